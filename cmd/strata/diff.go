@@ -1,0 +1,26 @@
+package main
+
+import (
+	"github.com/strata-config/strata/delta"
+)
+
+type diffCmd struct {
+	JSON bool   `name:"json" help:"Print JSON instead of TOML."`
+	From string `arg:"" name:"FROM" help:"The layer to start from."`
+	To   string `arg:"" name:"TO" help:"The layer to arrive at."`
+}
+
+func (c *diffCmd) Run(e *env) error {
+	layers, _, err := readLayers([]string{c.From, c.To})
+	if err != nil {
+		return err
+	}
+	d := delta.Between(layers[0], layers[1])
+	if err := write(e, d, c.JSON); err != nil {
+		return err
+	}
+	if !delta.Empty(d) {
+		return exitError(1)
+	}
+	return nil
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/merge"
+	"github.com/strata-config/strata/partial"
+)
+
+type mergeCmd struct {
+	Final bool     `help:"Print the finalized config (defaults filled, unsets applied) instead of the merged layer."`
+	JSON  bool     `name:"json" help:"Print JSON instead of TOML."`
+	Files []string `arg:"" name:"FILE" help:"Layer files, lowest precedence first (.toml, .json, .yaml)."`
+}
+
+func (c *mergeCmd) Run(e *env) error {
+	layers, docs, err := readLayers(c.Files)
+	if err != nil {
+		return err
+	}
+	merged := merge.Layers(layers...)
+	var out any = merged
+	if c.Final {
+		cfg, err := config.Finalize(merged)
+		if err != nil {
+			return partial.LocateErrors(err, docs...)
+		}
+		out = cfg
+	}
+	return write(e, out, c.JSON)
+}
+
+// write prints v as TOML, or as JSON when asJSON is set.
+func write(e *env, v any, asJSON bool) error {
+	f := partial.TOML
+	if asJSON {
+		f = partial.JSON
+	}
+	b, err := partial.Encode(v, f)
+	if err != nil {
+		return err
+	}
+	_, err = e.stdout.Write(b)
+	return err
+}

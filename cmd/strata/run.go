@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/alecthomas/kong"
+	"github.com/strata-config/strata/partial"
+)
+
+// cli is the command line.
+type cli struct {
+	Merge  mergeCmd  `cmd:"" help:"Merge layer files in order (first lowest) and print the merged layer."`
+	Diff   diffCmd   `cmd:"" help:"Print the layer that turns FROM into TO; exit 1 when they differ."`
+	Schema schemaCmd `cmd:"" help:"Print the JSON Schema of the config file, for editors."`
+}
+
+// env is what a command runs with.
+type env struct {
+	ctx    context.Context
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// exitError ends a command with a status and no message.
+type exitError int
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// usageError is a problem with the command line (exit status 2).
+type usageError struct{ error }
+
+type kongExit int
+
+// run runs the command line args and returns the exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	var c cli
+	parser, err := kong.New(&c,
+		kong.Name("strata"),
+		kong.Description("Resolve the tool definitions an LLM application gives to a model."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { panic(kongExit(code)) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "strata: %v\n", err)
+		return 2
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			k, ok := r.(kongExit)
+			if !ok {
+				panic(r)
+			}
+			code = int(k)
+		}
+	}()
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "strata: %v\n", err)
+		var pe *kong.ParseError
+		if errors.As(err, &pe) && pe.Context != nil && len(args) == 0 {
+			_ = pe.Context.PrintUsage(true)
+		}
+		return 2
+	}
+	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
+	if err := kctx.Run(e); err != nil {
+		return report(stderr, err)
+	}
+	return 0
+}
+
+// report prints err, one line per problem, and returns the exit status.
+func report(stderr io.Writer, err error) int {
+	var ex exitError
+	if errors.As(err, &ex) {
+		return int(ex)
+	}
+	code := 1
+	var ue usageError
+	if errors.As(err, &ue) {
+		code = 2
+	}
+	for _, e := range partial.All(err) {
+		fmt.Fprintf(stderr, "strata: %s\n", oneLine(e.Error()))
+	}
+	return code
+}
+
+// oneLine folds a message onto one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}

@@ -1,0 +1,17 @@
+package main
+
+import (
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/partial"
+)
+
+type schemaCmd struct{}
+
+func (c *schemaCmd) Run(e *env) error {
+	b, err := partial.JSONSchema[config.Partial]("strata configuration")
+	if err != nil {
+		return err
+	}
+	_, err = e.stdout.Write(append(b, '\n'))
+	return err
+}

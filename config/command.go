@@ -1,0 +1,146 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kballard/go-shellquote"
+	"github.com/strata-config/strata/partial"
+)
+
+// Command is how a local tool is run. In a file it is a string of shell
+// words (quotes group words, as in a shell, but nothing is expanded and no
+// shell runs), or a table { program = "...", args = [...], shell = false }.
+// With shell = true, the program and its arguments are joined into one line
+// and run by /bin/sh -c.
+//
+// Arguments may hold templates, rendered for each call: {{tool}} and
+// {{context}} become JSON, {{tool.name}}, {{context.root}} and other
+// scalars their raw text.
+type Command struct {
+	Program string
+	Args    []string
+	Shell   bool
+}
+
+// IsZero reports whether no command is set.
+func (c Command) IsZero() bool { return c.Program == "" && len(c.Args) == 0 && !c.Shell }
+
+// ParseCommand splits a command string into words.
+func ParseCommand(s string) (Command, error) {
+	words, err := shellquote.Split(s)
+	if err != nil {
+		return Command{}, &partial.Error{Msg: fmt.Sprintf("invalid command %q: %s", s, lowerFirst(err.Error())), Hint: "balance the quotes, or write { program = \"...\", args = [...] }"}
+	}
+	if len(words) == 0 {
+		return Command{}, &partial.Error{Msg: "the command is empty"}
+	}
+	c := Command{Program: words[0]}
+	if len(words) > 1 {
+		c.Args = words[1:]
+	}
+	return c, nil
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// String writes the command as shell words.
+func (c Command) String() string {
+	words := make([]string, 0, 1+len(c.Args))
+	for _, w := range append([]string{c.Program}, c.Args...) {
+		words = append(words, quoteWord(w))
+	}
+	return strings.Join(words, " ")
+}
+
+// quoteWord quotes w for ParseCommand: bare when it holds only characters
+// that need no quoting, single-quoted otherwise.
+func quoteWord(w string) string {
+	if w == "" {
+		return "''"
+	}
+	safe := true
+	for _, r := range w {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-+=:,./@%{}^", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}
+
+// UnmarshalValue reads a command.
+func (c *Command) UnmarshalValue(v any) error {
+	switch v := v.(type) {
+	case string:
+		cmd, err := ParseCommand(v)
+		if err != nil {
+			return err
+		}
+		*c = cmd
+		return nil
+	case map[string]any:
+		out := Command{}
+		for k, x := range v {
+			switch k {
+			case "program":
+				s, ok := x.(string)
+				if !ok {
+					return &partial.Error{Path: partial.Path{k}, Msg: "expected a string, found " + describe(x)}
+				}
+				out.Program = s
+			case "args":
+				list, ok := x.([]any)
+				if !ok {
+					return &partial.Error{Path: partial.Path{k}, Msg: "expected an array of strings, found " + describe(x)}
+				}
+				for i, a := range list {
+					s, ok := a.(string)
+					if !ok {
+						return &partial.Error{Path: partial.Path{k, fmt.Sprint(i)}, Msg: "expected a string, found " + describe(a)}
+					}
+					out.Args = append(out.Args, s)
+				}
+			case "shell":
+				b, ok := x.(bool)
+				if !ok {
+					return &partial.Error{Path: partial.Path{k}, Msg: "expected a boolean, found " + describe(x)}
+				}
+				out.Shell = b
+			default:
+				return &partial.Error{Path: partial.Path{k}, Msg: "unknown key", Hint: didYouMean(k, []string{"program", "args", "shell"})}
+			}
+		}
+		if out.Program == "" {
+			return &partial.Error{Msg: "a command table needs a program", Hint: `write { program = "my-tool", args = ["--flag"] }`}
+		}
+		*c = out
+		return nil
+	}
+	return fmt.Errorf("expected a command string or { program, args, shell }, found %s", describe(v))
+}
+
+// MarshalValue writes a command as a string when it needs no shell, and
+// as a table otherwise.
+func (c Command) MarshalValue() (any, error) {
+	if !c.Shell {
+		return c.String(), nil
+	}
+	m := map[string]any{"program": c.Program, "shell": true}
+	if len(c.Args) > 0 {
+		args := make([]any, len(c.Args))
+		for i, a := range c.Args {
+			args[i] = a
+		}
+		m["args"] = args
+	}
+	return m, nil
+}

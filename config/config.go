@@ -1,0 +1,278 @@
+// Package config is strata's typed model of tool configuration: the
+// resolved types ([Config], [Tool], [Parameter], [MCPServer], ...) and
+// their partial twins ([Partial], [ToolPartial], ...), which are the layers
+// that files, the environment and overrides produce.
+//
+// Layers are merged with package merge, compared with package delta, and
+// turned into a Config with [Finalize]; [ToPartial] goes back. The model is
+// also made to be mounted in a host application's own config: [Tools],
+// [MCPServers] and their partial twins can be fields of a host's structs.
+package config
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/strata-config/strata/partial"
+)
+
+// Defaults is the key of the tool entry that holds the settings every tool
+// inherits: [tools.'*'].
+const Defaults = "*"
+
+// Config is the resolved tool configuration.
+type Config struct {
+	Tools      Tools      `toml:"tools"`
+	MCPServers MCPServers `toml:"mcp_servers"`
+	Discover   Discover   `toml:"discover"`
+}
+
+// Tools are the configured tools by name; the entry named [Defaults] ("*")
+// holds what every tool inherits.
+type Tools map[string]Tool
+
+// MCPServers are the configured MCP servers by name.
+type MCPServers map[string]MCPServer
+
+// Tool is one tool's configuration. Zero fields inherit: the run, result
+// and enable settings from the "*" entry, the rest from what the tool
+// describes about itself.
+type Tool struct {
+	Source      Source               `toml:"source"`
+	Command     Command              `toml:"command"`
+	Enable      Enable               `toml:"enable"`
+	Summary     string               `toml:"summary"`
+	Description string               `toml:"description"`
+	Examples    string               `toml:"examples"`
+	Run         RunMode              `toml:"run"`
+	Result      ResultMode           `toml:"result"`
+	Parameters  map[string]Parameter `toml:"parameters"`
+	Options     map[string]any       `toml:"options"`
+	Questions   map[string]Question  `toml:"questions"`
+}
+
+// Parameter overrides (or, for tools without discovery, defines) one
+// parameter of a tool's input schema.
+type Parameter struct {
+	Type        Types                `toml:"type"`
+	Required    *bool                `toml:"required"`
+	Default     any                  `toml:"default"`
+	Enum        []any                `toml:"enum"`
+	Summary     string               `toml:"summary"`
+	Description string               `toml:"description"`
+	Examples    []any                `toml:"examples"`
+	Items       *Parameter           `toml:"items"`
+	Properties  map[string]Parameter `toml:"properties"`
+}
+
+// Question configures one question a tool may ask while it runs.
+type Question struct {
+	Target Target `toml:"target"`
+	// Answer, when set, is given without asking anyone.
+	Answer any `toml:"answer"`
+}
+
+// MCPServer is how to start an MCP server over stdio.
+type MCPServer struct {
+	Command           string            `toml:"command"`
+	Args              []string          `toml:"args"`
+	Env               map[string]string `toml:"env"`
+	Cwd               string            `toml:"cwd"`
+	Optional          bool              `toml:"optional"`
+	StartupTimeoutSec float64           `toml:"startup_timeout_sec"`
+	ToolTimeoutSec    float64           `toml:"tool_timeout_sec"`
+	Checksum          string            `toml:"checksum"`
+}
+
+// Default timeouts of an MCP server.
+const (
+	DefaultStartupTimeoutSec = 10
+	DefaultToolTimeoutSec    = 60
+)
+
+// SetDefaults gives a new server the default timeouts.
+func (s *MCPServer) SetDefaults() {
+	s.StartupTimeoutSec = DefaultStartupTimeoutSec
+	s.ToolTimeoutSec = DefaultToolTimeoutSec
+}
+
+// Discover lists where self-describing tools are found.
+type Discover struct {
+	// Dirs are directories whose executables answer --describe.
+	Dirs []string `toml:"dirs"`
+}
+
+// Default returns the library's defaults: every tool asks before running,
+// hands its result over unattended, and is on.
+func Default() Config {
+	return Config{Tools: Tools{Defaults: {
+		Run:    RunAsk,
+		Result: ResultUnattended,
+		Enable: Enable{State: EnableOn},
+	}}}
+}
+
+// Names returns the names of the tools, sorted, without the "*" entry.
+func (ts Tools) Names() []string {
+	names := make([]string, 0, len(ts))
+	for n := range ts {
+		if n != Defaults {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Effective returns tool name resolved against the "*" entry; ok is false
+// when there is no such tool.
+func (ts Tools) Effective(name string) (EffectiveTool, bool) {
+	t, ok := ts[name]
+	if !ok || name == Defaults {
+		return EffectiveTool{}, false
+	}
+	return EffectiveTool{Name: name, Tool: t, defaults: ts[Defaults]}, true
+}
+
+// EffectiveTool is a tool together with the settings it inherits.
+type EffectiveTool struct {
+	Name string
+	Tool
+	defaults Tool
+}
+
+// Run returns the tool's run mode, inherited when it sets none.
+func (t EffectiveTool) Run() RunMode {
+	return first(t.Tool.Run, t.defaults.Run, RunAsk)
+}
+
+// Result returns the tool's result mode, inherited when it sets none.
+func (t EffectiveTool) Result() ResultMode {
+	return first(t.Tool.Result, t.defaults.Result, ResultUnattended)
+}
+
+// Enable returns the tool's enable setting, inherited when it sets none.
+func (t EffectiveTool) Enable() Enable {
+	switch {
+	case t.Tool.Enable.State != "":
+		return t.Tool.Enable
+	case t.defaults.Enable.State != "":
+		return t.defaults.Enable
+	}
+	return Enable{State: EnableOn}
+}
+
+// Enabled reports whether the tool is offered without being asked for by
+// name.
+func (t EffectiveTool) Enabled() bool {
+	s := t.Enable().State
+	return s == EnableOn || s == EnableAlways
+}
+
+// Summary returns the tool's summary, or its description when it has no
+// summary.
+func (t EffectiveTool) Summary() string {
+	if t.Tool.Summary != "" {
+		return t.Tool.Summary
+	}
+	return t.Tool.Description
+}
+
+// Answer returns the configured answer to question id.
+func (t EffectiveTool) Answer(id string) (any, bool) {
+	q, ok := t.Questions[id]
+	if !ok || q.Answer == nil {
+		return nil, false
+	}
+	return q.Answer, true
+}
+
+func first[T comparable](vs ...T) T {
+	var zero T
+	for _, v := range vs {
+		if v != zero {
+			return v
+		}
+	}
+	return zero
+}
+
+// Validate checks what the types alone cannot: the "*" entry holds only
+// inheritable settings, commands belong to local tools, and MCP sources
+// name configured servers.
+func (c Config) Validate() error {
+	var errs partial.Errors
+	servers := make([]string, 0, len(c.MCPServers))
+	for n := range c.MCPServers {
+		servers = append(servers, n)
+	}
+	sort.Strings(servers)
+	for _, name := range append([]string{Defaults}, c.Tools.Names()...) {
+		t, ok := c.Tools[name]
+		if !ok {
+			continue
+		}
+		p := partial.Path{"tools", name}
+		if name == Defaults {
+			for _, key := range t.setKeys() {
+				if key != "run" && key != "result" && key != "enable" {
+					errs = append(errs, &partial.Error{Path: p.Append(key), Msg: "not allowed in the '*' defaults", Hint: "the '*' entry holds run, result and enable; set " + key + " on each tool"})
+				}
+			}
+			continue
+		}
+		if !t.Command.IsZero() && t.Source.Kind != "" && t.Source.Kind != SourceLocal {
+			errs = append(errs, &partial.Error{Path: p.Append("command"), Msg: fmt.Sprintf("a %s tool has no command", t.Source.Kind), Hint: `remove the command, or set source = "local"`})
+		}
+		if t.Source.Kind == SourceMCP && !slices.Contains(servers, t.Source.Server) {
+			hint := "add [mcp_servers." + partial.Path{t.Source.Server}.String() + "]"
+			if s := didYouMean(t.Source.Server, servers); s != "" {
+				hint = s
+			} else if len(servers) > 0 {
+				hint += "; configured servers: " + strings.Join(servers, ", ")
+			}
+			errs = append(errs, &partial.Error{Path: p.Append("source"), Msg: fmt.Sprintf("no MCP server named %q is configured", t.Source.Server), Hint: hint})
+		}
+	}
+	for _, name := range servers {
+		s := c.MCPServers[name]
+		p := partial.Path{"mcp_servers", name}
+		if s.Command == "" {
+			errs = append(errs, &partial.Error{Path: p.Append("command"), Msg: "an MCP server needs a command", Hint: `write command = "npx"`})
+		}
+		if s.StartupTimeoutSec <= 0 {
+			errs = append(errs, &partial.Error{Path: p.Append("startup_timeout_sec"), Msg: fmt.Sprintf("must be positive, found %v", s.StartupTimeoutSec)})
+		}
+		if s.ToolTimeoutSec <= 0 {
+			errs = append(errs, &partial.Error{Path: p.Append("tool_timeout_sec"), Msg: fmt.Sprintf("must be positive, found %v", s.ToolTimeoutSec)})
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
+// setKeys returns the keys of the fields t sets, in file order.
+func (t Tool) setKeys() []string {
+	var keys []string
+	add := func(set bool, key string) {
+		if set {
+			keys = append(keys, key)
+		}
+	}
+	add(!t.Source.IsZero(), "source")
+	add(!t.Command.IsZero(), "command")
+	add(t.Enable.State != "", "enable")
+	add(t.Summary != "", "summary")
+	add(t.Description != "", "description")
+	add(t.Examples != "", "examples")
+	add(t.Run != "", "run")
+	add(t.Result != "", "result")
+	add(len(t.Parameters) > 0, "parameters")
+	add(len(t.Options) > 0, "options")
+	add(len(t.Questions) > 0, "questions")
+	return keys
+}

@@ -1,0 +1,87 @@
+package config
+
+import (
+	"github.com/strata-config/strata/partial"
+)
+
+// Partial is one layer of tool configuration: what a file, the
+// environment or an override says. See [Config] for the meaning of each
+// field.
+type Partial struct {
+	Tools      ToolsPartial      `toml:"tools" doc:"Tools by name; the '*' entry holds what every tool inherits (run, result, enable)."`
+	MCPServers MCPServersPartial `toml:"mcp_servers" doc:"MCP servers by name, started over stdio."`
+	Discover   DiscoverPartial   `toml:"discover" doc:"Where self-describing tools are found."`
+}
+
+// ToolsPartial is the partial twin of [Tools].
+type ToolsPartial = partial.Map[ToolPartial]
+
+// MCPServersPartial is the partial twin of [MCPServers].
+type MCPServersPartial = partial.Map[MCPServerPartial]
+
+// ToolPartial is the partial twin of [Tool].
+type ToolPartial struct {
+	Source      partial.Value[Source]         `toml:"source" doc:"Where the tool comes from: builtin, local, local.<tool>, mcp.<server> or mcp.<server>.<tool>."`
+	Command     partial.Value[Command]        `toml:"command" doc:"How a local tool runs: shell words, or { program, args, shell }. {{tool}} and {{context}} render as JSON."`
+	Enable      partial.Value[Enable]         `toml:"enable" doc:"Whether the tool is offered: true, false, on, off, explicit, always, or { state, allow_toggle }."`
+	Summary     partial.Value[string]         `toml:"summary" doc:"Short description sent to the model."`
+	Description partial.Value[string]         `toml:"description" doc:"Longer description; {{description}} inserts the discovered one."`
+	Examples    partial.Value[string]         `toml:"examples" doc:"Examples of use, for the model."`
+	Run         partial.Value[RunMode]        `toml:"run" doc:"What happens when the model calls the tool."`
+	Result      partial.Value[ResultMode]     `toml:"result" doc:"What happens with the result before the model sees it."`
+	Parameters  partial.Map[ParameterPartial] `toml:"parameters" doc:"Overrides of the discovered input schema, by parameter name."`
+	Options     partial.Map[partial.Any]      `toml:"options" doc:"Free-form settings passed to the tool when it runs."`
+	Questions   partial.Map[QuestionPartial]  `toml:"questions" doc:"Questions the tool may ask, by id, and fixed answers."`
+}
+
+// ParameterPartial is the partial twin of [Parameter].
+type ParameterPartial struct {
+	Type        partial.Value[Types]             `toml:"type" doc:"JSON Schema type name, or a list of them."`
+	Required    partial.Value[bool]              `toml:"required" doc:"Whether the parameter is required; an override may only make it required."`
+	Default     partial.Value[any]               `toml:"default" doc:"Default value; must satisfy the schema."`
+	Enum        partial.List[any]                `toml:"enum" doc:"Allowed values; an override may only narrow them."`
+	Summary     partial.Value[string]            `toml:"summary" doc:"Short description."`
+	Description partial.Value[string]            `toml:"description" doc:"Longer description."`
+	Examples    partial.List[any]                `toml:"examples" doc:"Example values."`
+	Items       partial.Nested[ParameterPartial] `toml:"items" doc:"Schema of the items of an array parameter."`
+	Properties  partial.Map[ParameterPartial]    `toml:"properties" doc:"Schemas of the properties of an object parameter."`
+}
+
+// QuestionPartial is the partial twin of [Question].
+type QuestionPartial struct {
+	Target partial.Value[Target] `toml:"target" doc:"Who answers: user or assistant."`
+	Answer partial.Value[any]    `toml:"answer" doc:"A fixed answer, given without asking."`
+}
+
+// MCPServerPartial is the partial twin of [MCPServer].
+type MCPServerPartial struct {
+	Command           partial.Value[string]              `toml:"command" doc:"Program that runs the server."`
+	Args              partial.List[string]               `toml:"args" doc:"Its arguments."`
+	Env               partial.Map[partial.Value[string]] `toml:"env" doc:"Environment variables added for it."`
+	Cwd               partial.Value[string]              `toml:"cwd" doc:"Working directory."`
+	Optional          partial.Value[bool]                `toml:"optional" doc:"When true, a server that fails to start is reported and its tools left out."`
+	StartupTimeoutSec partial.Value[float64]             `toml:"startup_timeout_sec" doc:"Seconds to wait for the server to start (default 10)."`
+	ToolTimeoutSec    partial.Value[float64]             `toml:"tool_timeout_sec" doc:"Seconds a tool call may take (default 60)."`
+	Checksum          partial.Value[string]              `toml:"checksum" doc:"sha256:<hex> of the server's program, to trust it in untrusted workspaces."`
+}
+
+// DiscoverPartial is the partial twin of [Discover].
+type DiscoverPartial struct {
+	Dirs partial.List[string] `toml:"dirs" strata:"append" doc:"Directories whose executables answer --describe; a plain array appends to lower layers."`
+}
+
+// Finalize applies layer p to the library's defaults ([Default]) and
+// validates the result.
+func Finalize(p *Partial) (Config, error) {
+	return partial.Finalize(p, Default())
+}
+
+// ToPartial returns the layer that turns the defaults into c: the fields
+// of c that differ from [Default].
+func ToPartial(c Config) *Partial {
+	p, err := partial.From[Partial](c, Default())
+	if err != nil {
+		panic(err) // the model's own types always match
+	}
+	return p
+}

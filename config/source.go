@@ -1,0 +1,115 @@
+package config
+
+import (
+	"fmt"
+
+	"github.com/strata-config/strata/partial"
+)
+
+// SourceKind is where a tool comes from.
+type SourceKind string
+
+// Source kinds.
+const (
+	SourceBuiltin SourceKind = "builtin" // built into the host application
+	SourceLocal   SourceKind = "local"   // a local command
+	SourceMCP     SourceKind = "mcp"     // an MCP server
+)
+
+// Source is where a tool comes from, written as one of
+//
+//	builtin
+//	local                    a local command (the tool's own name)
+//	local.<tool>             a tool of a multi-tool binary, by its name there
+//	mcp.<server>             a tool of an MCP server, by the same name
+//	mcp.<server>.<tool>      a tool of an MCP server, renamed
+//
+// A server or tool name that holds dots or other characters is quoted as a
+// TOML key: mcp.'my.server'.read_file.
+type Source struct {
+	Kind   SourceKind
+	Server string // for mcp
+	Tool   string // the upstream name, when it differs from the config key
+}
+
+// IsZero reports whether no source is set.
+func (s Source) IsZero() bool { return s == Source{} }
+
+// String writes the source in its text form.
+func (s Source) String() string {
+	p := partial.Path{string(s.Kind)}
+	if s.Kind == SourceMCP {
+		p = append(p, s.Server)
+	}
+	if s.Tool != "" {
+		p = append(p, s.Tool)
+	}
+	if s.Kind == "" {
+		return ""
+	}
+	return p.String()
+}
+
+// Name returns the tool's upstream name: Tool when set, else name.
+func (s Source) Name(name string) string {
+	if s.Tool != "" {
+		return s.Tool
+	}
+	return name
+}
+
+// ParseSource reads a source in its text form.
+func ParseSource(text string) (Source, error) {
+	p, err := partial.ParsePath(text)
+	if err != nil {
+		return Source{}, fmt.Errorf("invalid source %q: write builtin, local, local.<tool>, mcp.<server> or mcp.<server>.<tool>", text)
+	}
+	kinds := []string{"builtin", "local", "mcp"}
+	switch SourceKind(p[0]) {
+	case SourceBuiltin:
+		if len(p) > 1 {
+			return Source{}, &partial.Error{Msg: fmt.Sprintf("invalid source %q: builtin takes no name", text), Hint: `write source = "builtin"`}
+		}
+		return Source{Kind: SourceBuiltin}, nil
+	case SourceLocal:
+		switch len(p) {
+		case 1:
+			return Source{Kind: SourceLocal}, nil
+		case 2:
+			if p[1] == "" {
+				break
+			}
+			return Source{Kind: SourceLocal, Tool: p[1]}, nil
+		}
+		return Source{}, &partial.Error{Msg: fmt.Sprintf("invalid source %q: expected local or local.<tool>", text), Hint: "quote a tool name that holds dots: local.'my.tool'"}
+	case SourceMCP:
+		switch len(p) {
+		case 1:
+			return Source{}, &partial.Error{Msg: fmt.Sprintf("invalid source %q: an mcp source needs a server", text), Hint: "write mcp.<server> or mcp.<server>.<tool>"}
+		case 2, 3:
+			s := Source{Kind: SourceMCP, Server: p[1]}
+			if len(p) == 3 {
+				s.Tool = p[2]
+			}
+			if s.Server == "" || len(p) == 3 && s.Tool == "" {
+				break
+			}
+			return s, nil
+		}
+		return Source{}, &partial.Error{Msg: fmt.Sprintf("invalid source %q: expected mcp.<server> or mcp.<server>.<tool>", text), Hint: "quote a name that holds dots: mcp.'my.server'.tool"}
+	}
+	return Source{}, &partial.Error{Msg: fmt.Sprintf("invalid source %q: unknown kind %q; expected builtin, local or mcp", text, p[0]), Hint: didYouMean(p[0], kinds)}
+}
+
+// UnmarshalText reads a source.
+func (s *Source) UnmarshalText(b []byte) error {
+	v, err := ParseSource(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// MarshalText writes a source.
+func (s Source) MarshalText() ([]byte, error) { return []byte(s.String()), nil }

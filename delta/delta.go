@@ -1,0 +1,211 @@
+// Package delta computes the exact difference between two partial layers:
+// the smallest layer that, merged over the first, gives the second.
+//
+// For partials a and b of the same type, merge(a, Between(a, b)) finalizes
+// to the same config as b, removals included: a field that b leaves out or
+// unsets and a sets becomes an unset in the delta, and an entry b does not
+// have is removed. Between(a, a) is empty, and the delta holds no field
+// whose value is the same in a and b.
+//
+// Equality is judged after finalize: a field that is absent in one layer
+// and unset in the other is the same (both mean the default).
+package delta
+
+import (
+	"reflect"
+
+	"github.com/strata-config/strata/internal/shape"
+)
+
+// Between returns the layer that turns from into to. The inputs are not
+// modified and the result shares no map or list with them.
+func Between[P any](from, to *P) *P {
+	t, err := shape.OfPartial(reflect.TypeFor[P]())
+	if err != nil {
+		panic(err)
+	}
+	out := new(P)
+	if from == nil {
+		from = new(P)
+	}
+	if to == nil {
+		to = new(P)
+	}
+	between(reflect.ValueOf(out).Elem(), reflect.ValueOf(from).Elem(), reflect.ValueOf(to).Elem(), t)
+	return out
+}
+
+// Empty reports whether layer p says nothing.
+func Empty[P any](p *P) bool {
+	if p == nil {
+		return true
+	}
+	t, err := shape.OfPartial(reflect.TypeFor[P]())
+	if err != nil {
+		panic(err)
+	}
+	return shape.IsZero(reflect.ValueOf(p).Elem(), t)
+}
+
+func between(out, a, b reflect.Value, t *shape.Type) {
+	switch t.Kind {
+	case shape.Struct:
+		for i := range t.Fields {
+			f := &t.Fields[i]
+			between(out.Field(f.Index), a.Field(f.Index), b.Field(f.Index), f.Type)
+		}
+	case shape.Value:
+		ap := a.Field(shape.ValueState).Uint() == shape.StatePresent
+		bp := b.Field(shape.ValueState).Uint() == shape.StatePresent
+		switch {
+		case bp && (!ap || !shape.EqualLeaf(a.Field(shape.ValueV), b.Field(shape.ValueV), t.Elem)):
+			out.Set(b)
+		case !bp && ap:
+			out.Field(shape.ValueState).SetUint(shape.StateUnset)
+		}
+	case shape.List:
+		list(out, a, b, t)
+	case shape.Map:
+		mapDelta(out, a, b, t)
+	case shape.Nested:
+		ap := a.Field(shape.NestedState).Uint() == shape.StatePresent
+		bp := b.Field(shape.NestedState).Uint() == shape.StatePresent
+		switch {
+		case bp && ap:
+			p := reflect.New(t.Elem.Go)
+			between(p.Elem(), a.Field(shape.NestedV).Elem(), b.Field(shape.NestedV).Elem(), t.Elem)
+			if !shape.IsZero(p.Elem(), t.Elem) {
+				out.Field(shape.NestedState).SetUint(shape.StatePresent)
+				out.Field(shape.NestedV).Set(p)
+			}
+		case bp:
+			shape.CloneInto(out, b, t)
+		case ap:
+			out.Field(shape.NestedState).SetUint(shape.StateUnset)
+		}
+	case shape.Any:
+		anyDelta(out, a, b, t)
+	}
+}
+
+// list computes a list delta: an extension of a when b extends a, and
+// otherwise a reset to the default followed by b's items.
+func list(out, a, b reflect.Value, t *shape.Type) {
+	ab, bb := a.Field(shape.ListBase).Uint(), b.Field(shape.ListBase).Uint()
+	class := func(base uint64) uint64 { // lower and default both stand on the default
+		if base == shape.BaseEmpty {
+			return base
+		}
+		return shape.BaseLower
+	}
+	ah, at := a.Field(shape.ListHead), a.Field(shape.ListTail)
+	bh, bt := b.Field(shape.ListHead), b.Field(shape.ListTail)
+	ad, bd := a.Field(shape.ListDedup).Bool(), b.Field(shape.ListDedup).Bool()
+	if class(ab) == class(bb) && ad == bd && equal(ah, bh, t.Elem) && equal(at, bt, t.Elem) {
+		return
+	}
+	if bb == shape.BaseEmpty {
+		shape.CloneInto(out, b, t)
+		return
+	}
+	if ab != shape.BaseEmpty && (bd || !ad) &&
+		ah.Len() <= bh.Len() && equal(ah, bh.Slice(bh.Len()-ah.Len(), bh.Len()), t.Elem) &&
+		at.Len() <= bt.Len() && equal(at, bt.Slice(0, at.Len()), t.Elem) {
+		out.Field(shape.ListHead).Set(copySlice(bh.Slice(0, bh.Len()-ah.Len())))
+		out.Field(shape.ListTail).Set(copySlice(bt.Slice(at.Len(), bt.Len())))
+		out.Field(shape.ListDedup).SetBool(bd && !ad)
+		return
+	}
+	shape.CloneInto(out, b, t)
+	out.Field(shape.ListBase).SetUint(shape.BaseDefault)
+}
+
+func equal(a, b reflect.Value, elem *shape.Type) bool {
+	if a.Len() != b.Len() {
+		return false
+	}
+	for i := 0; i < a.Len(); i++ {
+		if !shape.EqualLeaf(a.Index(i), b.Index(i), elem) {
+			return false
+		}
+	}
+	return true
+}
+
+func copySlice(s reflect.Value) reflect.Value {
+	if s.Len() == 0 {
+		return reflect.Zero(s.Type())
+	}
+	c := reflect.MakeSlice(s.Type(), s.Len(), s.Len())
+	reflect.Copy(c, s)
+	return c
+}
+
+// mapDelta computes the delta of two partial.Maps entry by entry. An
+// entry that a sets and b does not is unset, which brings back what the
+// defaults give, as b does.
+func mapDelta(out, a, b reflect.Value, t *shape.Type) {
+	ae, be := a.Field(shape.MapEntries), b.Field(shape.MapEntries)
+	d := reflect.MakeMap(ae.Type())
+	iter := be.MapRange()
+	for iter.Next() {
+		k, bv := iter.Key(), iter.Value()
+		av := ae.MapIndex(k)
+		switch {
+		case bv.IsNil():
+			if av.IsValid() && !av.IsNil() {
+				d.SetMapIndex(k, bv)
+			}
+		case !av.IsValid() || av.IsNil():
+			n := reflect.New(t.Elem.Go)
+			shape.CloneInto(n.Elem(), bv.Elem(), t.Elem)
+			d.SetMapIndex(k, n)
+		default:
+			n := reflect.New(t.Elem.Go)
+			between(n.Elem(), av.Elem(), bv.Elem(), t.Elem)
+			if !shape.IsZero(n.Elem(), t.Elem) {
+				d.SetMapIndex(k, n)
+			}
+		}
+	}
+	iter = ae.MapRange()
+	for iter.Next() {
+		if !iter.Value().IsNil() && !be.MapIndex(iter.Key()).IsValid() {
+			d.SetMapIndex(iter.Key(), reflect.Zero(ae.Type().Elem()))
+		}
+	}
+	if d.Len() > 0 {
+		out.Field(shape.MapEntries).Set(d)
+	}
+}
+
+func anyDelta(out, a, b reflect.Value, t *shape.Type) {
+	ap := a.Field(shape.AnyState).Uint() == shape.StatePresent
+	bp := b.Field(shape.AnyState).Uint() == shape.StatePresent
+	switch {
+	case !bp:
+		if ap {
+			out.Field(shape.AnyState).SetUint(shape.StateUnset)
+		}
+		return
+	case !ap:
+		shape.CloneInto(out, b, t)
+		return
+	}
+	at, bt := a.Field(shape.AnyTable), b.Field(shape.AnyTable)
+	switch {
+	case bt.IsNil():
+		if !at.IsNil() || !reflect.DeepEqual(a.Field(shape.AnyV).Interface(), b.Field(shape.AnyV).Interface()) {
+			out.Set(b)
+		}
+	case at.IsNil():
+		shape.CloneInto(out, b, t)
+	default:
+		m := reflect.New(t.Elem.Go)
+		mapDelta(m.Elem(), at.Elem(), bt.Elem(), t.Elem)
+		if !shape.IsZero(m.Elem(), t.Elem) {
+			out.Field(shape.AnyState).SetUint(shape.StatePresent)
+			out.Field(shape.AnyTable).Set(m)
+		}
+	}
+}

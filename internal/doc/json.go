@@ -1,0 +1,136 @@
+package doc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// ReadJSON parses a JSON document whose top level is an object. A key
+// defined twice in one object is an error; null becomes a [Null] node.
+func ReadJSON(data []byte) (*Doc, []*Error) {
+	d := &Doc{Format: JSON, Data: data}
+	r := jsonReader{data: data, dec: json.NewDecoder(bytes.NewReader(data))}
+	r.dec.UseNumber()
+	root, err := r.value(nil)
+	if err == nil && root.Kind != Table {
+		err = &Error{Off: root.Off, Msg: "a JSON layer must be an object at the top level, found " + root.Kind.String()}
+	}
+	if err == nil {
+		if _, terr := r.dec.Token(); terr != io.EOF {
+			err = &Error{Off: r.start(), Msg: "JSON syntax: unexpected data after the top-level object"}
+		}
+	}
+	if err != nil {
+		return d, []*Error{r.wrap(err)}
+	}
+	d.Root = root
+	return d, r.errs
+}
+
+type jsonReader struct {
+	data []byte
+	dec  *json.Decoder
+	errs []*Error
+}
+
+// start returns the offset where the next token begins.
+func (r *jsonReader) start() int32 {
+	off := int(r.dec.InputOffset())
+	for off < len(r.data) {
+		switch r.data[off] {
+		case ' ', '\t', '\n', '\r', ',', ':':
+			off++
+			continue
+		}
+		break
+	}
+	return int32(off)
+}
+
+func (r *jsonReader) wrap(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return &Error{Off: int32(se.Offset) - 1, Msg: "JSON syntax: " + se.Error()}
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return &Error{Off: int32(len(r.data)), Msg: "JSON syntax: unexpected end of input"}
+	}
+	return &Error{Off: r.start(), Msg: "JSON syntax: " + err.Error()}
+}
+
+func (r *jsonReader) value(path []string) (*Node, error) {
+	off := r.start()
+	tok, err := r.dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{KeyOff: -1, Off: off}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			n.Kind = Table
+			for r.dec.More() {
+				koff := r.start()
+				ktok, err := r.dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				key := ktok.(string)
+				kpath := append(path, key)
+				e, err := r.value(kpath)
+				if err != nil {
+					return nil, err
+				}
+				e.Key, e.KeyOff = key, koff
+				if prev := n.Get(key); prev != nil {
+					r.errs = append(r.errs, &Error{Off: koff, Path: append([]string(nil), kpath...), Msg: joinKey(kpath) + " is defined twice in the same object"})
+					continue
+				}
+				n.add(e)
+			}
+		case '[':
+			n.Kind, n.Inline = Array, true
+			for i := 0; r.dec.More(); i++ {
+				e, err := r.value(append(path, strconv.Itoa(i)))
+				if err != nil {
+					return nil, err
+				}
+				n.Append(e)
+			}
+		}
+		if _, err := r.dec.Token(); err != nil { // closing delimiter
+			return nil, err
+		}
+	case string:
+		n.Kind, n.Str = String, t
+	case bool:
+		n.Kind, n.Bool = Bool, t
+	case nil:
+		n.Kind = Null
+	case json.Number:
+		s := string(t)
+		if strings.ContainsAny(s, ".eE") {
+			f, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return nil, &Error{Off: off, Path: path, Msg: joinKey(path) + ": number " + s + " is out of range"}
+			}
+			n.Kind, n.Float = Float, f
+		} else {
+			i, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				return nil, &Error{Off: off, Path: path, Msg: joinKey(path) + ": integer " + s + " does not fit in 64 bits"}
+			}
+			n.Kind, n.Int = Integer, i
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,429 @@
+package doc
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	toml "github.com/pelletier/go-toml/v2"
+	"github.com/pelletier/go-toml/v2/unstable"
+)
+
+// definition records how a TOML table came to exist, which decides whether
+// later expressions may extend it (TOML 1.0, "Table" and "Array of Tables").
+type definition uint8
+
+const (
+	defValue      definition = iota // a value; never extended
+	defImplicit                     // created as a prefix of a [header]
+	defExplicit                     // named by a [header]
+	defDotted                       // created by a dotted key
+	defArrayTable                   // an array of tables, from [[header]]
+)
+
+// ReadTOML parses a TOML document. Structural problems (a key defined twice,
+// a table redefined) are all collected; a syntax error stops the parse.
+func ReadTOML(data []byte) (*Doc, []*Error) {
+	r := tomlReader{doc: &Doc{Format: TOML, Data: data, Root: NewTable()}}
+	r.doc.Root.def = defExplicit
+	r.parse()
+	return r.doc, r.errs
+}
+
+type tomlReader struct {
+	p       unstable.Parser
+	doc     *Doc
+	errs    []*Error
+	current *Node
+	path    []string // path of current, for messages
+	keys    []string // scratch: parts of the current key
+	offs    []int32  // scratch: offsets of the parts
+	intern  map[string]string
+}
+
+func (r *tomlReader) parse() {
+	r.p.Reset(r.doc.Data)
+	r.current = r.doc.Root
+	r.intern = make(map[string]string, 64)
+	for r.p.NextExpression() {
+		e := r.p.Expression()
+		switch e.Kind {
+		case unstable.KeyValue:
+			r.keyValue(r.current, r.path, e, false)
+		case unstable.Table:
+			r.table(e)
+		case unstable.ArrayTable:
+			r.arrayTable(e)
+		}
+	}
+	if err := r.p.Error(); err != nil {
+		off := int32(-1)
+		var perr *unstable.ParserError
+		if errors.As(err, &perr) && perr.Highlight != nil {
+			off = r.offsetOf(perr.Highlight)
+			r.fail(off, nil, "TOML syntax: %s", perr.Message)
+			return
+		}
+		r.fail(off, nil, "TOML syntax: %v", err)
+	}
+}
+
+func (r *tomlReader) fail(off int32, path []string, format string, args ...any) {
+	r.errs = append(r.errs, &Error{Off: off, Path: append([]string(nil), path...), Msg: fmt.Sprintf(format, args...)})
+}
+
+func (r *tomlReader) offsetOf(b []byte) int32 {
+	off := cap(r.doc.Data) - cap(b)
+	if off < 0 || off > len(r.doc.Data) {
+		return -1
+	}
+	return int32(off)
+}
+
+func (r *tomlReader) rangeOff(n *unstable.Node) int32 {
+	if n.Raw.Length == 0 && n.Raw.Offset == 0 {
+		return -1
+	}
+	return int32(n.Raw.Offset)
+}
+
+func (r *tomlReader) str(b []byte) string {
+	if s, ok := r.intern[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(r.intern) < 4096 {
+		r.intern[s] = s
+	}
+	return s
+}
+
+// splitKey fills r.keys and r.offs with the parts of e's key.
+func (r *tomlReader) splitKey(e *unstable.Node) {
+	r.keys, r.offs = r.keys[:0], r.offs[:0]
+	it := e.Key()
+	for it.Next() {
+		part := it.Node()
+		r.keys = append(r.keys, r.str(part.Data))
+		r.offs = append(r.offs, r.rangeOff(part))
+	}
+}
+
+func (r *tomlReader) table(e *unstable.Node) {
+	r.splitKey(e)
+	parent, path, ok := r.walkHeader()
+	if !ok {
+		r.current = nil
+		return
+	}
+	last, off := r.keys[len(r.keys)-1], r.offs[len(r.offs)-1]
+	path = append(path, last)
+	switch n := parent.Get(last); {
+	case n == nil:
+		t := NewTable()
+		t.Key, t.KeyOff, t.Off, t.def = last, off, off, defExplicit
+		parent.add(t)
+		r.current = t
+	case n.Kind == Table && !n.Inline && n.def == defImplicit:
+		n.def, n.KeyOff, n.Off = defExplicit, off, off
+		r.current = n
+	case n.Kind == Table && !n.Inline && n.def == defExplicit:
+		r.fail(off, path, "table [%s] is defined twice (first at %s)", joinKey(path), r.where(n.KeyOff))
+		r.current = nil
+	case n.Kind == Table && n.def == defDotted:
+		r.fail(off, path, "table [%s] was already defined by dotted keys at %s", joinKey(path), r.where(n.KeyOff))
+		r.current = nil
+	case n.Kind == Array && n.def == defArrayTable:
+		r.fail(off, path, "[%s] is an array of tables ([[%s]]) and cannot be redefined as a table", joinKey(path), joinKey(path))
+		r.current = nil
+	default:
+		r.fail(off, path, "%s is already defined as a value at %s", joinKey(path), r.where(n.KeyOff))
+		r.current = nil
+	}
+	r.path = path
+}
+
+func (r *tomlReader) arrayTable(e *unstable.Node) {
+	r.splitKey(e)
+	parent, path, ok := r.walkHeader()
+	if !ok {
+		r.current = nil
+		return
+	}
+	last, off := r.keys[len(r.keys)-1], r.offs[len(r.offs)-1]
+	path = append(path, last)
+	elem := NewTable()
+	elem.KeyOff, elem.Off, elem.def = off, off, defExplicit
+	switch n := parent.Get(last); {
+	case n == nil:
+		a := NewArray()
+		a.Inline = false
+		a.Key, a.KeyOff, a.Off, a.def = last, off, off, defArrayTable
+		a.Append(elem)
+		parent.add(a)
+	case n.Kind == Array && n.def == defArrayTable:
+		n.Append(elem)
+	default:
+		r.fail(off, path, "[[%s]] cannot append to %s, which is already defined at %s", joinKey(path), joinKey(path), r.where(n.KeyOff))
+		r.current = nil
+		r.path = path
+		return
+	}
+	r.current = elem
+	r.path = path
+}
+
+// walkHeader walks all but the last part of a [header] key from the root,
+// creating implicit tables.
+func (r *tomlReader) walkHeader() (*Node, []string, bool) {
+	n := r.doc.Root
+	path := make([]string, 0, len(r.keys))
+	for i, k := range r.keys[:len(r.keys)-1] {
+		path = append(path, k)
+		c := n.Get(k)
+		switch {
+		case c == nil:
+			c = NewTable()
+			c.Key, c.KeyOff, c.Off, c.def = k, r.offs[i], r.offs[i], defImplicit
+			n.add(c)
+		case c.Kind == Table && !c.Inline:
+		case c.Kind == Array && c.def == defArrayTable:
+			c = c.Entries[len(c.Entries)-1]
+		default:
+			r.fail(r.offs[i], path, "%s is already defined as a value at %s, not a table", joinKey(path), r.where(c.KeyOff))
+			return nil, nil, false
+		}
+		n = c
+	}
+	return n, path, true
+}
+
+// keyValue adds the key-value expression e to table t. Inside inline tables
+// (inline=true) the created tables are inline too.
+func (r *tomlReader) keyValue(t *Node, tpath []string, e *unstable.Node, inline bool) {
+	if t == nil {
+		return // under a table header that failed; already reported
+	}
+	value := e.Value()
+	var keys []string
+	var offs []int32
+	it := e.Key()
+	for it.Next() {
+		part := it.Node()
+		keys = append(keys, r.str(part.Data))
+		offs = append(offs, r.rangeOff(part))
+	}
+	path := append(append(make([]string, 0, len(tpath)+len(keys)), tpath...), keys...)
+	for i, k := range keys[:len(keys)-1] {
+		c := t.Get(k)
+		switch {
+		case c == nil:
+			c = NewTable()
+			c.Key, c.KeyOff, c.Off, c.def, c.Inline = k, offs[i], offs[i], defDotted, inline
+			t.add(c)
+		case c.Kind == Table && c.def == defDotted && c.Inline == inline:
+		default:
+			p := path[:len(tpath)+i+1]
+			if c.Kind == Table {
+				r.fail(offs[i], p, "%s is already defined at %s and cannot be extended with a dotted key", joinKey(p), r.where(c.KeyOff))
+			} else {
+				r.fail(offs[i], p, "%s is already defined as a value at %s, not a table", joinKey(p), r.where(c.KeyOff))
+			}
+			return
+		}
+		t = c
+	}
+	last, off := keys[len(keys)-1], offs[len(offs)-1]
+	if prev := t.Get(last); prev != nil {
+		r.fail(off, path, "%s is defined twice (first at %s)", joinKey(path), r.where(prev.KeyOff))
+		return
+	}
+	v := r.value(value, path)
+	if v == nil {
+		return
+	}
+	v.Key, v.KeyOff = last, off
+	t.add(v)
+}
+
+func (r *tomlReader) where(off int32) string {
+	line, col := r.doc.Position(off)
+	if line == 0 {
+		return "an earlier line"
+	}
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+// value converts a value node; it returns nil after reporting a problem.
+func (r *tomlReader) value(v *unstable.Node, path []string) *Node {
+	off := r.rangeOff(v)
+	n := &Node{KeyOff: -1, Off: off}
+	switch v.Kind {
+	case unstable.String:
+		n.Kind, n.Str = String, string(v.Data)
+	case unstable.Bool:
+		n.Kind, n.Bool = Bool, len(v.Data) == 4 // "true"
+	case unstable.Integer:
+		i, err := parseTOMLInt(v.Data)
+		if err != nil {
+			r.fail(off, path, "%s: %v", joinKey(path), err)
+			return nil
+		}
+		n.Kind, n.Int = Integer, i
+	case unstable.Float:
+		f, err := parseTOMLFloat(v.Data)
+		if err != nil {
+			r.fail(off, path, "%s: %v", joinKey(path), err)
+			return nil
+		}
+		n.Kind, n.Float = Float, f
+	case unstable.LocalDate, unstable.LocalTime, unstable.LocalDateTime, unstable.DateTime:
+		if err := checkDatetime(v.Kind, v.Data); err != nil {
+			r.fail(off, path, "%s: invalid datetime %q: %v", joinKey(path), v.Data, err)
+			return nil
+		}
+		n.Kind, n.Str = Datetime, string(v.Data)
+	case unstable.Array:
+		n.Kind, n.Inline = Array, true
+		it := v.Children()
+		for i := 0; it.Next(); {
+			c := it.Node()
+			if c.Kind == unstable.Comment {
+				continue
+			}
+			e := r.value(c, append(path, strconv.Itoa(i)))
+			if e == nil {
+				return nil
+			}
+			if n.Off < 0 {
+				n.Off = e.Off
+			}
+			n.Append(e)
+			i++
+		}
+	case unstable.InlineTable:
+		n.Kind, n.Inline, n.def = Table, true, defValue
+		it := v.Children()
+		for it.Next() {
+			c := it.Node()
+			if c.Kind != unstable.KeyValue {
+				continue
+			}
+			before := len(r.errs)
+			r.keyValue(n, path, c, true)
+			if len(r.errs) > before {
+				return nil
+			}
+		}
+	default:
+		r.fail(off, path, "%s: unsupported TOML value", joinKey(path))
+		return nil
+	}
+	return n
+}
+
+func checkDatetime(k unstable.Kind, b []byte) error {
+	switch k {
+	case unstable.LocalDate:
+		var d toml.LocalDate
+		return d.UnmarshalText(b)
+	case unstable.LocalTime:
+		var t toml.LocalTime
+		return t.UnmarshalText(b)
+	case unstable.LocalDateTime:
+		var t toml.LocalDateTime
+		return t.UnmarshalText(b)
+	default:
+		var v struct{ T time.Time }
+		return toml.Unmarshal(append([]byte("T = "), b...), &v)
+	}
+}
+
+func parseTOMLInt(b []byte) (int64, error) {
+	s := strings.ReplaceAll(string(b), "_", "")
+	base := 10
+	if len(s) > 2 && s[0] == '0' {
+		switch s[1] {
+		case 'x':
+			base = 16
+		case 'o':
+			base = 8
+		case 'b':
+			base = 2
+		}
+		if base != 10 {
+			s = s[2:]
+		}
+	}
+	if base != 10 {
+		u, err := strconv.ParseUint(s, base, 64)
+		if err != nil || u > math.MaxInt64 {
+			return 0, fmt.Errorf("integer %s does not fit in 64 bits", b)
+		}
+		return int64(u), nil
+	}
+	i, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("integer %s does not fit in 64 bits", b)
+	}
+	return i, nil
+}
+
+func parseTOMLFloat(b []byte) (float64, error) {
+	s := strings.ReplaceAll(string(b), "_", "")
+	switch strings.TrimLeft(s, "+-") {
+	case "inf":
+		if s[0] == '-' {
+			return math.Inf(-1), nil
+		}
+		return math.Inf(1), nil
+	case "nan":
+		return math.NaN(), nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("invalid float %s", b)
+	}
+	return f, nil
+}
+
+// joinKey renders a key path as TOML would write it, quoting parts that are
+// not bare keys.
+func joinKey(path []string) string {
+	var b strings.Builder
+	for i, p := range path {
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(QuoteKey(p))
+	}
+	return b.String()
+}
+
+// JoinKey renders a key path as TOML would write it.
+func JoinKey(path []string) string { return joinKey(path) }
+
+// QuoteKey returns k as a TOML key: bare when it only holds A-Z a-z 0-9 _ -,
+// and a quoted string otherwise.
+func QuoteKey(k string) string {
+	if isBare(k) {
+		return k
+	}
+	return quoteString(k, '\'')
+}
+
+func isBare(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,180 @@
+package doc
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// ReadYAML parses a YAML document whose top level is a mapping. Aliases are
+// expanded; merge keys (<<) and non-string keys are errors; a key defined
+// twice in one mapping is an error; null becomes a [Null] node.
+func ReadYAML(data []byte) (*Doc, []*Error) {
+	d := &Doc{Format: YAML, Data: data}
+	var top yaml.Node
+	if err := yaml.Unmarshal(data, &top); err != nil {
+		return d, []*Error{{Off: yamlErrOff(d, err.Error()), Msg: "YAML syntax: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
+	}
+	r := yamlReader{doc: d}
+	if top.Kind == 0 { // empty document
+		d.Root = NewTable()
+		return d, nil
+	}
+	body := &top
+	if top.Kind == yaml.DocumentNode && len(top.Content) == 1 {
+		body = top.Content[0]
+	}
+	if body.Kind == yaml.ScalarNode && body.Tag == "!!null" {
+		d.Root = NewTable()
+		return d, nil
+	}
+	root := r.node(body, nil, 0)
+	if root == nil {
+		return d, r.errs
+	}
+	if root.Kind != Table {
+		return d, []*Error{{Off: root.Off, Msg: "a YAML layer must be a mapping at the top level, found " + root.Kind.String()}}
+	}
+	d.Root = root
+	return d, r.errs
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+func yamlErrOff(d *Doc, msg string) int32 {
+	m := yamlLine.FindStringSubmatch(msg)
+	if m == nil {
+		return -1
+	}
+	line, _ := strconv.Atoi(m[1])
+	starts := d.lineStarts()
+	if line < 1 || line > len(starts) {
+		return -1
+	}
+	return starts[line-1]
+}
+
+type yamlReader struct {
+	doc  *Doc
+	errs []*Error
+}
+
+func (r *yamlReader) off(n *yaml.Node) int32 {
+	starts := r.doc.lineStarts()
+	if n.Line < 1 || n.Line > len(starts) {
+		return -1
+	}
+	// yaml columns count characters; convert to a byte offset.
+	off := int(starts[n.Line-1])
+	for col := 1; col < n.Column && off < len(r.doc.Data); col++ {
+		_, size := decodeRune(r.doc.Data[off:])
+		off += size
+	}
+	return int32(off)
+}
+
+func (r *yamlReader) fail(n *yaml.Node, path []string, format string, args ...any) {
+	r.errs = append(r.errs, &Error{Off: r.off(n), Path: append([]string(nil), path...), Msg: fmt.Sprintf(format, args...)})
+}
+
+const maxYAMLDepth = 1000
+
+func (r *yamlReader) node(y *yaml.Node, path []string, depth int) *Node {
+	if depth > maxYAMLDepth {
+		r.fail(y, path, "%s: nesting is too deep", joinKey(path))
+		return nil
+	}
+	if y.Kind == yaml.AliasNode {
+		return r.node(y.Alias, path, depth+1)
+	}
+	n := &Node{KeyOff: -1, Off: r.off(y)}
+	switch y.Kind {
+	case yaml.MappingNode:
+		n.Kind = Table
+		for i := 0; i+1 < len(y.Content); i += 2 {
+			k, v := y.Content[i], y.Content[i+1]
+			if k.Kind == yaml.AliasNode {
+				k = k.Alias
+			}
+			if k.Tag == "!!merge" {
+				r.fail(k, path, "%s: YAML merge keys (<<) are not supported; write the keys out", joinKey(path))
+				return nil
+			}
+			if k.Kind != yaml.ScalarNode {
+				r.fail(k, path, "%s: keys must be strings", joinKey(path))
+				return nil
+			}
+			kp := append(path, k.Value)
+			e := r.node(v, kp, depth+1)
+			if e == nil {
+				return nil
+			}
+			e.Key, e.KeyOff = k.Value, r.off(k)
+			if prev := n.Get(k.Value); prev != nil {
+				r.fail(k, kp, "%s is defined twice in the same mapping", joinKey(kp))
+				continue
+			}
+			n.add(e)
+		}
+	case yaml.SequenceNode:
+		n.Kind, n.Inline = Array, true
+		for i, c := range y.Content {
+			e := r.node(c, append(path, strconv.Itoa(i)), depth+1)
+			if e == nil {
+				return nil
+			}
+			n.Append(e)
+		}
+	case yaml.ScalarNode:
+		if !r.scalar(y, n, path) {
+			return nil
+		}
+	default:
+		r.fail(y, path, "%s: unsupported YAML node", joinKey(path))
+		return nil
+	}
+	return n
+}
+
+func (r *yamlReader) scalar(y *yaml.Node, n *Node, path []string) bool {
+	switch y.ShortTag() {
+	case "!!str":
+		n.Kind, n.Str = String, y.Value
+	case "!!null":
+		n.Kind = Null
+	case "!!bool":
+		var b bool
+		if err := y.Decode(&b); err != nil {
+			r.fail(y, path, "%s: invalid boolean %q", joinKey(path), y.Value)
+			return false
+		}
+		n.Kind, n.Bool = Bool, b
+	case "!!int":
+		var i int64
+		if err := y.Decode(&i); err != nil {
+			r.fail(y, path, "%s: integer %s does not fit in 64 bits", joinKey(path), y.Value)
+			return false
+		}
+		n.Kind, n.Int = Integer, i
+	case "!!float":
+		var f float64
+		if err := y.Decode(&f); err != nil {
+			r.fail(y, path, "%s: invalid float %q", joinKey(path), y.Value)
+			return false
+		}
+		if math.IsNaN(f) {
+			f = math.NaN()
+		}
+		n.Kind, n.Float = Float, f
+	case "!!timestamp":
+		n.Kind, n.Str = Datetime, y.Value
+	default:
+		r.fail(y, path, "%s: unsupported YAML tag %s", joinKey(path), y.Tag)
+		return false
+	}
+	return true
+}

@@ -1,0 +1,205 @@
+package laws
+
+import (
+	"flag"
+	"os"
+	"reflect"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/delta"
+	"github.com/strata-config/strata/internal/randpartial"
+	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/merge"
+	"github.com/strata-config/strata/partial"
+	"pgregory.net/rapid"
+)
+
+// TestMain runs each law on 10,000 cases unless -rapid.checks says
+// otherwise.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "rapid.checks" })
+	if !set {
+		_ = flag.Set("rapid.checks", "10000")
+	}
+	os.Exit(m.Run())
+}
+
+func ptr[T any](v T) *T { return &v }
+
+var samples = randpartial.Samples{
+	reflect.TypeFor[config.Source](): {
+		config.Source{Kind: config.SourceBuiltin}, config.Source{Kind: config.SourceLocal},
+		config.Source{Kind: config.SourceLocal, Tool: "x"}, config.Source{Kind: config.SourceMCP, Server: "fs"},
+		config.Source{Kind: config.SourceMCP, Server: "a.b", Tool: "read file"},
+	},
+	reflect.TypeFor[config.Command](): {
+		config.Command{Program: "jp-tools", Args: []string{"{{tool}}", "{{context}}"}},
+		config.Command{Program: "sh", Args: []string{"-c", "echo 'x y'"}, Shell: true},
+		config.Command{Program: "a b"},
+	},
+	reflect.TypeFor[config.Enable](): {
+		config.Enable{State: config.EnableOn}, config.Enable{State: config.EnableOff},
+		config.Enable{State: config.EnableExplicit}, config.Enable{State: config.EnableAlways, AllowToggle: ptr(false)},
+	},
+	reflect.TypeFor[config.RunMode]():    {config.RunAsk, config.RunUnattended, config.RunEdit, config.RunSkip},
+	reflect.TypeFor[config.ResultMode](): {config.ResultUnattended, config.ResultAsk, config.ResultSkip},
+	reflect.TypeFor[config.Target]():     {config.TargetUser, config.TargetAssistant},
+	reflect.TypeFor[config.Types]():      {config.Types{"string"}, config.Types{"array", "null"}},
+}
+
+var layers = randpartial.Of[config.Partial](samples)
+
+// final is finalize with the library's defaults; validation problems do
+// not matter to the laws, the resolved value does.
+func final(p *config.Partial) config.Config {
+	c, _ := partial.Finalize(p, config.Default())
+	return c
+}
+
+func same(t *rapid.T, what string, want, got config.Config) {
+	t.Helper()
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("%s (-want +got):\n%s", what, diff)
+	}
+}
+
+var partialShape = shape.MustOf(reflect.TypeFor[config.Partial]())
+
+func equalLayers(a, b *config.Partial) bool {
+	return shape.Equal(reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem(), partialShape)
+}
+
+func TestLawIdentity(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a := layers.Draw(t, "a")
+		empty := new(config.Partial)
+		if !equalLayers(merge.Layers(a, empty), a) {
+			t.Fatal("merge(a, empty) is not a")
+		}
+		if !equalLayers(merge.Layers(empty, a), a) {
+			t.Fatal("merge(empty, a) is not a")
+		}
+		same(t, "finalize(merge(a, empty))", final(a), final(merge.Layers(a, empty)))
+	})
+}
+
+func TestLawAssociativity(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a, b, c := layers.Draw(t, "a"), layers.Draw(t, "b"), layers.Draw(t, "c")
+		left := merge.Layers(merge.Layers(a, b), c)
+		right := merge.Layers(a, merge.Layers(b, c))
+		same(t, "merge(merge(a, b), c) vs merge(a, merge(b, c))", final(left), final(right))
+		same(t, "merge(a, b, c) vs merge(merge(a, b), c)", final(left), final(merge.Layers(a, b, c)))
+	})
+}
+
+func TestLawMergeKeepsInputs(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a, b := layers.Draw(t, "a"), layers.Draw(t, "b")
+		a2, b2 := clone(a), clone(b)
+		m := merge.Layers(a, b)
+		merge.Into(m, a) // mutating the result must not reach the inputs
+		if !equalLayers(a, a2) || !equalLayers(b, b2) {
+			t.Fatal("merge modified its inputs")
+		}
+	})
+}
+
+func clone(p *config.Partial) *config.Partial {
+	return shape.Clone(reflect.ValueOf(p).Elem(), partialShape).Addr().Interface().(*config.Partial)
+}
+
+func TestLawExactDelta(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a, b := layers.Draw(t, "a"), layers.Draw(t, "b")
+		d := delta.Between(a, b)
+		same(t, "finalize(merge(a, delta(a, b))) vs finalize(b)", final(b), final(merge.Layers(a, d)))
+		if !delta.Empty(delta.Between(a, a)) {
+			t.Fatal("delta(a, a) is not empty")
+		}
+		if msg := minimal(reflect.ValueOf(d).Elem(), reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem(), partialShape, "root"); msg != "" {
+			t.Fatal(msg)
+		}
+	})
+}
+
+// minimal checks that delta d holds no value that is the same in a and b.
+func minimal(d, a, b reflect.Value, t *shape.Type, path string) string {
+	switch t.Kind {
+	case shape.Struct:
+		for _, f := range t.Fields {
+			if msg := minimal(d.Field(f.Index), a.Field(f.Index), b.Field(f.Index), f.Type, path+"."+f.Key); msg != "" {
+				return msg
+			}
+		}
+	case shape.Value:
+		if d.Field(shape.ValueState).Uint() == shape.StateAbsent {
+			return ""
+		}
+		ap := a.Field(shape.ValueState).Uint() == shape.StatePresent
+		bp := b.Field(shape.ValueState).Uint() == shape.StatePresent
+		if ap == bp && (!ap || shape.EqualLeaf(a.Field(shape.ValueV), b.Field(shape.ValueV), t.Elem)) {
+			return "delta holds " + path + ", which is the same in a and b"
+		}
+	case shape.Map:
+		entries := d.Field(shape.MapEntries)
+		if d.Field(shape.MapReset).Bool() {
+			return "" // a reset stands for the whole map
+		}
+		iter := entries.MapRange()
+		for iter.Next() {
+			k := iter.Key()
+			av, bv := a.Field(shape.MapEntries).MapIndex(k), b.Field(shape.MapEntries).MapIndex(k)
+			if iter.Value().IsNil() {
+				if av.IsValid() && !av.IsNil() && (!bv.IsValid() || bv.IsNil()) {
+					continue
+				}
+				return "delta unsets " + path + "." + k.String() + " without need"
+			}
+			if av.IsValid() && !av.IsNil() && bv.IsValid() && !bv.IsNil() {
+				if msg := minimal(iter.Value().Elem(), av.Elem(), bv.Elem(), t.Elem, path+"."+k.String()); msg != "" {
+					return msg
+				}
+			}
+		}
+	}
+	return ""
+}
+
+func TestLawPartialRoundTrip(t *testing.T) {
+	if !delta.Empty(config.ToPartial(final(new(config.Partial)))) {
+		t.Fatal("toPartial(finalize(empty)) is not empty")
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		x := final(layers.Draw(t, "p"))
+		same(t, "finalize(toPartial(x)) vs x", x, final(config.ToPartial(x)))
+	})
+}
+
+func TestLawTextRoundTrip(t *testing.T) {
+	for _, f := range []partial.Format{partial.TOML, partial.JSON} {
+		t.Run(f.String(), func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				a, b := layers.Draw(t, "a"), layers.Draw(t, "b")
+				for name, p := range map[string]*config.Partial{"delta": delta.Between(a, b), "layer": a, "merged": merge.Layers(a, b)} {
+					text, err := partial.Encode(p, f)
+					if err != nil {
+						t.Fatalf("encode %s: %v", name, err)
+					}
+					back := new(config.Partial)
+					if err := partial.Decode("layer", text, f, back); err != nil {
+						t.Fatalf("decode %s: %v\n%s", name, err, text)
+					}
+					if !equalLayers(p, back) {
+						again, _ := partial.Encode(back, f)
+						t.Fatalf("%s read back differs:\nwritten:\n%s\nread back, rewritten:\n%s", name, text, again)
+					}
+				}
+			})
+		})
+	}
+}

@@ -1,0 +1,330 @@
+package shape
+
+import (
+	"reflect"
+)
+
+// IsZero reports whether partial value v says nothing: every leaf absent.
+func IsZero(v reflect.Value, t *Type) bool {
+	switch t.Kind {
+	case Struct:
+		for i := range t.Fields {
+			f := &t.Fields[i]
+			if !IsZero(v.Field(f.Index), f.Type) {
+				return false
+			}
+		}
+		return true
+	case Value:
+		return v.Field(ValueState).Uint() == StateAbsent
+	case List:
+		return v.Field(ListBase).Uint() == BaseLower && v.Field(ListHead).Len() == 0 &&
+			v.Field(ListTail).Len() == 0 && !v.Field(ListDedup).Bool()
+	case Map:
+		return !v.Field(MapReset).Bool() && v.Field(MapEntries).Len() == 0
+	case Nested:
+		return v.Field(NestedState).Uint() == StateAbsent
+	case Any:
+		return v.Field(AnyState).Uint() == StateAbsent
+	}
+	return v.IsZero()
+}
+
+// IsReset reports whether partial value v discards everything lower layers
+// said about it, as an unset does.
+func IsReset(v reflect.Value, t *Type) bool {
+	switch t.Kind {
+	case Struct:
+		for i := range t.Fields {
+			f := &t.Fields[i]
+			if !IsReset(v.Field(f.Index), f.Type) {
+				return false
+			}
+		}
+		return len(t.Fields) > 0
+	case Value:
+		return v.Field(ValueState).Uint() != StateAbsent
+	case List:
+		return v.Field(ListBase).Uint() != BaseLower
+	case Map:
+		return v.Field(MapReset).Bool()
+	case Nested:
+		switch v.Field(NestedState).Uint() {
+		case StateUnset:
+			return true
+		case StatePresent:
+			return IsReset(v.Field(NestedV).Elem(), t.Elem)
+		}
+		return false
+	case Any:
+		switch v.Field(AnyState).Uint() {
+		case StateUnset:
+			return true
+		case StatePresent:
+			tbl := v.Field(AnyTable)
+			return tbl.IsNil() || tbl.Elem().Field(MapReset).Bool()
+		}
+	}
+	return false
+}
+
+// Reset makes addressable partial value v discard what lower layers said,
+// keeping what v itself sets: a value becomes unset unless v sets it; a list
+// or map starts again from the defaults; a struct resets every field.
+func Reset(v reflect.Value, t *Type) {
+	switch t.Kind {
+	case Struct:
+		for i := range t.Fields {
+			f := &t.Fields[i]
+			Reset(v.Field(f.Index), f.Type)
+		}
+	case Value:
+		if v.Field(ValueState).Uint() == StateAbsent {
+			v.Field(ValueState).SetUint(StateUnset)
+		}
+	case List:
+		if v.Field(ListBase).Uint() == BaseLower {
+			v.Field(ListBase).SetUint(BaseDefault)
+		}
+	case Map:
+		v.Field(MapReset).SetBool(true)
+	case Nested:
+		switch v.Field(NestedState).Uint() {
+		case StateAbsent:
+			v.Field(NestedState).SetUint(StateUnset)
+		case StatePresent:
+			Reset(v.Field(NestedV).Elem(), t.Elem)
+		}
+	case Any:
+		switch v.Field(AnyState).Uint() {
+		case StateAbsent:
+			v.Field(AnyState).SetUint(StateUnset)
+		case StatePresent:
+			if tbl := v.Field(AnyTable); !tbl.IsNil() {
+				tbl.Elem().Field(MapReset).SetBool(true)
+			}
+		}
+	}
+}
+
+// Clone returns a deep copy of partial value v: maps, lists and nested
+// partials are new; leaf values (strings, slices inside a Value) are shared
+// and must be treated as immutable.
+func Clone(v reflect.Value, t *Type) reflect.Value {
+	out := reflect.New(t.Go).Elem()
+	CloneInto(out, v, t)
+	return out
+}
+
+// CloneInto sets addressable dst to a deep copy of src.
+func CloneInto(dst, src reflect.Value, t *Type) {
+	switch t.Kind {
+	case Struct:
+		for i := range t.Fields {
+			f := &t.Fields[i]
+			CloneInto(dst.Field(f.Index), src.Field(f.Index), f.Type)
+		}
+	case List:
+		dst.Set(src)
+		for _, i := range [...]int{ListHead, ListTail} {
+			if s := src.Field(i); s.Len() > 0 {
+				c := reflect.MakeSlice(s.Type(), s.Len(), s.Len())
+				reflect.Copy(c, s)
+				dst.Field(i).Set(c)
+			}
+		}
+	case Map:
+		dst.Field(MapReset).Set(src.Field(MapReset))
+		dst.Field(MapEntries).Set(CloneEntries(src.Field(MapEntries), t.Elem))
+	case Nested:
+		dst.Field(NestedState).Set(src.Field(NestedState))
+		if p := src.Field(NestedV); !p.IsNil() {
+			n := reflect.New(t.Elem.Go)
+			CloneInto(n.Elem(), p.Elem(), t.Elem)
+			dst.Field(NestedV).Set(n)
+		}
+	case Any:
+		dst.Field(AnyState).Set(src.Field(AnyState))
+		dst.Field(AnyV).Set(src.Field(AnyV))
+		if p := src.Field(AnyTable); !p.IsNil() {
+			n := reflect.New(t.Elem.Go)
+			CloneInto(n.Elem(), p.Elem(), t.Elem)
+			dst.Field(AnyTable).Set(n)
+		}
+	default:
+		dst.Set(src)
+	}
+}
+
+// CloneEntries deep-copies the entries of a partial.Map (a map[string]*V).
+func CloneEntries(m reflect.Value, elem *Type) reflect.Value {
+	if m.IsNil() {
+		return reflect.Zero(m.Type())
+	}
+	out := reflect.MakeMapWithSize(m.Type(), m.Len())
+	iter := m.MapRange()
+	for iter.Next() {
+		e := iter.Value()
+		if e.IsNil() {
+			out.SetMapIndex(iter.Key(), e)
+			continue
+		}
+		n := reflect.New(elem.Go)
+		CloneInto(n.Elem(), e.Elem(), elem)
+		out.SetMapIndex(iter.Key(), n)
+	}
+	return out
+}
+
+// Equal reports whether partial values a and b are the same layer.
+func Equal(a, b reflect.Value, t *Type) bool {
+	switch t.Kind {
+	case Struct:
+		for i := range t.Fields {
+			f := &t.Fields[i]
+			if !Equal(a.Field(f.Index), b.Field(f.Index), f.Type) {
+				return false
+			}
+		}
+		return true
+	case Value:
+		s := a.Field(ValueState).Uint()
+		return s == b.Field(ValueState).Uint() && (s != StatePresent || EqualLeaf(a.Field(ValueV), b.Field(ValueV), t.Elem))
+	case List:
+		return a.Field(ListBase).Uint() == b.Field(ListBase).Uint() &&
+			a.Field(ListDedup).Bool() == b.Field(ListDedup).Bool() &&
+			equalSlice(a.Field(ListHead), b.Field(ListHead), t.Elem) &&
+			equalSlice(a.Field(ListTail), b.Field(ListTail), t.Elem)
+	case Map:
+		if a.Field(MapReset).Bool() != b.Field(MapReset).Bool() {
+			return false
+		}
+		return equalEntries(a.Field(MapEntries), b.Field(MapEntries), t.Elem)
+	case Nested:
+		s := a.Field(NestedState).Uint()
+		return s == b.Field(NestedState).Uint() && (s != StatePresent || Equal(a.Field(NestedV).Elem(), b.Field(NestedV).Elem(), t.Elem))
+	case Any:
+		s := a.Field(AnyState).Uint()
+		if s != b.Field(AnyState).Uint() {
+			return false
+		}
+		if s != StatePresent {
+			return true
+		}
+		ta, tb := a.Field(AnyTable), b.Field(AnyTable)
+		if ta.IsNil() != tb.IsNil() {
+			return false
+		}
+		if !ta.IsNil() {
+			return Equal(ta.Elem(), tb.Elem(), t.Elem)
+		}
+		return reflect.DeepEqual(a.Field(AnyV).Interface(), b.Field(AnyV).Interface())
+	}
+	return EqualLeaf(a, b, t)
+}
+
+func equalEntries(a, b reflect.Value, elem *Type) bool {
+	if a.Len() != b.Len() {
+		return false
+	}
+	iter := a.MapRange()
+	for iter.Next() {
+		x := iter.Value()
+		y := b.MapIndex(iter.Key())
+		if !y.IsValid() || x.IsNil() != y.IsNil() {
+			return false
+		}
+		if !x.IsNil() && !Equal(x.Elem(), y.Elem(), elem) {
+			return false
+		}
+	}
+	return true
+}
+
+func equalSlice(a, b reflect.Value, elem *Type) bool {
+	if a.Len() != b.Len() {
+		return false
+	}
+	for i := 0; i < a.Len(); i++ {
+		if !EqualLeaf(a.Index(i), b.Index(i), elem) {
+			return false
+		}
+	}
+	return true
+}
+
+// EqualLeaf reports whether two plain values are equal.
+func EqualLeaf(a, b reflect.Value, t *Type) bool {
+	switch t.Kind {
+	case String:
+		return a.String() == b.String()
+	case Bool:
+		return a.Bool() == b.Bool()
+	case Int:
+		return a.Int() == b.Int()
+	case Uint:
+		return a.Uint() == b.Uint()
+	case Float:
+		return a.Float() == b.Float()
+	case Slice:
+		if a.IsNil() != b.IsNil() && (a.Len() > 0 || b.Len() > 0) {
+			return false
+		}
+		return equalSlice(a, b, t.Elem)
+	case GoMap:
+		if a.Len() != b.Len() {
+			return false
+		}
+		iter := a.MapRange()
+		for iter.Next() {
+			y := b.MapIndex(iter.Key())
+			if !y.IsValid() || !EqualLeaf(iter.Value(), y, t.Elem) {
+				return false
+			}
+		}
+		return true
+	case Pointer:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		return EqualLeaf(a.Elem(), b.Elem(), t.Elem)
+	case Struct:
+		for i := range t.Fields {
+			f := &t.Fields[i]
+			if !EqualLeaf(a.Field(f.Index), b.Field(f.Index), f.Type) {
+				return false
+			}
+		}
+		return true
+	}
+	if t.Comparable {
+		return a.Equal(b)
+	}
+	return reflect.DeepEqual(a.Interface(), b.Interface())
+}
+
+// DedupList drops repeated items from the head and the tail of list v,
+// keeping the first of each.
+func DedupList(v reflect.Value, t *Type) {
+	for _, i := range [...]int{ListHead, ListTail} {
+		v.Field(i).Set(DedupSlice(v.Field(i), t.Elem))
+	}
+}
+
+// DedupSlice returns s without repeated items, keeping the first of each.
+func DedupSlice(s reflect.Value, elem *Type) reflect.Value {
+	if s.Len() < 2 {
+		return s
+	}
+	out := reflect.MakeSlice(s.Type(), 0, s.Len())
+next:
+	for j := 0; j < s.Len(); j++ {
+		for k := 0; k < out.Len(); k++ {
+			if EqualLeaf(out.Index(k), s.Index(j), elem) {
+				continue next
+			}
+		}
+		out = reflect.Append(out, s.Index(j))
+	}
+	return out
+}

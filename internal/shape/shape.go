@@ -1,0 +1,377 @@
+// Package shape describes Go types for the strata engine, the way
+// encoding/json describes them for JSON: which fields a struct has and under
+// which keys, which fields are partial leaves (package partial's Value, List,
+// Map, Nested and Any), and which types decode themselves. Descriptions are
+// built once per type and cached.
+//
+// The partial leaf types are recognised by package path and name, and their
+// fields are reached by index (the Field* constants below); package partial's
+// tests check that its types match this layout.
+package shape
+
+import (
+	"encoding"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+)
+
+// PartialPkg is the import path of the package that defines the leaf types.
+const PartialPkg = "github.com/strata-config/strata/partial"
+
+// Kind classifies a type.
+type Kind uint8
+
+// Kinds. The first group are the partial kinds: the types a partial
+// struct's fields may have. The second group are plain Go kinds, found in
+// resolved types and inside partial.Value.
+const (
+	Invalid Kind = iota
+	Struct       // a struct described field by field
+	Value        // partial.Value[T]
+	List         // partial.List[T]
+	Map          // partial.Map[V]
+	Nested       // partial.Nested[P]
+	Any          // partial.Any
+
+	String
+	Bool
+	Int
+	Uint
+	Float
+	Interface // any: a free-form value
+	Slice
+	GoMap   // map[string]T
+	Pointer // *T
+	Custom  // a type that reads and writes itself (UnmarshalValue or UnmarshalText)
+)
+
+// IsPartial reports whether k is one of the partial kinds.
+func (k Kind) IsPartial() bool { return k >= Struct && k <= Any }
+
+// Field indexes of package partial's types.
+const (
+	ValueV, ValueState                      = 0, 1
+	ListBase, ListHead, ListTail, ListDedup = 0, 1, 2, 3
+	MapReset, MapEntries                    = 0, 1
+	NestedState, NestedV                    = 0, 1
+	AnyState, AnyV, AnyTable                = 0, 1, 2
+)
+
+// Values of partial.State and partial.Base.
+const (
+	StateAbsent, StatePresent, StateUnset = 0, 1, 2
+	BaseLower, BaseDefault, BaseEmpty     = 0, 1, 2
+)
+
+// Strategy is how a plain array given for a list field merges.
+type Strategy uint8
+
+// Strategies; Replace is the default.
+const (
+	Replace Strategy = iota
+	Append
+	Prepend
+)
+
+func (s Strategy) String() string {
+	switch s {
+	case Append:
+		return "append"
+	case Prepend:
+		return "prepend"
+	default:
+		return "replace"
+	}
+}
+
+// Type describes one Go type.
+type Type struct {
+	Kind Kind
+	Go   reflect.Type
+	// Elem is the element: T of Value[T] and List[T], V of Map[V], P of
+	// Nested[P], and the element of slices, Go maps and pointers.
+	Elem *Type
+	// Fields of a struct, in declaration order.
+	Fields []Field
+	// Keys are the field keys, in order.
+	Keys []string
+	keys map[string]int
+
+	// Leaf behaviour, for plain types.
+	ValueCodec bool     // *T implements UnmarshalValue(any) error
+	TextCodec  bool     // *T implements encoding.TextUnmarshaler
+	Marshals   bool     // T implements MarshalValue() (any, error)
+	Enum       []string // T implements EnumValues() []string
+	Comparable bool
+}
+
+// Field describes a struct field.
+type Field struct {
+	Key      string
+	Index    int
+	Type     *Type
+	Strategy Strategy // for List fields: how a plain array merges
+	Doc      string
+}
+
+// Field returns the field with the given key.
+func (t *Type) Field(key string) (*Field, bool) {
+	i, ok := t.keys[key]
+	if !ok {
+		return nil, false
+	}
+	return &t.Fields[i], true
+}
+
+// The leaf interfaces, mirrored from package partial (interfaces are
+// satisfied structurally, so the two declarations agree).
+type (
+	valueUnmarshaler interface{ UnmarshalValue(any) error }
+	valueMarshaler   interface{ MarshalValue() (any, error) }
+	enum             interface{ EnumValues() []string }
+)
+
+var (
+	valueUnmarshalerType = reflect.TypeFor[valueUnmarshaler]()
+	valueMarshalerType   = reflect.TypeFor[valueMarshaler]()
+	textUnmarshalerType  = reflect.TypeFor[encoding.TextUnmarshaler]()
+	enumType             = reflect.TypeFor[enum]()
+)
+
+var (
+	cache   sync.Map // reflect.Type -> *Type
+	buildMu sync.Mutex
+)
+
+// Of describes t. It returns an error for types the engine cannot handle,
+// such as channels, functions, maps with non-string keys, or a partial
+// struct with a plain field.
+func Of(t reflect.Type) (*Type, error) {
+	if s, ok := cache.Load(t); ok {
+		return s.(*Type), nil
+	}
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	b := builder{pending: map[reflect.Type]*Type{}}
+	s, err := b.build(t)
+	if err != nil {
+		return nil, err
+	}
+	for gt, st := range b.pending {
+		cache.Store(gt, st)
+	}
+	return s, nil
+}
+
+// MustOf is Of for types known to be valid; it panics otherwise.
+func MustOf(t reflect.Type) *Type {
+	s, err := Of(t)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// OfPartial describes t and checks that it is a partial: a struct whose
+// fields all have partial kinds, recursively.
+func OfPartial(t reflect.Type) (*Type, error) {
+	s, err := Of(t)
+	if err != nil {
+		return nil, err
+	}
+	if s.Kind != Struct {
+		return nil, fmt.Errorf("strata: %s is not a struct", t)
+	}
+	if err := checkPartial(s, map[*Type]bool{}); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func checkPartial(s *Type, seen map[*Type]bool) error {
+	if seen[s] {
+		return nil
+	}
+	seen[s] = true
+	switch s.Kind {
+	case Struct:
+		for _, f := range s.Fields {
+			if !f.Type.Kind.IsPartial() {
+				return fmt.Errorf("strata: field %s.%s (%s) must be a partial type (partial.Value, List, Map, Nested, Any or a partial struct)", s.Go, f.Key, f.Type.Go)
+			}
+			if err := checkPartial(f.Type, seen); err != nil {
+				return err
+			}
+		}
+	case Map, Nested:
+		if !s.Elem.Kind.IsPartial() {
+			return fmt.Errorf("strata: %s holds %s, which is not a partial type", s.Go, s.Elem.Go)
+		}
+		return checkPartial(s.Elem, seen)
+	}
+	return nil
+}
+
+type builder struct {
+	pending map[reflect.Type]*Type
+}
+
+func (b *builder) build(t reflect.Type) (*Type, error) {
+	if s, ok := cache.Load(t); ok {
+		return s.(*Type), nil
+	}
+	if s, ok := b.pending[t]; ok {
+		return s, nil // recursive type, being built
+	}
+	s := &Type{Go: t, Comparable: t.Comparable() && !holdsReference(t, 0)}
+	b.pending[t] = s
+	if err := b.fill(s, t); err != nil {
+		delete(b.pending, t)
+		return nil, err
+	}
+	return s, nil
+}
+
+func (b *builder) elem(s *Type, t reflect.Type) error {
+	e, err := b.build(t)
+	if err != nil {
+		return err
+	}
+	s.Elem = e
+	return nil
+}
+
+func (b *builder) fill(s *Type, t reflect.Type) error {
+	if t.PkgPath() == PartialPkg {
+		name := t.Name()
+		switch {
+		case strings.HasPrefix(name, "Value["):
+			s.Kind = Value
+			return b.elem(s, t.Field(ValueV).Type)
+		case strings.HasPrefix(name, "List["):
+			s.Kind = List
+			return b.elem(s, t.Field(ListHead).Type.Elem())
+		case strings.HasPrefix(name, "Map["):
+			s.Kind = Map
+			return b.elem(s, t.Field(MapEntries).Type.Elem().Elem())
+		case strings.HasPrefix(name, "Nested["):
+			s.Kind = Nested
+			return b.elem(s, t.Field(NestedV).Type.Elem())
+		case name == "Any":
+			s.Kind = Any // Elem describes Map[Any], the table form
+			return b.elem(s, t.Field(AnyTable).Type.Elem())
+		}
+	}
+	pt := reflect.PointerTo(t)
+	s.ValueCodec = pt.Implements(valueUnmarshalerType)
+	s.TextCodec = pt.Implements(textUnmarshalerType)
+	s.Marshals = t.Implements(valueMarshalerType)
+	if t.Implements(enumType) {
+		s.Enum = reflect.Zero(t).Interface().(enum).EnumValues()
+	}
+	if s.ValueCodec || s.TextCodec {
+		s.Kind = Custom
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.String:
+		s.Kind = String
+	case reflect.Bool:
+		s.Kind = Bool
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		s.Kind = Int
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		s.Kind = Uint
+	case reflect.Float32, reflect.Float64:
+		s.Kind = Float
+	case reflect.Interface:
+		if t.NumMethod() != 0 {
+			return fmt.Errorf("strata: unsupported interface type %s", t)
+		}
+		s.Kind = Interface
+	case reflect.Slice:
+		s.Kind = Slice
+		return b.elem(s, t.Elem())
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String {
+			return fmt.Errorf("strata: map %s must have string keys", t)
+		}
+		s.Kind = GoMap
+		return b.elem(s, t.Elem())
+	case reflect.Pointer:
+		s.Kind = Pointer
+		return b.elem(s, t.Elem())
+	case reflect.Struct:
+		s.Kind = Struct
+		return b.fields(s, t)
+	default:
+		return fmt.Errorf("strata: unsupported type %s", t)
+	}
+	return nil
+}
+
+func (b *builder) fields(s *Type, t reflect.Type) error {
+	s.keys = map[string]int{}
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		key, _, _ := strings.Cut(sf.Tag.Get("toml"), ",")
+		if key == "-" {
+			continue
+		}
+		if key == "" {
+			key = strings.ToLower(sf.Name)
+		}
+		if _, dup := s.keys[key]; dup {
+			return fmt.Errorf("strata: %s has two fields with key %q", t, key)
+		}
+		ft, err := b.build(sf.Type)
+		if err != nil {
+			return fmt.Errorf("%w (field %s.%s)", err, t, sf.Name)
+		}
+		f := Field{Key: key, Index: i, Type: ft, Doc: sf.Tag.Get("doc")}
+		for _, opt := range strings.Split(sf.Tag.Get("strata"), ",") {
+			switch opt {
+			case "":
+			case "append":
+				f.Strategy = Append
+			case "prepend":
+				f.Strategy = Prepend
+			case "replace":
+				f.Strategy = Replace
+			default:
+				return fmt.Errorf("strata: field %s.%s: unknown strata tag option %q", t, sf.Name, opt)
+			}
+		}
+		s.keys[key] = len(s.Fields)
+		s.Fields = append(s.Fields, f)
+		s.Keys = append(s.Keys, key)
+	}
+	return nil
+}
+
+// holdsReference reports whether values of t may hold an interface (whose
+// dynamic value may not be comparable) or a pointer (which == compares by
+// address): such types are compared deeply.
+func holdsReference(t reflect.Type, depth int) bool {
+	if depth > 16 {
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Interface, reflect.Pointer, reflect.UnsafePointer, reflect.Chan:
+		return true
+	case reflect.Array:
+		return holdsReference(t.Elem(), depth+1)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if holdsReference(t.Field(i).Type, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}

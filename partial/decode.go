@@ -1,0 +1,654 @@
+package partial
+
+import (
+	"encoding"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/strata-config/strata/internal/doc"
+	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/internal/suggest"
+)
+
+// ValueUnmarshaler is implemented by field types that read themselves from
+// a plain value: a string, int64, float64, bool, []any or map[string]any
+// (what the document holds at the field, whatever its format). An error of
+// type *[Error] may give a Path relative to the field and a Hint.
+type ValueUnmarshaler interface {
+	UnmarshalValue(v any) error
+}
+
+// ValueMarshaler is implemented by field types that write themselves as a
+// plain value.
+type ValueMarshaler interface {
+	MarshalValue() (any, error)
+}
+
+// Enum is implemented by types whose text form is one of a fixed set of
+// values; decoding reports the set and a did-you-mean for other strings,
+// and the JSON Schema lists them.
+type Enum interface {
+	EnumValues() []string
+}
+
+type decoder struct {
+	d      *doc.Doc
+	source string
+	errs   Errors
+}
+
+func (dec *decoder) fail(off int32, path []string, msg, hint string) {
+	p := Path(slices.Clone(path)).clip()
+	dec.errs = append(dec.errs, at(&Error{Source: dec.source, Path: p, Msg: msg, Hint: hint}, dec.d, off))
+}
+
+func (dec *decoder) root(n *doc.Node, v reflect.Value, t *shape.Type) {
+	var unsets *doc.Node
+	if _, own := t.Field(UnsetKey); !own {
+		if unsets = n.Get(UnsetKey); unsets != nil {
+			n = shallowWithout(n, UnsetKey)
+		}
+	}
+	dec.structure(n, v, t, nil)
+	if unsets == nil {
+		return
+	}
+	if unsets.Kind != doc.Array {
+		dec.fail(unsets.ValuePos(), []string{UnsetKey}, "expected an array of key paths, found "+describe(unsets), `write unset = ["tools.grep.run"]`)
+		return
+	}
+	for i, e := range unsets.Entries {
+		ip := []string{UnsetKey, strconv.Itoa(i)}
+		if e.Kind != doc.String {
+			dec.fail(e.ValuePos(), ip, "expected a key path string, found "+describe(e), "")
+			continue
+		}
+		p, err := ParsePath(e.Str)
+		if err != nil {
+			dec.fail(e.ValuePos(), ip, err.Error(), "")
+			continue
+		}
+		if msg, hint := unsetPath(v, t, p); msg != "" {
+			dec.fail(e.ValuePos(), ip, msg, hint)
+		}
+	}
+}
+
+// shallowWithout returns a copy of table n without entry key.
+func shallowWithout(n *doc.Node, key string) *doc.Node {
+	c := doc.NewTable()
+	c.KeyOff, c.Off = n.KeyOff, n.Off
+	for _, e := range n.Entries {
+		if e.Key != key {
+			c.Entries = append(c.Entries, e)
+		}
+	}
+	return c
+}
+
+func (dec *decoder) structure(n *doc.Node, v reflect.Value, t *shape.Type, path []string) {
+	if n.Kind != doc.Table {
+		dec.fail(n.ValuePos(), path, "expected a table, found "+describe(n), "")
+		return
+	}
+	for _, e := range n.Entries {
+		f, ok := t.Field(e.Key)
+		p := append(path, e.Key)
+		if !ok {
+			dec.unknown(e, p, t.Keys)
+			continue
+		}
+		dec.field(e, v.Field(f.Index), f.Type, f.Strategy, p)
+	}
+}
+
+func (dec *decoder) unknown(e *doc.Node, path []string, keys []string) {
+	hint := ""
+	if s := suggest.Closest(e.Key, keys); s != "" {
+		hint = "did you mean " + doc.QuoteKey(s) + "?"
+	} else if len(keys) > 0 && len(keys) <= 12 {
+		hint = "known keys: " + strings.Join(keys, ", ")
+	}
+	dec.fail(e.Pos(), path, "unknown key", hint)
+}
+
+// field decodes node n into the partial value v of type t.
+func (dec *decoder) field(n *doc.Node, v reflect.Value, t *shape.Type, strategy shape.Strategy, path []string) {
+	if n.Kind == doc.Null {
+		shape.Reset(v, t)
+		return
+	}
+	switch t.Kind {
+	case shape.Struct:
+		dec.structure(n, v, t, path)
+	case shape.Value:
+		if dec.leaf(n, v.Field(shape.ValueV), t.Elem, path) {
+			v.Field(shape.ValueState).SetUint(shape.StatePresent)
+		}
+	case shape.List:
+		dec.list(n, v, t, strategy, path)
+	case shape.Map:
+		if n.Kind != doc.Table {
+			dec.fail(n.ValuePos(), path, "expected a table, found "+describe(n), "")
+			return
+		}
+		entries := v.Field(shape.MapEntries)
+		if entries.IsNil() {
+			entries.Set(reflect.MakeMapWithSize(entries.Type(), len(n.Entries)))
+		}
+		for _, e := range n.Entries {
+			key := reflect.ValueOf(e.Key)
+			if e.Kind == doc.Null {
+				entries.SetMapIndex(key, reflect.Zero(entries.Type().Elem()))
+				continue
+			}
+			ev := reflect.New(t.Elem.Go)
+			dec.field(e, ev.Elem(), t.Elem, shape.Replace, append(path, e.Key))
+			entries.SetMapIndex(key, ev)
+		}
+	case shape.Nested:
+		if n.Kind != doc.Table {
+			dec.fail(n.ValuePos(), path, "expected a table, found "+describe(n), "")
+			return
+		}
+		p := reflect.New(t.Elem.Go)
+		dec.structure(n, p.Elem(), t.Elem, path)
+		v.Field(shape.NestedState).SetUint(shape.StatePresent)
+		v.Field(shape.NestedV).Set(p)
+	case shape.Any:
+		dec.anyValue(n, v, t, path)
+	}
+}
+
+func (dec *decoder) anyValue(n *doc.Node, v reflect.Value, t *shape.Type, path []string) {
+	if n.Kind == doc.Table {
+		tbl := reflect.New(t.Elem.Go)
+		dec.field(n, tbl.Elem(), t.Elem, shape.Replace, path)
+		v.Field(shape.AnyTable).Set(tbl)
+		v.Field(shape.AnyState).SetUint(shape.StatePresent)
+		return
+	}
+	x, ok := dec.plain(n, path)
+	if !ok {
+		return
+	}
+	v.Field(shape.AnyState).SetUint(shape.StatePresent)
+	if x != nil {
+		v.Field(shape.AnyV).Set(reflect.ValueOf(x))
+	}
+}
+
+func (dec *decoder) list(n *doc.Node, v reflect.Value, t *shape.Type, strategy shape.Strategy, path []string) {
+	var dedup bool
+	switch n.Kind {
+	case doc.Array:
+		items, ok := dec.items(n, v.Field(shape.ListHead).Type(), t.Elem, path)
+		if !ok {
+			return
+		}
+		setList(v, strategy, items)
+	case doc.Table:
+		var value, prepend, appendN *doc.Node
+		strategyNode := (*doc.Node)(nil)
+		for _, e := range n.Entries {
+			switch e.Key {
+			case "value":
+				value = e
+			case "strategy":
+				strategyNode = e
+			case "dedup":
+				if e.Kind != doc.Bool {
+					dec.fail(e.ValuePos(), append(path, "dedup"), "expected a boolean, found "+describe(e), "")
+					return
+				}
+				dedup = e.Bool
+			case "prepend":
+				prepend = e
+			case "append":
+				appendN = e
+			default:
+				dec.unknown(e, append(path, e.Key), []string{"value", "strategy", "dedup", "prepend", "append"})
+				return
+			}
+		}
+		if value != nil && (prepend != nil || appendN != nil) {
+			dec.fail(n.ValuePos(), path, "a list has either value (with strategy) or prepend and append, not both", "")
+			return
+		}
+		st := strategy
+		if strategyNode != nil {
+			if value == nil {
+				dec.fail(strategyNode.Pos(), append(path, "strategy"), "strategy needs a value", `write { value = [...], strategy = "append" }`)
+				return
+			}
+			s, ok := dec.strategy(strategyNode, append(path, "strategy"))
+			if !ok {
+				return
+			}
+			st = s
+		}
+		lt := v.Field(shape.ListHead).Type()
+		if value != nil {
+			items, ok := dec.items(value, lt, t.Elem, append(path, "value"))
+			if !ok {
+				return
+			}
+			setList(v, st, items)
+		}
+		if prepend != nil {
+			items, ok := dec.items(prepend, lt, t.Elem, append(path, "prepend"))
+			if !ok {
+				return
+			}
+			v.Field(shape.ListHead).Set(items)
+		}
+		if appendN != nil {
+			items, ok := dec.items(appendN, lt, t.Elem, append(path, "append"))
+			if !ok {
+				return
+			}
+			v.Field(shape.ListTail).Set(items)
+		}
+		if value == nil && prepend == nil && appendN == nil && !dedup {
+			dec.fail(n.ValuePos(), path, "expected an array or { value = [...], strategy = ... }, found an empty table", "")
+			return
+		}
+	default:
+		dec.fail(n.ValuePos(), path, "expected an array or { value = [...], strategy = ... }, found "+describe(n), "")
+		return
+	}
+	if dedup {
+		v.Field(shape.ListDedup).SetBool(true)
+		shape.DedupList(v, t)
+	}
+}
+
+var strategies = []string{"append", "prepend", "replace"}
+
+func (dec *decoder) strategy(n *doc.Node, path []string) (shape.Strategy, bool) {
+	if n.Kind != doc.String {
+		dec.fail(n.ValuePos(), path, "expected one of append, prepend, replace, found "+describe(n), "")
+		return 0, false
+	}
+	switch n.Str {
+	case "append":
+		return shape.Append, true
+	case "prepend":
+		return shape.Prepend, true
+	case "replace":
+		return shape.Replace, true
+	}
+	hint := ""
+	if s := suggest.Closest(n.Str, strategies); s != "" {
+		hint = "did you mean " + s + "?"
+	}
+	dec.fail(n.ValuePos(), path, fmt.Sprintf("unknown list strategy %q; expected one of append, prepend, replace", n.Str), hint)
+	return 0, false
+}
+
+func setList(v reflect.Value, s shape.Strategy, items reflect.Value) {
+	switch s {
+	case shape.Append:
+		v.Field(shape.ListTail).Set(items)
+	case shape.Prepend:
+		v.Field(shape.ListHead).Set(items)
+	default:
+		v.Field(shape.ListBase).SetUint(shape.BaseEmpty)
+		v.Field(shape.ListTail).Set(items)
+	}
+}
+
+func (dec *decoder) items(n *doc.Node, st reflect.Type, elem *shape.Type, path []string) (reflect.Value, bool) {
+	if n.Kind != doc.Array {
+		dec.fail(n.ValuePos(), path, "expected an array, found "+describe(n), "")
+		return reflect.Value{}, false
+	}
+	out := reflect.MakeSlice(st, len(n.Entries), len(n.Entries))
+	ok := true
+	for i, e := range n.Entries {
+		if !dec.leaf(e, out.Index(i), elem, append(path, strconv.Itoa(i))) {
+			ok = false
+		}
+	}
+	return out, ok
+}
+
+// leaf decodes n into the plain value v; it reports problems and returns
+// false on failure.
+func (dec *decoder) leaf(n *doc.Node, v reflect.Value, t *shape.Type, path []string) bool {
+	if t.Enum != nil && n.Kind == doc.String && !slices.Contains(t.Enum, n.Str) {
+		hint := ""
+		if s := suggest.Closest(n.Str, t.Enum); s != "" {
+			hint = "did you mean " + s + "?"
+		}
+		dec.fail(n.ValuePos(), path, fmt.Sprintf("expected one of %s, found %q", strings.Join(t.Enum, ", "), n.Str), hint)
+		return false
+	}
+	switch t.Kind {
+	case shape.Custom:
+		return dec.custom(n, v, t, path)
+	case shape.String:
+		if n.Kind != doc.String {
+			return dec.mismatch(n, "a string", path)
+		}
+		v.SetString(n.Str)
+	case shape.Bool:
+		if n.Kind != doc.Bool {
+			return dec.mismatch(n, "a boolean", path)
+		}
+		v.SetBool(n.Bool)
+	case shape.Int:
+		if n.Kind != doc.Integer {
+			return dec.mismatch(n, "an integer", path)
+		}
+		if v.OverflowInt(n.Int) {
+			dec.fail(n.ValuePos(), path, fmt.Sprintf("integer %d is out of range for %s", n.Int, v.Type()), "")
+			return false
+		}
+		v.SetInt(n.Int)
+	case shape.Uint:
+		if n.Kind != doc.Integer {
+			return dec.mismatch(n, "a non-negative integer", path)
+		}
+		if n.Int < 0 || v.OverflowUint(uint64(n.Int)) {
+			dec.fail(n.ValuePos(), path, fmt.Sprintf("integer %d is out of range for %s", n.Int, v.Type()), "")
+			return false
+		}
+		v.SetUint(uint64(n.Int))
+	case shape.Float:
+		switch n.Kind {
+		case doc.Float:
+			if math.IsNaN(n.Float) || math.IsInf(n.Float, 0) {
+				dec.fail(n.ValuePos(), path, fmt.Sprintf("%v is not a valid number here", n.Float), "")
+				return false
+			}
+			v.SetFloat(n.Float)
+		case doc.Integer:
+			v.SetFloat(float64(n.Int))
+		default:
+			return dec.mismatch(n, "a number", path)
+		}
+	case shape.Interface:
+		x, ok := dec.plain(n, path)
+		if !ok {
+			return false
+		}
+		if x != nil {
+			v.Set(reflect.ValueOf(x))
+		}
+	case shape.Slice:
+		items, ok := dec.items(n, v.Type(), t.Elem, path)
+		if !ok {
+			return false
+		}
+		v.Set(items)
+	case shape.GoMap:
+		if n.Kind != doc.Table {
+			return dec.mismatch(n, "a table", path)
+		}
+		m := reflect.MakeMapWithSize(v.Type(), len(n.Entries))
+		ok := true
+		for _, e := range n.Entries {
+			ev := reflect.New(t.Elem.Go).Elem()
+			if !dec.leaf(e, ev, t.Elem, append(path, e.Key)) {
+				ok = false
+				continue
+			}
+			m.SetMapIndex(reflect.ValueOf(e.Key).Convert(v.Type().Key()), ev)
+		}
+		v.Set(m)
+		return ok
+	case shape.Pointer:
+		p := reflect.New(t.Elem.Go)
+		if !dec.leaf(n, p.Elem(), t.Elem, path) {
+			return false
+		}
+		v.Set(p)
+	case shape.Struct:
+		if n.Kind != doc.Table {
+			return dec.mismatch(n, "a table", path)
+		}
+		before := len(dec.errs)
+		for _, e := range n.Entries {
+			f, ok := t.Field(e.Key)
+			if !ok {
+				dec.unknown(e, append(path, e.Key), t.Keys)
+				continue
+			}
+			dec.leaf(e, v.Field(f.Index), f.Type, append(path, e.Key))
+		}
+		return len(dec.errs) == before
+	default:
+		dec.fail(n.ValuePos(), path, "cannot decode into "+t.Go.String(), "")
+		return false
+	}
+	return true
+}
+
+func (dec *decoder) mismatch(n *doc.Node, want string, path []string) bool {
+	if n.Kind == doc.Null {
+		dec.fail(n.ValuePos(), path, "null is not allowed here; expected "+want, "to unset the field, unset its whole key")
+		return false
+	}
+	dec.fail(n.ValuePos(), path, "expected "+want+", found "+describe(n), "")
+	return false
+}
+
+func (dec *decoder) custom(n *doc.Node, v reflect.Value, t *shape.Type, path []string) bool {
+	var err error
+	if t.ValueCodec {
+		x, ok := dec.plain(n, path)
+		if !ok {
+			return false
+		}
+		err = v.Addr().Interface().(ValueUnmarshaler).UnmarshalValue(x)
+	} else {
+		if n.Kind != doc.String {
+			return dec.mismatch(n, "a string", path)
+		}
+		err = v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(n.Str))
+	}
+	if err == nil {
+		return true
+	}
+	var fe *Error
+	if errors.As(err, &fe) {
+		target, p := n, path
+		for _, k := range fe.Path {
+			if c := target.Get(k); c != nil {
+				target = c
+			} else if target.Kind == doc.Array {
+				if i, e := strconv.Atoi(k); e == nil && i >= 0 && i < len(target.Entries) {
+					target = target.Entries[i]
+				}
+			}
+			p = append(p, k)
+		}
+		off := target.ValuePos()
+		if len(fe.Path) > 0 {
+			off = target.Pos()
+		}
+		dec.fail(off, p, fe.Msg, fe.Hint)
+		return false
+	}
+	dec.fail(n.ValuePos(), path, err.Error(), "")
+	return false
+}
+
+// plain converts a node to a plain value: string, int64, float64, bool,
+// []any or map[string]any. Datetimes, nulls and non-finite numbers have no
+// JSON form and are refused.
+func (dec *decoder) plain(n *doc.Node, path []string) (any, bool) {
+	switch n.Kind {
+	case doc.String:
+		return n.Str, true
+	case doc.Integer:
+		return n.Int, true
+	case doc.Float:
+		if math.IsNaN(n.Float) || math.IsInf(n.Float, 0) {
+			dec.fail(n.ValuePos(), path, fmt.Sprintf("%v cannot be passed on as JSON", n.Float), "")
+			return nil, false
+		}
+		return n.Float, true
+	case doc.Bool:
+		return n.Bool, true
+	case doc.Datetime:
+		dec.fail(n.ValuePos(), path, "datetime values are not supported", fmt.Sprintf("quote it as a string: %q", n.Str))
+		return nil, false
+	case doc.Null:
+		dec.fail(n.ValuePos(), path, "null is not allowed inside a value", "")
+		return nil, false
+	case doc.Array:
+		out := make([]any, len(n.Entries))
+		ok := true
+		for i, e := range n.Entries {
+			x, eok := dec.plain(e, append(path, strconv.Itoa(i)))
+			out[i], ok = x, ok && eok
+		}
+		return out, ok
+	case doc.Table:
+		out := make(map[string]any, len(n.Entries))
+		ok := true
+		for _, e := range n.Entries {
+			x, eok := dec.plain(e, append(path, e.Key))
+			out[e.Key], ok = x, ok && eok
+		}
+		return out, ok
+	}
+	return nil, false
+}
+
+// plainValue converts a node without checks, for directives.
+func plainValue(n *doc.Node) any {
+	switch n.Kind {
+	case doc.String, doc.Datetime:
+		return n.Str
+	case doc.Integer:
+		return n.Int
+	case doc.Float:
+		return n.Float
+	case doc.Bool:
+		return n.Bool
+	case doc.Array:
+		out := make([]any, len(n.Entries))
+		for i, e := range n.Entries {
+			out[i] = plainValue(e)
+		}
+		return out
+	case doc.Table:
+		out := make(map[string]any, len(n.Entries))
+		for _, e := range n.Entries {
+			out[e.Key] = plainValue(e)
+		}
+		return out
+	}
+	return nil
+}
+
+func describe(n *doc.Node) string {
+	switch n.Kind {
+	case doc.String:
+		s := n.Str
+		if len(s) > 40 {
+			s = s[:37] + "..."
+		}
+		return "string " + strconv.Quote(s)
+	case doc.Integer:
+		return "integer " + strconv.FormatInt(n.Int, 10)
+	case doc.Float:
+		return "float " + strconv.FormatFloat(n.Float, 'g', -1, 64)
+	case doc.Bool:
+		return "boolean " + strconv.FormatBool(n.Bool)
+	case doc.Datetime:
+		return "datetime " + n.Str
+	case doc.Array:
+		return "an array"
+	case doc.Table:
+		return "a table"
+	case doc.Null:
+		return "null"
+	}
+	return "an invalid value"
+}
+
+// unsetPath applies one unset path to the decoded partial v; it returns a
+// message and hint when the path does not name a field.
+func unsetPath(v reflect.Value, t *shape.Type, p Path) (string, string) {
+	for i := 0; ; i++ {
+		if i == len(p) {
+			shape.Reset(v, t)
+			return "", ""
+		}
+		key := p[i]
+		switch t.Kind {
+		case shape.Struct:
+			f, ok := t.Field(key)
+			if !ok {
+				hint := ""
+				if s := suggest.Closest(key, t.Keys); s != "" {
+					hint = "did you mean " + p[:i].Append(s).String() + "?"
+				}
+				return fmt.Sprintf("cannot unset %s: %s has no key %s", p, orRoot(p[:i]), doc.QuoteKey(key)), hint
+			}
+			v, t = v.Field(f.Index), f.Type
+		case shape.Map:
+			entries := v.Field(shape.MapEntries)
+			kv := reflect.ValueOf(key)
+			e := entries.MapIndex(kv)
+			if i == len(p)-1 {
+				if e.IsValid() && !e.IsNil() {
+					shape.Reset(e.Elem(), t.Elem)
+				} else {
+					if entries.IsNil() {
+						entries.Set(reflect.MakeMap(entries.Type()))
+					}
+					entries.SetMapIndex(kv, reflect.Zero(entries.Type().Elem()))
+				}
+				return "", ""
+			}
+			if !e.IsValid() || e.IsNil() {
+				if e.IsValid() {
+					return fmt.Sprintf("cannot unset %s inside %s, which this layer removes", p, p[:i+1]), ""
+				}
+				if entries.IsNil() {
+					entries.Set(reflect.MakeMap(entries.Type()))
+				}
+				e = reflect.New(t.Elem.Go)
+				entries.SetMapIndex(kv, e)
+			}
+			v, t = e.Elem(), t.Elem
+		case shape.Nested:
+			if v.Field(shape.NestedState).Uint() != shape.StatePresent {
+				v.Field(shape.NestedState).SetUint(shape.StatePresent)
+				v.Field(shape.NestedV).Set(reflect.New(t.Elem.Go))
+			}
+			v, t = v.Field(shape.NestedV).Elem(), t.Elem
+			i--
+		case shape.Any:
+			switch {
+			case v.Field(shape.AnyState).Uint() != shape.StatePresent:
+				v.Field(shape.AnyState).SetUint(shape.StatePresent)
+				v.Field(shape.AnyV).Set(reflect.Zero(v.Field(shape.AnyV).Type()))
+				v.Field(shape.AnyTable).Set(reflect.New(t.Elem.Go))
+			case v.Field(shape.AnyTable).IsNil():
+				return fmt.Sprintf("cannot unset %s: %s is not a table in this layer", p, p[:i]), ""
+			}
+			v, t = v.Field(shape.AnyTable).Elem(), t.Elem
+			i--
+		default:
+			return fmt.Sprintf("cannot unset %s: %s is a single value", p, p[:i]), "unset " + p[:i].String() + " as a whole"
+		}
+	}
+}
+
+func orRoot(p Path) string {
+	if len(p) == 0 {
+		return "the root"
+	}
+	return p.String()
+}

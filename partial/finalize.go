@@ -1,0 +1,493 @@
+package partial
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+
+	"github.com/strata-config/strata/internal/shape"
+)
+
+// Validator is implemented by resolved types that check themselves after
+// [Finalize]. An error of type *[Error] or [Errors] may give paths relative
+// to the value; Finalize prefixes them with the value's own path.
+type Validator interface {
+	Validate() error
+}
+
+// Defaulter is implemented by resolved types whose new map entries start
+// from non-zero defaults (pointer receiver).
+type Defaulter interface {
+	SetDefaults()
+}
+
+// Finalize applies layer p (usually the merge of all layers) to defaults
+// and returns the resolved value: fields p sets take its values, unset and
+// absent fields take the defaults, lists are assembled, map entries are
+// merged or created. An unset always means what the defaults give: an
+// unset field takes the default, an unset map entry is the default's entry
+// or none, and a reset map or list only drops what lower layers said (they
+// are already folded into p). It then validates the result (see
+// [Validator]) and returns every problem, each with its key path.
+//
+// Partial type P and resolved type R are matched field by field by key:
+// Value[T] holds T or *T, List[T] holds []T, Map[V] holds map[string]R',
+// Nested[P'] holds *R', Any holds any, and partial structs hold structs.
+// Empty lists and maps finalize to nil. The result may share leaf values
+// with p and defaults.
+func Finalize[P, R any](p *P, defaults R) (R, error) {
+	var zero R
+	pt, rt, err := pair(reflect.TypeFor[P](), reflect.TypeFor[R]())
+	if err != nil {
+		return zero, err
+	}
+	out := reflect.New(rt.Go).Elem()
+	if p == nil {
+		p = new(P)
+	}
+	finalize(out, reflect.ValueOf(p).Elem(), pt, reflect.ValueOf(&defaults).Elem(), rt)
+	var errs Errors
+	validate(out, rt, nil, &errs)
+	if len(errs) > 0 {
+		return out.Interface().(R), errs
+	}
+	return out.Interface().(R), nil
+}
+
+// From returns the layer that turns defaults into x: ToPartial. Fields of x
+// equal to the defaults are left out, so From(Finalize(empty)) is empty and
+// Finalize(From(x)) equals x for any x that Finalize produced.
+func From[P, R any](x, defaults R) (*P, error) {
+	pt, rt, err := pair(reflect.TypeFor[P](), reflect.TypeFor[R]())
+	if err != nil {
+		return nil, err
+	}
+	out := new(P)
+	from(reflect.ValueOf(out).Elem(), pt, reflect.ValueOf(&x).Elem(), reflect.ValueOf(&defaults).Elem(), rt)
+	return out, nil
+}
+
+var pairs sync.Map // [2]reflect.Type -> error (nil when they match)
+
+// pair describes a partial and a resolved type and checks that they match.
+func pair(p, r reflect.Type) (*shape.Type, *shape.Type, error) {
+	pt, err := shape.OfPartial(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	rt, err := shape.Of(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	key := [2]reflect.Type{p, r}
+	if e, ok := pairs.Load(key); ok {
+		if e != nil {
+			return nil, nil, e.(error)
+		}
+		return pt, rt, nil
+	}
+	err = matches(pt, rt, map[[2]*shape.Type]bool{})
+	if err != nil {
+		pairs.Store(key, err)
+		return nil, nil, err
+	}
+	pairs.Store(key, nil)
+	return pt, rt, nil
+}
+
+func matches(pt, rt *shape.Type, seen map[[2]*shape.Type]bool) error {
+	if seen[[2]*shape.Type{pt, rt}] {
+		return nil
+	}
+	seen[[2]*shape.Type{pt, rt}] = true
+	bad := func() error {
+		return fmt.Errorf("strata: partial type %s does not match resolved type %s", pt.Go, rt.Go)
+	}
+	switch pt.Kind {
+	case shape.Struct:
+		if rt.Kind != shape.Struct {
+			return bad()
+		}
+		for _, f := range pt.Fields {
+			rf, ok := rt.Field(f.Key)
+			if !ok {
+				return fmt.Errorf("strata: resolved type %s has no field for key %q of %s", rt.Go, f.Key, pt.Go)
+			}
+			if err := matches(f.Type, rf.Type, seen); err != nil {
+				return err
+			}
+		}
+		for _, f := range rt.Fields {
+			if _, ok := pt.Field(f.Key); !ok {
+				return fmt.Errorf("strata: partial type %s has no field for key %q of %s", pt.Go, f.Key, rt.Go)
+			}
+		}
+	case shape.Value:
+		if rt.Go == pt.Elem.Go || rt.Kind == shape.Pointer && rt.Elem.Go == pt.Elem.Go {
+			return nil
+		}
+		return bad()
+	case shape.List:
+		if rt.Kind != shape.Slice || rt.Elem.Go != pt.Elem.Go {
+			return bad()
+		}
+	case shape.Map:
+		if rt.Kind != shape.GoMap {
+			return bad()
+		}
+		return matches(pt.Elem, rt.Elem, seen)
+	case shape.Nested:
+		if rt.Kind != shape.Pointer {
+			return bad()
+		}
+		return matches(pt.Elem, rt.Elem, seen)
+	case shape.Any:
+		if rt.Kind != shape.Interface {
+			return bad()
+		}
+	default:
+		return bad()
+	}
+	return nil
+}
+
+// template returns a new resolved value for a map entry or nested value
+// that lower layers did not have.
+func template(rt *shape.Type) reflect.Value {
+	v := reflect.New(rt.Go)
+	if d, ok := v.Interface().(Defaulter); ok {
+		d.SetDefaults()
+	}
+	return v.Elem()
+}
+
+// finalize sets out (addressable, of type rt) to partial p applied to def.
+func finalize(out, p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape.Type) {
+	switch pt.Kind {
+	case shape.Struct:
+		out.Set(def)
+		for i := range rt.Fields {
+			rf := &rt.Fields[i]
+			pf, _ := pt.Field(rf.Key)
+			finalize(out.Field(rf.Index), p.Field(pf.Index), pf.Type, def.Field(rf.Index), rf.Type)
+		}
+	case shape.Value:
+		if p.Field(shape.ValueState).Uint() != shape.StatePresent {
+			out.Set(def)
+		} else if rt.Kind == shape.Pointer && rt.Elem.Go == pt.Elem.Go && rt.Go != pt.Elem.Go {
+			ptr := reflect.New(pt.Elem.Go)
+			ptr.Elem().Set(p.Field(shape.ValueV))
+			out.Set(ptr)
+		} else {
+			out.Set(p.Field(shape.ValueV))
+		}
+	case shape.List:
+		head, tail := p.Field(shape.ListHead), p.Field(shape.ListTail)
+		base := def
+		if p.Field(shape.ListBase).Uint() == shape.BaseEmpty {
+			base = reflect.Zero(rt.Go)
+		}
+		n := head.Len() + base.Len() + tail.Len()
+		if n == 0 {
+			out.Set(reflect.Zero(rt.Go))
+			return
+		}
+		s := reflect.MakeSlice(rt.Go, 0, n)
+		s = reflect.AppendSlice(s, head)
+		s = reflect.AppendSlice(s, base)
+		s = reflect.AppendSlice(s, tail)
+		if p.Field(shape.ListDedup).Bool() {
+			s = shape.DedupSlice(s, rt.Elem)
+		}
+		out.Set(s)
+	case shape.Map:
+		out.Set(finalizeMap(p, pt, def, rt))
+	case shape.Nested:
+		switch p.Field(shape.NestedState).Uint() {
+		case shape.StateAbsent, shape.StateUnset:
+			out.Set(def)
+		default:
+			base := template(rt.Elem)
+			if !def.IsNil() {
+				base = def.Elem()
+			}
+			ptr := reflect.New(rt.Elem.Go)
+			finalize(ptr.Elem(), p.Field(shape.NestedV).Elem(), pt.Elem, base, rt.Elem)
+			out.Set(ptr)
+		}
+	case shape.Any:
+		if x := finalizeAny(p, def.Interface()); x != nil {
+			out.Set(reflect.ValueOf(&x).Elem())
+		} else {
+			out.Set(reflect.Zero(rt.Go))
+		}
+	}
+}
+
+func finalizeMap(p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape.Type) reflect.Value {
+	// Reset only drops what lower layers said; they are already folded into
+	// p, so the defaults are the base either way.
+	entries := p.Field(shape.MapEntries)
+	if entries.Len() == 0 {
+		if def.Len() == 0 {
+			return reflect.Zero(rt.Go)
+		}
+		return def
+	}
+	out := reflect.MakeMapWithSize(rt.Go, def.Len()+entries.Len())
+	iter := def.MapRange()
+	for iter.Next() {
+		out.SetMapIndex(iter.Key(), iter.Value())
+	}
+	iter = entries.MapRange()
+	for iter.Next() {
+		k := iter.Key().Convert(rt.Go.Key())
+		e := iter.Value()
+		if e.IsNil() {
+			// An unset entry is what the defaults give: theirs, or none.
+			if d := def.MapIndex(k); d.IsValid() {
+				out.SetMapIndex(k, d)
+			} else {
+				out.SetMapIndex(k, reflect.Value{})
+			}
+			continue
+		}
+		if pt.Elem.Kind == shape.Any && e.Elem().Field(shape.AnyState).Uint() == shape.StateAbsent {
+			continue
+		}
+		base := out.MapIndex(k)
+		if !base.IsValid() {
+			base = template(rt.Elem)
+		}
+		nv := reflect.New(rt.Elem.Go).Elem()
+		finalize(nv, e.Elem(), pt.Elem, base, rt.Elem)
+		if pt.Elem.Kind == shape.Any && nv.IsNil() {
+			out.SetMapIndex(k, reflect.Value{})
+			continue
+		}
+		out.SetMapIndex(k, nv)
+	}
+	if out.Len() == 0 {
+		return reflect.Zero(rt.Go)
+	}
+	return out
+}
+
+// finalizeAny applies a partial.Any to a free-form default.
+func finalizeAny(p reflect.Value, def any) any {
+	if p.Field(shape.AnyState).Uint() != shape.StatePresent {
+		return def
+	}
+	tbl := p.Field(shape.AnyTable)
+	if tbl.IsNil() {
+		return p.Field(shape.AnyV).Interface()
+	}
+	base, _ := def.(map[string]any)
+	out := make(map[string]any, len(base))
+	for k, v := range base {
+		out[k] = v
+	}
+	iter := tbl.Elem().Field(shape.MapEntries).MapRange()
+	for iter.Next() {
+		k := iter.Key().String()
+		if iter.Value().IsNil() {
+			if d, ok := base[k]; ok {
+				out[k] = d // an unset entry is what the defaults give
+			} else {
+				delete(out, k)
+			}
+			continue
+		}
+		if v := finalizeAny(iter.Value().Elem(), out[k]); v != nil {
+			out[k] = v
+		} else {
+			delete(out, k)
+		}
+	}
+	return out
+}
+
+// validate calls Validate on every value of the resolved tree that has it.
+func validate(v reflect.Value, t *shape.Type, path Path, errs *Errors) {
+	if v.CanAddr() {
+		if val, ok := v.Addr().Interface().(Validator); ok {
+			addErrors(errs, path, val.Validate())
+		}
+	} else if val, ok := v.Interface().(Validator); ok {
+		addErrors(errs, path, val.Validate())
+	}
+	switch t.Kind {
+	case shape.Struct:
+		for i := range t.Fields {
+			f := &t.Fields[i]
+			validate(v.Field(f.Index), f.Type, path.Append(f.Key), errs)
+		}
+	case shape.GoMap:
+		keys := make([]string, 0, v.Len())
+		for _, k := range v.MapKeys() {
+			keys = append(keys, k.String())
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			e := reflect.New(t.Elem.Go).Elem()
+			e.Set(v.MapIndex(reflect.ValueOf(k).Convert(t.Go.Key())))
+			validate(e, t.Elem, path.Append(k), errs)
+		}
+	case shape.Slice:
+		for i := 0; i < v.Len(); i++ {
+			validate(v.Index(i), t.Elem, path.Append(fmt.Sprint(i)), errs)
+		}
+	case shape.Pointer:
+		if !v.IsNil() {
+			validate(v.Elem(), t.Elem, path, errs)
+		}
+	}
+}
+
+func addErrors(errs *Errors, path Path, err error) {
+	if err == nil {
+		return
+	}
+	var es Errors
+	if errors.As(err, &es) {
+		for _, e := range es {
+			addErrors(errs, path, e)
+		}
+		return
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		c := *e
+		c.Path = path.Append(e.Path...)
+		*errs = append(*errs, &c)
+		return
+	}
+	*errs = append(*errs, &Error{Path: path, Msg: err.Error()})
+}
+
+// from sets out (a partial of type pt) to the layer that turns def into x.
+func from(out reflect.Value, pt *shape.Type, x, def reflect.Value, rt *shape.Type) {
+	switch pt.Kind {
+	case shape.Struct:
+		for i := range pt.Fields {
+			pf := &pt.Fields[i]
+			rf, _ := rt.Field(pf.Key)
+			fromField(out.Field(pf.Index), pf, x.Field(rf.Index), def.Field(rf.Index), rf.Type)
+		}
+	default:
+		fromField(out, &shape.Field{Type: pt}, x, def, rt)
+	}
+}
+
+func fromField(out reflect.Value, pf *shape.Field, x, def reflect.Value, rt *shape.Type) {
+	pt := pf.Type
+	switch pt.Kind {
+	case shape.Struct:
+		from(out, pt, x, def, rt)
+	case shape.Value:
+		if rt.Kind == shape.Pointer && rt.Go != pt.Elem.Go {
+			switch {
+			case x.IsNil() && def.IsNil():
+			case x.IsNil():
+				out.Field(shape.ValueState).SetUint(shape.StateUnset)
+			case def.IsNil() || !shape.EqualLeaf(x.Elem(), def.Elem(), rt.Elem):
+				out.Field(shape.ValueV).Set(x.Elem())
+				out.Field(shape.ValueState).SetUint(shape.StatePresent)
+			}
+			return
+		}
+		if !shape.EqualLeaf(x, def, rt) {
+			out.Field(shape.ValueV).Set(x)
+			out.Field(shape.ValueState).SetUint(shape.StatePresent)
+		}
+	case shape.List:
+		if x.Len() == 0 && def.Len() == 0 || shape.EqualLeaf(x, def, rt) {
+			return
+		}
+		items := reflect.MakeSlice(x.Type(), x.Len(), x.Len())
+		reflect.Copy(items, x)
+		if pf.Strategy == shape.Append && def.Len() > 0 && def.Len() <= x.Len() && shape.EqualLeaf(x.Slice(0, def.Len()), def, rt) {
+			out.Field(shape.ListTail).Set(items.Slice(def.Len(), x.Len()))
+			return
+		}
+		out.Field(shape.ListBase).SetUint(shape.BaseEmpty)
+		out.Field(shape.ListTail).Set(items)
+	case shape.Map:
+		entries := reflect.MakeMap(out.Field(shape.MapEntries).Type())
+		iter := x.MapRange()
+		for iter.Next() {
+			k := iter.Key()
+			pk := reflect.ValueOf(k.String())
+			e := reflect.New(pt.Elem.Go)
+			dv := def.MapIndex(k)
+			if dv.IsValid() {
+				fromField(e.Elem(), &shape.Field{Type: pt.Elem}, iter.Value(), dv, rt.Elem)
+				if shape.IsZero(e.Elem(), pt.Elem) {
+					continue
+				}
+			} else {
+				fromField(e.Elem(), &shape.Field{Type: pt.Elem}, iter.Value(), template(rt.Elem), rt.Elem)
+				if pt.Elem.Kind == shape.Any && shape.IsZero(e.Elem(), pt.Elem) {
+					e.Elem().Set(reflect.ValueOf(AnyOf(iter.Value().Interface())))
+				}
+			}
+			entries.SetMapIndex(pk, e)
+		}
+		// Entries of def that x lacks cannot be expressed: unsetting an entry
+		// brings back what the defaults give. Finalize never drops them.
+		if entries.Len() > 0 {
+			out.Field(shape.MapEntries).Set(entries)
+		}
+	case shape.Nested:
+		switch {
+		case x.IsNil() && def.IsNil():
+		case x.IsNil():
+			out.Field(shape.NestedState).SetUint(shape.StateUnset)
+		default:
+			base := template(rt.Elem)
+			if !def.IsNil() {
+				base = def.Elem()
+			}
+			p := reflect.New(pt.Elem.Go)
+			from(p.Elem(), pt.Elem, x.Elem(), base, rt.Elem)
+			if !def.IsNil() && shape.IsZero(p.Elem(), pt.Elem) {
+				return
+			}
+			out.Field(shape.NestedState).SetUint(shape.StatePresent)
+			out.Field(shape.NestedV).Set(p)
+		}
+	case shape.Any:
+		out.Set(reflect.ValueOf(fromAny(x.Interface(), def.Interface())))
+	}
+}
+
+func fromAny(x, def any) Any {
+	if reflect.DeepEqual(x, def) {
+		return Any{}
+	}
+	if x == nil {
+		return Any{State: Unset}
+	}
+	xm, xok := x.(map[string]any)
+	dm, dok := def.(map[string]any)
+	if !xok || !dok {
+		return AnyOf(x)
+	}
+	t := &Map[Any]{Entries: map[string]*Any{}}
+	for k, v := range xm {
+		if dv, ok := dm[k]; ok {
+			if a := fromAny(v, dv); a.State != Absent {
+				t.Entries[k] = &a
+			}
+			continue
+		}
+		a := AnyOf(v)
+		t.Entries[k] = &a
+	}
+	if len(t.Entries) == 0 {
+		return Any{}
+	}
+	return Any{State: Present, Table: t}
+}

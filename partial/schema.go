@@ -1,0 +1,172 @@
+package partial
+
+import (
+	"encoding/json"
+	"reflect"
+	"regexp"
+
+	"github.com/strata-config/strata/internal/shape"
+)
+
+// Schemer is implemented by field types that describe their own JSON
+// Schema, such as a type that accepts a string or a table.
+type Schemer interface {
+	JSONSchema() map[string]any
+}
+
+// JSONSchema returns a JSON Schema (draft-07) of the layer files of
+// partial type P, for editors: every key with its description (the `doc`
+// struct tag), unknown keys refused, list strategies and the root unset
+// list included.
+func JSONSchema[P any](title string) ([]byte, error) {
+	t, err := shape.OfPartial(reflect.TypeFor[P]())
+	if err != nil {
+		return nil, err
+	}
+	g := schemaGen{defs: map[string]any{}, names: map[*shape.Type]string{}, recursive: recursiveTypes(t)}
+	root := g.structure(t)
+	props := root["properties"].(map[string]any)
+	if _, own := t.Field(UnsetKey); !own {
+		props[UnsetKey] = map[string]any{
+			"description": "Key paths this layer unsets: lower layers are ignored for them and the defaults apply (an entry of a table is removed).",
+			"type":        "array",
+			"items":       map[string]any{"type": "string"},
+		}
+	}
+	root["$schema"] = "http://json-schema.org/draft-07/schema#"
+	root["title"] = title
+	if len(g.defs) > 0 {
+		root["definitions"] = g.defs
+	}
+	return json.MarshalIndent(root, "", "  ")
+}
+
+type schemaGen struct {
+	defs      map[string]any
+	names     map[*shape.Type]string
+	recursive map[*shape.Type]bool
+}
+
+// recursiveTypes finds the struct types that contain themselves; they are
+// written once under definitions and referred to.
+func recursiveTypes(root *shape.Type) map[*shape.Type]bool {
+	out := map[*shape.Type]bool{}
+	var walk func(t *shape.Type, stack []*shape.Type)
+	walk = func(t *shape.Type, stack []*shape.Type) {
+		if t == nil {
+			return
+		}
+		for _, s := range stack {
+			if s == t {
+				out[t] = true
+				return
+			}
+		}
+		stack = append(stack, t)
+		for _, f := range t.Fields {
+			walk(f.Type, stack)
+		}
+		if t.Kind != shape.Any {
+			walk(t.Elem, stack)
+		}
+	}
+	walk(root, nil)
+	return out
+}
+
+var nonIdent = regexp.MustCompile(`[^A-Za-z0-9_]+`)
+
+func (g *schemaGen) partial(t *shape.Type, strategy shape.Strategy) map[string]any {
+	switch t.Kind {
+	case shape.Struct:
+		if !g.recursive[t] {
+			return g.structure(t)
+		}
+		name, ok := g.names[t]
+		if !ok {
+			name = nonIdent.ReplaceAllString(t.Go.Name(), "_")
+			g.names[t] = name
+			g.defs[name] = map[string]any{} // placeholder against recursion
+			g.defs[name] = g.structure(t)
+		}
+		return map[string]any{"$ref": "#/definitions/" + name}
+	case shape.Value:
+		return g.plain(t.Elem)
+	case shape.List:
+		items := map[string]any{"type": "array", "items": g.plain(t.Elem)}
+		return map[string]any{"anyOf": []any{
+			items,
+			map[string]any{
+				"type":                 "object",
+				"description":          "A list with an explicit strategy (a plain array uses " + strategy.String() + ").",
+				"properties":           map[string]any{"value": items, "strategy": map[string]any{"enum": []any{"append", "prepend", "replace"}}, "dedup": map[string]any{"type": "boolean"}},
+				"required":             []any{"value"},
+				"additionalProperties": false,
+			},
+			map[string]any{
+				"type":                 "object",
+				"properties":           map[string]any{"prepend": items, "append": items, "dedup": map[string]any{"type": "boolean"}},
+				"additionalProperties": false,
+			},
+		}}
+	case shape.Map:
+		return map[string]any{"type": "object", "additionalProperties": g.partial(t.Elem, shape.Replace)}
+	case shape.Nested:
+		return g.partial(t.Elem, shape.Replace)
+	}
+	return map[string]any{} // Any: free-form
+}
+
+func (g *schemaGen) structure(t *shape.Type) map[string]any {
+	props := map[string]any{}
+	for _, f := range t.Fields {
+		s := g.partial(f.Type, f.Strategy)
+		if f.Doc != "" {
+			c := map[string]any{"description": f.Doc}
+			for k, v := range s {
+				c[k] = v
+			}
+			s = c
+		}
+		props[f.Key] = s
+	}
+	return map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+}
+
+func (g *schemaGen) plain(t *shape.Type) map[string]any {
+	if s, ok := reflect.Zero(t.Go).Interface().(Schemer); ok {
+		return s.JSONSchema()
+	}
+	if t.Enum != nil {
+		enum := make([]any, len(t.Enum))
+		for i, e := range t.Enum {
+			enum[i] = e
+		}
+		return map[string]any{"type": "string", "enum": enum}
+	}
+	switch t.Kind {
+	case shape.String:
+		return map[string]any{"type": "string"}
+	case shape.Bool:
+		return map[string]any{"type": "boolean"}
+	case shape.Int, shape.Uint:
+		return map[string]any{"type": "integer"}
+	case shape.Float:
+		return map[string]any{"type": "number"}
+	case shape.Slice:
+		return map[string]any{"type": "array", "items": g.plain(t.Elem)}
+	case shape.GoMap:
+		return map[string]any{"type": "object", "additionalProperties": g.plain(t.Elem)}
+	case shape.Pointer:
+		return g.plain(t.Elem)
+	case shape.Struct:
+		props := map[string]any{}
+		for _, f := range t.Fields {
+			props[f.Key] = g.plain(f.Type)
+		}
+		return map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	case shape.Custom:
+		return map[string]any{"type": "string"}
+	}
+	return map[string]any{}
+}

@@ -1,0 +1,197 @@
+package partial
+
+import (
+	"maps"
+	"slices"
+)
+
+// State says what a layer does with a field.
+type State uint8
+
+// States of a [Value], a [Nested] or an [Any].
+const (
+	// Absent: the layer says nothing; lower layers decide.
+	Absent State = iota
+	// Present: the layer sets the field.
+	Present
+	// Unset: the layer clears the field; lower layers are ignored and the
+	// default applies.
+	Unset
+)
+
+func (s State) String() string {
+	switch s {
+	case Present:
+		return "present"
+	case Unset:
+		return "unset"
+	default:
+		return "absent"
+	}
+}
+
+// Value is a field that a layer sets, unsets or leaves alone. An upper
+// layer's value replaces a lower one's. T is a plain type: a string, number
+// or bool, a slice or map of those, or a type that decodes itself
+// ([ValueUnmarshaler] or encoding.TextUnmarshaler).
+//
+// The zero Value is absent.
+type Value[T any] struct {
+	V     T
+	State State
+}
+
+// Of returns a present Value holding v.
+func Of[T any](v T) Value[T] { return Value[T]{V: v, State: Present} }
+
+// Get returns the value and whether the layer sets it.
+func (v Value[T]) Get() (T, bool) { return v.V, v.State == Present }
+
+// Or returns the value if the layer sets it, and def otherwise.
+func (v Value[T]) Or(def T) T {
+	if v.State == Present {
+		return v.V
+	}
+	return def
+}
+
+// Base is what a [List] starts from.
+type Base uint8
+
+// Bases of a [List].
+const (
+	// BaseLower: extend what the lower layers give (append and prepend).
+	BaseLower Base = iota
+	// BaseDefault: ignore the lower layers and extend the default (an unset
+	// list, possibly with items added).
+	BaseDefault
+	// BaseEmpty: ignore the lower layers and the default (strategy replace).
+	BaseEmpty
+)
+
+func (b Base) String() string {
+	switch b {
+	case BaseDefault:
+		return "default"
+	case BaseEmpty:
+		return "empty"
+	default:
+		return "lower"
+	}
+}
+
+// List is a list field. The items a layer gives are placed before (Head)
+// and after (Tail) what it starts from (Base). With Dedup, the finished
+// list keeps only the first occurrence of each item.
+//
+// In a file, a plain array uses the field's default strategy: the
+// `strata:"append"` or `strata:"prepend"` struct tag, replace when there is
+// none. The inline form { value = [...], strategy = "append" | "prepend" |
+// "replace", dedup = true } chooses one; { prepend = [...], append = [...] }
+// does both, as a merged layer may need.
+//
+// The zero List is absent.
+type List[T any] struct {
+	Base  Base
+	Head  []T
+	Tail  []T
+	Dedup bool
+}
+
+// Append returns a list layer that appends items.
+func Append[T any](items ...T) List[T] { return List[T]{Tail: items} }
+
+// Prepend returns a list layer that prepends items.
+func Prepend[T any](items ...T) List[T] { return List[T]{Head: items} }
+
+// Replace returns a list layer that replaces the list with items.
+func Replace[T any](items ...T) List[T] { return List[T]{Base: BaseEmpty, Tail: items} }
+
+// Map is a table of named entries, such as the tools or the MCP servers.
+// Across layers, entries with the same name merge. An entry whose pointer
+// is nil is unset by this layer: what lower layers said about it is
+// dropped, and it is what the defaults give (usually: it is removed). With
+// Reset, all entries of lower layers are dropped and the defaults apply
+// again before this layer's entries.
+//
+// The zero Map is absent.
+type Map[V any] struct {
+	Reset   bool
+	Entries map[string]*V
+}
+
+// Get returns the entry named key, or nil when the layer does not have it
+// or removes it.
+func (m Map[V]) Get(key string) *V { return m.Entries[key] }
+
+// Removes reports whether the layer unsets the entry named key.
+func (m Map[V]) Removes(key string) bool {
+	v, ok := m.Entries[key]
+	return ok && v == nil
+}
+
+// Set stores v under key.
+func (m *Map[V]) Set(key string, v V) {
+	if m.Entries == nil {
+		m.Entries = make(map[string]*V)
+	}
+	m.Entries[key] = &v
+}
+
+// Entry returns the entry named key, creating an empty one if needed.
+func (m *Map[V]) Entry(key string) *V {
+	if v := m.Entries[key]; v != nil {
+		return v
+	}
+	if m.Entries == nil {
+		m.Entries = make(map[string]*V)
+	}
+	v := new(V)
+	m.Entries[key] = v
+	return v
+}
+
+// Remove makes the layer unset the entry named key.
+func (m *Map[V]) Remove(key string) {
+	if m.Entries == nil {
+		m.Entries = make(map[string]*V)
+	}
+	m.Entries[key] = nil
+}
+
+// Keys returns the names of the entries, sorted.
+func (m Map[V]) Keys() []string { return slices.Sorted(maps.Keys(m.Entries)) }
+
+// Nested is an optional nested partial, such as the items schema of an
+// array parameter: absent, present (merged field by field with lower
+// layers) or unset (removed).
+type Nested[P any] struct {
+	State State
+	V     *P
+}
+
+// NestedOf returns a present Nested holding p.
+func NestedOf[P any](p P) Nested[P] { return Nested[P]{State: Present, V: &p} }
+
+// Any is a free-form value, such as a tool option: a string, number, bool
+// or array (in V), or a table (in Table) whose entries merge with lower
+// layers like a [Map]. Numbers are int64 or float64; arrays are []any;
+// tables inside arrays are map[string]any.
+type Any struct {
+	State State
+	V     any
+	Table *Map[Any]
+}
+
+// AnyOf returns a present Any holding v. A map[string]any becomes a table.
+func AnyOf(v any) Any {
+	if m, ok := v.(map[string]any); ok {
+		t := &Map[Any]{Entries: make(map[string]*Any, len(m))}
+		for k, e := range m {
+			a := AnyOf(e)
+			t.Entries[k] = &a
+		}
+		return Any{State: Present, Table: t}
+	}
+	return Any{State: Present, V: v}
+}
