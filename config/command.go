@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/kballard/go-shellquote"
@@ -34,6 +36,9 @@ func ParseCommand(s string) (Command, error) {
 	}
 	if len(words) == 0 {
 		return Command{}, &partial.Error{Msg: "the command is empty"}
+	}
+	if words[0] == "" {
+		return Command{}, &partial.Error{Msg: fmt.Sprintf("invalid command %q: the program name is empty", s)}
 	}
 	c := Command{Program: words[0]}
 	if len(words) > 1 {
@@ -89,12 +94,13 @@ func (c *Command) UnmarshalValue(v any) error {
 		return nil
 	case map[string]any:
 		out := Command{}
-		for k, x := range v {
+		for _, k := range slices.Sorted(maps.Keys(v)) { // deterministic: the first problem by key
+			x := v[k]
 			switch k {
 			case "program":
-				s, ok := x.(string)
-				if !ok {
-					return &partial.Error{Path: partial.Path{k}, Msg: "expected a string, found " + describe(x)}
+				s, err := asString(x, partial.Path{k}, "a string")
+				if err != nil {
+					return err
 				}
 				out.Program = s
 			case "args":
@@ -103,16 +109,16 @@ func (c *Command) UnmarshalValue(v any) error {
 					return &partial.Error{Path: partial.Path{k}, Msg: "expected an array of strings, found " + describe(x)}
 				}
 				for i, a := range list {
-					s, ok := a.(string)
-					if !ok {
-						return &partial.Error{Path: partial.Path{k, fmt.Sprint(i)}, Msg: "expected a string, found " + describe(a)}
+					s, err := asString(a, partial.Path{k, fmt.Sprint(i)}, "a string")
+					if err != nil {
+						return err
 					}
 					out.Args = append(out.Args, s)
 				}
 			case "shell":
-				b, ok := x.(bool)
-				if !ok {
-					return &partial.Error{Path: partial.Path{k}, Msg: "expected a boolean, found " + describe(x)}
+				b, err := asBool(x, partial.Path{k})
+				if err != nil {
+					return err
 				}
 				out.Shell = b
 			default:

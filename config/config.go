@@ -224,7 +224,7 @@ func (c Config) Validate() error {
 			continue
 		}
 		if !t.Command.IsZero() && t.Source.Kind != "" && t.Source.Kind != SourceLocal {
-			errs = append(errs, &partial.Error{Path: p.Append("command"), Msg: fmt.Sprintf("a %s tool has no command", t.Source.Kind), Hint: `remove the command, or set source = "local"`})
+			errs = append(errs, &partial.Error{Path: p.Append("command"), Msg: kindName[t.Source.Kind] + " tool has no command", Hint: `remove the command, or set source = "local"`})
 		}
 		if t.Source.Kind == SourceMCP && !slices.Contains(servers, t.Source.Server) {
 			hint := "add [mcp_servers." + partial.Path{t.Source.Server}.String() + "]"
@@ -254,6 +254,8 @@ func (c Config) Validate() error {
 	}
 	return nil
 }
+
+var kindName = map[SourceKind]string{SourceBuiltin: "a builtin", SourceMCP: "an MCP"}
 
 // setKeys returns the keys of the fields t sets, in file order.
 func (t Tool) setKeys() []string {

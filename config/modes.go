@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -20,10 +21,12 @@ const (
 )
 
 // EnumValues lists the run modes.
-func (RunMode) EnumValues() []string { return []string{"ask", "unattended", "edit", "skip"} }
+func (RunMode) EnumValues() []string { return slices.Clone(enumRunMode) }
 
 // UnmarshalText reads a run mode.
-func (m *RunMode) UnmarshalText(b []byte) error { return readEnum(string(b), m, "run mode") }
+func (m *RunMode) UnmarshalText(b []byte) error {
+	return readEnum(string(b), m, enumRunMode, "run mode")
+}
 
 // MarshalText writes a run mode.
 func (m RunMode) MarshalText() ([]byte, error) { return []byte(m), nil }
@@ -41,10 +44,12 @@ const (
 )
 
 // EnumValues lists the result modes.
-func (ResultMode) EnumValues() []string { return []string{"unattended", "ask", "edit", "skip"} }
+func (ResultMode) EnumValues() []string { return slices.Clone(enumResultMode) }
 
 // UnmarshalText reads a result mode.
-func (m *ResultMode) UnmarshalText(b []byte) error { return readEnum(string(b), m, "result mode") }
+func (m *ResultMode) UnmarshalText(b []byte) error {
+	return readEnum(string(b), m, enumResultMode, "result mode")
+}
 
 // MarshalText writes a result mode.
 func (m ResultMode) MarshalText() ([]byte, error) { return []byte(m), nil }
@@ -59,22 +64,20 @@ const (
 )
 
 // EnumValues lists the targets.
-func (Target) EnumValues() []string { return []string{"user", "assistant"} }
+func (Target) EnumValues() []string { return slices.Clone(enumTarget) }
 
 // UnmarshalText reads a target.
-func (t *Target) UnmarshalText(b []byte) error { return readEnum(string(b), t, "question target") }
+func (t *Target) UnmarshalText(b []byte) error {
+	return readEnum(string(b), t, enumTarget, "question target")
+}
 
 // MarshalText writes a target.
 func (t Target) MarshalText() ([]byte, error) { return []byte(t), nil }
 
 // readEnum stores s in *dst when it is one of dst's values.
-func readEnum[E interface {
-	~string
-	EnumValues() []string
-}](s string, dst *E, what string) error {
-	var zero E
-	if !slices.Contains(zero.EnumValues(), s) {
-		return fmt.Errorf("invalid %s %q; expected one of %s", what, s, strings.Join(zero.EnumValues(), ", "))
+func readEnum[E ~string](s string, dst *E, values []string, what string) error {
+	if !slices.Contains(values, s) {
+		return fmt.Errorf("invalid %s %q; expected one of %s", what, s, strings.Join(values, ", "))
 	}
 	*dst = E(s)
 	return nil
@@ -92,7 +95,7 @@ const (
 )
 
 // EnumValues lists the states.
-func (EnableState) EnumValues() []string { return []string{"on", "off", "explicit", "always"} }
+func (EnableState) EnumValues() []string { return slices.Clone(enumEnableState) }
 
 // Enable is a tool's enable setting. In a file it is a boolean (true is
 // "on"), one of the strings "on", "off", "explicit" and "always", or a
@@ -121,27 +124,28 @@ func (e *Enable) UnmarshalValue(v any) error {
 		return nil
 	case string:
 		var s EnableState
-		if err := readEnum(v, &s, "enable state"); err != nil {
+		if err := readEnum(v, &s, enumEnableState, "enable state"); err != nil {
 			return err
 		}
 		*e = Enable{State: s}
 		return nil
 	case map[string]any:
 		out := Enable{}
-		for k, x := range v {
+		for _, k := range slices.Sorted(maps.Keys(v)) { // deterministic: the first problem by key
+			x := v[k]
 			switch k {
 			case "state":
-				s, ok := x.(string)
-				if !ok {
-					return &partial.Error{Path: partial.Path{k}, Msg: fmt.Sprintf("expected one of on, off, explicit, always, found %s", describe(x))}
+				s, err := asString(x, partial.Path{k}, "one of on, off, explicit, always")
+				if err != nil {
+					return err
 				}
-				if err := readEnum(s, &out.State, "enable state"); err != nil {
-					return &partial.Error{Path: partial.Path{k}, Msg: err.Error(), Hint: didYouMean(s, EnableState("").EnumValues())}
+				if err := readEnum(s, &out.State, enumEnableState, "enable state"); err != nil {
+					return &partial.Error{Path: partial.Path{k}, Msg: err.Error(), Hint: didYouMean(s, enumEnableState)}
 				}
 			case "allow_toggle":
-				b, ok := x.(bool)
-				if !ok {
-					return &partial.Error{Path: partial.Path{k}, Msg: "expected a boolean, found " + describe(x)}
+				b, err := asBool(x, partial.Path{k})
+				if err != nil {
+					return err
 				}
 				out.AllowToggle = &b
 			default:
@@ -172,6 +176,25 @@ func (e Enable) MarshalValue() (any, error) {
 	return string(e.State), nil
 }
 
+// asString returns x when it is a string; otherwise a problem at path that
+// says what was expected.
+func asString(x any, path partial.Path, want string) (string, error) {
+	s, ok := x.(string)
+	if !ok {
+		return "", &partial.Error{Path: path, Msg: "expected " + want + ", found " + describe(x)}
+	}
+	return s, nil
+}
+
+// asBool returns x when it is a boolean; otherwise a problem at path.
+func asBool(x any, path partial.Path) (bool, error) {
+	b, ok := x.(bool)
+	if !ok {
+		return false, &partial.Error{Path: path, Msg: "expected a boolean, found " + describe(x)}
+	}
+	return b, nil
+}
+
 // describe names a plain value's kind and value for messages.
 func describe(v any) string {
 	switch v := v.(type) {
@@ -190,3 +213,11 @@ func describe(v any) string {
 	}
 	return fmt.Sprintf("%T", v)
 }
+
+var enumRunMode = []string{"ask", "unattended", "edit", "skip"}
+
+var enumResultMode = []string{"unattended", "ask", "edit", "skip"}
+
+var enumTarget = []string{"user", "assistant"}
+
+var enumEnableState = []string{"on", "off", "explicit", "always"}

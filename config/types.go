@@ -42,9 +42,9 @@ func (t *Types) UnmarshalValue(v any) error {
 		}
 		out := make(Types, 0, len(v))
 		for i, x := range v {
-			s, ok := x.(string)
-			if !ok {
-				return &partial.Error{Path: partial.Path{fmt.Sprint(i)}, Msg: "expected a type name, found " + describe(x)}
+			s, err := asString(x, partial.Path{fmt.Sprint(i)}, "a type name")
+			if err != nil {
+				return err
 			}
 			if err := check(s, partial.Path{fmt.Sprint(i)}); err != nil {
 				return err

@@ -31,7 +31,8 @@ type ValueMarshaler interface {
 
 // Enum is implemented by types whose text form is one of a fixed set of
 // values; decoding reports the set and a did-you-mean for other strings,
-// and the JSON Schema lists them.
+// and the JSON Schema lists them. For a type whose underlying kind is
+// string, a listed value is stored as is, without calling UnmarshalText.
 type Enum interface {
 	EnumValues() []string
 }
@@ -40,6 +41,16 @@ type decoder struct {
 	d      *doc.Doc
 	source string
 	errs   Errors
+	key    reflect.Value // reused map key; SetMapIndex copies it
+}
+
+// mapKey returns a reflect.Value of k without allocating.
+func (dec *decoder) mapKey(k string) reflect.Value {
+	if !dec.key.IsValid() {
+		dec.key = reflect.New(reflect.TypeFor[string]()).Elem()
+	}
+	dec.key.SetString(k)
+	return dec.key
 }
 
 func (dec *decoder) fail(off int32, path []string, msg, hint string) {
@@ -54,7 +65,7 @@ func (dec *decoder) root(n *doc.Node, v reflect.Value, t *shape.Type) {
 			n = shallowWithout(n, UnsetKey)
 		}
 	}
-	dec.structure(n, v, t, nil)
+	dec.structure(n, v, t, make([]string, 0, 16))
 	if unsets == nil {
 		return
 	}
@@ -62,6 +73,11 @@ func (dec *decoder) root(n *doc.Node, v reflect.Value, t *shape.Type) {
 		dec.fail(unsets.ValuePos(), []string{UnsetKey}, "expected an array of key paths, found "+describe(unsets), `write unset = ["tools.grep.run"]`)
 		return
 	}
+	type unset struct {
+		i int
+		p Path
+	}
+	var paths []unset
 	for i, e := range unsets.Entries {
 		ip := []string{UnsetKey, strconv.Itoa(i)}
 		if e.Kind != doc.String {
@@ -73,8 +89,15 @@ func (dec *decoder) root(n *doc.Node, v reflect.Value, t *shape.Type) {
 			dec.fail(e.ValuePos(), ip, err.Error(), "")
 			continue
 		}
-		if msg, hint := unsetPath(v, t, p); msg != "" {
-			dec.fail(e.ValuePos(), ip, msg, hint)
+		paths = append(paths, unset{i, p})
+	}
+	// Shorter paths first: an unset of a table must not depend on whether
+	// the list names paths inside it before or after it.
+	slices.SortStableFunc(paths, func(a, b unset) int { return len(a.p) - len(b.p) })
+	for _, u := range paths {
+		if msg, hint := unsetPath(v, t, u.p); msg != "" {
+			e := unsets.Entries[u.i]
+			dec.fail(e.ValuePos(), []string{UnsetKey, strconv.Itoa(u.i)}, msg, hint)
 		}
 	}
 }
@@ -142,14 +165,13 @@ func (dec *decoder) field(n *doc.Node, v reflect.Value, t *shape.Type, strategy 
 			entries.Set(reflect.MakeMapWithSize(entries.Type(), len(n.Entries)))
 		}
 		for _, e := range n.Entries {
-			key := reflect.ValueOf(e.Key)
 			if e.Kind == doc.Null {
-				entries.SetMapIndex(key, reflect.Zero(entries.Type().Elem()))
+				entries.SetMapIndex(dec.mapKey(e.Key), reflect.Zero(entries.Type().Elem()))
 				continue
 			}
 			ev := reflect.New(t.Elem.Go)
 			dec.field(e, ev.Elem(), t.Elem, shape.Replace, append(path, e.Key))
-			entries.SetMapIndex(key, ev)
+			entries.SetMapIndex(dec.mapKey(e.Key), ev)
 		}
 	case shape.Nested:
 		if n.Kind != doc.Table {
@@ -328,6 +350,10 @@ func (dec *decoder) leaf(n *doc.Node, v reflect.Value, t *shape.Type, path []str
 		}
 		dec.fail(n.ValuePos(), path, fmt.Sprintf("expected one of %s, found %q", strings.Join(t.Enum, ", "), n.Str), hint)
 		return false
+	}
+	if t.Enum != nil && n.Kind == doc.String && t.Go.Kind() == reflect.String {
+		v.SetString(n.Str) // a listed value of a string type is stored as is
+		return true
 	}
 	switch t.Kind {
 	case shape.Custom:
@@ -623,7 +649,10 @@ func unsetPath(v reflect.Value, t *shape.Type, p Path) (string, string) {
 			}
 			v, t = e.Elem(), t.Elem
 		case shape.Nested:
-			if v.Field(shape.NestedState).Uint() != shape.StatePresent {
+			switch v.Field(shape.NestedState).Uint() {
+			case shape.StateUnset:
+				return fmt.Sprintf("cannot unset %s inside %s, which this layer removes", p, p[:i]), ""
+			case shape.StateAbsent:
 				v.Field(shape.NestedState).SetUint(shape.StatePresent)
 				v.Field(shape.NestedV).Set(reflect.New(t.Elem.Go))
 			}
@@ -631,6 +660,8 @@ func unsetPath(v reflect.Value, t *shape.Type, p Path) (string, string) {
 			i--
 		case shape.Any:
 			switch {
+			case v.Field(shape.AnyState).Uint() == shape.StateUnset:
+				return fmt.Sprintf("cannot unset %s inside %s, which this layer removes", p, p[:i]), ""
 			case v.Field(shape.AnyState).Uint() != shape.StatePresent:
 				v.Field(shape.AnyState).SetUint(shape.StatePresent)
 				v.Field(shape.AnyV).Set(reflect.Zero(v.Field(shape.AnyV).Type()))

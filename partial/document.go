@@ -1,8 +1,10 @@
 package partial
 
 import (
+	"cmp"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/strata-config/strata/internal/doc"
@@ -173,6 +175,11 @@ func (d *Document) Decode(v any) error {
 	}
 	dec := decoder{d: d.d, source: d.name}
 	dec.root(d.d.Root, rv.Elem(), t)
+	// The tree is walked table by table and the unset list last; report the
+	// problems in document order.
+	slices.SortStableFunc(dec.errs, func(a, b *Error) int {
+		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+	})
 	return errorsOrNil(dec.errs)
 }
 

@@ -153,13 +153,36 @@ func matches(pt, rt *shape.Type, seen map[[2]*shape.Type]bool) error {
 	return nil
 }
 
+// fieldPair is a partial struct's field and the resolved field with the
+// same key.
+type fieldPair struct{ p, r *shape.Field }
+
+var fieldPairs sync.Map // [2]*shape.Type -> []fieldPair
+
+// pairsOf returns the fields of partial struct pt paired with those of
+// resolved struct rt (pair has checked that they match).
+func pairsOf(pt, rt *shape.Type) []fieldPair {
+	key := [2]*shape.Type{pt, rt}
+	if fp, ok := fieldPairs.Load(key); ok {
+		return fp.([]fieldPair)
+	}
+	out := make([]fieldPair, len(pt.Fields))
+	for i := range pt.Fields {
+		rf, _ := rt.Field(pt.Fields[i].Key)
+		out[i] = fieldPair{&pt.Fields[i], rf}
+	}
+	fieldPairs.Store(key, out)
+	return out
+}
+
 // template returns a new resolved value for a map entry or nested value
 // that lower layers did not have.
 func template(rt *shape.Type) reflect.Value {
-	v := reflect.New(rt.Go)
-	if d, ok := v.Interface().(Defaulter); ok {
-		d.SetDefaults()
+	if !rt.Defaults {
+		return reflect.Zero(rt.Go)
 	}
+	v := reflect.New(rt.Go)
+	v.Interface().(Defaulter).SetDefaults()
 	return v.Elem()
 }
 
@@ -168,10 +191,8 @@ func finalize(out, p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape
 	switch pt.Kind {
 	case shape.Struct:
 		out.Set(def)
-		for i := range rt.Fields {
-			rf := &rt.Fields[i]
-			pf, _ := pt.Field(rf.Key)
-			finalize(out.Field(rf.Index), p.Field(pf.Index), pf.Type, def.Field(rf.Index), rf.Type)
+		for _, fp := range pairsOf(pt, rt) {
+			finalize(out.Field(fp.r.Index), p.Field(fp.p.Index), fp.p.Type, def.Field(fp.r.Index), fp.r.Type)
 		}
 	case shape.Value:
 		if p.Field(shape.ValueState).Uint() != shape.StatePresent {
@@ -241,6 +262,7 @@ func finalizeMap(p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape.T
 	for iter.Next() {
 		out.SetMapIndex(iter.Key(), iter.Value())
 	}
+	var tmpl reflect.Value
 	iter = entries.MapRange()
 	for iter.Next() {
 		k := iter.Key().Convert(rt.Go.Key())
@@ -259,7 +281,10 @@ func finalizeMap(p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape.T
 		}
 		base := out.MapIndex(k)
 		if !base.IsValid() {
-			base = template(rt.Elem)
+			if !tmpl.IsValid() {
+				tmpl = template(rt.Elem)
+			}
+			base = tmpl
 		}
 		nv := reflect.New(rt.Elem.Go).Elem()
 		finalize(nv, e.Elem(), pt.Elem, base, rt.Elem)
@@ -309,8 +334,42 @@ func finalizeAny(p reflect.Value, def any) any {
 	return out
 }
 
+var validatorType = reflect.TypeFor[Validator]()
+
+var validates sync.Map // *shape.Type -> bool
+
+// hasValidators reports whether values of t, or of anything they hold,
+// implement Validator; the walk skips subtrees that do not.
+func hasValidators(t *shape.Type) bool {
+	if b, ok := validates.Load(t); ok {
+		return b.(bool)
+	}
+	var walk func(t *shape.Type, seen map[*shape.Type]bool) bool
+	walk = func(t *shape.Type, seen map[*shape.Type]bool) bool {
+		if t == nil || seen[t] {
+			return false
+		}
+		seen[t] = true
+		if t.Go.Implements(validatorType) || reflect.PointerTo(t.Go).Implements(validatorType) {
+			return true
+		}
+		for _, f := range t.Fields {
+			if walk(f.Type, seen) {
+				return true
+			}
+		}
+		return walk(t.Elem, seen)
+	}
+	b := walk(t, map[*shape.Type]bool{})
+	validates.Store(t, b)
+	return b
+}
+
 // validate calls Validate on every value of the resolved tree that has it.
 func validate(v reflect.Value, t *shape.Type, path Path, errs *Errors) {
+	if !hasValidators(t) {
+		return
+	}
 	if v.CanAddr() {
 		if val, ok := v.Addr().Interface().(Validator); ok {
 			addErrors(errs, path, val.Validate())
@@ -371,10 +430,8 @@ func addErrors(errs *Errors, path Path, err error) {
 func from(out reflect.Value, pt *shape.Type, x, def reflect.Value, rt *shape.Type) {
 	switch pt.Kind {
 	case shape.Struct:
-		for i := range pt.Fields {
-			pf := &pt.Fields[i]
-			rf, _ := rt.Field(pf.Key)
-			fromField(out.Field(pf.Index), pf, x.Field(rf.Index), def.Field(rf.Index), rf.Type)
+		for _, fp := range pairsOf(pt, rt) {
+			fromField(out.Field(fp.p.Index), fp.p, x.Field(fp.r.Index), def.Field(fp.r.Index), fp.r.Type)
 		}
 	default:
 		fromField(out, &shape.Field{Type: pt}, x, def, rt)
@@ -415,25 +472,28 @@ func fromField(out reflect.Value, pf *shape.Field, x, def reflect.Value, rt *sha
 		out.Field(shape.ListBase).SetUint(shape.BaseEmpty)
 		out.Field(shape.ListTail).Set(items)
 	case shape.Map:
-		entries := reflect.MakeMap(out.Field(shape.MapEntries).Type())
+		entries := reflect.MakeMapWithSize(out.Field(shape.MapEntries).Type(), x.Len())
+		elem := &shape.Field{Type: pt.Elem}
+		xv := reflect.New(rt.Elem.Go).Elem() // each entry, copied without allocating
+		tmpl := template(rt.Elem)
 		iter := x.MapRange()
 		for iter.Next() {
 			k := iter.Key()
-			pk := reflect.ValueOf(k.String())
+			xv.SetIterValue(iter)
 			e := reflect.New(pt.Elem.Go)
 			dv := def.MapIndex(k)
 			if dv.IsValid() {
-				fromField(e.Elem(), &shape.Field{Type: pt.Elem}, iter.Value(), dv, rt.Elem)
+				fromField(e.Elem(), elem, xv, dv, rt.Elem)
 				if shape.IsZero(e.Elem(), pt.Elem) {
 					continue
 				}
 			} else {
-				fromField(e.Elem(), &shape.Field{Type: pt.Elem}, iter.Value(), template(rt.Elem), rt.Elem)
+				fromField(e.Elem(), elem, xv, tmpl, rt.Elem)
 				if pt.Elem.Kind == shape.Any && shape.IsZero(e.Elem(), pt.Elem) {
-					e.Elem().Set(reflect.ValueOf(AnyOf(iter.Value().Interface())))
+					e.Elem().Set(reflect.ValueOf(AnyOf(xv.Interface())))
 				}
 			}
-			entries.SetMapIndex(pk, e)
+			entries.SetMapIndex(k.Convert(entries.Type().Key()), e)
 		}
 		// Entries of def that x lacks cannot be expressed: unsetting an entry
 		// brings back what the defaults give. Finalize never drops them.

@@ -2,7 +2,9 @@ package partial
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/strata-config/strata/internal/doc"
 )
@@ -90,6 +92,10 @@ func unquoteKey(s string) (string, int, error) {
 		end := strings.IndexByte(s[1:], '\'')
 		if end < 0 {
 			return "", 0, fmt.Errorf("unterminated quoted key %s", s)
+		}
+		if !utf8.ValidString(s[1 : 1+end]) {
+			// No document key can hold it, and String could not write it.
+			return "", 0, fmt.Errorf("quoted key %s is not valid UTF-8", strconv.Quote(s[:end+2]))
 		}
 		return s[1 : 1+end], end + 2, nil
 	}

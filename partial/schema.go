@@ -110,7 +110,7 @@ func (g *schemaGen) partial(t *shape.Type, strategy shape.Strategy) map[string]a
 			},
 		}}
 	case shape.Map:
-		return map[string]any{"type": "object", "additionalProperties": g.partial(t.Elem, shape.Replace)}
+		return map[string]any{"type": "object", "additionalProperties": orNull(g.partial(t.Elem, shape.Replace))}
 	case shape.Nested:
 		return g.partial(t.Elem, shape.Replace)
 	}
@@ -120,17 +120,18 @@ func (g *schemaGen) partial(t *shape.Type, strategy shape.Strategy) map[string]a
 func (g *schemaGen) structure(t *shape.Type) map[string]any {
 	props := map[string]any{}
 	for _, f := range t.Fields {
-		s := g.partial(f.Type, f.Strategy)
+		s := orNull(g.partial(f.Type, f.Strategy))
 		if f.Doc != "" {
-			c := map[string]any{"description": f.Doc}
-			for k, v := range s {
-				c[k] = v
-			}
-			s = c
+			s["description"] = f.Doc
 		}
 		props[f.Key] = s
 	}
 	return map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+}
+
+// orNull allows null besides s: in JSON and YAML layers, null unsets.
+func orNull(s map[string]any) map[string]any {
+	return map[string]any{"anyOf": []any{s, map[string]any{"type": "null"}}}
 }
 
 func (g *schemaGen) plain(t *shape.Type) map[string]any {

@@ -61,11 +61,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}()
 	kctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "strata: %v\n", err)
-		var pe *kong.ParseError
-		if errors.As(err, &pe) && pe.Context != nil && len(args) == 0 {
-			_ = pe.Context.PrintUsage(true)
-		}
+		fmt.Fprintf(stderr, "strata: %v; see strata --help\n", err)
 		return 2
 	}
 	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}

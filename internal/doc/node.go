@@ -60,6 +60,8 @@ type Node struct {
 	// inline tables (which are immutable); writers honour it when choosing
 	// between an inline table and a [header].
 	Inline bool
+	Bool   bool
+	def    definition // how a TOML table came to be; see toml.go
 	// Key is the node's name in its parent table; empty for array elements
 	// and for the root.
 	Key string
@@ -71,14 +73,12 @@ type Node struct {
 	Str   string // String; the raw text of a Datetime
 	Int   int64
 	Float float64
-	Bool  bool
 
 	// Entries are a table's entries in document order, or an array's
 	// elements.
 	Entries []*Node
 
 	index map[string]*Node
-	def   definition // how a TOML table came to be; see toml.go
 }
 
 // NewTable returns an empty table node without position.
@@ -135,6 +135,9 @@ func (n *Node) Set(key string, e *Node) {
 
 // add appends e to table n; the caller has checked that e.Key is new.
 func (n *Node) add(e *Node) {
+	if n.Entries == nil {
+		n.Entries = make([]*Node, 0, 4)
+	}
 	n.Entries = append(n.Entries, e)
 	if n.index != nil {
 		n.index[e.Key] = e
@@ -225,6 +228,17 @@ func (d *Doc) Position(off int32) (line, col int) {
 	}
 	starts := d.lineStarts()
 	i := sort.Search(len(starts), func(i int) bool { return starts[i] > off }) - 1
+	// An offset inside a multi-byte character is that character's position.
+	if int(off) < len(d.Data) && !utf8.RuneStart(d.Data[off]) {
+		for s := off - 1; s >= starts[i] && s >= off-utf8.UTFMax+1; s-- {
+			if utf8.RuneStart(d.Data[s]) {
+				if _, size := utf8.DecodeRune(d.Data[s:]); int(s)+size > int(off) {
+					off = s
+				}
+				break
+			}
+		}
+	}
 	return i + 1, utf8.RuneCount(d.Data[starts[i]:off]) + 1
 }
 

@@ -41,7 +41,27 @@ type tomlReader struct {
 	path    []string // path of current, for messages
 	keys    []string // scratch: parts of the current key
 	offs    []int32  // scratch: offsets of the parts
+	kvPath  []string // scratch: path of the current key-value
 	intern  map[string]string
+	slab    []Node
+}
+
+// node returns a new node from the reader's slab: nodes are allocated in
+// blocks, which spares the allocator and the garbage collector.
+func (r *tomlReader) node() *Node {
+	if len(r.slab) == 0 {
+		r.slab = make([]Node, 256)
+	}
+	n := &r.slab[0]
+	r.slab = r.slab[1:]
+	n.KeyOff, n.Off = -1, -1
+	return n
+}
+
+func (r *tomlReader) table() *Node {
+	n := r.node()
+	n.Kind = Table
+	return n
 }
 
 func (r *tomlReader) parse() {
@@ -54,7 +74,7 @@ func (r *tomlReader) parse() {
 		case unstable.KeyValue:
 			r.keyValue(r.current, r.path, e, false)
 		case unstable.Table:
-			r.table(e)
+			r.header(e)
 		case unstable.ArrayTable:
 			r.arrayTable(e)
 		}
@@ -112,18 +132,27 @@ func (r *tomlReader) splitKey(e *unstable.Node) {
 	}
 }
 
-func (r *tomlReader) table(e *unstable.Node) {
+// headerTarget reads the key of a [header] or [[header]] and walks to the
+// table that holds its last part.
+func (r *tomlReader) headerTarget(e *unstable.Node) (parent *Node, last string, off int32, path []string, ok bool) {
 	r.splitKey(e)
-	parent, path, ok := r.walkHeader()
+	parent, path, ok = r.walkHeader()
 	if !ok {
 		r.current = nil
+		return nil, "", 0, nil, false
+	}
+	last, off = r.keys[len(r.keys)-1], r.offs[len(r.offs)-1]
+	return parent, last, off, append(path, last), true
+}
+
+func (r *tomlReader) header(e *unstable.Node) {
+	parent, last, off, path, ok := r.headerTarget(e)
+	if !ok {
 		return
 	}
-	last, off := r.keys[len(r.keys)-1], r.offs[len(r.offs)-1]
-	path = append(path, last)
 	switch n := parent.Get(last); {
 	case n == nil:
-		t := NewTable()
+		t := r.table()
 		t.Key, t.KeyOff, t.Off, t.def = last, off, off, defExplicit
 		parent.add(t)
 		r.current = t
@@ -147,15 +176,11 @@ func (r *tomlReader) table(e *unstable.Node) {
 }
 
 func (r *tomlReader) arrayTable(e *unstable.Node) {
-	r.splitKey(e)
-	parent, path, ok := r.walkHeader()
+	parent, last, off, path, ok := r.headerTarget(e)
 	if !ok {
-		r.current = nil
 		return
 	}
-	last, off := r.keys[len(r.keys)-1], r.offs[len(r.offs)-1]
-	path = append(path, last)
-	elem := NewTable()
+	elem := r.table()
 	elem.KeyOff, elem.Off, elem.def = off, off, defExplicit
 	switch n := parent.Get(last); {
 	case n == nil:
@@ -180,13 +205,13 @@ func (r *tomlReader) arrayTable(e *unstable.Node) {
 // creating implicit tables.
 func (r *tomlReader) walkHeader() (*Node, []string, bool) {
 	n := r.doc.Root
-	path := make([]string, 0, len(r.keys))
+	path := r.path[:0]
 	for i, k := range r.keys[:len(r.keys)-1] {
 		path = append(path, k)
 		c := n.Get(k)
 		switch {
 		case c == nil:
-			c = NewTable()
+			c = r.table()
 			c.Key, c.KeyOff, c.Off, c.def = k, r.offs[i], r.offs[i], defImplicit
 			n.add(c)
 		case c.Kind == Table && !c.Inline:
@@ -208,20 +233,35 @@ func (r *tomlReader) keyValue(t *Node, tpath []string, e *unstable.Node, inline 
 		return // under a table header that failed; already reported
 	}
 	value := e.Value()
+	// Inline tables nest key-values, so the scratch buffers are only used
+	// at the top level.
 	var keys []string
 	var offs []int32
+	if !inline {
+		keys, offs = r.keys[:0], r.offs[:0]
+	}
 	it := e.Key()
+	keyEnd := -1
 	for it.Next() {
 		part := it.Node()
 		keys = append(keys, r.str(part.Data))
 		offs = append(offs, r.rangeOff(part))
+		if part.Raw.Length > 0 {
+			keyEnd = int(part.Raw.Offset + part.Raw.Length)
+		}
 	}
-	path := append(append(make([]string, 0, len(tpath)+len(keys)), tpath...), keys...)
+	var path []string
+	if !inline {
+		path = append(append(r.kvPath[:0], tpath...), keys...)
+		r.keys, r.offs, r.kvPath = keys, offs, path
+	} else {
+		path = append(append(make([]string, 0, len(tpath)+len(keys)), tpath...), keys...)
+	}
 	for i, k := range keys[:len(keys)-1] {
 		c := t.Get(k)
 		switch {
 		case c == nil:
-			c = NewTable()
+			c = r.table()
 			c.Key, c.KeyOff, c.Off, c.def, c.Inline = k, offs[i], offs[i], defDotted, inline
 			t.add(c)
 		case c.Kind == Table && c.def == defDotted && c.Inline == inline:
@@ -245,8 +285,32 @@ func (r *tomlReader) keyValue(t *Node, tpath []string, e *unstable.Node, inline 
 	if v == nil {
 		return
 	}
+	if v.Kind == Array {
+		// The parser gives arrays no position; the value starts after '='.
+		if off := r.afterEquals(keyEnd); off >= 0 {
+			v.Off = off
+		}
+	}
 	v.Key, v.KeyOff = last, off
 	t.add(v)
+}
+
+// afterEquals returns the offset of the value that follows "= " at offset
+// i, or -1.
+func (r *tomlReader) afterEquals(i int) int32 {
+	if i < 0 {
+		return -1
+	}
+	b := r.doc.Data
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	if i >= len(b) || b[i] != '=' {
+		return -1
+	}
+	for i++; i < len(b) && (b[i] == ' ' || b[i] == '\t'); i++ {
+	}
+	return int32(i)
 }
 
 func (r *tomlReader) where(off int32) string {
@@ -260,7 +324,8 @@ func (r *tomlReader) where(off int32) string {
 // value converts a value node; it returns nil after reporting a problem.
 func (r *tomlReader) value(v *unstable.Node, path []string) *Node {
 	off := r.rangeOff(v)
-	n := &Node{KeyOff: -1, Off: off}
+	n := r.node()
+	n.Off = off
 	switch v.Kind {
 	case unstable.String:
 		n.Kind, n.Str = String, string(v.Data)

@@ -1,6 +1,7 @@
 package doc
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"regexp"
@@ -51,22 +52,56 @@ func yamlErrOff(d *Doc, msg string) int32 {
 		return -1
 	}
 	line, _ := strconv.Atoi(m[1])
-	starts := d.lineStarts()
+	starts := yamlLineStarts(d.Data)
 	if line < 1 || line > len(starts) {
 		return -1
 	}
 	return starts[line-1]
 }
 
+// yamlLineStarts returns the offsets of the lines as the YAML parser counts
+// them: besides \n, a \r on its own and the characters NEL, LS and PS end a
+// line, and a byte order mark is not part of the first line.
+func yamlLineStarts(data []byte) []int32 {
+	starts := []int32{0}
+	if bytes.HasPrefix(data, []byte("\uFEFF")) {
+		starts[0] = 3
+	}
+	for i := 0; i < len(data); i++ {
+		switch {
+		case data[i] == '\n',
+			data[i] == '\r' && (i+1 == len(data) || data[i+1] != '\n'):
+		case data[i] == 0xC2 && i+1 < len(data) && data[i+1] == 0x85: // NEL
+			i++
+		case data[i] == 0xE2 && i+2 < len(data) && data[i+1] == 0x80 && (data[i+2] == 0xA8 || data[i+2] == 0xA9): // LS, PS
+			i += 2
+		default:
+			continue
+		}
+		starts = append(starts, int32(i+1))
+	}
+	return starts
+}
+
 type yamlReader struct {
-	doc  *Doc
-	errs []*Error
+	doc   *Doc
+	errs  []*Error
+	lines []int32 // line starts as the YAML parser counts lines
+
+	inAlias  int // depth of alias expansion
+	expanded int // nodes made by expanding aliases
 }
 
 func (r *yamlReader) off(n *yaml.Node) int32 {
-	starts := r.doc.lineStarts()
-	if n.Line < 1 || n.Line > len(starts) {
+	if r.lines == nil {
+		r.lines = yamlLineStarts(r.doc.Data)
+	}
+	starts := r.lines
+	if n.Line < 1 {
 		return -1
+	}
+	if n.Line > len(starts) { // an empty value implied at the end: "? key"
+		return int32(len(r.doc.Data))
 	}
 	// yaml columns count characters; convert to a byte offset.
 	off := int(starts[n.Line-1])
@@ -83,13 +118,26 @@ func (r *yamlReader) fail(n *yaml.Node, path []string, format string, args ...an
 
 const maxYAMLDepth = 1000
 
+// maxYAMLExpansion bounds the nodes that aliases expand to, beyond one per
+// input byte: nested aliases grow a small document exponentially (the
+// "billion laughs").
+const maxYAMLExpansion = 10000
+
 func (r *yamlReader) node(y *yaml.Node, path []string, depth int) *Node {
 	if depth > maxYAMLDepth {
 		r.fail(y, path, "%s: nesting is too deep", joinKey(path))
 		return nil
 	}
 	if y.Kind == yaml.AliasNode {
+		r.inAlias++
+		defer func() { r.inAlias-- }()
 		return r.node(y.Alias, path, depth+1)
+	}
+	if r.inAlias > 0 {
+		if r.expanded++; r.expanded > maxYAMLExpansion+len(r.doc.Data) {
+			r.fail(y, path, "%s: YAML aliases expand to too many values; write the values out", joinKey(path))
+			return nil
+		}
 	}
 	n := &Node{KeyOff: -1, Off: r.off(y)}
 	switch y.Kind {

@@ -105,6 +105,7 @@ type Type struct {
 	Marshals   bool     // T implements MarshalValue() (any, error)
 	Enum       []string // T implements EnumValues() []string
 	Comparable bool
+	Defaults   bool // *T implements SetDefaults()
 }
 
 // Field describes a struct field.
@@ -131,6 +132,7 @@ type (
 	valueUnmarshaler interface{ UnmarshalValue(any) error }
 	valueMarshaler   interface{ MarshalValue() (any, error) }
 	enum             interface{ EnumValues() []string }
+	defaulter        interface{ SetDefaults() }
 )
 
 var (
@@ -138,6 +140,7 @@ var (
 	valueMarshalerType   = reflect.TypeFor[valueMarshaler]()
 	textUnmarshalerType  = reflect.TypeFor[encoding.TextUnmarshaler]()
 	enumType             = reflect.TypeFor[enum]()
+	defaulterType        = reflect.TypeFor[defaulter]()
 )
 
 var (
@@ -265,6 +268,7 @@ func (b *builder) fill(s *Type, t reflect.Type) error {
 		}
 	}
 	pt := reflect.PointerTo(t)
+	s.Defaults = pt.Implements(defaulterType)
 	s.ValueCodec = pt.Implements(valueUnmarshalerType)
 	s.TextCodec = pt.Implements(textUnmarshalerType)
 	s.Marshals = t.Implements(valueMarshalerType)

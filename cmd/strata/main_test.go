@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// goldenDir and repoRoot are absolute: runCLI changes the working
+// directory.
+var (
+	goldenDir, _ = filepath.Abs(filepath.Join("testdata", "golden"))
+	repoRoot, _  = filepath.Abs(filepath.Join("..", ".."))
+)
+
+// result is what one run of the CLI gives: its exit status and output.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d\n-- stdout --\n%s-- stderr --\n%s", r.code, r.stdout, r.stderr)
+}
+
+// runCLI runs the CLI in the repository root, so that paths in messages
+// read as a user would type them.
+func runCLI(t *testing.T, args ...string) result {
+	t.Helper()
+	t.Chdir(repoRoot)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// golden compares got with testdata/golden/name.txt, or rewrites it with
+// -update.
+func golden(t *testing.T, name string, got result) {
+	t.Helper()
+	path := filepath.Join(goldenDir, name+".txt")
+	if *update {
+		if err := os.WriteFile(path, []byte(got.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/strata -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got.String()); diff != "" {
+		t.Errorf("output differs from %s (-want +got):\n%s", path, diff)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	layers := []string{"fixtures/layers/user.toml", "fixtures/layers/workspace.toml", "fixtures/layers/directory.yaml", "fixtures/layers/override.json"}
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"merge", append([]string{"merge"}, layers...)},
+		{"merge-json", append([]string{"merge", "--json"}, layers...)},
+		{"merge-final", append([]string{"merge", "--final"}, layers...)},
+		{"merge-final-json", append([]string{"merge", "--final", "--json"}, layers...)},
+		{"merge-one", []string{"merge", "fixtures/layers/workspace.toml"}},
+		{"diff", []string{"diff", "fixtures/layers/user.toml", "fixtures/layers/workspace.toml"}},
+		{"diff-json", []string{"diff", "--json", "fixtures/layers/workspace.toml", "fixtures/layers/user.toml"}},
+		{"diff-same", []string{"diff", "fixtures/layers/workspace.toml", "fixtures/layers/workspace.toml"}},
+		{"schema", []string{"schema"}},
+		{"error-typo", []string{"merge", "fixtures/bad/typo.toml"}},
+		{"error-several", []string{"merge", "fixtures/bad/several.toml"}},
+		{"error-syntax", []string{"merge", "fixtures/bad/syntax.toml"}},
+		{"error-unset", []string{"merge", "fixtures/bad/unset.toml"}},
+		{"error-final", []string{"merge", "--final", "fixtures/bad/unknown_server.toml"}},
+		{"error-two-files", []string{"merge", "fixtures/bad/typo.toml", "fixtures/bad/unset.toml"}},
+		{"error-missing-file", []string{"merge", "fixtures/layers/nope.toml"}},
+		{"error-extension", []string{"merge", "fixtures/layers/README"}},
+		{"usage-no-command", nil},
+		{"usage-unknown-command", []string{"frobnicate"}},
+		{"usage-unknown-flag", []string{"merge", "--fast", "fixtures/layers/user.toml"}},
+		{"usage-merge-no-files", []string{"merge"}},
+		{"help", []string{"--help"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			golden(t, tt.name, runCLI(t, tt.args...))
+		})
+	}
+}
+
+// TestDeterministic runs each command twice: the same input prints the
+// same bytes.
+func TestDeterministic(t *testing.T) {
+	for _, args := range [][]string{
+		{"merge", "fixtures/layers/user.toml", "fixtures/layers/workspace.toml", "fixtures/layers/directory.yaml"},
+		{"merge", "--final", "--json", "fixtures/layers/user.toml", "fixtures/layers/workspace.toml"},
+		{"diff", "fixtures/layers/user.toml", "fixtures/layers/workspace.toml"},
+		{"schema"},
+	} {
+		first := runCLI(t, args...)
+		for i := 0; i < 5; i++ {
+			if again := runCLI(t, args...); again != first {
+				t.Fatalf("%v printed differently on run %d:\n%s\nthen\n%s", args, i+2, first, again)
+			}
+		}
+	}
+}
+
+// TestErrorLines checks the error contract: every line on stderr begins
+// with "strata: ", and nothing panics.
+func TestErrorLines(t *testing.T) {
+	for _, f := range []string{"typo", "several", "syntax", "unset", "unknown_server"} {
+		r := runCLI(t, "merge", "--final", "fixtures/bad/"+f+".toml")
+		if r.code != 1 {
+			t.Errorf("%s: exit %d, want 1", f, r.code)
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n") {
+			if !strings.HasPrefix(line, "strata: fixtures/bad/"+f+".toml:") {
+				t.Errorf("%s: stderr line %q does not name the file with strata: first", f, line)
+			}
+		}
+	}
+}
+
+// TestMergeOutputReadsBack checks that what merge prints is a layer that
+// merges to the same final config.
+func TestMergeOutputReadsBack(t *testing.T) {
+	layers := []string{"fixtures/layers/user.toml", "fixtures/layers/workspace.toml", "fixtures/layers/directory.yaml", "fixtures/layers/override.json"}
+	merged := runCLI(t, append([]string{"merge"}, layers...)...)
+	final := runCLI(t, append([]string{"merge", "--final"}, layers...)...)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "merged.toml")
+	if err := os.WriteFile(path, []byte(merged.stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	again := runCLI(t, "merge", "--final", path)
+	if diff := cmp.Diff(final, again, cmp.AllowUnexported(result{})); diff != "" {
+		t.Errorf("merged layer does not finalize the same (-want +got):\n%s", diff)
+	}
+}

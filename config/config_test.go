@@ -1,0 +1,413 @@
+package config_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/partial"
+)
+
+// errorView is what a test checks of an error: its text and, for a
+// *partial.Error, its message, hint and path.
+type errorView struct {
+	Text  string
+	Typed bool // a *partial.Error
+	Msg   string
+	Hint  string
+	Path  partial.Path
+}
+
+func viewError(err error) errorView {
+	if err == nil {
+		return errorView{}
+	}
+	v := errorView{Text: err.Error()}
+	var pe *partial.Error
+	if errors.As(err, &pe) {
+		v.Typed, v.Msg, v.Hint, v.Path = true, pe.Msg, pe.Hint, pe.Path
+	}
+	return v
+}
+
+func TestParseSource(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want config.Source
+		text string // String() of the result
+	}{
+		{"builtin", "builtin", config.Source{Kind: config.SourceBuiltin}, "builtin"},
+		{"local", "local", config.Source{Kind: config.SourceLocal}, "local"},
+		{"local tool", "local.grep", config.Source{Kind: config.SourceLocal, Tool: "grep"}, "local.grep"},
+		{"local tool with dots", "local.'my.tool'", config.Source{Kind: config.SourceLocal, Tool: "my.tool"}, "local.'my.tool'"},
+		{"mcp server", "mcp.fs", config.Source{Kind: config.SourceMCP, Server: "fs"}, "mcp.fs"},
+		{"mcp server and tool", "mcp.fs.read_file", config.Source{Kind: config.SourceMCP, Server: "fs", Tool: "read_file"}, "mcp.fs.read_file"},
+		{"quoted server name", "mcp.'my.server'.tool", config.Source{Kind: config.SourceMCP, Server: "my.server", Tool: "tool"}, "mcp.'my.server'.tool"},
+		{"double-quoted server name", `mcp."my server"`, config.Source{Kind: config.SourceMCP, Server: "my server"}, "mcp.'my server'"},
+		{"quoted tool name with a dot", `mcp.fs."a.b"`, config.Source{Kind: config.SourceMCP, Server: "fs", Tool: "a.b"}, "mcp.fs.'a.b'"},
+		{"quoted kind", "'local'", config.Source{Kind: config.SourceLocal}, "local"},
+		{"blanks around dots", " local . x ", config.Source{Kind: config.SourceLocal, Tool: "x"}, "local.x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := config.ParseSource(tt.in)
+			if err != nil {
+				t.Fatalf("ParseSource(%q): %v", tt.in, err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ParseSource(%q) mismatch (-want +got):\n%s", tt.in, diff)
+			}
+			if s := got.String(); s != tt.text {
+				t.Errorf("String() = %q, want %q", s, tt.text)
+			}
+			back, err := config.ParseSource(got.String())
+			if err != nil {
+				t.Fatalf("ParseSource(String()) of %q: %v", got.String(), err)
+			}
+			if diff := cmp.Diff(got, back); diff != "" {
+				t.Errorf("String round trip mismatch (-want +got):\n%s", diff)
+			}
+			text, err := got.MarshalText()
+			if err != nil || string(text) != tt.text {
+				t.Errorf("MarshalText() = %q, %v; want %q", text, err, tt.text)
+			}
+			var u config.Source
+			if err := u.UnmarshalText([]byte(tt.in)); err != nil || u != tt.want {
+				t.Errorf("UnmarshalText(%q) = %+v, %v; want %+v", tt.in, u, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseSourceErrors(t *testing.T) {
+	const syntax = "write builtin, local, local.<tool>, mcp.<server> or mcp.<server>.<tool>"
+	tests := []struct {
+		name string
+		in   string
+		want errorView
+	}{
+		{"mcp without a server", "mcp", errorView{
+			Text: `invalid source "mcp": an mcp source needs a server; write mcp.<server> or mcp.<server>.<tool>`, Typed: true,
+			Msg: `invalid source "mcp": an mcp source needs a server`, Hint: "write mcp.<server> or mcp.<server>.<tool>",
+		}},
+		{"mcp with a trailing dot", "mcp.", errorView{Text: `invalid source "mcp.": ` + syntax}},
+		{"mcp server with a trailing dot", "mcp.fs.", errorView{Text: `invalid source "mcp.fs.": ` + syntax}},
+		{"empty", "", errorView{Text: `invalid source "": ` + syntax}},
+		{"unterminated quote", "mcp.'fs", errorView{Text: `invalid source "mcp.'fs": ` + syntax}},
+		{"builtin with a name", "builtin.x", errorView{
+			Text: `invalid source "builtin.x": builtin takes no name; write source = "builtin"`, Typed: true,
+			Msg: `invalid source "builtin.x": builtin takes no name`, Hint: `write source = "builtin"`,
+		}},
+		{"local with two names", "local.a.b", errorView{
+			Text: `invalid source "local.a.b": expected local or local.<tool>; quote a tool name that holds dots: local.'my.tool'`, Typed: true,
+			Msg: `invalid source "local.a.b": expected local or local.<tool>`, Hint: "quote a tool name that holds dots: local.'my.tool'",
+		}},
+		{"local with an empty name", "local.''", errorView{
+			Text: `invalid source "local.''": expected local or local.<tool>; quote a tool name that holds dots: local.'my.tool'`, Typed: true,
+			Msg: `invalid source "local.''": expected local or local.<tool>`, Hint: "quote a tool name that holds dots: local.'my.tool'",
+		}},
+		{"mcp with three names", "mcp.a.b.c", errorView{
+			Text: `invalid source "mcp.a.b.c": expected mcp.<server> or mcp.<server>.<tool>; quote a name that holds dots: mcp.'my.server'.tool`, Typed: true,
+			Msg: `invalid source "mcp.a.b.c": expected mcp.<server> or mcp.<server>.<tool>`, Hint: "quote a name that holds dots: mcp.'my.server'.tool",
+		}},
+		{"mcp with an empty server", "mcp.''", errorView{
+			Text: `invalid source "mcp.''": expected mcp.<server> or mcp.<server>.<tool>; quote a name that holds dots: mcp.'my.server'.tool`, Typed: true,
+			Msg: `invalid source "mcp.''": expected mcp.<server> or mcp.<server>.<tool>`, Hint: "quote a name that holds dots: mcp.'my.server'.tool",
+		}},
+		{"mcp with an empty tool", "mcp.fs.''", errorView{
+			Text: `invalid source "mcp.fs.''": expected mcp.<server> or mcp.<server>.<tool>; quote a name that holds dots: mcp.'my.server'.tool`, Typed: true,
+			Msg: `invalid source "mcp.fs.''": expected mcp.<server> or mcp.<server>.<tool>`, Hint: "quote a name that holds dots: mcp.'my.server'.tool",
+		}},
+		{"misspelt kind", "loacl", errorView{
+			Text: `invalid source "loacl": unknown kind "loacl"; expected builtin, local or mcp; did you mean local?`, Typed: true,
+			Msg: `invalid source "loacl": unknown kind "loacl"; expected builtin, local or mcp`, Hint: "did you mean local?",
+		}},
+		{"misspelt kind with a name", "bultin.x", errorView{
+			Text: `invalid source "bultin.x": unknown kind "bultin"; expected builtin, local or mcp; did you mean builtin?`, Typed: true,
+			Msg: `invalid source "bultin.x": unknown kind "bultin"; expected builtin, local or mcp`, Hint: "did you mean builtin?",
+		}},
+		{"kind in capitals", "LOCAL", errorView{
+			Text: `invalid source "LOCAL": unknown kind "LOCAL"; expected builtin, local or mcp; did you mean local?`, Typed: true,
+			Msg: `invalid source "LOCAL": unknown kind "LOCAL"; expected builtin, local or mcp`, Hint: "did you mean local?",
+		}},
+		{"unknown kind", "remote", errorView{
+			Text: `invalid source "remote": unknown kind "remote"; expected builtin, local or mcp`, Typed: true,
+			Msg: `invalid source "remote": unknown kind "remote"; expected builtin, local or mcp`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := config.ParseSource(tt.in)
+			if err == nil {
+				t.Fatalf("ParseSource(%q) = %+v, want an error", tt.in, got)
+			}
+			if diff := cmp.Diff(tt.want, viewError(err)); diff != "" {
+				t.Errorf("ParseSource(%q) error mismatch (-want +got):\n%s", tt.in, diff)
+			}
+			if !got.IsZero() {
+				t.Errorf("ParseSource(%q) = %+v with its error, want the zero Source", tt.in, got)
+			}
+			var u config.Source
+			if err := u.UnmarshalText([]byte(tt.in)); err == nil || err.Error() != tt.want.Text {
+				t.Errorf("UnmarshalText(%q) error = %v, want %q", tt.in, err, tt.want.Text)
+			}
+		})
+	}
+}
+
+func TestSourceStringAndName(t *testing.T) {
+	tests := []struct {
+		name     string
+		s        config.Source
+		text     string
+		upstream string // Name("key")
+	}{
+		{"zero", config.Source{}, "", "key"},
+		{"builtin", config.Source{Kind: config.SourceBuiltin}, "builtin", "key"},
+		{"local renamed", config.Source{Kind: config.SourceLocal, Tool: "a b"}, "local.'a b'", "a b"},
+		{"mcp by the same name", config.Source{Kind: config.SourceMCP, Server: "my.server"}, "mcp.'my.server'", "key"},
+		{"mcp renamed", config.Source{Kind: config.SourceMCP, Server: "fs", Tool: "it's"}, `mcp.fs."it's"`, "it's"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.s.String(); got != tt.text {
+				t.Errorf("String() = %q, want %q", got, tt.text)
+			}
+			if got := tt.s.Name("key"); got != tt.upstream {
+				t.Errorf("Name(key) = %q, want %q", got, tt.upstream)
+			}
+			if got, want := tt.s.IsZero(), tt.s == (config.Source{}); got != want {
+				t.Errorf("IsZero() = %v, want %v", got, want)
+			}
+			if tt.text == "" {
+				return
+			}
+			back, err := config.ParseSource(tt.text)
+			if err != nil {
+				t.Fatalf("ParseSource(%q): %v", tt.text, err)
+			}
+			if back != tt.s {
+				t.Errorf("ParseSource(String()) = %+v, want %+v", back, tt.s)
+			}
+		})
+	}
+}
+
+func TestDefault(t *testing.T) {
+	want := config.Config{Tools: config.Tools{"*": {
+		Run:    config.RunAsk,
+		Result: config.ResultUnattended,
+		Enable: config.Enable{State: config.EnableOn},
+	}}}
+	a := config.Default()
+	if diff := cmp.Diff(want, a); diff != "" {
+		t.Errorf("Default() mismatch (-want +got):\n%s", diff)
+	}
+	// Each call gives fresh maps.
+	a.Tools["x"] = config.Tool{}
+	if diff := cmp.Diff(want, config.Default()); diff != "" {
+		t.Errorf("Default() shares its maps between calls (-want +got):\n%s", diff)
+	}
+	var s config.MCPServer
+	s.SetDefaults()
+	if diff := cmp.Diff(config.MCPServer{StartupTimeoutSec: 10, ToolTimeoutSec: 60}, s); diff != "" {
+		t.Errorf("SetDefaults mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestToolsNames(t *testing.T) {
+	tests := []struct {
+		name  string
+		tools config.Tools
+		want  []string
+	}{
+		{"nil", nil, []string{}},
+		{"only the defaults", config.Tools{"*": {}}, []string{}},
+		{"sorted without the defaults", config.Tools{"zed": {}, "*": {}, "alpha": {}, "My Tool": {}, "a.b": {}}, []string{"My Tool", "a.b", "alpha", "zed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, tt.tools.Names()); diff != "" {
+				t.Errorf("Names() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestEffectiveTool(t *testing.T) {
+	withDefaults := config.Tools{
+		"*":          {Run: config.RunEdit, Result: config.ResultAsk, Enable: config.Enable{State: config.EnableExplicit, AllowToggle: ptrTo(false)}},
+		"plain":      {},
+		"own":        {Run: config.RunSkip, Result: config.ResultEdit, Enable: config.Enable{State: config.EnableOff}},
+		"always":     {Enable: config.Enable{State: config.EnableAlways}},
+		"described":  {Description: "Long text."},
+		"summarized": {Summary: "Short.", Description: "Long text."},
+	}
+	bare := config.Tools{"plain": {}}
+	tests := []struct {
+		name        string
+		tools       config.Tools
+		tool        string
+		wantRun     config.RunMode
+		wantResult  config.ResultMode
+		wantEnable  config.Enable
+		wantEnabled bool
+		wantSummary string
+	}{
+		{"inherits from the defaults entry", withDefaults, "plain", config.RunEdit, config.ResultAsk, config.Enable{State: config.EnableExplicit, AllowToggle: ptrTo(false)}, false, ""},
+		{"own settings win", withDefaults, "own", config.RunSkip, config.ResultEdit, config.Enable{State: config.EnableOff}, false, ""},
+		{"always is enabled", withDefaults, "always", config.RunEdit, config.ResultAsk, config.Enable{State: config.EnableAlways}, true, ""},
+		{"summary falls back to the description", withDefaults, "described", config.RunEdit, config.ResultAsk, config.Enable{State: config.EnableExplicit, AllowToggle: ptrTo(false)}, false, "Long text."},
+		{"own summary", withDefaults, "summarized", config.RunEdit, config.ResultAsk, config.Enable{State: config.EnableExplicit, AllowToggle: ptrTo(false)}, false, "Short."},
+		{"built-in fallbacks without a defaults entry", bare, "plain", config.RunAsk, config.ResultUnattended, config.Enable{State: config.EnableOn}, true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, ok := tt.tools.Effective(tt.tool)
+			if !ok {
+				t.Fatalf("Effective(%q) not found", tt.tool)
+			}
+			if e.Name != tt.tool {
+				t.Errorf("Name = %q, want %q", e.Name, tt.tool)
+			}
+			if diff := cmp.Diff(tt.tools[tt.tool], e.Tool); diff != "" {
+				t.Errorf("Tool mismatch (-want +got):\n%s", diff)
+			}
+			if got := e.Run(); got != tt.wantRun {
+				t.Errorf("Run() = %q, want %q", got, tt.wantRun)
+			}
+			if got := e.Result(); got != tt.wantResult {
+				t.Errorf("Result() = %q, want %q", got, tt.wantResult)
+			}
+			if diff := cmp.Diff(tt.wantEnable, e.Enable()); diff != "" {
+				t.Errorf("Enable() mismatch (-want +got):\n%s", diff)
+			}
+			if got := e.Enabled(); got != tt.wantEnabled {
+				t.Errorf("Enabled() = %v, want %v", got, tt.wantEnabled)
+			}
+			if got := e.Summary(); got != tt.wantSummary {
+				t.Errorf("Summary() = %q, want %q", got, tt.wantSummary)
+			}
+		})
+	}
+	t.Run("no such tool", func(t *testing.T) {
+		for _, name := range []string{"missing", "*"} {
+			if e, ok := withDefaults.Effective(name); ok || e.Name != "" {
+				t.Errorf("Effective(%q) = %+v, %v; want the zero value, false", name, e, ok)
+			}
+		}
+	})
+}
+
+func TestEffectiveToolAnswer(t *testing.T) {
+	tools := config.Tools{"t": {Questions: map[string]config.Question{
+		"yes":    {Target: config.TargetUser, Answer: true},
+		"no":     {Answer: false},
+		"text":   {Answer: "overwrite"},
+		"table":  {Answer: map[string]any{"lines": int64(3)}},
+		"asking": {Target: config.TargetUser},
+	}}}
+	e, ok := tools.Effective("t")
+	if !ok {
+		t.Fatal("Effective(t) not found")
+	}
+	tests := []struct {
+		id     string
+		want   any
+		wantOK bool
+	}{
+		{"yes", true, true},
+		{"no", false, true},
+		{"text", "overwrite", true},
+		{"table", map[string]any{"lines": int64(3)}, true},
+		{"asking", nil, false},
+		{"unknown", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			got, ok := e.Answer(tt.id)
+			if ok != tt.wantOK {
+				t.Errorf("Answer(%q) ok = %v, want %v", tt.id, ok, tt.wantOK)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Answer(%q) mismatch (-want +got):\n%s", tt.id, diff)
+			}
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		c    config.Config
+		want []string
+	}{
+		{"defaults are valid", config.Default(), nil},
+		{
+			name: "local and unsourced tools may have commands",
+			c: config.Config{Tools: config.Tools{
+				"a": {Source: config.Source{Kind: config.SourceLocal}, Command: config.Command{Program: "a"}},
+				"b": {Command: config.Command{Program: "b"}},
+				"c": {Source: config.Source{Kind: config.SourceMCP, Server: "fs"}},
+			}, MCPServers: config.MCPServers{"fs": {Command: "npx", StartupTimeoutSec: 1, ToolTimeoutSec: 1}}},
+		},
+		{
+			name: "the defaults entry holds only inheritable settings",
+			c: config.Config{Tools: config.Tools{"*": {
+				Run: config.RunAsk, Result: config.ResultAsk, Enable: config.Enable{State: config.EnableOn},
+				Command:     config.Command{Program: "x"},
+				Description: "d",
+				Examples:    "e",
+				Parameters:  map[string]config.Parameter{"p": {}},
+				Questions:   map[string]config.Question{"q": {}},
+			}}},
+			want: []string{
+				"tools.'*'.command: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set command on each tool",
+				"tools.'*'.description: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set description on each tool",
+				"tools.'*'.examples: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set examples on each tool",
+				"tools.'*'.parameters: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set parameters on each tool",
+				"tools.'*'.questions: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set questions on each tool",
+			},
+		},
+		{
+			name: "mcp tools need a configured server and no command",
+			c: config.Config{Tools: config.Tools{
+				"x": {Source: config.Source{Kind: config.SourceMCP, Server: "fsx"}, Command: config.Command{Args: []string{"a"}}},
+			}, MCPServers: config.MCPServers{"fs": {Command: "npx", StartupTimeoutSec: 1, ToolTimeoutSec: 1}}},
+			want: []string{
+				`tools.x.command: an MCP tool has no command; remove the command, or set source = "local"`,
+				`tools.x.source: no MCP server named "fsx" is configured; did you mean fs?`,
+			},
+		},
+		{
+			name: "servers need a command and positive timeouts",
+			c:    config.Config{MCPServers: config.MCPServers{"b": {}, "a": {Command: "x", StartupTimeoutSec: 1, ToolTimeoutSec: 0}}},
+			want: []string{
+				"mcp_servers.a.tool_timeout_sec: must be positive, found 0",
+				`mcp_servers.b.command: an MCP server needs a command; write command = "npx"`,
+				"mcp_servers.b.startup_timeout_sec: must be positive, found 0",
+				"mcp_servers.b.tool_timeout_sec: must be positive, found 0",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.c.Validate()
+			var got []string
+			for _, e := range partial.All(err) {
+				got = append(got, e.Error())
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Validate() mismatch (-want +got):\n%s", diff)
+			}
+			if err != nil {
+				var es partial.Errors
+				if !errors.As(err, &es) {
+					t.Errorf("Validate() error is a %T, want partial.Errors", err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,228 @@
+package bench
+
+import (
+	"os"
+	"testing"
+
+	"github.com/knadh/koanf/parsers/toml/v2"
+	"github.com/knadh/koanf/providers/rawbytes"
+	"github.com/knadh/koanf/v2"
+	gotoml "github.com/pelletier/go-toml/v2"
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/delta"
+	"github.com/strata-config/strata/merge"
+	"github.com/strata-config/strata/partial"
+)
+
+// The floor decodes into these structs: config.Partial's shape as go-toml
+// can decode it, with pointers for optional values and any for the fields
+// that take several forms (command, enable, type, list strategies).
+type (
+	floorLayer struct {
+		Tools      map[string]*floorTool   `toml:"tools"`
+		MCPServers map[string]*floorServer `toml:"mcp_servers"`
+		Discover   struct {
+			Dirs any `toml:"dirs"`
+		} `toml:"discover"`
+		Unset []string `toml:"unset"`
+	}
+	floorTool struct {
+		Source      *string                    `toml:"source"`
+		Command     any                        `toml:"command"`
+		Enable      any                        `toml:"enable"`
+		Summary     *string                    `toml:"summary"`
+		Description *string                    `toml:"description"`
+		Examples    *string                    `toml:"examples"`
+		Run         *string                    `toml:"run"`
+		Result      *string                    `toml:"result"`
+		Parameters  map[string]*floorParameter `toml:"parameters"`
+		Options     map[string]any             `toml:"options"`
+		Questions   map[string]*struct {
+			Target *string `toml:"target"`
+			Answer any     `toml:"answer"`
+		} `toml:"questions"`
+	}
+	floorParameter struct {
+		Type        any                        `toml:"type"`
+		Required    *bool                      `toml:"required"`
+		Default     any                        `toml:"default"`
+		Enum        any                        `toml:"enum"`
+		Summary     *string                    `toml:"summary"`
+		Description *string                    `toml:"description"`
+		Examples    any                        `toml:"examples"`
+		Items       *floorParameter            `toml:"items"`
+		Properties  map[string]*floorParameter `toml:"properties"`
+	}
+	floorServer struct {
+		Command           *string           `toml:"command"`
+		Args              any               `toml:"args"`
+		Env               map[string]string `toml:"env"`
+		Cwd               *string           `toml:"cwd"`
+		Optional          *bool             `toml:"optional"`
+		StartupTimeoutSec *float64          `toml:"startup_timeout_sec"`
+		ToolTimeoutSec    *float64          `toml:"tool_timeout_sec"`
+		Checksum          *string           `toml:"checksum"`
+	}
+)
+
+// koanfConfig is what koanf unmarshals the merged layers into.
+type koanfConfig struct {
+	Tools map[string]struct {
+		Source      string                    `koanf:"source"`
+		Command     any                       `koanf:"command"`
+		Enable      any                       `koanf:"enable"`
+		Summary     string                    `koanf:"summary"`
+		Description string                    `koanf:"description"`
+		Run         string                    `koanf:"run"`
+		Result      string                    `koanf:"result"`
+		Parameters  map[string]map[string]any `koanf:"parameters"`
+		Options     map[string]any            `koanf:"options"`
+		Questions   map[string]map[string]any `koanf:"questions"`
+	} `koanf:"tools"`
+	MCPServers map[string]struct {
+		Command string            `koanf:"command"`
+		Args    []string          `koanf:"args"`
+		Env     map[string]string `koanf:"env"`
+	} `koanf:"mcp_servers"`
+	Discover struct {
+		Dirs []string `koanf:"dirs"`
+	} `koanf:"discover"`
+}
+
+const layerCount, toolCount = 5, 1000
+
+func readLayers(b *testing.B) [][]byte {
+	paths, err := Files("testdata", layerCount, toolCount)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := make([][]byte, len(paths))
+	for i, p := range paths {
+		if out[i], err = os.ReadFile(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return out
+}
+
+func totalBytes(files [][]byte) int64 {
+	var n int64
+	for _, f := range files {
+		n += int64(len(f))
+	}
+	return n
+}
+
+func decodeAll(b *testing.B, files [][]byte) []*config.Partial {
+	layers := make([]*config.Partial, len(files))
+	for i, data := range files {
+		p := new(config.Partial)
+		if err := partial.Decode("layer", data, partial.TOML, p); err != nil {
+			b.Fatal(err)
+		}
+		layers[i] = p
+	}
+	return layers
+}
+
+// BenchmarkLoad: decode + merge + finalize of five 1,000-tool layers, and
+// its two baselines on the same bytes.
+func BenchmarkLoad(b *testing.B) {
+	files := readLayers(b)
+	b.Run("strata", func(b *testing.B) {
+		b.SetBytes(totalBytes(files))
+		b.ReportAllocs()
+		for b.Loop() {
+			layers := decodeAll(b, files)
+			if _, err := config.Finalize(merge.Layers(layers...)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("floor-gotoml", func(b *testing.B) {
+		b.SetBytes(totalBytes(files))
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, data := range files {
+				var l floorLayer
+				if err := gotoml.Unmarshal(data, &l); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("koanf", func(b *testing.B) {
+		b.SetBytes(totalBytes(files))
+		b.ReportAllocs()
+		for b.Loop() {
+			k := koanf.New(".")
+			for _, data := range files {
+				if err := k.Load(rawbytes.Provider(data), toml.Parser()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var c koanfConfig
+			if err := k.Unmarshal("", &c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkSteps times each step of strata's load alone, the floor of one
+// layer, and delta and ToPartial of two 1,000-tool configs.
+func BenchmarkSteps(b *testing.B) {
+	files := readLayers(b)
+	layers := decodeAll(b, files)
+	merged := merge.Layers(layers...)
+	cfg, err := config.Finalize(merged)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("floor-one-layer", func(b *testing.B) {
+		b.SetBytes(int64(len(files[0])))
+		b.ReportAllocs()
+		for b.Loop() {
+			var l floorLayer
+			if err := gotoml.Unmarshal(files[0], &l); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decode-one-layer", func(b *testing.B) {
+		b.SetBytes(int64(len(files[0])))
+		b.ReportAllocs()
+		for b.Loop() {
+			p := new(config.Partial)
+			if err := partial.Decode("layer", files[0], partial.TOML, p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("merge-5-layers", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			merge.Layers(layers...)
+		}
+	})
+	b.Run("finalize", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := config.Finalize(merged); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("delta-1000-tools", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			delta.Between(layers[0], layers[1])
+		}
+	})
+	b.Run("topartial-1000-tools", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			config.ToPartial(cfg)
+		}
+	})
+}

@@ -1,0 +1,783 @@
+package partial_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/partial"
+)
+
+// allUnsetServer is an MCP server entry whose every field is unset.
+func allUnsetServer() config.MCPServerPartial {
+	return config.MCPServerPartial{
+		Command:           unsetValue[string](),
+		Args:              partial.List[string]{Base: partial.BaseDefault},
+		Env:               partial.Map[partial.Value[string]]{Reset: true},
+		Cwd:               unsetValue[string](),
+		Optional:          unsetValue[bool](),
+		StartupTimeoutSec: unsetValue[float64](),
+		ToolTimeoutSec:    unsetValue[float64](),
+		Checksum:          unsetValue[string](),
+	}
+}
+
+func TestEncodePartial(t *testing.T) {
+	redefined := allUnsetTool()
+	redefined.Run = partial.Of(config.RunEdit)
+	tests := []struct {
+		name string
+		p    config.Partial
+		toml string
+		json string
+	}{
+		{
+			name: "empty layer",
+			p:    config.Partial{},
+			toml: "",
+			json: "{}\n",
+		},
+		{
+			name: "unset list sorted first",
+			p: config.Partial{
+				Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
+					"zeta":  {Run: unsetValue[config.RunMode]()},
+					"alpha": {Summary: unsetValue[string](), Run: partial.Of(config.RunEdit)},
+				}},
+				MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{"fs": nil}},
+				Discover:   config.DiscoverPartial{Dirs: partial.List[string]{Base: partial.BaseDefault}},
+			},
+			toml: `unset = ["discover.dirs", "mcp_servers.fs", "tools.alpha.summary", "tools.zeta.run"]
+
+[tools.alpha]
+run = "edit"
+
+[tools.zeta]
+`,
+			json: `{
+  "unset": [
+    "discover.dirs",
+    "mcp_servers.fs",
+    "tools.alpha.summary",
+    "tools.zeta.run"
+  ],
+  "tools": {
+    "alpha": {
+      "run": "edit"
+    },
+    "zeta": {}
+  }
+}
+`,
+		},
+		{
+			name: "list forms",
+			p: config.Partial{
+				MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{
+					"a": {Args: partial.Replace("x", "y")},
+					"b": {Args: partial.Append("x")},
+					"c": {Args: partial.Prepend("h")},
+					"d": {Args: partial.List[string]{Head: []string{"h"}, Tail: []string{"t"}}},
+					"e": {Args: partial.List[string]{Base: partial.BaseEmpty, Tail: []string{"x", "y"}, Dedup: true}},
+					"f": {Args: partial.List[string]{Base: partial.BaseDefault, Tail: []string{"x"}}},
+					"g": {Args: partial.List[string]{Tail: []string{}, Dedup: true}},
+					"h": {Args: partial.List[string]{Head: []string{"h"}, Tail: []string{"t"}, Dedup: true}},
+				}},
+				Discover: config.DiscoverPartial{Dirs: partial.Append("d")},
+			},
+			toml: `unset = ["mcp_servers.f.args"]
+
+[mcp_servers.a]
+args = ["x", "y"]
+
+[mcp_servers.b]
+args = { value = ["x"], strategy = "append" }
+
+[mcp_servers.c]
+args = { value = ["h"], strategy = "prepend" }
+
+[mcp_servers.d]
+args = { prepend = ["h"], append = ["t"] }
+
+[mcp_servers.e]
+args = { value = ["x", "y"], strategy = "replace", dedup = true }
+
+[mcp_servers.f]
+args = { value = ["x"], strategy = "append" }
+
+[mcp_servers.g]
+args = { value = [], strategy = "append", dedup = true }
+
+[mcp_servers.h]
+args = { prepend = ["h"], append = ["t"], dedup = true }
+
+[discover]
+dirs = ["d"]
+`,
+			json: `{
+  "unset": [
+    "mcp_servers.f.args"
+  ],
+  "mcp_servers": {
+    "a": {
+      "args": [
+        "x",
+        "y"
+      ]
+    },
+    "b": {
+      "args": {
+        "value": [
+          "x"
+        ],
+        "strategy": "append"
+      }
+    },
+    "c": {
+      "args": {
+        "value": [
+          "h"
+        ],
+        "strategy": "prepend"
+      }
+    },
+    "d": {
+      "args": {
+        "prepend": [
+          "h"
+        ],
+        "append": [
+          "t"
+        ]
+      }
+    },
+    "e": {
+      "args": {
+        "value": [
+          "x",
+          "y"
+        ],
+        "strategy": "replace",
+        "dedup": true
+      }
+    },
+    "f": {
+      "args": {
+        "value": [
+          "x"
+        ],
+        "strategy": "append"
+      }
+    },
+    "g": {
+      "args": {
+        "value": [],
+        "strategy": "append",
+        "dedup": true
+      }
+    },
+    "h": {
+      "args": {
+        "prepend": [
+          "h"
+        ],
+        "append": [
+          "t"
+        ],
+        "dedup": true
+      }
+    }
+  },
+  "discover": {
+    "dirs": [
+      "d"
+    ]
+  }
+}
+`,
+		},
+		{
+			name: "list strategies against the field's default strategy",
+			p: config.Partial{Discover: config.DiscoverPartial{Dirs: partial.Replace("r")}, Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
+				"t": {Parameters: partial.Map[config.ParameterPartial]{Entries: map[string]*config.ParameterPartial{
+					"p": {Enum: partial.Replace[any]("a", int64(1)), Examples: partial.Prepend[any](true)},
+				}}},
+			}}},
+			toml: `[tools.t.parameters.p]
+enum = ["a", 1]
+examples = { value = [true], strategy = "prepend" }
+
+[discover]
+dirs = { value = ["r"], strategy = "replace" }
+`,
+			json: `{
+  "tools": {
+    "t": {
+      "parameters": {
+        "p": {
+          "enum": [
+            "a",
+            1
+          ],
+          "examples": {
+            "value": [
+              true
+            ],
+            "strategy": "prepend"
+          }
+        }
+      }
+    }
+  },
+  "discover": {
+    "dirs": {
+      "value": [
+        "r"
+      ],
+      "strategy": "replace"
+    }
+  }
+}
+`,
+		},
+		{
+			name: "removed map entries",
+			p: config.Partial{
+				Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
+					"old": nil,
+					"grep": {
+						Options:    partial.Map[partial.Any]{Entries: map[string]*partial.Any{"r": nil, "keep": ptrTo(partial.AnyOf("k"))}},
+						Parameters: partial.Map[config.ParameterPartial]{Entries: map[string]*config.ParameterPartial{"p": nil}},
+						Questions:  partial.Map[config.QuestionPartial]{Entries: map[string]*config.QuestionPartial{"q": nil}},
+					},
+				}},
+				MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{
+					"fs": {Env: partial.Map[partial.Value[string]]{Entries: map[string]*partial.Value[string]{"OLD": nil, "LOG": ptrTo(partial.Of("1"))}}},
+				}},
+			},
+			toml: `unset = ["mcp_servers.fs.env.OLD", "tools.grep.options.r", "tools.grep.parameters.p", "tools.grep.questions.q", "tools.old"]
+
+[tools.grep.options]
+keep = "k"
+
+[mcp_servers.fs.env]
+LOG = "1"
+`,
+			json: `{
+  "unset": [
+    "mcp_servers.fs.env.OLD",
+    "tools.grep.options.r",
+    "tools.grep.parameters.p",
+    "tools.grep.questions.q",
+    "tools.old"
+  ],
+  "tools": {
+    "grep": {
+      "options": {
+        "keep": "k"
+      }
+    }
+  },
+  "mcp_servers": {
+    "fs": {
+      "env": {
+        "LOG": "1"
+      }
+    }
+  }
+}
+`,
+		},
+		{
+			name: "entry with every field unset is one table-level unset",
+			p: config.Partial{
+				Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
+					"gone": ptrTo(allUnsetTool()),
+					"grep": &redefined,
+					"one":  {Description: unsetValue[string]()},
+				}},
+				MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{
+					"fs": ptrTo(allUnsetServer()),
+				}},
+			},
+			toml: `unset = ["mcp_servers.fs", "tools.gone", "tools.grep", "tools.one.description"]
+
+[tools.gone]
+
+[tools.grep]
+run = "edit"
+
+[tools.one]
+
+[mcp_servers.fs]
+`,
+			json: `{
+  "unset": [
+    "mcp_servers.fs",
+    "tools.gone",
+    "tools.grep",
+    "tools.one.description"
+  ],
+  "tools": {
+    "gone": {},
+    "grep": {
+      "run": "edit"
+    },
+    "one": {}
+  },
+  "mcp_servers": {
+    "fs": {}
+  }
+}
+`,
+		},
+		{
+			name: "empty entries are kept",
+			p: config.Partial{
+				Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
+					"": {},
+					"t": {
+						Parameters: partial.Map[config.ParameterPartial]{Entries: map[string]*config.ParameterPartial{
+							"p": {},
+							"q": {Items: partial.NestedOf(config.ParameterPartial{})},
+						}},
+						Questions: partial.Map[config.QuestionPartial]{Entries: map[string]*config.QuestionPartial{"ask": {}}},
+					},
+				}},
+				MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{"fs": {}}},
+			},
+			toml: `[tools.'']
+
+[tools.t.parameters.p]
+
+[tools.t.parameters.q.items]
+
+[tools.t.questions.ask]
+
+[mcp_servers.fs]
+`,
+			json: `{
+  "tools": {
+    "": {},
+    "t": {
+      "parameters": {
+        "p": {},
+        "q": {
+          "items": {}
+        }
+      },
+      "questions": {
+        "ask": {}
+      }
+    }
+  },
+  "mcp_servers": {
+    "fs": {}
+  }
+}
+`,
+		},
+		{
+			name: "multi-line and escaped strings",
+			p: config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
+				"doc": {
+					Summary:     partial.Of("line1\nline2\n"),
+					Description: partial.Of("it's\nfine'"),
+					Examples:    partial.Of("say \"hi\"\tnow\\"),
+				},
+			}}},
+			toml: `[tools.doc]
+summary = '''
+line1
+line2
+'''
+description = "it's\nfine'"
+examples = "say \"hi\"\tnow\\"
+`,
+			json: `{
+  "tools": {
+    "doc": {
+      "summary": "line1\nline2\n",
+      "description": "it's\nfine'",
+      "examples": "say \"hi\"\tnow\\"
+    }
+  }
+}
+`,
+		},
+		{
+			name: "keys that need quotes",
+			p: config.Partial{
+				Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
+					"*":       {Run: partial.Of(config.RunEdit)},
+					"a.b":     {Summary: partial.Of("dotted"), Description: unsetValue[string]()},
+					"my tool": {Enable: partial.Of(config.Enable{State: config.EnableOff})},
+					"grep": {
+						Source:  partial.Of(config.Source{Kind: config.SourceMCP, Server: "my.server", Tool: "grep"}),
+						Options: partial.Map[partial.Any]{Entries: map[string]*partial.Any{"x.y": ptrTo(partial.AnyOf(true))}},
+					},
+				}},
+				MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{
+					"my.server": {Env: partial.Map[partial.Value[string]]{Entries: map[string]*partial.Value[string]{"MY VAR": ptrTo(partial.Of("1"))}}},
+				}},
+			},
+			toml: `unset = ["tools.'a.b'.description"]
+
+[tools.'*']
+run = "edit"
+
+[tools.'a.b']
+summary = "dotted"
+
+[tools.grep]
+source = "mcp.'my.server'.grep"
+
+[tools.grep.options]
+'x.y' = true
+
+[tools.'my tool']
+enable = false
+
+[mcp_servers.'my.server'.env]
+'MY VAR' = "1"
+`,
+			json: `{
+  "unset": [
+    "tools.'a.b'.description"
+  ],
+  "tools": {
+    "*": {
+      "run": "edit"
+    },
+    "a.b": {
+      "summary": "dotted"
+    },
+    "grep": {
+      "source": "mcp.'my.server'.grep",
+      "options": {
+        "x.y": true
+      }
+    },
+    "my tool": {
+      "enable": false
+    }
+  },
+  "mcp_servers": {
+    "my.server": {
+      "env": {
+        "MY VAR": "1"
+      }
+    }
+  }
+}
+`,
+		},
+		{
+			name: "tool with every kind of field",
+			p: config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
+				"grep": {
+					Source:  partial.Of(config.Source{Kind: config.SourceLocal, Tool: "search"}),
+					Command: partial.Of(config.Command{Program: "jp-tools", Args: []string{"{{tool}}", "two words", "it's"}}),
+					Enable:  partial.Of(config.Enable{State: config.EnableExplicit, AllowToggle: ptrTo(false)}),
+					Run:     partial.Of(config.RunUnattended),
+					Result:  partial.Of(config.ResultAsk),
+					Parameters: partial.Map[config.ParameterPartial]{Entries: map[string]*config.ParameterPartial{
+						"path": {
+							Type:     partial.Of(config.Types{"string", "null"}),
+							Required: partial.Of(true),
+							Default:  partial.Of[any]("."),
+							Items:    partial.NestedOf(config.ParameterPartial{Type: partial.Of(config.Types{"string"})}),
+							Properties: partial.Map[config.ParameterPartial]{Entries: map[string]*config.ParameterPartial{
+								"depth": {Type: partial.Of(config.Types{"integer"})},
+							}},
+						},
+					}},
+					Options: partial.Map[partial.Any]{Entries: map[string]*partial.Any{
+						"depth":  ptrTo(partial.AnyOf(int64(3))),
+						"empty":  ptrTo(partial.AnyOf(map[string]any{})),
+						"limits": ptrTo(partial.AnyOf(map[string]any{"max": 1.5, "list": []any{"a", map[string]any{"k": false}}})),
+					}},
+					Questions: partial.Map[config.QuestionPartial]{Entries: map[string]*config.QuestionPartial{
+						"apply": {Target: partial.Of(config.TargetAssistant), Answer: partial.Of[any](map[string]any{"ok": true})},
+					}},
+				},
+				"sh": {Command: partial.Of(config.Command{Program: "echo", Args: []string{"$HOME"}, Shell: true})},
+			}}},
+			toml: `[tools.grep]
+source = "local.search"
+command = "jp-tools {{tool}} 'two words' 'it'\\''s'"
+enable = { allow_toggle = false, state = "explicit" }
+run = "unattended"
+result = "ask"
+
+[tools.grep.parameters.path]
+type = ["string", "null"]
+required = true
+default = "."
+
+[tools.grep.parameters.path.items]
+type = "string"
+
+[tools.grep.parameters.path.properties.depth]
+type = "integer"
+
+[tools.grep.options]
+depth = 3
+
+[tools.grep.options.empty]
+
+[tools.grep.options.limits]
+list = ["a", { k = false }]
+max = 1.5
+
+[tools.grep.questions.apply]
+target = "assistant"
+answer = { ok = true }
+
+[tools.sh]
+command = { args = ["$HOME"], program = "echo", shell = true }
+`,
+			json: `{
+  "tools": {
+    "grep": {
+      "source": "local.search",
+      "command": "jp-tools {{tool}} 'two words' 'it'\\''s'",
+      "enable": {
+        "allow_toggle": false,
+        "state": "explicit"
+      },
+      "run": "unattended",
+      "result": "ask",
+      "parameters": {
+        "path": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "required": true,
+          "default": ".",
+          "items": {
+            "type": "string"
+          },
+          "properties": {
+            "depth": {
+              "type": "integer"
+            }
+          }
+        }
+      },
+      "options": {
+        "depth": 3,
+        "empty": {},
+        "limits": {
+          "list": [
+            "a",
+            {
+              "k": false
+            }
+          ],
+          "max": 1.5
+        }
+      },
+      "questions": {
+        "apply": {
+          "target": "assistant",
+          "answer": {
+            "ok": true
+          }
+        }
+      }
+    },
+    "sh": {
+      "command": {
+        "args": [
+          "$HOME"
+        ],
+        "program": "echo",
+        "shell": true
+      }
+    }
+  }
+}
+`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, out := range []struct {
+				format partial.Format
+				want   string
+			}{{partial.TOML, tt.toml}, {partial.JSON, tt.json}} {
+				got, err := partial.Encode(&tt.p, out.format)
+				if err != nil {
+					t.Fatalf("Encode %s: %v", out.format, err)
+				}
+				if diff := cmp.Diff(out.want, string(got)); diff != "" {
+					t.Errorf("Encode %s mismatch (-want +got):\n%s", out.format, diff)
+				}
+				back, err := decodeLayer(t, "encoded", string(got), out.format)
+				if err != nil {
+					t.Fatalf("decode of the %s output: %v\n%s", out.format, err, got)
+				}
+				if diff := cmp.Diff(tt.p, back); diff != "" {
+					t.Errorf("decode(encode(x)) in %s mismatch (-want +got):\n%s", out.format, diff)
+				}
+			}
+		})
+	}
+}
+
+func TestEncodePartialByValue(t *testing.T) {
+	p := config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{"a": {Run: partial.Of(config.RunAsk)}}}}
+	byPointer, err := partial.Encode(&p, partial.TOML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byValue, err := partial.Encode(p, partial.TOML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(byPointer), string(byValue)); diff != "" {
+		t.Errorf("Encode by value differs from Encode by pointer (-want +got):\n%s", diff)
+	}
+	nilOut, err := partial.Encode((*config.Partial)(nil), partial.TOML)
+	if err != nil || len(nilOut) != 0 {
+		t.Errorf("Encode(nil) = %q, %v; want empty, nil", nilOut, err)
+	}
+}
+
+func TestEncodeYAMLIsRefused(t *testing.T) {
+	_, err := partial.Encode(&config.Partial{}, partial.YAML)
+	want := "strata: writing YAML is not supported; use TOML or JSON"
+	if err == nil || err.Error() != want {
+		t.Errorf("Encode YAML error = %v, want %q", err, want)
+	}
+}
+
+func TestEncodeResolvedConfig(t *testing.T) {
+	withTools := config.Default()
+	withTools.Tools["grep"] = config.Tool{
+		Summary:    "Search.",
+		Command:    config.Command{Program: "rg", Args: []string{"--json"}},
+		Parameters: map[string]config.Parameter{"p": {Required: ptrTo(false), Enum: []any{"a"}}},
+		Options:    map[string]any{"n": int64(2)},
+	}
+	withTools.MCPServers = config.MCPServers{"fs": {Command: "npx", StartupTimeoutSec: 10, ToolTimeoutSec: 60}}
+	tests := []struct {
+		name string
+		c    config.Config
+		toml string
+		json string
+	}{
+		{
+			name: "zero config",
+			c:    config.Config{},
+			toml: "",
+			json: "{}\n",
+		},
+		{
+			name: "defaults",
+			c:    config.Default(),
+			toml: `[tools.'*']
+enable = true
+run = "ask"
+result = "unattended"
+`,
+			json: `{
+  "tools": {
+    "*": {
+      "enable": true,
+      "run": "ask",
+      "result": "unattended"
+    }
+  }
+}
+`,
+		},
+		{
+			name: "zero fields left out, false pointers kept",
+			c:    withTools,
+			toml: `[tools.'*']
+enable = true
+run = "ask"
+result = "unattended"
+
+[tools.grep]
+command = "rg --json"
+summary = "Search."
+
+[tools.grep.parameters.p]
+required = false
+enum = ["a"]
+
+[tools.grep.options]
+n = 2
+
+[mcp_servers.fs]
+command = "npx"
+startup_timeout_sec = 10.0
+tool_timeout_sec = 60.0
+`,
+			json: `{
+  "tools": {
+    "*": {
+      "enable": true,
+      "run": "ask",
+      "result": "unattended"
+    },
+    "grep": {
+      "command": "rg --json",
+      "summary": "Search.",
+      "parameters": {
+        "p": {
+          "required": false,
+          "enum": [
+            "a"
+          ]
+        }
+      },
+      "options": {
+        "n": 2
+      }
+    }
+  },
+  "mcp_servers": {
+    "fs": {
+      "command": "npx",
+      "startup_timeout_sec": 10.0,
+      "tool_timeout_sec": 60.0
+    }
+  }
+}
+`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, out := range []struct {
+				format partial.Format
+				want   string
+			}{{partial.TOML, tt.toml}, {partial.JSON, tt.json}} {
+				got, err := partial.Encode(tt.c, out.format)
+				if err != nil {
+					t.Fatalf("Encode %s: %v", out.format, err)
+				}
+				if diff := cmp.Diff(out.want, string(got)); diff != "" {
+					t.Errorf("Encode %s mismatch (-want +got):\n%s", out.format, diff)
+				}
+				if tt.c.Tools == nil {
+					continue // the zero config is not what finalizing anything gives
+				}
+				// A written config is a layer that gives it back.
+				p := mustDecodeLayer(t, "encoded", string(got), out.format)
+				c, err := config.Finalize(&p)
+				if err != nil {
+					t.Fatalf("Finalize: %v", err)
+				}
+				if diff := cmp.Diff(tt.c, c); diff != "" {
+					t.Errorf("Finalize(decode(encode(c))) in %s mismatch (-want +got):\n%s", out.format, diff)
+				}
+			}
+		})
+	}
+}

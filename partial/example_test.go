@@ -1,0 +1,77 @@
+package partial_test
+
+import (
+	"fmt"
+
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/partial"
+)
+
+func ExampleDecode() {
+	var p config.Partial
+	err := partial.Decode("tools.toml", []byte(`
+[tools.grep]
+source = "local"
+rnu = "ask"
+result = "sometimes"
+`), partial.TOML, &p)
+	for _, e := range partial.All(err) {
+		fmt.Println(e)
+	}
+	// Output:
+	// tools.toml:4:1: tools.grep.rnu: unknown key; did you mean run?
+	// tools.toml:5:10: tools.grep.result: expected one of unattended, ask, edit, skip, found "sometimes"
+}
+
+func ExampleError_Render() {
+	var p config.Partial
+	err := partial.Decode("tools.toml", []byte("[tools.grep]\nsource = \"mcp\"\n"), partial.TOML, &p)
+	fmt.Println(partial.All(err)[0].Render())
+	// Output:
+	// tools.toml:2:10: tools.grep.source: invalid source "mcp": an mcp source needs a server; write mcp.<server> or mcp.<server>.<tool>
+	//  2 | source = "mcp"
+	//    |          ^
+}
+
+func ExampleFinalize() {
+	var p config.Partial
+	_ = partial.Decode("tools.toml", []byte(`
+unset = ["tools.'*'.run"]
+
+[tools.'*']
+result = "ask"
+`), partial.TOML, &p)
+	cfg, _ := partial.Finalize(&p, config.Default())
+	d := cfg.Tools[config.Defaults]
+	fmt.Println(d.Run, d.Result)
+	// Output: ask ask
+}
+
+func ExampleFrom() {
+	cfg := config.Default()
+	cfg.Tools["grep"] = config.Tool{Source: config.Source{Kind: config.SourceLocal}, Run: config.RunUnattended}
+	p, _ := partial.From[config.Partial](cfg, config.Default())
+	text, _ := partial.Encode(p, partial.TOML)
+	fmt.Print(string(text))
+	// Output:
+	// [tools.grep]
+	// source = "local"
+	// run = "unattended"
+}
+
+func ExampleEncode() {
+	var p config.Partial
+	p.Tools.Set("grep", config.ToolPartial{Run: partial.Of(config.RunAsk)})
+	p.Tools.Remove("old")
+	p.Discover.Dirs = partial.Prepend("tools")
+	text, _ := partial.Encode(&p, partial.TOML)
+	fmt.Print(string(text))
+	// Output:
+	// unset = ["tools.old"]
+	//
+	// [tools.grep]
+	// run = "ask"
+	//
+	// [discover]
+	// dirs = { value = ["tools"], strategy = "prepend" }
+}
