@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -95,7 +96,7 @@ func FuzzParseCommand(f *testing.F) {
 				t.Fatalf("encode %#v as %s: %v", c, f, err)
 			}
 			back := new(config.Partial)
-			if err := partial.Decode("layer", text, f, back); err != nil {
+			if err := load.Decode("layer", text, f, back); err != nil {
 				t.Fatalf("%s layer does not decode: %v\n%s", f, err, text)
 			}
 			got, ok := back.Tools.Get("t").Command.Get()

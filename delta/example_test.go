@@ -5,12 +5,13 @@ import (
 
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
+	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
 
 func ExampleBetween() {
 	before, after := new(config.Partial), new(config.Partial)
-	_ = partial.Decode("before.toml", []byte(`
+	_ = load.Decode("before.toml", []byte(`
 [tools.grep]
 source = "local"
 command = "rg"
@@ -19,7 +20,7 @@ run = "ask"
 [tools.old]
 source = "builtin"
 `), partial.TOML, before)
-	_ = partial.Decode("after.toml", []byte(`
+	_ = load.Decode("after.toml", []byte(`
 [tools.grep]
 source = "local"
 command = "rg --json"

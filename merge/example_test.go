@@ -4,13 +4,14 @@ import (
 	"fmt"
 
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 )
 
 func ExampleLayers() {
 	user, workspace := new(config.Partial), new(config.Partial)
-	_ = partial.Decode("user.toml", []byte(`
+	_ = load.Decode("user.toml", []byte(`
 [tools.grep]
 source = "local"
 command = "rg --json"
@@ -19,7 +20,7 @@ run = "ask"
 [discover]
 dirs = ["~/tools"]
 `), partial.TOML, user)
-	_ = partial.Decode("workspace.toml", []byte(`
+	_ = load.Decode("workspace.toml", []byte(`
 [tools.grep]
 run = "unattended"
 
@@ -59,14 +60,14 @@ func ExampleLayers_hostApplication() {
 	defaults.Conversation.Tools = config.Default().Tools
 
 	base, local := new(HostPartial), new(HostPartial)
-	_ = partial.Decode("host.toml", []byte(`
+	_ = load.Decode("host.toml", []byte(`
 [conversation]
 model = "large"
 
 [conversation.tools.fs_read]
 source = "mcp.fs"
 `), partial.TOML, base)
-	_ = partial.Decode("local.toml", []byte(`
+	_ = load.Decode("local.toml", []byte(`
 unset = ["conversation.model"]
 
 [conversation.tools.'*']

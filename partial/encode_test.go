@@ -5,25 +5,26 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/internal/layertest"
 	"github.com/strata-config/strata/partial"
 )
 
 // allUnsetServer is an MCP server entry whose every field is unset.
 func allUnsetServer() config.MCPServerPartial {
 	return config.MCPServerPartial{
-		Command:           unsetValue[string](),
+		Command:           layertest.UnsetValue[string](),
 		Args:              partial.List[string]{Base: partial.BaseDefault},
 		Env:               partial.Map[partial.Value[string]]{Reset: true},
-		Cwd:               unsetValue[string](),
-		Optional:          unsetValue[bool](),
-		StartupTimeoutSec: unsetValue[float64](),
-		ToolTimeoutSec:    unsetValue[float64](),
-		Checksum:          unsetValue[string](),
+		Cwd:               layertest.UnsetValue[string](),
+		Optional:          layertest.UnsetValue[bool](),
+		StartupTimeoutSec: layertest.UnsetValue[float64](),
+		ToolTimeoutSec:    layertest.UnsetValue[float64](),
+		Checksum:          layertest.UnsetValue[string](),
 	}
 }
 
 func TestEncodePartial(t *testing.T) {
-	redefined := allUnsetTool()
+	redefined := layertest.AllUnsetTool()
 	redefined.Run = partial.Of(config.RunEdit)
 	tests := []struct {
 		name string
@@ -41,8 +42,8 @@ func TestEncodePartial(t *testing.T) {
 			name: "unset list sorted first",
 			p: config.Partial{
 				Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
-					"zeta":  {Run: unsetValue[config.RunMode]()},
-					"alpha": {Summary: unsetValue[string](), Run: partial.Of(config.RunEdit)},
+					"zeta":  {Run: layertest.UnsetValue[config.RunMode]()},
+					"alpha": {Summary: layertest.UnsetValue[string](), Run: partial.Of(config.RunEdit)},
 				}},
 				MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{"fs": nil}},
 				Discover:   config.DiscoverPartial{Dirs: partial.List[string]{Base: partial.BaseDefault}},
@@ -246,13 +247,13 @@ dirs = { value = ["r"], strategy = "replace" }
 				Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
 					"old": nil,
 					"grep": {
-						Options:    partial.Map[partial.Any]{Entries: map[string]*partial.Any{"r": nil, "keep": ptrTo(partial.AnyOf("k"))}},
+						Options:    partial.Map[partial.Any]{Entries: map[string]*partial.Any{"r": nil, "keep": layertest.Ptr(partial.AnyOf("k"))}},
 						Parameters: partial.Map[config.ParameterPartial]{Entries: map[string]*config.ParameterPartial{"p": nil}},
 						Questions:  partial.Map[config.QuestionPartial]{Entries: map[string]*config.QuestionPartial{"q": nil}},
 					},
 				}},
 				MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{
-					"fs": {Env: partial.Map[partial.Value[string]]{Entries: map[string]*partial.Value[string]{"OLD": nil, "LOG": ptrTo(partial.Of("1"))}}},
+					"fs": {Env: partial.Map[partial.Value[string]]{Entries: map[string]*partial.Value[string]{"OLD": nil, "LOG": layertest.Ptr(partial.Of("1"))}}},
 				}},
 			},
 			toml: `unset = ["mcp_servers.fs.env.OLD", "tools.grep.options.r", "tools.grep.parameters.p", "tools.grep.questions.q", "tools.old"]
@@ -292,12 +293,12 @@ LOG = "1"
 			name: "entry with every field unset is one table-level unset",
 			p: config.Partial{
 				Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
-					"gone": ptrTo(allUnsetTool()),
+					"gone": layertest.Ptr(layertest.AllUnsetTool()),
 					"grep": &redefined,
-					"one":  {Description: unsetValue[string]()},
+					"one":  {Description: layertest.UnsetValue[string]()},
 				}},
 				MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{
-					"fs": ptrTo(allUnsetServer()),
+					"fs": layertest.Ptr(allUnsetServer()),
 				}},
 			},
 			toml: `unset = ["mcp_servers.fs", "tools.gone", "tools.grep", "tools.one.description"]
@@ -410,15 +411,15 @@ examples = "say \"hi\"\tnow\\"
 			p: config.Partial{
 				Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
 					"*":       {Run: partial.Of(config.RunEdit)},
-					"a.b":     {Summary: partial.Of("dotted"), Description: unsetValue[string]()},
+					"a.b":     {Summary: partial.Of("dotted"), Description: layertest.UnsetValue[string]()},
 					"my tool": {Enable: partial.Of(config.Enable{State: config.EnableOff})},
 					"grep": {
 						Source:  partial.Of(config.Source{Kind: config.SourceMCP, Server: "my.server", Tool: "grep"}),
-						Options: partial.Map[partial.Any]{Entries: map[string]*partial.Any{"x.y": ptrTo(partial.AnyOf(true))}},
+						Options: partial.Map[partial.Any]{Entries: map[string]*partial.Any{"x.y": layertest.Ptr(partial.AnyOf(true))}},
 					},
 				}},
 				MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{
-					"my.server": {Env: partial.Map[partial.Value[string]]{Entries: map[string]*partial.Value[string]{"MY VAR": ptrTo(partial.Of("1"))}}},
+					"my.server": {Env: partial.Map[partial.Value[string]]{Entries: map[string]*partial.Value[string]{"MY VAR": layertest.Ptr(partial.Of("1"))}}},
 				}},
 			},
 			toml: `unset = ["tools.'a.b'.description"]
@@ -478,7 +479,7 @@ enable = false
 				"grep": {
 					Source:  partial.Of(config.Source{Kind: config.SourceLocal, Tool: "search"}),
 					Command: partial.Of(config.Command{Program: "jp-tools", Args: []string{"{{tool}}", "two words", "it's"}}),
-					Enable:  partial.Of(config.Enable{State: config.EnableExplicit, AllowToggle: ptrTo(false)}),
+					Enable:  partial.Of(config.Enable{State: config.EnableExplicit, AllowToggle: layertest.Ptr(false)}),
 					Run:     partial.Of(config.RunUnattended),
 					Result:  partial.Of(config.ResultAsk),
 					Parameters: partial.Map[config.ParameterPartial]{Entries: map[string]*config.ParameterPartial{
@@ -493,9 +494,9 @@ enable = false
 						},
 					}},
 					Options: partial.Map[partial.Any]{Entries: map[string]*partial.Any{
-						"depth":  ptrTo(partial.AnyOf(int64(3))),
-						"empty":  ptrTo(partial.AnyOf(map[string]any{})),
-						"limits": ptrTo(partial.AnyOf(map[string]any{"max": 1.5, "list": []any{"a", map[string]any{"k": false}}})),
+						"depth":  layertest.Ptr(partial.AnyOf(int64(3))),
+						"empty":  layertest.Ptr(partial.AnyOf(map[string]any{})),
+						"limits": layertest.Ptr(partial.AnyOf(map[string]any{"max": 1.5, "list": []any{"a", map[string]any{"k": false}}})),
 					}},
 					Questions: partial.Map[config.QuestionPartial]{Entries: map[string]*config.QuestionPartial{
 						"apply": {Target: partial.Of(config.TargetAssistant), Answer: partial.Of[any](map[string]any{"ok": true})},
@@ -615,7 +616,7 @@ command = { args = ["$HOME"], program = "echo", shell = true }
 				if diff := cmp.Diff(out.want, string(got)); diff != "" {
 					t.Errorf("Encode %s mismatch (-want +got):\n%s", out.format, diff)
 				}
-				back, err := decodeLayer(t, "encoded", string(got), out.format)
+				back, err := layertest.Decode(t, "encoded", string(got), out.format)
 				if err != nil {
 					t.Fatalf("decode of the %s output: %v\n%s", out.format, err, got)
 				}
@@ -659,7 +660,7 @@ func TestEncodeResolvedConfig(t *testing.T) {
 	withTools.Tools["grep"] = config.Tool{
 		Summary:    "Search.",
 		Command:    config.Command{Program: "rg", Args: []string{"--json"}},
-		Parameters: map[string]config.Parameter{"p": {Required: ptrTo(false), Enum: []any{"a"}}},
+		Parameters: map[string]config.Parameter{"p": {Required: layertest.Ptr(false), Enum: []any{"a"}}},
 		Options:    map[string]any{"n": int64(2)},
 	}
 	withTools.MCPServers = config.MCPServers{"fs": {Command: "npx", StartupTimeoutSec: 10, ToolTimeoutSec: 60}}
@@ -769,7 +770,7 @@ tool_timeout_sec = 60.0
 					continue // the zero config is not what finalizing anything gives
 				}
 				// A written config is a layer that gives it back.
-				p := mustDecodeLayer(t, "encoded", string(got), out.format)
+				p := layertest.MustDecode(t, "encoded", string(got), out.format)
 				c, err := config.Finalize(&p)
 				if err != nil {
 					t.Fatalf("Finalize: %v", err)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/strata-config/strata/internal/doc"
 )
 
 // Error is one problem in a layer: where it is, which key, what is wrong,
@@ -130,22 +128,4 @@ func All(err error) []*Error {
 		return []*Error{e}
 	}
 	return []*Error{{Msg: err.Error()}}
-}
-
-// errorsOrNil returns es as an error, or nil when it is empty.
-func errorsOrNil(es Errors) error {
-	if len(es) == 0 {
-		return nil
-	}
-	return es
-}
-
-// at fills e's position and snippet from offset off in d.
-func at(e *Error, d *doc.Doc, off int32) *Error {
-	if d == nil || off < 0 {
-		return e
-	}
-	e.Line, e.Column = d.Position(off)
-	e.Snippet = d.Line(e.Line)
-	return e
 }

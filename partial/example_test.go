@@ -4,12 +4,13 @@ import (
 	"fmt"
 
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
 
 func ExampleDecode() {
 	var p config.Partial
-	err := partial.Decode("tools.toml", []byte(`
+	err := load.Decode("tools.toml", []byte(`
 [tools.grep]
 source = "local"
 rnu = "ask"
@@ -25,7 +26,7 @@ result = "sometimes"
 
 func ExampleError_Render() {
 	var p config.Partial
-	err := partial.Decode("tools.toml", []byte("[tools.grep]\nsource = \"mcp\"\n"), partial.TOML, &p)
+	err := load.Decode("tools.toml", []byte("[tools.grep]\nsource = \"mcp\"\n"), partial.TOML, &p)
 	fmt.Println(partial.All(err)[0].Render())
 	// Output:
 	// tools.toml:2:10: tools.grep.source: invalid source "mcp": an mcp source needs a server; write mcp.<server> or mcp.<server>.<tool>
@@ -35,7 +36,7 @@ func ExampleError_Render() {
 
 func ExampleFinalize() {
 	var p config.Partial
-	_ = partial.Decode("tools.toml", []byte(`
+	_ = load.Decode("tools.toml", []byte(`
 unset = ["tools.'*'.run"]
 
 [tools.'*']

@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/internal/layertest"
+	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -221,7 +223,7 @@ func TestFinalize(t *testing.T) {
 			want: configWith(func(c *config.Config) {
 				c.Tools["t"] = config.Tool{Parameters: map[string]config.Parameter{"p": {
 					Type:     config.Types{"array"},
-					Required: ptrTo(false),
+					Required: layertest.Ptr(false),
 					Items:    &config.Parameter{Type: config.Types{"string"}, Enum: []any{"a", int64(1)}},
 				}}}
 			}),
@@ -318,7 +320,7 @@ func TestFinalize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := mustDecodeLayer(t, "layer.toml", tt.layer, partial.TOML)
+			p := layertest.MustDecode(t, "layer.toml", tt.layer, partial.TOML)
 			defaults := config.Default()
 			if tt.defaults != nil {
 				defaults = *tt.defaults
@@ -349,12 +351,12 @@ func TestFinalizeValidation(t *testing.T) {
 	tests := []struct {
 		name  string
 		layer string
-		want  []problem
+		want  []layertest.Problem
 	}{
 		{
 			name:  "options on the defaults entry",
 			layer: "[tools.'*'.options]\nx = 1\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err:  "tools.'*'.options: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set options on each tool",
 				Path: partial.Path{"tools", "*", "options"}, Hint: "the '*' entry holds run, result and enable; set options on each tool",
 			}},
@@ -362,7 +364,7 @@ func TestFinalizeValidation(t *testing.T) {
 		{
 			name:  "several keys on the defaults entry in field order",
 			layer: "[tools.'*']\nsummary = \"s\"\nsource = \"builtin\"\nrun = \"edit\"\n",
-			want: []problem{
+			want: []layertest.Problem{
 				{Err: "tools.'*'.source: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set source on each tool", Path: partial.Path{"tools", "*", "source"}, Hint: "the '*' entry holds run, result and enable; set source on each tool"},
 				{Err: "tools.'*'.summary: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set summary on each tool", Path: partial.Path{"tools", "*", "summary"}, Hint: "the '*' entry holds run, result and enable; set summary on each tool"},
 			},
@@ -370,7 +372,7 @@ func TestFinalizeValidation(t *testing.T) {
 		{
 			name:  "command on an mcp tool",
 			layer: "[tools.a]\nsource = \"mcp.fs\"\ncommand = \"x\"\n[mcp_servers.fs]\ncommand = \"npx\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err:  `tools.a.command: an MCP tool has no command; remove the command, or set source = "local"`,
 				Path: partial.Path{"tools", "a", "command"}, Hint: `remove the command, or set source = "local"`,
 			}},
@@ -378,7 +380,7 @@ func TestFinalizeValidation(t *testing.T) {
 		{
 			name:  "command on a builtin tool",
 			layer: "[tools.a]\nsource = \"builtin\"\ncommand = { program = \"x\" }\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err:  `tools.a.command: a builtin tool has no command; remove the command, or set source = "local"`,
 				Path: partial.Path{"tools", "a", "command"}, Hint: `remove the command, or set source = "local"`,
 			}},
@@ -386,7 +388,7 @@ func TestFinalizeValidation(t *testing.T) {
 		{
 			name:  "mcp source naming a misspelt server",
 			layer: "[tools.a]\nsource = \"mcp.gihub.issues\"\n[mcp_servers.github]\ncommand = \"gh\"\n[mcp_servers.fs]\ncommand = \"npx\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err:  `tools.a.source: no MCP server named "gihub" is configured; did you mean github?`,
 				Path: partial.Path{"tools", "a", "source"}, Hint: "did you mean github?",
 			}},
@@ -394,7 +396,7 @@ func TestFinalizeValidation(t *testing.T) {
 		{
 			name:  "mcp source naming an unknown server lists the configured ones",
 			layer: "[tools.a]\nsource = \"mcp.zzz\"\n[mcp_servers.github]\ncommand = \"gh\"\n[mcp_servers.fs]\ncommand = \"npx\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err:  `tools.a.source: no MCP server named "zzz" is configured; add [mcp_servers.zzz]; configured servers: fs, github`,
 				Path: partial.Path{"tools", "a", "source"}, Hint: "add [mcp_servers.zzz]; configured servers: fs, github",
 			}},
@@ -402,7 +404,7 @@ func TestFinalizeValidation(t *testing.T) {
 		{
 			name:  "mcp source without any server configured",
 			layer: "[tools.a]\nsource = \"mcp.'my.server'.tool\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err:  `tools.a.source: no MCP server named "my.server" is configured; add [mcp_servers.'my.server']`,
 				Path: partial.Path{"tools", "a", "source"}, Hint: "add [mcp_servers.'my.server']",
 			}},
@@ -410,7 +412,7 @@ func TestFinalizeValidation(t *testing.T) {
 		{
 			name:  "MCP server without a command",
 			layer: "[mcp_servers.fs]\nargs = [\"-y\"]\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err:  `mcp_servers.fs.command: an MCP server needs a command; write command = "npx"`,
 				Path: partial.Path{"mcp_servers", "fs", "command"}, Hint: `write command = "npx"`,
 			}},
@@ -418,13 +420,13 @@ func TestFinalizeValidation(t *testing.T) {
 		{
 			name:  "MCP server timeouts must be positive",
 			layer: "[mcp_servers.fs]\ncommand = \"npx\"\nstartup_timeout_sec = 0\ntool_timeout_sec = -1.5\n",
-			want: []problem{
+			want: []layertest.Problem{
 				{Err: "mcp_servers.fs.startup_timeout_sec: must be positive, found 0", Path: partial.Path{"mcp_servers", "fs", "startup_timeout_sec"}},
 				{Err: "mcp_servers.fs.tool_timeout_sec: must be positive, found -1.5", Path: partial.Path{"mcp_servers", "fs", "tool_timeout_sec"}},
 			},
 		},
 		{
-			name: "every problem, defaults entry first, then tools and servers by name",
+			name: "every layertest.Problem, defaults entry first, then tools and servers by name",
 			layer: `[tools.zed]
 source = "builtin"
 command = "z"
@@ -437,7 +439,7 @@ command = "x"
 [mcp_servers.a]
 optional = true
 `,
-			want: []problem{
+			want: []layertest.Problem{
 				{Err: "tools.'*'.examples: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set examples on each tool", Path: partial.Path{"tools", "*", "examples"}, Hint: "the '*' entry holds run, result and enable; set examples on each tool"},
 				{Err: `tools.alpha.source: no MCP server named "nope" is configured; add [mcp_servers.nope]; configured servers: a, b`, Path: partial.Path{"tools", "alpha", "source"}, Hint: "add [mcp_servers.nope]; configured servers: a, b"},
 				{Err: `tools.zed.command: a builtin tool has no command; remove the command, or set source = "local"`, Path: partial.Path{"tools", "zed", "command"}, Hint: `remove the command, or set source = "local"`},
@@ -447,7 +449,7 @@ optional = true
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := mustDecodeLayer(t, "layer.toml", tt.layer, partial.TOML)
+			p := layertest.MustDecode(t, "layer.toml", tt.layer, partial.TOML)
 			got, err := config.Finalize(&p)
 			if err == nil {
 				t.Fatal("Finalize succeeded, want validation errors")
@@ -456,7 +458,7 @@ optional = true
 			if !errors.As(err, &es) {
 				t.Fatalf("error is a %T, want partial.Errors", err)
 			}
-			if diff := cmp.Diff(tt.want, problems(err)); diff != "" {
+			if diff := cmp.Diff(tt.want, layertest.Problems(err)); diff != "" {
 				t.Errorf("problems mismatch (-want +got):\n%s", diff)
 			}
 			// The config is still returned, for tools that show it anyway.
@@ -478,7 +480,7 @@ command = "x"
 [mcp_servers.github]
 args = ["-y"]
 `
-	d, err := partial.Parse("layer.toml", []byte(src), partial.TOML)
+	d, err := load.Parse("layer.toml", []byte(src), partial.TOML)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -489,8 +491,8 @@ args = ["-y"]
 	_, err = config.Finalize(&p)
 	// Finalize reports by key path (source before command is not
 	// guaranteed); located, the problems come in document order.
-	got := problems(partial.LocateErrors(err, d))
-	want := []problem{
+	got := layertest.Problems(load.LocateErrors(err, d))
+	want := []layertest.Problem{
 		{Err: "layer.toml:2:1: tools.'*'.options: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set options on each tool", Line: 2, Column: 1, Path: partial.Path{"tools", "*", "options"}, Hint: "the '*' entry holds run, result and enable; set options on each tool", Snippet: "options.x = 1"},
 		{Err: `layer.toml:5:1: tools.a.source: no MCP server named "gihub" is configured; did you mean github?`, Line: 5, Column: 1, Path: partial.Path{"tools", "a", "source"}, Hint: "did you mean github?", Snippet: `source = "mcp.gihub"`},
 		{Err: `layer.toml:6:1: tools.a.command: an MCP tool has no command; remove the command, or set source = "local"`, Line: 6, Column: 1, Path: partial.Path{"tools", "a", "command"}, Hint: `remove the command, or set source = "local"`, Snippet: `command = "x"`},
@@ -502,9 +504,9 @@ args = ["-y"]
 }
 
 func TestLocateErrorsAcrossDocuments(t *testing.T) {
-	parse := func(name, src string) *partial.Document {
+	parse := func(name, src string) *load.Document {
 		t.Helper()
-		d, err := partial.Parse(name, []byte(src), partial.TOML)
+		d, err := load.Parse(name, []byte(src), partial.TOML)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -516,82 +518,82 @@ func TestLocateErrorsAcrossDocuments(t *testing.T) {
 	top := parse("top.toml", "[tools.b]\nrun = \"edit\"\n")
 	tests := []struct {
 		name string
-		docs []*partial.Document
+		docs []*load.Document
 		in   *partial.Error
-		want problem
+		want layertest.Problem
 	}{
 		{
 			name: "only the lowest document defines the path",
-			docs: []*partial.Document{low, mid},
+			docs: []*load.Document{low, mid},
 			in:   &partial.Error{Path: partial.Path{"tools", "a", "command"}, Msg: "bad"},
-			want: problem{Err: "low.toml:2:1: tools.a.command: bad", Line: 2, Column: 1, Path: partial.Path{"tools", "a", "command"}, Snippet: `command = "x"`},
+			want: layertest.Problem{Err: "low.toml:2:1: tools.a.command: bad", Line: 2, Column: 1, Path: partial.Path{"tools", "a", "command"}, Snippet: `command = "x"`},
 		},
 		{
 			name: "the highest document that defines the path wins",
-			docs: []*partial.Document{low, mid, high},
+			docs: []*load.Document{low, mid, high},
 			in:   &partial.Error{Path: partial.Path{"tools", "a", "command"}, Msg: "bad"},
-			want: problem{Err: "high.toml:4:1: tools.a.command: bad", Line: 4, Column: 1, Path: partial.Path{"tools", "a", "command"}, Snippet: `command = "y"`},
+			want: layertest.Problem{Err: "high.toml:4:1: tools.a.command: bad", Line: 4, Column: 1, Path: partial.Path{"tools", "a", "command"}, Snippet: `command = "y"`},
 		},
 		{
 			name: "a higher document mentioning only an enclosing table is passed over",
-			docs: []*partial.Document{low, mid, top},
+			docs: []*load.Document{low, mid, top},
 			in:   &partial.Error{Path: partial.Path{"tools", "a", "command"}, Msg: "bad"},
-			want: problem{Err: "low.toml:2:1: tools.a.command: bad", Line: 2, Column: 1, Path: partial.Path{"tools", "a", "command"}, Snippet: `command = "x"`},
+			want: layertest.Problem{Err: "low.toml:2:1: tools.a.command: bad", Line: 2, Column: 1, Path: partial.Path{"tools", "a", "command"}, Snippet: `command = "x"`},
 		},
 		{
 			name: "a path none defines goes to the deepest enclosing key",
-			docs: []*partial.Document{low, mid, top},
+			docs: []*load.Document{low, mid, top},
 			in:   &partial.Error{Path: partial.Path{"mcp_servers", "fs", "command"}, Msg: "missing"},
-			want: problem{Err: "low.toml:4:14: mcp_servers.fs.command: missing", Line: 4, Column: 14, Path: partial.Path{"mcp_servers", "fs", "command"}, Snippet: "[mcp_servers.fs]"},
+			want: layertest.Problem{Err: "low.toml:4:14: mcp_servers.fs.command: missing", Line: 4, Column: 14, Path: partial.Path{"mcp_servers", "fs", "command"}, Snippet: "[mcp_servers.fs]"},
 		},
 		{
 			name: "equally deep enclosing keys go to the highest document",
-			docs: []*partial.Document{low, mid, top},
+			docs: []*load.Document{low, mid, top},
 			in:   &partial.Error{Path: partial.Path{"tools", "a", "summary"}, Msg: "missing"},
-			want: problem{Err: "mid.toml:1:8: tools.a.summary: missing", Line: 1, Column: 8, Path: partial.Path{"tools", "a", "summary"}, Snippet: "[tools.a]"},
+			want: layertest.Problem{Err: "mid.toml:1:8: tools.a.summary: missing", Line: 1, Column: 8, Path: partial.Path{"tools", "a", "summary"}, Snippet: "[tools.a]"},
 		},
 		{
 			name: "nil documents are skipped",
-			docs: []*partial.Document{low, nil},
+			docs: []*load.Document{low, nil},
 			in:   &partial.Error{Path: partial.Path{"tools", "a"}, Msg: "bad"},
-			want: problem{Err: "low.toml:1:8: tools.a: bad", Line: 1, Column: 8, Path: partial.Path{"tools", "a"}, Snippet: "[tools.a]"},
+			want: layertest.Problem{Err: "low.toml:1:8: tools.a: bad", Line: 1, Column: 8, Path: partial.Path{"tools", "a"}, Snippet: "[tools.a]"},
 		},
 		{
 			name: "a path no document mentions is left alone",
-			docs: []*partial.Document{low, mid},
+			docs: []*load.Document{low, mid},
 			in:   &partial.Error{Path: partial.Path{"discover", "dirs"}, Msg: "bad"},
-			want: problem{Err: "discover.dirs: bad", Path: partial.Path{"discover", "dirs"}},
+			want: layertest.Problem{Err: "discover.dirs: bad", Path: partial.Path{"discover", "dirs"}},
 		},
 		{
-			name: "a problem with a source is kept",
-			docs: []*partial.Document{low},
+			name: "a layertest.Problem with a source is kept",
+			docs: []*load.Document{low},
 			in:   &partial.Error{Source: "env STRATA_X", Path: partial.Path{"tools", "a", "command"}, Msg: "bad"},
-			want: problem{Err: "env STRATA_X: tools.a.command: bad", Path: partial.Path{"tools", "a", "command"}},
+			want: layertest.Problem{Err: "env STRATA_X: tools.a.command: bad", Path: partial.Path{"tools", "a", "command"}},
 		},
 		{
-			name: "a problem without a path is kept",
-			docs: []*partial.Document{low},
+			name: "a layertest.Problem without a path is kept",
+			docs: []*load.Document{low},
 			in:   &partial.Error{Msg: "bad"},
-			want: problem{Err: "bad"},
+			want: layertest.Problem{Err: "bad"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			original := *tt.in
-			err := partial.LocateErrors(partial.Errors{tt.in}, tt.docs...)
+			err := load.LocateErrors(partial.Errors{tt.in}, tt.docs...)
 			var es partial.Errors
 			if !errors.As(err, &es) {
 				t.Fatalf("LocateErrors returned a %T, want partial.Errors", err)
 			}
-			if diff := cmp.Diff([]problem{tt.want}, problems(err)); diff != "" {
-				t.Errorf("located problem mismatch (-want +got):\n%s", diff)
+			if diff := cmp.Diff([]layertest.Problem{tt.want}, layertest.Problems(err)); diff != "" {
+				t.Errorf("located layertest.Problem mismatch (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(original, *tt.in); diff != "" {
 				t.Errorf("LocateErrors changed its input (-want +got):\n%s", diff)
 			}
 			// A single *Error is located the same way.
-			if diff := cmp.Diff([]problem{tt.want}, problems(partial.LocateErrors(tt.in, tt.docs...))); diff != "" {
-				t.Errorf("single *Error: located problem mismatch (-want +got):\n%s", diff)
+			if diff := cmp.Diff([]layertest.Problem{tt.want}, layertest.Problems(load.LocateErrors(tt.in, tt.docs...))); diff != "" {
+				t.Errorf("single *Error: located layertest.Problem mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -603,8 +605,8 @@ func TestLocateErrorsAcrossDocuments(t *testing.T) {
 			{Source: "env STRATA_X", Msg: "e4"},
 			{Path: partial.Path{"tools", "a", "command"}, Msg: "e5"},
 		}
-		got := problems(partial.LocateErrors(in, low, mid))
-		want := []problem{
+		got := layertest.Problems(load.LocateErrors(in, low, mid))
+		want := []layertest.Problem{
 			{Err: "low.toml:2:1: tools.a.command: e5", Line: 2, Column: 1, Path: partial.Path{"tools", "a", "command"}, Snippet: `command = "x"`},
 			{Err: "low.toml:4:14: mcp_servers.fs.command: e3", Line: 4, Column: 14, Path: partial.Path{"mcp_servers", "fs", "command"}, Snippet: "[mcp_servers.fs]"},
 			{Err: "mid.toml:1:8: tools.a.summary: e1", Line: 1, Column: 8, Path: partial.Path{"tools", "a", "summary"}, Snippet: "[tools.a]"},
@@ -616,13 +618,13 @@ func TestLocateErrorsAcrossDocuments(t *testing.T) {
 		}
 	})
 	t.Run("nil error", func(t *testing.T) {
-		if err := partial.LocateErrors(nil, low); err != nil {
+		if err := load.LocateErrors(nil, low); err != nil {
 			t.Errorf("LocateErrors(nil) = %v, want nil", err)
 		}
 	})
 	t.Run("other errors pass through", func(t *testing.T) {
 		plain := errors.New("plain")
-		if err := partial.LocateErrors(plain, low); err != plain {
+		if err := load.LocateErrors(plain, low); err != plain {
 			t.Errorf("LocateErrors(plain) = %v, want the same error", err)
 		}
 	})
@@ -633,13 +635,13 @@ func TestFromAndToPartial(t *testing.T) {
 		c.Tools["*"] = config.Tool{Run: config.RunEdit, Result: config.ResultUnattended, Enable: config.Enable{State: config.EnableOn}}
 		c.Tools["grep"] = config.Tool{
 			Source:      config.Source{Kind: config.SourceMCP, Server: "fs", Tool: "search"},
-			Enable:      config.Enable{State: config.EnableExplicit, AllowToggle: ptrTo(false)},
+			Enable:      config.Enable{State: config.EnableExplicit, AllowToggle: layertest.Ptr(false)},
 			Summary:     "Search.",
 			Description: "Searches.",
 			Result:      config.ResultAsk,
 			Parameters: map[string]config.Parameter{"path": {
 				Type:       config.Types{"string", "null"},
-				Required:   ptrTo(true),
+				Required:   layertest.Ptr(true),
 				Default:    ".",
 				Enum:       []any{".", "src"},
 				Items:      &config.Parameter{Type: config.Types{"string"}},
@@ -720,7 +722,7 @@ func TestFromAndToPartial(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Encode %s: %v", f, err)
 			}
-			q := mustDecodeLayer(t, "layer", string(text), f)
+			q := layertest.MustDecode(t, "layer", string(text), f)
 			if diff := cmp.Diff(p, &q); diff != "" {
 				t.Errorf("%s: decode(encode(ToPartial(x))) mismatch (-want +got):\n%s", f, diff)
 			}
@@ -734,7 +736,7 @@ func TestFromAgainstOtherDefaults(t *testing.T) {
 		c.Tools["t"] = config.Tool{
 			Summary:    "s",
 			Options:    map[string]any{"keep": "k", "change": map[string]any{"a": int64(1), "b": int64(2)}},
-			Parameters: map[string]config.Parameter{"p": {Required: ptrTo(true), Items: &config.Parameter{Summary: "item"}}},
+			Parameters: map[string]config.Parameter{"p": {Required: layertest.Ptr(true), Items: &config.Parameter{Summary: "item"}}},
 		}
 	})
 	tests := []struct {
@@ -779,7 +781,7 @@ func TestFromAgainstOtherDefaults(t *testing.T) {
 				"t": {
 					Summary: partial.Of(""),
 					Options: partial.Map[partial.Any]{Entries: map[string]*partial.Any{
-						"change": {State: partial.Present, Table: &partial.Map[partial.Any]{Entries: map[string]*partial.Any{"b": ptrTo(partial.AnyOf(int64(3)))}}},
+						"change": {State: partial.Present, Table: &partial.Map[partial.Any]{Entries: map[string]*partial.Any{"b": layertest.Ptr(partial.AnyOf(int64(3)))}}},
 					}},
 				},
 			}}},
@@ -798,7 +800,7 @@ func TestFromAgainstOtherDefaults(t *testing.T) {
 			want: config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
 				"t": {
 					Parameters: partial.Map[config.ParameterPartial]{Entries: map[string]*config.ParameterPartial{
-						"p": {Required: unsetValue[bool](), Items: partial.Nested[config.ParameterPartial]{State: partial.Unset}},
+						"p": {Required: layertest.UnsetValue[bool](), Items: partial.Nested[config.ParameterPartial]{State: partial.Unset}},
 					}},
 				},
 			}}},
@@ -913,7 +915,7 @@ func TestFinalizeHostModel(t *testing.T) {
 		name  string
 		layer string
 		want  func() hostConfig
-		errs  []problem
+		errs  []layertest.Problem
 	}{
 		{
 			name:  "mounted tools and host fields",
@@ -933,7 +935,7 @@ func TestFinalizeHostModel(t *testing.T) {
 				c.Conversation.Tools = config.Default().Tools
 				return c
 			},
-			errs: []problem{
+			errs: []layertest.Problem{
 				{Err: "servers.b.port: needs a port; write port = 8080", Path: partial.Path{"servers", "b", "port"}, Hint: "write port = 8080"},
 				{Err: "servers.c: the port is negative", Path: partial.Path{"servers", "c"}},
 				{Err: "limits.max: too large", Path: partial.Path{"limits", "max"}},
@@ -944,11 +946,11 @@ func TestFinalizeHostModel(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var p hostConfigPartial
-			if err := partial.Decode("host.toml", []byte(tt.layer), partial.TOML, &p); err != nil {
+			if err := load.Decode("host.toml", []byte(tt.layer), partial.TOML, &p); err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
 			got, err := partial.Finalize(&p, defaults)
-			if diff := cmp.Diff(tt.errs, problems(err)); diff != "" {
+			if diff := cmp.Diff(tt.errs, layertest.Problems(err)); diff != "" {
 				t.Errorf("problems mismatch (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.want(), got); diff != "" {

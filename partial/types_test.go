@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/strata-config/strata/internal/layertest"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -98,8 +99,8 @@ func TestMapOperations(t *testing.T) {
 		want        *partial.Value[int]
 		wantRemoves bool
 	}{
-		{"a", ptrTo(partial.Of(1)), false},
-		{"b", ptrTo(partial.Of(2)), false},
+		{"a", layertest.Ptr(partial.Of(1)), false},
+		{"b", layertest.Ptr(partial.Of(2)), false},
 		{"c", &partial.Value[int]{}, false},
 		{"d", nil, true},
 		{"e", nil, false},
@@ -149,7 +150,7 @@ func TestAnyOfAndNestedOf(t *testing.T) {
 		})
 	}
 	t.Run("nested", func(t *testing.T) {
-		p := point{X: 1}
+		p := layertest.Point{X: 1}
 		n := partial.NestedOf(p)
 		p.X = 2
 		if n.State != partial.Present || n.V == nil || n.V.X != 1 {

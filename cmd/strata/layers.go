@@ -5,15 +5,16 @@ import (
 	"os"
 
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
 
 // readLayers reads and decodes layer files, reporting the problems of all
 // of them together.
-func readLayers(names []string) ([]*config.Partial, []*partial.Document, error) {
+func readLayers(names []string) ([]*config.Partial, []*load.Document, error) {
 	var errs partial.Errors
 	layers := make([]*config.Partial, 0, len(names))
-	docs := make([]*partial.Document, 0, len(names))
+	docs := make([]*load.Document, 0, len(names))
 	for _, name := range names {
 		p, d, err := readLayer(name)
 		if err != nil {
@@ -28,8 +29,8 @@ func readLayers(names []string) ([]*config.Partial, []*partial.Document, error) 
 	return layers, docs, nil
 }
 
-func readLayer(name string) (*config.Partial, *partial.Document, error) {
-	format, ok := partial.FormatOf(name)
+func readLayer(name string) (*config.Partial, *load.Document, error) {
+	format, ok := load.FormatOf(name)
 	if !ok {
 		return nil, nil, &partial.Error{Source: name, Msg: "cannot tell the format from the file name", Hint: "use a .toml, .json, .yaml or .yml file"}
 	}
@@ -37,7 +38,7 @@ func readLayer(name string) (*config.Partial, *partial.Document, error) {
 	if err != nil {
 		return nil, nil, &partial.Error{Source: name, Msg: fmt.Sprintf("cannot read: %v", unwrapPath(err))}
 	}
-	d, err := partial.Parse(name, data, format)
+	d, err := load.Parse(name, data, format)
 	if err != nil {
 		return nil, nil, err
 	}

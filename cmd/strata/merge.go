@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 )
@@ -22,7 +23,7 @@ func (c *mergeCmd) Run(e *env) error {
 	if c.Final {
 		cfg, err := config.Finalize(merged)
 		if err != nil {
-			return partial.LocateErrors(err, docs...)
+			return load.LocateErrors(err, docs...)
 		}
 		out = cfg
 	}

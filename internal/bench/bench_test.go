@@ -10,6 +10,7 @@ import (
 	gotoml "github.com/pelletier/go-toml/v2"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
+	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 )
@@ -117,7 +118,7 @@ func decodeAll(b *testing.B, files [][]byte) []*config.Partial {
 	layers := make([]*config.Partial, len(files))
 	for i, data := range files {
 		p := new(config.Partial)
-		if err := partial.Decode("layer", data, partial.TOML, p); err != nil {
+		if err := load.Decode("layer", data, partial.TOML, p); err != nil {
 			b.Fatal(err)
 		}
 		layers[i] = p
@@ -194,7 +195,7 @@ func BenchmarkSteps(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			p := new(config.Partial)
-			if err := partial.Decode("layer", files[0], partial.TOML, p); err != nil {
+			if err := load.Decode("layer", files[0], partial.TOML, p); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/strata-config/strata/delta"
 	"github.com/strata-config/strata/internal/randpartial"
 	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 	"pgregory.net/rapid"
@@ -191,7 +192,7 @@ func TestLawTextRoundTrip(t *testing.T) {
 						t.Fatalf("encode %s: %v", name, err)
 					}
 					back := new(config.Partial)
-					if err := partial.Decode("layer", text, f, back); err != nil {
+					if err := load.Decode("layer", text, f, back); err != nil {
 						t.Fatalf("decode %s: %v\n%s", name, err, text)
 					}
 					if !equalLayers(p, back) {

@@ -1,4 +1,6 @@
-package partial
+// Package load reads layers: layer documents in TOML, JSON or YAML,
+// decoded strictly into partials with every problem positioned.
+package load
 
 import (
 	"cmp"
@@ -7,47 +9,25 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strata-config/strata/internal/decode"
 	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/partial"
 )
-
-// Format is the format of a layer document.
-type Format uint8
-
-// Formats. TOML, JSON and YAML documents have the same shape.
-const (
-	TOML Format = Format(doc.TOML)
-	JSON Format = Format(doc.JSON)
-	YAML Format = Format(doc.YAML)
-)
-
-func (f Format) String() string { return doc.Format(f).String() }
 
 // FormatOf returns the format named by a file's extension: .toml, .json,
 // .yaml or .yml.
-func FormatOf(name string) (Format, bool) {
+func FormatOf(name string) (partial.Format, bool) {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".toml":
-		return TOML, true
+		return partial.TOML, true
 	case ".json":
-		return JSON, true
+		return partial.JSON, true
 	case ".yaml", ".yml":
-		return YAML, true
+		return partial.YAML, true
 	}
-	return TOML, false
+	return partial.TOML, false
 }
-
-// UnsetKey is the reserved root key that lists the paths a layer unsets:
-//
-//	unset = ["tools.grep.run", "tools.old_tool"]
-//
-// An unset brings back what the defaults give, dropping what lower layers
-// said: an unset field takes its default; an unset table unsets all of its
-// fields; an unset entry of a map (a tool, an option) is removed, or, when
-// the defaults define it, goes back to the defaults' entry. When the same
-// document also defines the entry, it starts again from its defaults. In
-// JSON and YAML a null value unsets too.
-const UnsetKey = "unset"
 
 // Document is a parsed layer document: its tree and its bytes, kept to give
 // the position of any key.
@@ -59,33 +39,29 @@ type Document struct {
 // Parse reads a layer document. name labels the layer in messages (a file
 // path, or "--cfg #2"); format is the document's format. Syntax and
 // structure problems (a key defined twice) are returned as [Errors].
-func Parse(name string, data []byte, format Format) (*Document, error) {
+func Parse(name string, data []byte, format partial.Format) (*Document, error) {
 	var d *doc.Doc
 	var errs []*doc.Error
 	switch format {
-	case JSON:
+	case partial.JSON:
 		d, errs = doc.ReadJSON(data)
-	case YAML:
+	case partial.YAML:
 		d, errs = doc.ReadYAML(data)
 	default:
 		d, errs = doc.ReadTOML(data)
 	}
 	if len(errs) > 0 {
-		out := make(Errors, len(errs))
+		out := make(partial.Errors, len(errs))
 		for i, e := range errs {
-			out[i] = at(&Error{Source: name, Path: Path(e.Path).clip(), Msg: stripPath(e.Msg, e.Path)}, d, e.Off)
+			var p partial.Path
+			if len(e.Path) > 0 {
+				p = e.Path
+			}
+			out[i] = decode.At(&partial.Error{Source: name, Path: p, Msg: stripPath(e.Msg, e.Path)}, d, e.Off)
 		}
 		return nil, out
 	}
 	return &Document{name: name, d: d}, nil
-}
-
-// clip returns nil for an empty path.
-func (p Path) clip() Path {
-	if len(p) == 0 {
-		return nil
-	}
-	return p
 }
 
 // stripPath removes a leading "path: " from a reader's message, since the
@@ -101,12 +77,12 @@ func stripPath(msg string, path []string) string {
 func (d *Document) Name() string { return d.name }
 
 // Format returns the document's format.
-func (d *Document) Format() Format { return Format(d.d.Format) }
+func (d *Document) Format() partial.Format { return partial.Format(d.d.Format) }
 
 // Has reports whether the document mentions path p.
-func (d *Document) Has(p Path) bool { return d.node(p) != nil }
+func (d *Document) Has(p partial.Path) bool { return d.node(p) != nil }
 
-func (d *Document) node(p Path) *doc.Node {
+func (d *Document) node(p partial.Path) *doc.Node {
 	n := d.d.Root
 	for _, k := range p {
 		if n == nil {
@@ -120,7 +96,7 @@ func (d *Document) node(p Path) *doc.Node {
 // Locate returns the 1-based line and column where path p is defined, or
 // the position of its nearest enclosing key that is; ok is false when the
 // document does not mention any part of p.
-func (d *Document) Locate(p Path) (line, col int, ok bool) {
+func (d *Document) Locate(p partial.Path) (line, col int, ok bool) {
 	n := d.d.Root
 	var best *doc.Node
 	for _, k := range p {
@@ -139,8 +115,8 @@ func (d *Document) Locate(p Path) (line, col int, ok bool) {
 
 // Errorf returns an error about path p positioned where the document
 // defines p (or its nearest enclosing key).
-func (d *Document) Errorf(p Path, msg, hint string) *Error {
-	e := &Error{Source: d.name, Path: p, Msg: msg, Hint: hint}
+func (d *Document) Errorf(p partial.Path, msg, hint string) *partial.Error {
+	e := &partial.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}
 	if line, col, ok := d.Locate(p); ok {
 		e.Line, e.Column, e.Snippet = line, col, d.d.Line(line)
 	}
@@ -157,7 +133,7 @@ func (d *Document) Take(key string) (any, bool) {
 		return nil, false
 	}
 	d.d.Root.Delete(key)
-	return plainValue(n), true
+	return decode.Plain(n), true
 }
 
 // Decode decodes the document into v, a pointer to a partial struct. Every
@@ -167,25 +143,28 @@ func (d *Document) Take(key string) (any, bool) {
 func (d *Document) Decode(v any) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return &Error{Source: d.name, Msg: "Decode needs a non-nil pointer to a partial struct"}
+		return &partial.Error{Source: d.name, Msg: "Decode needs a non-nil pointer to a partial struct"}
 	}
 	t, err := shape.OfPartial(rv.Type().Elem())
 	if err != nil {
 		return err
 	}
-	dec := decoder{d: d.d, source: d.name}
-	dec.root(d.d.Root, rv.Elem(), t)
+	dec := decode.Decoder{Doc: d.d, Source: d.name}
+	dec.Root(d.d.Root, rv.Elem(), t)
+	if len(dec.Errs) == 0 {
+		return nil
+	}
 	// The tree is walked table by table and the unset list last; report the
 	// problems in document order.
-	slices.SortStableFunc(dec.errs, func(a, b *Error) int {
+	slices.SortStableFunc(dec.Errs, func(a, b *partial.Error) int {
 		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 	})
-	return errorsOrNil(dec.errs)
+	return dec.Errs
 }
 
 // Decode parses data and decodes it into v, a pointer to a partial struct;
 // see [Document.Decode].
-func Decode(name string, data []byte, format Format, v any) error {
+func Decode(name string, data []byte, format partial.Format, v any) error {
 	d, err := Parse(name, data, format)
 	if err != nil {
 		return err

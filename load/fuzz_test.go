@@ -1,4 +1,4 @@
-package partial_test
+package load_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
 	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 )
@@ -206,7 +207,7 @@ func reencode(t *testing.T, p *config.Partial, f partial.Format, what string) []
 		t.Fatalf("%s: encode as %s: %v", what, f, err)
 	}
 	back := new(config.Partial)
-	if err := partial.Decode("reencoded", text, f, back); err != nil {
+	if err := load.Decode("reencoded", text, f, back); err != nil {
 		t.Fatalf("%s: %s output does not decode: %v\n%s", what, f, err, text)
 	}
 	if !equalPartials(p, back) {
@@ -233,7 +234,7 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, format uint8) {
 		ft := partial.Format(format % 3)
 		p := new(config.Partial)
-		err := partial.Decode("fuzz", data, ft, p)
+		err := load.Decode("fuzz", data, ft, p)
 		if err != nil {
 			checkErrors(t, err, "fuzz", data)
 			return
@@ -252,7 +253,7 @@ func FuzzDecode(f *testing.F) {
 
 func decodeTOML(data []byte) (*config.Partial, bool) {
 	p := new(config.Partial)
-	if err := partial.Decode("layer", data, partial.TOML, p); err != nil {
+	if err := load.Decode("layer", data, partial.TOML, p); err != nil {
 		return nil, false
 	}
 	return p, true

@@ -1,7 +1,8 @@
-package partial
+package load
 
 import (
 	"errors"
+	"github.com/strata-config/strata/partial"
 	"sort"
 )
 
@@ -17,17 +18,17 @@ func LocateErrors(err error, docs ...*Document) error {
 	if err == nil {
 		return nil
 	}
-	var es Errors
-	var one *Error
+	var es partial.Errors
+	var one *partial.Error
 	switch {
 	case errors.As(err, &es):
 	case errors.As(err, &one):
-		es = Errors{one}
+		es = partial.Errors{one}
 	default:
 		return err
 	}
-	out := make(Errors, len(es))
-	rank := make(map[*Error]int, len(es))
+	out := make(partial.Errors, len(es))
+	rank := make(map[*partial.Error]int, len(es))
 	for i, e := range es {
 		out[i] = e
 		rank[e] = len(docs)
@@ -69,7 +70,7 @@ func LocateErrors(err error, docs ...*Document) error {
 }
 
 // depth returns how many leading keys of p the document defines.
-func (d *Document) depth(p Path) int {
+func (d *Document) depth(p partial.Path) int {
 	n := d.d.Root
 	for i, k := range p {
 		if n = n.Get(k); n == nil {

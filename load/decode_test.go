@@ -1,4 +1,4 @@
-package partial_test
+package load_test
 
 import (
 	"errors"
@@ -8,52 +8,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/internal/layertest"
+	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
 
 // ptrTo returns a pointer to a copy of v.
-func ptrTo[T any](v T) *T { return &v }
-
-// unsetValue returns a Value that unsets its field.
-func unsetValue[T any]() partial.Value[T] { return partial.Value[T]{State: partial.Unset} }
-
-// problem is what a test checks of one *partial.Error.
-type problem struct {
-	Err     string // Error()
-	Line    int
-	Column  int
-	Path    partial.Path
-	Hint    string
-	Snippet string
-}
-
-// problems lists the problems in err as comparable values.
-func problems(err error) []problem {
-	var out []problem
-	for _, e := range partial.All(err) {
-		out = append(out, problem{Err: e.Error(), Line: e.Line, Column: e.Column, Path: e.Path, Hint: e.Hint, Snippet: e.Snippet})
-	}
-	return out
-}
-
-// decodeLayer decodes src as a config layer in format f.
-func decodeLayer(t *testing.T, name, src string, f partial.Format) (config.Partial, error) {
-	t.Helper()
-	var p config.Partial
-	err := partial.Decode(name, []byte(src), f, &p)
-	return p, err
-}
-
-// mustDecodeLayer decodes src and fails the test on any problem.
-func mustDecodeLayer(t *testing.T, name, src string, f partial.Format) config.Partial {
-	t.Helper()
-	p, err := decodeLayer(t, name, src, f)
-	if err != nil {
-		t.Fatalf("decode %s: %v", name, err)
-	}
-	return p
-}
-
 func TestDecodeSameShapeInEveryFormat(t *testing.T) {
 	tests := []struct {
 		name             string
@@ -162,10 +122,10 @@ discover:
 						Summary: partial.Of("Search."),
 						Result:  partial.Of(config.ResultEdit),
 						Options: partial.Map[partial.Any]{Entries: map[string]*partial.Any{
-							"depth":  ptrTo(partial.AnyOf(int64(3))),
-							"ratio":  ptrTo(partial.AnyOf(0.5)),
-							"tags":   ptrTo(partial.AnyOf([]any{"a", "b"})),
-							"nested": ptrTo(partial.AnyOf(map[string]any{"k": "v"})),
+							"depth":  layertest.Ptr(partial.AnyOf(int64(3))),
+							"ratio":  layertest.Ptr(partial.AnyOf(0.5)),
+							"tags":   layertest.Ptr(partial.AnyOf([]any{"a", "b"})),
+							"nested": layertest.Ptr(partial.AnyOf(map[string]any{"k": "v"})),
 						}},
 						Questions: partial.Map[config.QuestionPartial]{Entries: map[string]*config.QuestionPartial{
 							"apply": {Target: partial.Of(config.TargetUser), Answer: partial.Of[any](true)},
@@ -185,7 +145,7 @@ discover:
 					"fs": {
 						Command:           partial.Of("npx"),
 						Args:              partial.List[string]{Head: []string{"-y"}, Dedup: true},
-						Env:               partial.Map[partial.Value[string]]{Entries: map[string]*partial.Value[string]{"LOG": ptrTo(partial.Of("1"))}},
+						Env:               partial.Map[partial.Value[string]]{Entries: map[string]*partial.Value[string]{"LOG": layertest.Ptr(partial.Of("1"))}},
 						Optional:          partial.Of(true),
 						StartupTimeoutSec: partial.Of(60.0),
 					},
@@ -267,7 +227,7 @@ enable = { state = "always", allow_toggle = false }
 						Enable:  partial.Of(config.Enable{State: config.EnableOff}),
 						Command: partial.Of(config.Command{Program: "sh", Args: []string{"-c", "echo hi"}}),
 					},
-					"c": {Enable: partial.Of(config.Enable{State: config.EnableAlways, AllowToggle: ptrTo(false)})},
+					"c": {Enable: partial.Of(config.Enable{State: config.EnableAlways, AllowToggle: layertest.Ptr(false)})},
 				}},
 			},
 		},
@@ -278,7 +238,7 @@ enable = { state = "always", allow_toggle = false }
 				format partial.Format
 				src    string
 			}{{partial.TOML, tt.toml}, {partial.JSON, tt.json}, {partial.YAML, tt.yaml}} {
-				got := mustDecodeLayer(t, "layer", in.src, in.format)
+				got := layertest.MustDecode(t, "layer", in.src, in.format)
 				if diff := cmp.Diff(tt.want, got); diff != "" {
 					t.Errorf("%s: decoded partial mismatch (-want +got):\n%s", in.format, diff)
 				}
@@ -292,12 +252,12 @@ func TestDecodeErrors(t *testing.T) {
 		name   string
 		format partial.Format
 		src    string
-		want   []problem
+		want   []layertest.Problem
 	}{
 		{
 			name: "unknown key with did-you-mean",
 			src:  "[tools.grep]\nrnu = \"ask\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:2:1: tools.grep.rnu: unknown key; did you mean run?", Line: 2, Column: 1,
 				Path: partial.Path{"tools", "grep", "rnu"}, Hint: "did you mean run?", Snippet: `rnu = "ask"`,
 			}},
@@ -306,7 +266,7 @@ func TestDecodeErrors(t *testing.T) {
 			name:   "unknown key in JSON",
 			src:    "{\"tools\": {\"grep\": {\n  \"rnu\": \"ask\"}}}",
 			format: partial.JSON,
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:2:3: tools.grep.rnu: unknown key; did you mean run?", Line: 2, Column: 3,
 				Path: partial.Path{"tools", "grep", "rnu"}, Hint: "did you mean run?", Snippet: `  "rnu": "ask"}}}`,
 			}},
@@ -315,7 +275,7 @@ func TestDecodeErrors(t *testing.T) {
 			name:   "unknown key in YAML",
 			format: partial.YAML,
 			src:    "tools:\n  grep:\n    rnu: ask\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:3:5: tools.grep.rnu: unknown key; did you mean run?", Line: 3, Column: 5,
 				Path: partial.Path{"tools", "grep", "rnu"}, Hint: "did you mean run?", Snippet: "    rnu: ask",
 			}},
@@ -323,7 +283,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "unknown root table with did-you-mean",
 			src:  "[toolz.grep]\nrun = \"ask\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:1:2: toolz: unknown key; did you mean tools?", Line: 1, Column: 2,
 				Path: partial.Path{"toolz"}, Hint: "did you mean tools?", Snippet: "[toolz.grep]",
 			}},
@@ -331,7 +291,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "unknown key without a near one lists the known keys",
 			src:  "[discover]\npaths = [\"x\"]\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:2:1: discover.paths: unknown key; known keys: dirs", Line: 2, Column: 1,
 				Path: partial.Path{"discover", "paths"}, Hint: "known keys: dirs", Snippet: `paths = ["x"]`,
 			}},
@@ -339,7 +299,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "unknown key of a quoted tool name is quoted in the path",
 			src:  "[tools.'a.b']\nsumary = \"x\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:2:1: tools.'a.b'.sumary: unknown key; did you mean summary?", Line: 2, Column: 1,
 				Path: partial.Path{"tools", "a.b", "sumary"}, Hint: "did you mean summary?", Snippet: `sumary = "x"`,
 			}},
@@ -347,7 +307,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "string where a boolean is expected",
 			src:  "[mcp_servers.fs]\noptional = \"yes\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:12: mcp_servers.fs.optional: expected a boolean, found string "yes"`, Line: 2, Column: 12,
 				Path: partial.Path{"mcp_servers", "fs", "optional"}, Snippet: `optional = "yes"`,
 			}},
@@ -355,7 +315,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "boolean where a string is expected",
 			src:  "[tools.grep]\nsummary = true\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:2:11: tools.grep.summary: expected a string, found boolean true", Line: 2, Column: 11,
 				Path: partial.Path{"tools", "grep", "summary"}, Snippet: "summary = true",
 			}},
@@ -363,7 +323,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "string where a number is expected",
 			src:  "[mcp_servers.fs]\nstartup_timeout_sec = \"ten\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:23: mcp_servers.fs.startup_timeout_sec: expected a number, found string "ten"`, Line: 2, Column: 23,
 				Path: partial.Path{"mcp_servers", "fs", "startup_timeout_sec"}, Snippet: `startup_timeout_sec = "ten"`,
 			}},
@@ -371,7 +331,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "table where a string is expected",
 			src:  "[tools.grep]\nsummary = { text = \"x\" }\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:2:11: tools.grep.summary: expected a string, found a table", Line: 2, Column: 11,
 				Path: partial.Path{"tools", "grep", "summary"}, Snippet: `summary = { text = "x" }`,
 			}},
@@ -379,7 +339,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "number inside a list of strings",
 			src:  "[mcp_servers.fs]\nargs = [\"-y\", 2]\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:2:15: mcp_servers.fs.args.1: expected a string, found integer 2", Line: 2, Column: 15,
 				Path: partial.Path{"mcp_servers", "fs", "args", "1"}, Snippet: `args = ["-y", 2]`,
 			}},
@@ -387,7 +347,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "string where a list is expected",
 			src:  "[mcp_servers.fs]\nargs = \"-y\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:8: mcp_servers.fs.args: expected an array or { value = [...], strategy = ... }, found string "-y"`, Line: 2, Column: 8,
 				Path: partial.Path{"mcp_servers", "fs", "args"}, Snippet: `args = "-y"`,
 			}},
@@ -395,7 +355,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "value where a table of tools is expected",
 			src:  "tools = [\"grep\"]\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				// An array's position is that of its opening bracket.
 				Err: "f.toml:1:9: tools: expected a table, found an array", Line: 1, Column: 9,
 				Path: partial.Path{"tools"}, Snippet: `tools = ["grep"]`,
@@ -404,7 +364,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "empty array where a table is expected",
 			src:  "[tools.a]\nparameters = [ ]\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:2:14: tools.a.parameters: expected a table, found an array", Line: 2, Column: 14,
 				Path: partial.Path{"tools", "a", "parameters"}, Snippet: `parameters = [ ]`,
 			}},
@@ -412,7 +372,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "value where a tool table is expected",
 			src:  "[tools]\ngrep = \"on\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:8: tools.grep: expected a table, found string "on"`, Line: 2, Column: 8,
 				Path: partial.Path{"tools", "grep"}, Snippet: `grep = "on"`,
 			}},
@@ -420,7 +380,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "invalid run mode with did-you-mean",
 			src:  "[tools.grep]\nrun = \"askk\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:7: tools.grep.run: expected one of ask, unattended, edit, skip, found "askk"; did you mean ask?`, Line: 2, Column: 7,
 				Path: partial.Path{"tools", "grep", "run"}, Hint: "did you mean ask?", Snippet: `run = "askk"`,
 			}},
@@ -428,7 +388,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "invalid result mode without a near value",
 			src:  "[tools.grep]\nresult = \"later\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:10: tools.grep.result: expected one of unattended, ask, edit, skip, found "later"`, Line: 2, Column: 10,
 				Path: partial.Path{"tools", "grep", "result"}, Snippet: `result = "later"`,
 			}},
@@ -436,7 +396,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "run mode of the wrong type",
 			src:  "[tools.grep]\nrun = true\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:2:7: tools.grep.run: expected a string, found boolean true", Line: 2, Column: 7,
 				Path: partial.Path{"tools", "grep", "run"}, Snippet: "run = true",
 			}},
@@ -444,7 +404,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "invalid question target",
 			src:  "[tools.grep.questions.q]\ntarget = \"usr\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:10: tools.grep.questions.q.target: expected one of user, assistant, found "usr"; did you mean user?`, Line: 2, Column: 10,
 				Path: partial.Path{"tools", "grep", "questions", "q", "target"}, Hint: "did you mean user?", Snippet: `target = "usr"`,
 			}},
@@ -452,7 +412,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "invalid enable string",
 			src:  "[tools.grep]\nenable = \"onn\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:10: tools.grep.enable: expected one of on, off, explicit, always, found "onn"; did you mean on?`, Line: 2, Column: 10,
 				Path: partial.Path{"tools", "grep", "enable"}, Hint: "did you mean on?", Snippet: `enable = "onn"`,
 			}},
@@ -460,7 +420,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "invalid enable state in a table points at the key",
 			src:  "[tools.grep]\nenable = { state = \"explict\" }\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:12: tools.grep.enable.state: invalid enable state "explict"; expected one of on, off, explicit, always; did you mean explicit?`, Line: 2, Column: 12,
 				Path: partial.Path{"tools", "grep", "enable", "state"}, Hint: "did you mean explicit?", Snippet: `enable = { state = "explict" }`,
 			}},
@@ -468,7 +428,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "enable of the wrong type",
 			src:  "[tools.grep]\nenable = 1\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:2:10: tools.grep.enable: expected a boolean, one of on, off, explicit, always, or { state, allow_toggle }, found number 1", Line: 2, Column: 10,
 				Path: partial.Path{"tools", "grep", "enable"}, Snippet: "enable = 1",
 			}},
@@ -476,7 +436,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "invalid parameter type with did-you-mean",
 			src:  "[tools.grep.parameters.p]\ntype = \"strin\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:8: tools.grep.parameters.p.type: expected one of string, number, integer, boolean, array, object, null, found "strin"; did you mean string?`, Line: 2, Column: 8,
 				Path: partial.Path{"tools", "grep", "parameters", "p", "type"}, Hint: "did you mean string?", Snippet: `type = "strin"`,
 			}},
@@ -484,7 +444,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "invalid parameter type in a list points at the item",
 			src:  "[tools.grep.parameters.p]\ntype = [\"string\", \"nul\"]\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:19: tools.grep.parameters.p.type.1: unknown type "nul"; expected one of string, number, integer, boolean, array, object, null; did you mean null?`, Line: 2, Column: 19,
 				Path: partial.Path{"tools", "grep", "parameters", "p", "type", "1"}, Hint: "did you mean null?", Snippet: `type = ["string", "nul"]`,
 			}},
@@ -492,7 +452,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "mcp source without a server",
 			src:  "[tools.grep]\nsource = \"mcp\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:10: tools.grep.source: invalid source "mcp": an mcp source needs a server; write mcp.<server> or mcp.<server>.<tool>`, Line: 2, Column: 10,
 				Path: partial.Path{"tools", "grep", "source"}, Hint: "write mcp.<server> or mcp.<server>.<tool>", Snippet: `source = "mcp"`,
 			}},
@@ -500,7 +460,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "source of an unknown kind with did-you-mean",
 			src:  "[tools.grep]\nsource = \"loacl\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:10: tools.grep.source: invalid source "loacl": unknown kind "loacl"; expected builtin, local or mcp; did you mean local?`, Line: 2, Column: 10,
 				Path: partial.Path{"tools", "grep", "source"}, Hint: "did you mean local?", Snippet: `source = "loacl"`,
 			}},
@@ -508,7 +468,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "command with unbalanced quotes",
 			src:  "[tools.grep]\ncommand = \"grep 'foo\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:11: tools.grep.command: invalid command "grep 'foo": unterminated single-quoted string; balance the quotes, or write { program = "...", args = [...] }`, Line: 2, Column: 11,
 				Path: partial.Path{"tools", "grep", "command"}, Hint: `balance the quotes, or write { program = "...", args = [...] }`, Snippet: `command = "grep 'foo"`,
 			}},
@@ -516,7 +476,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "empty command",
 			src:  "[tools.grep]\ncommand = \"  \"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:2:11: tools.grep.command: the command is empty", Line: 2, Column: 11,
 				Path: partial.Path{"tools", "grep", "command"}, Snippet: `command = "  "`,
 			}},
@@ -524,7 +484,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "command table with an unknown key points at the key",
 			src:  "[tools.grep]\ncommand = { program = \"rg\", argz = [] }\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:2:29: tools.grep.command.argz: unknown key; did you mean args?", Line: 2, Column: 29,
 				Path: partial.Path{"tools", "grep", "command", "argz"}, Hint: "did you mean args?", Snippet: `command = { program = "rg", argz = [] }`,
 			}},
@@ -532,7 +492,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "command table without a program",
 			src:  "[tools.grep]\ncommand = { args = [\"x\"] }\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:11: tools.grep.command: a command table needs a program; write { program = "my-tool", args = ["--flag"] }`, Line: 2, Column: 11,
 				Path: partial.Path{"tools", "grep", "command"}, Hint: `write { program = "my-tool", args = ["--flag"] }`, Snippet: `command = { args = ["x"] }`,
 			}},
@@ -540,7 +500,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "unknown list strategy with did-you-mean",
 			src:  "[discover]\ndirs = { value = [\"a\"], strategy = \"apend\" }\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:36: discover.dirs.strategy: unknown list strategy "apend"; expected one of append, prepend, replace; did you mean append?`, Line: 2, Column: 36,
 				Path: partial.Path{"discover", "dirs", "strategy"}, Hint: "did you mean append?", Snippet: `dirs = { value = ["a"], strategy = "apend" }`,
 			}},
@@ -548,7 +508,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "list strategy that is not a string",
 			src:  "[discover]\ndirs = { value = [\"a\"], strategy = 1 }\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:2:36: discover.dirs.strategy: expected one of append, prepend, replace, found integer 1", Line: 2, Column: 36,
 				Path: partial.Path{"discover", "dirs", "strategy"}, Snippet: `dirs = { value = ["a"], strategy = 1 }`,
 			}},
@@ -556,7 +516,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "list strategy without a value",
 			src:  "[discover]\ndirs = { strategy = \"append\" }\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:10: discover.dirs.strategy: strategy needs a value; write { value = [...], strategy = "append" }`, Line: 2, Column: 10,
 				Path: partial.Path{"discover", "dirs", "strategy"}, Hint: `write { value = [...], strategy = "append" }`, Snippet: `dirs = { strategy = "append" }`,
 			}},
@@ -564,7 +524,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "list with both value and append",
 			src:  "[discover]\ndirs = { value = [\"a\"], append = [\"b\"] }\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:2:8: discover.dirs: a list has either value (with strategy) or prepend and append, not both", Line: 2, Column: 8,
 				Path: partial.Path{"discover", "dirs"}, Snippet: `dirs = { value = ["a"], append = ["b"] }`,
 			}},
@@ -572,7 +532,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "list given as an empty table",
 			src:  "[discover]\ndirs = {}\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:2:8: discover.dirs: expected an array or { value = [...], strategy = ... }, found an empty table", Line: 2, Column: 8,
 				Path: partial.Path{"discover", "dirs"}, Snippet: "dirs = {}",
 			}},
@@ -580,7 +540,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "list table with a misspelt key",
 			src:  "[discover]\ndirs = { valeu = [\"a\"] }\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:2:10: discover.dirs.valeu: unknown key; did you mean value?", Line: 2, Column: 10,
 				Path: partial.Path{"discover", "dirs", "valeu"}, Hint: "did you mean value?", Snippet: `dirs = { valeu = ["a"] }`,
 			}},
@@ -588,7 +548,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "list dedup that is not a boolean",
 			src:  "[discover]\ndirs = { value = [\"a\"], dedup = \"yes\" }\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:33: discover.dirs.dedup: expected a boolean, found string "yes"`, Line: 2, Column: 33,
 				Path: partial.Path{"discover", "dirs", "dedup"}, Snippet: `dirs = { value = ["a"], dedup = "yes" }`,
 			}},
@@ -596,7 +556,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "unset of an unknown key with did-you-mean",
 			src:  "unset = [\"tools.grep.rnu\"]\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:1:10: unset.0: cannot unset tools.grep.rnu: tools.grep has no key rnu; did you mean tools.grep.run?", Line: 1, Column: 10,
 				Path: partial.Path{"unset", "0"}, Hint: "did you mean tools.grep.run?", Snippet: `unset = ["tools.grep.rnu"]`,
 			}},
@@ -604,7 +564,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "unset of an unknown root key",
 			src:  "unset = [\"discovr\"]\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:1:10: unset.0: cannot unset discovr: the root has no key discovr; did you mean discover?", Line: 1, Column: 10,
 				Path: partial.Path{"unset", "0"}, Hint: "did you mean discover?", Snippet: `unset = ["discovr"]`,
 			}},
@@ -612,7 +572,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "unset of a path into a single value",
 			src:  "unset = [\"tools.grep.run.mode\"]\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:1:10: unset.0: cannot unset tools.grep.run.mode: tools.grep.run is a single value; unset tools.grep.run as a whole", Line: 1, Column: 10,
 				Path: partial.Path{"unset", "0"}, Hint: "unset tools.grep.run as a whole", Snippet: `unset = ["tools.grep.run.mode"]`,
 			}},
@@ -620,7 +580,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "unset of an item of a list",
 			src:  "unset = [\"mcp_servers.fs.args.0\"]\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:1:10: unset.0: cannot unset mcp_servers.fs.args.0: mcp_servers.fs.args is a single value; unset mcp_servers.fs.args as a whole", Line: 1, Column: 10,
 				Path: partial.Path{"unset", "0"}, Hint: "unset mcp_servers.fs.args as a whole", Snippet: `unset = ["mcp_servers.fs.args.0"]`,
 			}},
@@ -628,7 +588,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "unset inside an option that is not a table",
 			src:  "unset = [\"tools.grep.options.depth.max\"]\n[tools.grep.options]\ndepth = 3\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:1:10: unset.0: cannot unset tools.grep.options.depth.max: tools.grep.options.depth is not a table in this layer", Line: 1, Column: 10,
 				Path: partial.Path{"unset", "0"}, Snippet: `unset = ["tools.grep.options.depth.max"]`,
 			}},
@@ -636,7 +596,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "unset inside an entry the layer removes",
 			src:  "unset = [\"tools.old\", \"tools.old.run\"]\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:1:23: unset.1: cannot unset tools.old.run inside tools.old, which this layer removes", Line: 1, Column: 23,
 				Path: partial.Path{"unset", "1"}, Snippet: `unset = ["tools.old", "tools.old.run"]`,
 			}},
@@ -644,7 +604,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "unset inside an entry the layer removes, listed first",
 			src:  "unset = [\"tools.old.run\", \"tools.old\"]\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:1:10: unset.0: cannot unset tools.old.run inside tools.old, which this layer removes", Line: 1, Column: 10,
 				Path: partial.Path{"unset", "0"}, Snippet: `unset = ["tools.old.run", "tools.old"]`,
 			}},
@@ -652,7 +612,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "unset inside nested items the layer unsets",
 			src:  "unset = [\"tools.g.parameters.p.items\", \"tools.g.parameters.p.items.type\"]\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:1:40: unset.1: cannot unset tools.g.parameters.p.items.type inside tools.g.parameters.p.items, which this layer removes", Line: 1, Column: 40,
 				Path: partial.Path{"unset", "1"}, Snippet: `unset = ["tools.g.parameters.p.items", "tools.g.parameters.p.items.type"]`,
 			}},
@@ -660,7 +620,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "unset inside nested items the layer unsets, listed first",
 			src:  "unset = [\"tools.g.parameters.p.items.type\", \"tools.g.parameters.p.items\"]\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:1:10: unset.0: cannot unset tools.g.parameters.p.items.type inside tools.g.parameters.p.items, which this layer removes", Line: 1, Column: 10,
 				Path: partial.Path{"unset", "0"}, Snippet: `unset = ["tools.g.parameters.p.items.type", "tools.g.parameters.p.items"]`,
 			}},
@@ -669,7 +629,7 @@ func TestDecodeErrors(t *testing.T) {
 			name:   "unset inside nested items that are null",
 			format: partial.JSON,
 			src:    `{"tools": {"g": {"parameters": {"p": {"items": null}}}}, "unset": ["tools.g.parameters.p.items.type"]}`,
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:1:68: unset.0: cannot unset tools.g.parameters.p.items.type inside tools.g.parameters.p.items, which this layer removes", Line: 1, Column: 68,
 				Path: partial.Path{"unset", "0"}, Snippet: `{"tools": {"g": {"parameters": {"p": {"items": null}}}}, "unset": ["tools.g.parameters.p.items.type"]}`,
 			}},
@@ -677,7 +637,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "unset path with a syntax error",
 			src:  "unset = [\"tools..run\"]\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:1:10: unset.0: key path "tools..run": unexpected '.' at offset 6; quote keys that hold other characters`, Line: 1, Column: 10,
 				Path: partial.Path{"unset", "0"}, Snippet: `unset = ["tools..run"]`,
 			}},
@@ -685,7 +645,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "unset path that is not a string",
 			src:  "unset = [true]\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:1:10: unset.0: expected a key path string, found boolean true", Line: 1, Column: 10,
 				Path: partial.Path{"unset", "0"}, Snippet: "unset = [true]",
 			}},
@@ -693,7 +653,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "unset that is not an array",
 			src:  "unset = \"tools.grep\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:1:9: unset: expected an array of key paths, found string "tools.grep"; write unset = ["tools.grep.run"]`, Line: 1, Column: 9,
 				Path: partial.Path{"unset"}, Hint: `write unset = ["tools.grep.run"]`, Snippet: `unset = "tools.grep"`,
 			}},
@@ -701,7 +661,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "offset datetime in an option",
 			src:  "[tools.grep.options]\nsince = 1979-05-27T07:32:00Z\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:9: tools.grep.options.since: datetime values are not supported; quote it as a string: "1979-05-27T07:32:00Z"`, Line: 2, Column: 9,
 				Path: partial.Path{"tools", "grep", "options", "since"}, Hint: `quote it as a string: "1979-05-27T07:32:00Z"`, Snippet: "since = 1979-05-27T07:32:00Z",
 			}},
@@ -709,7 +669,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "local date inside an option table",
 			src:  "[tools.grep.options]\nwindow = { from = 1979-05-27 }\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:19: tools.grep.options.window.from: datetime values are not supported; quote it as a string: "1979-05-27"`, Line: 2, Column: 19,
 				Path: partial.Path{"tools", "grep", "options", "window", "from"}, Hint: `quote it as a string: "1979-05-27"`, Snippet: "window = { from = 1979-05-27 }",
 			}},
@@ -717,7 +677,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "local time inside an option array",
 			src:  "[tools.grep.options]\nat = [07:32:00]\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:7: tools.grep.options.at.0: datetime values are not supported; quote it as a string: "07:32:00"`, Line: 2, Column: 7,
 				Path: partial.Path{"tools", "grep", "options", "at", "0"}, Hint: `quote it as a string: "07:32:00"`, Snippet: "at = [07:32:00]",
 			}},
@@ -725,7 +685,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "datetime as a parameter default",
 			src:  "[tools.grep.parameters.p]\ndefault = 2024-01-02T03:04:05\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: `f.toml:2:11: tools.grep.parameters.p.default: datetime values are not supported; quote it as a string: "2024-01-02T03:04:05"`, Line: 2, Column: 11,
 				Path: partial.Path{"tools", "grep", "parameters", "p", "default"}, Hint: `quote it as a string: "2024-01-02T03:04:05"`, Snippet: "default = 2024-01-02T03:04:05",
 			}},
@@ -733,7 +693,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "nan in an option",
 			src:  "[tools.grep.options]\nratio = nan\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:2:9: tools.grep.options.ratio: NaN cannot be passed on as JSON", Line: 2, Column: 9,
 				Path: partial.Path{"tools", "grep", "options", "ratio"}, Snippet: "ratio = nan",
 			}},
@@ -741,7 +701,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "infinite timeout",
 			src:  "[mcp_servers.fs]\ntool_timeout_sec = inf\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:2:20: mcp_servers.fs.tool_timeout_sec: +Inf is not a valid number here", Line: 2, Column: 20,
 				Path: partial.Path{"mcp_servers", "fs", "tool_timeout_sec"}, Snippet: "tool_timeout_sec = inf",
 			}},
@@ -750,7 +710,7 @@ func TestDecodeErrors(t *testing.T) {
 			name:   "JSON null inside a list of strings",
 			format: partial.JSON,
 			src:    `{"mcp_servers": {"fs": {"args": ["-y", null]}}}`,
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:1:40: mcp_servers.fs.args.1: null is not allowed here; expected a string; to unset the field, unset its whole key", Line: 1, Column: 40,
 				Path: partial.Path{"mcp_servers", "fs", "args", "1"}, Hint: "to unset the field, unset its whole key", Snippet: `{"mcp_servers": {"fs": {"args": ["-y", null]}}}`,
 			}},
@@ -759,7 +719,7 @@ func TestDecodeErrors(t *testing.T) {
 			name:   "YAML null inside an option value",
 			format: partial.YAML,
 			src:    "tools:\n  grep:\n    options:\n      list: [1, null]\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:4:17: tools.grep.options.list.1: null is not allowed inside a value", Line: 4, Column: 17,
 				Path: partial.Path{"tools", "grep", "options", "list", "1"}, Snippet: "      list: [1, null]",
 			}},
@@ -767,7 +727,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "key defined twice",
 			src:  "[tools.grep]\nrun = \"ask\"\nrun = \"edit\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:3:1: tools.grep.run: tools.grep.run is defined twice (first at line 2, column 1)", Line: 3, Column: 1,
 				Path: partial.Path{"tools", "grep", "run"}, Snippet: `run = "edit"`,
 			}},
@@ -775,7 +735,7 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "TOML syntax error has no path",
 			src:  "[tools.grep\nrun = \"ask\"\n",
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:1:12: TOML syntax: expected ']' to close table name", Line: 1, Column: 12,
 				Snippet: "[tools.grep",
 			}},
@@ -784,7 +744,7 @@ func TestDecodeErrors(t *testing.T) {
 			name:   "JSON document that is not an object",
 			format: partial.JSON,
 			src:    `["tools"]`,
-			want: []problem{{
+			want: []layertest.Problem{{
 				Err: "f.toml:1:1: a JSON layer must be an object at the top level, found array", Line: 1, Column: 1,
 				Snippet: `["tools"]`,
 			}},
@@ -797,7 +757,7 @@ func TestDecodeErrors(t *testing.T) {
 		}
 		seen[tt.name] = true
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := decodeLayer(t, "f.toml", tt.src, tt.format)
+			_, err := layertest.Decode(t, "f.toml", tt.src, tt.format)
 			if err == nil {
 				t.Fatal("Decode succeeded, want an error")
 			}
@@ -805,7 +765,7 @@ func TestDecodeErrors(t *testing.T) {
 			if !errors.As(err, &es) {
 				t.Fatalf("error is a %T, want partial.Errors", err)
 			}
-			if diff := cmp.Diff(tt.want, problems(err)); diff != "" {
+			if diff := cmp.Diff(tt.want, layertest.Problems(err)); diff != "" {
 				t.Errorf("problems mismatch (-want +got):\n%s", diff)
 			}
 			for _, e := range es {
@@ -822,7 +782,7 @@ func TestDecodeReportsEveryProblemInDocumentOrder(t *testing.T) {
 		name   string
 		format partial.Format
 		src    string
-		want   []problem
+		want   []layertest.Problem
 	}{
 		{
 			name: "TOML with the unset list first and a table opened twice",
@@ -843,7 +803,7 @@ required = 1
 [discover]
 dirs = { value = ["a"], strategy = "apend" }
 `,
-			want: []problem{
+			want: []layertest.Problem{
 				{Err: "f:1:10: unset.0: cannot unset tools.grep.rnu: tools.grep has no key rnu; did you mean tools.grep.run?", Line: 1, Column: 10, Path: partial.Path{"unset", "0"}, Hint: "did you mean tools.grep.run?", Snippet: `unset = ["tools.grep.rnu"]`},
 				{Err: "f:4:1: tools.grep.rnu: unknown key; did you mean run?", Line: 4, Column: 1, Path: partial.Path{"tools", "grep", "rnu"}, Hint: "did you mean run?", Snippet: `rnu = "ask"`},
 				{Err: `f:5:7: tools.grep.run: expected one of ask, unattended, edit, skip, found "askk"; did you mean ask?`, Line: 5, Column: 7, Path: partial.Path{"tools", "grep", "run"}, Hint: "did you mean ask?", Snippet: `run = "askk"`},
@@ -862,7 +822,7 @@ dirs = { value = ["a"], strategy = "apend" }
   "discover": {"dirs": "x"},
   "unset": ["tools.grep.run.x", "mcp_servers.fs.comand"]
 }`,
-			want: []problem{
+			want: []layertest.Problem{
 				{Err: "f:2:22: tools.grep.rnu: unknown key; did you mean run?", Line: 2, Column: 22, Path: partial.Path{"tools", "grep", "rnu"}, Hint: "did you mean run?", Snippet: `  "tools": {"grep": {"rnu": "ask", "run": 1}},`},
 				{Err: "f:2:43: tools.grep.run: expected a string, found integer 1", Line: 2, Column: 43, Path: partial.Path{"tools", "grep", "run"}, Snippet: `  "tools": {"grep": {"rnu": "ask", "run": 1}},`},
 				{Err: `f:3:24: discover.dirs: expected an array or { value = [...], strategy = ... }, found string "x"`, Line: 3, Column: 24, Path: partial.Path{"discover", "dirs"}, Snippet: `  "discover": {"dirs": "x"},`},
@@ -883,7 +843,7 @@ mcp_servers:
   fs:
     startup_timeout_sec: soon
 `,
-			want: []problem{
+			want: []layertest.Problem{
 				{Err: `f:3:10: tools.grep.run: expected one of ask, unattended, edit, skip, found "askk"; did you mean ask?`, Line: 3, Column: 10, Path: partial.Path{"tools", "grep", "run"}, Hint: "did you mean ask?", Snippet: "    run: askk"},
 				{Err: `f:4:14: tools.grep.command: invalid command "rg 'x": unterminated single-quoted string; balance the quotes, or write { program = "...", args = [...] }`, Line: 4, Column: 14, Path: partial.Path{"tools", "grep", "command"}, Hint: `balance the quotes, or write { program = "...", args = [...] }`, Snippet: `    command: "rg 'x"`},
 				{Err: `f:6:13: tools.other.enable: expected one of on, off, explicit, always, found "maybe"`, Line: 6, Column: 13, Path: partial.Path{"tools", "other", "enable"}, Snippet: "    enable: maybe"},
@@ -893,8 +853,8 @@ mcp_servers:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := decodeLayer(t, "f", tt.src, tt.format)
-			if diff := cmp.Diff(tt.want, problems(err)); diff != "" {
+			_, err := layertest.Decode(t, "f", tt.src, tt.format)
+			if diff := cmp.Diff(tt.want, layertest.Problems(err)); diff != "" {
 				t.Errorf("problems mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -913,7 +873,7 @@ func TestDecodeNullUnsets(t *testing.T) {
 			format: partial.JSON,
 			src:    `{"tools": {"grep": {"run": null, "summary": "s"}}}`,
 			want: config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
-				"grep": {Run: unsetValue[config.RunMode](), Summary: partial.Of("s")},
+				"grep": {Run: layertest.UnsetValue[config.RunMode](), Summary: partial.Of("s")},
 			}}},
 		},
 		{
@@ -951,7 +911,7 @@ func TestDecodeNullUnsets(t *testing.T) {
 			want: config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
 				"grep": {
 					Parameters: partial.Map[config.ParameterPartial]{Entries: map[string]*config.ParameterPartial{
-						"p": {Items: partial.Nested[config.ParameterPartial]{State: partial.Unset}, Default: unsetValue[any]()},
+						"p": {Items: partial.Nested[config.ParameterPartial]{State: partial.Unset}, Default: layertest.UnsetValue[any]()},
 					}},
 					Options: partial.Map[partial.Any]{Entries: map[string]*partial.Any{"depth": nil}},
 				},
@@ -962,13 +922,13 @@ func TestDecodeNullUnsets(t *testing.T) {
 			format: partial.YAML,
 			src:    "tools:\n  grep:\n    run: null\n    result: ~\n    summary:\n",
 			want: config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
-				"grep": {Run: unsetValue[config.RunMode](), Result: unsetValue[config.ResultMode](), Summary: unsetValue[string]()},
+				"grep": {Run: layertest.UnsetValue[config.RunMode](), Result: layertest.UnsetValue[config.ResultMode](), Summary: layertest.UnsetValue[string]()},
 			}}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := mustDecodeLayer(t, "layer", tt.src, tt.format)
+			got := layertest.MustDecode(t, "layer", tt.src, tt.format)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("decoded partial mismatch (-want +got):\n%s", diff)
 			}
@@ -978,24 +938,8 @@ func TestDecodeNullUnsets(t *testing.T) {
 
 // allUnsetTool is a tool entry whose every field is unset: what an unset
 // entry that the same document redefines starts from.
-func allUnsetTool() config.ToolPartial {
-	return config.ToolPartial{
-		Source:      unsetValue[config.Source](),
-		Command:     unsetValue[config.Command](),
-		Enable:      unsetValue[config.Enable](),
-		Summary:     unsetValue[string](),
-		Description: unsetValue[string](),
-		Examples:    unsetValue[string](),
-		Run:         unsetValue[config.RunMode](),
-		Result:      unsetValue[config.ResultMode](),
-		Parameters:  partial.Map[config.ParameterPartial]{Reset: true},
-		Options:     partial.Map[partial.Any]{Reset: true},
-		Questions:   partial.Map[config.QuestionPartial]{Reset: true},
-	}
-}
-
 func TestDecodeUnsetList(t *testing.T) {
-	redefined := allUnsetTool()
+	redefined := layertest.AllUnsetTool()
 	redefined.Run = partial.Of(config.RunEdit)
 	tests := []struct {
 		name string
@@ -1006,14 +950,14 @@ func TestDecodeUnsetList(t *testing.T) {
 			name: "field unset",
 			src:  "unset = [\"tools.grep.run\"]\n",
 			want: config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
-				"grep": {Run: unsetValue[config.RunMode]()},
+				"grep": {Run: layertest.UnsetValue[config.RunMode]()},
 			}}},
 		},
 		{
 			name: "field unset next to fields the document sets",
 			src:  "unset = [\"tools.grep.run\"]\n[tools.grep]\nsummary = \"s\"\n",
 			want: config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
-				"grep": {Run: unsetValue[config.RunMode](), Summary: partial.Of("s")},
+				"grep": {Run: layertest.UnsetValue[config.RunMode](), Summary: partial.Of("s")},
 			}}},
 		},
 		{
@@ -1070,7 +1014,7 @@ func TestDecodeUnsetList(t *testing.T) {
 			src:  "unset = [\"tools.grep.parameters.p.items.type\"]\n",
 			want: config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
 				"grep": {Parameters: partial.Map[config.ParameterPartial]{Entries: map[string]*config.ParameterPartial{
-					"p": {Items: partial.NestedOf(config.ParameterPartial{Type: unsetValue[config.Types]()})},
+					"p": {Items: partial.NestedOf(config.ParameterPartial{Type: layertest.UnsetValue[config.Types]()})},
 				}}},
 			}}},
 		},
@@ -1078,7 +1022,7 @@ func TestDecodeUnsetList(t *testing.T) {
 			name: "quoted keys in unset paths",
 			src:  "unset = [\"tools.'a.b'.run\", 'tools.\"my tool\"']\n",
 			want: config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
-				"a.b":     {Run: unsetValue[config.RunMode]()},
+				"a.b":     {Run: layertest.UnsetValue[config.RunMode]()},
 				"my tool": nil,
 			}}},
 		},
@@ -1090,7 +1034,7 @@ func TestDecodeUnsetList(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := mustDecodeLayer(t, "layer.toml", tt.src, partial.TOML)
+			got := layertest.MustDecode(t, "layer.toml", tt.src, partial.TOML)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("decoded partial mismatch (-want +got):\n%s", diff)
 			}
@@ -1109,7 +1053,7 @@ func TestDecodeNeedsAPointer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := partial.Decode("x.toml", []byte("[tools.a]\n"), partial.TOML, tt.v)
+			err := load.Decode("x.toml", []byte("[tools.a]\n"), partial.TOML, tt.v)
 			want := "x.toml: Decode needs a non-nil pointer to a partial struct"
 			if err == nil || err.Error() != want {
 				t.Errorf("Decode error = %v, want %q", err, want)
@@ -1131,7 +1075,7 @@ type = "string"
 `
 
 func TestDocumentLocateAndHas(t *testing.T) {
-	d, err := partial.Parse("layer.toml", []byte(locateSrc), partial.TOML)
+	d, err := load.Parse("layer.toml", []byte(locateSrc), partial.TOML)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1186,7 +1130,7 @@ func TestDocumentLocateInJSONAndYAML(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := partial.Parse("layer", []byte(tt.src), tt.format)
+			d, err := load.Parse("layer", []byte(tt.src), tt.format)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -1202,7 +1146,7 @@ func TestDocumentLocateInJSONAndYAML(t *testing.T) {
 }
 
 func TestDocumentErrorf(t *testing.T) {
-	d, err := partial.Parse("layer.toml", []byte(locateSrc), partial.TOML)
+	d, err := load.Parse("layer.toml", []byte(locateSrc), partial.TOML)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1210,32 +1154,32 @@ func TestDocumentErrorf(t *testing.T) {
 		name       string
 		path       partial.Path
 		msg, hint  string
-		want       problem
+		want       layertest.Problem
 		wantRender string
 	}{
 		{
 			name: "defined key",
 			path: partial.Path{"tools", "grep", "summary"}, msg: "too long", hint: "shorten it",
-			want:       problem{Err: "layer.toml:2:1: tools.grep.summary: too long; shorten it", Line: 2, Column: 1, Path: partial.Path{"tools", "grep", "summary"}, Hint: "shorten it", Snippet: `summary = "Search."`},
+			want:       layertest.Problem{Err: "layer.toml:2:1: tools.grep.summary: too long; shorten it", Line: 2, Column: 1, Path: partial.Path{"tools", "grep", "summary"}, Hint: "shorten it", Snippet: `summary = "Search."`},
 			wantRender: "layer.toml:2:1: tools.grep.summary: too long; shorten it\n 2 | summary = \"Search.\"\n   | ^",
 		},
 		{
 			name: "enclosing key",
 			path: partial.Path{"tools", "a.b", "command"}, msg: "missing",
-			want:       problem{Err: "layer.toml:6:8: tools.'a.b'.command: missing", Line: 6, Column: 8, Path: partial.Path{"tools", "a.b", "command"}, Snippet: "[tools.'a.b']"},
+			want:       layertest.Problem{Err: "layer.toml:6:8: tools.'a.b'.command: missing", Line: 6, Column: 8, Path: partial.Path{"tools", "a.b", "command"}, Snippet: "[tools.'a.b']"},
 			wantRender: "layer.toml:6:8: tools.'a.b'.command: missing\n 6 | [tools.'a.b']\n   |        ^",
 		},
 		{
 			name: "path the document does not mention",
 			path: partial.Path{"discover", "dirs"}, msg: "bad",
-			want:       problem{Err: "layer.toml: discover.dirs: bad", Path: partial.Path{"discover", "dirs"}},
+			want:       layertest.Problem{Err: "layer.toml: discover.dirs: bad", Path: partial.Path{"discover", "dirs"}},
 			wantRender: "layer.toml: discover.dirs: bad",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := d.Errorf(tt.path, tt.msg, tt.hint)
-			if diff := cmp.Diff(tt.want, problems(e)[0]); diff != "" {
+			if diff := cmp.Diff(tt.want, layertest.Problems(e)[0]); diff != "" {
 				t.Errorf("Errorf mismatch (-want +got):\n%s", diff)
 			}
 			if e.Source != "layer.toml" || e.Msg != tt.msg {
@@ -1259,7 +1203,7 @@ meta = { when = 1979-05-27, list = [1, "a"] }
 [tools.grep]
 run = "ask"
 `
-	d, err := partial.Parse("layer.toml", []byte(src), partial.TOML)
+	d, err := load.Parse("layer.toml", []byte(src), partial.TOML)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1330,7 +1274,7 @@ func TestFormatOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strconv.Quote(tt.name), func(t *testing.T) {
-			got, ok := partial.FormatOf(tt.name)
+			got, ok := load.FormatOf(tt.name)
 			if got != tt.want || ok != tt.wantOK {
 				t.Errorf("FormatOf(%q) = %v, %v; want %v, %v", tt.name, got, ok, tt.want, tt.wantOK)
 			}
@@ -1387,7 +1331,7 @@ func TestErrorRender(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := decodeLayer(t, "f.toml", tt.src, partial.TOML)
+			_, err := layertest.Decode(t, "f.toml", tt.src, partial.TOML)
 			es := partial.All(err)
 			if len(es) == 0 {
 				t.Fatal("Decode succeeded, want an error")
@@ -1490,11 +1434,6 @@ func (w wrapped) Unwrap() error { return w.err }
 func errorsJoin(ctx string, err error) error { return wrapped{ctx, err} }
 
 // point is a plain struct leaf of a host's partial.
-type point struct {
-	X int `toml:"x"`
-	Y int `toml:"y"`
-}
-
 // hostPartial is a host application's layer that mounts the tools model
 // under conversation.tools and has leaves of other kinds.
 type hostPartial struct {
@@ -1505,7 +1444,7 @@ type hostPartial struct {
 	Size   partial.Value[uint16]            `toml:"size"`
 	Limit  partial.Value[*int]              `toml:"limit"`
 	Labels partial.Value[map[string]string] `toml:"labels"`
-	Origin partial.Value[point]             `toml:"origin"`
+	Origin partial.Value[layertest.Point]   `toml:"origin"`
 	Tags   partial.List[string]             `toml:"tags" strata:"prepend"`
 	Ratio  partial.Value[float32]           `toml:"ratio"`
 }
@@ -1523,16 +1462,16 @@ ratio = 2
 run = "edit"
 `
 	var got hostPartial
-	if err := partial.Decode("host.toml", []byte(src), partial.TOML, &got); err != nil {
+	if err := load.Decode("host.toml", []byte(src), partial.TOML, &got); err != nil {
 		t.Fatalf("Decode: %v", err)
 	}
 	var want hostPartial
 	want.Conversation.Tools = partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{"grep": {Run: partial.Of(config.RunEdit)}}}
 	want.Count = partial.Of(int8(-5))
 	want.Size = partial.Of(uint16(65535))
-	want.Limit = partial.Of(ptrTo(7))
+	want.Limit = partial.Of(layertest.Ptr(7))
 	want.Labels = partial.Of(map[string]string{"a": "x", "b": "y"})
-	want.Origin = partial.Of(point{X: 1, Y: -2})
+	want.Origin = partial.Of(layertest.Point{X: 1, Y: -2})
 	// The strata:"prepend" tag makes a plain array prepend.
 	want.Tags = partial.Prepend("t1", "t2")
 	want.Ratio = partial.Of(float32(2))
@@ -1571,8 +1510,8 @@ tags = { value = ["a"], strategy = "prepend", dedup = true, extra = 1 }
 rnu = "edit"
 `
 	var p hostPartial
-	err := partial.Decode("host.toml", []byte(src), partial.TOML, &p)
-	want := []problem{
+	err := load.Decode("host.toml", []byte(src), partial.TOML, &p)
+	want := []layertest.Problem{
 		{Err: "host.toml:1:9: count: integer 300 is out of range for int8", Line: 1, Column: 9, Path: partial.Path{"count"}, Snippet: "count = 300"},
 		{Err: "host.toml:2:8: size: integer -1 is out of range for uint16", Line: 2, Column: 8, Path: partial.Path{"size"}, Snippet: "size = -1"},
 		{Err: `host.toml:3:9: limit: expected an integer, found string "none"`, Line: 3, Column: 9, Path: partial.Path{"limit"}, Snippet: `limit = "none"`},
@@ -1582,7 +1521,7 @@ rnu = "edit"
 		{Err: "host.toml:6:61: tags.extra: unknown key; known keys: value, strategy, dedup, prepend, append", Line: 6, Column: 61, Path: partial.Path{"tags", "extra"}, Hint: "known keys: value, strategy, dedup, prepend, append", Snippet: `tags = { value = ["a"], strategy = "prepend", dedup = true, extra = 1 }`},
 		{Err: "host.toml:9:1: conversation.tools.grep.rnu: unknown key; did you mean run?", Line: 9, Column: 1, Path: partial.Path{"conversation", "tools", "grep", "rnu"}, Hint: "did you mean run?", Snippet: `rnu = "edit"`},
 	}
-	if diff := cmp.Diff(want, problems(err)); diff != "" {
+	if diff := cmp.Diff(want, layertest.Problems(err)); diff != "" {
 		t.Errorf("problems mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -1,4 +1,7 @@
-package partial
+// Package decode decodes document trees into partial values, collecting
+// every problem with its position. Package load uses it for layer files and
+// package assign for the values of overrides.
+package decode
 
 import (
 	"encoding"
@@ -13,36 +16,18 @@ import (
 	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/suggest"
+	"github.com/strata-config/strata/partial"
 )
 
-// ValueUnmarshaler is implemented by field types that read themselves from
-// a plain value: a string, int64, float64, bool, []any or map[string]any
-// (what the document holds at the field, whatever its format). An error of
-// type *[Error] may give a Path relative to the field and a Hint.
-type ValueUnmarshaler interface {
-	UnmarshalValue(v any) error
+// Decoder decodes the nodes of one document into partial values.
+type Decoder struct {
+	Doc    *doc.Doc
+	Source string         // names the document in problems
+	Errs   partial.Errors // the problems found so far
+	key    reflect.Value  // reused map key; SetMapIndex copies it
 }
 
-// ValueMarshaler is implemented by field types that write themselves as a
-// plain value.
-type ValueMarshaler interface {
-	MarshalValue() (any, error)
-}
-
-// Enum is implemented by types whose text form is one of a fixed set of
-// values; decoding reports the set and a did-you-mean for other strings,
-// and the JSON Schema lists them. For a type whose underlying kind is
-// string, a listed value is stored as is, without calling UnmarshalText.
-type Enum interface {
-	EnumValues() []string
-}
-
-type decoder struct {
-	d      *doc.Doc
-	source string
-	errs   Errors
-	key    reflect.Value // reused map key; SetMapIndex copies it
-}
+type decoder = Decoder
 
 // mapKey returns a reflect.Value of k without allocating.
 func (dec *decoder) mapKey(k string) reflect.Value {
@@ -54,15 +39,30 @@ func (dec *decoder) mapKey(k string) reflect.Value {
 }
 
 func (dec *decoder) fail(off int32, path []string, msg, hint string) {
-	p := Path(slices.Clone(path)).clip()
-	dec.errs = append(dec.errs, at(&Error{Source: dec.source, Path: p, Msg: msg, Hint: hint}, dec.d, off))
+	var p partial.Path
+	if len(path) > 0 {
+		p = slices.Clone(path)
+	}
+	dec.Errs = append(dec.Errs, At(&partial.Error{Source: dec.Source, Path: p, Msg: msg, Hint: hint}, dec.Doc, off))
 }
 
-func (dec *decoder) root(n *doc.Node, v reflect.Value, t *shape.Type) {
+// At fills e's position and snippet from offset off in d.
+func At(e *partial.Error, d *doc.Doc, off int32) *partial.Error {
+	if d == nil || off < 0 {
+		return e
+	}
+	e.Line, e.Column = d.Position(off)
+	e.Snippet = d.Line(e.Line)
+	return e
+}
+
+// Root decodes a document's root table into partial struct v, applying
+// its unset list.
+func (dec *decoder) Root(n *doc.Node, v reflect.Value, t *shape.Type) {
 	var unsets *doc.Node
-	if _, own := t.Field(UnsetKey); !own {
-		if unsets = n.Get(UnsetKey); unsets != nil {
-			n = shallowWithout(n, UnsetKey)
+	if _, own := t.Field(partial.UnsetKey); !own {
+		if unsets = n.Get(partial.UnsetKey); unsets != nil {
+			n = shallowWithout(n, partial.UnsetKey)
 		}
 	}
 	dec.structure(n, v, t, make([]string, 0, 16))
@@ -70,21 +70,21 @@ func (dec *decoder) root(n *doc.Node, v reflect.Value, t *shape.Type) {
 		return
 	}
 	if unsets.Kind != doc.Array {
-		dec.fail(unsets.ValuePos(), []string{UnsetKey}, "expected an array of key paths, found "+describe(unsets), `write unset = ["tools.grep.run"]`)
+		dec.fail(unsets.ValuePos(), []string{partial.UnsetKey}, "expected an array of key paths, found "+describe(unsets), `write unset = ["tools.grep.run"]`)
 		return
 	}
 	type unset struct {
 		i int
-		p Path
+		p partial.Path
 	}
 	var paths []unset
 	for i, e := range unsets.Entries {
-		ip := []string{UnsetKey, strconv.Itoa(i)}
+		ip := []string{partial.UnsetKey, strconv.Itoa(i)}
 		if e.Kind != doc.String {
 			dec.fail(e.ValuePos(), ip, "expected a key path string, found "+describe(e), "")
 			continue
 		}
-		p, err := ParsePath(e.Str)
+		p, err := partial.ParsePath(e.Str)
 		if err != nil {
 			dec.fail(e.ValuePos(), ip, err.Error(), "")
 			continue
@@ -95,9 +95,9 @@ func (dec *decoder) root(n *doc.Node, v reflect.Value, t *shape.Type) {
 	// the list names paths inside it before or after it.
 	slices.SortStableFunc(paths, func(a, b unset) int { return len(a.p) - len(b.p) })
 	for _, u := range paths {
-		if msg, hint := unsetPath(v, t, u.p); msg != "" {
+		if msg, hint := UnsetPath(v, t, u.p); msg != "" {
 			e := unsets.Entries[u.i]
-			dec.fail(e.ValuePos(), []string{UnsetKey, strconv.Itoa(u.i)}, msg, hint)
+			dec.fail(e.ValuePos(), []string{partial.UnsetKey, strconv.Itoa(u.i)}, msg, hint)
 		}
 	}
 }
@@ -126,7 +126,7 @@ func (dec *decoder) structure(n *doc.Node, v reflect.Value, t *shape.Type, path 
 			dec.unknown(e, p, t.Keys)
 			continue
 		}
-		dec.field(e, v.Field(f.Index), f.Type, f.Strategy, p)
+		dec.Field(e, v.Field(f.Index), f.Type, f.Strategy, p)
 	}
 }
 
@@ -141,7 +141,9 @@ func (dec *decoder) unknown(e *doc.Node, path []string, keys []string) {
 }
 
 // field decodes node n into the partial value v of type t.
-func (dec *decoder) field(n *doc.Node, v reflect.Value, t *shape.Type, strategy shape.Strategy, path []string) {
+// Field decodes node n into the partial value v of type t; strategy is a
+// list field's default strategy, path the key path of v.
+func (dec *decoder) Field(n *doc.Node, v reflect.Value, t *shape.Type, strategy shape.Strategy, path []string) {
 	if n.Kind == doc.Null {
 		shape.Reset(v, t)
 		return
@@ -170,7 +172,7 @@ func (dec *decoder) field(n *doc.Node, v reflect.Value, t *shape.Type, strategy 
 				continue
 			}
 			ev := reflect.New(t.Elem.Go)
-			dec.field(e, ev.Elem(), t.Elem, shape.Replace, append(path, e.Key))
+			dec.Field(e, ev.Elem(), t.Elem, shape.Replace, append(path, e.Key))
 			entries.SetMapIndex(dec.mapKey(e.Key), ev)
 		}
 	case shape.Nested:
@@ -190,7 +192,7 @@ func (dec *decoder) field(n *doc.Node, v reflect.Value, t *shape.Type, strategy 
 func (dec *decoder) anyValue(n *doc.Node, v reflect.Value, t *shape.Type, path []string) {
 	if n.Kind == doc.Table {
 		tbl := reflect.New(t.Elem.Go)
-		dec.field(n, tbl.Elem(), t.Elem, shape.Replace, path)
+		dec.Field(n, tbl.Elem(), t.Elem, shape.Replace, path)
 		v.Field(shape.AnyTable).Set(tbl)
 		v.Field(shape.AnyState).SetUint(shape.StatePresent)
 		return
@@ -439,7 +441,7 @@ func (dec *decoder) leaf(n *doc.Node, v reflect.Value, t *shape.Type, path []str
 		if n.Kind != doc.Table {
 			return dec.mismatch(n, "a table", path)
 		}
-		before := len(dec.errs)
+		before := len(dec.Errs)
 		for _, e := range n.Entries {
 			f, ok := t.Field(e.Key)
 			if !ok {
@@ -448,7 +450,7 @@ func (dec *decoder) leaf(n *doc.Node, v reflect.Value, t *shape.Type, path []str
 			}
 			dec.leaf(e, v.Field(f.Index), f.Type, append(path, e.Key))
 		}
-		return len(dec.errs) == before
+		return len(dec.Errs) == before
 	default:
 		dec.fail(n.ValuePos(), path, "cannot decode into "+t.Go.String(), "")
 		return false
@@ -472,7 +474,7 @@ func (dec *decoder) custom(n *doc.Node, v reflect.Value, t *shape.Type, path []s
 		if !ok {
 			return false
 		}
-		err = v.Addr().Interface().(ValueUnmarshaler).UnmarshalValue(x)
+		err = v.Addr().Interface().(partial.ValueUnmarshaler).UnmarshalValue(x)
 	} else {
 		if n.Kind != doc.String {
 			return dec.mismatch(n, "a string", path)
@@ -482,7 +484,7 @@ func (dec *decoder) custom(n *doc.Node, v reflect.Value, t *shape.Type, path []s
 	if err == nil {
 		return true
 	}
-	var fe *Error
+	var fe *partial.Error
 	if errors.As(err, &fe) {
 		target, p := n, path
 		for _, k := range fe.Path {
@@ -549,8 +551,8 @@ func (dec *decoder) plain(n *doc.Node, path []string) (any, bool) {
 	return nil, false
 }
 
-// plainValue converts a node without checks, for directives.
-func plainValue(n *doc.Node) any {
+// Plain converts a node to a plain value without checks, for directives.
+func Plain(n *doc.Node) any {
 	switch n.Kind {
 	case doc.String, doc.Datetime:
 		return n.Str
@@ -563,13 +565,13 @@ func plainValue(n *doc.Node) any {
 	case doc.Array:
 		out := make([]any, len(n.Entries))
 		for i, e := range n.Entries {
-			out[i] = plainValue(e)
+			out[i] = Plain(e)
 		}
 		return out
 	case doc.Table:
 		out := make(map[string]any, len(n.Entries))
 		for _, e := range n.Entries {
-			out[e.Key] = plainValue(e)
+			out[e.Key] = Plain(e)
 		}
 		return out
 	}
@@ -604,7 +606,9 @@ func describe(n *doc.Node) string {
 
 // unsetPath applies one unset path to the decoded partial v; it returns a
 // message and hint when the path does not name a field.
-func unsetPath(v reflect.Value, t *shape.Type, p Path) (string, string) {
+// UnsetPath applies one unset path to partial v; it returns a message and
+// a hint when the path does not name a field.
+func UnsetPath(v reflect.Value, t *shape.Type, p partial.Path) (string, string) {
 	for i := 0; ; i++ {
 		if i == len(p) {
 			shape.Reset(v, t)
@@ -677,7 +681,7 @@ func unsetPath(v reflect.Value, t *shape.Type, p Path) (string, string) {
 	}
 }
 
-func orRoot(p Path) string {
+func orRoot(p partial.Path) string {
 	if len(p) == 0 {
 		return "the root"
 	}
