@@ -5,7 +5,8 @@ import (
 )
 
 type diffCmd struct {
-	JSON bool   `name:"json" help:"Print JSON instead of TOML."`
+	Cfg  []string `name:"cfg" placeholder:"X" sep:"none" help:"Override applied to TO (key=value, key:=json, key+=value, key:+=json, or a JSON object); repeatable."`
+	JSON bool     `name:"json" help:"Print JSON instead of TOML."`
 	From string `arg:"" name:"FROM" help:"The layer to start from."`
 	To   string `arg:"" name:"TO" help:"The layer to arrive at."`
 }
@@ -13,6 +14,9 @@ type diffCmd struct {
 func (c *diffCmd) Run(e *env) error {
 	layers, _, err := readLayers([]string{c.From, c.To})
 	if err != nil {
+		return err
+	}
+	if err := applyCfg(layers[1], c.Cfg); err != nil {
 		return err
 	}
 	d := delta.Between(layers[0], layers[1])

@@ -90,6 +90,11 @@ func TestGolden(t *testing.T) {
 		{"usage-unknown-flag", []string{"merge", "--fast", "fixtures/layers/user.toml"}},
 		{"usage-merge-no-files", []string{"merge"}},
 		{"help", []string{"--help"}},
+		{"merge-help", []string{"merge", "--help"}},
+		{"merge-cfg", []string{"merge", "--cfg", "tools.fs_modify_file.run=skip", "--cfg", "discover.dirs+=a,b", "--cfg", `tools.fs_modify_file.options:+={"mode": "fast"}`, "--cfg", "tools.read_file:=null", "fixtures/layers/workspace.toml"}},
+		{"merge-cfg-final", []string{"merge", "--final", "--cfg", "tools.'*'.run=unattended", "--cfg", "tools.fs_modify_file.command.args.0={{tool.name}}", "--cfg", `{"tools": {"new_tool": {"source": "builtin"}}}`, "fixtures/layers/workspace.toml"}},
+		{"diff-cfg", []string{"diff", "--cfg", "tools.fs_modify_file.run=ask", "--cfg", "tools.read_file.enable=false", "fixtures/layers/workspace.toml", "fixtures/layers/workspace.toml"}},
+		{"error-cfg", []string{"merge", "--cfg", "tools.fs_modify_file.rnu=ask", "--cfg", "nonsense", "--cfg", "tools.fs_modify_file.run=askk", "--cfg", "discover.dirs.7=x", "--cfg", "tools.x.options:={bad", "fixtures/layers/workspace.toml"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 )
 
 type mergeCmd struct {
+	Cfg   []string `name:"cfg" placeholder:"X" sep:"none" help:"Override after the files: key=value, key:=json, key+=value, key:+=json, or a JSON object; repeatable, applied in order."`
 	Final bool     `help:"Print the finalized config (defaults filled, unsets applied) instead of the merged layer."`
 	JSON  bool     `name:"json" help:"Print JSON instead of TOML."`
 	Files []string `arg:"" name:"FILE" help:"Layer files, lowest precedence first (.toml, .json, .yaml)."`
@@ -19,6 +20,9 @@ func (c *mergeCmd) Run(e *env) error {
 		return err
 	}
 	merged := merge.Layers(layers...)
+	if err := applyCfg(merged, c.Cfg); err != nil {
+		return err
+	}
 	var out any = merged
 	if c.Final {
 		cfg, err := config.Finalize(merged)

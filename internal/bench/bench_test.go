@@ -8,6 +8,7 @@ import (
 	"github.com/knadh/koanf/providers/rawbytes"
 	"github.com/knadh/koanf/v2"
 	gotoml "github.com/pelletier/go-toml/v2"
+	"github.com/strata-config/strata/assign"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
 	"github.com/strata-config/strata/load"
@@ -224,6 +225,38 @@ func BenchmarkSteps(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			config.ToPartial(cfg)
+		}
+	})
+}
+
+// BenchmarkAssign: one typical override, tools.<name>.<field>=value, into
+// a 1,000-tool layer: parsing and applying, and applying a parsed one.
+func BenchmarkAssign(b *testing.B) {
+	files := readLayers(b)
+	base := decodeAll(b, files[:1])[0]
+	const text = "tools.tool_0500.run=unattended"
+	b.Run("parse+apply", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			a, err := assign.Parse(text)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := assign.Apply(base, a); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	a, err := assign.Parse(text)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("apply", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := assign.Apply(base, a); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 }

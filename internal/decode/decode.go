@@ -152,7 +152,7 @@ func (dec *decoder) Field(n *doc.Node, v reflect.Value, t *shape.Type, strategy 
 	case shape.Struct:
 		dec.structure(n, v, t, path)
 	case shape.Value:
-		if dec.leaf(n, v.Field(shape.ValueV), t.Elem, path) {
+		if dec.Leaf(n, v.Field(shape.ValueV), t.Elem, path) {
 			v.Field(shape.ValueState).SetUint(shape.StatePresent)
 		}
 	case shape.List:
@@ -335,16 +335,16 @@ func (dec *decoder) items(n *doc.Node, st reflect.Type, elem *shape.Type, path [
 	out := reflect.MakeSlice(st, len(n.Entries), len(n.Entries))
 	ok := true
 	for i, e := range n.Entries {
-		if !dec.leaf(e, out.Index(i), elem, append(path, strconv.Itoa(i))) {
+		if !dec.Leaf(e, out.Index(i), elem, append(path, strconv.Itoa(i))) {
 			ok = false
 		}
 	}
 	return out, ok
 }
 
-// leaf decodes n into the plain value v; it reports problems and returns
+// Leaf decodes n into the plain value v; it reports problems and returns
 // false on failure.
-func (dec *decoder) leaf(n *doc.Node, v reflect.Value, t *shape.Type, path []string) bool {
+func (dec *decoder) Leaf(n *doc.Node, v reflect.Value, t *shape.Type, path []string) bool {
 	if t.Enum != nil && n.Kind == doc.String && !slices.Contains(t.Enum, n.Str) {
 		hint := ""
 		if s := suggest.Closest(n.Str, t.Enum); s != "" {
@@ -423,7 +423,7 @@ func (dec *decoder) leaf(n *doc.Node, v reflect.Value, t *shape.Type, path []str
 		ok := true
 		for _, e := range n.Entries {
 			ev := reflect.New(t.Elem.Go).Elem()
-			if !dec.leaf(e, ev, t.Elem, append(path, e.Key)) {
+			if !dec.Leaf(e, ev, t.Elem, append(path, e.Key)) {
 				ok = false
 				continue
 			}
@@ -433,7 +433,7 @@ func (dec *decoder) leaf(n *doc.Node, v reflect.Value, t *shape.Type, path []str
 		return ok
 	case shape.Pointer:
 		p := reflect.New(t.Elem.Go)
-		if !dec.leaf(n, p.Elem(), t.Elem, path) {
+		if !dec.Leaf(n, p.Elem(), t.Elem, path) {
 			return false
 		}
 		v.Set(p)
@@ -448,7 +448,7 @@ func (dec *decoder) leaf(n *doc.Node, v reflect.Value, t *shape.Type, path []str
 				dec.unknown(e, append(path, e.Key), t.Keys)
 				continue
 			}
-			dec.leaf(e, v.Field(f.Index), f.Type, append(path, e.Key))
+			dec.Leaf(e, v.Field(f.Index), f.Type, append(path, e.Key))
 		}
 		return len(dec.Errs) == before
 	default:

@@ -12,11 +12,21 @@ import (
 // ReadJSON parses a JSON document whose top level is an object. A key
 // defined twice in one object is an error; null becomes a [Null] node.
 func ReadJSON(data []byte) (*Doc, []*Error) {
+	return readJSON(data, true)
+}
+
+// ReadJSONValue parses one JSON value of any kind; the document's Root is
+// that value.
+func ReadJSONValue(data []byte) (*Doc, []*Error) {
+	return readJSON(data, false)
+}
+
+func readJSON(data []byte, object bool) (*Doc, []*Error) {
 	d := &Doc{Format: JSON, Data: data}
 	r := jsonReader{data: data, dec: json.NewDecoder(bytes.NewReader(data))}
 	r.dec.UseNumber()
 	root, err := r.value(nil)
-	if err == nil && root.Kind != Table {
+	if err == nil && object && root.Kind != Table {
 		err = &Error{Off: root.Off, Msg: "a JSON layer must be an object at the top level, found " + root.Kind.String()}
 	}
 	if err == nil {
@@ -35,6 +45,7 @@ type jsonReader struct {
 	data []byte
 	dec  *json.Decoder
 	errs []*Error
+	last int32 // where the token being read starts
 }
 
 // start returns the offset where the next token begins.
@@ -58,7 +69,8 @@ func (r *jsonReader) wrap(err error) *Error {
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return &Error{Off: int32(se.Offset) - 1, Msg: "JSON syntax: " + se.Error()}
+		// The tokenizer may report the start of the enclosing value.
+		return &Error{Off: max(int32(se.Offset)-1, r.last), Msg: "JSON syntax: " + se.Error()}
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return &Error{Off: int32(len(r.data)), Msg: "JSON syntax: unexpected end of input"}
@@ -68,6 +80,7 @@ func (r *jsonReader) wrap(err error) *Error {
 
 func (r *jsonReader) value(path []string) (*Node, error) {
 	off := r.start()
+	r.last = off
 	tok, err := r.dec.Token()
 	if err != nil {
 		return nil, err
@@ -80,6 +93,7 @@ func (r *jsonReader) value(path []string) (*Node, error) {
 			n.Kind = Table
 			for r.dec.More() {
 				koff := r.start()
+				r.last = koff
 				ktok, err := r.dec.Token()
 				if err != nil {
 					return nil, err

@@ -168,6 +168,43 @@ func Of(t reflect.Type) (*Type, error) {
 	return s, nil
 }
 
+var structures sync.Map // reflect.Type -> *Type
+
+// Structure describes t by its structure, ignoring that t reads and writes
+// itself (as Of would not): the fields of a Custom struct, for example, so
+// that a key path can reach inside it. Types inside t are described by Of.
+func Structure(t reflect.Type) (*Type, error) {
+	if s, ok := structures.Load(t); ok {
+		return s.(*Type), nil
+	}
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	b := builder{pending: map[reflect.Type]*Type{}}
+	s := &Type{Go: t, Comparable: t.Comparable() && !holdsReference(t, 0)}
+	var err error
+	switch t.Kind() {
+	case reflect.Struct:
+		s.Kind = Struct
+		err = b.fields(s, t)
+	case reflect.Slice:
+		s.Kind = Slice
+		err = b.elem(s, t.Elem())
+	case reflect.Map:
+		s.Kind = GoMap
+		err = b.elem(s, t.Elem())
+	default:
+		return Of(t)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for gt, st := range b.pending {
+		cache.Store(gt, st)
+	}
+	structures.Store(t, s)
+	return s, nil
+}
+
 // MustOf is Of for types known to be valid; it panics otherwise.
 func MustOf(t reflect.Type) *Type {
 	s, err := Of(t)
@@ -177,19 +214,32 @@ func MustOf(t reflect.Type) *Type {
 	return s
 }
 
+var partials sync.Map // reflect.Type -> error (nil when t is a partial)
+
 // OfPartial describes t and checks that it is a partial: a struct whose
-// fields all have partial kinds, recursively.
+// fields all have partial kinds, recursively. The check is done once per
+// type.
 func OfPartial(t reflect.Type) (*Type, error) {
 	s, err := Of(t)
 	if err != nil {
 		return nil, err
 	}
-	if s.Kind != Struct {
-		return nil, fmt.Errorf("strata: %s is not a struct", t)
+	if e, ok := partials.Load(t); ok {
+		if e != nil {
+			return nil, e.(error)
+		}
+		return s, nil
 	}
-	if err := checkPartial(s, map[*Type]bool{}); err != nil {
+	if s.Kind != Struct {
+		err = fmt.Errorf("strata: %s is not a struct", t)
+	} else {
+		err = checkPartial(s, map[*Type]bool{})
+	}
+	if err != nil {
+		partials.Store(t, err)
 		return nil, err
 	}
+	partials.Store(t, nil)
 	return s, nil
 }
 

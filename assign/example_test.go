@@ -1,0 +1,80 @@
+package assign_test
+
+import (
+	"fmt"
+
+	"github.com/strata-config/strata/assign"
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/partial"
+)
+
+func ExampleApply() {
+	var p config.Partial
+	_ = load.Decode("tools.toml", []byte(`
+[tools.grep]
+source = "local"
+command = "rg --json"
+
+[discover]
+dirs = ["tools"]
+`), partial.TOML, &p)
+
+	for _, s := range []string{
+		"tools.grep.run=unattended",                  // text, converted to the field's type
+		"tools.grep.command.args.0=--vimgrep",        // an existing list item
+		"tools.grep.options.limits:={\"lines\": 20}", // JSON
+		"discover.dirs+=more,other",                  // append comma-separated items
+	} {
+		a, err := assign.Parse(s)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if err := assign.Apply(&p, a); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	cfg, _ := config.Finalize(&p)
+	grep := cfg.Tools["grep"]
+	fmt.Println(grep.Run, grep.Command, grep.Options["limits"], cfg.Discover.Dirs)
+	// Output: unattended rg --vimgrep map[lines:20] [tools more other]
+}
+
+func ExampleApply_errors() {
+	var p config.Partial
+	a, _ := assign.Parse("tools.grep.rnu=ask")
+	a.Source = "--cfg #1"
+	fmt.Println(assign.Apply(&p, a))
+	// Output: --cfg #1: tools.grep.rnu: unknown key; did you mean run?
+}
+
+func ExampleEnv() {
+	var p config.Partial
+	_ = load.Decode("tools.toml", []byte(`
+[tools.fs_modify_file]
+source = "local"
+`), partial.TOML, &p)
+
+	environ := []string{
+		"STRATA_TOOLS_FS_MODIFY_FILE_RUN=unattended", // '_' inside names is resolved
+		"STRATA_TOOLS_FS_MODIFY_FILE_ENABLE=:false",  // ':' for JSON
+		"HOME=/root", // other variables are ignored
+	}
+	as, err := assign.Env(&p, "STRATA", environ)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, a := range as {
+		fmt.Println(a.Source, "->", a)
+	}
+	_ = assign.Apply(&p, as...)
+	cfg, _ := config.Finalize(&p)
+	fmt.Println(cfg.Tools["fs_modify_file"].Run, cfg.Tools["fs_modify_file"].Enable.State)
+	// Output:
+	// env STRATA_TOOLS_FS_MODIFY_FILE_ENABLE -> tools.fs_modify_file.enable:=false
+	// env STRATA_TOOLS_FS_MODIFY_FILE_RUN -> tools.fs_modify_file.run=unattended
+	// unattended off
+}

@@ -1,0 +1,73 @@
+package assign_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/strata-config/strata/assign"
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/internal/layertest"
+	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/merge"
+	"github.com/strata-config/strata/partial"
+)
+
+// FuzzAssign parses arbitrary text as an assignment and applies it over a
+// base layer. It must not panic; a failed assignment must leave the layer
+// as it was; Apply (which changes tables in place) and Layer (which builds
+// a layer to merge) must agree; the result must survive a TOML round trip.
+func FuzzAssign(f *testing.F) {
+	for _, s := range []string{
+		"foo+=bar", "foo.bar.1=qux", "foo:=42", `foo+:=["bar"]`,
+		"tools.grep.run=unattended", "tools.grep.rnu=ask", "tools.grep.enable=false",
+		"tools.grep.command.args.0=-w", "tools.grep.command.args.9=x", "tools.grep.options.max:=10",
+		`tools.grep.options:={"a":{"b":[1,2.5,"c",null]}}`, "tools.grep:=null", "discover.dirs+=a,b\\,c",
+		"discover.dirs.0=z", `{"unset":["tools.grep.run"],"tools":{"x":{"source":"builtin"}}}`,
+		"tools.'*'.run=skip", `tools."a.b".summary=x`, "mcp_servers.fs.env.A=1", "tools.grep.parameters.p.items.enum:=[1,2]",
+		"tools.grep.questions.q.answer:=true", "=", ":=", "a", "{", "tools.grep.options.t+=x",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p := layertest.MustDecode(t, "base.toml", baseLayer, partial.TOML)
+		a, err := assign.Parse(s)
+		if err != nil {
+			return
+		}
+		before := clone(&p)
+		l, lerr := assign.Layer(before, a)
+		err = assign.Apply(&p, a)
+		if (err == nil) != (lerr == nil) {
+			t.Fatalf("%q: Apply error %v, Layer error %v", s, err, lerr)
+		}
+		if err == nil {
+			want, _ := partial.Finalize(&p, config.Default())
+			got, _ := partial.Finalize(merge.Layers(before, l), config.Default())
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("%q: merge(base, Layer) differs from Apply (-Apply +Layer):\n%s", s, diff)
+			}
+		}
+		if err != nil {
+			if !equal(&p, before) {
+				t.Fatalf("%q failed (%v) but changed the layer", s, err)
+			}
+			for _, e := range partial.All(err) {
+				if e.Msg == "" {
+					t.Fatalf("%q: a problem without a message: %#v", s, e)
+				}
+			}
+			return
+		}
+		text, err := partial.Encode(&p, partial.TOML)
+		if err != nil {
+			t.Fatalf("%q: the result cannot be written: %v", s, err)
+		}
+		var back config.Partial
+		if err := load.Decode("back.toml", text, partial.TOML, &back); err != nil {
+			t.Fatalf("%q: the result does not read back: %v\n%s", s, err, text)
+		}
+		if !equal(&p, &back) {
+			t.Fatalf("%q: the result reads back differently:\n%s", s, text)
+		}
+	})
+}

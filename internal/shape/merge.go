@@ -1,0 +1,137 @@
+package shape
+
+import "reflect"
+
+// Merge merges partial value src over dst (addressable), in place: tables
+// merge key by key, values replace, lists follow their strategy, unsets
+// drop what dst said. src is not modified and dst shares no map or list
+// with it afterwards. Package merge documents the rules.
+func Merge(dst, src reflect.Value, t *Type) {
+	switch t.Kind {
+	case Struct:
+		for i := range t.Fields {
+			f := &t.Fields[i]
+			Merge(dst.Field(f.Index), src.Field(f.Index), f.Type)
+		}
+	case Value:
+		if src.Field(ValueState).Uint() != StateAbsent {
+			dst.Set(src)
+		}
+	case List:
+		mergeList(dst, src, t)
+	case Map:
+		if src.Field(MapReset).Bool() {
+			CloneInto(dst, src, t)
+			return
+		}
+		mergeEntries(dst.Field(MapEntries), src.Field(MapEntries), dst.Field(MapReset).Bool(), t.Elem)
+	case Nested:
+		switch src.Field(NestedState).Uint() {
+		case StateUnset:
+			dst.Set(reflect.Zero(t.Go))
+			dst.Field(NestedState).SetUint(StateUnset)
+		case StatePresent:
+			switch dst.Field(NestedState).Uint() {
+			case StatePresent:
+				Merge(dst.Field(NestedV).Elem(), src.Field(NestedV).Elem(), t.Elem)
+			case StateUnset:
+				CloneInto(dst, src, t)
+				Reset(dst.Field(NestedV).Elem(), t.Elem)
+			default:
+				CloneInto(dst, src, t)
+			}
+		}
+	case Any:
+		mergeAny(dst, src, t)
+	}
+}
+
+func mergeList(dst, src reflect.Value, t *Type) {
+	if IsZero(src, t) {
+		return
+	}
+	if src.Field(ListBase).Uint() != BaseLower {
+		CloneInto(dst, src, t)
+		return
+	}
+	head, tail := dst.Field(ListHead), dst.Field(ListTail)
+	if dst.Field(ListBase).Uint() == BaseEmpty {
+		// Nothing lies between head and tail, so a prepend goes in front of
+		// the tail: a replaced list keeps one run of items.
+		head = tail
+	}
+	if sh := src.Field(ListHead); sh.Len() > 0 {
+		h := reflect.MakeSlice(head.Type(), 0, sh.Len()+head.Len())
+		head.Set(reflect.AppendSlice(reflect.AppendSlice(h, sh), head))
+	}
+	if st := src.Field(ListTail); st.Len() > 0 {
+		tl := reflect.MakeSlice(tail.Type(), 0, st.Len()+tail.Len())
+		tail.Set(reflect.AppendSlice(reflect.AppendSlice(tl, tail), st))
+	}
+	if src.Field(ListDedup).Bool() || dst.Field(ListDedup).Bool() {
+		dst.Field(ListDedup).SetBool(true)
+		DedupList(dst, t)
+	}
+}
+
+// entries merges the entries of a partial.Map. reset says that dst drops
+// lower layers, so removing an entry dst does not have is a no-op.
+func mergeEntries(dst, src reflect.Value, reset bool, elem *Type) {
+	if src.Len() == 0 {
+		return
+	}
+	if dst.IsNil() {
+		dst.Set(reflect.MakeMapWithSize(dst.Type(), src.Len()))
+	}
+	iter := src.MapRange()
+	for iter.Next() {
+		k, sv := iter.Key(), iter.Value()
+		dv := dst.MapIndex(k)
+		switch {
+		case sv.IsNil():
+			if reset && !dv.IsValid() {
+				continue
+			}
+			dst.SetMapIndex(k, sv)
+		case !dv.IsValid():
+			n := reflect.New(elem.Go)
+			CloneInto(n.Elem(), sv.Elem(), elem)
+			dst.SetMapIndex(k, n)
+		case dv.IsNil():
+			// Removed below, defined again here: it starts again from its
+			// defaults.
+			n := reflect.New(elem.Go)
+			CloneInto(n.Elem(), sv.Elem(), elem)
+			Reset(n.Elem(), elem)
+			dst.SetMapIndex(k, n)
+		default:
+			Merge(dv.Elem(), sv.Elem(), elem)
+		}
+	}
+}
+
+func mergeAny(dst, src reflect.Value, t *Type) {
+	switch src.Field(AnyState).Uint() {
+	case StateAbsent:
+		return
+	case StateUnset:
+		dst.Set(reflect.Zero(t.Go))
+		dst.Field(AnyState).SetUint(StateUnset)
+		return
+	}
+	st := src.Field(AnyTable)
+	if st.IsNil() {
+		dst.Set(src) // a scalar or an array replaces
+		return
+	}
+	dt := dst.Field(AnyTable)
+	switch {
+	case dst.Field(AnyState).Uint() == StatePresent && !dt.IsNil():
+		Merge(dt.Elem(), st.Elem(), t.Elem)
+	case dst.Field(AnyState).Uint() == StateUnset:
+		CloneInto(dst, src, t)
+		dst.Field(AnyTable).Elem().Field(MapReset).SetBool(true)
+	default:
+		CloneInto(dst, src, t)
+	}
+}
