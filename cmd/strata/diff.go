@@ -7,8 +7,8 @@ import (
 type diffCmd struct {
 	Cfg  []string `name:"cfg" placeholder:"X" sep:"none" help:"Override applied to TO (key=value, key:=json, key+=value, key:+=json, or a JSON object); repeatable."`
 	JSON bool     `name:"json" help:"Print JSON instead of TOML."`
-	From string `arg:"" name:"FROM" help:"The layer to start from."`
-	To   string `arg:"" name:"TO" help:"The layer to arrive at."`
+	From string   `arg:"" name:"FROM" help:"The layer to start from."`
+	To   string   `arg:"" name:"TO" help:"The layer to arrive at."`
 }
 
 func (c *diffCmd) Run(e *env) error {
