@@ -1,6 +1,7 @@
 package assign_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -68,6 +69,58 @@ func FuzzAssign(f *testing.F) {
 		}
 		if !equal(&p, &back) {
 			t.Fatalf("%q: the result reads back differently:\n%s", s, text)
+		}
+	})
+}
+
+// FuzzEnv reads a fuzzed variable as an override. It must not panic; a
+// name it accepts, written back with '__' between its keys, must read as
+// the same path; applying it must change nothing or give a layer that
+// survives a round trip.
+func FuzzEnv(f *testing.F) {
+	for _, s := range [][2]string{
+		{"TOOLS_GREP_RUN", "ask"}, {"TOOLS_FS_MODIFY_FILE_RUN", "skip"}, {"TOOLS_GREP_OPTIONS_NEW_KEY", "1"},
+		{"TOOLS__GREP__RUN", "+x"}, {"DISCOVER_DIRS", "+a,b"}, {"TOOLS_GREP_COMMAND_ARGS_0", "-w"},
+		{"MCP_SERVERS_FS_ENV", `:+{"A":"1"}`}, {"TOOLS_GREP", `:{"run":"ask"}`}, {"TOOLS__", "x"}, {"TOLS", "x"},
+		{"TOOLS_GREP_ENABLE", ":true"}, {"TOOLS_GREP_SUMMARY", `\+lit`}, {"TOOLS_GREP_PARAMETERS_P_ITEMS_TYPE", "string"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, name, value string) {
+		if strings.ContainsAny(name, "=\x00") {
+			return
+		}
+		p := layertest.MustDecode(t, "base.toml", baseLayer, partial.TOML)
+		as, err := assign.Env(&p, "STRATA", []string{"STRATA_" + name + "=" + value})
+		if err != nil || len(as) != 1 {
+			return
+		}
+		a := as[0]
+		var keys []string
+		for _, k := range a.Path {
+			if strings.Contains(k, "_") || strings.ToLower(k) != k {
+				return // '__' cannot separate keys that hold '_'
+			}
+			keys = append(keys, strings.ToUpper(k))
+		}
+		again, err := assign.Env(&p, "STRATA", []string{"STRATA_" + strings.Join(keys, "__") + "=" + value})
+		if len(a.Path) > 1 && (err != nil || len(again) != 1 || again[0].Path.String() != a.Path.String()) {
+			t.Fatalf("%s read as %s, but %s reads as %v (%v)", name, a.Path, strings.Join(keys, "__"), again, err)
+		}
+		before := clone(&p)
+		if err := assign.Apply(&p, a); err != nil {
+			if !equal(&p, before) {
+				t.Fatalf("%s=%s failed but changed the layer", name, value)
+			}
+			return
+		}
+		text, err := partial.Encode(&p, partial.TOML)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back config.Partial
+		if err := load.Decode("back.toml", text, partial.TOML, &back); err != nil || !equal(&p, &back) {
+			t.Fatalf("%s=%s: the result does not read back (%v):\n%s", name, value, err, text)
 		}
 	})
 }

@@ -94,23 +94,53 @@ func (d *Document) node(p partial.Path) *doc.Node {
 }
 
 // Locate returns the 1-based line and column where path p is defined, or
-// the position of its nearest enclosing key that is; ok is false when the
-// document does not mention any part of p.
+// where the unset list names p or a key enclosing it, or else the position
+// of p's nearest enclosing key that is defined; ok is false when the
+// document mentions no part of p.
 func (d *Document) Locate(p partial.Path) (line, col int, ok bool) {
 	n := d.d.Root
 	var best *doc.Node
+	depth := 0
 	for _, k := range p {
 		c := n.Get(k)
 		if c == nil {
 			break
 		}
 		n, best = c, c
+		depth++
+	}
+	if depth < len(p) {
+		if u := d.unsetEntry(p); u != nil {
+			line, col = d.d.Position(u.ValuePos())
+			return line, col, line > 0
+		}
 	}
 	if best == nil {
 		return 0, 0, false
 	}
 	line, col = d.d.Position(best.Pos())
 	return line, col, line > 0
+}
+
+// unsetEntry returns the entry of the unset list that names p or a key
+// enclosing it, the deepest, or nil.
+func (d *Document) unsetEntry(p partial.Path) *doc.Node {
+	list := d.d.Root.Get(partial.UnsetKey)
+	if list == nil || list.Kind != doc.Array {
+		return nil
+	}
+	var found *doc.Node
+	deepest := -1
+	for _, e := range list.Entries {
+		if e.Kind != doc.String {
+			continue
+		}
+		q, err := partial.ParsePath(e.Str)
+		if err == nil && p.HasPrefix(q) && len(q) > deepest {
+			found, deepest = e, len(q)
+		}
+	}
+	return found
 }
 
 // Errorf returns an error about path p positioned where the document
@@ -121,6 +151,16 @@ func (d *Document) Errorf(p partial.Path, msg, hint string) *partial.Error {
 		e.Line, e.Column, e.Snippet = line, col, d.d.Line(line)
 	}
 	return e
+}
+
+// errAt returns an error about path p at the value of node n.
+func (d *Document) errAt(n *doc.Node, p partial.Path, msg, hint string) *partial.Error {
+	return decode.At(&partial.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}, d.d, n.ValuePos())
+}
+
+// errAtKey returns an error about path p at the key of node n.
+func (d *Document) errAtKey(n *doc.Node, p partial.Path, msg, hint string) *partial.Error {
+	return decode.At(&partial.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}, d.d, n.Pos())
 }
 
 // Take removes the root entry key from the document and returns its plain

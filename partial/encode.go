@@ -110,6 +110,29 @@ func worthUnset(v reflect.Value, t *shape.Type) bool {
 	return n >= 2
 }
 
+// Text renders a plain value (a string, number, slice, map, or a type that
+// writes itself) as TOML writes it inline: "ask", ["a", "b"],
+// { state = "explicit" }.
+func Text(v any) (string, error) {
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() {
+		return "", nil
+	}
+	t, err := shape.Of(rv.Type())
+	if err != nil {
+		return "", err
+	}
+	enc := encoder{}
+	n := enc.plain(rv, t, nil, true)
+	if enc.err != nil {
+		return "", enc.err
+	}
+	if n == nil {
+		return "", nil
+	}
+	return doc.InlineTOML(n)
+}
+
 func isPartialStruct(t *shape.Type) bool {
 	for _, f := range t.Fields {
 		if !f.Type.Kind.IsPartial() {

@@ -153,3 +153,39 @@ func TestMergeOutputReadsBack(t *testing.T) {
 		t.Errorf("merged layer does not finalize the same (-want +got):\n%s", diff)
 	}
 }
+
+// TestConfigGolden runs strata config on the demo workspace, with the user
+// directory in the fixtures and an environment of the test's making.
+func TestConfigGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		env  []string
+		args []string
+	}{
+		{"config", nil, []string{"config", "--root", "fixtures/workspace/project/src"}},
+		{"config-json", nil, []string{"config", "--json", "--root", "fixtures/workspace/project"}},
+		{"config-sources", []string{"STRATA_TOOLS_GREP_RESULT=ask"}, []string{"config", "--sources", "--root", "fixtures/workspace/project/src", "--cfg", "tools.grep.run=skip", "--cfg", "NONE", "--cfg", "tools.grep.summary=x"}},
+		{"config-explain", []string{"STRATA_TOOLS_GREP_RUN=ask"}, []string{"config", "--root", "fixtures/workspace/project/src", "--cfg", "tools.grep.run=skip", "--explain", "tools.grep.run"}},
+		{"config-explain-list", nil, []string{"config", "--root", "fixtures/workspace/project/src", "--cfg", "discover.dirs+=extra", "--explain", "discover.dirs"}},
+		{"config-explain-option", nil, []string{"config", "--root", "fixtures/workspace/project/src", "--explain", "tools.grep.options.max_count"}},
+		{"config-explain-typo", nil, []string{"config", "--root", "fixtures/workspace", "--explain", "tools.grep.rnu"}},
+		{"config-error-env", []string{"STRATA_TOOLS_GREP_RNU=ask"}, []string{"config", "--root", "fixtures/workspace"}},
+		{"config-error-cfg", nil, []string{"config", "--root", "fixtures/workspace", "--cfg", "fixtures/bad/typo.toml", "--cfg", "tools.grep.run=sometimes"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, kv := range os.Environ() {
+				if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "STRATA_") {
+					t.Setenv(name, "")
+					os.Unsetenv(name)
+				}
+			}
+			t.Setenv("STRATA_CONFIG_HOME", "fixtures/home/strata")
+			for _, kv := range tt.env {
+				k, v, _ := strings.Cut(kv, "=")
+				t.Setenv(k, v)
+			}
+			golden(t, tt.name, runCLI(t, tt.args...))
+		})
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 // cli is the command line.
 type cli struct {
+	Config configCmd `cmd:"" help:"Print the final config from all sources: defaults, user, workspace and directory files, environment, --cfg."`
 	Merge  mergeCmd  `cmd:"" help:"Merge layer files in order (first lowest) and print the merged layer."`
 	Diff   diffCmd   `cmd:"" help:"Print the layer that turns FROM into TO; exit 1 when they differ."`
 	Schema schemaCmd `cmd:"" help:"Print the JSON Schema of the config file, for editors."`

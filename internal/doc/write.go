@@ -26,6 +26,16 @@ type tomlWriter struct {
 	buf bytes.Buffer
 }
 
+// InlineTOML renders a value as TOML writes it after "key = ": tables and
+// arrays inline.
+func InlineTOML(n *Node) (string, error) {
+	w := tomlWriter{}
+	if err := w.value(n, nil); err != nil {
+		return "", err
+	}
+	return w.buf.String(), nil
+}
+
 func isSection(n *Node) bool {
 	return n.Kind == Table && !n.Inline
 }

@@ -1,0 +1,306 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/strata-config/strata/assign"
+	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/merge"
+	"github.com/strata-config/strata/partial"
+)
+
+// App describes a host application's configuration sources. Load reads
+// them in this order, lowest precedence first:
+//
+//  1. Defaults (the library's, then the host's, in one resolved value)
+//  2. the user file: $XDG_CONFIG_HOME/<name>/config.toml, or the directory
+//     named by the <NAME>_CONFIG_HOME variable instead
+//  3. the workspace file: <root>/.<name>/config.toml, root being the
+//     nearest ancestor of Dir that holds a .<name> directory
+//  4. directory files: .<name>.toml in each directory from the root (or, out
+//     of a workspace, from /) down to Dir; nearer wins
+//  5. the environment: <NAME>_KEY_PATH variables (see assign.Env)
+//  6. Cfg, left to right: a file path, a key=value override, or a JSON
+//     object; "NONE" drops every layer below it but the defaults
+//  7. Flags
+//
+// A file may be TOML, JSON or YAML (config.toml, .json, .yaml, .yml; two of
+// them in one place is an error), and may extend others (see Extends).
+type App[P, R any] struct {
+	// Name names the files (.<name>/, .<name>.toml) and the environment
+	// variables (<NAME>_...).
+	Name string
+	// Defaults is the resolved config that layers apply to.
+	Defaults R
+	// Dir is the working directory; "" means the process's.
+	Dir string
+	// Environ is the environment, as NAME=VALUE entries; nil means the
+	// process's. HOME and XDG_CONFIG_HOME are read from it too.
+	Environ []string
+	// Cfg are --cfg arguments, in order.
+	Cfg []string
+	// Flags is the layer of explicit command-line flags; nil for none.
+	Flags *P
+	// Provenance indexes, while loading, which layers mention each field,
+	// for Result.Explain (which works without it, by search).
+	Provenance bool
+}
+
+// Kind is the kind of a layer's source.
+type Kind string
+
+// Kinds of sources, in precedence order.
+const (
+	KindDefault   Kind = "default"
+	KindUser      Kind = "user"
+	KindWorkspace Kind = "workspace"
+	KindDirectory Kind = "directory"
+	KindEnv       Kind = "env"
+	KindCfg       Kind = "cfg"
+	KindFlags     Kind = "flags"
+)
+
+// Layer is one layer that Load read.
+type Layer[P any] struct {
+	Kind Kind
+	// Name says where the layer comes from: a file path, an environment
+	// variable, "--cfg #2 (tools.x.run=ask)".
+	Name string
+	// Extends lists the files whose extends led to this file, outermost
+	// first.
+	Extends []string
+	Partial *P
+	// Doc is the layer's document, for file layers.
+	Doc *Document
+	// Dropped is set on layers that a later --cfg NONE dropped.
+	Dropped bool
+}
+
+// Probe is one file Load looked for.
+type Probe struct {
+	Kind  Kind
+	Path  string
+	Found bool
+}
+
+// Result is what Load found: the config and where every part came from.
+type Result[P, R any] struct {
+	Config R
+	// Merged is the merge of the layers that apply.
+	Merged *P
+	// Layers are all the layers read, lowest first; the defaults are not a
+	// layer (see App.Defaults).
+	Layers []Layer[P]
+	// Probes are the files looked for, in order, found or not.
+	Probes []Probe
+	// Root is the workspace root, or "" outside a workspace.
+	Root     string
+	defaults R
+	index    *index // with App.Provenance: which layers mention each path
+}
+
+// Load reads every source, merges the layers and finalizes the result. A
+// problem in any source stops the load with every problem found: no
+// partial config is returned as if it were complete.
+func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
+	if a.Name == "" {
+		return nil, fmt.Errorf("load: App.Name is empty")
+	}
+	if _, err := shape.OfPartial(typeOf[P]()); err != nil {
+		return nil, err
+	}
+	environ := a.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	env := envMap(environ)
+	dir := a.Dir
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("load: the working directory: %w", err)
+		}
+		dir = wd
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	res := &Result[P, R]{defaults: a.Defaults}
+	r := reader[P, R]{app: a, res: res}
+
+	// Files: user, workspace, directories.
+	if userDir := a.userDir(env); userDir != "" {
+		r.probeFile(ctx, KindUser, filepath.Join(userDir, "config"))
+	}
+	root, err := workspaceRoot(dir, "."+a.Name)
+	if err != nil {
+		return nil, err
+	}
+	res.Root = root
+	if root != "" {
+		r.probeFile(ctx, KindWorkspace, filepath.Join(root, "."+a.Name, "config"))
+	}
+	for _, d := range directories(root, dir) {
+		r.probeFile(ctx, KindDirectory, filepath.Join(d, "."+a.Name))
+	}
+	if len(r.errs) > 0 {
+		return nil, r.errs
+	}
+	// Environment: each variable is a layer of its own.
+	as, err := assign.Env(r.below(), a.Name, a.envAssignments(environ))
+	r.add(err)
+	for _, as := range as {
+		r.assignment(KindEnv, strings.TrimPrefix(as.Source, "env "), as)
+	}
+	if len(r.errs) > 0 {
+		return nil, r.errs
+	}
+	// --cfg, left to right.
+	for i, arg := range a.Cfg {
+		r.cfg(ctx, i+1, arg)
+	}
+	if len(r.errs) > 0 {
+		return nil, r.errs
+	}
+	if a.Flags != nil {
+		r.push(Layer[P]{Kind: KindFlags, Name: "flags", Partial: a.Flags})
+	}
+	res.Merged = r.below()
+	if a.Provenance {
+		res.buildIndex()
+	}
+	res.Config, err = partial.Finalize(res.Merged, a.Defaults)
+	if err != nil {
+		return nil, res.locate(err)
+	}
+	return res, nil
+}
+
+// userDir returns the directory of the user file.
+func (a *App[P, R]) userDir(env map[string]string) string {
+	if d := env[a.configHomeVar()]; d != "" {
+		return d
+	}
+	if x := env["XDG_CONFIG_HOME"]; x != "" {
+		return filepath.Join(x, a.Name)
+	}
+	if h := env["HOME"]; h != "" {
+		return filepath.Join(h, ".config", a.Name)
+	}
+	return ""
+}
+
+// configHomeVar is the variable that names the user directory.
+func (a *App[P, R]) configHomeVar() string {
+	return strings.ToUpper(a.Name) + "_CONFIG_HOME"
+}
+
+// envAssignments returns the environment without the loader's own
+// variables, which are not key paths.
+func (a *App[P, R]) envAssignments(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.EqualFold(name, a.configHomeVar()) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func envMap(environ []string) map[string]string {
+	m := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// reader accumulates layers and problems during Load, and the merge of
+// the layers that apply so far.
+type reader[P, R any] struct {
+	app    *App[P, R]
+	res    *Result[P, R]
+	errs   partial.Errors
+	merged *P
+}
+
+// push adds a layer and merges it into the running merge.
+func (r *reader[P, R]) push(l Layer[P]) {
+	r.res.Layers = append(r.res.Layers, l)
+	if r.merged == nil {
+		r.merged = new(P)
+	}
+	merge.Into(r.merged, l.Partial)
+}
+
+func (r *reader[P, R]) add(err error) {
+	if err != nil {
+		r.errs = append(r.errs, partial.All(err)...)
+	}
+}
+
+// below returns the merge of the layers that apply so far.
+func (r *reader[P, R]) below() *P {
+	if r.merged == nil {
+		r.merged = new(P)
+	}
+	return r.merged
+}
+
+// assignment adds the layer an override makes over the layers below it.
+func (r *reader[P, R]) assignment(kind Kind, name string, a assign.Assignment) {
+	l, err := assign.Layer(r.below(), a)
+	if err != nil {
+		r.add(err)
+		return
+	}
+	r.push(Layer[P]{Kind: kind, Name: name, Partial: l})
+}
+
+// cfg reads one --cfg argument: NONE, a file, an override or JSON.
+func (r *reader[P, R]) cfg(ctx context.Context, n int, arg string) {
+	label := fmt.Sprintf("--cfg #%d", n)
+	switch {
+	case arg == "NONE":
+		for i := range r.res.Layers {
+			r.res.Layers[i].Dropped = true
+		}
+		r.merged = new(P)
+		return
+	case isFileArg(arg):
+		r.file(ctx, KindCfg, arg, nil)
+		return
+	}
+	a, err := assign.Parse(arg)
+	if err != nil {
+		if !strings.ContainsAny(arg, "=") {
+			err = fmt.Errorf("%q is neither a layer file (.toml, .json, .yaml) nor an override (key=value, key:=json, key+=value, key:+=json)", arg)
+		}
+		r.add(&partial.Error{Source: label, Msg: err.Error()})
+		return
+	}
+	a.Source = label
+	r.assignment(KindCfg, label+" ("+arg+")", a)
+}
+
+// isFileArg reports whether a --cfg argument names a file: it is not an
+// override or a JSON object, and it exists or has a layer file's
+// extension.
+func isFileArg(arg string) bool {
+	if strings.HasPrefix(strings.TrimSpace(arg), "{") || strings.ContainsAny(arg, "=") {
+		return false
+	}
+	if _, ok := FormatOf(arg); ok {
+		return true
+	}
+	_, err := os.Stat(arg)
+	return err == nil
+}

@@ -1,0 +1,302 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/knadh/koanf/providers/file"
+	"github.com/strata-config/strata/internal/decode"
+	"github.com/strata-config/strata/internal/doc"
+	"github.com/strata-config/strata/internal/suggest"
+	"github.com/strata-config/strata/partial"
+)
+
+func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
+
+// extensions are the formats a layer file may have, probed in this order.
+var extensions = []string{".toml", ".json", ".yaml", ".yml"}
+
+// probeFile looks for base with each extension and reads the one it finds.
+func (r *reader[P, R]) probeFile(ctx context.Context, kind Kind, base string) {
+	var found []string
+	for _, ext := range extensions {
+		path := base + ext
+		info, err := os.Stat(path)
+		switch {
+		case err == nil && info.IsDir():
+			r.add(&partial.Error{Source: path, Msg: "is a directory, not a layer file"})
+		case err == nil:
+			found = append(found, path)
+		case !errors.Is(err, fs.ErrNotExist):
+			r.add(&partial.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error()})
+		}
+		r.res.Probes = append(r.res.Probes, Probe{Kind: kind, Path: path, Found: err == nil})
+	}
+	switch len(found) {
+	case 0:
+	case 1:
+		r.file(ctx, kind, found[0], nil)
+	default:
+		r.add(&partial.Error{Source: found[0], Msg: "another layer file is in the same place: " + strings.Join(found[1:], ", "), Hint: "keep one of them"})
+	}
+}
+
+// file reads a layer file and the files it extends, adding their layers in
+// order. chain lists the files whose extends led here.
+func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain []string) {
+	if err := ctx.Err(); err != nil {
+		r.add(err)
+		return
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		r.add(&partial.Error{Source: path, Msg: err.Error()})
+		return
+	}
+	for _, c := range chain {
+		if c == abs {
+			r.add(&partial.Error{Source: path, Msg: "extends itself: " + strings.Join(append(chain, abs), " -> "), Hint: "remove one of the extends"})
+			return
+		}
+	}
+	format, ok := FormatOf(path)
+	if !ok {
+		r.add(&partial.Error{Source: path, Msg: "cannot tell the format from the file name", Hint: "use a .toml, .json, .yaml or .yml file"})
+		return
+	}
+	data, err := file.Provider(path).ReadBytes()
+	if err != nil {
+		msg := "cannot read: " + unwrapPath(err).Error()
+		if len(chain) > 0 {
+			msg += " (extended by " + strings.Join(chain, " -> ") + ")"
+		}
+		r.add(&partial.Error{Source: path, Msg: msg})
+		return
+	}
+	d, err := Parse(path, data, format)
+	if err != nil {
+		r.add(err)
+		return
+	}
+	exts, err := d.extends()
+	if err != nil {
+		r.add(err)
+		return
+	}
+	p := new(P)
+	if err := d.Decode(p); err != nil {
+		r.add(err)
+		return
+	}
+	inner := append(append([]string(nil), chain...), abs)
+	var after []extend
+	for _, e := range exts {
+		if e.after {
+			after = append(after, e)
+			continue
+		}
+		r.extend(ctx, kind, d, e, inner)
+	}
+	r.push(Layer[P]{Kind: kind, Name: path, Extends: chain, Partial: p, Doc: d})
+	for _, e := range after {
+		r.extend(ctx, kind, d, e, inner)
+	}
+}
+
+// extend reads the files one extends entry names.
+func (r *reader[P, R]) extend(ctx context.Context, kind Kind, d *Document, e extend, chain []string) {
+	dir := filepath.Dir(d.Name())
+	pattern := e.path
+	if !filepath.IsAbs(pattern) {
+		pattern = filepath.Join(dir, pattern)
+	}
+	if !hasMeta(e.path) {
+		if _, err := os.Stat(pattern); err != nil {
+			r.add(d.errAt(e.node, e.at, "extends a missing file "+pattern+" ("+chainText(chain)+")", "the path is relative to "+d.Name()))
+			return
+		}
+		r.file(ctx, kind, pattern, chain)
+		return
+	}
+	matches, err := filepath.Glob(pattern)
+	if err != nil {
+		r.add(d.errAt(e.node, e.at, "invalid pattern "+e.path+": "+err.Error(), ""))
+		return
+	}
+	sort.Strings(matches)
+	if len(matches) == 0 {
+		r.add(d.errAt(e.node, e.at, "the pattern "+pattern+" matches no file ("+chainText(chain)+")", "the pattern is relative to "+d.Name()))
+		return
+	}
+	for _, m := range matches {
+		r.file(ctx, kind, m, chain)
+	}
+}
+
+func chainText(chain []string) string {
+	return "extended by " + strings.Join(chain, " -> ")
+}
+
+func hasMeta(p string) bool { return strings.ContainsAny(p, `*?[\`) }
+
+// ExtendsKey is the root key of a layer file that lists the files it
+// extends:
+//
+//	extends = ["base.toml", "config.d/*.toml", { path = "local.toml", strategy = "after" }]
+//
+// Paths are relative to the declaring file; a glob's matches are read in
+// sorted order. An extended file is a layer below the declaring file,
+// unless its strategy is "after", and may extend others in turn. A cycle, a
+// missing file and a glob that matches nothing are errors that name the
+// chain of files.
+const ExtendsKey = "extends"
+
+type extend struct {
+	path  string
+	after bool
+	at    partial.Path // where the entry is, for messages
+	node  *doc.Node    // the entry, for its position
+}
+
+// extends takes the extends entry out of the document.
+func (d *Document) extends() ([]extend, error) {
+	n := d.d.Root.Get(ExtendsKey)
+	if n == nil {
+		return nil, nil
+	}
+	defer d.d.Root.Delete(ExtendsKey)
+	where := partial.Path{ExtendsKey}
+	items := n.Entries
+	switch n.Kind {
+	case doc.String:
+		items = []*doc.Node{n}
+	case doc.Array:
+	default:
+		return nil, d.errAt(n, where, "expected an array of paths, found "+describeValue(decode.Plain(n)), `write extends = ["base.toml"]`)
+	}
+	var out []extend
+	var errs partial.Errors
+	for i, it := range items {
+		at := where
+		if n.Kind == doc.Array {
+			at = where.Append(fmt.Sprint(i))
+		}
+		switch it.Kind {
+		case doc.String:
+			if it.Str == "" {
+				errs = append(errs, d.errAt(it, at, "the path is empty", ""))
+				continue
+			}
+			out = append(out, extend{path: it.Str, at: at, node: it})
+		case doc.Table:
+			e := extend{at: at, node: it}
+			for _, f := range it.Entries {
+				switch f.Key {
+				case "path":
+					if f.Kind != doc.String || f.Str == "" {
+						errs = append(errs, d.errAt(f, at.Append(f.Key), "expected a path, found "+describeValue(decode.Plain(f)), ""))
+						continue
+					}
+					e.path = f.Str
+				case "strategy":
+					switch {
+					case f.Kind == doc.String && f.Str == "before":
+					case f.Kind == doc.String && f.Str == "after":
+						e.after = true
+					default:
+						hint := ""
+						if c := suggest.Closest(f.Str, []string{"before", "after"}); c != "" && f.Kind == doc.String {
+							hint = "did you mean " + c + "?"
+						}
+						errs = append(errs, d.errAt(f, at.Append(f.Key), "expected before or after, found "+describeValue(decode.Plain(f)), hint))
+					}
+				default:
+					hint := ""
+					if c := suggest.Closest(f.Key, []string{"path", "strategy"}); c != "" {
+						hint = "did you mean " + c + "?"
+					}
+					errs = append(errs, d.errAtKey(f, at.Append(f.Key), "unknown key", hint))
+				}
+			}
+			if e.path == "" {
+				if len(errs) == 0 {
+					errs = append(errs, d.errAt(it, at, "an extends table needs a path", `write { path = "x.toml", strategy = "after" }`))
+				}
+				continue
+			}
+			out = append(out, e)
+		default:
+			errs = append(errs, d.errAt(it, at, "expected a path or { path, strategy }, found "+describeValue(decode.Plain(it)), ""))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return out, nil
+}
+
+func describeValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		return fmt.Sprintf("string %q", v)
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	case nil:
+		return "nothing"
+	}
+	return fmt.Sprintf("%v", v)
+}
+
+// workspaceRoot returns the nearest ancestor of dir (dir included) that
+// holds a directory named marker, or "".
+func workspaceRoot(dir, marker string) (string, error) {
+	for d := dir; ; {
+		info, err := os.Stat(filepath.Join(d, marker))
+		switch {
+		case err == nil && info.IsDir():
+			return d, nil
+		case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission):
+			return "", &partial.Error{Source: filepath.Join(d, marker), Msg: "cannot read: " + unwrapPath(err).Error()}
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", nil
+		}
+		d = parent
+	}
+}
+
+// directories returns the directories whose directory files apply: from
+// root (or, outside a workspace, from /) down to dir.
+func directories(root, dir string) []string {
+	var out []string
+	for d := dir; ; d = filepath.Dir(d) {
+		out = append(out, d)
+		if d == root || filepath.Dir(d) == d {
+			break
+		}
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+// unwrapPath drops the path from an *os.PathError, which the message names
+// already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,488 @@
+package load
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/internal/suggest"
+	"github.com/strata-config/strata/partial"
+)
+
+// Explanation tells where the value of one key path comes from.
+type Explanation struct {
+	Path partial.Path
+	// Value is the final value, as TOML writes it inline; "" when the
+	// config has none.
+	Value string
+	// Default is the defaults' value at the path, or "".
+	Default string
+	// Steps are the layers that say something about the path, lowest
+	// first.
+	Steps []Step
+}
+
+// Step is what one layer says about a path.
+type Step struct {
+	Kind Kind
+	// Name is the layer's file path, environment variable or --cfg
+	// argument.
+	Name string
+	// Line and Column locate the key in a file layer; 0 otherwise.
+	Line, Column int
+	// Action says what the layer does: `set "ask"`, `unset`,
+	// `append ["x"]`, `unset tools.grep` (an enclosing key)...
+	Action string
+	// Wins marks the steps the final value comes from: the last that sets
+	// or unsets it, and the appends that follow.
+	Wins bool
+	// Dropped marks a layer that a later --cfg NONE dropped.
+	Dropped bool
+}
+
+// Explain tells which layers set path, in order, and which won.
+func (r *Result[P, R]) Explain(path partial.Path) (Explanation, error) {
+	pt, err := shape.OfPartial(typeOf[P]())
+	if err != nil {
+		return Explanation{}, err
+	}
+	if err := checkPath(pt, path); err != nil {
+		return Explanation{}, err
+	}
+	ex := Explanation{Path: path}
+	ex.Value = valueText(reflect.ValueOf(&r.Config).Elem(), path)
+	ex.Default = valueText(reflect.ValueOf(&r.defaults).Elem(), path)
+	for i, l := range r.Layers {
+		if r.index != nil && !r.indexed(i, path) {
+			continue
+		}
+		act, base, ok := mention(reflect.ValueOf(l.Partial).Elem(), pt, path, 0)
+		if !ok {
+			continue
+		}
+		s := Step{Kind: l.Kind, Name: l.Name, Action: act, Dropped: l.Dropped}
+		if l.Doc != nil {
+			s.Line, s.Column, _ = l.Doc.Locate(path)
+		}
+		ex.Steps = append(ex.Steps, s)
+		if !l.Dropped && base {
+			for j := range ex.Steps {
+				ex.Steps[j].Wins = false
+			}
+		}
+		if !l.Dropped {
+			ex.Steps[len(ex.Steps)-1].Wins = true
+		}
+	}
+	return ex, nil
+}
+
+// String renders an explanation for people, one step a line.
+func (e Explanation) String() string {
+	var b strings.Builder
+	value := e.Value
+	if value == "" {
+		value = "(not set)"
+	}
+	fmt.Fprintf(&b, "%s = %s\n", e.Path, value)
+	if e.Default != "" {
+		fmt.Fprintf(&b, "  %-9s %s\n", KindDefault, "default "+e.Default)
+	}
+	for _, s := range e.Steps {
+		where := s.Name
+		if s.Line > 0 {
+			where = fmt.Sprintf("%s:%d:%d", s.Name, s.Line, s.Column)
+		}
+		mark := ""
+		switch {
+		case s.Dropped:
+			mark = "  (dropped by --cfg NONE)"
+		case s.Wins:
+			mark = "  <- wins"
+		}
+		fmt.Fprintf(&b, "  %-9s %s: %s%s\n", s.Kind, where, s.Action, mark)
+	}
+	if len(e.Steps) == 0 && e.Default == "" {
+		b.WriteString("  no layer sets it\n")
+	}
+	return b.String()
+}
+
+// checkPath reports a path that does not name a key of the model.
+func checkPath(t *shape.Type, path partial.Path) error {
+	for i, k := range path {
+		switch t.Kind {
+		case shape.Struct:
+			f, ok := t.Field(k)
+			if !ok {
+				hint := ""
+				if s := closest(k, t.Keys); s != "" {
+					hint = "did you mean " + path[:i].Append(s).String() + "?"
+				}
+				return &partial.Error{Path: path[:i+1], Msg: "unknown key", Hint: hint}
+			}
+			t = f.Type
+		case shape.Map:
+			t = t.Elem
+		case shape.Nested:
+			t = t.Elem
+			if t.Kind == shape.Struct {
+				f, ok := t.Field(k)
+				if !ok {
+					return &partial.Error{Path: path[:i+1], Msg: "unknown key"}
+				}
+				t = f.Type
+			}
+		default:
+			return nil // inside a value or a free-form table: anything goes
+		}
+	}
+	return nil
+}
+
+// mention says what layer value v (of type t) does at path[i:]. base is
+// true when the layer decides the value on its own (sets, unsets or
+// replaces it) rather than adding to what lower layers give.
+func mention(v reflect.Value, t *shape.Type, path partial.Path, i int) (action string, base, ok bool) {
+	if i == len(path) {
+		return whole(v, t)
+	}
+	key := path[i]
+	switch t.Kind {
+	case shape.Struct:
+		f, ok := t.Field(key)
+		if !ok {
+			return "", false, false
+		}
+		return mention(v.Field(f.Index), f.Type, path, i+1)
+	case shape.Map:
+		e := v.Field(shape.MapEntries).MapIndex(reflect.ValueOf(key))
+		switch {
+		case e.IsValid() && e.IsNil():
+			return "unset " + path[:i+1].String(), true, true
+		case e.IsValid():
+			act, b, ok := mention(e.Elem(), t.Elem, path, i+1)
+			if !ok && v.Field(shape.MapReset).Bool() {
+				return "reset " + path[:i].String(), true, true
+			}
+			return act, b, ok
+		case v.Field(shape.MapReset).Bool():
+			return "reset " + path[:i].String(), true, true
+		}
+	case shape.Nested:
+		switch v.Field(shape.NestedState).Uint() {
+		case shape.StateUnset:
+			return "unset " + path[:i].String(), true, true
+		case shape.StatePresent:
+			return mention(v.Field(shape.NestedV).Elem(), t.Elem, path, i)
+		}
+	case shape.Any:
+		switch v.Field(shape.AnyState).Uint() {
+		case shape.StateUnset:
+			return "unset " + path[:i].String(), true, true
+		case shape.StatePresent:
+			tbl := v.Field(shape.AnyTable)
+			if tbl.IsNil() {
+				return "set " + path[:i].String() + " to " + text(v.Field(shape.AnyV).Interface()), true, true
+			}
+			return mention(tbl.Elem(), t.Elem, path, i)
+		}
+	case shape.Value:
+		switch v.Field(shape.ValueState).Uint() {
+		case shape.StateUnset:
+			return "unset " + path[:i].String(), true, true
+		case shape.StatePresent:
+			return "set " + path[:i].String() + " to " + text(v.Field(shape.ValueV).Interface()), true, true
+		}
+	case shape.List:
+		if !shape.IsZero(v, t) {
+			act, b, _ := whole(v, t)
+			return act + " (" + path[:i].String() + ")", b, true
+		}
+	}
+	return "", false, false
+}
+
+// whole says what a layer does with the value v at the end of a path.
+func whole(v reflect.Value, t *shape.Type) (string, bool, bool) {
+	switch t.Kind {
+	case shape.Value:
+		switch v.Field(shape.ValueState).Uint() {
+		case shape.StatePresent:
+			return "set " + text(v.Field(shape.ValueV).Interface()), true, true
+		case shape.StateUnset:
+			return "unset", true, true
+		}
+	case shape.List:
+		if shape.IsZero(v, t) {
+			break
+		}
+		head, tail := v.Field(shape.ListHead), v.Field(shape.ListTail)
+		var parts []string
+		base := false
+		switch v.Field(shape.ListBase).Uint() {
+		case shape.BaseEmpty:
+			return "replace with " + text(tail.Interface()), true, true
+		case shape.BaseDefault:
+			parts, base = append(parts, "unset"), true
+		}
+		if head.Len() > 0 {
+			parts = append(parts, "prepend "+text(head.Interface()))
+		}
+		if tail.Len() > 0 {
+			parts = append(parts, "append "+text(tail.Interface()))
+		}
+		if v.Field(shape.ListDedup).Bool() {
+			parts = append(parts, "dedup")
+		}
+		return strings.Join(parts, ", then "), base, true
+	case shape.Any:
+		switch v.Field(shape.AnyState).Uint() {
+		case shape.StateUnset:
+			return "unset", true, true
+		case shape.StatePresent:
+			if v.Field(shape.AnyTable).IsNil() {
+				return "set " + text(v.Field(shape.AnyV).Interface()), true, true
+			}
+			if v.Field(shape.AnyTable).Elem().Field(shape.MapReset).Bool() {
+				return "reset and set keys", true, true
+			}
+			return "set keys", false, true
+		}
+	case shape.Nested:
+		switch v.Field(shape.NestedState).Uint() {
+		case shape.StateUnset:
+			return "unset", true, true
+		case shape.StatePresent:
+			return whole(v.Field(shape.NestedV).Elem(), t.Elem)
+		}
+	case shape.Map:
+		if v.Field(shape.MapReset).Bool() {
+			return "reset and set entries", true, true
+		}
+		if v.Field(shape.MapEntries).Len() > 0 {
+			return "set entries", false, true
+		}
+	case shape.Struct:
+		if shape.IsZero(v, t) {
+			break
+		}
+		if shape.IsReset(v, t) {
+			return "reset and set keys", true, true
+		}
+		return "set keys", false, true
+	}
+	return "", false, false
+}
+
+// text renders a value for an explanation.
+func text(v any) string {
+	s, err := partial.Text(v)
+	if err != nil || s == "" {
+		return fmt.Sprint(v)
+	}
+	return s
+}
+
+// valueText renders the value of resolved value v at path, or "".
+func valueText(v reflect.Value, path partial.Path) string {
+	for _, k := range path {
+		for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+			if v.IsNil() {
+				return ""
+			}
+			v = v.Elem()
+		}
+		switch v.Kind() {
+		case reflect.Struct:
+			t, err := shape.Structure(v.Type())
+			if err != nil {
+				return ""
+			}
+			f, ok := t.Field(k)
+			if !ok {
+				return ""
+			}
+			v = v.Field(f.Index)
+		case reflect.Map:
+			e := v.MapIndex(reflect.ValueOf(k).Convert(v.Type().Key()))
+			if !e.IsValid() {
+				return ""
+			}
+			v = e
+		case reflect.Slice:
+			var n int
+			if _, err := fmt.Sscan(k, &n); err != nil || n < 0 || n >= v.Len() {
+				return ""
+			}
+			v = v.Index(n)
+		default:
+			return ""
+		}
+	}
+	if !v.IsValid() || v.IsZero() {
+		return ""
+	}
+	return text(v.Interface())
+}
+
+// index is a trie of the key paths layers mention: each node lists the
+// layers that mention its path itself.
+type index struct {
+	layers []int
+	kids   map[string]*index
+}
+
+func (x *index) child(k string) *index {
+	c := x.kids[k]
+	if c == nil {
+		if x.kids == nil {
+			x.kids = map[string]*index{}
+		}
+		c = &index{}
+		x.kids[k] = c
+	}
+	return c
+}
+
+func (x *index) mark(i int) {
+	if n := len(x.layers); n == 0 || x.layers[n-1] != i {
+		x.layers = append(x.layers, i)
+	}
+}
+
+// buildIndex records, for every key path a layer mentions, the layers that
+// mention it.
+func (r *Result[P, R]) buildIndex() {
+	pt, err := shape.OfPartial(typeOf[P]())
+	if err != nil {
+		return
+	}
+	r.index = &index{}
+	for i, l := range r.Layers {
+		leaves(reflect.ValueOf(l.Partial).Elem(), pt, r.index, i)
+	}
+}
+
+// indexed reports whether layer i mentions path, a key enclosing it, or a
+// key inside it, according to the index.
+func (r *Result[P, R]) indexed(i int, path partial.Path) bool {
+	n := r.index
+	for _, k := range path {
+		if slices.Contains(n.layers, i) {
+			return true
+		}
+		if n = n.kids[k]; n == nil {
+			return false
+		}
+	}
+	return n.has(i)
+}
+
+// has reports whether layer i mentions x's path or a key inside it.
+func (x *index) has(i int) bool {
+	if slices.Contains(x.layers, i) {
+		return true
+	}
+	for _, c := range x.kids {
+		if c.has(i) {
+			return true
+		}
+	}
+	return false
+}
+
+// leaves marks layer i on the index node of every leaf that layer value v
+// sets or unsets, and of every table it resets.
+func leaves(v reflect.Value, t *shape.Type, x *index, i int) {
+	switch t.Kind {
+	case shape.Struct:
+		for _, f := range t.Fields {
+			fv := v.Field(f.Index)
+			if !shape.IsZero(fv, f.Type) {
+				leaves(fv, f.Type, x.child(f.Key), i)
+			}
+		}
+	case shape.Map:
+		if v.Field(shape.MapReset).Bool() {
+			x.mark(i)
+		}
+		iter := v.Field(shape.MapEntries).MapRange()
+		for iter.Next() {
+			c := x.child(iter.Key().String())
+			if iter.Value().IsNil() {
+				c.mark(i)
+				continue
+			}
+			leaves(iter.Value().Elem(), t.Elem, c, i)
+		}
+	case shape.Nested:
+		switch v.Field(shape.NestedState).Uint() {
+		case shape.StateUnset:
+			x.mark(i)
+		case shape.StatePresent:
+			leaves(v.Field(shape.NestedV).Elem(), t.Elem, x, i)
+		}
+	case shape.Any:
+		switch v.Field(shape.AnyState).Uint() {
+		case shape.StateUnset:
+			x.mark(i)
+		case shape.StatePresent:
+			if tbl := v.Field(shape.AnyTable); !tbl.IsNil() {
+				leaves(tbl.Elem(), t.Elem, x, i)
+			} else {
+				x.mark(i)
+			}
+		}
+	default:
+		if !shape.IsZero(v, t) {
+			x.mark(i)
+		}
+	}
+}
+
+// locate gives finalize's problems the place of the highest layer that
+// mentions their path: a file position, an environment variable or a
+// --cfg argument.
+func (r *Result[P, R]) locate(err error) error {
+	pt, e := shape.OfPartial(typeOf[P]())
+	if e != nil {
+		return err
+	}
+	var es partial.Errors
+	if !errors.As(err, &es) {
+		return err
+	}
+	out := make(partial.Errors, len(es))
+	for k, pe := range es {
+		out[k] = pe
+		if pe.Source != "" || len(pe.Path) == 0 {
+			continue
+		}
+		for i := len(r.Layers) - 1; i >= 0; i-- {
+			// A problem with a key no layer mentions stays unplaced.
+			l := r.Layers[i]
+			if l.Dropped {
+				continue
+			}
+			if _, _, ok := mention(reflect.ValueOf(l.Partial).Elem(), pt, pe.Path, 0); !ok {
+				continue
+			}
+			c := *pe
+			if l.Doc != nil {
+				located := LocateErrors(&c, l.Doc)
+				out[k] = partial.All(located)[0]
+			} else {
+				c.Source = string(l.Kind) + " " + l.Name
+				out[k] = &c
+			}
+			break
+		}
+	}
+	return out
+}
+
+func closest(s string, candidates []string) string { return suggest.Closest(s, candidates) }
