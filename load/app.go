@@ -195,6 +195,17 @@ func (a *App[P, R]) userDir(env map[string]string) string {
 	return ""
 }
 
+// UserDir returns the user's config directory: the <NAME>_CONFIG_HOME
+// variable, else $XDG_CONFIG_HOME/<name>, else $HOME/.config/<name>, read
+// from Environ (or the process's environment); "" when none is set.
+func (a *App[P, R]) UserDir() string {
+	environ := a.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	return a.userDir(envMap(environ))
+}
+
 // configHomeVar is the variable that names the user directory.
 func (a *App[P, R]) configHomeVar() string {
 	return strings.ToUpper(a.Name) + "_CONFIG_HOME"

@@ -444,6 +444,13 @@ func leaves(v reflect.Value, t *shape.Type, x *index, i int) {
 	}
 }
 
+// Locate gives a problem with a key path and no source the place of the
+// highest layer that sets that path: a file position, an environment
+// variable or a --cfg argument. Other problems come back unchanged.
+func (r *Result[P, R]) Locate(e *partial.Error) *partial.Error {
+	return partial.All(r.locate(partial.Errors{e}))[0]
+}
+
 // locate gives finalize's problems the place of the highest layer that
 // mentions their path: a file position, an environment variable or a
 // --cfg argument.

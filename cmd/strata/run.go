@@ -13,10 +13,12 @@ import (
 
 // cli is the command line.
 type cli struct {
-	Config configCmd `cmd:"" help:"Print the final config from all sources: defaults, user, workspace and directory files, environment, --cfg."`
-	Merge  mergeCmd  `cmd:"" help:"Merge layer files in order (first lowest) and print the merged layer."`
-	Diff   diffCmd   `cmd:"" help:"Print the layer that turns FROM into TO; exit 1 when they differ."`
-	Schema schemaCmd `cmd:"" help:"Print the JSON Schema of the config file, for editors."`
+	Config  configCmd  `cmd:"" help:"Print the final config from all sources: defaults, user, workspace and directory files, environment, --cfg."`
+	Resolve resolveCmd `cmd:"" help:"Print the resolved tool definitions, as strata's JSON or a vendor's."`
+	Trust   trustCmd   `cmd:"" help:"Trust the current workspace (or a program, by checksum): let the programs its files name run."`
+	Merge   mergeCmd   `cmd:"" help:"Merge layer files in order (first lowest) and print the merged layer."`
+	Diff    diffCmd    `cmd:"" help:"Print the layer that turns FROM into TO; exit 1 when they differ."`
+	Schema  schemaCmd  `cmd:"" help:"Print the JSON Schema of the config file, for editors."`
 }
 
 // env is what a command runs with.
@@ -84,7 +86,7 @@ func report(stderr io.Writer, err error) int {
 		code = 2
 	}
 	for _, e := range partial.All(err) {
-		fmt.Fprintf(stderr, "strata: %s\n", oneLine(e.Error()))
+		fmt.Fprintf(stderr, "strata: %s\n", relativeText(oneLine(e.Error())))
 	}
 	return code
 }

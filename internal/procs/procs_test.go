@@ -1,0 +1,1071 @@
+package procs
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// The programs of these tests are small shell scripts written into a
+// temporary directory at test time, so that each case shows the script it
+// runs and so that modes and PATH directories can vary per case.
+
+// bound is the generous upper bound on runs that must not wait for the
+// sleeps of their scripts (100 s and more): it proves they did not, never
+// how fast they were.
+const bound = 10 * time.Second
+
+// file is a file a test writes under its temporary directory.
+type file struct {
+	path    string // slash-separated, relative to the directory
+	content string
+	mode    fs.FileMode // 0 means 0o755
+}
+
+// script returns the executable shell script tools/run.sh with body.
+func script(body string) file {
+	return file{path: "tools/run.sh", content: "#!/bin/sh\n" + body + "\n"}
+}
+
+// writeFiles writes files under dir.
+func writeFiles(t *testing.T, dir string, files ...file) {
+	t.Helper()
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		mode := f.mode
+		if mode == 0 {
+			mode = 0o755
+		}
+		if err := os.WriteFile(p, []byte(f.content), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil { // not subject to the umask
+			t.Fatal(err)
+		}
+	}
+}
+
+// baseSpec is the spec of the script tools/run.sh in dir.
+func baseSpec(dir string) Spec {
+	return Spec{Program: "tools/run.sh", Dir: dir, Env: []string{"PATH=/usr/bin:/bin"}}
+}
+
+// errOf describes err for comparison: its kind and message.
+type errOf struct {
+	Kind Kind
+	Msg  string
+}
+
+// describe returns the errOf of err, failing the test when err is not nil
+// and not an *Error.
+func describe(t *testing.T, err error) errOf {
+	t.Helper()
+	if err == nil {
+		return errOf{}
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error %v (%T) is not an *Error", err, err)
+	}
+	return errOf{Kind: e.Kind, Msg: err.Error()}
+}
+
+// cmpResult compares results without their durations, with nil and empty
+// output equal.
+var cmpResult = []cmp.Option{cmpopts.IgnoreFields(Result{}, "Duration"), cmpopts.EquateEmpty()}
+
+func allBytes() []byte {
+	b := make([]byte, 256)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	return b
+}
+
+func TestRun(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		files   []file
+		spec    func(s *Spec, dir string) // changes to baseSpec; nil for none
+		want    Result
+		wantErr errOf // with "$DIR" for the temporary directory
+	}{
+		{
+			name:  "stdout and stderr are captured",
+			files: []file{script(`echo out; echo err >&2`)},
+			want:  Result{Stdout: []byte("out\n"), Stderr: []byte("err\n")},
+		},
+		{
+			name:  "arguments and stdin reach the program",
+			files: []file{script(`printf '[%s]' "$0" "$@"; cat`)},
+			spec: func(s *Spec, _ string) {
+				s.Args = []string{"a b", "", "c"}
+				s.Stdin = []byte("in\x00put")
+			},
+			want: Result{Stdout: []byte("[tools/run.sh][a b][][c]in\x00put")},
+		},
+		{
+			name:  "nil stdin is /dev/null",
+			files: []file{script(`readlink /proc/$$/fd/0`)},
+			want:  Result{Stdout: []byte("/dev/null\n")},
+		},
+		{
+			name:  "empty stdin is empty",
+			files: []file{script(`wc -c`)},
+			spec:  func(s *Spec, _ string) { s.Stdin = []byte{} },
+			want:  Result{Stdout: []byte("0\n")},
+		},
+		{
+			name: "the environment is exactly Env",
+			spec: func(s *Spec, _ string) {
+				s.Program = "/usr/bin/env"
+				s.Env = []string{"B=2", "A=1", "PATH=/nowhere"}
+			},
+			want: Result{Stdout: []byte("B=2\nA=1\nPATH=/nowhere\n")},
+		},
+		{
+			name: "nil Env is an empty environment",
+			spec: func(s *Spec, _ string) {
+				s.Program = "/usr/bin/env"
+				s.Env = nil
+			},
+			want: Result{},
+		},
+		{
+			name: "the working directory is Dir",
+			files: []file{
+				script(`[ "$(pwd)" = "$D" ] && ls`),
+				{path: "data.txt", content: "x", mode: 0o644},
+			},
+			spec: func(s *Spec, dir string) { s.Env = append(s.Env, "D="+dir) },
+			want: Result{Stdout: []byte("data.txt\ntools\n")},
+		},
+		{
+			name: "found in the PATH of Env",
+			files: []file{
+				{path: "bin/strata-procs-probe", content: "#!/bin/sh\necho probe \"$0\"\n"},
+			},
+			spec: func(s *Spec, dir string) {
+				s.Program = "strata-procs-probe"
+				s.Env = []string{"PATH=/nonexistent:" + filepath.Join(dir, "bin")}
+			},
+			want: Result{Stdout: []byte("probe $DIR/bin/strata-procs-probe\n")},
+		},
+		{
+			name: "the first executable file in PATH wins",
+			files: []file{
+				{path: "a/tool/file", content: "a directory named tool"},
+				{path: "b/tool", content: "#!/bin/sh\necho b\n", mode: 0o644},
+				{path: "c/tool", content: "#!/bin/sh\necho c\n"},
+				{path: "d/tool", content: "#!/bin/sh\necho d\n"},
+			},
+			spec: func(s *Spec, dir string) {
+				s.Program = "tool"
+				s.Env = []string{"PATH=" + strings.Join([]string{
+					filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "c"), filepath.Join(dir, "d"),
+				}, ":")}
+			},
+			want: Result{Stdout: []byte("c\n")},
+		},
+		{
+			name:  "garbage bytes pass through unchanged",
+			files: []file{script(`printf '\000\377\376\033[2J\r\n\001'; printf '\377\000\033' >&2`)},
+			want:  Result{Stdout: []byte("\x00\xff\xfe\x1b[2J\r\n\x01"), Stderr: []byte("\xff\x00\x1b")},
+		},
+		{
+			name:  "every byte value passes from stdin to stdout",
+			files: []file{script(`cat`)},
+			spec:  func(s *Spec, _ string) { s.Stdin = allBytes() },
+			want:  Result{Stdout: allBytes()},
+		},
+		{
+			name:  "stdout of exactly MaxStdout bytes is fine",
+			files: []file{script(`printf 0123456789`)},
+			spec:  func(s *Spec, _ string) { s.MaxStdout = 10 },
+			want:  Result{Stdout: []byte("0123456789")},
+		},
+		{
+			name:  "one byte more than MaxStdout overflows and kills",
+			files: []file{script(`printf 0123456789a; sleep 100`)},
+			spec:  func(s *Spec, _ string) { s.MaxStdout = 10 },
+			want:  Result{Stdout: []byte("0123456789"), ExitCode: -1, Signal: "killed"},
+			wantErr: errOf{Kind: KindOverflow,
+				Msg: "tools/run.sh: wrote more than 10 bytes to stdout"},
+		},
+		{
+			name:  "stderr beyond MaxStderr is dropped",
+			files: []file{script(`printf 0123456789abc >&2; echo ok`)},
+			spec:  func(s *Spec, _ string) { s.MaxStderr = 10 },
+			want:  Result{Stdout: []byte("ok\n"), Stderr: []byte("0123456789"), StderrTruncated: true},
+		},
+		{
+			name:  "stderr of exactly MaxStderr bytes is not truncated",
+			files: []file{script(`printf 0123456789 >&2`)},
+			spec:  func(s *Spec, _ string) { s.MaxStderr = 10 },
+			want:  Result{Stderr: []byte("0123456789")},
+		},
+		{
+			name:  "a stderr flood is truncated, not fatal",
+			files: []file{script(`head -c 10000000 /dev/zero >&2; echo done`)},
+			want: Result{Stdout: []byte("done\n"), Stderr: make([]byte, DefaultMaxStderr),
+				StderrTruncated: true},
+		},
+		{
+			name:  "non-zero exit names the first line of stderr",
+			files: []file{script(`echo partial; echo 'boom: bad thing' >&2; echo second >&2; exit 3`)},
+			want: Result{Stdout: []byte("partial\n"), Stderr: []byte("boom: bad thing\nsecond\n"),
+				ExitCode: 3},
+			wantErr: errOf{Kind: KindExit, Msg: "tools/run.sh: exit status 3: boom: bad thing"},
+		},
+		{
+			name:    "non-zero exit without stderr",
+			files:   []file{script(`exit 1`)},
+			want:    Result{ExitCode: 1},
+			wantErr: errOf{Kind: KindExit, Msg: "tools/run.sh: exit status 1"},
+		},
+		{
+			name:  "blank lines and control characters of stderr stay out of the message",
+			files: []file{script(`printf '\n \t \n\033[31mred\talert\r\nnext\n' >&2; exit 2`)},
+			want: Result{Stderr: []byte("\n \t \n\x1b[31mred\talert\r\nnext\n"),
+				ExitCode: 2},
+			wantErr: errOf{Kind: KindExit, Msg: "tools/run.sh: exit status 2: ?[31mred alert"},
+		},
+		{
+			name:  "a long line of stderr is cut in the message",
+			files: []file{script(`head -c 300 /dev/zero | tr '\000' x >&2; exit 1`)},
+			want:  Result{Stderr: bytes.Repeat([]byte("x"), 300), ExitCode: 1},
+			wantErr: errOf{Kind: KindExit,
+				Msg: "tools/run.sh: exit status 1: " + strings.Repeat("x", 200) + "…"},
+		},
+		{
+			name:    "a crash reports the signal",
+			files:   []file{script(`ulimit -c 0; echo before; kill -SEGV $$`)},
+			want:    Result{Stdout: []byte("before\n"), ExitCode: -1, Signal: "segmentation fault"},
+			wantErr: errOf{Kind: KindSignal, Msg: "tools/run.sh: killed by signal segmentation fault"},
+		},
+		{
+			name:    "SIGKILL not sent by Run is a signal",
+			files:   []file{script(`kill -KILL $$`)},
+			want:    Result{ExitCode: -1, Signal: "killed"},
+			wantErr: errOf{Kind: KindSignal, Msg: "tools/run.sh: killed by signal killed"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFiles(t, dir, tc.files...)
+			s := baseSpec(dir)
+			if tc.spec != nil {
+				tc.spec(&s, dir)
+			}
+			got, err := Run(t.Context(), s)
+			if got.Duration <= 0 {
+				t.Errorf("Duration = %v, want more than 0", got.Duration)
+			}
+			want := tc.want
+			want.Stdout = bytes.ReplaceAll(want.Stdout, []byte("$DIR"), []byte(dir))
+			if diff := cmp.Diff(want, got, cmpResult...); diff != "" {
+				t.Errorf("Run result (-want +got):\n%s", diff)
+			}
+			wantErr := tc.wantErr
+			wantErr.Msg = strings.ReplaceAll(wantErr.Msg, "$DIR", dir)
+			if diff := cmp.Diff(wantErr, describe(t, err)); diff != "" {
+				t.Errorf("Run error (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRunStartErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		files   []file
+		spec    func(s *Spec, dir string)
+		wantErr errOf // with "$DIR" for the temporary directory
+		wantIs  error // nil: not checked
+	}{
+		{
+			name:    "missing program",
+			spec:    func(s *Spec, _ string) { s.Program = "tools/missing" },
+			wantErr: errOf{Kind: KindStart, Msg: "tools/missing: not found"},
+			wantIs:  fs.ErrNotExist,
+		},
+		{
+			name:    "file not executable",
+			files:   []file{{path: "tools/x.txt", content: "#!/bin/sh\necho hi\n", mode: 0o644}},
+			spec:    func(s *Spec, _ string) { s.Program = "tools/x.txt" },
+			wantErr: errOf{Kind: KindStart, Msg: "tools/x.txt: not executable (permission denied)"},
+			wantIs:  fs.ErrPermission,
+		},
+		{
+			name:    "directory",
+			files:   []file{script(`echo hi`)},
+			spec:    func(s *Spec, _ string) { s.Program = "./tools" },
+			wantErr: errOf{Kind: KindStart, Msg: "./tools: is a directory"},
+		},
+		{
+			name:    "missing interpreter",
+			files:   []file{{path: "tools/run.sh", content: "#!/nonexistent/interpreter\n"}},
+			wantErr: errOf{Kind: KindStart, Msg: "tools/run.sh: cannot start: no such file or directory (missing interpreter?)"},
+			wantIs:  syscall.ENOENT,
+		},
+		{
+			name:    "executable garbage",
+			files:   []file{{path: "tools/run.sh", content: "\x00\x01\x02garbage"}},
+			wantErr: errOf{Kind: KindStart, Msg: "tools/run.sh: not executable (exec format error)"},
+			wantIs:  syscall.ENOEXEC,
+		},
+		{
+			name:  "not in PATH",
+			files: []file{{path: "bin/other", content: "#!/bin/sh\n"}},
+			spec: func(s *Spec, dir string) {
+				s.Program, s.Env = "strata-no-such-tool", []string{"PATH=" + filepath.Join(dir, "bin")}
+			},
+			wantErr: errOf{Kind: KindStart, Msg: "strata-no-such-tool: not found in PATH"},
+			wantIs:  fs.ErrNotExist,
+		},
+		{
+			name:    "the PATH of the test process is not searched",
+			files:   []file{{path: "bin/other", content: "#!/bin/sh\n"}},
+			spec:    func(s *Spec, dir string) { s.Program, s.Env = "sh", []string{"PATH=" + filepath.Join(dir, "bin")} },
+			wantErr: errOf{Kind: KindStart, Msg: "sh: not found in PATH"},
+			wantIs:  fs.ErrNotExist,
+		},
+		{
+			name:    "no PATH in Env",
+			spec:    func(s *Spec, _ string) { s.Program, s.Env = "sh", []string{"HOME=/"} },
+			wantErr: errOf{Kind: KindStart, Msg: "sh: not found in PATH"},
+		},
+		{
+			name:  "the last PATH in Env counts",
+			files: []file{{path: "bin/strata-procs-probe", content: "#!/bin/sh\n"}},
+			spec: func(s *Spec, dir string) {
+				s.Program = "strata-procs-probe"
+				s.Env = []string{"PATH=" + filepath.Join(dir, "bin"), "PATH=/nonexistent"}
+			},
+			wantErr: errOf{Kind: KindStart, Msg: "strata-procs-probe: not found in PATH"},
+		},
+		{
+			name:    "relative directories of PATH are not searched",
+			files:   []file{script(`echo hi`)},
+			spec:    func(s *Spec, _ string) { s.Program, s.Env = "run.sh", []string{"PATH=tools:./tools:"} },
+			wantErr: errOf{Kind: KindStart, Msg: "run.sh: not found in PATH"},
+		},
+		{
+			name:    "only executable files in PATH count",
+			files:   []file{{path: "bin/tool", content: "#!/bin/sh\n", mode: 0o644}},
+			spec:    func(s *Spec, dir string) { s.Program, s.Env = "tool", []string{"PATH=" + filepath.Join(dir, "bin")} },
+			wantErr: errOf{Kind: KindStart, Msg: "tool: not found in PATH"},
+		},
+		{
+			name:    "missing working directory",
+			spec:    func(s *Spec, dir string) { s.Program, s.Dir = "/bin/true", filepath.Join(dir, "nope") },
+			wantErr: errOf{Kind: KindStart, Msg: "/bin/true: working directory $DIR/nope not found"},
+			wantIs:  fs.ErrNotExist,
+		},
+		{
+			name:    "working directory is a file",
+			files:   []file{{path: "plain", content: "x", mode: 0o644}},
+			spec:    func(s *Spec, dir string) { s.Program, s.Dir = "/bin/true", filepath.Join(dir, "plain") },
+			wantErr: errOf{Kind: KindStart, Msg: "/bin/true: working directory $DIR/plain is not a directory"},
+		},
+		{
+			name:    "no program",
+			spec:    func(s *Spec, _ string) { s.Program = "" },
+			wantErr: errOf{Kind: KindStart, Msg: "procs: no program given"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFiles(t, dir, tc.files...)
+			s := baseSpec(dir)
+			if tc.spec != nil {
+				tc.spec(&s, dir)
+			}
+			got, err := Run(t.Context(), s)
+			if diff := cmp.Diff(Result{}, got); diff != "" {
+				t.Errorf("Run result (-want +got):\n%s", diff)
+			}
+			wantErr := tc.wantErr
+			wantErr.Msg = strings.ReplaceAll(wantErr.Msg, "$DIR", dir)
+			if diff := cmp.Diff(wantErr, describe(t, err)); diff != "" {
+				t.Errorf("Run error (-want +got):\n%s", diff)
+			}
+			if tc.wantIs != nil && !errors.Is(err, tc.wantIs) {
+				t.Errorf("errors.Is(%v, %v) = false, want true", err, tc.wantIs)
+			}
+		})
+	}
+}
+
+// procStat returns the state and process group of pid from /proc; ok is
+// false when there is no such process.
+func procStat(pid int) (state byte, pgrp int, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 3 {
+		return 0, 0, false
+	}
+	pgrp, err = strconv.Atoi(f[2])
+	if err != nil {
+		return 0, 0, false
+	}
+	return f[0][0], pgrp, true
+}
+
+// live reports whether pid is a process that has not died: zombies (Z)
+// and dead tasks (X) are dead. Orphaned zombies stay in their group until
+// PID 1 reaps them, which the init of some containers never does, so
+// kill(-pgid, 0) alone cannot tell.
+func live(pid int) bool {
+	state, _, ok := procStat(pid)
+	return ok && state != 'Z' && state != 'X'
+}
+
+// liveMembers returns the live processes of process group pgid.
+func liveMembers(t *testing.T, pgid int) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if state, pgrp, ok := procStat(pid); ok && pgrp == pgid && state != 'Z' && state != 'X' {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// checkGone checks that pgid, the pid of a program Run has returned from,
+// and its process group are gone: the program itself at once (Run reaped
+// it), the others of its group within a few seconds, since SIGKILL takes
+// effect asynchronously.
+func checkGone(t *testing.T, pgid int, others ...int) {
+	t.Helper()
+	if err := syscall.Kill(pgid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("kill(%d, 0) after Run = %v, want ESRCH: the program was not reaped", pgid, err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		left := liveMembers(t, pgid)
+		for _, pid := range others {
+			if live(pid) && !slices.Contains(left, pid) {
+				left = append(left, pid)
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, pid := range left {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			t.Fatalf("processes %v of group %d still alive 5s after Run returned", left, pgid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// leadingPids returns the numbers on the first lines of out, up to the
+// first line that is not one.
+func leadingPids(t *testing.T, out []byte) []int {
+	t.Helper()
+	var pids []int
+	for line := range strings.Lines(string(out)) {
+		pid, err := strconv.Atoi(strings.TrimSuffix(line, "\n"))
+		if err != nil {
+			break
+		}
+		pids = append(pids, pid)
+	}
+	if len(pids) == 0 {
+		t.Fatalf("stdout %.100q starts with no pid", out)
+	}
+	return pids
+}
+
+func TestRunKillsTheGroup(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		script  string // prints its pid, then the pids of its background children, one a line
+		spec    func(s *Spec)
+		ctx     func(ctx context.Context) (context.Context, context.CancelFunc) // nil: none
+		want    Result                                                          // without Stdout
+		wantErr errOf
+		wantIs  error // nil: not checked
+	}{
+		{
+			name:    "timeout",
+			script:  `echo $$; sleep 100`,
+			spec:    func(s *Spec) { s.Timeout = 500 * time.Millisecond },
+			want:    Result{ExitCode: -1, Signal: "killed"},
+			wantErr: errOf{Kind: KindTimeout, Msg: "tools/run.sh: timed out after 500ms"},
+		},
+		{
+			name: "timeout with background children",
+			script: `echo $$; sleep 1000 & echo $!
+				sleep 1000 >/dev/null 2>&1 </dev/null & echo $!
+				sleep 100`,
+			spec:    func(s *Spec) { s.Timeout = 500 * time.Millisecond },
+			want:    Result{ExitCode: -1, Signal: "killed"},
+			wantErr: errOf{Kind: KindTimeout, Msg: "tools/run.sh: timed out after 500ms"},
+		},
+		{
+			name:    "timeout of a program that ignores SIGTERM, SIGINT and SIGHUP",
+			script:  `trap '' TERM INT HUP; echo $$; sleep 1000 & echo $!; sleep 100`,
+			spec:    func(s *Spec) { s.Timeout = 500 * time.Millisecond },
+			want:    Result{ExitCode: -1, Signal: "killed"},
+			wantErr: errOf{Kind: KindTimeout, Msg: "tools/run.sh: timed out after 500ms"},
+		},
+		{
+			name:   "context canceled",
+			script: `echo $$; sleep 1000 & echo $!; sleep 100`,
+			ctx: func(ctx context.Context) (context.Context, context.CancelFunc) {
+				ctx, cancel := context.WithCancel(ctx)
+				time.AfterFunc(500*time.Millisecond, cancel)
+				return ctx, cancel
+			},
+			want:    Result{ExitCode: -1, Signal: "killed"},
+			wantErr: errOf{Kind: KindCanceled, Msg: "tools/run.sh: canceled: context canceled"},
+			wantIs:  context.Canceled,
+		},
+		{
+			name:   "context deadline before Timeout",
+			script: `echo $$; sleep 1000 & echo $!; sleep 100`,
+			spec:   func(s *Spec) { s.Timeout = time.Hour },
+			ctx: func(ctx context.Context) (context.Context, context.CancelFunc) {
+				return context.WithTimeout(ctx, 500*time.Millisecond)
+			},
+			want:    Result{ExitCode: -1, Signal: "killed"},
+			wantErr: errOf{Kind: KindCanceled, Msg: "tools/run.sh: canceled: context deadline exceeded"},
+			wantIs:  context.DeadlineExceeded,
+		},
+		{
+			name:    "overflow",
+			script:  `echo $$; sleep 1000 & echo $!; exec yes`,
+			spec:    func(s *Spec) { s.MaxStdout = 1 << 20 },
+			want:    Result{ExitCode: -1, Signal: "killed"},
+			wantErr: errOf{Kind: KindOverflow, Msg: "tools/run.sh: wrote more than 1 MiB to stdout"},
+		},
+		{
+			name:   "exit with a background child holding stdout",
+			script: `echo $$; sleep 1000 & echo $!; exit 0`,
+			want:   Result{},
+		},
+		{
+			name:    "failure with a background child",
+			script:  `echo $$; sleep 1000 >/dev/null 2>&1 </dev/null & echo $!; exit 4`,
+			want:    Result{ExitCode: 4},
+			wantErr: errOf{Kind: KindExit, Msg: "tools/run.sh: exit status 4"},
+		},
+	}
+	// Where waitid is missing, Run kills the group after reaping the
+	// program instead of before.
+	waits := []struct {
+		name     string
+		waitExit func(int) error
+	}{
+		{"waitExit", waitExit},
+		{"no waitExit", func(int) error { return errors.ErrUnsupported }},
+	}
+	for _, tc := range tests {
+		for _, w := range waits {
+			t.Run(tc.name+"/"+w.name, func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				writeFiles(t, dir, script(tc.script))
+				s := baseSpec(dir)
+				if tc.spec != nil {
+					tc.spec(&s)
+				}
+				ctx := t.Context()
+				if tc.ctx != nil {
+					var cancel context.CancelFunc
+					ctx, cancel = tc.ctx(ctx)
+					defer cancel()
+				}
+				start := time.Now()
+				got, err := run(ctx, s, w.waitExit)
+				if elapsed := time.Since(start); elapsed > bound {
+					t.Errorf("Run took %v, want less than %v", elapsed, bound)
+				}
+				pids := leadingPids(t, got.Stdout)
+				checkGone(t, pids[0], pids[1:]...)
+				if diff := cmp.Diff(tc.want, got, append(cmpResult, cmpopts.IgnoreFields(Result{}, "Stdout"))...); diff != "" {
+					t.Errorf("Run result (-want +got):\n%s", diff)
+				}
+				if s.MaxStdout > 0 && int64(len(got.Stdout)) > s.MaxStdout {
+					t.Errorf("len(Stdout) = %d, more than MaxStdout %d", len(got.Stdout), s.MaxStdout)
+				}
+				if diff := cmp.Diff(tc.wantErr, describe(t, err)); diff != "" {
+					t.Errorf("Run error (-want +got):\n%s", diff)
+				}
+				if tc.wantIs != nil && !errors.Is(err, tc.wantIs) {
+					t.Errorf("errors.Is(%v, %v) = false, want true", err, tc.wantIs)
+				}
+			})
+		}
+	}
+}
+
+// TestRunFlood is not parallel: it measures the memory allocated during
+// the run.
+func TestRunFlood(t *testing.T) {
+	tests := []struct {
+		name   string
+		script string
+		want   []byte // the first DefaultMaxStdout bytes of the flood
+	}{
+		{
+			name:   "100 MB of zeros",
+			script: `echo $$ >&2; head -c 100000000 /dev/zero`,
+			want:   make([]byte, DefaultMaxStdout),
+		},
+		{
+			name:   "yes",
+			script: `echo $$ >&2; exec yes`,
+			want:   bytes.Repeat([]byte("y\n"), DefaultMaxStdout/2),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, script(tc.script))
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			got, err := Run(t.Context(), baseSpec(dir))
+			elapsed := time.Since(start)
+			runtime.ReadMemStats(&after)
+			if elapsed > bound {
+				t.Errorf("Run took %v, want less than %v", elapsed, bound)
+			}
+			// Keeping the 4 MiB in a growing buffer allocates at most about
+			// twice that; buffering the flood would allocate 100 MB.
+			const maxAlloc = 32 << 20
+			alloc := after.TotalAlloc - before.TotalAlloc
+			t.Logf("Run allocated %d bytes", alloc)
+			if alloc > maxAlloc {
+				t.Errorf("Run allocated %d bytes, want at most %d", alloc, maxAlloc)
+			}
+			want := errOf{Kind: KindOverflow, Msg: "tools/run.sh: wrote more than 4 MiB to stdout"}
+			if diff := cmp.Diff(want, describe(t, err)); diff != "" {
+				t.Errorf("Run error (-want +got):\n%s", diff)
+			}
+			if !bytes.Equal(got.Stdout, tc.want) {
+				t.Errorf("Stdout has %d bytes, starting %.20q; want the first %d bytes of the flood",
+					len(got.Stdout), got.Stdout, len(tc.want))
+			}
+			checkGone(t, leadingPids(t, got.Stderr)[0])
+		})
+	}
+}
+
+// TestRunEscapedChild checks that a process that left the program's group
+// and holds its stdout open does not keep Run waiting: Run closes the pipe
+// after WaitDelay.
+func TestRunEscapedChild(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, script(`setsid sh -c 'echo $$ >escaped; exec sleep 1000' &
+		while [ ! -s escaped ]; do sleep 0.01; done
+		echo ok`))
+	start := time.Now()
+	got, err := Run(t.Context(), baseSpec(dir))
+	if elapsed := time.Since(start); elapsed > bound {
+		t.Errorf("Run took %v, want less than %v", elapsed, bound)
+	}
+	b, readErr := os.ReadFile(filepath.Join(dir, "escaped"))
+	if readErr != nil {
+		t.Fatal(readErr)
+	}
+	escaped := leadingPids(t, b)[0]
+	t.Cleanup(func() { _ = syscall.Kill(escaped, syscall.SIGKILL) })
+	if !live(escaped) {
+		t.Errorf("the escaped process %d is dead: the test did not test an escape", escaped)
+	}
+	if diff := cmp.Diff(Result{Stdout: []byte("ok\n")}, got, cmpResult...); diff != "" {
+		t.Errorf("Run result (-want +got):\n%s", diff)
+	}
+	if err != nil {
+		t.Errorf("Run error = %v, want nil", err)
+	}
+}
+
+func TestRunCanceledBeforeStart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, script(`touch ran`))
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	got, err := Run(ctx, baseSpec(dir))
+	if diff := cmp.Diff(Result{}, got); diff != "" {
+		t.Errorf("Run result (-want +got):\n%s", diff)
+	}
+	want := errOf{Kind: KindCanceled, Msg: "tools/run.sh: canceled: context canceled"}
+	if diff := cmp.Diff(want, describe(t, err)); diff != "" {
+		t.Errorf("Run error (-want +got):\n%s", diff)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the program ran (stat ran: %v)", err)
+	}
+}
+
+func TestCommand(t *testing.T) {
+	t.Parallel()
+	type config struct {
+		Path      string
+		Args      []string
+		Dir       string
+		Env       []string
+		EnvNil    bool
+		Stdin     bool
+		Stdout    bool
+		Stderr    bool
+		Setpgid   bool
+		Cancel    bool
+		WaitDelay time.Duration
+	}
+	tests := []struct {
+		name string
+		spec func(s *Spec, dir string)
+		want config // with "$DIR" for the temporary directory
+	}{
+		{
+			name: "path program",
+			spec: func(s *Spec, _ string) { s.Args = []string{"-v"} },
+			want: config{Path: "tools/run.sh", Args: []string{"tools/run.sh", "-v"}, Dir: "$DIR",
+				Env: []string{"PATH=/usr/bin:/bin"}, Setpgid: true, Cancel: true, WaitDelay: WaitDelay},
+		},
+		{
+			name: "program found in PATH",
+			spec: func(s *Spec, dir string) {
+				s.Program = "run.sh"
+				s.Env = []string{"PATH=" + filepath.Join(dir, "tools")}
+			},
+			want: config{Path: "$DIR/tools/run.sh", Args: []string{"run.sh"}, Dir: "$DIR",
+				Env: []string{"PATH=$DIR/tools"}, Setpgid: true, Cancel: true, WaitDelay: WaitDelay},
+		},
+		{
+			name: "stdin and nil Env",
+			spec: func(s *Spec, _ string) { s.Stdin, s.Env = []byte("x"), nil },
+			want: config{Path: "tools/run.sh", Args: []string{"tools/run.sh"}, Dir: "$DIR",
+				Env: []string{}, Stdin: true, Setpgid: true, Cancel: true, WaitDelay: WaitDelay},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFiles(t, dir, script(`echo hi`))
+			s := baseSpec(dir)
+			tc.spec(&s, dir)
+			cmd, err := Command(t.Context(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := config{
+				Path: cmd.Path, Args: cmd.Args, Dir: cmd.Dir, Env: cmd.Env, EnvNil: cmd.Env == nil,
+				Stdin: cmd.Stdin != nil, Stdout: cmd.Stdout != nil, Stderr: cmd.Stderr != nil,
+				Setpgid: cmd.SysProcAttr != nil && cmd.SysProcAttr.Setpgid,
+				Cancel:  cmd.Cancel != nil, WaitDelay: cmd.WaitDelay,
+			}
+			dirs := func(s string) string { return strings.ReplaceAll(s, "$DIR", dir) }
+			want := tc.want
+			want.Path, want.Dir = dirs(want.Path), dirs(want.Dir)
+			for i := range want.Env {
+				want.Env[i] = dirs(want.Env[i])
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Command (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCommandError(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := baseSpec(dir)
+	s.Program = "tools/missing"
+	cmd, err := Command(t.Context(), s)
+	if cmd != nil {
+		t.Errorf("Command returned a command with the error")
+	}
+	want := errOf{Kind: KindStart, Msg: "tools/missing: not found"}
+	if diff := cmp.Diff(want, describe(t, err)); diff != "" {
+		t.Errorf("Command error (-want +got):\n%s", diff)
+	}
+}
+
+// TestCommandCancelKillsTheGroup uses a command the way an MCP client
+// transport does: its own pipes, then canceling the context.
+func TestCommandCancelKillsTheGroup(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, script(`echo $$; sleep 1000 >/dev/null 2>&1 </dev/null & echo $!; cat`))
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	cmd, err := Command(ctx, baseSpec(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	buf := make([]byte, 64)
+	for bytes.Count(out, []byte("\n")) < 2 {
+		n, err := stdout.Read(buf)
+		out = append(out, buf[:n]...)
+		if err != nil {
+			t.Fatalf("reading the pids: %v (read %q)", err, out)
+		}
+	}
+	pids := leadingPids(t, out)
+	start := time.Now()
+	cancel()
+	err = cmd.Wait()
+	if elapsed := time.Since(start); elapsed > bound {
+		t.Errorf("Wait took %v after cancel, want less than %v", elapsed, bound)
+	}
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Errorf("Wait = %v, want the program killed by SIGKILL", err)
+	}
+	checkGone(t, pids[0], pids[1:]...)
+}
+
+func TestMinimalEnv(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		environ []string
+		extra   map[string]string
+		want    []string
+	}{
+		{
+			name: "keeps only the listed variables, sorted",
+			environ: []string{
+				"TERM=xterm", "SECRET_TOKEN=x", "PATH=/bin", "HOME=/h", "USER=u", "LOGNAME=u",
+				"SHELL=/bin/sh", "LANG=C.UTF-8", "LANGUAGE=en", "LC_ALL=C", "LC_TIME=de_DE",
+				"TZ=UTC", "TMPDIR=/tmp", "GOPATH=/go", "LD_PRELOAD=/evil.so", "PWD=/w", "LC_=x",
+				"XLC_ALL=y", "path=/lower",
+			},
+			want: []string{
+				"HOME=/h", "LANG=C.UTF-8", "LANGUAGE=en", "LC_ALL=C", "LC_TIME=de_DE", "LOGNAME=u",
+				"PATH=/bin", "SHELL=/bin/sh", "TERM=xterm", "TMPDIR=/tmp", "TZ=UTC", "USER=u",
+			},
+		},
+		{
+			name:    "extra wins and adds",
+			environ: []string{"PATH=/bin", "HOME=/h"},
+			extra:   map[string]string{"PATH": "/tools/bin", "API_KEY": "k", "EMPTY": ""},
+			want:    []string{"API_KEY=k", "EMPTY=", "HOME=/h", "PATH=/tools/bin"},
+		},
+		{
+			name:    "the last of a repeated variable counts",
+			environ: []string{"PATH=/first", "PATH=/last"},
+			want:    []string{"PATH=/last"},
+		},
+		{
+			name:    "values keep their = signs",
+			environ: []string{"LC_ALL=a=b"},
+			want:    []string{"LC_ALL=a=b"},
+		},
+		{
+			name:    "malformed entries and names are left out",
+			environ: []string{"PATH", "=x", ""},
+			extra:   map[string]string{"": "x", "A=B": "y"},
+			want:    []string{},
+		},
+		{
+			name: "nothing",
+			want: []string{},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := MinimalEnv(tc.environ, tc.extra)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("MinimalEnv (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestEach(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		limit int
+		n     int
+		want  int // the most calls at once
+	}{
+		{name: "one at a time", limit: 1, n: 5, want: 1},
+		{name: "limit below n", limit: 3, n: 20, want: 3},
+		{name: "limit above n", limit: 8, n: 3, want: 3},
+		{name: "limit equal to n", limit: 4, n: 4, want: 4},
+		{name: "zero limit is NumCPU", limit: 0, n: 3 * runtime.NumCPU(), want: runtime.NumCPU()},
+		{name: "negative limit is NumCPU", limit: -1, n: 3 * runtime.NumCPU(), want: runtime.NumCPU()},
+		{name: "no calls", limit: 2, n: 0, want: 0},
+	}
+	type key struct{}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.WithValue(t.Context(), key{}, "ctx")
+			var (
+				calls    = make([]atomic.Int32, tc.n)
+				current  atomic.Int32
+				most     atomic.Int32
+				full     = make(chan struct{}) // closed when want calls run at once
+				fullOnce sync.Once
+			)
+			Each(ctx, tc.limit, tc.n, func(ctx context.Context, i int) {
+				if ctx.Value(key{}) != "ctx" {
+					t.Errorf("f(%d) did not get Each's context", i)
+				}
+				calls[i].Add(1)
+				c := current.Add(1)
+				defer current.Add(-1)
+				for {
+					m := most.Load()
+					if c <= m || most.CompareAndSwap(m, c) {
+						break
+					}
+				}
+				if c == int32(tc.want) {
+					fullOnce.Do(func() { close(full) })
+				}
+				// Hold every call until want of them have run at once, so
+				// that the maximum is reached whatever the scheduling; calls
+				// after that do not wait.
+				select {
+				case <-full:
+				case <-time.After(bound):
+					t.Errorf("f(%d): %d calls never ran at once", i, tc.want)
+				}
+			})
+			if got := most.Load(); got != int32(tc.want) {
+				t.Errorf("at most %d calls at once, want %d", got, tc.want)
+			}
+			for i := range calls {
+				if got := calls[i].Load(); got != 1 {
+					t.Errorf("f(%d) called %d times, want 1", i, got)
+				}
+			}
+		})
+	}
+}
+
+func TestEachAfterCancel(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	var calls atomic.Int32
+	Each(ctx, 2, 10, func(ctx context.Context, _ int) {
+		if ctx.Err() == nil {
+			t.Error("f got a context that is not done")
+		}
+		calls.Add(1)
+	})
+	if got := calls.Load(); got != 10 {
+		t.Errorf("%d calls, want 10", got)
+	}
+}
+
+// TestRunTimeoutBeforeStart: a timeout so short that it has passed before
+// the program starts is a timeout, and the program does not run.
+func TestRunTimeoutBeforeStart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, script(`touch ran`))
+	s := baseSpec(dir)
+	s.Timeout = time.Nanosecond
+	got, err := Run(t.Context(), s)
+	if diff := cmp.Diff(Result{}, got); diff != "" {
+		t.Errorf("Run result (-want +got):\n%s", diff)
+	}
+	want := errOf{Kind: KindTimeout, Msg: "tools/run.sh: timed out after 1ns"}
+	if diff := cmp.Diff(want, describe(t, err)); diff != "" {
+		t.Errorf("Run error (-want +got):\n%s", diff)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the program ran (stat ran: %v)", err)
+	}
+}
+
+func TestKindString(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		kind Kind
+		want string
+	}{
+		{KindStart, "start"},
+		{KindTimeout, "timeout"},
+		{KindCanceled, "canceled"},
+		{KindOverflow, "overflow"},
+		{KindExit, "exit"},
+		{KindSignal, "signal"},
+		{Kind(0), "Kind(0)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.want, func(t *testing.T) {
+			t.Parallel()
+			if got := tc.kind.String(); got != tc.want {
+				t.Errorf("Kind(%d).String() = %q, want %q", int(tc.kind), got, tc.want)
+			}
+		})
+	}
+}

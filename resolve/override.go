@@ -1,0 +1,224 @@
+package resolve
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/internal/jsonv"
+	"github.com/strata-config/strata/internal/suggest"
+	"github.com/strata-config/strata/partial"
+)
+
+// Discovered is what a tool says about itself: the base of its definition.
+type Discovered struct {
+	Name        string
+	Title       string
+	Summary     string // JP's schema action gives one; others leave it empty
+	Description string
+	InputSchema *jsonv.Value
+	// OutputSchema and Annotations pass through from MCP tools.
+	OutputSchema *jsonv.Value
+	Annotations  *jsonv.Value
+}
+
+// Locator positions a problem at the layer that set a key path.
+type Locator func(e *partial.Error) *partial.Error
+
+// overrides applies a tool's configuration on top of what it discovered,
+// under the rules of DESIGN.md: the user's text replaces (with
+// {{description}} standing for the discovered one), the discovered schema
+// stays the base, and an override may tighten it but never loosen it.
+type overrides struct {
+	path   partial.Path // tools.<name>
+	locate Locator
+	errs   partial.Errors
+	forced map[string]any // parameters whose one-value enum forces them
+}
+
+func (o *overrides) fail(p partial.Path, msg, hint string) {
+	e := &partial.Error{Path: p, Msg: msg, Hint: hint}
+	if o.locate != nil {
+		e = o.locate(e)
+	}
+	o.errs = append(o.errs, e)
+}
+
+// text returns the summary and description of a tool.
+func text(d Discovered, t config.Tool) (summary, description string) {
+	desc := d.Description
+	switch {
+	case t.Summary != "":
+		summary = t.Summary
+	case d.Summary != "":
+		summary = d.Summary
+	default:
+		summary, desc = Split(d.Description)
+	}
+	if t.Description != "" {
+		description = strings.ReplaceAll(t.Description, "{{description}}", d.Description)
+	} else {
+		description = desc
+	}
+	return summary, description
+}
+
+// params applies parameter overrides to the object schema obj (whose
+// properties and required list they change). ptr is obj's JSON pointer in
+// the root schema, path the key path of the parameters table.
+func (o *overrides) params(v validator, obj *jsonv.Value, ptr string, params map[string]config.Parameter, path partial.Path, top bool) {
+	names := make([]string, 0, len(params))
+	for n := range params {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	props := obj.Get("properties")
+	for _, name := range names {
+		p := params[name]
+		pp := path.Append(name)
+		prop := props.Get(name)
+		if prop == nil {
+			known := props.Keys()
+			hint := ""
+			if s := suggest.Closest(name, known); s != "" {
+				hint = "did you mean " + s + "?"
+			} else if len(known) > 0 {
+				hint = "its parameters are " + strings.Join(known, ", ")
+			} else {
+				hint = "it takes no parameters"
+			}
+			o.fail(pp, "the tool has no parameter "+partial.Path{name}.String(), hint)
+			continue
+		}
+		o.required(obj, name, p.Required, pp)
+		forcible := ""
+		if top {
+			forcible = name
+		}
+		o.param(v, prop, ptr+pointer("properties", name), p, pp, forcible)
+	}
+}
+
+// required makes a parameter required when the override says so; it
+// refuses to make a required one optional.
+func (o *overrides) required(obj *jsonv.Value, name string, want *bool, path partial.Path) {
+	if want == nil {
+		return
+	}
+	req := obj.Get("required")
+	has := false
+	for _, r := range req.Items() {
+		if s, _ := r.Str(); s == name {
+			has = true
+		}
+	}
+	switch {
+	case *want && !has:
+		if req == nil {
+			req = jsonv.NewArray()
+			obj.Set("required", req)
+		}
+		req.Append(jsonv.MustOf(name))
+	case !*want && has:
+		o.fail(path.Append("required"), "cannot make a required parameter optional", "an override may only make parameters required; remove required = false")
+	}
+}
+
+// param applies one parameter's overrides to its schema prop, at pointer
+// ptr of the root schema. name is set for the tool's own parameters, whose
+// one-value enums force their value in calls.
+func (o *overrides) param(v validator, prop *jsonv.Value, ptr string, p config.Parameter, path partial.Path, name string) {
+	if len(p.Type) > 0 {
+		have := typesOf(prop)
+		if have == nil {
+			o.fail(path.Append("type"), "the discovered schema gives this parameter no type to narrow", "remove the type override")
+		} else if bad, ok := narrows(have, p.Type); !ok {
+			o.fail(path.Append("type"), fmt.Sprintf("cannot change the type to %s; the tool takes %s", bad, strings.Join(have, " or ")),
+				"an override may only narrow a list of types to some of them")
+		} else if len(p.Type) == 1 {
+			prop.Set("type", jsonv.MustOf(p.Type[0]))
+		} else {
+			prop.Set("type", jsonv.MustOf([]string(p.Type)))
+		}
+	}
+	if len(p.Enum) > 0 {
+		o.enum(v, prop, ptr, p.Enum, path.Append("enum"), name)
+	}
+	if p.Default != nil {
+		if err := v.check(p.Default, ptr); err != nil {
+			o.fail(path.Append("default"), fmt.Sprintf("the default %s does not fit the parameter's schema: %v", jsonv.MustOf(p.Default), err), "give a default the tool accepts")
+		} else {
+			prop.Set("default", jsonv.MustOf(p.Default))
+		}
+	}
+	switch {
+	case p.Description != "":
+		discovered, _ := prop.Get("description").Str()
+		d := strings.ReplaceAll(p.Description, "{{description}}", discovered)
+		if p.Summary != "" && !strings.HasPrefix(d, p.Summary) {
+			d = p.Summary + "\n\n" + d
+		}
+		prop.Set("description", jsonv.MustOf(d))
+	case p.Summary != "":
+		prop.Set("description", jsonv.MustOf(p.Summary))
+	}
+	if len(p.Examples) > 0 {
+		prop.Set("examples", jsonv.MustOf(p.Examples))
+	}
+	if p.Items != nil {
+		items := prop.Get("items")
+		if items == nil || items.Kind() != jsonv.Object {
+			o.fail(path.Append("items"), "the parameter has no items schema to override", "items overrides apply to array parameters")
+		} else {
+			o.param(v, items, ptr+"/items", *p.Items, path.Append("items"), "")
+		}
+	}
+	if len(p.Properties) > 0 {
+		if prop.Get("properties") == nil {
+			o.fail(path.Append("properties"), "the parameter has no properties to override", "properties overrides apply to object parameters")
+		} else {
+			o.params(v, prop, ptr, p.Properties, path.Append("properties"), false)
+		}
+	}
+}
+
+// enum narrows a parameter's allowed values: a subset of a discovered
+// enum, or values the schema accepts. One value forces it.
+func (o *overrides) enum(v validator, prop *jsonv.Value, ptr string, values []any, path partial.Path, name string) {
+	if have := prop.Get("enum"); have != nil {
+		var allowed []string
+		for _, a := range have.Items() {
+			allowed = append(allowed, a.String())
+		}
+		for _, x := range values {
+			found := false
+			for _, a := range have.Items() {
+				if jsonv.Equal(a, jsonv.MustOf(x)) {
+					found = true
+				}
+			}
+			if !found {
+				o.fail(path, fmt.Sprintf("%s is not one of the tool's values (%s)", jsonv.MustOf(x), strings.Join(allowed, ", ")), "an override may only narrow an enum to some of its values")
+				return
+			}
+		}
+	} else {
+		for _, x := range values {
+			if err := v.check(x, ptr); err != nil {
+				o.fail(path, fmt.Sprintf("%s does not fit the parameter's schema: %v", jsonv.MustOf(x), err), "list values the tool accepts")
+				return
+			}
+		}
+	}
+	prop.Set("enum", jsonv.MustOf(values))
+	if len(values) == 1 {
+		prop.Set("default", jsonv.MustOf(values[0]))
+		if name != "" {
+			if o.forced == nil {
+				o.forced = map[string]any{}
+			}
+			o.forced[name] = values[0]
+		}
+	}
+}

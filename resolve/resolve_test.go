@@ -1,0 +1,606 @@
+package resolve_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/internal/layertest"
+	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/resolve"
+)
+
+var jptools string // the built fixture binary
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "jptools")
+	if err != nil {
+		panic(err)
+	}
+	jptools = filepath.Join(dir, "jptools")
+	if out, err := exec.Command("go", "build", "-o", jptools, "../fixtures/jptools").CombinedOutput(); err != nil {
+		panic(fmt.Sprintf("building jptools: %v\n%s", err, out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var (
+	fixtures, _ = filepath.Abs("../fixtures")
+	environ     = []string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent"}
+)
+
+// configOf decodes a layer and finalizes it; JPTOOLS in it stands for the
+// built binary.
+func configOf(t *testing.T, src string) config.Config {
+	t.Helper()
+	p := layertest.MustDecode(t, "test.toml", strings.ReplaceAll(src, "JPTOOLS", jptools), partial.TOML)
+	c, err := config.Finalize(&p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func resolveIn(t *testing.T, r resolve.Resolver, src string) (*resolve.Catalog, error) {
+	t.Helper()
+	if r.Root == "" {
+		r.Root = t.TempDir()
+	}
+	if r.Environ == nil {
+		r.Environ = environ
+	}
+	return r.Resolve(context.Background(), configOf(t, src))
+}
+
+func errLines(err error) []string {
+	var out []string
+	for _, e := range partial.All(err) {
+		out = append(out, e.Error())
+	}
+	return out
+}
+
+func schemaOf(t *testing.T, c *resolve.Catalog, name string) string {
+	t.Helper()
+	d, ok := c.Tool(name)
+	if !ok {
+		t.Fatalf("no tool %s in %v", name, c.Tools)
+	}
+	return d.InputSchema.String()
+}
+
+func TestSchemaAction(t *testing.T) {
+	c, err := resolveIn(t, resolve.Resolver{}, `
+[tools.count_lines]
+source = "local"
+command = "JPTOOLS {{tool}} {{context}}"
+
+[tools.grep]
+source = "local.search_text"
+command = "JPTOOLS {{tool}} {{context}}"
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := c.Tool("count_lines")
+	if d.Summary != "Count the lines of a file in the workspace." || d.Call.Protocol != resolve.ProtocolJP || d.Call.Tool != "count_lines" {
+		t.Errorf("count_lines: %+v", d)
+	}
+	want := `{"type":"object","properties":{"case_sensitive":{"type":"boolean","default":false,"description":"Whether letter case must match."},"max_results":{"type":"integer","description":"Most matches to report.\n\nMost matches to report; the search stops there and says so.","default":100},"path":{"type":"string","default":".","description":"File or directory to search, relative to the workspace root."},"pattern":{"type":"string","description":"Regular expression to search for.\n\nRegular expression in RE2 syntax, matched against each line."}},"required":["pattern"]}`
+	if got := schemaOf(t, c, "grep"); got != want {
+		t.Errorf("a parameter without a default is required, the others not:\n got %s\nwant %s", got, want)
+	}
+	if d, _ := c.Tool("grep"); d.Source != "local.search_text" || d.Call.Tool != "search_text" {
+		t.Errorf("renamed tool: source %q, upstream %q", d.Source, d.Call.Tool)
+	}
+}
+
+func TestSchemaActionMissingTool(t *testing.T) {
+	_, err := resolveIn(t, resolve.Resolver{}, `
+[tools.nope]
+source = "local"
+command = "JPTOOLS {{tool}} {{context}}"
+`)
+	want := []string{`tools.nope.source: the program describes no tool named nope; it offers count_lines, fs_modify_file, search_text; pick one with source = "local.<tool>"`}
+	if diff := cmp.Diff(want, errLines(err)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestConfigDefinedTool: parameters with types define the schema, and the
+// command is never run to ask for one.
+func TestConfigDefinedTool(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	c, err := resolveIn(t, resolve.Resolver{}, `
+[tools.commit]
+source = "local"
+command = "touch `+marker+`"
+description = "Commit the staged changes. Uses git."
+
+[tools.commit.parameters.message]
+type = "string"
+required = true
+description = "The commit message."
+
+[tools.commit.parameters.amend]
+type = "boolean"
+default = false
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the command ran to describe a tool the config defines")
+	}
+	want := `{"type":"object","properties":{"amend":{"type":"boolean","default":false},"message":{"type":"string","description":"The commit message."}},"required":["message"]}`
+	if got := schemaOf(t, c, "commit"); got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+	if d, _ := c.Tool("commit"); d.Summary != "Commit the staged changes." || d.Description != "Uses git." {
+		t.Errorf("summary %q, description %q", d.Summary, d.Description)
+	}
+}
+
+// describeDir writes executables into a new directory and returns it.
+func describeDir(t *testing.T, scripts map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range scripts {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func describing(name, description, params string) string {
+	return fmt.Sprintf("if [ \"$1\" = --describe ]; then echo '{\"name\":\"%s\",\"description\":\"%s\",\"parameters\":%s}'; exit 0; fi\necho ran\n", name, description, params)
+}
+
+// TestOverrideRules applies every override rule to a discovered schema,
+// and every violation.
+func TestOverrideRules(t *testing.T) {
+	params := `{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{` +
+		`"path":{"type":"string","format":"uri-reference","minLength":1,"description":"Where."},` +
+		`"mode":{"type":["string","null"],"enum":["a","b","c"]},` +
+		`"count":{"type":"number","minimum":0,"maximum":10},` +
+		`"tags":{"type":"array","items":{"type":"string","enum":["x","y"]}},` +
+		`"opts":{"type":"object","properties":{"deep":{"type":"boolean"}}},` +
+		`"ref":{"$ref":"#/$defs/level"},` +
+		`"any":{"anyOf":[{"type":"string"},{"type":"integer"}]}` +
+		`},"required":["path"],"$defs":{"level":{"type":"integer","enum":[1,2,3]}}}`
+	dir := describeDir(t, map[string]string{"tool.sh": describing("tool", "Do a thing. Carefully, e.g. slowly.", params)})
+	tests := []struct {
+		name    string
+		toml    string
+		schema  string // "" to skip
+		summary string
+		desc    string
+		errs    []string
+	}{
+		{name: "no overrides keeps the schema byte for byte", schema: params, summary: "Do a thing.", desc: "Carefully, e.g. slowly."},
+		{name: "text", toml: `summary = "Short."` + "\n" + `description = "Before. {{description}} After."`, summary: "Short.", desc: "Before. Do a thing. Carefully, e.g. slowly. After."},
+		{name: "required tightens", toml: "[tools.tool.parameters.count]\nrequired = true", schema: strings.Replace(params, `"required":["path"]`, `"required":["path","count"]`, 1)},
+		{name: "required cannot loosen", toml: "[tools.tool.parameters.path]\nrequired = false", errs: []string{"tools.tool.parameters.path.required: cannot make a required parameter optional; an override may only make parameters required; remove required = false"}},
+		{name: "type narrows", toml: "[tools.tool.parameters.mode]\ntype = \"string\"", schema: strings.Replace(params, `"type":["string","null"]`, `"type":"string"`, 1)},
+		{name: "integer narrows number", toml: "[tools.tool.parameters.count]\ntype = \"integer\"", schema: strings.Replace(params, `"count":{"type":"number"`, `"count":{"type":"integer"`, 1)},
+		{name: "type cannot change", toml: "[tools.tool.parameters.path]\ntype = \"integer\"", errs: []string{"tools.tool.parameters.path.type: cannot change the type to integer; the tool takes string; an override may only narrow a list of types to some of them"}},
+		{name: "no type to narrow", toml: "[tools.tool.parameters.any]\ntype = \"string\"", errs: []string{"tools.tool.parameters.any.type: the discovered schema gives this parameter no type to narrow; remove the type override"}},
+		{name: "enum shrinks", toml: "[tools.tool.parameters.mode]\nenum = [\"a\", \"c\"]", schema: strings.Replace(params, `"enum":["a","b","c"]`, `"enum":["a","c"]`, 1)},
+		{name: "enum cannot grow", toml: "[tools.tool.parameters.mode]\nenum = [\"a\", \"z\"]", errs: []string{`tools.tool.parameters.mode.enum: "z" is not one of the tool's values ("a", "b", "c"); an override may only narrow an enum to some of its values`}},
+		{name: "enum on a free value must fit", toml: "[tools.tool.parameters.count]\nenum = [1, 20]", errs: []string{"tools.tool.parameters.count.enum: 20 does not fit the parameter's schema: maximum: got 20, want 10; list values the tool accepts"}},
+		{name: "one-value enum forces", toml: "[tools.tool.parameters.mode]\nenum = [\"b\"]", schema: strings.Replace(params, `"enum":["a","b","c"]}`, `"enum":["b"],"default":"b"}`, 1)},
+		{name: "default must validate", toml: "[tools.tool.parameters.count]\ndefault = 11", errs: []string{"tools.tool.parameters.count.default: the default 11 does not fit the parameter's schema: maximum: got 11, want 10; give a default the tool accepts"}},
+		{name: "default through $ref", toml: "[tools.tool.parameters.ref]\ndefault = 4", errs: []string{"tools.tool.parameters.ref.default: the default 4 does not fit the parameter's schema: value must be one of 1, 2, 3; give a default the tool accepts"}},
+		{name: "default of the right type", toml: "[tools.tool.parameters.ref]\ndefault = 2", schema: strings.Replace(params, `"ref":{"$ref":"#/$defs/level"}`, `"ref":{"$ref":"#/$defs/level","default":2}`, 1)},
+		{name: "default checks format", toml: "[tools.tool.parameters.path]\ndefault = \"\"", errs: []string{"tools.tool.parameters.path.default: the default \"\" does not fit the parameter's schema: minLength: got 0, want 1; give a default the tool accepts"}},
+		{name: "items", toml: "[tools.tool.parameters.tags.items]\nenum = [\"x\"]", schema: strings.Replace(params, `"items":{"type":"string","enum":["x","y"]}`, `"items":{"type":"string","enum":["x"],"default":"x"}`, 1)},
+		{name: "nested properties", toml: "[tools.tool.parameters.opts.properties.deep]\nrequired = true\ndescription = \"Go deep.\"", schema: strings.Replace(params, `"properties":{"deep":{"type":"boolean"}}}`, `"properties":{"deep":{"type":"boolean","description":"Go deep."}},"required":["deep"]}`, 1)},
+		{name: "description with the discovered one", toml: "[tools.tool.parameters.path]\ndescription = \"{{description}} Relative.\"", schema: strings.Replace(params, `"description":"Where."`, `"description":"Where. Relative."`, 1)},
+		{name: "unknown parameter", toml: "[tools.tool.parameters.pth]\nrequired = true", errs: []string{"tools.tool.parameters.pth: the tool has no parameter pth; did you mean path?"}},
+		{name: "items on a non-array", toml: "[tools.tool.parameters.path.items]\nenum = [\"x\"]", errs: []string{"tools.tool.parameters.path.items: the parameter has no items schema to override; items overrides apply to array parameters"}},
+		{name: "every violation at once", toml: "[tools.tool.parameters.path]\nrequired = false\ntype = \"integer\"\n[tools.tool.parameters.count]\ndefault = -1", errs: []string{
+			"tools.tool.parameters.count.default: the default -1 does not fit the parameter's schema: minimum: got -1, want 0; give a default the tool accepts",
+			"tools.tool.parameters.path.required: cannot make a required parameter optional; an override may only make parameters required; remove required = false",
+			"tools.tool.parameters.path.type: cannot change the type to integer; the tool takes string; an override may only narrow a list of types to some of them",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			toml := "[discover]\ndirs = [\"" + dir + "\"]\n[tools.tool]\n" + tt.toml + "\n"
+			c, err := resolveIn(t, resolve.Resolver{}, toml)
+			if tt.errs != nil {
+				if diff := cmp.Diff(tt.errs, errLines(err)); diff != "" {
+					t.Fatalf("problems (-want +got):\n%s", diff)
+				}
+				if _, ok := c.Tool("tool"); ok {
+					t.Error("a tool with a violation was kept")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.schema != "" {
+				if got := schemaOf(t, c, "tool"); got != tt.schema {
+					t.Errorf("schema\n got %s\nwant %s", got, tt.schema)
+				}
+			}
+			d, _ := c.Tool("tool")
+			if tt.summary != "" && d.Summary != tt.summary {
+				t.Errorf("summary %q, want %q", d.Summary, tt.summary)
+			}
+			if tt.desc != "" && d.Description != tt.desc {
+				t.Errorf("description %q, want %q", d.Description, tt.desc)
+			}
+		})
+	}
+}
+
+func TestForcedValue(t *testing.T) {
+	dir := describeDir(t, map[string]string{"w.sh": describing("w", "W.", `{"type":"object","properties":{"unit":{"type":"string","enum":["c","f"]}}}`)})
+	c, err := resolveIn(t, resolve.Resolver{}, "[discover]\ndirs = [\""+dir+"\"]\n[tools.w.parameters.unit]\nenum = [\"c\"]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := c.Tool("w")
+	if diff := cmp.Diff(map[string]any{"unit": "c"}, d.Call.Forced); diff != "" {
+		t.Errorf("forced (-want +got):\n%s", diff)
+	}
+}
+
+// TestFaults resolves the fault fixtures: each misbehaving executable is
+// skipped with a diagnostic, and the well-behaved ones still resolve.
+func TestFaults(t *testing.T) {
+	start := time.Now()
+	c, err := resolveIn(t, resolve.Resolver{Timeout: 2 * time.Second}, `[discover]
+dirs = ["`+filepath.Join(fixtures, "faults")+`", "`+filepath.Join(t.TempDir(), "missing")+`"]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("resolving took %v: a fault held it up", took)
+	}
+	var names []string
+	for _, d := range c.Tools {
+		names = append(names, d.Name)
+	}
+	if diff := cmp.Diff([]string{"ok", "slow"}, names); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	got := strings.Join(errLines(c.Warnings), "\n")
+	for _, want := range []string{
+		"badshape.sh: the answer has no name",
+		"crash.sh: killed by signal",
+		"exit1.sh: exit status 1: exit1: cannot describe: missing dependency foo",
+		"flood.sh: wrote more than 4 MiB to stdout",
+		"fork.sh: timed out after 2s",
+		"garbage.sh: the answer is not JSON",
+		"hang.sh: timed out after 2s",
+		"missing: no such file or directory; no tools from it",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no warning saying %q in:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "not_executable") {
+		t.Errorf("a file that is not executable was run:\n%s", got)
+	}
+}
+
+// TestMissingCommand: a configured tool whose program does not exist fails
+// alone; the others resolve.
+func TestMissingCommand(t *testing.T) {
+	c, err := resolveIn(t, resolve.Resolver{}, `
+[tools.gone]
+source = "local"
+command = "/nonexistent/tool {{tool}}"
+
+[tools.count_lines]
+source = "local"
+command = "JPTOOLS {{tool}} {{context}}"
+`)
+	if len(c.Tools) != 1 || c.Tools[0].Name != "count_lines" {
+		t.Errorf("tools: %v", c.Tools)
+	}
+	want := []string{"tools.gone.command: cannot get the tool's schema: /nonexistent/tool: not found; make the program answer the schema action, or give the parameters in the config"}
+	if diff := cmp.Diff(want, errLines(err)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestTemplates(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "args")
+	_, err := resolveIn(t, resolve.Resolver{}, `
+[tools.t]
+source = "local"
+command = { program = "/bin/sh", args = ["-c", "printf '%s|' \"$@\" > `+out+`; exit 1", "sh", "{{tool.name}}", "{{context.action}}", "{{tool.options}}", "x{{tool.name}}y"] }
+options.level = 3
+`)
+	if err == nil {
+		t.Fatal("the tool answered nothing, yet resolved")
+	}
+	b, rerr := os.ReadFile(out)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if got, want := string(b), `t|schema|{"level":3}|xty|`; got != want {
+		t.Errorf("rendered arguments %q, want %q", got, want)
+	}
+	_, err = resolveIn(t, resolve.Resolver{}, "[tools.t]\nsource = \"local\"\ncommand = \"x {{tool.nme}}\"\n")
+	if want := "tools.t.command: unknown template value {{tool.nme}}; did you mean {{tool.name}}?"; strings.Join(errLines(err), "\n") != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
+// counting returns a directory of n describing scripts that log each run
+// to log.
+func counting(t *testing.T, n int, log string) string {
+	scripts := map[string]string{}
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("t%03d", i)
+		scripts[name+".sh"] = "echo run >> " + log + "\n" + describing(name, "Tool "+name+".", `{"type":"object","properties":{}}`)
+	}
+	return describeDir(t, scripts)
+}
+
+func runs(t *testing.T, log string) int {
+	b, err := os.ReadFile(log)
+	if err != nil {
+		return 0
+	}
+	return strings.Count(string(b), "run\n")
+}
+
+func TestCache(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "log")
+	dir := counting(t, 5, log)
+	cache := &resolve.Cache{Dir: t.TempDir()}
+	src := "[discover]\ndirs = [\"" + dir + "\"]\n"
+	cold, err := resolveIn(t, resolve.Resolver{Cache: cache}, src)
+	if err != nil || runs(t, log) != 5 {
+		t.Fatalf("cold: %v, %d runs", err, runs(t, log))
+	}
+	t.Run("hit runs nothing", func(t *testing.T) {
+		warm, err := resolveIn(t, resolve.Resolver{Cache: cache}, src)
+		if err != nil || runs(t, log) != 5 {
+			t.Fatalf("warm: %v, %d runs", err, runs(t, log))
+		}
+		if warm.Fingerprint != cold.Fingerprint {
+			t.Error("the cached catalog differs")
+		}
+	})
+	t.Run("offline uses the cache", func(t *testing.T) {
+		if _, err := resolveIn(t, resolve.Resolver{Cache: cache, Offline: true}, src); err != nil || runs(t, log) != 5 {
+			t.Fatalf("offline: %v, %d runs", err, runs(t, log))
+		}
+	})
+	t.Run("refresh runs again", func(t *testing.T) {
+		if _, err := resolveIn(t, resolve.Resolver{Cache: cache, Refresh: true}, src); err != nil || runs(t, log) != 10 {
+			t.Fatalf("refresh: %v, %d runs", err, runs(t, log))
+		}
+	})
+	t.Run("a changed program misses", func(t *testing.T) {
+		p := filepath.Join(dir, "t000.sh")
+		b, _ := os.ReadFile(p)
+		if err := os.WriteFile(p, append(b, []byte("\n# changed\n")...), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		before := runs(t, log)
+		if _, err := resolveIn(t, resolve.Resolver{Cache: cache}, src); err != nil || runs(t, log) != before+1 {
+			t.Fatalf("changed: %v, %d runs after %d", err, runs(t, log), before)
+		}
+	})
+	t.Run("corrupt entries are rebuilt", func(t *testing.T) {
+		entries, _ := filepath.Glob(filepath.Join(cache.Dir, "*.json"))
+		for i, e := range entries {
+			switch i % 3 {
+			case 0:
+				os.WriteFile(e, []byte(`{"version":1,"key":"`), 0o644) // truncated
+			case 1:
+				os.WriteFile(e, []byte("\x00\x01garbage"), 0o644)
+			case 2:
+				os.WriteFile(e, []byte(`{"version":1,"key":"someone else","answer":{}}`), 0o644)
+			}
+		}
+		before := runs(t, log)
+		c, err := resolveIn(t, resolve.Resolver{Cache: cache}, src)
+		if err != nil || len(c.Tools) != 5 || runs(t, log) != before+5 {
+			t.Fatalf("corrupt: %v, %d tools, %d runs after %d", err, len(c.Tools), runs(t, log), before)
+		}
+		if _, err := resolveIn(t, resolve.Resolver{Cache: cache}, src); err != nil || runs(t, log) != before+5 {
+			t.Fatalf("after rebuilding: %v, %d runs", err, runs(t, log))
+		}
+	})
+	t.Run("offline without the answer", func(t *testing.T) {
+		c, err := resolveIn(t, resolve.Resolver{Cache: &resolve.Cache{Dir: t.TempDir()}, Offline: true}, src)
+		if err != nil || len(c.Tools) != 0 || !strings.Contains(strings.Join(errLines(c.Warnings), "\n"), "is not in the cache, and offline mode runs nothing") {
+			t.Fatalf("offline with an empty cache: %v, %v, %v", err, c.Tools, c.Warnings)
+		}
+	})
+}
+
+// TestCacheConcurrentWriters runs two processes that fill the same cache
+// at once; every entry they leave reads back whole.
+func TestCacheConcurrentWriters(t *testing.T) {
+	if os.Getenv("STRATA_CACHE_WRITER") != "" {
+		return // the child's part is in TestCacheWriterChild
+	}
+	log := filepath.Join(t.TempDir(), "log")
+	dir := counting(t, 40, log)
+	cacheDir := t.TempDir()
+	var cmds []*exec.Cmd
+	for i := 0; i < 2; i++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCacheWriterChild$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "STRATA_CACHE_WRITER="+cacheDir, "STRATA_CACHE_DIRS="+dir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("a writer failed: %v", err)
+		}
+	}
+	entries, _ := filepath.Glob(filepath.Join(cacheDir, "*.json"))
+	if len(entries) != 40 {
+		t.Fatalf("%d entries, want 40", len(entries))
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(cacheDir, "*.tmp"))
+	if len(leftovers) != 0 {
+		t.Errorf("temporary files left: %v", leftovers)
+	}
+	before := runs(t, log)
+	c, err := resolveIn(t, resolve.Resolver{Cache: &resolve.Cache{Dir: cacheDir}}, "[discover]\ndirs = [\""+dir+"\"]\n")
+	if err != nil || len(c.Tools) != 40 || runs(t, log) != before {
+		t.Fatalf("reading what both wrote: %v, %d tools, %d runs after %d", err, len(c.Tools), runs(t, log), before)
+	}
+}
+
+// TestCacheWriterChild is one writer of TestCacheConcurrentWriters.
+func TestCacheWriterChild(t *testing.T) {
+	cacheDir := os.Getenv("STRATA_CACHE_WRITER")
+	if cacheDir == "" {
+		t.Skip("run by TestCacheConcurrentWriters")
+	}
+	for i := 0; i < 3; i++ {
+		_, err := resolveIn(t, resolve.Resolver{Cache: &resolve.Cache{Dir: cacheDir}, Refresh: true}, "[discover]\ndirs = [\""+os.Getenv("STRATA_CACHE_DIRS")+"\"]\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestParallel checks that discovery runs at once, up to the bound.
+func TestParallel(t *testing.T) {
+	scripts := map[string]string{}
+	for i := 0; i < 8; i++ {
+		scripts[fmt.Sprintf("s%d.sh", i)] = "sleep 0.5\n" + describing(fmt.Sprintf("s%d", i), "S.", `{}`)
+	}
+	dir := describeDir(t, scripts)
+	start := time.Now()
+	c, err := resolveIn(t, resolve.Resolver{Parallel: 8}, "[discover]\ndirs = [\""+dir+"\"]\n")
+	if err != nil || len(c.Tools) != 8 {
+		t.Fatalf("%v, %d tools", err, len(c.Tools))
+	}
+	if took := time.Since(start); took > 3500*time.Millisecond {
+		t.Errorf("8 runs of 0.5s took %v: they did not run at once (%d CPUs)", took, runtime.NumCPU())
+	}
+}
+
+type deny struct{}
+
+func (deny) Allow(path partial.Path, program string) (bool, string) {
+	return false, "not trusted"
+}
+
+func TestTrustHoldsBack(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "log")
+	dir := counting(t, 2, log)
+	c, err := resolveIn(t, resolve.Resolver{Trust: deny{}}, `
+[discover]
+dirs = ["`+dir+`"]
+
+[tools.count_lines]
+source = "local"
+command = "JPTOOLS {{tool}} {{context}}"
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Tools) != 0 || runs(t, log) != 0 {
+		t.Fatalf("held back tools ran: %v, %d runs", c.Tools, runs(t, log))
+	}
+	want := []string{
+		"held back: discover.dirs.0: 2 executables of " + dir + " (t000.sh, t001.sh): not trusted",
+		"held back: tools.count_lines.command: not trusted",
+	}
+	if diff := cmp.Diff(want, errLines(c.Warnings)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestDisabledToolsAreLeftOut(t *testing.T) {
+	dir := describeDir(t, map[string]string{"a.sh": describing("a", "A.", `{}`), "b.sh": describing("b", "B.", `{}`)})
+	c, err := resolveIn(t, resolve.Resolver{}, "[discover]\ndirs = [\""+dir+"\"]\n[tools.b]\nenable = false\n")
+	if err != nil || len(c.Tools) != 1 || c.Tools[0].Name != "a" {
+		t.Fatalf("%v %v", err, c.Tools)
+	}
+	c, err = resolveIn(t, resolve.Resolver{}, "[discover]\ndirs = [\""+dir+"\"]\n[tools.'*']\nenable = \"explicit\"\n[tools.b]\nenable = true\n")
+	if err != nil || len(c.Tools) != 1 || c.Tools[0].Name != "b" {
+		t.Fatalf("%v %v", err, c.Tools)
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	dir := describeDir(t, map[string]string{"a.sh": describing("a", "A.", `{"type":"object","properties":{"x":{"type":"string"}}}`)})
+	src := "[discover]\ndirs = [\"" + dir + "\"]\n"
+	a, _ := resolveIn(t, resolve.Resolver{}, src)
+	b, _ := resolveIn(t, resolve.Resolver{Root: t.TempDir()}, src)
+	if a.Fingerprint != b.Fingerprint {
+		t.Error("the same catalog gave two fingerprints")
+	}
+	for _, change := range []string{"[tools.a]\ndescription = \"Other.\"", "[tools.a.parameters.x]\nrequired = true", "[tools.a]\nrun = \"skip\""} {
+		c, err := resolveIn(t, resolve.Resolver{}, src+change)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Fingerprint == a.Fingerprint {
+			t.Errorf("%q did not change the fingerprint", change)
+		}
+	}
+}
+
+func TestExport(t *testing.T) {
+	dir := describeDir(t, map[string]string{"a.sh": describing("a", "Short. Long text.", `{"type":"object","properties":{"x":{"type":"string"}}}`)})
+	c, err := resolveIn(t, resolve.Resolver{}, "[discover]\ndirs = [\""+dir+"\"]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		format resolve.Format
+		want   string
+	}{
+		{resolve.FormatOpenAI, `[{"type":"function","function":{"name":"a","description":"Short.\n\nLong text.","parameters":{"type":"object","properties":{"x":{"type":"string"}}}}}]`},
+		{resolve.FormatAnthropic, `[{"name":"a","description":"Short.\n\nLong text.","input_schema":{"type":"object","properties":{"x":{"type":"string"}}}}]`},
+		{resolve.FormatMCP, `{"tools":[{"name":"a","description":"Short.\n\nLong text.","inputSchema":{"type":"object","properties":{"x":{"type":"string"}}}}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.format), func(t *testing.T) {
+			b, err := c.Export(tt.format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var compact strings.Builder
+			var v any
+			json.Unmarshal(b, &v)
+			enc := json.NewEncoder(&compact)
+			enc.SetEscapeHTML(false)
+			enc.Encode(v)
+			var want any
+			json.Unmarshal([]byte(tt.want), &want)
+			if diff := cmp.Diff(want, v); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	bad := &resolve.Catalog{Tools: []resolve.Definition{{Name: "has space", Source: "local"}, {Name: strings.Repeat("x", 65), Source: "local"}, {Name: "dotted.name", Source: "mcp.s.t"}}}
+	if _, err := bad.Export(resolve.FormatOpenAI); len(errLines(err)) != 3 {
+		t.Errorf("OpenAI names: %v", err)
+	}
+	if _, err := bad.Export(resolve.FormatMCP); len(errLines(err)) != 1 || !strings.Contains(err.Error(), `"has space" is not a valid tool name for mcp`) {
+		t.Errorf("MCP names: %v", err)
+	}
+}
