@@ -84,6 +84,7 @@ type MCPServer struct {
 	StartupTimeoutSec float64           `toml:"startup_timeout_sec"`
 	ToolTimeoutSec    float64           `toml:"tool_timeout_sec"`
 	Checksum          string            `toml:"checksum"`
+	Expose            Expose            `toml:"expose"`
 }
 
 // Default timeouts of an MCP server.

@@ -63,6 +63,7 @@ type MCPServerPartial struct {
 	StartupTimeoutSec partial.Value[float64]             `toml:"startup_timeout_sec" doc:"Seconds to wait for the server to start (default 10)."`
 	ToolTimeoutSec    partial.Value[float64]             `toml:"tool_timeout_sec" doc:"Seconds a tool call may take (default 60)."`
 	Checksum          partial.Value[string]              `toml:"checksum" doc:"sha256:<hex> of the server's program, to trust it in untrusted workspaces."`
+	Expose            partial.Value[Expose]              `toml:"expose" doc:"Tools of the server that join the catalog under their own names: \"all\", \"none\" (the default) or a list."`
 }
 
 // DiscoverPartial is the partial twin of [Discover].

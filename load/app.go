@@ -48,6 +48,10 @@ type App[P, R any] struct {
 	// Provenance indexes, while loading, which layers mention each field,
 	// for Result.Explain (which works without it, by search).
 	Provenance bool
+	// MCPServers is where the host keeps MCP servers (mcp_servers for
+	// strata's own model). When set, files in the formats other tools keep
+	// servers in are read as layers of servers: see Foreign.
+	MCPServers partial.Path
 }
 
 // Kind is the kind of a layer's source.
@@ -98,7 +102,10 @@ type Result[P, R any] struct {
 	// Probes are the files looked for, in order, found or not.
 	Probes []Probe
 	// Root is the workspace root, or "" outside a workspace.
-	Root     string
+	Root string
+	// Warnings are problems that left something out without failing the
+	// load: a server in another tool's file that strata cannot start.
+	Warnings partial.Errors
 	defaults R
 	index    *index // with App.Provenance: which layers mention each path
 }
@@ -252,6 +259,10 @@ func (r *reader[P, R]) push(l Layer[P]) {
 	merge.Into(r.merged, l.Partial)
 }
 
+func (r *reader[P, R]) warn(e *partial.Error) {
+	r.res.Warnings = append(r.res.Warnings, e)
+}
+
 func (r *reader[P, R]) add(err error) {
 	if err != nil {
 		r.errs = append(r.errs, partial.All(err)...)
@@ -286,8 +297,13 @@ func (r *reader[P, R]) cfg(ctx context.Context, n int, arg string) {
 		}
 		r.merged = new(P)
 		return
-	case isFileArg(arg):
-		r.file(ctx, KindCfg, arg, nil)
+	}
+	if f, path, ok := foreignPrefix(arg); ok {
+		r.file(ctx, KindCfg, path, nil, f)
+		return
+	}
+	if isFileArg(arg) {
+		r.file(ctx, KindCfg, arg, nil, "")
 		return
 	}
 	a, err := assign.Parse(arg)

@@ -42,15 +42,16 @@ func (r *reader[P, R]) probeFile(ctx context.Context, kind Kind, base string) {
 	switch len(found) {
 	case 0:
 	case 1:
-		r.file(ctx, kind, found[0], nil)
+		r.file(ctx, kind, found[0], nil, "")
 	default:
 		r.add(&partial.Error{Source: found[0], Msg: "another layer file is in the same place: " + strings.Join(found[1:], ", "), Hint: "keep one of them"})
 	}
 }
 
 // file reads a layer file and the files it extends, adding their layers in
-// order. chain lists the files whose extends led here.
-func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain []string) {
+// order. chain lists the files whose extends led here; f names a foreign
+// format the file is in, or is empty to recognise one.
+func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain []string, f Foreign) {
 	if err := ctx.Err(); err != nil {
 		r.add(err)
 		return
@@ -84,6 +85,23 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 	if err != nil {
 		r.add(err)
 		return
+	}
+	if f == "" && r.app.MCPServers != nil {
+		f = detectForeign(d)
+	}
+	if f != "" {
+		if r.app.MCPServers == nil {
+			r.add(&partial.Error{Source: path, Msg: fmt.Sprintf("this application does not read %s files", f)})
+			return
+		}
+		warnings, err := d.foreign(f, r.app.MCPServers)
+		if err != nil {
+			r.add(err)
+			return
+		}
+		for _, w := range warnings {
+			r.warn(w)
+		}
 	}
 	exts, err := d.extends()
 	if err != nil {
@@ -122,7 +140,7 @@ func (r *reader[P, R]) extend(ctx context.Context, kind Kind, d *Document, e ext
 			r.add(d.errAt(e.node, e.at, "extends a missing file "+pattern+" ("+chainText(chain)+")", "the path is relative to "+d.Name()))
 			return
 		}
-		r.file(ctx, kind, pattern, chain)
+		r.file(ctx, kind, pattern, chain, e.format)
 		return
 	}
 	matches, err := filepath.Glob(pattern)
@@ -136,7 +154,7 @@ func (r *reader[P, R]) extend(ctx context.Context, kind Kind, d *Document, e ext
 		return
 	}
 	for _, m := range matches {
-		r.file(ctx, kind, m, chain)
+		r.file(ctx, kind, m, chain, e.format)
 	}
 }
 
@@ -159,10 +177,11 @@ func hasMeta(p string) bool { return strings.ContainsAny(p, `*?[\`) }
 const ExtendsKey = "extends"
 
 type extend struct {
-	path  string
-	after bool
-	at    partial.Path // where the entry is, for messages
-	node  *doc.Node    // the entry, for its position
+	path   string
+	after  bool
+	format Foreign
+	at     partial.Path // where the entry is, for messages
+	node   *doc.Node    // the entry, for its position
 }
 
 // extends takes the extends entry out of the document.
@@ -205,6 +224,17 @@ func (d *Document) extends() ([]extend, error) {
 						continue
 					}
 					e.path = f.Str
+				case "format":
+					switch f.Str {
+					case string(ForeignClaude), string(ForeignVSCode), string(ForeignCodex):
+						e.format = Foreign(f.Str)
+					default:
+						hint := ""
+						if c := suggest.Closest(f.Str, []string{"claude", "vscode", "codex"}); c != "" && f.Kind == doc.String {
+							hint = "did you mean " + c + "?"
+						}
+						errs = append(errs, d.errAt(f, at.Append(f.Key), "expected claude, vscode or codex, found "+describeValue(decode.Plain(f)), hint))
+					}
 				case "strategy":
 					switch {
 					case f.Kind == doc.String && f.Str == "before":
@@ -219,7 +249,7 @@ func (d *Document) extends() ([]extend, error) {
 					}
 				default:
 					hint := ""
-					if c := suggest.Closest(f.Key, []string{"path", "strategy"}); c != "" {
+					if c := suggest.Closest(f.Key, []string{"path", "strategy", "format"}); c != "" {
 						hint = "did you mean " + c + "?"
 					}
 					errs = append(errs, d.errAtKey(f, at.Append(f.Key), "unknown key", hint))

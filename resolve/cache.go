@@ -53,6 +53,8 @@ type cacheKey struct {
 	ModTime  int64    `json:"mtime"`
 	SHA256   string   `json:"sha256"`
 	Argv     []string `json:"argv"`
+	Env      []string `json:"env,omitempty"`
+	Dir      string   `json:"dir,omitempty"`
 }
 
 type cacheEntry struct {
@@ -61,22 +63,67 @@ type cacheEntry struct {
 	Answer  json.RawMessage `json:"answer"`
 }
 
-// fingerprint describes the executable at path for a cache key.
-func fingerprint(path string) (cacheKey, error) {
+// fingerprint describes the executable at path for a cache key. Its
+// content hash is remembered by the cache under the file's identity (path,
+// size, modification and change times, inode): the change time cannot be
+// set back, so a file whose identity is unchanged has unchanged content,
+// and a large program (node, python) is hashed once, not on every run.
+func (c *Cache) fingerprint(path string) (cacheKey, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return cacheKey{}, err
+	}
+	key := cacheKey{Path: path, Size: info.Size(), ModTime: info.ModTime().UnixNano()}
+	ident := fileIdentity(path, info)
+	if sum, ok := c.hashOf(ident); ok {
+		key.SHA256 = sum
+		return key, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return cacheKey{}, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return cacheKey{}, err
-	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return cacheKey{}, err
 	}
-	return cacheKey{Path: path, Size: info.Size(), ModTime: info.ModTime().UnixNano(), SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	key.SHA256 = hex.EncodeToString(h.Sum(nil))
+	c.rememberHash(ident, key.SHA256)
+	return key, nil
+}
+
+// hashOf returns the content hash remembered for a file identity.
+func (c *Cache) hashOf(ident string) (string, bool) {
+	if c == nil || c.Dir == "" || ident == "" {
+		return "", false
+	}
+	b, err := os.ReadFile(filepath.Join(c.Dir, "hash-"+ident))
+	if err != nil || len(b) != 64 {
+		return "", false
+	}
+	if _, err := hex.DecodeString(string(b)); err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// rememberHash records the content hash of a file identity, atomically.
+func (c *Cache) rememberHash(ident, sum string) {
+	if c == nil || c.Dir == "" || ident == "" {
+		return
+	}
+	if os.MkdirAll(c.Dir, 0o755) != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(c.Dir, "hash-*.tmp")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.WriteString(sum)
+	if errors.Join(werr, tmp.Close()) != nil || os.Rename(tmp.Name(), filepath.Join(c.Dir, "hash-"+ident)) != nil {
+		os.Remove(tmp.Name())
+	}
 }
 
 func (k cacheKey) id() string {

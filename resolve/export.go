@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/partial"
@@ -34,13 +35,16 @@ var nameRules = map[Format]struct {
 }
 
 // modelText is what a model is told about a tool: its summary, then its
-// description after a blank line when it has one.
+// description after a blank line when it has one (and does not begin with
+// the summary already).
 func modelText(d Definition) string {
 	switch {
 	case d.Summary == "":
 		return d.Description
 	case d.Description == "":
 		return d.Summary
+	case strings.HasPrefix(d.Description, d.Summary):
+		return d.Description
 	}
 	return d.Summary + "\n\n" + d.Description
 }

@@ -1,7 +1,6 @@
 // Package resolve turns a tool configuration into the tool definitions a
 // model receives: it discovers what tools say about themselves (JP's
-// schema action, --describe executables, and MCP servers through an
-// [MCPSource]), applies the user's overrides under strict rules, and
+// schema action, --describe executables, and MCP servers), applies the user's overrides under strict rules, and
 // exports the result in strata's format or a vendor's.
 //
 // Discovery runs programs, so it is contained: each run has a timeout, the
@@ -26,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/procs"
@@ -62,20 +62,14 @@ type Resolver struct {
 	// Builtins are the tools the host implements, by name, for
 	// source = "builtin".
 	Builtins map[string]Discovered
-	// MCP discovers the tools of MCP servers; nil leaves MCP tools out with
-	// a problem each.
-	MCP MCPSource
+	// MCPTransport connects to an MCP server; nil starts the server's
+	// command over stdio. Tests give in-memory servers through it (and then
+	// nothing of the server is cached).
+	MCPTransport func(ctx context.Context, name string, s config.MCPServer) (mcp.Transport, error)
 }
 
 // DefaultTimeout bounds a discovery run.
 const DefaultTimeout = 5 * time.Second
-
-// MCPSource discovers the tools of MCP servers.
-type MCPSource interface {
-	// Tools returns the tools of the named servers, by server then by
-	// upstream name, and a problem for each server that failed.
-	Tools(ctx context.Context, servers map[string]config.MCPServer) (map[string]map[string]Discovered, []*partial.Error)
-}
 
 // Resolve resolves the enabled tools of c. It returns the catalog of the
 // tools that resolved even when others failed; the error then lists every
@@ -116,6 +110,7 @@ func (r *Resolver) Resolve(ctx context.Context, c config.Config) (*Catalog, erro
 			tools = append(tools, d)
 		}
 	}
+	tools = append(tools, s.exposed(c)...)
 	cat := newCatalog(tools)
 	sort.SliceStable(s.warnings, func(i, j int) bool { return s.warnings[i].Error() < s.warnings[j].Error() })
 	cat.Warnings = s.warnings
@@ -287,53 +282,7 @@ func (s *session) discover(c config.Config) {
 			s.describeAnswer(t, answers[i])
 		}
 	}
-	if s.r.MCP != nil {
-		servers := s.mcpServers(c)
-		if len(servers) > 0 {
-			tools, problems := s.r.MCP.Tools(s.ctx, servers)
-			s.mcp = tools
-			for _, p := range problems {
-				if srv, ok := c.MCPServers[serverOf(p)]; ok && srv.Optional {
-					s.warn(p)
-				} else {
-					s.fail(p)
-				}
-			}
-		}
-	}
-}
-
-// serverOf returns the server a problem about mcp_servers.<name> names.
-func serverOf(e *partial.Error) string {
-	if len(e.Path) >= 2 && e.Path[0] == "mcp_servers" {
-		return e.Path[1]
-	}
-	return ""
-}
-
-// mcpServers returns the servers whose tools are wanted and whose program
-// may run.
-func (s *session) mcpServers(c config.Config) map[string]config.MCPServer {
-	wanted := map[string]bool{}
-	for _, name := range c.Tools.Names() {
-		t := c.Tools[name]
-		if e, _ := c.Tools.Effective(name); t.Source.Kind == config.SourceMCP && e.Enabled() {
-			wanted[t.Source.Server] = true
-		}
-	}
-	out := map[string]config.MCPServer{}
-	for name := range wanted {
-		srv, ok := c.MCPServers[name]
-		if !ok {
-			continue // Config.Validate reports it
-		}
-		if !s.allow(partial.Path{"mcp_servers", name, "command"}, s.lookPath(srv.Command)) {
-			s.held["mcp."+name] = true
-			continue
-		}
-		out[name] = srv
-	}
-	return out
+	s.mcpServers(c)
 }
 
 func isLocal(t config.Tool) bool {
@@ -396,7 +345,7 @@ func (s *session) lookPath(program string) string {
 // after reporting the problem.
 func (s *session) run(ctx context.Context, t task) []byte {
 	exe := s.lookPath(t.program)
-	key, keyErr := fingerprint(exe)
+	key, keyErr := s.r.Cache.fingerprint(exe)
 	key.Protocol = t.protocol
 	key.Argv = append([]string{t.program}, t.args...)
 	if keyErr == nil && !s.r.Refresh {
@@ -562,9 +511,6 @@ func (s *session) definition(name string, t config.EffectiveTool) (Definition, b
 		}
 		tools, ok := s.mcp[t.Source.Server]
 		if !ok {
-			if s.r.MCP == nil {
-				s.fail(&partial.Error{Path: path.Append("source"), Msg: "MCP servers are not resolved here"})
-			}
 			return Definition{}, false // the server's problem is reported
 		}
 		upstream := t.Source.Name(name)

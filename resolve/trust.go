@@ -109,7 +109,17 @@ type Policy struct {
 
 // Allow implements Trust.
 func (p *Policy) Allow(path partial.Path, program string) (bool, string) {
-	if p.All || p.Result == nil {
+	if p.Result == nil {
+		return true, ""
+	}
+	if pinned, ok := p.pinned(path); ok {
+		sum, err := Checksum(program)
+		if err == nil && sum == pinned {
+			return true, ""
+		}
+		return false, fmt.Sprintf("the program %s does not match the checksum %s pinned for it", program, pinned)
+	}
+	if p.All {
 		return true, ""
 	}
 	from, ok := p.untrusted(path)
@@ -131,6 +141,22 @@ func (p *Policy) Allow(path partial.Path, program string) (bool, string) {
 		why += fmt.Sprintf("; to allow it, run strata trust (in %s), pass --trust, or pin the program: strata trust --checksum %s", orHere(root), program)
 	}
 	return false, why
+}
+
+// pinned returns the checksum a trusted layer pins for the MCP server at
+// path (mcp_servers.<name>.command).
+func (p *Policy) pinned(path partial.Path) (string, bool) {
+	if len(path) != 3 || path[0] != "mcp_servers" {
+		return "", false
+	}
+	sum := p.Result.Config.MCPServers[path[1]].Checksum
+	if sum == "" {
+		return "", false
+	}
+	if _, untrusted := p.untrusted(partial.Path{"mcp_servers", path[1], "checksum"}); untrusted {
+		return "", false // a workspace cannot vouch for itself
+	}
+	return sum, true
 }
 
 func orHere(root string) string {

@@ -19,16 +19,11 @@ type configCmd struct {
 }
 
 func (c *configCmd) Run(e *env) error {
-	app := load.App[config.Partial, config.Config]{
-		Name:     "strata",
-		Defaults: config.Default(),
-		Dir:      c.Root,
-		Cfg:      c.Cfg,
-	}
-	res, err := app.Load(e.ctx)
+	res, err := app(c.Root, c.Cfg).Load(e.ctx)
 	if err != nil {
 		return err
 	}
+	warn(e, res.Warnings)
 	switch {
 	case c.Explain != "":
 		path, err := partial.ParsePath(c.Explain)
@@ -105,4 +100,11 @@ func relativeText(s string) string {
 		return s
 	}
 	return strings.ReplaceAll(s, wd+string(filepath.Separator), "")
+}
+
+// warn prints problems that did not fail the command.
+func warn(e *env, ws partial.Errors) {
+	for _, w := range ws {
+		fmt.Fprintf(e.stderr, "strata: warning: %s\n", relativeText(oneLine(w.Error())))
+	}
 }

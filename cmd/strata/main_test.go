@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os/exec"
 	"context"
 	"flag"
 	"fmt"
@@ -14,6 +15,17 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
+
+// TestMain builds the demo workspace's multi-tool binary, as the README's
+// demo command does.
+func TestMain(m *testing.M) {
+	out, err := exec.Command("go", "build", "-o", "../../fixtures/workspace/bin/jptools", "../../fixtures/jptools").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building jptools: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
 
 // goldenDir and repoRoot are absolute: runCLI changes the working
 // directory.
@@ -29,7 +41,16 @@ type result struct {
 }
 
 func (r result) String() string {
-	return fmt.Sprintf("exit %d\n-- stdout --\n%s-- stderr --\n%s", r.code, r.stdout, r.stderr)
+	return fmt.Sprintf("exit %d\n-- stdout --\n%s-- stderr --\n%s", r.code, r.stdout, portable(r.stderr))
+}
+
+// portable replaces what differs between machines, such as where node is
+// installed.
+func portable(s string) string {
+	if node, err := exec.LookPath("node"); err == nil {
+		s = strings.ReplaceAll(s, node, "<node>")
+	}
+	return s
 }
 
 // runCLI runs the CLI in the repository root, so that paths in messages
@@ -185,6 +206,52 @@ func TestConfigGolden(t *testing.T) {
 				k, v, _ := strings.Cut(kv, "=")
 				t.Setenv(k, v)
 			}
+			golden(t, tt.name, runCLI(t, tt.args...))
+		})
+	}
+}
+
+// requireNode skips a test that needs the npm MCP servers when they are
+// missing, unless STRATA_REQUIRE_NODE says they must be there.
+func requireNode(t *testing.T) {
+	t.Helper()
+	_, err := os.Stat(filepath.Join(repoRoot, "fixtures/mcp/node_modules/@modelcontextprotocol/server-filesystem"))
+	if _, nodeErr := exec.LookPath("node"); err != nil || nodeErr != nil {
+		if os.Getenv("STRATA_REQUIRE_NODE") != "" {
+			t.Fatal("the npm MCP servers are missing; run npm ci --prefix fixtures/mcp")
+		}
+		t.Skip("the npm MCP servers are missing")
+	}
+}
+
+// TestResolveGolden resolves the demo workspace.
+func TestResolveGolden(t *testing.T) {
+	requireNode(t)
+	cache := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"resolve", []string{"resolve", "--root", "fixtures/workspace", "--trust"}},
+		{"resolve-warm", []string{"resolve", "--root", "fixtures/workspace", "--trust", "--offline"}},
+		{"resolve-openai", []string{"resolve", "--root", "fixtures/workspace", "--trust", "--export", "openai"}},
+		{"resolve-anthropic", []string{"resolve", "--root", "fixtures/workspace", "--trust", "--export", "anthropic"}},
+		{"resolve-mcp", []string{"resolve", "--root", "fixtures/workspace", "--trust", "--export", "mcp"}},
+		{"resolve-untrusted", []string{"resolve", "--root", "fixtures/workspace"}},
+		{"resolve-override", []string{"resolve", "--root", "fixtures/workspace", "--trust", "--cfg", "tools.word_count.parameters.mode:={\"enum\": [\"bytes\"]}", "--cfg", "tools.grep.parameters.pattern.required=false"}},
+		{"resolve-bad-export", []string{"resolve", "--root", "fixtures/workspace", "--export", "yaml"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, kv := range os.Environ() {
+				if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "STRATA_") && name != "STRATA_REQUIRE_NODE" {
+					t.Setenv(name, "")
+					os.Unsetenv(name)
+				}
+			}
+			t.Setenv("STRATA_CONFIG_HOME", "fixtures/home/strata")
+			t.Setenv("HOME", "/nonexistent")
+			t.Setenv("XDG_CACHE_HOME", cache)
 			golden(t, tt.name, runCLI(t, tt.args...))
 		})
 	}

@@ -25,9 +25,7 @@ func (c *resolveCmd) Run(e *env) error {
 	if cat == nil {
 		return err
 	}
-	for _, w := range cat.Warnings {
-		fmt.Fprintf(e.stderr, "strata: warning: %s\n", relativeText(oneLine(w.Error())))
-	}
+	warn(e, cat.Warnings)
 	out, xerr := cat.Export(resolve.Format(c.Export))
 	if xerr != nil {
 		return xerr
@@ -40,7 +38,7 @@ func (c *resolveCmd) Run(e *env) error {
 
 // app describes strata's own configuration sources.
 func app(root string, cfg []string) *load.App[config.Partial, config.Config] {
-	return &load.App[config.Partial, config.Config]{Name: "strata", Defaults: config.Default(), Dir: root, Cfg: cfg}
+	return &load.App[config.Partial, config.Config]{Name: "strata", Defaults: config.Default(), Dir: root, Cfg: cfg, MCPServers: partial.Path{"mcp_servers"}}
 }
 
 // resolveCatalog loads the config and resolves its tools. It returns the
@@ -52,6 +50,7 @@ func resolveCatalog(e *env, root string, cfg []string, refresh, offline, trustAl
 	if err != nil {
 		return nil, err
 	}
+	warn(e, res.Warnings)
 	trusted, err := resolve.ReadTrusted(filepath.Join(a.UserDir(), resolve.TrustedFile))
 	if err != nil {
 		return nil, err

@@ -50,6 +50,7 @@ var samples = randpartial.Samples{
 	reflect.TypeFor[config.ResultMode](): {config.ResultUnattended, config.ResultAsk, config.ResultSkip},
 	reflect.TypeFor[config.Target]():     {config.TargetUser, config.TargetAssistant},
 	reflect.TypeFor[config.Types]():      {config.Types{"string"}, config.Types{"array", "null"}},
+	reflect.TypeFor[config.Expose]():     {config.Expose{}, config.Expose{All: true}, config.Expose{Tools: []string{"read_file", "x.y"}}},
 }
 
 var layers = randpartial.Of[config.Partial](samples)

@@ -1,0 +1,336 @@
+// Package mcpclient talks to MCP servers with the official Go SDK, handling
+// its known traps deliberately:
+//
+//   - the client advertises no capabilities (the SDK's default advertises
+//     roots, and servers change their tool lists in response);
+//   - tools/list is read page by page with a cap on the pages and a guard
+//     against a cursor that repeats;
+//   - the _meta of a call is copied, since the SDK writes into it;
+//   - the server's stderr is kept (the SDK discards it) for diagnostics;
+//   - a server that does not exit when its stdin closes is killed, with its
+//     whole process group, after a short wait;
+//   - tool schemas are kept byte for byte: the raw tools/list results are
+//     read off the connection, since the SDK decodes schemas into maps.
+package mcpclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/strata-config/strata/internal/jsonv"
+	"github.com/strata-config/strata/internal/procs"
+)
+
+// Spec is how to start a server over stdio.
+type Spec struct {
+	Command string
+	Args    []string
+	Dir     string
+	Env     []string // the complete environment
+}
+
+// Stderr keeps the first bytes a server writes to stderr.
+type Stderr struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+const stderrCap = 64 << 10
+
+// Write keeps what fits under the cap and drops the rest.
+func (s *Stderr) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if room := stderrCap - s.buf.Len(); room > 0 {
+		s.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+// String returns what was kept.
+func (s *Stderr) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// LastLine returns the last non-blank line, for messages.
+func (s *Stderr) LastLine() string {
+	lines := strings.Split(strings.TrimSpace(s.String()), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			if len(l) > 200 {
+				l = l[:200] + "..."
+			}
+			return l
+		}
+	}
+	return ""
+}
+
+// Session is a connection to a server.
+type Session struct {
+	cs     *mcp.ClientSession
+	tap    *tap
+	stop   context.CancelFunc // kills the process group
+	Stderr *Stderr
+	// Info is the server's serverInfo.
+	Info *mcp.Implementation
+	// changes is signalled when the server says its tool list changed.
+	changes chan struct{}
+	once    sync.Once
+}
+
+// terminate is how long a server may take to exit once its stdin closes.
+const terminate = 300 * time.Millisecond
+
+// Start starts the server of spec and connects to it, waiting at most
+// startup for it to answer initialize.
+func Start(ctx context.Context, spec Spec, startup time.Duration) (*Session, error) {
+	pctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	cmd, err := procs.Command(pctx, procs.Spec{Program: spec.Command, Args: spec.Args, Dir: spec.Dir, Env: spec.Env})
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	stderr := &Stderr{}
+	cmd.Stderr = stderr
+	s, err := Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: terminate}, startup)
+	if err != nil {
+		stop()
+		if last := stderr.LastLine(); last != "" {
+			err = fmt.Errorf("%w; it said: %s", err, last)
+		}
+		return nil, err
+	}
+	s.stop, s.Stderr = stop, stderr
+	return s, nil
+}
+
+// Connect connects over a transport, waiting at most startup (0: no
+// limit) for initialize.
+func Connect(ctx context.Context, t mcp.Transport, startup time.Duration) (*Session, error) {
+	s := &Session{tap: &tap{}, changes: make(chan struct{}, 1), Stderr: &Stderr{}}
+	client := mcp.NewClient(&mcp.Implementation{Name: "strata", Version: "1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{}, // no roots: servers answer as to anyone
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case s.changes <- struct{}{}:
+			default:
+			}
+		},
+	})
+	cctx := ctx
+	if startup > 0 {
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithTimeout(ctx, startup)
+		defer cancel()
+	}
+	cs, err := client.Connect(cctx, &tapTransport{Transport: t, tap: s.tap}, nil)
+	if err != nil {
+		if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			return nil, fmt.Errorf("did not start within %v", startup)
+		}
+		return nil, fmt.Errorf("cannot connect: %w", err)
+	}
+	s.cs = cs
+	if ir := cs.InitializeResult(); ir != nil {
+		s.Info = ir.ServerInfo
+	}
+	return s, nil
+}
+
+// Changes signals when the server says its tool list changed.
+func (s *Session) Changes() <-chan struct{} { return s.changes }
+
+// Close ends the session and the server: its stdin is closed, and after a
+// short wait the whole process group is killed.
+func (s *Session) Close() error {
+	var err error
+	s.once.Do(func() {
+		done := make(chan error, 1)
+		go func() { done <- s.cs.Close() }()
+		closed := false
+		select {
+		case err = <-done:
+			closed = true
+		case <-time.After(terminate + 200*time.Millisecond):
+		}
+		if s.stop == nil {
+			return
+		}
+		s.stop() // kill whatever is left of the group
+		if !closed {
+			select {
+			case err = <-done:
+			case <-time.After(2 * time.Second):
+				err = errors.New("the server did not exit after being killed")
+			}
+		}
+	})
+	// A server that had to be killed still ended: that is not a failure.
+	var ee interface{ ExitCode() int }
+	if errors.As(err, &ee) {
+		return nil
+	}
+	return err
+}
+
+// Tool is a tool as the server lists it, schemas byte for byte.
+type Tool struct {
+	Name         string       `json:"name"`
+	Title        string       `json:"title,omitempty"`
+	Description  string       `json:"description,omitempty"`
+	InputSchema  *jsonv.Value `json:"inputSchema"`
+	OutputSchema *jsonv.Value `json:"outputSchema,omitempty"`
+	Annotations  *jsonv.Value `json:"annotations,omitempty"`
+}
+
+// MaxPages bounds the pages of tools/list read from one server.
+const MaxPages = 100
+
+// Tools lists every tool of the server, all pages.
+func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
+	var out []Tool
+	seen := map[string]bool{}
+	cursor := ""
+	for page := 0; ; page++ {
+		if page == MaxPages {
+			return nil, fmt.Errorf("tools/list goes on for more than %d pages", MaxPages)
+		}
+		s.tap.reset()
+		res, err := s.cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			return nil, fmt.Errorf("tools/list: %w", err)
+		}
+		raw := s.tap.take()
+		tools, err := parseTools(raw, res)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, tools...)
+		if res.NextCursor == "" {
+			return out, nil
+		}
+		if seen[res.NextCursor] {
+			return nil, fmt.Errorf("tools/list repeats the cursor %q", res.NextCursor)
+		}
+		seen[res.NextCursor] = true
+		cursor = res.NextCursor
+	}
+}
+
+// parseTools reads the tools of a raw tools/list result; without one (a
+// transport that hides it), it falls back to what the SDK decoded.
+func parseTools(raw []byte, res *mcp.ListToolsResult) ([]Tool, error) {
+	if raw != nil {
+		v, err := jsonv.Parse(raw)
+		if err == nil && v.Get("tools") != nil {
+			var out []Tool
+			for _, t := range v.Get("tools").Items() {
+				name, _ := t.Get("name").Str()
+				if name == "" {
+					continue // the SDK drops invalid tools too
+				}
+				title, _ := t.Get("title").Str()
+				desc, _ := t.Get("description").Str()
+				out = append(out, Tool{Name: name, Title: title, Description: desc, InputSchema: t.Get("inputSchema"), OutputSchema: t.Get("outputSchema"), Annotations: t.Get("annotations")})
+			}
+			return out, nil
+		}
+	}
+	var out []Tool
+	for _, t := range res.Tools {
+		tool := Tool{Name: t.Name, Title: t.Title, Description: t.Description}
+		var err error
+		if tool.InputSchema, err = jsonv.Of(t.InputSchema); err != nil {
+			return nil, err
+		}
+		if t.OutputSchema != nil {
+			tool.OutputSchema, _ = jsonv.Of(t.OutputSchema)
+		}
+		if t.Annotations != nil {
+			tool.Annotations, _ = jsonv.Of(t.Annotations)
+		}
+		out = append(out, tool)
+	}
+	return out, nil
+}
+
+// Call calls a tool. meta, when not nil, is sent as the call's _meta; it
+// is copied first, so the caller's map is never written.
+func (s *Session) Call(ctx context.Context, name string, args map[string]any, meta map[string]any) (*mcp.CallToolResult, error) {
+	p := &mcp.CallToolParams{Name: name, Arguments: args}
+	if meta != nil {
+		p.Meta = mcp.Meta(maps.Clone(meta))
+	}
+	return s.cs.CallTool(ctx, p)
+}
+
+// tap records the raw result of the latest tools/list response.
+type tap struct {
+	mu  sync.Mutex
+	raw []byte
+}
+
+func (t *tap) reset() {
+	t.mu.Lock()
+	t.raw = nil
+	t.mu.Unlock()
+}
+
+func (t *tap) take() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.raw
+}
+
+func (t *tap) see(m jsonrpc.Message) {
+	r, ok := m.(*jsonrpc.Response)
+	if !ok || len(r.Result) == 0 {
+		return
+	}
+	var probe struct {
+		Tools json.RawMessage `json:"tools"`
+	}
+	if json.Unmarshal(r.Result, &probe) == nil && len(probe.Tools) > 0 && probe.Tools[0] == '[' {
+		t.mu.Lock()
+		t.raw = bytes.Clone(r.Result)
+		t.mu.Unlock()
+	}
+}
+
+type tapTransport struct {
+	mcp.Transport
+	tap *tap
+}
+
+func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &tapConn{Connection: c, tap: t.tap}, nil
+}
+
+type tapConn struct {
+	mcp.Connection
+	tap *tap
+}
+
+func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	m, err := c.Connection.Read(ctx)
+	if err == nil {
+		c.tap.see(m)
+	}
+	return m, err
+}

@@ -1,0 +1,50 @@
+package protocol
+
+import (
+	"strings"
+)
+
+// MCPResult is what a tools/call answered, as far as the bridge needs it.
+type MCPResult struct {
+	IsError  bool
+	Contents []MCPContent
+}
+
+// MCPContent is one content item of a tools/call result.
+type MCPContent struct {
+	Type string // "text", "image", "audio", "resource", "resource_link"
+	Text string // for text items
+}
+
+// FromMCP reads an MCP tool result as an Outcome. When the result is
+// exactly one text item holding an Outcome, that Outcome is the answer
+// (bridged is true), except that MCP's isError wins over a parsed success:
+// the result is then an error whose message is the text. Any other result
+// is read the MCP way: the text of its items, joined by newlines (other
+// items as [type]), a success unless isError.
+func FromMCP(r MCPResult) (o Outcome, bridged bool) {
+	if len(r.Contents) == 1 && r.Contents[0].Type == "text" {
+		if parsed, err := ParseOutcome([]byte(r.Contents[0].Text)); err == nil {
+			if r.IsError && parsed.Type == Success {
+				return Outcome{Type: Failure, Message: r.Contents[0].Text}, false
+			}
+			return parsed, true
+		}
+	}
+	parts := make([]string, 0, len(r.Contents))
+	for _, c := range r.Contents {
+		if c.Type == "text" {
+			parts = append(parts, c.Text)
+		} else {
+			parts = append(parts, "["+c.Type+"]")
+		}
+	}
+	text := strings.Join(parts, "\n")
+	if r.IsError {
+		if text == "" {
+			text = "the tool failed without a message"
+		}
+		return Outcome{Type: Failure, Message: text}, false
+	}
+	return Outcome{Type: Success, Content: text}, false
+}

@@ -1,0 +1,150 @@
+package resolve_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/resolve"
+)
+
+// memServer returns an in-memory MCP server with the given tools.
+func memServer(t *testing.T, tools ...*mcp.Tool) *mcp.Server {
+	t.Helper()
+	s := mcp.NewServer(&mcp.Implementation{Name: "mem", Version: "1.0.0"}, nil)
+	for _, tool := range tools {
+		s.AddTool(tool, func(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+		})
+	}
+	return s
+}
+
+// transports connects each named server in memory; a missing name fails
+// to start.
+func transports(t *testing.T, servers map[string]*mcp.Server) func(context.Context, string, config.MCPServer) (mcp.Transport, error) {
+	return func(ctx context.Context, name string, _ config.MCPServer) (mcp.Transport, error) {
+		s, ok := servers[name]
+		if !ok {
+			return nil, errors.New("no such server here")
+		}
+		ct, st := mcp.NewInMemoryTransports()
+		go func() {
+			ss, err := s.Connect(context.Background(), st, nil)
+			if err == nil {
+				ss.Wait()
+			}
+		}()
+		return ct, nil
+	}
+}
+
+func rawSchema(s string) json.RawMessage { return json.RawMessage(s) }
+
+func TestMCPTools(t *testing.T) {
+	files := memServer(t,
+		&mcp.Tool{Name: "read_text_file", Title: "Read a file", Description: "Read a file. As text.", InputSchema: rawSchema(`{"type":"object","properties":{"path":{"type":"string"},"encoding":{"type":"string","enum":["utf8","latin1"]}},"required":["path"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}, OutputSchema: rawSchema(`{"type":"object","properties":{"text":{"type":"string"}}}`)},
+		&mcp.Tool{Name: "write_file", Description: "Write a file.", InputSchema: rawSchema(`{"type":"object","properties":{"path":{"type":"string"}}}`)},
+		&mcp.Tool{Name: "list_directory", Description: "List a directory.", InputSchema: rawSchema(`{"type":"object"}`)},
+	)
+	other := memServer(t, &mcp.Tool{Name: "list_directory", Description: "Other list.", InputSchema: rawSchema(`{"type":"object"}`)})
+	r := resolve.Resolver{MCPTransport: transports(t, map[string]*mcp.Server{"fs": files, "other": other})}
+	c, err := resolveIn(t, r, `
+[mcp_servers.fs]
+command = "unused"
+expose = "all"
+
+[mcp_servers.other]
+command = "unused"
+expose = ["list_directory"]
+
+[tools.read]
+source = "mcp.fs.read_text_file"
+summary = "Read a text file."
+
+[tools.read.parameters.encoding]
+enum = ["utf8"]
+
+[tools.write_file]
+source = "mcp.fs"
+run = "ask"
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range c.Tools {
+		names = append(names, d.Name+"="+d.Source)
+	}
+	want := []string{"list_directory=mcp.fs", "read=mcp.fs.read_text_file", "read_text_file=mcp.fs", "write_file=mcp.fs"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"skipped: mcp_servers.other.expose: list_directory is also exposed by the server fs, which is used"}, errLines(c.Warnings)); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	read, _ := c.Tool("read")
+	if read.Call.Protocol != resolve.ProtocolMCP || read.Call.Server != "fs" || read.Call.Tool != "read_text_file" {
+		t.Errorf("call: %+v", read.Call)
+	}
+	if read.Title != "Read a file" || read.Summary != "Read a text file." || read.Description != "Read a file. As text." {
+		t.Errorf("text: %q %q %q", read.Title, read.Summary, read.Description)
+	}
+	if got := read.InputSchema.String(); got != `{"type":"object","properties":{"path":{"type":"string"},"encoding":{"type":"string","enum":["utf8"],"default":"utf8"}},"required":["path"]}` {
+		t.Errorf("schema with the override: %s", got)
+	}
+	b, _ := c.Export(resolve.FormatMCP)
+	for _, want := range []string{`"title": "Read a file"`, `"readOnlyHint": true`, `"outputSchema": {`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("MCP export lacks %s:\n%s", want, b)
+		}
+	}
+}
+
+func TestMCPProblems(t *testing.T) {
+	files := memServer(t, &mcp.Tool{Name: "read_text_file", Description: "Read.", InputSchema: rawSchema(`{"type":"object"}`)})
+	r := resolve.Resolver{MCPTransport: transports(t, map[string]*mcp.Server{"fs": files})}
+	c, err := resolveIn(t, r, `
+[mcp_servers.fs]
+command = "unused"
+expose = ["read_text_fil"]
+
+[mcp_servers.down]
+command = "gone-server"
+args = ["--stdio"]
+
+[mcp_servers.maybe]
+command = "maybe-server"
+optional = true
+
+[tools.read]
+source = "mcp.fs.read_txt_file"
+
+[tools.a]
+source = "mcp.down"
+
+[tools.b]
+source = "mcp.maybe"
+`)
+	want := []string{
+		"mcp_servers.down: cannot start gone-server --stdio: no such server here",
+		"mcp_servers.fs.expose: the server has no tool named read_text_fil; did you mean read_text_file?",
+		"tools.read.source: the MCP server fs has no tool named read_txt_file; did you mean read_text_file?",
+	}
+	if diff := cmp.Diff(want, errLines(err)); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+	wantWarnings := []string{"skipped: mcp_servers.maybe: cannot start maybe-server: no such server here (the server is optional: its tools are left out)"}
+	if diff := cmp.Diff(wantWarnings, errLines(c.Warnings)); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	if len(c.Tools) != 0 {
+		t.Errorf("tools: %v", c.Tools)
+	}
+}
