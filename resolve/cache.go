@@ -16,9 +16,13 @@ import (
 // Cache keeps the answers of discovery on disk, so that resolving again
 // runs nothing. An answer is stored under a key made of everything that
 // decides it: the protocol, the executable's path, size, modification time
-// and content hash, and the rendered command. Writes are atomic; an entry
-// that cannot be read back whole and under its own key is ignored and
-// written again.
+// and content, and the rendered command (for MCP servers, their arguments,
+// environment and directory). The content is named by the file's identity
+// where the system gives one that changes with every write (on Linux: the
+// inode and the change time, which cannot be set back), and by its SHA-256
+// elsewhere; so a warm lookup reads one small file and never the
+// executable. Writes are atomic; an entry that cannot be read back whole
+// and under its own key is ignored and written again.
 type Cache struct {
 	// Dir holds the entries; DefaultCacheDir gives the usual place.
 	Dir string
@@ -43,7 +47,7 @@ func DefaultCacheDir(name string, environ []string) string {
 }
 
 // cacheVersion changes when the entry format does.
-const cacheVersion = 1
+const cacheVersion = 2
 
 // cacheKey is what decides a discovery answer.
 type cacheKey struct {
@@ -51,32 +55,30 @@ type cacheKey struct {
 	Path     string   `json:"path"`
 	Size     int64    `json:"size"`
 	ModTime  int64    `json:"mtime"`
-	SHA256   string   `json:"sha256"`
+	Identity string   `json:"identity,omitempty"`
+	SHA256   string   `json:"sha256,omitempty"`
 	Argv     []string `json:"argv"`
 	Env      []string `json:"env,omitempty"`
 	Dir      string   `json:"dir,omitempty"`
 }
 
-type cacheEntry struct {
-	Version int             `json:"version"`
-	Key     string          `json:"key"`
-	Answer  json.RawMessage `json:"answer"`
-}
+// errNoCache is the fingerprint's error without a cache: there is nothing
+// to key.
+var errNoCache = errors.New("no cache")
 
-// fingerprint describes the executable at path for a cache key. Its
-// content hash is remembered by the cache under the file's identity (path,
-// size, modification and change times, inode): the change time cannot be
-// set back, so a file whose identity is unchanged has unchanged content,
-// and a large program (node, python) is hashed once, not on every run.
+// fingerprint describes the executable at path for a cache key: its path,
+// size and modification time, and its content, by identity where the
+// system gives one and by hash otherwise.
 func (c *Cache) fingerprint(path string) (cacheKey, error) {
+	if c == nil || c.Dir == "" {
+		return cacheKey{}, errNoCache
+	}
 	info, err := os.Stat(path)
 	if err != nil {
 		return cacheKey{}, err
 	}
 	key := cacheKey{Path: path, Size: info.Size(), ModTime: info.ModTime().UnixNano()}
-	ident := fileIdentity(path, info)
-	if sum, ok := c.hashOf(ident); ok {
-		key.SHA256 = sum
+	if key.Identity = fileIdentity(info); key.Identity != "" {
 		return key, nil
 	}
 	f, err := os.Open(path)
@@ -89,41 +91,7 @@ func (c *Cache) fingerprint(path string) (cacheKey, error) {
 		return cacheKey{}, err
 	}
 	key.SHA256 = hex.EncodeToString(h.Sum(nil))
-	c.rememberHash(ident, key.SHA256)
 	return key, nil
-}
-
-// hashOf returns the content hash remembered for a file identity.
-func (c *Cache) hashOf(ident string) (string, bool) {
-	if c == nil || c.Dir == "" || ident == "" {
-		return "", false
-	}
-	b, err := os.ReadFile(filepath.Join(c.Dir, "hash-"+ident))
-	if err != nil || len(b) != 64 {
-		return "", false
-	}
-	if _, err := hex.DecodeString(string(b)); err != nil {
-		return "", false
-	}
-	return string(b), true
-}
-
-// rememberHash records the content hash of a file identity, atomically.
-func (c *Cache) rememberHash(ident, sum string) {
-	if c == nil || c.Dir == "" || ident == "" {
-		return
-	}
-	if os.MkdirAll(c.Dir, 0o755) != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(c.Dir, "hash-*.tmp")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.WriteString(sum)
-	if errors.Join(werr, tmp.Close()) != nil || os.Rename(tmp.Name(), filepath.Join(c.Dir, "hash-"+ident)) != nil {
-		os.Remove(tmp.Name())
-	}
 }
 
 func (k cacheKey) id() string {
@@ -142,13 +110,22 @@ func (c *Cache) get(k cacheKey) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	var e cacheEntry
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&e); err != nil || e.Version != cacheVersion || e.Key != id || len(e.Answer) == 0 || !json.Valid(e.Answer) {
-		return nil, false // corrupt, truncated or foreign: rebuilt by the next put
+	// put writes exactly {"version":V,"key":"ID","answer":ANSWER}; anything
+	// else is corrupt, truncated or foreign, and rebuilt by the next put.
+	head := entryHead(id)
+	if !bytes.HasPrefix(b, head) || !bytes.HasSuffix(b, []byte("}")) {
+		return nil, false
 	}
-	return e.Answer, true
+	answer := b[len(head) : len(b)-1]
+	if len(answer) == 0 || !json.Valid(answer) {
+		return nil, false
+	}
+	return answer, true
+}
+
+// entryHead is how the entry of id starts.
+func entryHead(id string) []byte {
+	return fmt.Appendf(nil, `{"version":%d,"key":%q,"answer":`, cacheVersion, id)
 }
 
 // put stores answer for k, atomically: readers see the old entry or the
@@ -168,18 +145,16 @@ func (c *Cache) put(k cacheKey, answer []byte) error {
 	if err := json.Compact(&compact, answer); err != nil {
 		return err
 	}
-	b, err := json.Marshal(cacheEntry{Version: cacheVersion, Key: id, Answer: compact.Bytes()})
-	if err != nil {
-		return err
-	}
+	b := append(append(entryHead(id), compact.Bytes()...), '}')
 	tmp, err := os.CreateTemp(c.Dir, id+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
+	// No fsync: an entry that a crash leaves short or empty fails the
+	// checks of get and is written again.
 	_, werr := tmp.Write(b)
-	serr := tmp.Sync()
 	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
+	if err := errors.Join(werr, cerr); err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("cache: %w", err)
 	}

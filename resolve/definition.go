@@ -70,6 +70,9 @@ type Catalog struct {
 	// executable that cannot describe itself, a program held back by
 	// trust.
 	Warnings partial.Errors `json:"-"`
+	// Started counts the programs this resolution started: discovery runs
+	// and MCP servers. It is 0 when every answer came from the cache.
+	Started int `json:"-"`
 }
 
 // newCatalog sorts the tools by name and computes the fingerprint.

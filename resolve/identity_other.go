@@ -4,7 +4,7 @@ package resolve
 
 import "os"
 
-// fileIdentity returns "": without the change time a file rewritten with
-// its old modification time would pass for unchanged, so on this system
-// contents are hashed for every key instead of remembered.
-func fileIdentity(string, os.FileInfo) string { return "" }
+// fileIdentity returns "": without a change time that cannot be set back,
+// a file rewritten with its old modification time would pass for
+// unchanged, so on this system contents are hashed instead.
+func fileIdentity(os.FileInfo) string { return "" }

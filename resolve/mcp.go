@@ -155,6 +155,11 @@ func (s *session) serverDir(srv config.MCPServer) string {
 	return filepath.Join(s.root, srv.Cwd)
 }
 
+// discoveryGrace is how long a server that only listed its tools may take
+// to exit once its stdin closes, and again after SIGTERM: it has nothing to
+// finish, and resolution waits for it.
+const discoveryGrace = 10 * time.Millisecond
+
 // listTools starts a server and lists its tools.
 func (s *session) listTools(ctx context.Context, name string, srv config.MCPServer) (mcpAnswer, error) {
 	startup := time.Duration(srv.StartupTimeoutSec * float64(time.Second))
@@ -166,8 +171,10 @@ func (s *session) listTools(ctx context.Context, name string, srv config.MCPServ
 			sess, err = mcpclient.Connect(ctx, t, startup)
 		}
 	} else {
+		s.started.Add(1)
 		sess, err = mcpclient.Start(ctx, mcpclient.Spec{
 			Command: s.absolute(srv.Command), Args: srv.Args, Dir: s.serverDir(srv), Env: s.serverEnv(srv),
+			Grace: discoveryGrace,
 		}, startup)
 	}
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -114,6 +115,7 @@ func (r *Resolver) Resolve(ctx context.Context, c config.Config) (*Catalog, erro
 	cat := newCatalog(tools)
 	sort.SliceStable(s.warnings, func(i, j int) bool { return s.warnings[i].Error() < s.warnings[j].Error() })
 	cat.Warnings = s.warnings
+	cat.Started = int(s.started.Load())
 	if len(s.errs) > 0 {
 		sort.SliceStable(s.errs, func(i, j int) bool { return s.errs[i].Path.String() < s.errs[j].Path.String() })
 		return cat, s.errs
@@ -129,6 +131,7 @@ type session struct {
 	environ  []string
 	env      map[string]string
 	mu       sync.Mutex
+	started  atomic.Int64
 	errs     partial.Errors
 	warnings partial.Errors
 	// described are the tools of discovery directories, by name.
@@ -361,6 +364,7 @@ func (s *session) run(ctx context.Context, t task) []byte {
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
+	s.started.Add(1)
 	res, err := procs.Run(ctx, procs.Spec{
 		Program: t.program,
 		Args:    t.args,
@@ -417,29 +421,39 @@ func unwrap(err error) error {
 
 // describeAnswer reads a --describe answer.
 func (s *session) describeAnswer(t task, answer []byte) {
-	var d struct {
-		Name        *string         `json:"name"`
-		Description string          `json:"description"`
-		Parameters  json.RawMessage `json:"parameters"`
+	skip := func(msg string) {
+		s.warn(&partial.Error{Source: "skipped", Path: t.path, Msg: t.program + ": " + msg})
 	}
-	if err := json.Unmarshal(answer, &d); err != nil || d.Name == nil || *d.Name == "" {
-		s.warn(&partial.Error{Source: "skipped", Path: t.path, Msg: t.program + ": the answer has no name; --describe must print {name, description, parameters}"})
+	v, err := jsonv.Parse(answer)
+	if err != nil || v.Kind() != jsonv.Object {
+		skip("the answer is not a JSON object; --describe must print {name, description, parameters}")
 		return
 	}
-	schema := jsonv.MustParse(`{"type":"object","properties":{},"required":[]}`)
-	if len(d.Parameters) > 0 && string(d.Parameters) != "null" {
-		v, err := jsonv.Parse(d.Parameters)
-		if err != nil || v.Kind() != jsonv.Object {
-			s.warn(&partial.Error{Source: "skipped", Path: t.path, Msg: t.program + ": parameters must be a JSON Schema object"})
+	name, ok := v.Get("name").Str()
+	if !ok || name == "" {
+		skip("the answer has no name; --describe must print {name, description, parameters}")
+		return
+	}
+	var description string
+	if d := v.Get("description"); d != nil && d.Kind() != jsonv.Null {
+		if description, ok = d.Str(); !ok {
+			skip("the description must be a string")
 			return
 		}
-		schema = v
 	}
-	if prev, dup := s.described[*d.Name]; dup {
-		s.warn(&partial.Error{Source: "skipped", Path: t.path, Msg: fmt.Sprintf("%s also describes a tool named %s; %s is used", t.program, *d.Name, prev.path)})
+	schema := v.Get("parameters")
+	switch {
+	case schema == nil || schema.Kind() == jsonv.Null:
+		schema = jsonv.MustParse(`{"type":"object","properties":{},"required":[]}`)
+	case schema.Kind() != jsonv.Object:
+		skip("parameters must be a JSON Schema object")
 		return
 	}
-	s.described[*d.Name] = describedTool{Discovered: Discovered{Name: *d.Name, Description: d.Description, InputSchema: schema}, path: t.program}
+	if prev, dup := s.described[name]; dup {
+		skip(fmt.Sprintf("it also describes a tool named %s; %s is used", name, prev.path))
+		return
+	}
+	s.described[name] = describedTool{Discovered: Discovered{Name: name, Description: description, InputSchema: schema}, path: t.program}
 }
 
 // schemaAnswer reads a JP schema answer for a configured tool.

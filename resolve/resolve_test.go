@@ -1,6 +1,7 @@
 package resolve_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -299,6 +300,65 @@ dirs = ["`+filepath.Join(fixtures, "faults")+`", "`+filepath.Join(t.TempDir(), "
 	}
 }
 
+// TestDescribeAnswers reads well- and ill-formed --describe answers: each
+// bad one is skipped with a warning that says what is wrong.
+func TestDescribeAnswers(t *testing.T) {
+	answer := func(json string) string {
+		return "if [ \"$1\" = --describe ]; then echo '" + json + "'; exit 0; fi\n"
+	}
+	tests := []struct {
+		name   string
+		answer string
+		tool   string // the tool resolved, or ""
+		schema string
+		warn   string
+	}{
+		{name: "full", answer: `{"name":"a","description":"A.","parameters":{"type":"object","properties":{"x":{"type":"string"}}}}`, tool: "a", schema: `{"type":"object","properties":{"x":{"type":"string"}}}`},
+		{name: "no parameters", answer: `{"name":"a","description":"A."}`, tool: "a", schema: `{"type":"object","properties":{},"required":[]}`},
+		{name: "null parameters and description", answer: `{"name":"a","description":null,"parameters":null}`, tool: "a", schema: `{"type":"object","properties":{},"required":[]}`},
+		{name: "an array", answer: `[{"name":"a"}]`, warn: "t.sh: the answer is not a JSON object; --describe must print {name, description, parameters}"},
+		{name: "no name", answer: `{"description":"A."}`, warn: "t.sh: the answer has no name"},
+		{name: "empty name", answer: `{"name":""}`, warn: "t.sh: the answer has no name"},
+		{name: "a number for a name", answer: `{"name":7}`, warn: "t.sh: the answer has no name"},
+		{name: "a description that is not a string", answer: `{"name":"a","description":["A."]}`, warn: "t.sh: the description must be a string"},
+		{name: "parameters that are not an object", answer: `{"name":"a","parameters":"x"}`, warn: "t.sh: parameters must be a JSON Schema object"},
+		{name: "a repeated key", answer: `{"name":"a","name":"b"}`, warn: "t.sh: the answer is not a JSON object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := describeDir(t, map[string]string{"t.sh": answer(tt.answer)})
+			c, err := resolveIn(t, resolve.Resolver{}, "[discover]\ndirs = [\""+dir+"\"]\n")
+			if err != nil {
+				t.Fatal(err)
+			}
+			warnings := strings.Join(errLines(c.Warnings), "\n")
+			if tt.tool == "" {
+				if len(c.Tools) != 0 || !strings.Contains(warnings, tt.warn) {
+					t.Errorf("tools %v, warnings %q; want none and a warning with %q", c.Tools, warnings, tt.warn)
+				}
+				return
+			}
+			if warnings != "" {
+				t.Errorf("warnings: %s", warnings)
+			}
+			if got := schemaOf(t, c, tt.tool); got != tt.schema {
+				t.Errorf("schema = %s, want %s", got, tt.schema)
+			}
+		})
+	}
+	t.Run("two programs with one name", func(t *testing.T) {
+		dir := describeDir(t, map[string]string{"a.sh": answer(`{"name":"same"}`), "b.sh": answer(`{"name":"same"}`)})
+		c, err := resolveIn(t, resolve.Resolver{}, "[discover]\ndirs = [\""+dir+"\"]\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"skipped: discover.dirs.0: " + dir + "/b.sh: it also describes a tool named same; " + dir + "/a.sh is used"}
+		if diff := cmp.Diff(want, errLines(c.Warnings)); diff != "" || len(c.Tools) != 1 {
+			t.Errorf("%d tools; warnings (-want +got):\n%s", len(c.Tools), diff)
+		}
+	})
+}
+
 // TestMissingCommand: a configured tool whose program does not exist fails
 // alone; the others resolve.
 func TestMissingCommand(t *testing.T) {
@@ -369,13 +429,16 @@ func TestCache(t *testing.T) {
 	cache := &resolve.Cache{Dir: t.TempDir()}
 	src := "[discover]\ndirs = [\"" + dir + "\"]\n"
 	cold, err := resolveIn(t, resolve.Resolver{Cache: cache}, src)
-	if err != nil || runs(t, log) != 5 {
-		t.Fatalf("cold: %v, %d runs", err, runs(t, log))
+	if err != nil || runs(t, log) != 5 || cold.Started != 5 {
+		t.Fatalf("cold: %v, %d runs, %d started", err, runs(t, log), cold.Started)
 	}
 	t.Run("hit runs nothing", func(t *testing.T) {
 		warm, err := resolveIn(t, resolve.Resolver{Cache: cache}, src)
 		if err != nil || runs(t, log) != 5 {
 			t.Fatalf("warm: %v, %d runs", err, runs(t, log))
+		}
+		if warm.Started != 0 {
+			t.Errorf("warm: Started = %d, want 0", warm.Started)
 		}
 		if warm.Fingerprint != cold.Fingerprint {
 			t.Error("the cached catalog differs")
@@ -400,6 +463,29 @@ func TestCache(t *testing.T) {
 		before := runs(t, log)
 		if _, err := resolveIn(t, resolve.Resolver{Cache: cache}, src); err != nil || runs(t, log) != before+1 {
 			t.Fatalf("changed: %v, %d runs after %d", err, runs(t, log), before)
+		}
+	})
+	t.Run("a rewrite that keeps size and modification time misses", func(t *testing.T) {
+		p := filepath.Join(dir, "t001.sh")
+		info, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(p)
+		i := bytes.LastIndexByte(b, 'o') // the same length, other content
+		if i < 0 {
+			t.Fatalf("no o in %q", b)
+		}
+		b[i] = 'O'
+		if err := os.WriteFile(p, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, info.ModTime(), info.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+		before := runs(t, log)
+		if _, err := resolveIn(t, resolve.Resolver{Cache: cache}, src); err != nil || runs(t, log) != before+1 {
+			t.Fatalf("rewritten: %v, %d runs after %d", err, runs(t, log), before)
 		}
 	})
 	t.Run("corrupt entries are rebuilt", func(t *testing.T) {

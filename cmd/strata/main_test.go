@@ -2,11 +2,11 @@ package main
 
 import (
 	"bytes"
-	"os/exec"
 	"context"
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"

@@ -7,8 +7,12 @@
 //     against a cursor that repeats;
 //   - the _meta of a call is copied, since the SDK writes into it;
 //   - the server's stderr is kept (the SDK discards it) for diagnostics;
-//   - a server that does not exit when its stdin closes is killed, with its
-//     whole process group, after a short wait;
+//   - a server that does not exit when its stdin closes is terminated, and
+//     its whole process group killed, after a short wait (the SDK's command
+//     transport reaps the server first, after which its group can no longer
+//     be killed safely);
+//   - results of tools/list lose their ttlMs, so that the SDK never answers
+//     from its own cache, where the raw schemas are out of sight;
 //   - tool schemas are kept byte for byte: the raw tools/list results are
 //     read off the connection, since the SDK decodes schemas into maps.
 package mcpclient
@@ -19,7 +23,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -36,7 +42,13 @@ type Spec struct {
 	Args    []string
 	Dir     string
 	Env     []string // the complete environment
+	// Grace is how long the server may take to exit once its stdin closes,
+	// and again after SIGTERM; 0 is [DefaultGrace].
+	Grace time.Duration
 }
+
+// DefaultGrace is how long a server may take to exit once asked.
+const DefaultGrace = 300 * time.Millisecond
 
 // Stderr keeps the first bytes a server writes to stderr.
 type Stderr struct {
@@ -82,6 +94,7 @@ type Session struct {
 	cs     *mcp.ClientSession
 	tap    *tap
 	stop   context.CancelFunc // kills the process group
+	grace  time.Duration
 	Stderr *Stderr
 	// Info is the server's serverInfo.
 	Info *mcp.Implementation
@@ -89,9 +102,6 @@ type Session struct {
 	changes chan struct{}
 	once    sync.Once
 }
-
-// terminate is how long a server may take to exit once its stdin closes.
-const terminate = 300 * time.Millisecond
 
 // Start starts the server of spec and connects to it, waiting at most
 // startup for it to answer initialize.
@@ -104,7 +114,26 @@ func Start(ctx context.Context, spec Spec, startup time.Duration) (*Session, err
 	}
 	stderr := &Stderr{}
 	cmd.Stderr = stderr
-	s, err := Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: terminate}, startup)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		stop()
+		return nil, err
+	}
+	grace := spec.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	in := &serverStdin{WriteCloser: stdin, cmd: cmd, grace: grace}
+	s, err := Connect(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdout), Writer: in}, startup)
 	if err != nil {
 		stop()
 		if last := stderr.LastLine(); last != "" {
@@ -112,7 +141,7 @@ func Start(ctx context.Context, spec Spec, startup time.Duration) (*Session, err
 		}
 		return nil, err
 	}
-	s.stop, s.Stderr = stop, stderr
+	s.stop, s.Stderr, s.grace = stop, stderr, grace
 	return s, nil
 }
 
@@ -152,8 +181,8 @@ func Connect(ctx context.Context, t mcp.Transport, startup time.Duration) (*Sess
 // Changes signals when the server says its tool list changed.
 func (s *Session) Changes() <-chan struct{} { return s.changes }
 
-// Close ends the session and the server: its stdin is closed, and after a
-// short wait the whole process group is killed.
+// Close ends the session and the server: its stdin is closed, and after
+// the server's grace (see [Spec]) its whole process group is killed.
 func (s *Session) Close() error {
 	var err error
 	s.once.Do(func() {
@@ -163,7 +192,7 @@ func (s *Session) Close() error {
 		select {
 		case err = <-done:
 			closed = true
-		case <-time.After(terminate + 200*time.Millisecond):
+		case <-time.After(2*s.grace + time.Second):
 		}
 		if s.stop == nil {
 			return
@@ -269,7 +298,10 @@ func parseTools(raw []byte, res *mcp.ListToolsResult) ([]Tool, error) {
 // Call calls a tool. meta, when not nil, is sent as the call's _meta; it
 // is copied first, so the caller's map is never written.
 func (s *Session) Call(ctx context.Context, name string, args map[string]any, meta map[string]any) (*mcp.CallToolResult, error) {
-	p := &mcp.CallToolParams{Name: name, Arguments: args}
+	p := &mcp.CallToolParams{Name: name}
+	if args != nil { // a nil map in the interface would go out as null
+		p.Arguments = args
+	}
 	if meta != nil {
 		p.Meta = mcp.Meta(maps.Clone(meta))
 	}
@@ -306,7 +338,26 @@ func (t *tap) see(m jsonrpc.Message) {
 		t.mu.Lock()
 		t.raw = bytes.Clone(r.Result)
 		t.mu.Unlock()
+		r.Result = withoutTTL(r.Result)
 	}
+}
+
+// withoutTTL drops ttlMs from a result, so that the SDK never answers
+// tools/list from its cache, where the tap cannot see the raw result.
+func withoutTTL(result json.RawMessage) json.RawMessage {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(result, &fields) != nil {
+		return result
+	}
+	if _, ok := fields["ttlMs"]; !ok {
+		return result
+	}
+	delete(fields, "ttlMs")
+	b, err := json.Marshal(fields)
+	if err != nil {
+		return result
+	}
+	return b
 }
 
 type tapTransport struct {
@@ -333,4 +384,23 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.tap.see(m)
 	}
 	return m, err
+}
+
+// serverStdin is the server's stdin; closing it ends the server and its
+// process group.
+type serverStdin struct {
+	io.WriteCloser
+	cmd   *exec.Cmd
+	grace time.Duration
+	once  sync.Once
+	err   error
+}
+
+// Close closes stdin and ends the server (see [procs.End]).
+func (w *serverStdin) Close() error {
+	w.once.Do(func() {
+		w.WriteCloser.Close()
+		w.err = procs.End(w.cmd, w.grace)
+	})
+	return w.err
 }

@@ -1,0 +1,158 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/resolve"
+)
+
+// describeScript is a --describe shell tool.
+const describeScript = `#!/bin/sh
+if [ "$1" = --describe ]; then
+  cat <<'END'
+{"name":"tool_%04d","description":"Counts things in a file. Reads it once.","parameters":{"type":"object","properties":{"path":{"type":"string","description":"The file."},"limit":{"type":"integer","default":10}},"required":["path"]}}
+END
+  exit 0
+fi
+echo '{"ok":true}'
+`
+
+// describeTools writes n --describe shell tools into a workspace and
+// returns its root.
+func describeTools(b *testing.B, n int) string {
+	root := b.TempDir()
+	for i := range n {
+		name := filepath.Join(root, "tools", fmt.Sprintf("tool_%04d", i))
+		write(b, name, fmt.Sprintf(describeScript, i))
+		if err := os.Chmod(name, 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	write(b, filepath.Join(root, ".strata", "config.toml"), "[discover]\ndirs = [\"tools\"]\n")
+	return root
+}
+
+func write(b *testing.B, path, data string) {
+	b.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// loadConfig loads the workspace at root with only its own files.
+func loadConfig(b *testing.B, root string, environ []string) config.Config {
+	b.Helper()
+	app := load.App[config.Partial, config.Config]{Name: "strata", Defaults: config.Default(), Dir: root, Environ: environ}
+	res, err := app.Load(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return res.Config
+}
+
+var benchEnviron = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/nonexistent", "STRATA_CONFIG_HOME=/nonexistent"}
+
+// resolveLoop resolves cfg b.N times, checking the number of tools and of
+// programs started, and reports the programs started per resolution.
+func resolveLoop(b *testing.B, r resolve.Resolver, cfg config.Config, tools, started int) {
+	b.Helper()
+	total := 0
+	for b.Loop() {
+		c, err := r.Resolve(context.Background(), cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(c.Tools) != tools || c.Started != started {
+			b.Fatalf("%d tools, %d programs started; want %d, %d", len(c.Tools), c.Started, tools, started)
+		}
+		total += c.Started
+	}
+	b.ReportMetric(float64(total)/float64(b.N), "procs/op")
+}
+
+// BenchmarkDescribe discovers 200 --describe shell tools: a sequential loop
+// that runs each in turn (the baseline), strata's parallel discovery with
+// nothing cached, and strata answering from its cache.
+func BenchmarkDescribe(b *testing.B) {
+	const n = 200
+	root := describeTools(b, n)
+	cfg := loadConfig(b, root, benchEnviron)
+	// describeAll runs --describe of every tool with the given number of
+	// workers, the way a plain loop over os/exec does.
+	describeAll := func(b *testing.B, workers int) {
+		entries, err := os.ReadDir(filepath.Join(root, "tools"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		names := make([]string, len(entries))
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for i := int(next.Add(1)) - 1; i < len(entries); i = int(next.Add(1)) - 1 {
+					cmd := exec.Command(filepath.Join(root, "tools", entries[i].Name()), "--describe")
+					cmd.Dir = root
+					cmd.Env = benchEnviron
+					out, err := cmd.Output()
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					var d struct {
+						Name       string          `json:"name"`
+						Parameters json.RawMessage `json:"parameters"`
+					}
+					if err := json.Unmarshal(out, &d); err != nil {
+						b.Error(err)
+						return
+					}
+					names[i] = d.Name
+				}
+			})
+		}
+		wg.Wait()
+		sort.Strings(names)
+		if names[0] == "" || len(names) != n {
+			b.Fatalf("%d tools, the first %q", len(names), names[0])
+		}
+	}
+	// The baseline: each --describe in turn.
+	b.Run("sequential-loop", func(b *testing.B) {
+		for b.Loop() {
+			describeAll(b, 1)
+		}
+	})
+	// What the machine gives to parallel processes: the same loop with a
+	// worker per CPU, and nothing else of strata's.
+	b.Run("parallel-loop", func(b *testing.B) {
+		for b.Loop() {
+			describeAll(b, runtime.NumCPU())
+		}
+	})
+	b.Run("strata-cold", func(b *testing.B) {
+		resolveLoop(b, resolve.Resolver{Root: root, Environ: benchEnviron}, cfg, n, n)
+	})
+	b.Run("strata-warm", func(b *testing.B) {
+		cache := &resolve.Cache{Dir: b.TempDir()}
+		r := resolve.Resolver{Root: root, Environ: benchEnviron, Cache: cache}
+		if _, err := r.Resolve(context.Background(), cfg); err != nil {
+			b.Fatal(err)
+		}
+		resolveLoop(b, r, cfg, n, 0)
+	})
+}

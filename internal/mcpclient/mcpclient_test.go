@@ -1,0 +1,988 @@
+package mcpclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/internal/procs"
+)
+
+// fakeBin is the mcpfake fixture, built by TestMain; "" when there is no
+// go command to build it with.
+var fakeBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	if gobin, err := exec.LookPath("go"); err == nil {
+		dir, err := os.MkdirTemp("", "mcpclient-test")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		bin := filepath.Join(dir, "mcpfake")
+		cmd := exec.Command(gobin, "build", "-o", bin, "github.com/strata-config/strata/fixtures/mcpfake")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building mcpfake: %v\n%s", err, out)
+			return 1
+		}
+		fakeBin = bin
+	}
+	return m.Run()
+}
+
+// timeout bounds every call of a test; only a broken client comes near it.
+const timeout = 20 * time.Second
+
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// --- In memory, against the SDK's server ---
+
+// serve connects a client to server over in-memory transports.
+func serve(t *testing.T, server *mcp.Server) *Session {
+	t.Helper()
+	ctx := testContext(t)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Connect(ctx, ct, 10*time.Second)
+	if err != nil {
+		ss.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		ss.Close()
+	})
+	return s
+}
+
+func newServer(opts *mcp.ServerOptions) *mcp.Server {
+	return mcp.NewServer(&mcp.Implementation{Name: "sdk-server", Version: "2.0.0"}, opts)
+}
+
+// okHandler answers every call with the text "ok".
+func okHandler(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+}
+
+func toolName(i int) string { return fmt.Sprintf("tool_%03d", i) }
+
+// names returns the names of tools.
+func names(tools []Tool) []string {
+	out := []string{}
+	for _, t := range tools {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// countLists counts the tools/list requests server receives.
+func countLists(server *mcp.Server) *atomic.Int32 {
+	n := &atomic.Int32{}
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				n.Add(1)
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return n
+}
+
+func TestToolsPagesInMemory(t *testing.T) {
+	tests := []struct {
+		name      string
+		tools     int
+		pageSize  int
+		wantPages int32
+	}{
+		{name: "one default page", tools: 5, pageSize: 0, wantPages: 1},
+		{name: "one full page", tools: 3, pageSize: 3, wantPages: 1},
+		{name: "full pages", tools: 6, pageSize: 3, wantPages: 2},
+		{name: "short last page", tools: 7, pageSize: 3, wantPages: 3},
+		{name: "a tool a page", tools: 4, pageSize: 1, wantPages: 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			server := newServer(&mcp.ServerOptions{PageSize: tt.pageSize})
+			var want []string
+			for i := range tt.tools {
+				server.AddTool(&mcp.Tool{Name: toolName(i), InputSchema: json.RawMessage(`{"type":"object"}`)}, okHandler)
+				want = append(want, toolName(i))
+			}
+			lists := countLists(server)
+			s := serve(t, server)
+			tools, err := s.Tools(testContext(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, names(tools)); diff != "" {
+				t.Errorf("tools (-want +got):\n%s", diff)
+			}
+			if got := lists.Load(); got != tt.wantPages {
+				t.Errorf("%d tools/list requests, want %d", got, tt.wantPages)
+			}
+		})
+	}
+}
+
+// flatTool is a Tool with its JSON values as text, for comparisons.
+type flatTool struct {
+	Name, Title, Description string
+	Input, Output            string
+	Annotations              string
+}
+
+func flatten(tools []Tool) []flatTool {
+	var out []flatTool
+	for _, t := range tools {
+		f := flatTool{Name: t.Name, Title: t.Title, Description: t.Description}
+		if t.InputSchema != nil {
+			f.Input = t.InputSchema.String()
+		}
+		if t.OutputSchema != nil {
+			f.Output = t.OutputSchema.String()
+		}
+		if t.Annotations != nil {
+			f.Annotations = t.Annotations.String()
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// compact returns the JSON s without whitespace, nothing else changed.
+func compact(t *testing.T, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(s)); err != nil {
+		t.Fatalf("%v in %s", err, s)
+	}
+	return b.String()
+}
+
+// remarshaled returns the JSON s as it comes out of a map: keys sorted,
+// numbers as float64. A schema test that passes must not be equal to it.
+func remarshaled(t *testing.T, s string) string {
+	t.Helper()
+	var x any
+	if err := json.Unmarshal([]byte(s), &x); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// schemaTests are input schemas whose keys are out of alphabetical order
+// and whose numbers are not written as Go writes float64s.
+var schemaTests = []struct {
+	name   string
+	schema string
+}{
+	{
+		name: "ref and defs",
+		schema: `{
+			"type": "object",
+			"properties": {"root": {"$ref": "#/$defs/node"}},
+			"$defs": {
+				"node": {
+					"type": "object",
+					"properties": {
+						"value": {"type": "integer", "maximum": 1.50e3},
+						"next": {"$ref": "#/$defs/node"}
+					},
+					"required": ["value"]
+				}
+			}
+		}`,
+	},
+	{
+		name: "anyOf",
+		schema: `{
+			"type": "object",
+			"properties": {
+				"v": {"anyOf": [
+					{"type": "string", "maxLength": 10},
+					{"type": "number", "minimum": -1.0E+2},
+					{"type": "null"}
+				]}
+			}
+		}`,
+	},
+	{
+		name: "nested items",
+		schema: `{
+			"type": "object",
+			"properties": {
+				"matrix": {
+					"type": "array",
+					"items": {
+						"type": "array",
+						"items": {"type": "object", "properties": {"z": {"type": "number", "default": 0.10}, "a": {"type": "boolean"}}},
+						"minItems": 2
+					}
+				}
+			}
+		}`,
+	},
+	{
+		name: "numbers",
+		schema: `{
+			"type": "object",
+			"properties": {
+				"n": {"type": "number", "multipleOf": 1e-2, "maximum": 12345678901234567890, "minimum": -0, "default": 100.0}
+			}
+		}`,
+	},
+	{
+		name:   "escapes",
+		schema: `{"type": "object", "properties": {"caf\u00e9": {"type": "string", "pattern": "^\\d+\/\\d+$", "description": "\"quoted\" \u2603"}}}`,
+	},
+}
+
+func TestToolsSchemasInMemory(t *testing.T) {
+	for _, tt := range schemaTests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := compact(t, tt.schema)
+			if want == remarshaled(t, tt.schema) {
+				t.Fatalf("the schema survives a map: it proves nothing")
+			}
+			server := newServer(&mcp.ServerOptions{PageSize: 1})
+			server.AddTool(&mcp.Tool{Name: "a", InputSchema: json.RawMessage(tt.schema)}, okHandler)
+			server.AddTool(&mcp.Tool{Name: "b", InputSchema: json.RawMessage(tt.schema)}, okHandler)
+			s := serve(t, server)
+			tools, err := s.Tools(testContext(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantTools := []flatTool{{Name: "a", Input: want}, {Name: "b", Input: want}}
+			if diff := cmp.Diff(wantTools, flatten(tools)); diff != "" {
+				t.Errorf("tools (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestToolsFieldsInMemory(t *testing.T) {
+	no := false
+	server := newServer(nil)
+	server.AddTool(&mcp.Tool{
+		Name:         "read",
+		Title:        "Read a file",
+		Description:  "Reads a file.",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`),
+		OutputSchema: json.RawMessage(`{"type":"object","required":["lines"],"properties":{"lines":{"type":"integer","maximum":1e6}}}`),
+		Annotations:  &mcp.ToolAnnotations{Title: "Reader", ReadOnlyHint: true, DestructiveHint: &no},
+	}, okHandler)
+	server.AddTool(&mcp.Tool{Name: "bare", InputSchema: json.RawMessage(`{"type":"object"}`)}, okHandler)
+	s := serve(t, server)
+	if s.Info == nil || s.Info.Name != "sdk-server" || s.Info.Version != "2.0.0" {
+		t.Errorf("Info = %+v, want sdk-server 2.0.0", s.Info)
+	}
+	tools, err := s.Tools(testContext(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []flatTool{
+		{Name: "bare", Input: `{"type":"object"}`},
+		{
+			Name:        "read",
+			Title:       "Read a file",
+			Description: "Reads a file.",
+			Input:       `{"type":"object","properties":{"path":{"type":"string"}}}`,
+			Output:      `{"type":"object","required":["lines"],"properties":{"lines":{"type":"integer","maximum":1e6}}}`,
+			Annotations: `{"destructiveHint":false,"idempotentHint":false,"readOnlyHint":true,"title":"Reader"}`,
+		},
+	}
+	if diff := cmp.Diff(want, flatten(tools)); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+}
+
+// TestToolsCachedInMemory lists the tools twice from a server that lets
+// clients cache tools/list (SEP-2549 ttlMs). The SDK's client then answers
+// the second ListTools from its cache, with no response on the connection
+// for the tap to see, and the schemas must still be the server's bytes.
+func TestToolsCachedInMemory(t *testing.T) {
+	const schema = `{"type":"object","properties":{"z":{"type":"number","maximum":1.50e3},"a":{"type":"string"}}}`
+	server := newServer(&mcp.ServerOptions{
+		PageSize: 1,
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
+			c.TTLMs = 60_000
+		},
+	})
+	server.AddTool(&mcp.Tool{Name: "a", InputSchema: json.RawMessage(schema)}, okHandler)
+	server.AddTool(&mcp.Tool{Name: "b", InputSchema: json.RawMessage(schema)}, okHandler)
+	s := serve(t, server)
+	want := []flatTool{{Name: "a", Input: schema}, {Name: "b", Input: schema}}
+	for i := range 2 {
+		tools, err := s.Tools(testContext(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, flatten(tools)); diff != "" {
+			t.Errorf("listing %d (-want +got):\n%s", i+1, diff)
+		}
+	}
+}
+
+// waitChange waits for a signal on s.Changes().
+func waitChange(t *testing.T, s *Session, after string) {
+	t.Helper()
+	select {
+	case <-s.Changes():
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no change signalled after %s", after)
+	}
+}
+
+func TestChangesInMemory(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object"}`)
+	server := newServer(nil)
+	server.AddTool(&mcp.Tool{Name: "a", InputSchema: schema}, okHandler)
+	s := serve(t, server)
+	ctx := testContext(t)
+	if _, err := s.Tools(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.Changes():
+		t.Fatal("a change is signalled before any")
+	default:
+	}
+	steps := []struct {
+		name   string
+		change func()
+		want   []string
+	}{
+		{name: "tool added", change: func() { server.AddTool(&mcp.Tool{Name: "b", InputSchema: schema}, okHandler) }, want: []string{"a", "b"}},
+		{name: "tool removed", change: func() { server.RemoveTools("a") }, want: []string{"b"}},
+	}
+	for _, step := range steps {
+		step.change()
+		waitChange(t, s, step.name)
+		tools, err := s.Tools(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(step.want, names(tools)); diff != "" {
+			t.Errorf("tools after %s (-want +got):\n%s", step.name, diff)
+		}
+	}
+}
+
+// sdkMetaPrefix marks the _meta keys the SDK adds to requests of the
+// stateless protocol (SEP-2575).
+const sdkMetaPrefix = "io.modelcontextprotocol/"
+
+// echoed is what the echo tools return.
+type echoed struct {
+	Arguments map[string]any `json:"arguments"`
+	Meta      map[string]any `json:"_meta"`
+}
+
+func TestCallInMemory(t *testing.T) {
+	server := newServer(nil)
+	server.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			b, err := json.Marshal(map[string]any{"arguments": req.Params.Arguments, "_meta": req.Params.Meta})
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
+		})
+	s := serve(t, server)
+	tests := []struct {
+		name string
+		// args and meta build the maps to pass; called twice, they give
+		// equal maps, one to pass and one to compare with.
+		args, meta func() map[string]any
+		wantArgs   map[string]any
+	}{
+		{
+			name:     "arguments and meta",
+			args:     func() map[string]any { return map[string]any{"path": "a.txt", "n": 2.5} },
+			meta:     func() map[string]any { return map[string]any{"trace": "t-1", "progressToken": "p"} },
+			wantArgs: map[string]any{"path": "a.txt", "n": 2.5},
+		},
+		{
+			name: "nested meta",
+			args: func() map[string]any { return map[string]any{"deep": map[string]any{"list": []any{1.0, "x"}}} },
+			meta: func() map[string]any {
+				return map[string]any{"ctx": map[string]any{"user": "u", "tags": []any{"a", "b"}}}
+			},
+			wantArgs: map[string]any{"deep": map[string]any{"list": []any{1.0, "x"}}},
+		},
+		{
+			name:     "empty meta",
+			args:     func() map[string]any { return map[string]any{"k": true} },
+			meta:     func() map[string]any { return map[string]any{} },
+			wantArgs: map[string]any{"k": true},
+		},
+		{
+			name:     "no meta",
+			args:     func() map[string]any { return map[string]any{"k": "v"} },
+			meta:     func() map[string]any { return nil },
+			wantArgs: map[string]any{"k": "v"},
+		},
+		{
+			name:     "no arguments",
+			args:     func() map[string]any { return nil },
+			meta:     func() map[string]any { return map[string]any{"m": "v"} },
+			wantArgs: map[string]any{},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args, meta := tt.args(), tt.meta()
+			res, err := s.Call(testContext(t), "echo", args, meta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got echoed
+			if err := json.Unmarshal([]byte(text(t, res)), &got); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.wantArgs, got.Arguments); diff != "" {
+				t.Errorf("arguments received (-want +got):\n%s", diff)
+			}
+			// The SDK adds its own keys to _meta: the proof that it
+			// writes into the map it is given.
+			if _, ok := got.Meta[sdkMetaPrefix+"protocolVersion"]; !ok {
+				t.Errorf("_meta received %v has no %sprotocolVersion: the test no longer shows the SDK writing _meta", got.Meta, sdkMetaPrefix)
+			}
+			wantMeta := tt.meta()
+			for k, v := range got.Meta {
+				if strings.HasPrefix(k, sdkMetaPrefix) {
+					continue
+				}
+				if wantMeta == nil {
+					wantMeta = map[string]any{}
+				}
+				if _, ok := wantMeta[k]; !ok {
+					t.Errorf("_meta received has %q = %v, not given", k, v)
+				}
+			}
+			for k, v := range wantMeta {
+				if diff := cmp.Diff(v, got.Meta[k]); diff != "" {
+					t.Errorf("_meta[%q] received (-want +got):\n%s", k, diff)
+				}
+			}
+			if diff := cmp.Diff(tt.args(), args); diff != "" {
+				t.Errorf("the caller's arguments changed (-before +after):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.meta(), meta); diff != "" {
+				t.Errorf("the caller's _meta changed (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+// text returns the text of a result of one text content.
+func text(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	if len(res.Content) != 1 {
+		t.Fatalf("%d contents, want 1", len(res.Content))
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("content %T, want text", res.Content[0])
+	}
+	return tc.Text
+}
+
+// --- Real processes: the mcpfake fixture ---
+
+// fake returns a spec running mcpfake with args, skipping the test when
+// it could not be built.
+func fake(t *testing.T, args ...string) Spec {
+	t.Helper()
+	if fakeBin == "" {
+		t.Skip("no go command to build mcpfake with")
+	}
+	return Spec{Command: fakeBin, Args: args, Env: []string{"PATH=" + os.Getenv("PATH")}}
+}
+
+// start starts spec, closing the session when the test ends.
+func start(t *testing.T, spec Spec) *Session {
+	t.Helper()
+	s, err := Start(testContext(t), spec, 10*time.Second)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// startLogged runs mcpfake with args and -log, and returns the process
+// ids it logged at start so far (read them after Start returns).
+func startLogged(t *testing.T, args ...string) (Spec, func() []int) {
+	t.Helper()
+	log := filepath.Join(t.TempDir(), "starts.txt")
+	spec := fake(t, append([]string{"-log", log}, args...)...)
+	pids := func() []int {
+		b, err := os.ReadFile(log)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []int
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			pid, err := strconv.Atoi(strings.TrimPrefix(line, "start "))
+			if !strings.HasPrefix(line, "start ") || err != nil {
+				t.Fatalf("log line %q, want start <pid>", line)
+			}
+			out = append(out, pid)
+		}
+		return out
+	}
+	t.Cleanup(func() {
+		// Leave nothing behind, even when the test failed.
+		for _, pid := range pids() {
+			if len(live(pid)) > 0 {
+				syscall.Kill(-pid, syscall.SIGKILL)
+			}
+		}
+	})
+	return spec, pids
+}
+
+// onePid returns the only process id of the log.
+func onePid(t *testing.T, pids func() []int) int {
+	t.Helper()
+	got := pids()
+	if len(got) != 1 {
+		t.Fatalf("started %d times (%v), want once", len(got), got)
+	}
+	return got[0]
+}
+
+func TestStartTools(t *testing.T) {
+	tests := []struct {
+		name      string
+		args      []string
+		wantTools int
+		wantErr   string
+	}{
+		{name: "one page", args: []string{"-tools", "3"}, wantTools: 3},
+		{name: "no tools", args: nil, wantTools: 0},
+		{name: "pages", args: []string{"-tools", "250", "-page-size", "100"}, wantTools: 250},
+		{name: "MaxPages pages", args: []string{"-tools", strconv.Itoa(MaxPages), "-page-size", "1"}, wantTools: MaxPages},
+		{
+			name:    "more than MaxPages pages",
+			args:    []string{"-tools", strconv.Itoa(MaxPages + 1), "-page-size", "1"},
+			wantErr: fmt.Sprintf("tools/list goes on for more than %d pages", MaxPages),
+		},
+		{
+			name:    "repeated cursor",
+			args:    []string{"-tools", "5", "-page-size", "2", "-repeat-cursor"},
+			wantErr: `tools/list repeats the cursor "same-cursor"`,
+		},
+		{
+			name:    "repeated cursor on one page",
+			args:    []string{"-tools", "1", "-repeat-cursor"},
+			wantErr: `tools/list repeats the cursor "same-cursor"`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := start(t, fake(t, tt.args...))
+			tools, err := s.Tools(testContext(t))
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("error %v, want %q", err, tt.wantErr)
+				}
+				if tools != nil {
+					t.Errorf("%d tools with the error, want none", len(tools))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{}
+			for i := range tt.wantTools {
+				want = append(want, toolName(i))
+			}
+			if diff := cmp.Diff(want, names(tools)); diff != "" {
+				t.Errorf("tools (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestStartRawSchema(t *testing.T) {
+	file := filepath.Join("testdata", "schema.json")
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := compact(t, string(raw))
+	if want == remarshaled(t, string(raw)) {
+		t.Fatalf("%s survives a map: it proves nothing", file)
+	}
+	s := start(t, fake(t, "-schema", file, "-tools", "3", "-page-size", "2", "-echo"))
+	tools, err := s.Tools(testContext(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTools := []flatTool{
+		{Name: "tool_000", Description: "Fake tool 0.", Input: want},
+		{Name: "tool_001", Description: "Fake tool 1.", Input: want},
+		{Name: "tool_002", Description: "Fake tool 2.", Input: want},
+		{Name: "echo", Description: "Returns its arguments and _meta.", Input: want},
+	}
+	if diff := cmp.Diff(wantTools, flatten(tools)); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+}
+
+func TestStartInfoAndStderr(t *testing.T) {
+	spec, pids := startLogged(t, "-stderr", "ready\nlistening on stdio")
+	s := start(t, spec)
+	onePid(t, pids)
+	if s.Info == nil || s.Info.Name != "mcpfake" || s.Info.Version != "1.0.0" {
+		t.Errorf("Info = %+v, want mcpfake 1.0.0", s.Info)
+	}
+	// Stderr is copied as the server writes it: wait for it.
+	deadline := time.Now().Add(10 * time.Second)
+	for s.Stderr.String() != "ready\nlistening on stdio\n" && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := s.Stderr.String(); got != "ready\nlistening on stdio\n" {
+		t.Errorf("Stderr = %q, want what the server wrote", got)
+	}
+	if got := s.Stderr.LastLine(); got != "listening on stdio" {
+		t.Errorf("LastLine = %q, want the last line", got)
+	}
+}
+
+func TestStartOutlivesContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := Start(ctx, fake(t, "-tools", "2"), 10*time.Second)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	defer s.Close()
+	cancel()
+	tools, err := s.Tools(testContext(t))
+	if err != nil {
+		t.Fatalf("Tools after Start's context was canceled: %v", err)
+	}
+	if diff := cmp.Diff([]string{"tool_000", "tool_001"}, names(tools)); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+}
+
+func TestStartFails(t *testing.T) {
+	const short = 300 * time.Millisecond
+	tests := []struct {
+		name       string
+		args       []string
+		startup    time.Duration
+		wantPrefix string
+		wantSuffix string // "": no "; it said:"
+	}{
+		{
+			name:       "hangs in initialize",
+			args:       []string{"-hang-init"},
+			startup:    short,
+			wantPrefix: fmt.Sprintf("did not start within %v", short),
+		},
+		{
+			name:       "hangs in initialize and says why",
+			args:       []string{"-hang-init", "-stderr", "waiting for the database"},
+			startup:    short,
+			wantPrefix: fmt.Sprintf("did not start within %v", short),
+			wantSuffix: "; it said: waiting for the database",
+		},
+		{
+			name:       "crashes after initialize",
+			args:       []string{"-crash-after-init"},
+			startup:    10 * time.Second,
+			wantPrefix: "cannot connect: ",
+		},
+		{
+			name:       "crashes after initialize and says why",
+			args:       []string{"-crash-after-init", "-stderr", "panic: out of cheese"},
+			startup:    10 * time.Second,
+			wantPrefix: "cannot connect: ",
+			wantSuffix: "; it said: panic: out of cheese",
+		},
+		{
+			name:       "crashes after initialize and says it in lines",
+			args:       []string{"-crash-after-init", "-stderr", "goroutine 1:\npanic: out of cheese\n\n"},
+			startup:    10 * time.Second,
+			wantPrefix: "cannot connect: ",
+			wantSuffix: "; it said: panic: out of cheese",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			spec, pids := startLogged(t, tt.args...)
+			begin := time.Now()
+			s, err := Start(testContext(t), spec, tt.startup)
+			elapsed := time.Since(begin)
+			if err == nil {
+				s.Close()
+				t.Fatal("Start succeeded, want an error")
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, tt.wantPrefix) {
+				t.Errorf("error %q, want it to start with %q", msg, tt.wantPrefix)
+			}
+			if tt.wantSuffix == "" && strings.Contains(msg, "it said") {
+				t.Errorf("error %q quotes stderr, but the server wrote none", msg)
+			}
+			if tt.wantSuffix != "" && !strings.HasSuffix(msg, tt.wantSuffix) {
+				t.Errorf("error %q, want it to end with %q", msg, tt.wantSuffix)
+			}
+			if elapsed > 5*time.Second {
+				t.Errorf("Start took %v, want it to give up soon", elapsed)
+			}
+			pid := onePid(t, pids)
+			if got := waitGone(pid); len(got) > 0 {
+				t.Errorf("processes left of the group: %v", got)
+			}
+		})
+	}
+}
+
+func TestStartMissingProgram(t *testing.T) {
+	_, err := Start(testContext(t), Spec{Command: filepath.Join(t.TempDir(), "missing")}, time.Second)
+	var perr *procs.Error
+	if !errors.As(err, &perr) || perr.Kind != procs.KindStart {
+		t.Fatalf("error %v, want a procs.Error of KindStart", err)
+	}
+}
+
+func TestClose(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		// wantLive is the live processes of the group before Close, by
+		// name.
+		wantLive map[string]int
+	}{
+		{name: "exits with its stdin", args: nil, wantLive: map[string]int{"mcpfake": 1}},
+		{name: "ignores the end of stdin", args: []string{"-ignore-stdin-close"}, wantLive: map[string]int{"mcpfake": 1}},
+		{name: "leaves a child", args: []string{"-child"}, wantLive: map[string]int{"mcpfake": 1, "sleep": 1}},
+		{name: "ignores the end of stdin with a child", args: []string{"-ignore-stdin-close", "-child"}, wantLive: map[string]int{"mcpfake": 1, "sleep": 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			spec, pids := startLogged(t, append([]string{"-tools", "1"}, tt.args...)...)
+			s, err := Start(testContext(t), spec, 10*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid := onePid(t, pids)
+			if got := waitGroup(pid, tt.wantLive); !cmp.Equal(tt.wantLive, got) {
+				t.Fatalf("live processes of the group before Close: %v, want %v", got, tt.wantLive)
+			}
+			if _, err := s.Tools(testContext(t)); err != nil {
+				t.Fatal(err)
+			}
+			begin := time.Now()
+			err = s.Close()
+			if elapsed := time.Since(begin); elapsed > 5*time.Second {
+				t.Errorf("Close took %v, want a few seconds at most", elapsed)
+			}
+			if err != nil {
+				t.Errorf("Close: %v", err)
+			}
+			if got := waitGone(pid); len(got) > 0 {
+				t.Errorf("processes left of the group after Close: %v", got)
+			}
+			if err := s.Close(); err != nil {
+				t.Errorf("second Close: %v", err)
+			}
+			onePid(t, pids)
+		})
+	}
+}
+
+func TestCallFake(t *testing.T) {
+	const outcome = `{"type": "success", "content": "3 lines"}`
+	s := start(t, fake(t, "-echo", "-outcome", outcome, "-error", "-tools", "1"))
+	tests := []struct {
+		name        string
+		tool        string
+		args, meta  func() map[string]any
+		wantText    string
+		wantIsError bool
+	}{
+		{
+			name: "echo",
+			tool: "echo",
+			args: func() map[string]any { return map[string]any{"b": 1, "a": "x"} },
+			meta: func() map[string]any {
+				return map[string]any{"trace": "t-1", "nested": map[string]any{"k": []any{1, 2}}}
+			},
+			wantText: `{"arguments":{"a":"x","b":1},"_meta":{"nested":{"k":[1,2]},"trace":"t-1"}}`,
+		},
+		{
+			name:     "echo without meta",
+			tool:     "echo",
+			args:     func() map[string]any { return map[string]any{"k": "v"} },
+			meta:     func() map[string]any { return nil },
+			wantText: `{"arguments":{"k":"v"},"_meta":null}`,
+		},
+		{
+			// The SDK sends {} for no arguments, as the protocol wants an
+			// object there.
+			name:     "echo without arguments",
+			tool:     "echo",
+			args:     func() map[string]any { return nil },
+			meta:     func() map[string]any { return nil },
+			wantText: `{"arguments":{},"_meta":null}`,
+		},
+		{
+			// An empty _meta is left out (omitempty).
+			name:     "echo with empty meta",
+			tool:     "echo",
+			args:     func() map[string]any { return map[string]any{} },
+			meta:     func() map[string]any { return map[string]any{} },
+			wantText: `{"arguments":{},"_meta":null}`,
+		},
+		{
+			name:     "outcome",
+			tool:     "jp",
+			args:     func() map[string]any { return map[string]any{"path": "a"} },
+			meta:     func() map[string]any { return nil },
+			wantText: outcome,
+		},
+		{
+			name:        "error",
+			tool:        "fail",
+			args:        func() map[string]any { return nil },
+			meta:        func() map[string]any { return nil },
+			wantText:    "fail: the tool failed on purpose",
+			wantIsError: true,
+		},
+		{
+			name:     "numbered tool",
+			tool:     "tool_000",
+			args:     func() map[string]any { return nil },
+			meta:     func() map[string]any { return nil },
+			wantText: "tool_000: ok",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args, meta := tt.args(), tt.meta()
+			res, err := s.Call(testContext(t), tt.tool, args, meta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.wantText, text(t, res)); diff != "" {
+				t.Errorf("text (-want +got):\n%s", diff)
+			}
+			if res.IsError != tt.wantIsError {
+				t.Errorf("isError = %v, want %v", res.IsError, tt.wantIsError)
+			}
+			if diff := cmp.Diff(tt.args(), args); diff != "" {
+				t.Errorf("the caller's arguments changed (-before +after):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.meta(), meta); diff != "" {
+				t.Errorf("the caller's _meta changed (-before +after):\n%s", diff)
+			}
+		})
+	}
+	t.Run("unknown tool", func(t *testing.T) {
+		_, err := s.Call(testContext(t), "nope", nil, nil)
+		if err == nil || !strings.Contains(err.Error(), `unknown tool "nope"`) {
+			t.Errorf("error %v, want the server's unknown tool", err)
+		}
+	})
+}
+
+// --- Process groups ---
+
+// waitGone waits a few seconds at most for group pgid to have no live
+// process, and returns those left.
+func waitGone(pgid int) map[string]int {
+	return waitGroup(pgid, map[string]int{})
+}
+
+// waitGroup waits a few seconds at most for the live processes of group
+// pgid to be want (counts by name), and returns them.
+func waitGroup(pgid int, want map[string]int) map[string]int {
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		got := map[string]int{}
+		for _, name := range live(pgid) {
+			got[name]++
+		}
+		if cmp.Equal(want, got) || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// live returns the names of the processes of group pgid that are not
+// zombies (nothing here reaps orphans, so a dead one may stay a zombie),
+// by pid.
+func live(pgid int) map[int]string {
+	out := map[int]string{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue // gone
+		}
+		// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
+		open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+		if open < 0 || end < open {
+			continue
+		}
+		fields := strings.Fields(string(b[end+1:]))
+		if len(fields) < 3 || fields[0] == "Z" || fields[0] == "X" || fields[2] != strconv.Itoa(pgid) {
+			continue
+		}
+		out[pid] = string(b[open+1 : end])
+	}
+	return out
+}
