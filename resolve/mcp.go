@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/kballard/go-shellquote"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/jsonv"
@@ -195,7 +195,7 @@ func (s *session) listTools(ctx context.Context, name string, srv config.MCPServ
 }
 
 func commandLine(srv config.MCPServer) string {
-	return strings.Join(append([]string{srv.Command}, srv.Args...), " ")
+	return shellquote.Join(append([]string{srv.Command}, srv.Args...)...)
 }
 
 func toolsOf(a mcpAnswer) map[string]Discovered {

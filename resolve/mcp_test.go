@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -146,5 +148,95 @@ source = "mcp.maybe"
 	}
 	if len(c.Tools) != 0 {
 		t.Errorf("tools: %v", c.Tools)
+	}
+}
+
+// TestMCPServerProcess resolves the tools of mcpfake started as a real
+// process: pagination, the cache (a warm resolve starts nothing, a refresh
+// that finds other tools says so), and the failures of a server.
+func TestMCPServerProcess(t *testing.T) {
+	t.Run("pages", func(t *testing.T) {
+		c, err := resolveIn(t, resolve.Resolver{}, `
+[mcp_servers.many]
+command = "MCPFAKE"
+args = ["-tools", "250", "-page-size", "100"]
+expose = "all"
+`)
+		if err != nil || len(c.Tools) != 250 || c.Started != 1 {
+			t.Fatalf("%v: %d tools, %d started", err, len(c.Tools), c.Started)
+		}
+	})
+	t.Run("cache and refresh", func(t *testing.T) {
+		dir := t.TempDir()
+		schema := filepath.Join(dir, "schema.json")
+		log := filepath.Join(dir, "starts")
+		write := func(s string) {
+			if err := os.WriteFile(schema, []byte(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write(`{"type":"object","properties":{"n":{"type":"integer"}}}`)
+		src := `
+[mcp_servers.fake]
+command = "MCPFAKE"
+args = ["-tools", "2", "-schema", "` + schema + `", "-log", "` + log + `"]
+expose = "all"
+`
+		cache := &resolve.Cache{Dir: t.TempDir()}
+		r := resolve.Resolver{Root: dir, Cache: cache}
+		cold, err := resolveIn(t, r, src)
+		if err != nil || cold.Started != 1 {
+			t.Fatalf("cold: %v, %d started", err, cold.Started)
+		}
+		write(`{"type":"object","properties":{"n":{"type":"number"}}}`)
+		warm, err := resolveIn(t, r, src)
+		if err != nil || warm.Started != 0 || warm.Fingerprint != cold.Fingerprint {
+			t.Fatalf("warm: %v, %d started, the same catalog: %v", err, warm.Started, warm.Fingerprint == cold.Fingerprint)
+		}
+		refresh := r
+		refresh.Refresh = true
+		fresh, err := resolveIn(t, refresh, src)
+		if err != nil || fresh.Started != 1 || fresh.Fingerprint == cold.Fingerprint {
+			t.Fatalf("refresh: %v, %d started, a new catalog: %v", err, fresh.Started, fresh.Fingerprint != cold.Fingerprint)
+		}
+		want := []string{"changed: mcp_servers.fake: the server's tools differ from those cached; the cache now holds the new ones"}
+		if diff := cmp.Diff(want, errLines(fresh.Warnings)); diff != "" {
+			t.Errorf("refresh warnings (-want +got):\n%s", diff)
+		}
+		again, err := resolveIn(t, r, src)
+		if err != nil || again.Started != 0 || again.Fingerprint != fresh.Fingerprint {
+			t.Fatalf("after the refresh: %v, %d started, the refreshed catalog: %v", err, again.Started, again.Fingerprint == fresh.Fingerprint)
+		}
+		if b, _ := os.ReadFile(log); strings.Count(string(b), "start ") != 2 {
+			t.Errorf("the server started %d times, want 2", strings.Count(string(b), "start "))
+		}
+	})
+	failures := []struct {
+		name, args, extra string
+		want              string
+	}{
+		{name: "crash", args: `"-crash-after-init", "-stderr", "fatal: no config"`,
+			want: `mcp_servers.bad: cannot start MCPFAKE -crash-after-init -stderr 'fatal: no config': cannot connect: `},
+		{name: "hang", args: `"-hang-init"`, extra: "startup_timeout_sec = 0.3",
+			want: "mcp_servers.bad: cannot start MCPFAKE -hang-init: did not start within 300ms"},
+		{name: "repeated cursor", args: `"-tools", "5", "-page-size", "2", "-repeat-cursor"`,
+			want: `mcp_servers.bad: MCPFAKE -tools 5 -page-size 2 -repeat-cursor: tools/list repeats the cursor "same-cursor"`},
+	}
+	for _, tt := range failures {
+		t.Run(tt.name, func(t *testing.T) {
+			src := "[mcp_servers.bad]\ncommand = \"MCPFAKE\"\nargs = [" + tt.args + "]\nexpose = \"all\"\n" + tt.extra + "\n"
+			_, err := resolveIn(t, resolve.Resolver{}, src)
+			got := strings.ReplaceAll(strings.Join(errLines(err), "\n"), mcpfake, "MCPFAKE")
+			if !strings.HasPrefix(got, tt.want) {
+				t.Errorf("error:\n%s\nwant it to start with:\n%s", got, tt.want)
+			}
+			if tt.name == "crash" && !strings.HasSuffix(got, "; it said: fatal: no config") {
+				t.Errorf("the error does not end with the server's stderr: %s", got)
+			}
+			c, err := resolveIn(t, resolve.Resolver{}, src+"optional = true\n[mcp_servers.good]\ncommand = \"MCPFAKE\"\nargs = [\"-tools\", \"1\"]\nexpose = \"all\"\n")
+			if err != nil || len(c.Tools) != 1 || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0].Error(), "(the server is optional: its tools are left out)") {
+				t.Errorf("optional: %v, %d tools, warnings %v", err, len(c.Tools), c.Warnings)
+			}
+		})
 	}
 }

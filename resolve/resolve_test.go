@@ -20,16 +20,18 @@ import (
 	"github.com/strata-config/strata/resolve"
 )
 
-var jptools string // the built fixture binary
+var jptools, mcpfake string // the built fixture binaries
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "jptools")
 	if err != nil {
 		panic(err)
 	}
-	jptools = filepath.Join(dir, "jptools")
-	if out, err := exec.Command("go", "build", "-o", jptools, "../fixtures/jptools").CombinedOutput(); err != nil {
-		panic(fmt.Sprintf("building jptools: %v\n%s", err, out))
+	jptools, mcpfake = filepath.Join(dir, "jptools"), filepath.Join(dir, "mcpfake")
+	for bin, pkg := range map[string]string{jptools: "../fixtures/jptools", mcpfake: "../fixtures/mcpfake"} {
+		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			panic(fmt.Sprintf("building %s: %v\n%s", pkg, err, out))
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -41,11 +43,12 @@ var (
 	environ     = []string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent"}
 )
 
-// configOf decodes a layer and finalizes it; JPTOOLS in it stands for the
-// built binary.
+// configOf decodes a layer and finalizes it; JPTOOLS and MCPFAKE in it
+// stand for the built fixture binaries.
 func configOf(t *testing.T, src string) config.Config {
 	t.Helper()
-	p := layertest.MustDecode(t, "test.toml", strings.ReplaceAll(src, "JPTOOLS", jptools), partial.TOML)
+	src = strings.NewReplacer("JPTOOLS", jptools, "MCPFAKE", mcpfake).Replace(src)
+	p := layertest.MustDecode(t, "test.toml", src, partial.TOML)
 	c, err := config.Finalize(&p)
 	if err != nil {
 		t.Fatal(err)
