@@ -10,6 +10,7 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -59,11 +60,14 @@ func NewContext(action Action, root, name string, arguments, answers, options ma
 	}
 }
 
-// Value returns the context as plain JSON values, for templates.
+// Value returns the context as plain JSON values, for templates; numbers
+// are json.Number, so that they keep their text.
 func (c Context) Value() map[string]any {
 	b, _ := json.Marshal(c)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
 	var m map[string]any
-	_ = json.Unmarshal(b, &m)
+	_ = dec.Decode(&m)
 	return m
 }
 

@@ -31,14 +31,21 @@ type mcpAnswer struct {
 // ones is reported.
 func (s *session) mcpServers(c config.Config) {
 	servers := s.wantedServers(c)
-	if len(servers) == 0 {
-		return
-	}
 	names := make([]string, 0, len(servers))
 	for n := range servers {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	if s.r.Servers != nil {
+		keep := map[string]bool{}
+		for _, name := range names {
+			keep[s.serverID(name, servers[name])] = true
+		}
+		defer s.r.Servers.retain(keep)
+	}
+	if len(servers) == 0 {
+		return
+	}
 	var mu sync.Mutex
 	s.mcp = map[string]map[string]Discovered{}
 	procs.Each(s.ctx, len(names), len(names), func(ctx context.Context, i int) {
@@ -107,9 +114,25 @@ func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServ
 	if s.r.Offline {
 		return nil, fmt.Errorf("its tools are not in the cache, and offline mode starts no server")
 	}
-	a, err := s.listTools(ctx, name, srv)
-	if err != nil {
-		return nil, err
+	var a mcpAnswer
+	if s.r.Servers != nil {
+		l, started, err := s.liveServer(ctx, name, srv)
+		if err != nil {
+			return nil, fmt.Errorf("cannot start %s: %v", commandLine(srv), err)
+		}
+		l.mu.Lock()
+		if !started {
+			if fresh, err := s.list(ctx, l.sess, srv); err == nil {
+				l.answer = fresh
+			}
+		}
+		a = l.answer
+		l.mu.Unlock()
+	} else {
+		var err error
+		if a, err = s.listTools(ctx, name, srv); err != nil {
+			return nil, err
+		}
 	}
 	answer, err := json.Marshal(a)
 	if err != nil {
@@ -160,28 +183,36 @@ func (s *session) serverDir(srv config.MCPServer) string {
 // finish, and resolution waits for it.
 const discoveryGrace = 10 * time.Millisecond
 
-// listTools starts a server and lists its tools.
+// listTools starts a server, lists its tools and stops it.
 func (s *session) listTools(ctx context.Context, name string, srv config.MCPServer) (mcpAnswer, error) {
-	startup := time.Duration(srv.StartupTimeoutSec * float64(time.Second))
-	var sess *mcpclient.Session
-	var err error
-	if s.r.MCPTransport != nil {
-		var t mcp.Transport
-		if t, err = s.r.MCPTransport(ctx, name, srv); err == nil {
-			sess, err = mcpclient.Connect(ctx, t, startup)
-		}
-	} else {
-		s.started.Add(1)
-		sess, err = mcpclient.Start(ctx, mcpclient.Spec{
-			Command: s.absolute(srv.Command), Args: srv.Args, Dir: s.serverDir(srv), Env: s.serverEnv(srv),
-			Grace: discoveryGrace,
-		}, startup)
-	}
+	sess, err := s.startServer(ctx, name, srv, discoveryGrace)
 	if err != nil {
 		return mcpAnswer{}, fmt.Errorf("cannot start %s: %v", commandLine(srv), err)
 	}
 	defer sess.Close()
-	lctx, cancel := context.WithTimeout(ctx, time.Duration(srv.ToolTimeoutSec*float64(time.Second)))
+	return s.list(ctx, sess, srv)
+}
+
+// startServer starts a server (or connects to it through MCPTransport).
+func (s *session) startServer(ctx context.Context, name string, srv config.MCPServer, grace time.Duration) (*mcpclient.Session, error) {
+	startup := time.Duration(srv.StartupTimeoutSec * float64(time.Second))
+	if s.r.MCPTransport != nil {
+		t, err := s.r.MCPTransport(ctx, name, srv)
+		if err != nil {
+			return nil, err
+		}
+		return mcpclient.Connect(ctx, t, startup)
+	}
+	s.started.Add(1)
+	return mcpclient.Start(ctx, mcpclient.Spec{
+		Command: s.absolute(srv.Command), Args: srv.Args, Dir: s.serverDir(srv), Env: s.serverEnv(srv),
+		Grace: grace,
+	}, startup)
+}
+
+// list lists the tools of a server, under its tool timeout.
+func (s *session) list(ctx context.Context, sess *mcpclient.Session, srv config.MCPServer) (mcpAnswer, error) {
+	lctx, cancel := context.WithTimeout(ctx, toolTimeout(srv))
 	defer cancel()
 	tools, err := sess.Tools(lctx)
 	if err != nil {
@@ -192,6 +223,14 @@ func (s *session) listTools(ctx context.Context, name string, srv config.MCPServ
 		return mcpAnswer{}, fmt.Errorf("%s: %s", commandLine(srv), msg)
 	}
 	return mcpAnswer{ServerInfo: sess.Info, Tools: tools}, nil
+}
+
+// toolTimeout is how long a call (or a listing) of a server may take.
+func toolTimeout(srv config.MCPServer) time.Duration {
+	if srv.ToolTimeoutSec <= 0 {
+		return config.DefaultToolTimeoutSec * time.Second
+	}
+	return time.Duration(srv.ToolTimeoutSec * float64(time.Second))
 }
 
 func commandLine(srv config.MCPServer) string {

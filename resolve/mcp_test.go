@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -238,5 +239,86 @@ expose = "all"
 				t.Errorf("optional: %v, %d tools, warnings %v", err, len(c.Tools), c.Warnings)
 			}
 		})
+	}
+}
+
+// TestServersRevalidate: a catalog resolved from the cache starts no
+// server; the first call starts it, finds that its tools changed, updates
+// the cache and says so; the server then serves every call, and leaves
+// when the config no longer names it.
+func TestServersRevalidate(t *testing.T) {
+	dir := t.TempDir()
+	schema := filepath.Join(dir, "schema.json")
+	log := filepath.Join(dir, "starts")
+	if err := os.WriteFile(schema, []byte(`{"type":"object","properties":{"n":{"type":"integer"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := `
+[mcp_servers.fake]
+command = "MCPFAKE"
+args = ["-tools", "1", "-schema", "` + schema + `", "-log", "` + log + `"]
+expose = "all"
+`
+	starts := func() []string {
+		b, _ := os.ReadFile(log)
+		return strings.Fields(strings.ReplaceAll(string(b), "start ", ""))
+	}
+	cache := &resolve.Cache{Dir: t.TempDir()}
+	old, err := resolveIn(t, resolve.Resolver{Root: dir, Cache: cache}, src)
+	if err != nil || len(starts()) != 1 {
+		t.Fatalf("filling the cache: %v, %d starts", err, len(starts()))
+	}
+	if err := os.WriteFile(schema, []byte(`{"type":"object","properties":{"n":{"type":"number"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	changed := make(chan string, 1)
+	servers := &resolve.Servers{OnChange: func(s string) { changed <- s }}
+	defer servers.Close()
+	r := resolve.Resolver{Root: dir, Environ: environ, Cache: cache, Servers: servers}
+	warm, err := resolveIn(t, r, src)
+	if err != nil || warm.Started != 0 || warm.Fingerprint != old.Fingerprint {
+		t.Fatalf("warm: %v, %d started, the cached catalog: %v", err, warm.Started, warm.Fingerprint == old.Fingerprint)
+	}
+	cfg := configOf(t, src)
+	ctx := context.Background()
+	res, err := r.CallMCP(ctx, "fake", cfg.MCPServers["fake"], "tool_000", nil, nil)
+	if err != nil || res.Content[0].(*mcp.TextContent).Text != "tool_000: ok" {
+		t.Fatalf("call: %v, %+v", err, res)
+	}
+	select {
+	case s := <-changed:
+		if s != "fake" {
+			t.Errorf("OnChange(%q)", s)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no OnChange after the tools changed")
+	}
+	fresh, err := resolveIn(t, r, src)
+	if err != nil || fresh.Started != 0 || fresh.Fingerprint == old.Fingerprint {
+		t.Fatalf("after revalidating: %v, %d started, a new catalog: %v", err, fresh.Started, fresh.Fingerprint != old.Fingerprint)
+	}
+	if _, err := r.CallMCP(ctx, "fake", cfg.MCPServers["fake"], "tool_000", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	pids := starts()
+	if len(pids) != 2 {
+		t.Fatalf("%d starts, want 2 (one to fill the cache, one for both calls)", len(pids))
+	}
+	if _, err := resolveIn(t, r, "[mcp_servers.other]\ncommand = \"MCPFAKE\"\n"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat("/proc/" + pids[1]); err != nil {
+			break
+		}
+		if b, _ := os.ReadFile("/proc/" + pids[1] + "/stat"); strings.Contains(string(b), ") Z ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server runs on after the config dropped it")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -67,6 +67,9 @@ type Resolver struct {
 	// command over stdio. Tests give in-memory servers through it (and then
 	// nothing of the server is cached).
 	MCPTransport func(ctx context.Context, name string, s config.MCPServer) (mcp.Transport, error)
+	// Servers, when not nil, keeps the MCP servers that resolutions and
+	// calls start running, for the next ones.
+	Servers *Servers
 }
 
 // DefaultTimeout bounds a discovery run.
@@ -220,21 +223,34 @@ func (s *session) discover(c config.Config) {
 	var tasks []task
 	for _, name := range c.Tools.Names() {
 		t := c.Tools[name]
-		if !isLocal(t) || configDefined(t) || t.Command.IsZero() {
+		if !isLocal(t) || t.Command.IsZero() {
 			continue
 		}
 		if e, _ := c.Tools.Effective(name); !e.Enabled() {
 			continue
 		}
 		upstream := t.Source.Name(name)
+		path := partial.Path{"tools", name, "command"}
+		if configDefined(t) {
+			// Not run here, but calls run it: it is held back on the same
+			// terms. Only its program matters (its arguments may name
+			// those of a call).
+			command := config.Command{Program: t.Command.Program, Shell: t.Command.Shell}
+			program, _, err := render(command, protocol.NewContext(protocol.ActionRun, s.root, upstream, nil, nil, t.Options).Value())
+			if err != nil {
+				s.fail(&partial.Error{Path: path, Msg: err.Error()})
+			} else if !s.allow(path, s.lookPath(s.absolute(program))) {
+				s.held[name] = true
+			}
+			continue
+		}
 		ctxData := protocol.NewContext(protocol.ActionSchema, s.root, upstream, nil, nil, t.Options).Value()
 		program, args, err := render(t.Command, ctxData)
 		if err != nil {
-			s.fail(&partial.Error{Path: partial.Path{"tools", name, "command"}, Msg: err.Error()})
+			s.fail(&partial.Error{Path: path, Msg: err.Error()})
 			continue
 		}
 		program = s.absolute(program)
-		path := partial.Path{"tools", name, "command"}
 		if !s.allow(path, s.lookPath(program)) {
 			s.held[name] = true
 			continue
@@ -518,7 +534,7 @@ func (s *session) definition(name string, t config.EffectiveTool) (Definition, b
 			s.fail(&partial.Error{Path: path.Append("source"), Msg: "the host has no builtin tool named " + t.Source.Name(name)})
 			return Definition{}, false
 		}
-		base, d.Source, d.Call = b, "builtin", Call{Protocol: ProtocolBuiltin, Tool: t.Source.Name(name)}
+		base, d.Source, d.Call = b, "builtin", Call{Protocol: ProtocolBuiltin, Tool: t.Source.Name(name), Root: s.root}
 	case t.Source.Kind == config.SourceMCP:
 		if s.held["mcp."+t.Source.Server] {
 			return Definition{}, false
@@ -539,8 +555,11 @@ func (s *session) definition(name string, t config.EffectiveTool) (Definition, b
 			return Definition{}, false
 		}
 		base, d.Source = mt, t.Source.String()
-		d.Call = Call{Protocol: ProtocolMCP, Server: t.Source.Server, Tool: upstream}
+		d.Call = Call{Protocol: ProtocolMCP, Server: t.Source.Server, Tool: upstream, Root: s.root}
 	case isLocal(t.Tool) && configDefined(t.Tool):
+		if s.held[name] {
+			return Definition{}, false
+		}
 		// The config defines the tool: it is the schema and the text.
 		base = Discovered{Name: name, Summary: t.Tool.Summary, Description: t.Tool.Description, InputSchema: fromConfig(t.Parameters)}
 		params, own = nil, config.Tool{}

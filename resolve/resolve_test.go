@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/layertest"
+	"github.com/strata-config/strata/internal/testbin"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/resolve"
 )
@@ -23,18 +24,14 @@ import (
 var jptools, mcpfake string // the built fixture binaries
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "jptools")
+	bins, cleanup, err := testbin.Build(testbin.JPTools, testbin.MCPFake)
 	if err != nil {
-		panic(err)
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
-	jptools, mcpfake = filepath.Join(dir, "jptools"), filepath.Join(dir, "mcpfake")
-	for bin, pkg := range map[string]string{jptools: "../fixtures/jptools", mcpfake: "../fixtures/mcpfake"} {
-		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-			panic(fmt.Sprintf("building %s: %v\n%s", pkg, err, out))
-		}
-	}
+	jptools, mcpfake = bins[testbin.JPTools], bins[testbin.MCPFake]
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 
@@ -605,6 +602,10 @@ dirs = ["`+dir+`"]
 [tools.count_lines]
 source = "local"
 command = "JPTOOLS {{tool}} {{context}}"
+
+[tools.defined]
+command = "rm -rf {{tool.arguments.path}}"
+parameters.path = { type = "string" }
 `)
 	if err != nil {
 		t.Fatal(err)
@@ -615,6 +616,7 @@ command = "JPTOOLS {{tool}} {{context}}"
 	want := []string{
 		"held back: discover.dirs.0: 2 executables of " + dir + " (t000.sh, t001.sh): not trusted",
 		"held back: tools.count_lines.command: not trusted",
+		"held back: tools.defined.command: not trusted",
 	}
 	if diff := cmp.Diff(want, errLines(c.Warnings)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -1,17 +1,15 @@
 package resolve
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/jsonv"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/strata-config/strata/internal/schemacheck"
 )
 
 // jpParamKeys are the keys of JP's parameter format (ToolParameterConfig).
@@ -189,43 +187,25 @@ type validator struct {
 // check validates x against the subschema at JSON pointer ptr of the root
 // schema (the root being where $ref and $defs resolve).
 func (v validator) check(x any, ptr string) error {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(v.root.JSON()))
+	sch, err := schemacheck.Compile(v.root.JSON(), ptr)
+	if err != nil {
+		return fmt.Errorf("the discovered schema cannot be checked: %v", err)
+	}
+	problems, err := sch.Validate(jsonv.MustOf(x).JSON())
 	if err != nil {
 		return err
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource("tool.json", doc); err != nil {
-		return err
+	if len(problems) == 0 {
+		return nil
 	}
-	sch, err := c.Compile("tool.json#" + ptr)
-	if err != nil {
-		return fmt.Errorf("the discovered schema cannot be checked: %v", firstLine(err.Error()))
+	msgs := make([]string, len(problems))
+	for i, p := range problems {
+		msgs[i] = p.Msg
+		if p.Path != "$" {
+			msgs[i] += " at " + p.Path
+		}
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(jsonv.MustOf(x).JSON()))
-	if err != nil {
-		return err
-	}
-	if err := sch.Validate(inst); err != nil {
-		return validationMessage(err)
-	}
-	return nil
-}
-
-// validationMessage keeps the most specific reason of a validation error.
-func validationMessage(err error) error {
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return err
-	}
-	for len(ve.Causes) > 0 {
-		ve = ve.Causes[0]
-	}
-	at := ""
-	if len(ve.InstanceLocation) > 0 {
-		at = " at /" + strings.Join(ve.InstanceLocation, "/")
-	}
-	return fmt.Errorf("%s%s", ve.ErrorKind.LocalizedString(message.NewPrinter(language.English)), at)
+	return errors.New(strings.Join(msgs, "; "))
 }
 
 func firstLine(s string) string {

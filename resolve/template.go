@@ -3,12 +3,14 @@ package resolve
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/suggest"
+	"github.com/strata-config/strata/protocol"
 )
 
 var templateRef = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]+)*)\s*\}\}`)
@@ -103,4 +105,28 @@ func scalarText(v any) string {
 // shellQuote quotes s for /bin/sh.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Argv returns the program and arguments that run the call with the tool
+// context pc: for a JP tool its command rendered with pc, for a --describe
+// tool its executable with args, the call's arguments as given, as one
+// argument. A relative program path is relative to the call's Root.
+func (c Call) Argv(pc protocol.Context, args json.RawMessage) ([]string, error) {
+	switch c.Protocol {
+	case ProtocolJP:
+		program, rest, err := render(c.Command, pc.Value())
+		if err != nil {
+			return nil, err
+		}
+		if strings.ContainsRune(program, '/') && !filepath.IsAbs(program) {
+			program = filepath.Join(c.Root, program)
+		}
+		return append([]string{program}, rest...), nil
+	case ProtocolDescribe:
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
+		}
+		return []string{c.Path, string(args)}, nil
+	}
+	return nil, fmt.Errorf("a %s tool is not run from a command", c.Protocol)
 }

@@ -57,9 +57,15 @@ func portable(s string) string {
 // read as a user would type them.
 func runCLI(t *testing.T, args ...string) result {
 	t.Helper()
+	return runCLIInput(t, "", args...)
+}
+
+// runCLIInput is runCLI with stdin.
+func runCLIInput(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
 	t.Chdir(repoRoot)
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+	code := run(context.Background(), args, strings.NewReader(stdin), &stdout, &stderr)
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
 
@@ -221,6 +227,63 @@ func requireNode(t *testing.T) {
 			t.Fatal("the npm MCP servers are missing; run npm ci --prefix fixtures/mcp")
 		}
 		t.Skip("the npm MCP servers are missing")
+	}
+}
+
+// demoEnv clears strata's variables and points the user directory and the
+// cache where a test wants them.
+func demoEnv(t *testing.T, cache string) {
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "STRATA_") && name != "STRATA_REQUIRE_NODE" {
+			t.Setenv(name, "")
+			os.Unsetenv(name)
+		}
+	}
+	t.Setenv("STRATA_CONFIG_HOME", "fixtures/home/strata")
+	t.Setenv("HOME", "/nonexistent")
+	t.Setenv("XDG_CACHE_HOME", cache)
+}
+
+// TestCallGolden calls the tools of the demo workspace.
+func TestCallGolden(t *testing.T) {
+	requireNode(t)
+	cache := t.TempDir()
+	demo := []string{"call", "--root", "fixtures/workspace", "--trust"}
+	ask := []string{"--cfg", "tools.fs_modify_file.options.auto_approve_max_changed_lines:=0"}
+	modify := `{"path":"data/notes.txt","start_line":1,"end_line":1,"content":"changed"}`
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+	}{
+		{"call-describe", "", append(demo, "word_count", `{"text":"one two three"}`)},
+		{"call-forced", "", append(demo, "get_weather", `{"location":"Oslo"}`)},
+		{"call-stdin", `{"location": "Half Moon Bay"}`, append(demo, "get_weather", "-")},
+		{"call-jp", "", append(demo, "count_lines", `{"path":"data/poem.txt"}`)},
+		{"call-jp-renamed", "", append(demo, "grep", `{"pattern":"rose"}`)},
+		{"call-jp-error", "", append(demo, "count_lines", `{"path":"../../etc/passwd"}`)},
+		{"call-mcp", "", append(demo, "read_file", `{"path":"notes.txt","head":2}`)},
+		{"call-mcp-exposed", "", append(demo, "get-sum", `{"a":2,"b":40}`)},
+		{"call-invalid", "", append(demo, "get_weather", `{"location":7,"unit":"kelvin","wind":true}`)},
+		{"call-not-json", "", append(demo, "word_count", `{"text":`)},
+		{"call-unknown", "", append(demo, "wordcount", `{}`)},
+		{"call-question-no-terminal", "", append(append(demo, ask...), "fs_modify_file", modify)},
+		{"call-question-answered", "", append(append(demo, ask...), "--answer", "apply_changes=false", "fs_modify_file", modify)},
+		{"call-question-asked", "maybe\nno\n", append(append(demo, ask...), "--ask", "fs_modify_file", modify)},
+		{"call-question-no-answer", "", append(append(demo, ask...), "--ask", "fs_modify_file", modify)},
+		{"call-untrusted", "", []string{"call", "--root", "fixtures/workspace", "count_lines", `{"path":"data/poem.txt"}`}},
+		{"call-bad-answer", "", append(demo, "--answer", "apply_changes", "word_count", `{"text":""}`)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			demoEnv(t, cache)
+			t.Setenv("SHELLCLAW_STUB", "1")
+			golden(t, tt.name, runCLIInput(t, tt.stdin, tt.args...))
+		})
+	}
+	b, err := os.ReadFile(filepath.Join(repoRoot, "fixtures/workspace/data/notes.txt"))
+	if err != nil || strings.Contains(string(b), "changed") {
+		t.Errorf("a declined change was applied: %q, %v", b, err)
 	}
 }
 

@@ -11,22 +11,26 @@ import (
 	"github.com/strata-config/strata/resolve"
 )
 
-type resolveCmd struct {
+// resolveFlags are the flags of the commands that resolve a workspace.
+type resolveFlags struct {
 	Root    string   `help:"Directory to resolve from, as if strata ran there (default: the current one)." placeholder:"DIR"`
 	Cfg     []string `name:"cfg" placeholder:"X" sep:"none" help:"A layer on top: a file, key=value, key:=json, key+=value, key:+=json, a JSON object, or NONE; repeatable."`
-	Export  string   `enum:"strata,openai,anthropic,mcp" default:"strata" help:"Output format: strata, openai, anthropic or mcp."`
 	Refresh bool     `help:"Ask every tool again instead of using cached answers."`
 	Offline bool     `help:"Run nothing: use cached answers only."`
 	Trust   bool     `help:"Trust this workspace for this run: let programs its files name run."`
 }
 
+type resolveCmd struct {
+	resolveFlags `embed:""`
+	Export       string `enum:"strata,openai,anthropic,mcp" default:"strata" help:"Output format: strata, openai, anthropic or mcp."`
+}
+
 func (c *resolveCmd) Run(e *env) error {
-	cat, err := resolveCatalog(e, c.Root, c.Cfg, c.Refresh, c.Offline, c.Trust)
-	if cat == nil {
+	w, err := c.resolve(e, nil)
+	if w == nil {
 		return err
 	}
-	warn(e, cat.Warnings)
-	out, xerr := cat.Export(resolve.Format(c.Export))
+	out, xerr := w.catalog.Export(resolve.Format(c.Export))
 	if xerr != nil {
 		return xerr
 	}
@@ -41,11 +45,19 @@ func app(root string, cfg []string) *load.App[config.Partial, config.Config] {
 	return &load.App[config.Partial, config.Config]{Name: "strata", Defaults: config.Default(), Dir: root, Cfg: cfg, MCPServers: partial.Path{"mcp_servers"}}
 }
 
-// resolveCatalog loads the config and resolves its tools. It returns the
+// workspace is a resolved workspace.
+type workspace struct {
+	config   config.Config
+	resolver *resolve.Resolver
+	catalog  *resolve.Catalog
+}
+
+// resolve loads the config and resolves its tools, with servers keeping
+// MCP servers running when not nil; warnings go to stderr. It returns the
 // catalog of the tools that resolved along with the problems of the
-// others.
-func resolveCatalog(e *env, root string, cfg []string, refresh, offline, trustAll bool) (*resolve.Catalog, error) {
-	a := app(root, cfg)
+// others; nil when the config does not load.
+func (f resolveFlags) resolve(e *env, servers *resolve.Servers) (*workspace, error) {
+	a := app(f.Root, f.Cfg)
 	res, err := a.Load(e.ctx)
 	if err != nil {
 		return nil, err
@@ -57,19 +69,25 @@ func resolveCatalog(e *env, root string, cfg []string, refresh, offline, trustAl
 	}
 	dir := res.Root
 	if dir == "" {
-		if dir, err = filepath.Abs(orDot(root)); err != nil {
+		if dir, err = filepath.Abs(orDot(f.Root)); err != nil {
 			return nil, err
 		}
 	}
-	r := resolve.Resolver{
+	r := &resolve.Resolver{
 		Root:    dir,
 		Cache:   &resolve.Cache{Dir: resolve.DefaultCacheDir("strata", os.Environ())},
-		Refresh: refresh,
-		Offline: offline,
-		Trust:   &resolve.Policy{Result: res, Trusted: trusted, All: trustAll},
+		Refresh: f.Refresh,
+		Offline: f.Offline,
+		Trust:   &resolve.Policy{Result: res, Trusted: trusted, All: f.Trust},
 		Locate:  res.Locate,
+		Servers: servers,
 	}
-	return r.Resolve(e.ctx, res.Config)
+	cat, err := r.Resolve(e.ctx, res.Config)
+	if cat == nil {
+		return nil, err
+	}
+	warn(e, cat.Warnings)
+	return &workspace{config: res.Config, resolver: r, catalog: cat}, err
 }
 
 func orDot(dir string) string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -15,6 +16,7 @@ import (
 type cli struct {
 	Config  configCmd  `cmd:"" help:"Print the final config from all sources: defaults, user, workspace and directory files, environment, --cfg."`
 	Resolve resolveCmd `cmd:"" help:"Print the resolved tool definitions, as strata's JSON or a vendor's."`
+	Call    callCmd    `cmd:"" help:"Validate and run one resolved tool; print its outcome."`
 	Trust   trustCmd   `cmd:"" help:"Trust the current workspace (or a program, by checksum): let the programs its files name run."`
 	Merge   mergeCmd   `cmd:"" help:"Merge layer files in order (first lowest) and print the merged layer."`
 	Diff    diffCmd    `cmd:"" help:"Print the layer that turns FROM into TO; exit 1 when they differ."`
@@ -84,6 +86,13 @@ func report(stderr io.Writer, err error) int {
 	var ue usageError
 	if errors.As(err, &ue) {
 		code = 2
+	}
+	var ce *call.Error
+	if errors.As(err, &ce) {
+		for _, line := range ce.Lines() {
+			fmt.Fprintf(stderr, "strata: %s\n", relativeText(oneLine(line)))
+		}
+		return code
 	}
 	for _, e := range partial.All(err) {
 		fmt.Fprintf(stderr, "strata: %s\n", relativeText(oneLine(e.Error())))

@@ -7,9 +7,6 @@ package jsonv
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"math/big"
 )
 
@@ -36,110 +33,13 @@ type Value struct {
 	items   []*Value // object values (parallel to keys) or array elements
 }
 
-// Parse reads one JSON value. A key repeated in an object is an error.
-func Parse(b []byte) (*Value, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	p := parser{data: b, dec: dec}
-	v, err := p.value(0)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("unexpected data after the JSON value")
-	}
-	return v, nil
-}
-
-// MustParse is Parse for values known to be valid.
-func MustParse(s string) *Value {
-	v, err := Parse([]byte(s))
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
-type parser struct {
-	data []byte
-	dec  *json.Decoder
-}
-
-const maxDepth = 1000
-
-func (p *parser) value(depth int) (*Value, error) {
-	if depth > maxDepth {
-		return nil, errors.New("JSON nested too deeply")
-	}
-	start := p.next()
-	tok, err := p.dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		v := &Value{kind: Object}
-		if t == '[' {
-			v.kind = Array
-		}
-		for p.dec.More() {
-			if v.kind == Object {
-				start := p.next()
-				kt, err := p.dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k := kt.(string)
-				if v.Get(k) != nil {
-					return nil, fmt.Errorf("key %q appears twice in an object", k)
-				}
-				v.keys = append(v.keys, k)
-				v.keyText = append(v.keyText, bytes.Clone(p.data[start:p.dec.InputOffset()]))
-			}
-			e, err := p.value(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			v.items = append(v.items, e)
-		}
-		if _, err := p.dec.Token(); err != nil {
-			return nil, err
-		}
-		return v, nil
-	case nil:
-		return &Value{kind: Null, raw: []byte("null")}, nil
-	case bool:
-		return &Value{kind: Bool, raw: []byte(fmt.Sprint(t))}, nil
-	case json.Number:
-		return &Value{kind: Number, raw: []byte(t)}, nil
-	case string:
-		end := int(p.dec.InputOffset())
-		return &Value{kind: String, raw: bytes.Clone(p.data[start:end])}, nil
-	}
-	return nil, fmt.Errorf("unexpected token %v", tok)
-}
-
-// next returns the offset where the next token starts.
-func (p *parser) next() int {
-	off := int(p.dec.InputOffset())
-	for off < len(p.data) {
-		switch p.data[off] {
-		case ' ', '\t', '\n', '\r', ',', ':':
-			off++
-			continue
-		}
-		break
-	}
-	return off
-}
-
 // Of converts a Go value (as encoding/json marshals it) to a Value.
 func Of(x any) (*Value, error) {
 	b, err := json.Marshal(x)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(b)
+	return parse(b, "") // b is ours alone: no copy needed
 }
 
 // MustOf is Of for values known to marshal.

@@ -3,6 +3,10 @@ package jsonv
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -14,27 +18,183 @@ func FuzzRoundTrip(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		v, err := Parse(b)
-		if !json.Valid(b) {
-			if err == nil {
-				t.Fatalf("Parse accepted invalid JSON %q", b)
+		in := bytes.Clone(b)
+		v, err := Parse(in)
+		want := json.Valid(b) && decoderAccepts(b)
+		if (err == nil) != want {
+			t.Fatalf("Parse(%q): error %v, want success %v (json.Valid %v)", b, err, want, json.Valid(b))
+		}
+		if err != nil {
+			if msg := err.Error(); !strings.HasPrefix(msg, "offset ") || strings.Contains(msg, "\n") {
+				t.Fatalf("Parse(%q): error %q, want one line starting with the offset", b, msg)
 			}
 			return
 		}
+		clear(in) // the Value must not depend on the caller's buffer
+
+		// The Value is the one the parser driven by encoding/json's
+		// Decoder built.
+		old, err := parseViaDecoder(b)
 		if err != nil {
-			return // a repeated key, or nesting too deep
+			t.Fatalf("the Decoder parser refused %q: %v", b, err)
 		}
-		var want bytes.Buffer
-		if err := json.Compact(&want, b); err != nil {
+		if d := diffValues(v, old, "$"); d != "" {
+			t.Fatalf("Parse(%q) differs from the Decoder parser: %s", b, d)
+		}
+
+		// v.JSON() is the input without its whitespace, and means what it
+		// meant.
+		var want2 bytes.Buffer
+		if err := json.Compact(&want2, b); err != nil {
 			t.Fatal(err)
 		}
-		if got := v.JSON(); !bytes.Equal(got, want.Bytes()) {
-			t.Fatalf("round trip changed the value:\n got %s\nwant %s", got, want.Bytes())
+		got := v.JSON()
+		if !bytes.Equal(got, want2.Bytes()) {
+			t.Fatalf("round trip changed the value:\n got %s\nwant %s", got, want2.Bytes())
+		}
+		if bytes.Equal(want2.Bytes(), b) && !bytes.Equal(got, b) {
+			t.Fatalf("round trip changed compact JSON:\n got %s\nwant %s", got, b)
+		}
+		if x, y := decodeNumbers(t, got), decodeNumbers(t, b); !reflect.DeepEqual(x, y) {
+			t.Fatalf("round trip changed the meaning:\n got %#v\nwant %#v", x, y)
 		}
 		if !Equal(v, v.Clone()) {
 			t.Fatal("a clone differs")
 		}
 	})
+}
+
+// FuzzKey fuzzes the text of a key: escapes, surrogates, invalid UTF-8.
+func FuzzKey(f *testing.F) {
+	for _, s := range []string{
+		`a`, ``, `\u0061`, `\ud83d\ude00`, `\ud800`, `\udc00\ud800`, `\ud800\ud800\udc00`, `\ud800\u0041`,
+		"\xff\xfe", "caf\xc3\xa9", "\xed\xa0\x80", `\"\\\/\b\f\n\r\t`, "\x7f", `\u00`, `\x`, "\x01",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		doc := []byte(`{"` + s + `":0}`)
+		v, err := Parse(doc)
+		if (err == nil) != json.Valid(doc) {
+			t.Fatalf("Parse(%q): error %v, json.Valid %v", doc, err, json.Valid(doc))
+		}
+		if err != nil {
+			return
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(doc, &m); err != nil {
+			t.Fatal(err)
+		}
+		if len(m) != 1 || len(v.Keys()) != 1 {
+			t.Fatalf("Parse(%q): keys %q, json.Unmarshal %v", doc, v.Keys(), m)
+		}
+		if _, ok := m[v.Keys()[0]]; !ok {
+			t.Fatalf("Parse(%q): key %q, json.Unmarshal has %v", doc, v.Keys()[0], m)
+		}
+		if got, want := string(v.keyText[0]), `"`+s+`"`; got != want {
+			t.Fatalf("key text %q, want %q", got, want)
+		}
+		// The same text as a string value.
+		a := MustParse(`["` + s + `"]`)
+		var want string
+		if err := json.Unmarshal([]byte(`"`+s+`"`), &want); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := a.Items()[0].Str(); got != want || got != v.Keys()[0] {
+			t.Fatalf("Str %q, key %q, want %q", got, v.Keys()[0], want)
+		}
+	})
+}
+
+// decoderAccepts reports whether valid JSON b has no key twice in an
+// object and no value deeper than maxDepth, deciding it with
+// encoding/json's Decoder.
+func decoderAccepts(b []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	type frame struct {
+		object  bool
+		wantKey bool
+		keys    map[string]bool
+	}
+	var stack []*frame
+	valueDone := func() {
+		if n := len(stack); n > 0 && stack[n-1].object {
+			stack[n-1].wantKey = true
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return true
+		}
+		if err != nil {
+			panic(fmt.Sprintf("Token on valid JSON %q: %v", b, err))
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			valueDone()
+			continue
+		}
+		if n := len(stack); n > 0 && stack[n-1].wantKey {
+			k := tok.(string)
+			if stack[n-1].keys[k] {
+				return false
+			}
+			stack[n-1].keys[k] = true
+			stack[n-1].wantKey = false
+			continue
+		}
+		if len(stack) > maxDepth {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{object: true, wantKey: true, keys: map[string]bool{}})
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+		default:
+			valueDone()
+		}
+	}
+}
+
+// diffValues describes how a and b differ, down to the text they keep.
+func diffValues(a, b *Value, path string) string {
+	switch {
+	case a.kind != b.kind:
+		return fmt.Sprintf("%s: kind %d, want %d", path, a.kind, b.kind)
+	case !bytes.Equal(a.raw, b.raw):
+		return fmt.Sprintf("%s: text %q, want %q", path, a.raw, b.raw)
+	case len(a.keys) != len(b.keys) || len(a.keyText) != len(b.keyText) || len(a.items) != len(b.items):
+		return fmt.Sprintf("%s: %d keys, %d key texts, %d items; want %d, %d, %d", path, len(a.keys), len(a.keyText), len(a.items), len(b.keys), len(b.keyText), len(b.items))
+	}
+	for i := range a.keys {
+		if a.keys[i] != b.keys[i] || !bytes.Equal(a.keyText[i], b.keyText[i]) {
+			return fmt.Sprintf("%s: key %q (text %q), want %q (text %q)", path, a.keys[i], a.keyText[i], b.keys[i], b.keyText[i])
+		}
+	}
+	for i := range a.items {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		if a.kind == Object {
+			p = fmt.Sprintf("%s.%q", path, a.keys[i])
+		}
+		if d := diffValues(a.items[i], b.items[i], p); d != "" {
+			return d
+		}
+	}
+	return ""
+}
+
+func decodeNumbers(t *testing.T, b []byte) any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
+		t.Fatalf("decoding %q: %v", b, err)
+	}
+	return x
 }
 
 func TestEdit(t *testing.T) {
@@ -75,9 +235,191 @@ func TestEqual(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
-	for _, s := range []string{`{"a":1,"a":2}`, `{`, `1 2`, `{"a":}`} {
-		if _, err := Parse([]byte(s)); err == nil {
-			t.Errorf("Parse(%s) succeeded", s)
+	deep := func(n int, inner string) string {
+		return strings.Repeat("[", n) + inner + strings.Repeat("]", n)
+	}
+	tests := []struct{ in, want string }{
+		{`{"a":1,"a":2}`, `offset 7: key "a" appears twice in an object`},
+		{`{"a":1,"\u0061":2}`, `offset 7: key "a" appears twice in an object`},
+		{"{\"\xff\":1,\"\xfe\":2}", "offset 7: key \"\ufffd\" appears twice in an object"},
+		{`{`, `offset 1: expected a string key or '}' after '{', found the end of the input`},
+		{`{,}`, `offset 1: expected a string key or '}' after '{', found ','`},
+		{`{"a":1,}`, `offset 7: expected a string key after ',' in an object, found '}'`},
+		{`{"a" 1}`, `offset 5: expected ':' after an object key, found '1'`},
+		{`{"a":}`, `offset 5: expected a JSON value, found '}'`},
+		{`{"a":1 "b":2}`, `offset 7: expected ',' or '}' after an object value, found '"'`},
+		{`[1,]`, `offset 3: expected a JSON value, found ']'`},
+		{`[1 2]`, `offset 3: expected ',' or ']' after an array element, found '2'`},
+		{``, `offset 0: expected a JSON value, found the end of the input`},
+		{" \t\r\n", `offset 4: expected a JSON value, found the end of the input`},
+		{"\xef\xbb\xbf{}", `offset 0: expected a JSON value, found '\ufeff'`},
+		{"\xff", `offset 0: expected a JSON value, found the byte 0xff`},
+		{`1 2`, `offset 2: unexpected data after the JSON value`},
+		{`{"a":1}x`, `offset 7: unexpected data after the JSON value`},
+		{`01`, `offset 1: unexpected data after the JSON value`},
+		{`-`, `offset 1: expected a digit after '-', found the end of the input`},
+		{`-a`, `offset 1: expected a digit after '-', found 'a'`},
+		{`1.`, `offset 2: expected a digit after the decimal point, found the end of the input`},
+		{`1.e3`, `offset 2: expected a digit after the decimal point, found 'e'`},
+		{`1e`, `offset 2: expected a digit in the exponent, found the end of the input`},
+		{`1e+`, `offset 3: expected a digit in the exponent, found the end of the input`},
+		{`.5`, `offset 0: expected a JSON value, found '.'`},
+		{`+1`, `offset 0: expected a JSON value, found '+'`},
+		{`NaN`, `offset 0: expected a JSON value, found 'N'`},
+		{`tru`, `offset 3: expected 'e' (to spell true), found the end of the input`},
+		{`[nul1]`, `offset 4: expected 'l' (to spell null), found '1'`},
+		{`falsy`, `offset 4: expected 'e' (to spell false), found 'y'`},
+		{`True`, `offset 0: expected a JSON value, found 'T'`},
+		{`"abc`, `offset 4: the string begun at offset 0 does not end`},
+		{`["abc\`, `offset 6: the string begun at offset 1 does not end`},
+		{"\"a\x01\"", `offset 2: control character '\x01' in a string; escape it`},
+		{"\"a\nb\"", `offset 2: control character '\n' in a string; escape it`},
+		{`"\q"`, `offset 2: expected an escape: \" \\ \/ \b \f \n \r \t or \uXXXX, found 'q'`},
+		{`"\'"`, `offset 2: expected an escape: \" \\ \/ \b \f \n \r \t or \uXXXX, found '\''`},
+		{`"\u12g4"`, `offset 5: expected 4 hexadecimal digits after \u, found 'g'`},
+		{`"\u12`, `offset 5: expected 4 hexadecimal digits after \u, found the end of the input`},
+		{deep(1002, ``), `offset 1001: JSON nested too deeply`},
+		{deep(1001, `1`), `offset 1001: JSON nested too deeply`},
+		{`{"a":` + deep(1001, ``) + `}`, `offset 1005: JSON nested too deeply`},
+	}
+	for _, tt := range tests {
+		_, err := Parse([]byte(tt.in))
+		if err == nil {
+			t.Errorf("Parse(%.40q) succeeded, want %s", tt.in, tt.want)
+			continue
+		}
+		if err.Error() != tt.want {
+			t.Errorf("Parse(%.40q):\n got %s\nwant %s", tt.in, err, tt.want)
+		}
+		if json.Valid([]byte(tt.in)) && !strings.Contains(tt.want, "twice") && !strings.Contains(tt.want, "deeply") {
+			t.Errorf("%.40q is valid JSON", tt.in)
+		}
+	}
+}
+
+func TestDepth(t *testing.T) {
+	for _, s := range []string{
+		strings.Repeat("[", 1001) + strings.Repeat("]", 1001),
+		strings.Repeat("[", 1000) + "1" + strings.Repeat("]", 1000),
+		strings.Repeat(`{"a":`, 1000) + "1" + strings.Repeat("}", 1000),
+		`{"a":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}`,
+	} {
+		v, err := Parse([]byte(s))
+		if err != nil {
+			t.Fatalf("Parse(%.20s...): %v", s, err)
+		}
+		if got := v.String(); got != s {
+			t.Errorf("round trip changed %.20s...", s)
+		}
+	}
+}
+
+// TestKeys checks keys are decoded as json.Unmarshal decodes them, and
+// keep their text.
+func TestKeys(t *testing.T) {
+	src := "{\"plain\":1,\"caf\xc3\xa9\":2,\"\\u0041\\n\":3,\"\\ud83d\\ude00\":4,\"\\ud800x\":5,\"\xff\xfe\":6,\"\\udc00\\ud800\\udc01\":7,\"\":8,\"\xed\xa0\x80\":9}"
+	v, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"plain", "café", "A\n", "😀", "\ufffdx", "\ufffd\ufffd", "\ufffd\U00010001", "", "\ufffd\ufffd\ufffd"}
+	if !reflect.DeepEqual(v.Keys(), want) {
+		t.Errorf("keys %q, want %q", v.Keys(), want)
+	}
+	var m map[string]int
+	if err := json.Unmarshal([]byte(src), &m); err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range v.Keys() {
+		if m[k] != i+1 {
+			t.Errorf("json.Unmarshal has %q: %d, want %d", k, m[k], i+1)
+		}
+	}
+	if got := v.String(); got != src {
+		t.Errorf("round trip:\n got %q\nwant %q", got, src)
+	}
+}
+
+// TestLargeObject checks the repeated key check past the map threshold.
+func TestLargeObject(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range 1000 {
+		fmt.Fprintf(&b, `"k%d":%d,`, i, i)
+	}
+	ok := b.String()[:b.Len()-1] + "}"
+	v, err := Parse([]byte(ok))
+	if err != nil || len(v.Keys()) != 1000 || v.String() != ok {
+		t.Fatalf("Parse: %v", err)
+	}
+	for _, dup := range []string{"k0", "k15", "k16", "k999"} {
+		in := ok[:len(ok)-1] + `,"` + dup + `":0}`
+		want := fmt.Sprintf("key %q appears twice in an object", dup)
+		if _, err := Parse([]byte(in)); err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("a repeated %s: error %v", dup, err)
+		}
+	}
+	for n := 1; n <= 40; n++ {
+		in := "{"
+		for i := range n {
+			in += fmt.Sprintf(`"k%d":0,`, i)
+		}
+		in += fmt.Sprintf(`"k%d":0}`, n-1)
+		if _, err := Parse([]byte(in)); err == nil {
+			t.Errorf("%d keys then the last one again: no error", n)
+		}
+	}
+}
+
+// TestParseCopies checks a Value depends neither on the buffer it was
+// parsed from nor, once edited, on the Values parsed with it.
+func TestParseCopies(t *testing.T) {
+	src := `{"a":{"x":1,"y":[1,2]},"b":{"z":"s"},"c":[{"d":true},[null]],"e":"text"}`
+	buf := []byte(src)
+	v, err := Parse(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range buf {
+		buf[i] = 'X'
+	}
+	if got := v.String(); got != src {
+		t.Fatalf("changing the input changed the Value: %s", got)
+	}
+
+	var w Value
+	if err := json.Unmarshal([]byte(`{"v":`+src+`}`), &struct{ V *Value }{&w}); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, v := range []*Value{v, &w} {
+		c := v.Clone()
+		v.Get("a").Set("new", MustOf(1))
+		v.Get("a").Get("y").Append(MustOf(3))
+		v.Get("b").Delete("z")
+		v.Get("b").Set("w", MustOf(2))
+		v.Get("c").Append(MustOf("x"))
+		v.Get("c").Items()[0].Set("f", MustOf(false))
+		v.Get("c").Items()[1].Append(MustOf(0))
+		v.Set("f", NewObject())
+		want := `{"a":{"x":1,"y":[1,2,3],"new":1},"b":{"w":2},"c":[{"d":true,"f":false},[null,0],"x"],"e":"text","f":{}}`
+		if got := v.String(); got != want {
+			t.Errorf("edited:\n got %s\nwant %s", got, want)
+		}
+		if got := c.String(); got != src {
+			t.Errorf("the clone changed:\n got %s\nwant %s", got, src)
+		}
+	}
+}
+
+func TestMustParseTypes(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		kind Kind
+	}{{`null`, Null}, {`true`, Bool}, {`false`, Bool}, {`-0`, Number}, {`1E+2`, Number}, {`""`, String}, {`[]`, Array}, {`{}`, Object}} {
+		v := MustParse(" " + tt.in + "\n")
+		if v.Kind() != tt.kind || v.String() != tt.in {
+			t.Errorf("MustParse(%s): kind %d, text %s", tt.in, v.Kind(), v)
 		}
 	}
 }

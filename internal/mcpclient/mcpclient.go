@@ -100,6 +100,7 @@ type Session struct {
 	Info *mcp.Implementation
 	// changes is signalled when the server says its tool list changed.
 	changes chan struct{}
+	done    chan struct{} // closed when the connection ends
 	once    sync.Once
 }
 
@@ -148,7 +149,7 @@ func Start(ctx context.Context, spec Spec, startup time.Duration) (*Session, err
 // Connect connects over a transport, waiting at most startup (0: no
 // limit) for initialize.
 func Connect(ctx context.Context, t mcp.Transport, startup time.Duration) (*Session, error) {
-	s := &Session{tap: &tap{}, changes: make(chan struct{}, 1), Stderr: &Stderr{}}
+	s := &Session{tap: &tap{}, changes: make(chan struct{}, 1), done: make(chan struct{}), Stderr: &Stderr{}}
 	client := mcp.NewClient(&mcp.Implementation{Name: "strata", Version: "1"}, &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{}, // no roots: servers answer as to anyone
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -172,6 +173,10 @@ func Connect(ctx context.Context, t mcp.Transport, startup time.Duration) (*Sess
 		return nil, fmt.Errorf("cannot connect: %w", err)
 	}
 	s.cs = cs
+	go func() {
+		_ = cs.Wait()
+		close(s.done)
+	}()
 	if ir := cs.InitializeResult(); ir != nil {
 		s.Info = ir.ServerInfo
 	}
@@ -180,6 +185,10 @@ func Connect(ctx context.Context, t mcp.Transport, startup time.Duration) (*Sess
 
 // Changes signals when the server says its tool list changed.
 func (s *Session) Changes() <-chan struct{} { return s.changes }
+
+// Done is closed when the connection ends: the server exited, or the
+// session was closed.
+func (s *Session) Done() <-chan struct{} { return s.done }
 
 // Close ends the session and the server: its stdin is closed, and after
 // the server's grace (see [Spec]) its whole process group is killed.
@@ -295,11 +304,12 @@ func parseTools(raw []byte, res *mcp.ListToolsResult) ([]Tool, error) {
 	return out, nil
 }
 
-// Call calls a tool. meta, when not nil, is sent as the call's _meta; it
-// is copied first, so the caller's map is never written.
-func (s *Session) Call(ctx context.Context, name string, args map[string]any, meta map[string]any) (*mcp.CallToolResult, error) {
+// Call calls a tool with args, a JSON object sent as it is ({} when nil).
+// meta, when not nil, is sent as the call's _meta; it is copied first, so
+// the caller's map is never written.
+func (s *Session) Call(ctx context.Context, name string, args json.RawMessage, meta map[string]any) (*mcp.CallToolResult, error) {
 	p := &mcp.CallToolParams{Name: name}
-	if args != nil { // a nil map in the interface would go out as null
+	if args != nil { // a nil RawMessage in the interface would go out as null
 		p.Arguments = args
 	}
 	if meta != nil {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/internal/procs"
+	"github.com/strata-config/strata/internal/testbin"
 )
 
 // fakeBin is the mcpfake fixture, built by TestMain; "" when there is no
@@ -31,21 +31,13 @@ func TestMain(m *testing.M) {
 }
 
 func testMain(m *testing.M) int {
-	if gobin, err := exec.LookPath("go"); err == nil {
-		dir, err := os.MkdirTemp("", "mcpclient-test")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		defer os.RemoveAll(dir)
-		bin := filepath.Join(dir, "mcpfake")
-		cmd := exec.Command(gobin, "build", "-o", bin, "github.com/strata-config/strata/fixtures/mcpfake")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "building mcpfake: %v\n%s", err, out)
-			return 1
-		}
-		fakeBin = bin
+	bins, cleanup, err := testbin.Build(testbin.MCPFake)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
+	defer cleanup()
+	fakeBin = bins[testbin.MCPFake]
 	return m.Run()
 }
 
@@ -466,7 +458,7 @@ func TestCallInMemory(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			args, meta := tt.args(), tt.meta()
-			res, err := s.Call(testContext(t), "echo", args, meta)
+			res, err := s.Call(testContext(t), "echo", rawArgs(t, args), meta)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -908,7 +900,7 @@ func TestCallFake(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			args, meta := tt.args(), tt.meta()
-			res, err := s.Call(testContext(t), tt.tool, args, meta)
+			res, err := s.Call(testContext(t), tt.tool, rawArgs(t, args), meta)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -985,4 +977,17 @@ func live(pgid int) map[int]string {
 		out[pid] = string(b[open+1 : end])
 	}
 	return out
+}
+
+// rawArgs marshals call arguments; nil stays nil.
+func rawArgs(t *testing.T, args map[string]any) json.RawMessage {
+	t.Helper()
+	if args == nil {
+		return nil
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -1,0 +1,81 @@
+package call
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/strata-config/strata/internal/jsonv"
+	"github.com/strata-config/strata/internal/schemacheck"
+	"github.com/strata-config/strata/resolve"
+)
+
+// prepare reads a call's arguments, fills in the defaults of the tool's
+// schema and its forced values, and validates the result against the
+// schema. Arguments keep their text: key order, numbers as written.
+func (r *Runner) prepare(def resolve.Definition, args json.RawMessage) (json.RawMessage, error) {
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
+	}
+	v, err := jsonv.Parse(args)
+	if err != nil {
+		return nil, &Error{Tool: def.Name, Msg: "the arguments are not JSON: " + err.Error()}
+	}
+	if v.Kind() != jsonv.Object {
+		return nil, &Error{Tool: def.Name, Msg: "the arguments must be a JSON object"}
+	}
+	fillDefaults(v, def.InputSchema)
+	for _, k := range sortedKeys(def.Call.Forced) {
+		if v.Get(k) == nil {
+			v.Set(k, jsonv.MustOf(def.Call.Forced[k]))
+		}
+	}
+	out := v.JSON()
+	sch, err := r.schema(def)
+	if err != nil {
+		return nil, &Error{Tool: def.Name, Msg: err.Error()}
+	}
+	problems, err := sch.Validate(out)
+	if err != nil {
+		return nil, &Error{Tool: def.Name, Msg: err.Error()}
+	}
+	if len(problems) > 0 {
+		return nil, &Error{Tool: def.Name, Msg: "invalid arguments", Problems: problems}
+	}
+	return out, nil
+}
+
+// fillDefaults gives the properties of object v that schema describes
+// with a default and v lacks their default, in the schema's order, and
+// goes into the objects v has.
+func fillDefaults(v, schema *jsonv.Value) {
+	props := schema.Get("properties")
+	for _, k := range props.Keys() {
+		p := props.Get(k)
+		switch have := v.Get(k); {
+		case have == nil:
+			if d := p.Get("default"); d != nil {
+				v.Set(k, d.Clone())
+			}
+		case have.Kind() == jsonv.Object:
+			fillDefaults(have, p)
+		}
+	}
+}
+
+// schema returns the compiled schema of a tool, compiling it once.
+func (r *Runner) schema(def resolve.Definition) (*schemacheck.Schema, error) {
+	c, _ := r.schemas.LoadOrStore(def.Name, &compiled{})
+	cs := c.(*compiled)
+	cs.once.Do(func() {
+		cs.schema, cs.err = schemacheck.Compile(def.InputSchema.JSON(), "")
+	})
+	return cs.schema, cs.err
+}
+
+// decode decodes JSON with numbers as json.Number, so that they keep
+// their text when written again.
+func decode(b []byte, x any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(x)
+}

@@ -1,0 +1,431 @@
+// Package call runs the tools of a resolved catalog, the same way every
+// time, whatever protocol they speak.
+//
+// A call is refused unless its tool is in the catalog (default-deny). Its
+// arguments get the configured defaults and forced values, and are
+// validated against the tool's resolved JSON Schema, every problem reported
+// at its JSONPath. Then the tool runs: a JP command rendered with the tool
+// context (action "run", the tool's options, the answers so far), a
+// --describe executable given its arguments as one JSON argument, an MCP
+// tools/call carrying the same context in _meta, or the host's builtin.
+// Programs run in their own process group under a timeout and an output
+// cap, like discovery, but with the host's whole environment: a tool runs
+// on the user's behalf, as it would from their shell.
+//
+// Every call ends in one [protocol.Outcome]: success, error (transient or
+// not, with a trace) or needs_input. A question whose answer the config
+// fixes (questions.<id>.answer) is answered and the call retried without
+// asking anyone; any other goes to [Runner].Ask, which may answer it (a
+// terminal asks its user) or leave it to the caller (a question for the
+// assistant goes back to the model), and the call ends with it.
+package call
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/internal/procs"
+	"github.com/strata-config/strata/internal/schemacheck"
+	"github.com/strata-config/strata/internal/suggest"
+	"github.com/strata-config/strata/protocol"
+	"github.com/strata-config/strata/resolve"
+)
+
+// Defaults of a [Runner].
+const (
+	// DefaultTimeout bounds a run of a local tool.
+	DefaultTimeout = 60 * time.Second
+	// DefaultMaxRounds bounds the runs of one call: the first and one per
+	// question answered.
+	DefaultMaxRounds = 8
+	// DefaultMaxOutput caps what a local tool may write to stdout.
+	DefaultMaxOutput = 4 << 20
+)
+
+// Runner runs the tools of one catalog. Its methods may be called from
+// several goroutines at once.
+type Runner struct {
+	// Catalog is what may run.
+	Catalog *resolve.Catalog
+	// Config is the config the catalog was resolved from: MCP tools run on
+	// its servers.
+	Config config.Config
+	// Resolver is the resolver of the catalog: its Environ is the tools'
+	// environment, and MCP tools are called through it (and its Servers,
+	// which keep servers running between calls). Nil is the zero Resolver.
+	Resolver *resolve.Resolver
+	// Timeout bounds each run of a local tool; 0 is DefaultTimeout. MCP
+	// tools have their server's tool_timeout_sec.
+	Timeout time.Duration
+	// MaxOutput caps a local tool's stdout; 0 is DefaultMaxOutput.
+	MaxOutput int64
+	// MaxRounds bounds the runs of one call; 0 is DefaultMaxRounds.
+	MaxRounds int
+	// Ask answers a question that the config does not answer, for its
+	// target ("user" when the config does not say); ok false leaves it to
+	// the caller: the call ends with the needs_input outcome. Nil leaves
+	// every question to the caller.
+	Ask func(ctx context.Context, tool string, q protocol.Question, target config.Target) (answer any, ok bool, err error)
+	// Confirm is asked before a tool whose run mode is "ask" or "edit"
+	// runs; false declines the call. Nil runs it: the host asked already.
+	Confirm func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
+	// Builtin runs the host's builtin tools; nil has none.
+	Builtin func(ctx context.Context, pc protocol.Context) (protocol.Outcome, error)
+
+	schemas sync.Map // tool name -> *compiled
+}
+
+// compiled is a tool's schema, compiled once.
+type compiled struct {
+	once   sync.Once
+	schema *schemacheck.Schema
+	err    error
+}
+
+// Result is the outcome of a call.
+type Result struct {
+	protocol.Outcome
+	// MCP is the server's result of an MCP tool that answered the MCP way
+	// rather than with an Outcome: every content item, structured content
+	// and all, for hosts that pass it on.
+	MCP *mcp.CallToolResult
+	// Arguments are the arguments the tool ran with: the call's, with
+	// defaults and forced values filled in.
+	Arguments json.RawMessage
+	// Answers are the answers given to the tool's questions, by id.
+	Answers map[string]any
+	// Runs counts the runs of the tool, one more per question answered.
+	Runs int
+}
+
+// Option changes a call.
+type Option func(*options)
+
+type options struct {
+	answers map[string]any
+}
+
+// WithAnswers gives a call the answers to questions its tool asked before,
+// by question id: a call retried after needs_input.
+func WithAnswers(answers map[string]any) Option {
+	return func(o *options) {
+		for k, v := range answers {
+			o.answers[k] = v
+		}
+	}
+}
+
+// Call runs the tool name with args, a JSON object (empty: no arguments).
+// The error is an [*Error] when the call is refused (an unknown tool,
+// invalid arguments, a tool that keeps asking), the error of Ask or
+// Confirm, or the context's error when it is done; a tool that fails
+// gives an error outcome, not an error.
+func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, opts ...Option) (*Result, error) {
+	o := options{answers: map[string]any{}}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	def, ok := r.Catalog.Tool(name)
+	if !ok {
+		return nil, r.unknown(name)
+	}
+	args, err := r.prepare(def, args)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Arguments: args, Answers: o.answers}
+	switch def.Run {
+	case config.RunSkip:
+		res.Outcome = protocol.Outcome{Type: protocol.Failure, Message: name + " was not run: the config says run = \"skip\""}
+		return res, nil
+	case config.RunAsk, config.RunEdit:
+		if r.Confirm != nil {
+			ok, err := r.Confirm(ctx, name, args)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				res.Outcome = protocol.Outcome{Type: protocol.Failure, Message: "the user declined to run " + name}
+				return res, nil
+			}
+		}
+	}
+	var argMap map[string]any
+	if err := decode(args, &argMap); err != nil {
+		return nil, err
+	}
+	maxRounds := r.MaxRounds
+	if maxRounds <= 0 {
+		maxRounds = DefaultMaxRounds
+	}
+	asked := map[string]int{}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		res.Runs++
+		upstream := def.Call.Tool
+		if upstream == "" {
+			upstream = name
+		}
+		pc := protocol.NewContext(protocol.ActionRun, def.Call.Root, upstream, argMap, res.Answers, def.Options)
+		out, mcpRes, err := r.run(ctx, def, pc, args)
+		if err != nil {
+			return nil, err
+		}
+		res.Outcome, res.MCP = out, mcpRes
+		if out.Type != protocol.NeedsInput {
+			return res, nil
+		}
+		q := *out.Question
+		asked[q.ID]++
+		if res.Runs >= maxRounds {
+			return nil, &Error{Tool: name, Msg: fmt.Sprintf("the tool kept asking: %d runs, the question %s asked %d times; the answers given do not satisfy it", res.Runs, q.ID, asked[q.ID])}
+		}
+		cq := def.Questions[q.ID]
+		if cq.Answer != nil {
+			res.Answers[q.ID] = cq.Answer
+			continue
+		}
+		if r.Ask == nil {
+			return res, nil
+		}
+		target := cq.Target
+		if target == "" {
+			target = config.TargetUser
+		}
+		answer, ok, err := r.Ask(ctx, name, q, target)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return res, nil
+		}
+		res.Answers[q.ID] = answer
+	}
+}
+
+// unknown is the error of a call of a tool that is not in the catalog.
+func (r *Runner) unknown(name string) error {
+	names := make([]string, len(r.Catalog.Tools))
+	for i, d := range r.Catalog.Tools {
+		names[i] = d.Name
+	}
+	e := &Error{Tool: name, Msg: "no such tool in the catalog"}
+	if s := suggest.Closest(name, names); s != "" {
+		e.Hint = "did you mean " + s + "?"
+	}
+	return e
+}
+
+// run runs the tool once.
+func (r *Runner) run(ctx context.Context, def resolve.Definition, pc protocol.Context, args json.RawMessage) (protocol.Outcome, *mcp.CallToolResult, error) {
+	switch def.Call.Protocol {
+	case resolve.ProtocolJP, resolve.ProtocolDescribe:
+		out, err := r.runLocal(ctx, def, pc, args)
+		return out, nil, err
+	case resolve.ProtocolMCP:
+		return r.runMCP(ctx, def, pc, args)
+	case resolve.ProtocolBuiltin:
+		if r.Builtin == nil {
+			return protocol.Outcome{Type: protocol.Failure, Message: def.Name + " is a builtin tool, which the host runs; this host has none"}, nil, nil
+		}
+		out, err := r.Builtin(ctx, pc)
+		return out, nil, err
+	}
+	return protocol.Outcome{}, nil, fmt.Errorf("%s: unknown call protocol %q", def.Name, def.Call.Protocol)
+}
+
+// runLocal runs a JP or --describe tool.
+func (r *Runner) runLocal(ctx context.Context, def resolve.Definition, pc protocol.Context, args json.RawMessage) (protocol.Outcome, error) {
+	argv, err := def.Call.Argv(pc, args)
+	if err != nil {
+		return protocol.Outcome{Type: protocol.Failure, Message: def.Name + ": " + err.Error()}, nil
+	}
+	timeout := r.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	maxOut := r.MaxOutput
+	if maxOut <= 0 {
+		maxOut = DefaultMaxOutput
+	}
+	res, err := procs.Run(ctx, procs.Spec{
+		Program: argv[0], Args: argv[1:], Dir: def.Call.Root, Env: r.environ(),
+		Timeout: timeout, MaxStdout: maxOut,
+	})
+	var pe *procs.Error
+	if err != nil && !errors.As(err, &pe) {
+		return protocol.Outcome{}, err
+	}
+	if pe != nil {
+		switch pe.Kind {
+		case procs.KindCanceled:
+			return protocol.Outcome{}, ctx.Err()
+		case procs.KindTimeout:
+			return protocol.Outcome{Type: protocol.Failure, Transient: true, Message: fmt.Sprintf("%s: no answer within %v; it was stopped", def.Name, timeout), Trace: trace(res.Stderr)}, nil
+		case procs.KindStart:
+			return protocol.Outcome{Type: protocol.Failure, Message: def.Name + ": cannot run " + pe.Error()}, nil
+		case procs.KindOverflow:
+			return protocol.Outcome{Type: protocol.Failure, Message: def.Name + ": " + pe.Detail, Trace: trace(res.Stderr)}, nil
+		}
+	}
+	if def.Call.Protocol == resolve.ProtocolJP {
+		// A JP tool answers with an Outcome, whatever its exit status.
+		if out, perr := protocol.ParseOutcome(res.Stdout); perr == nil {
+			return out, nil
+		}
+	}
+	if pe != nil {
+		msg := def.Name + ": " + pe.Detail
+		if s := strings.TrimSpace(string(res.Stdout)); s != "" && len(res.Stderr) == 0 {
+			msg += ": " + firstLine(s)
+		}
+		return protocol.Outcome{Type: protocol.Failure, Message: msg, Trace: trace(res.Stderr)}, nil
+	}
+	return protocol.Outcome{Type: protocol.Success, Content: string(res.Stdout)}, nil
+}
+
+// runMCP calls an MCP tool, with the tool context in _meta.
+func (r *Runner) runMCP(ctx context.Context, def resolve.Definition, pc protocol.Context, args json.RawMessage) (protocol.Outcome, *mcp.CallToolResult, error) {
+	srv, ok := r.Config.MCPServers[def.Call.Server]
+	if !ok {
+		return protocol.Outcome{Type: protocol.Failure, Message: fmt.Sprintf("%s: the config has no MCP server %s", def.Name, def.Call.Server)}, nil, nil
+	}
+	res, err := r.resolver().CallMCP(ctx, def.Call.Server, srv, def.Call.Tool, args, pc.Meta())
+	if err != nil {
+		if ctx.Err() != nil {
+			return protocol.Outcome{}, nil, ctx.Err()
+		}
+		return protocol.Outcome{Type: protocol.Failure, Transient: true, Message: def.Name + ": " + err.Error()}, nil, nil
+	}
+	out, bridged := protocol.FromMCP(mcpResult(res))
+	if bridged {
+		return out, nil, nil
+	}
+	return out, res, nil
+}
+
+func (r *Runner) resolver() *resolve.Resolver {
+	if r.Resolver == nil {
+		return &resolve.Resolver{}
+	}
+	return r.Resolver
+}
+
+// environ is the tools' environment: the resolver's, or the process's.
+func (r *Runner) environ() []string {
+	if r.Resolver != nil && r.Resolver.Environ != nil {
+		return r.Resolver.Environ
+	}
+	return os.Environ()
+}
+
+// mcpResult is what the protocol bridge reads of an MCP result.
+func mcpResult(res *mcp.CallToolResult) protocol.MCPResult {
+	out := protocol.MCPResult{IsError: res.IsError}
+	for _, c := range res.Content {
+		var item protocol.MCPContent
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			item = protocol.MCPContent{Type: "text", Text: c.Text}
+		case *mcp.ImageContent:
+			item.Type = "image"
+		case *mcp.AudioContent:
+			item.Type = "audio"
+		case *mcp.EmbeddedResource:
+			item.Type = "resource"
+		case *mcp.ResourceLink:
+			item.Type = "resource_link"
+		default:
+			item.Type = "content"
+		}
+		out.Contents = append(out.Contents, item)
+	}
+	return out
+}
+
+// trace keeps the last lines of a tool's stderr, for an error outcome.
+func trace(stderr []byte) []string {
+	const keep = 20
+	s := strings.TrimRight(string(stderr), "\n")
+	if s == "" {
+		return nil
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > keep {
+		lines = append([]string{fmt.Sprintf("(%d lines before)", len(lines)-keep)}, lines[len(lines)-keep:]...)
+	}
+	return lines
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// Error is a call refused: an unknown tool, invalid arguments, or a tool
+// that keeps asking.
+type Error struct {
+	// Tool is the tool called.
+	Tool string
+	// Msg says what is wrong.
+	Msg string
+	// Hint suggests a fix, such as "did you mean read_file?".
+	Hint string
+	// Problems are the problems of invalid arguments, each at its JSONPath.
+	Problems []schemacheck.Problem
+}
+
+// Error returns the problem on one line: "call read: invalid arguments:
+// $.path: missing property; $.n: must be >= 0".
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("call " + e.Tool + ": " + e.Msg)
+	for i, p := range e.Problems {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(p.String())
+	}
+	if e.Hint != "" {
+		b.WriteString("; " + e.Hint)
+	}
+	return b.String()
+}
+
+// Lines returns the problem for people, one line each: the first says what
+// is wrong, the others give each problem of the arguments.
+func (e *Error) Lines() []string {
+	first := "call " + e.Tool + ": " + e.Msg
+	if e.Hint != "" {
+		first += "; " + e.Hint
+	}
+	lines := []string{first}
+	for _, p := range e.Problems {
+		lines = append(lines, p.String())
+	}
+	return lines
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

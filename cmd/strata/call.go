@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/strata-config/strata/call"
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/protocol"
+	"github.com/strata-config/strata/resolve"
+)
+
+type callCmd struct {
+	resolveFlags `embed:""`
+	Answer       []string `placeholder:"ID=VALUE" help:"Answer the tool's question ID with VALUE (JSON, or else a string); repeatable."`
+	Ask          bool     `help:"Ask questions on stdin even when it is not a terminal."`
+	Name         string   `arg:"" help:"The tool to call."`
+	Args         string   `arg:"" optional:"" help:"Its arguments: a JSON object, or - to read it from stdin (default: {})."`
+}
+
+func (c *callCmd) Run(e *env) error {
+	answers, err := parseAnswers(c.Answer)
+	if err != nil {
+		return err
+	}
+	args := json.RawMessage(c.Args)
+	in := bufio.NewReader(e.stdin)
+	if c.Args == "-" {
+		b, err := io.ReadAll(in)
+		if err != nil {
+			return err
+		}
+		args = b
+	}
+	servers := &resolve.Servers{}
+	defer servers.Close()
+	w, err := c.resolve(e, servers)
+	if w == nil {
+		return err
+	}
+	if _, ok := w.catalog.Tool(c.Name); !ok {
+		if err != nil {
+			return err // the tool may be among those that failed
+		}
+		if _, configured := w.config.Tools[c.Name]; configured {
+			return &partial.Error{Msg: c.Name + " did not resolve; see the warnings above"}
+		}
+	}
+	warn(e, partial.All(err))
+	r := &call.Runner{Catalog: w.catalog, Config: w.config, Resolver: w.resolver}
+	terminal := isTerminal(e.stdin)
+	interactive := c.Ask || terminal
+	r.Ask = func(_ context.Context, tool string, q protocol.Question, _ config.Target) (any, bool, error) {
+		if !interactive {
+			return nil, false, &partial.Error{Msg: fmt.Sprintf("%s asks %s: %s", tool, q.ID, questionText(q)),
+				Hint: fmt.Sprintf("answer with --answer %s=VALUE, or run strata call on a terminal", q.ID)}
+		}
+		a, err := prompt(e.stderr, in, !terminal, tool, q)
+		return a, err == nil, err
+	}
+	res, err := r.Call(e.ctx, c.Name, args, call.WithAnswers(answers))
+	if err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(res.Outcome, "", "  ")
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(e.stdout, "%s\n", b); err != nil {
+		return err
+	}
+	if res.Type != protocol.Success {
+		return exitError(1)
+	}
+	return nil
+}
+
+// parseAnswers reads --answer ID=VALUE flags: VALUE is JSON, or else a
+// string.
+func parseAnswers(flags []string) (map[string]any, error) {
+	answers := map[string]any{}
+	for _, f := range flags {
+		id, value, ok := strings.Cut(f, "=")
+		if !ok || id == "" {
+			return nil, usageError{fmt.Errorf("--answer %s: expected ID=VALUE", f)}
+		}
+		answers[id] = jsonOrString(value)
+	}
+	return answers, nil
+}
+
+// jsonOrString reads s as JSON, or else as a string.
+func jsonOrString(s string) any {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err == nil {
+		return v
+	}
+	return s
+}
+
+// questionText is a question for a message: its text and the answers it
+// takes.
+func questionText(q protocol.Question) string {
+	text := strings.TrimSpace(q.Text)
+	switch q.AnswerType {
+	case "boolean":
+		text += " (yes or no)"
+	case "select":
+		opts := make([]string, len(q.Options))
+		for i, o := range q.Options {
+			opts[i] = fmt.Sprint(o)
+		}
+		text += " (one of " + strings.Join(opts, ", ") + ")"
+	}
+	return text
+}
+
+// prompt asks a question on w and reads the answer from in, until it is
+// one the question takes; with echo, it writes the answer it read after
+// the question, as a terminal would.
+func prompt(w io.Writer, in *bufio.Reader, echo bool, tool string, q protocol.Question) (any, error) {
+	for {
+		fmt.Fprintf(w, "%s asks: %s ", tool, questionText(q))
+		line, err := in.ReadString('\n')
+		if err != nil && line == "" {
+			fmt.Fprintln(w)
+			return nil, &partial.Error{Msg: fmt.Sprintf("%s asks %s, and stdin ended before an answer", tool, q.ID)}
+		}
+		line = strings.TrimSpace(line)
+		if echo {
+			fmt.Fprintln(w, line)
+		}
+		if line == "" && q.Default != nil {
+			return q.Default, nil
+		}
+		switch q.AnswerType {
+		case "boolean":
+			switch strings.ToLower(line) {
+			case "y", "yes", "true":
+				return true, nil
+			case "n", "no", "false":
+				return false, nil
+			}
+			fmt.Fprintln(w, "Please answer yes or no.")
+		case "select":
+			for i, o := range q.Options {
+				if line == fmt.Sprint(o) || line == strconv.Itoa(i+1) {
+					return o, nil
+				}
+			}
+			fmt.Fprintln(w, "Please answer with one of the options.")
+		default:
+			return line, nil
+		}
+		if err != nil {
+			return nil, &partial.Error{Msg: fmt.Sprintf("%s asks %s, and stdin ended before an answer", tool, q.ID)}
+		}
+	}
+}
+
+// isTerminal reports whether r is a terminal.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
