@@ -254,7 +254,9 @@ func TestQuestions(t *testing.T) {
 		file    string // notes.txt afterwards
 	}{
 		{name: "a configured answer is given without asking", config: "questions.apply_changes = { target = \"user\", answer = true }",
-			ask:  func(context.Context, string, protocol.Question, config.Target) (any, bool, error) { return nil, false, errors.New("asked") },
+			ask: func(context.Context, string, protocol.Question, config.Target) (any, bool, error) {
+				return nil, false, errors.New("asked")
+			},
 			want: protocol.Success, runs: 2, answers: map[string]any{"apply_changes": true}, file: "one\nTWO\nthree\n"},
 		{name: "a configured no", config: "questions.apply_changes.answer = false",
 			want: protocol.Failure, runs: 2, answers: map[string]any{"apply_changes": false}, file: "one\ntwo\nthree\n"},
