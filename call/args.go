@@ -13,8 +13,8 @@ import (
 // schema and its forced values, and validates the result against the
 // schema. Arguments keep their text: key order, numbers as written.
 func (r *Runner) prepare(def resolve.Definition, args json.RawMessage) (json.RawMessage, error) {
-	if len(bytes.TrimSpace(args)) == 0 {
-		args = json.RawMessage("{}")
+	if trimmed := bytes.TrimSpace(args); len(trimmed) == 0 || string(trimmed) == "null" {
+		args = json.RawMessage("{}") // no arguments; MCP clients may send null
 	}
 	v, err := jsonv.Parse(args)
 	if err != nil {

@@ -20,6 +20,7 @@ func allUnsetServer() config.MCPServerPartial {
 		StartupTimeoutSec: layertest.UnsetValue[float64](),
 		ToolTimeoutSec:    layertest.UnsetValue[float64](),
 		Checksum:          layertest.UnsetValue[string](),
+		Expose:            layertest.UnsetValue[config.Expose](),
 	}
 }
 

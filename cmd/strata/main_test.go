@@ -12,19 +12,34 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-config/strata/internal/testbin"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
+// strataBin and mcpfake are built by TestMain, for the tests that run them
+// as processes.
+var strataBin, mcpfake string
+
 // TestMain builds the demo workspace's multi-tool binary, as the README's
-// demo command does.
+// demo command does, and strata and mcpfake.
 func TestMain(m *testing.M) {
 	out, err := exec.Command("go", "build", "-o", "../../fixtures/workspace/bin/jptools", "../../fixtures/jptools").CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "building jptools: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	os.Exit(m.Run())
+	const self = "github.com/strata-config/strata/cmd/strata"
+	bins, cleanup, err := testbin.Build(self, testbin.MCPFake)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	strataBin, mcpfake = bins[self], bins[testbin.MCPFake]
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
 }
 
 // goldenDir and repoRoot are absolute: runCLI changes the working

@@ -50,6 +50,10 @@ type workspace struct {
 	config   config.Config
 	resolver *resolve.Resolver
 	catalog  *resolve.Catalog
+	// watch are the files and directories whose change changes the
+	// catalog: config files read or looked for, the trust list, discovery
+	// directories, programs.
+	watch []string
 }
 
 // resolve loads the config and resolves its tools, with servers keeping
@@ -63,7 +67,8 @@ func (f resolveFlags) resolve(e *env, servers *resolve.Servers) (*workspace, err
 		return nil, err
 	}
 	warn(e, res.Warnings)
-	trusted, err := resolve.ReadTrusted(filepath.Join(a.UserDir(), resolve.TrustedFile))
+	trustedFile := filepath.Join(a.UserDir(), resolve.TrustedFile)
+	trusted, err := resolve.ReadTrusted(trustedFile)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +92,21 @@ func (f resolveFlags) resolve(e *env, servers *resolve.Servers) (*workspace, err
 		return nil, err
 	}
 	warn(e, cat.Warnings)
-	return &workspace{config: res.Config, resolver: r, catalog: cat}, err
+	watch := append([]string{trustedFile}, r.Watch(res.Config)...)
+	for _, p := range res.Probes {
+		watch = append(watch, p.Path)
+	}
+	for _, l := range res.Layers {
+		if l.Doc != nil {
+			watch = append(watch, l.Name)
+		}
+	}
+	for i, p := range watch {
+		if abs, err := filepath.Abs(p); err == nil {
+			watch[i] = abs
+		}
+	}
+	return &workspace{config: res.Config, resolver: r, catalog: cat, watch: watch}, err
 }
 
 func orDot(dir string) string {

@@ -17,6 +17,7 @@ type cli struct {
 	Config  configCmd  `cmd:"" help:"Print the final config from all sources: defaults, user, workspace and directory files, environment, --cfg."`
 	Resolve resolveCmd `cmd:"" help:"Print the resolved tool definitions, as strata's JSON or a vendor's."`
 	Call    callCmd    `cmd:"" help:"Validate and run one resolved tool; print its outcome."`
+	Serve   serveCmd   `cmd:"" help:"Serve the resolved tools as an MCP server over stdio."`
 	Trust   trustCmd   `cmd:"" help:"Trust the current workspace (or a program, by checksum): let the programs its files name run."`
 	Merge   mergeCmd   `cmd:"" help:"Merge layer files in order (first lowest) and print the merged layer."`
 	Diff    diffCmd    `cmd:"" help:"Print the layer that turns FROM into TO; exit 1 when they differ."`

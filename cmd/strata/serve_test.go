@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// serveWorkspace writes a workspace with a tool of each kind, and returns
+// the strata binary, the workspace root, and the environment to run
+// strata in.
+func serveWorkspace(t *testing.T) (strata, root string, environ []string) {
+	t.Helper()
+	root = t.TempDir()
+	jptools := filepath.Join(repoRoot, "fixtures/workspace/bin/jptools")
+	files := map[string]string{
+		"tools/weather": "#!/bin/sh\nif [ \"$1\" = --describe ]; then echo '{\"name\":\"weather\",\"description\":\"Get the weather.\",\"parameters\":{\"type\":\"object\",\"properties\":{\"unit\":{\"enum\":[\"celsius\",\"fahrenheit\"],\"type\":\"string\"},\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}}'; exit 0; fi\nprintf '%s' \"$1\"\n",
+		"tools/hang":    "#!/bin/sh\nif [ \"$1\" = --describe ]; then echo '{\"name\":\"hang\",\"description\":\"Hang.\",\"parameters\":{\"type\":\"object\"}}'; exit 0; fi\nsleep 30\n",
+		"notes.txt":     "one\ntwo\n",
+		".strata/config.toml": `[discover]
+dirs = ["tools"]
+
+[tools.weather.parameters.unit]
+enum = ["celsius"]
+
+[tools.count]
+source = "local.count_lines"
+command = "` + jptools + ` {{tool}} {{context}}"
+
+[tools.fs_modify_file]
+source = "local"
+command = "` + jptools + ` {{tool}} {{context}}"
+questions.apply_changes.answer = true
+
+[mcp_servers.fake]
+command = "` + mcpfake + `"
+args = ["-echo"]
+
+[tools.remote_echo]
+source = "mcp.fake.echo"
+`,
+	}
+	for name, content := range files {
+		mode := os.FileMode(0o644)
+		if strings.HasPrefix(name, "tools/") {
+			mode = 0o755
+		}
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := t.TempDir()
+	environ = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, "cache"), "STRATA_CONFIG_HOME=" + filepath.Join(home, "strata")}
+	return strataBin, root, environ
+}
+
+// TestServeProcess drives strata serve, a real process, with the Go SDK's
+// client.
+func TestServeProcess(t *testing.T) {
+	strata, root, environ := serveWorkspace(t)
+	cmd := exec.Command(strata, "serve", "--root", root, "--trust", "--timeout", "1s")
+	cmd.Env = environ
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("%v; stderr:\n%s", err, stderr.String())
+	}
+	defer cs.Close()
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Tools) != 5 || cs.InitializeResult().ServerInfo.Version != list.Meta["strata/fingerprint"] {
+		t.Errorf("%d tools; serverInfo %+v, tools/list _meta %v", len(list.Tools), cs.InitializeResult().ServerInfo, list.Meta)
+	}
+	tests := []struct {
+		name    string
+		args    map[string]any
+		want    string
+		isError bool
+	}{
+		{"weather", map[string]any{"city": "Oslo"}, `{"city":"Oslo","unit":"celsius"}`, false},
+		{"count", map[string]any{"path": "notes.txt"}, "2", false},
+		{"remote_echo", map[string]any{"n": 1}, `{"arguments":{"n":1},"_meta":null}`, false},
+		{"weather", map[string]any{}, "call weather: invalid arguments: $: missing property 'city'", true},
+		{"hang", nil, `{"type":"error","message":"hang: no answer within 1s; it was stopped","transient":true}`, true},
+		{"fs_modify_file", map[string]any{"path": "notes.txt", "start_line": 2, "end_line": 2, "content": "TWO"}, "replaced lines 2-2 of notes.txt with 1 line(s)", false},
+	}
+	for _, tt := range tests {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tt.name, Arguments: tt.args})
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if got := res.Content[0].(*mcp.TextContent).Text; got != tt.want || res.IsError != tt.isError {
+			t.Errorf("%s: %s (isError %v), want %s (isError %v)", tt.name, got, res.IsError, tt.want, tt.isError)
+		}
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "rm"}); err == nil {
+		t.Error("an unknown tool was called")
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "notes.txt")); string(b) != "one\nTWO\n" {
+		t.Errorf("the question was not answered from the config: notes.txt is %q", b)
+	}
+}
+
+// TestServeRawSchemas speaks JSON-RPC to strata serve by hand: the schemas
+// it lists are the tools' own, key for key.
+func TestServeRawSchemas(t *testing.T) {
+	strata, root, environ := serveWorkspace(t)
+	cmd := exec.Command(strata, "serve", "--root", root, "--trust")
+	cmd.Env = environ
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer stdin.Close()
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+	} {
+		fmt.Fprintln(stdin, line)
+	}
+	r := bufio.NewReader(stdout)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msg struct {
+			ID json.RawMessage `json:"id"`
+		}
+		json.Unmarshal([]byte(line), &msg)
+		if string(msg.ID) != "2" {
+			continue
+		}
+		want := `"inputSchema":{"type":"object","properties":{"unit":{"enum":["celsius"],"type":"string","default":"celsius"},"city":{"type":"string"}},"required":["city"]}`
+		if !strings.Contains(line, want) {
+			t.Errorf("tools/list does not keep the weather tool's schema as written:\n%s\nwant it to contain\n%s", line, want)
+		}
+		return
+	}
+}
+
+// TestServeNodeClient drives strata serve with the official TypeScript
+// SDK's client, a real MCP client process.
+func TestServeNodeClient(t *testing.T) {
+	requireNode(t)
+	strata, root, environ := serveWorkspace(t)
+	calls := `[{"name":"weather","arguments":{"city":"Lima"}},{"name":"count","arguments":{"path":"notes.txt"}},{"name":"remote_echo","arguments":{}},{"name":"nope","arguments":{}}]`
+	cmd := exec.Command("node", filepath.Join(repoRoot, "fixtures/mcp/client.mjs"), calls, strata, "serve", "--root", root, "--trust")
+	cmd.Env = environ
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v; stderr:\n%s", err, stderr.String())
+	}
+	var got struct {
+		ServerInfo struct{ Name, Version string }
+		Tools      []struct{ Name string }
+		Calls      []struct {
+			Name   string
+			Error  string
+			Result struct {
+				IsError bool
+				Content []struct{ Text string }
+			}
+		}
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	resolved := exec.Command(strata, "resolve", "--root", root, "--trust")
+	resolved.Env = environ
+	b, err := resolved.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cat struct{ Fingerprint string }
+	json.Unmarshal(b, &cat)
+	if got.ServerInfo.Name != "strata" || got.ServerInfo.Version != cat.Fingerprint || len(got.Tools) != 5 {
+		t.Errorf("serverInfo %+v (strata resolve says %s), %d tools", got.ServerInfo, cat.Fingerprint, len(got.Tools))
+	}
+	want := []string{`{"city":"Lima","unit":"celsius"}`, "2", `{"arguments":{},"_meta":null}`}
+	for i, w := range want {
+		if c := got.Calls[i]; c.Error != "" || c.Result.IsError || len(c.Result.Content) != 1 || c.Result.Content[0].Text != w {
+			t.Errorf("%s: %+v, want %s", c.Name, c, w)
+		}
+	}
+	if c := got.Calls[3]; c.Error == "" && !c.Result.IsError {
+		t.Errorf("an unknown tool was called: %+v", c)
+	}
+}

@@ -1,0 +1,290 @@
+// Package serve serves a resolved catalog as an MCP server: tools/list is
+// the catalog, with the user's overrides applied (renamed tools, narrowed
+// enums, rewritten descriptions), and tools/call goes through [call], so
+// that any MCP client gets the user's curated tools, whichever protocol
+// each speaks underneath.
+//
+// The server's identity is the catalog's fingerprint (same tools, same
+// id): it is the version in serverInfo, and every tools/list result
+// carries the current one in _meta under [MetaFingerprint]. When a watched
+// file or directory changes (a config file, a discovery directory, a tool's
+// program), or [Server.Invalidate] is called, the catalog is resolved
+// again; when it changed, the tools are replaced and the client is sent
+// notifications/tools/list_changed.
+//
+// Calls carry the JP tool protocol both ways: the answers of a call
+// retried after needs_input are read from _meta."computer.jp/tool".answers,
+// and an error or a needs_input outcome is answered as one text content
+// holding the Outcome envelope (isError for an error), which a JP-aware
+// client reads as such and any other shows as text.
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/call"
+	"github.com/strata-config/strata/protocol"
+	"github.com/strata-config/strata/resolve"
+)
+
+// MetaFingerprint is the _meta key of tools/list results that holds the
+// catalog's fingerprint.
+const MetaFingerprint = "strata/fingerprint"
+
+// DefaultDebounce is how long a server waits after a change for more,
+// before it resolves again.
+const DefaultDebounce = 200 * time.Millisecond
+
+// Catalog is one resolution: what a server serves until the next.
+type Catalog struct {
+	// Runner runs the calls; its Catalog is what tools/list lists.
+	Runner *call.Runner
+	// Watch are files and directories whose change means resolving again;
+	// paths that do not exist yet count when they appear.
+	Watch []string
+}
+
+// Server serves the catalogs that Load resolves.
+type Server struct {
+	// Load resolves the catalog. It is called when the server starts, and
+	// again after every change; a failure keeps the catalog being served
+	// (and is told to Warn).
+	Load func(ctx context.Context) (*Catalog, error)
+	// Warn is told the problems that do not stop the server: a reload
+	// that failed, a tool that cannot be served; nil drops them.
+	Warn func(error)
+	// Debounce is how long to wait after a change for more before
+	// resolving again; 0 is DefaultDebounce.
+	Debounce time.Duration
+
+	mu       sync.Mutex
+	current  *Catalog
+	served   map[string]string // the tools served: name -> their JSON
+	mcp      *mcp.Server
+	changes  chan struct{}
+	reloaded func(fingerprint string) // for tests
+}
+
+// Invalidate asks for the catalog to be resolved again, as a change of a
+// watched file does (for an MCP server whose tools changed, say).
+func (s *Server) Invalidate() {
+	select {
+	case s.changes <- struct{}{}:
+	default:
+	}
+}
+
+// Run serves over t until ctx is done or the client goes away.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	s.changes = make(chan struct{}, 1)
+	cat, err := s.Load(ctx)
+	if err != nil {
+		return err
+	}
+	fp := cat.Runner.Catalog.Fingerprint
+	s.mcp = mcp.NewServer(&mcp.Implementation{
+		Name:        "strata",
+		Title:       "strata: resolved tools",
+		Version:     fp,
+		Description: "The tools of a strata catalog; the version is the catalog's fingerprint.",
+	}, &mcp.ServerOptions{
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+	})
+	s.mcp.AddReceivingMiddleware(s.fingerprintMiddleware)
+	s.install(cat)
+
+	ctx, cancel := context.WithCancel(ctx)
+	w, err := newWatcher(cat.Watch)
+	if err != nil {
+		s.warn(fmt.Errorf("not watching for changes: %w", err))
+	}
+	var wg sync.WaitGroup
+	if w != nil {
+		wg.Go(func() { w.run(ctx, s.Invalidate) })
+	}
+	wg.Go(func() { s.reloadLoop(ctx, w) })
+	err = s.mcp.Run(ctx, t)
+	cancel()
+	wg.Wait()
+	if w != nil {
+		w.close()
+	}
+	return err
+}
+
+// reloadLoop resolves again after changes, waiting for the debounce.
+func (s *Server) reloadLoop(ctx context.Context, w *watcher) {
+	debounce := s.Debounce
+	if debounce <= 0 {
+		debounce = DefaultDebounce
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.changes:
+		}
+		timer := time.NewTimer(debounce)
+	wait:
+		for {
+			select {
+			case <-ctx.Done():
+				timer.Stop()
+				return
+			case <-s.changes:
+				timer.Reset(debounce)
+			case <-timer.C:
+				break wait
+			}
+		}
+		cat, err := s.Load(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.warn(fmt.Errorf("resolving again: %w; still serving the catalog before", err))
+			}
+			continue
+		}
+		s.install(cat)
+		if w != nil {
+			w.set(cat.Watch)
+		}
+	}
+}
+
+// install makes cat the catalog served: tools that left are removed, new
+// and changed ones added (the SDK tells the client the list changed).
+func (s *Server) install(cat *Catalog) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.current = cat
+	want := map[string]*mcp.Tool{}
+	wantJSON := map[string]string{}
+	for _, d := range cat.Runner.Catalog.Tools {
+		t, err := tool(d)
+		if err != nil {
+			s.warn(err)
+			continue
+		}
+		b, _ := json.Marshal(t)
+		want[d.Name], wantJSON[d.Name] = t, string(b)
+	}
+	var gone []string
+	for name := range s.served {
+		if _, ok := want[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) > 0 {
+		s.mcp.RemoveTools(gone...)
+	}
+	for name, t := range want {
+		if s.served[name] != wantJSON[name] {
+			s.mcp.AddTool(t, s.handler(name))
+		}
+	}
+	s.served = wantJSON
+	if s.reloaded != nil {
+		s.reloaded(cat.Runner.Catalog.Fingerprint)
+	}
+}
+
+// tool is a definition as an MCP tool.
+func tool(d resolve.Definition) (*mcp.Tool, error) {
+	var probe struct {
+		Type any `json:"type"`
+	}
+	schema := d.InputSchema.JSON()
+	if json.Unmarshal(schema, &probe) != nil || probe.Type != "object" {
+		return nil, fmt.Errorf("%s is not served: its input schema's type is not \"object\", which MCP requires", d.Name)
+	}
+	t := &mcp.Tool{Name: d.Name, Title: d.Title, Description: d.Description, InputSchema: json.RawMessage(schema)}
+	if d.OutputSchema != nil {
+		t.OutputSchema = json.RawMessage(d.OutputSchema.JSON())
+	}
+	if d.Annotations != nil {
+		var a mcp.ToolAnnotations
+		if err := json.Unmarshal(d.Annotations.JSON(), &a); err == nil {
+			t.Annotations = &a
+		}
+	}
+	return t, nil
+}
+
+// handler runs a call of the tool name through the current catalog.
+func (s *Server) handler(name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		s.mu.Lock()
+		r := s.current.Runner
+		s.mu.Unlock()
+		res, err := r.Call(ctx, name, req.Params.Arguments, call.WithAnswers(answers(req.Params.Meta)))
+		var ce *call.Error
+		switch {
+		case errors.As(err, &ce):
+			// A refused call is the model's to fix: a tool error, not a
+			// protocol error.
+			return text(true, ce.Error()), nil
+		case err != nil:
+			return nil, err
+		}
+		return result(res), nil
+	}
+}
+
+// answers reads the answers of a retried call from its _meta.
+func answers(meta mcp.Meta) map[string]any {
+	t, _ := meta[protocol.MetaTool].(map[string]any)
+	a, _ := t["answers"].(map[string]any)
+	return a
+}
+
+// result is the MCP result of a call.
+func result(res *call.Result) *mcp.CallToolResult {
+	if res.MCP != nil {
+		return res.MCP // the server's own result, every content item
+	}
+	switch res.Type {
+	case protocol.Success:
+		return text(false, res.Content)
+	case protocol.Failure:
+		b, _ := json.Marshal(res.Outcome)
+		return text(true, string(b))
+	default:
+		b, _ := json.Marshal(res.Outcome)
+		return text(false, string(b))
+	}
+}
+
+func text(isError bool, s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: isError, Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+// fingerprintMiddleware puts the current fingerprint in the _meta of
+// tools/list results.
+func (s *Server) fingerprintMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*mcp.ListToolsResult); ok && err == nil {
+			s.mu.Lock()
+			fp := s.current.Runner.Catalog.Fingerprint
+			s.mu.Unlock()
+			if r.Meta == nil {
+				r.Meta = mcp.Meta{}
+			}
+			r.Meta[MetaFingerprint] = fp
+		}
+		return res, err
+	}
+}
+
+func (s *Server) warn(err error) {
+	if s.Warn != nil {
+		s.Warn(err)
+	}
+}

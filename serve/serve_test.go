@@ -1,0 +1,320 @@
+package serve_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/call"
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/internal/testbin"
+	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/protocol"
+	"github.com/strata-config/strata/resolve"
+	"github.com/strata-config/strata/serve"
+)
+
+var jptools, mcpfake string // the built fixture binaries
+
+func TestMain(m *testing.M) {
+	bins, cleanup, err := testbin.Build(testbin.JPTools, testbin.MCPFake)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	jptools, mcpfake = bins[testbin.JPTools], bins[testbin.MCPFake]
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
+
+var environ = []string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent"}
+
+// describe is a --describe tool that describes itself with params and
+// runs body.
+func describe(name, description, params, body string) string {
+	return "#!/bin/sh\nif [ \"$1\" = --describe ]; then echo '{\"name\":\"" + name + "\",\"description\":\"" + description + "\",\"parameters\":" + params + "}'; exit 0; fi\n" + body + "\n"
+}
+
+func write(t *testing.T, path, content string, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// demo is a workspace with a tool of each kind.
+const demo = `
+[discover]
+dirs = ["tools"]
+
+[tools.weather.parameters.unit]
+enum = ["celsius"]
+
+[tools.shout]
+description = "{{description}} Loudly."
+
+[tools.count]
+source = "local.count_lines"
+command = "JPTOOLS {{tool}} {{context}}"
+
+[tools.fs_modify_file]
+source = "local"
+command = "JPTOOLS {{tool}} {{context}}"
+
+[mcp_servers.fake]
+command = "MCPFAKE"
+args = ["-echo", "-tools", "1"]
+
+[tools.remote_echo]
+source = "mcp.fake.echo"
+`
+
+// serveWorkspace serves the config src (JPTOOLS and MCPFAKE stand for the
+// fixture programs) of a new workspace with the given tools, and returns
+// a client session to it and the workspace root.
+func serveWorkspace(t *testing.T, src string, tools map[string]string, opts *mcp.ClientOptions) (*mcp.ClientSession, string) {
+	t.Helper()
+	root := t.TempDir()
+	for name, body := range tools {
+		write(t, filepath.Join(root, "tools", name), body, 0o755)
+	}
+	write(t, filepath.Join(root, "notes.txt"), "one\ntwo\nthree\n", 0o644)
+	cfgFile := filepath.Join(root, ".strata", "config.toml")
+	write(t, cfgFile, strings.NewReplacer("JPTOOLS", jptools, "MCPFAKE", mcpfake).Replace(src), 0o644)
+	servers := &resolve.Servers{}
+	s := &serve.Server{
+		Load: func(ctx context.Context) (*serve.Catalog, error) {
+			b, err := os.ReadFile(cfgFile)
+			if err != nil {
+				return nil, err
+			}
+			var p config.Partial
+			if err := load.Decode(cfgFile, b, partial.TOML, &p); err != nil {
+				return nil, err
+			}
+			c, err := config.Finalize(&p)
+			if err != nil {
+				return nil, err
+			}
+			r := &resolve.Resolver{Root: root, Environ: environ, Servers: servers}
+			cat, err := r.Resolve(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			return &serve.Catalog{
+				Runner: &call.Runner{Catalog: cat, Config: c, Resolver: r, Timeout: time.Second},
+				Watch:  append([]string{cfgFile}, r.Watch(c)...),
+			}, nil
+		},
+		Warn:     func(err error) { t.Log("warning:", err) },
+		Debounce: 50 * time.Millisecond,
+	}
+	servers.OnChange = func(string) { s.Invalidate() }
+	ctx, cancel := context.WithCancel(context.Background())
+	ct, st := mcp.NewInMemoryTransports()
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx, st) }()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts)
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		cancel()
+		if err := <-done; err != nil && ctx.Err() == nil {
+			t.Errorf("Run: %v", err)
+		}
+		servers.Close()
+	})
+	return cs, root
+}
+
+var demoTools = map[string]string{
+	"weather": describe("weather", "Get the weather.", `{"type":"object","properties":{"city":{"type":"string"},"unit":{"type":"string","enum":["celsius","fahrenheit"]}},"required":["city"]}`, `printf '%s' "$1"`),
+	"shout":   describe("shout", "Repeat a word.", `{"type":"object","properties":{"word":{"type":"string"}}}`, `printf 'said %s' "$1"`),
+	"hang":    describe("hang", "Never answer.", `{"type":"object"}`, "sleep 30"),
+}
+
+func TestList(t *testing.T) {
+	cs, _ := serveWorkspace(t, demo, demoTools, nil)
+	ctx := context.Background()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	schemas := map[string]string{}
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		b, _ := json.Marshal(tool.InputSchema)
+		schemas[tool.Name] = string(b)
+		if tool.Name == "shout" && tool.Description != "Repeat a word. Loudly." {
+			t.Errorf("shout's description: %q", tool.Description)
+		}
+	}
+	sort.Strings(names)
+	if diff := cmp.Diff([]string{"count", "fs_modify_file", "hang", "remote_echo", "shout", "weather"}, names); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	var got, want any
+	json.Unmarshal([]byte(schemas["weather"]), &got)
+	json.Unmarshal([]byte(`{"type":"object","properties":{"city":{"type":"string"},"unit":{"type":"string","enum":["celsius"],"default":"celsius"}},"required":["city"]}`), &want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("weather's schema (-want +got):\n%s", diff)
+	}
+	fp, _ := res.Meta[serve.MetaFingerprint].(string)
+	if !strings.HasPrefix(fp, "sha256:") || cs.InitializeResult().ServerInfo.Version != fp {
+		t.Errorf("fingerprint %q in tools/list, serverInfo %+v", fp, cs.InitializeResult().ServerInfo)
+	}
+}
+
+// callText calls a tool and returns its single text content.
+func callText(t *testing.T, cs *mcp.ClientSession, params *mcp.CallToolParams) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil {
+		t.Fatalf("%s: %v", params.Name, err)
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("%s: %d content items", params.Name, len(res.Content))
+	}
+	return res.Content[0].(*mcp.TextContent).Text, res.IsError
+}
+
+func TestCall(t *testing.T) {
+	cs, root := serveWorkspace(t, demo, demoTools, nil)
+	tests := []struct {
+		name    string
+		params  *mcp.CallToolParams
+		want    string
+		isError bool
+	}{
+		{name: "describe tool with a forced value", params: &mcp.CallToolParams{Name: "weather", Arguments: map[string]any{"city": "Oslo"}}, want: `{"city":"Oslo","unit":"celsius"}`},
+		{name: "JP tool renamed", params: &mcp.CallToolParams{Name: "count", Arguments: map[string]any{"path": "notes.txt"}}, want: "3"},
+		{name: "MCP tool renamed", params: &mcp.CallToolParams{Name: "remote_echo", Arguments: map[string]any{"x": 1}}, want: `{"arguments":{"x":1},"_meta":null}`},
+		{name: "invalid arguments", params: &mcp.CallToolParams{Name: "weather", Arguments: map[string]any{"unit": "kelvin"}}, isError: true,
+			want: "call weather: invalid arguments: $: missing property 'city'; $.unit: value must be 'celsius'"},
+		{name: "a tool that hangs", params: &mcp.CallToolParams{Name: "hang"}, isError: true,
+			want: `{"type":"error","message":"hang: no answer within 1s; it was stopped","transient":true}`},
+		{name: "a question", params: &mcp.CallToolParams{Name: "fs_modify_file", Arguments: map[string]any{"path": "notes.txt", "start_line": 1, "end_line": 1, "content": "ONE"}},
+			want: `{"type":"needs_input","question":{"id":"apply_changes","text":"Replace lines 1-1 of notes.txt with 1 line(s), changing 1 line(s)?","answer_type":"boolean"}}`},
+		{name: "the answer in _meta", params: &mcp.CallToolParams{Name: "fs_modify_file", Arguments: map[string]any{"path": "notes.txt", "start_line": 1, "end_line": 1, "content": "ONE"},
+			Meta: mcp.Meta{protocol.MetaTool: map[string]any{"answers": map[string]any{"apply_changes": true}}}},
+			want: `replaced lines 1-1 of notes.txt with 1 line(s)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, isError := callText(t, cs, tt.params)
+			if got != tt.want || isError != tt.isError {
+				t.Errorf("got %s (isError %v)\nwant %s (isError %v)", got, isError, tt.want, tt.isError)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "notes.txt")); string(b) != "ONE\ntwo\nthree\n" {
+		t.Errorf("notes.txt: %q", b)
+	}
+	t.Run("default-deny", func(t *testing.T) {
+		if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "rm"}); err == nil || !strings.Contains(err.Error(), "rm") {
+			t.Errorf("calling an unknown tool: %v", err)
+		}
+	})
+}
+
+func TestListChanged(t *testing.T) {
+	changed := make(chan struct{}, 10)
+	opts := &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} }}
+	cs, root := serveWorkspace(t, demo, demoTools, opts)
+	ctx := context.Background()
+	before, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitList := func(what string, check func([]*mcp.Tool) bool) {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for {
+			select {
+			case <-changed:
+				res, err := cs.ListTools(ctx, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if check(res.Tools) {
+					if res.Meta[serve.MetaFingerprint] == before.Meta[serve.MetaFingerprint] {
+						t.Errorf("%s: the fingerprint did not change", what)
+					}
+					return
+				}
+			case <-deadline:
+				t.Fatalf("%s: no tools/list_changed", what)
+			}
+		}
+	}
+	has := func(tools []*mcp.Tool, name string) *mcp.Tool {
+		for _, tool := range tools {
+			if tool.Name == name {
+				return tool
+			}
+		}
+		return nil
+	}
+	// A new executable in a discovery directory.
+	write(t, filepath.Join(root, "tools", "new"), describe("new", "A new tool.", `{"type":"object"}`, "echo new"), 0o755)
+	waitList("a new tool", func(tools []*mcp.Tool) bool { return has(tools, "new") != nil })
+	// A config file edited the way editors do: a new file renamed over it.
+	cfgFile := filepath.Join(root, ".strata", "config.toml")
+	b, _ := os.ReadFile(cfgFile)
+	tmp := cfgFile + ".tmp"
+	write(t, tmp, string(b)+"\n[tools.hang]\nenable = false\n", 0o644)
+	if err := os.Rename(tmp, cfgFile); err != nil {
+		t.Fatal(err)
+	}
+	waitList("a tool disabled", func(tools []*mcp.Tool) bool { return has(tools, "hang") == nil && has(tools, "new") != nil })
+	got, _ := callText(t, cs, &mcp.CallToolParams{Name: "new"})
+	if got != "new\n" {
+		t.Errorf("calling the new tool: %q", got)
+	}
+	// A broken config keeps the catalog served.
+	write(t, cfgFile, "[tools.x\n", 0o644)
+	time.Sleep(300 * time.Millisecond)
+	if got, _ := callText(t, cs, &mcp.CallToolParams{Name: "new"}); got != "new\n" {
+		t.Errorf("after a broken config: %q", got)
+	}
+}
+
+// TestConcurrentCalls runs calls of every kind at once.
+func TestConcurrentCalls(t *testing.T) {
+	cs, _ := serveWorkspace(t, demo, demoTools, nil)
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() {
+			params := []*mcp.CallToolParams{
+				{Name: "weather", Arguments: map[string]any{"city": fmt.Sprint(i)}},
+				{Name: "count", Arguments: map[string]any{"path": "notes.txt"}},
+				{Name: "remote_echo", Arguments: map[string]any{"i": i}},
+			}[i%3]
+			res, err := cs.CallTool(context.Background(), params)
+			if err != nil || res.IsError {
+				t.Errorf("%s: %v %+v", params.Name, err, res)
+			}
+		})
+	}
+	wg.Wait()
+}
