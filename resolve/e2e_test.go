@@ -12,7 +12,7 @@ import (
 
 // nodeServer returns the entry point of an npm MCP server of fixtures/mcp.
 // Without Node or the packages the test is skipped, unless
-// STRATA_REQUIRE_NODE is set (as CI sets it), which makes it fail.
+// REQUIRE_MCP_SERVERS is set (as CI sets it), which makes it fail.
 func nodeServer(t *testing.T, pkg string) string {
 	t.Helper()
 	entry := filepath.Join(fixtures, "mcp", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
@@ -20,7 +20,7 @@ func nodeServer(t *testing.T, pkg string) string {
 	_, pkgErr := os.Stat(entry)
 	if nodeErr != nil || pkgErr != nil {
 		msg := "Node or " + pkg + " is missing; run npm ci --prefix fixtures/mcp"
-		if os.Getenv("STRATA_REQUIRE_NODE") != "" {
+		if os.Getenv("REQUIRE_MCP_SERVERS") != "" {
 			t.Fatal(msg)
 		}
 		t.Skip(msg)

@@ -233,12 +233,12 @@ func TestConfigGolden(t *testing.T) {
 }
 
 // requireNode skips a test that needs the npm MCP servers when they are
-// missing, unless STRATA_REQUIRE_NODE says they must be there.
+// missing, unless REQUIRE_MCP_SERVERS says they must be there.
 func requireNode(t *testing.T) {
 	t.Helper()
 	_, err := os.Stat(filepath.Join(repoRoot, "fixtures/mcp/node_modules/@modelcontextprotocol/server-filesystem"))
 	if _, nodeErr := exec.LookPath("node"); err != nil || nodeErr != nil {
-		if os.Getenv("STRATA_REQUIRE_NODE") != "" {
+		if os.Getenv("REQUIRE_MCP_SERVERS") != "" {
 			t.Fatal("the npm MCP servers are missing; run npm ci --prefix fixtures/mcp")
 		}
 		t.Skip("the npm MCP servers are missing")
@@ -249,7 +249,7 @@ func requireNode(t *testing.T) {
 // cache where a test wants them.
 func demoEnv(t *testing.T, cache string) {
 	for _, kv := range os.Environ() {
-		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "STRATA_") && name != "STRATA_REQUIRE_NODE" {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "STRATA_") {
 			t.Setenv(name, "")
 			os.Unsetenv(name)
 		}
@@ -322,7 +322,7 @@ func TestResolveGolden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, kv := range os.Environ() {
-				if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "STRATA_") && name != "STRATA_REQUIRE_NODE" {
+				if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "STRATA_") {
 					t.Setenv(name, "")
 					os.Unsetenv(name)
 				}
