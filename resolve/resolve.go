@@ -56,7 +56,9 @@ type Resolver struct {
 	Trust Trust
 	// Timeout bounds each discovery run; 0 is DefaultTimeout.
 	Timeout time.Duration
-	// Parallel bounds the runs at once; 0 is twice the number of CPUs.
+	// Parallel bounds the runs at once; 0 is twice the number of CPUs: a
+	// tool that waits (for an interpreter, a server) leaves room for
+	// another.
 	Parallel int
 	// Locate positions problems of the config at the layer that set them.
 	Locate Locator

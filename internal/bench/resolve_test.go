@@ -18,9 +18,11 @@ import (
 	"github.com/strata-config/strata/resolve"
 )
 
-// describeScript is a --describe shell tool.
+// describeScript is a --describe shell tool; %s is what it does first
+// when asked to describe itself.
 const describeScript = `#!/bin/sh
 if [ "$1" = --describe ]; then
+  %s
   cat <<'END'
 {"name":"tool_%04d","description":"Counts things in a file. Reads it once.","parameters":{"type":"object","properties":{"path":{"type":"string","description":"The file."},"limit":{"type":"integer","default":10}},"required":["path"]}}
 END
@@ -30,12 +32,16 @@ echo '{"ok":true}'
 `
 
 // describeTools writes n --describe shell tools into a workspace and
-// returns its root.
-func describeTools(b *testing.B, n int) string {
+// returns its root; each runs first (a shell command, such as a sleep)
+// when asked to describe itself.
+func describeTools(b *testing.B, n int, first string) string {
+	if first == "" {
+		first = ":"
+	}
 	root := b.TempDir()
 	for i := range n {
 		name := filepath.Join(root, "tools", fmt.Sprintf("tool_%04d", i))
-		write(b, name, fmt.Sprintf(describeScript, i))
+		write(b, name, fmt.Sprintf(describeScript, first, i))
 		if err := os.Chmod(name, 0o755); err != nil {
 			b.Fatal(err)
 		}
@@ -89,8 +95,19 @@ func resolveLoop(b *testing.B, r resolve.Resolver, cfg config.Config, tools, sta
 // that runs each in turn (the baseline), strata's parallel discovery with
 // nothing cached, and strata answering from its cache.
 func BenchmarkDescribe(b *testing.B) {
-	const n = 200
-	root := describeTools(b, n)
+	benchDescribe(b, 200, "")
+}
+
+// BenchmarkDescribeWaiting is BenchmarkDescribe with 100 tools that each
+// wait 20 ms before they answer, as a tool does that starts a slow
+// interpreter or asks a server: there parallel discovery has waits to
+// overlap even on a machine that starts processes one at a time.
+func BenchmarkDescribeWaiting(b *testing.B) {
+	benchDescribe(b, 100, "sleep 0.02")
+}
+
+func benchDescribe(b *testing.B, n int, first string) {
+	root := describeTools(b, n, first)
 	cfg := loadConfig(b, root, benchEnviron)
 	// describeAll runs --describe of every tool with the given number of
 	// workers, the way a plain loop over os/exec does.

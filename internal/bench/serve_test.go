@@ -1,0 +1,72 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/internal/testbin"
+)
+
+// BenchmarkServeCall calls a --describe tool: run directly with its JSON
+// argument (the baseline), and through strata serve, a process driven by
+// the Go SDK's client over stdio (validation, defaults, the run, and
+// JSON-RPC both ways). strata-serve-refused is the round trip alone: a call
+// with invalid arguments, refused before anything runs.
+func BenchmarkServeCall(b *testing.B) {
+	const self = "github.com/strata-config/strata/cmd/strata"
+	bins, cleanup, err := testbin.Build(self)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cleanup()
+	root := describeTools(b, 1, "")
+	tool := filepath.Join(root, "tools", "tool_0000")
+	args := `{"path":"notes.txt","limit":5}`
+	b.Run("direct", func(b *testing.B) {
+		for b.Loop() {
+			cmd := exec.Command(tool, args)
+			cmd.Dir, cmd.Env = root, benchEnviron
+			out, err := cmd.Output()
+			if err != nil || string(out) != "{\"ok\":true}\n" {
+				b.Fatalf("%v: %q", err, out)
+			}
+		}
+	})
+	serve := func(b *testing.B) *mcp.ClientSession {
+		cmd := exec.Command(bins[self], "serve", "--root", root, "--trust")
+		cmd.Env = append(append([]string{}, benchEnviron...), "XDG_CACHE_HOME="+filepath.Join(b.TempDir(), "cache"))
+		cmd.Stderr = os.Stderr
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	b.Run("strata-serve", func(b *testing.B) {
+		cs := serve(b)
+		params := &mcp.CallToolParams{Name: "tool_0000", Arguments: json.RawMessage(args)}
+		for b.Loop() {
+			res, err := cs.CallTool(context.Background(), params)
+			if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "{\"ok\":true}\n" {
+				b.Fatalf("%v: %+v", err, res)
+			}
+		}
+	})
+	b.Run("strata-serve-refused", func(b *testing.B) {
+		cs := serve(b)
+		params := &mcp.CallToolParams{Name: "tool_0000", Arguments: json.RawMessage(`{"limit":"many"}`)}
+		for b.Loop() {
+			res, err := cs.CallTool(context.Background(), params)
+			if err != nil || !res.IsError {
+				b.Fatalf("%v: %+v", err, res)
+			}
+		}
+	})
+}
