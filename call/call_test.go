@@ -26,15 +26,7 @@ import (
 var jptools, mcpfake string // the built fixture binaries
 
 func TestMain(m *testing.M) {
-	bins, cleanup, err := testbin.Build(testbin.JPTools, testbin.MCPFake)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	jptools, mcpfake = bins[testbin.JPTools], bins[testbin.MCPFake]
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
+	testbin.Main(m, map[string]*string{testbin.JPTools: &jptools, testbin.MCPFake: &mcpfake})
 }
 
 var environ = []string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent", "GREETING=hello from the environment"}

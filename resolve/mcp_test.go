@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/internal/proctest"
 	"github.com/strata-config/strata/resolve"
 )
 
@@ -308,17 +310,8 @@ expose = "all"
 	if _, err := resolveIn(t, r, "[mcp_servers.other]\ncommand = \"MCPFAKE\"\n"); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := os.Stat("/proc/" + pids[1]); err != nil {
-			break
-		}
-		if b, _ := os.ReadFile("/proc/" + pids[1] + "/stat"); strings.Contains(string(b), ") Z ") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the server runs on after the config dropped it")
-		}
-		time.Sleep(20 * time.Millisecond)
+	pid, _ := strconv.Atoi(pids[1])
+	if !proctest.WaitGone(pid, 10*time.Second) {
+		t.Fatal("the server runs on after the config dropped it")
 	}
 }

@@ -216,12 +216,7 @@ func TestConfigGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, kv := range os.Environ() {
-				if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "STRATA_") {
-					t.Setenv(name, "")
-					os.Unsetenv(name)
-				}
-			}
+			clearStrataEnv(t)
 			t.Setenv("STRATA_CONFIG_HOME", "fixtures/home/strata")
 			for _, kv := range tt.env {
 				k, v, _ := strings.Cut(kv, "=")
@@ -245,15 +240,20 @@ func requireNode(t *testing.T) {
 	}
 }
 
-// demoEnv clears strata's variables and points the user directory and the
-// cache where a test wants them.
-func demoEnv(t *testing.T, cache string) {
+// clearStrataEnv unsets every STRATA_ variable for the test.
+func clearStrataEnv(t *testing.T) {
 	for _, kv := range os.Environ() {
 		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "STRATA_") {
 			t.Setenv(name, "")
 			os.Unsetenv(name)
 		}
 	}
+}
+
+// demoEnv clears strata's variables and points the user directory and the
+// cache where a test wants them.
+func demoEnv(t *testing.T, cache string) {
+	clearStrataEnv(t)
 	t.Setenv("STRATA_CONFIG_HOME", "fixtures/home/strata")
 	t.Setenv("HOME", "/nonexistent")
 	t.Setenv("XDG_CACHE_HOME", cache)
@@ -321,15 +321,7 @@ func TestResolveGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, kv := range os.Environ() {
-				if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "STRATA_") {
-					t.Setenv(name, "")
-					os.Unsetenv(name)
-				}
-			}
-			t.Setenv("STRATA_CONFIG_HOME", "fixtures/home/strata")
-			t.Setenv("HOME", "/nonexistent")
-			t.Setenv("XDG_CACHE_HOME", cache)
+			demoEnv(t, cache)
 			golden(t, tt.name, runCLI(t, tt.args...))
 		})
 	}

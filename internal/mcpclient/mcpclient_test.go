@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/internal/procs"
+	"github.com/strata-config/strata/internal/proctest"
 	"github.com/strata-config/strata/internal/testbin"
 )
 
@@ -27,18 +28,7 @@ import (
 var fakeBin string
 
 func TestMain(m *testing.M) {
-	os.Exit(testMain(m))
-}
-
-func testMain(m *testing.M) int {
-	bins, cleanup, err := testbin.Build(testbin.MCPFake)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer cleanup()
-	fakeBin = bins[testbin.MCPFake]
-	return m.Run()
+	testbin.Main(m, map[string]*string{testbin.MCPFake: &fakeBin})
 }
 
 // timeout bounds every call of a test; only a broken client comes near it.
@@ -564,7 +554,7 @@ func startLogged(t *testing.T, args ...string) (Spec, func() []int) {
 	t.Cleanup(func() {
 		// Leave nothing behind, even when the test failed.
 		for _, pid := range pids() {
-			if len(live(pid)) > 0 {
+			if len(proctest.Group(pid)) > 0 {
 				syscall.Kill(-pid, syscall.SIGKILL)
 			}
 		}
@@ -806,7 +796,7 @@ func TestClose(t *testing.T) {
 				t.Fatal(err)
 			}
 			pid := onePid(t, pids)
-			if got := waitGroup(pid, tt.wantLive); !cmp.Equal(tt.wantLive, got) {
+			if got := proctest.WaitGroup(pid, tt.wantLive, 3*time.Second); !cmp.Equal(tt.wantLive, got) {
 				t.Fatalf("live processes of the group before Close: %v, want %v", got, tt.wantLive)
 			}
 			if _, err := s.Tools(testContext(t)); err != nil {
@@ -931,52 +921,7 @@ func TestCallFake(t *testing.T) {
 // waitGone waits a few seconds at most for group pgid to have no live
 // process, and returns those left.
 func waitGone(pgid int) map[string]int {
-	return waitGroup(pgid, map[string]int{})
-}
-
-// waitGroup waits a few seconds at most for the live processes of group
-// pgid to be want (counts by name), and returns them.
-func waitGroup(pgid int, want map[string]int) map[string]int {
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		got := map[string]int{}
-		for _, name := range live(pgid) {
-			got[name]++
-		}
-		if cmp.Equal(want, got) || time.Now().After(deadline) {
-			return got
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// live returns the names of the processes of group pgid that are not
-// zombies (nothing here reaps orphans, so a dead one may stay a zombie),
-// by pid.
-func live(pgid int) map[int]string {
-	out := map[int]string{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue // gone
-		}
-		// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
-		open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
-		if open < 0 || end < open {
-			continue
-		}
-		fields := strings.Fields(string(b[end+1:]))
-		if len(fields) < 3 || fields[0] == "Z" || fields[0] == "X" || fields[2] != strconv.Itoa(pgid) {
-			continue
-		}
-		out[pid] = string(b[open+1 : end])
-	}
-	return out
+	return proctest.WaitGroup(pgid, map[string]int{}, 3*time.Second)
 }
 
 // rawArgs marshals call arguments; nil stays nil.

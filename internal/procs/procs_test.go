@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/strata-config/strata/internal/proctest"
 )
 
 // The programs of these tests are small shell scripts written into a
@@ -422,58 +424,6 @@ func TestRunStartErrors(t *testing.T) {
 	}
 }
 
-// procStat returns the state and process group of pid from /proc; ok is
-// false when there is no such process.
-func procStat(pid int) (state byte, pgrp int, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, 0, false
-	}
-	// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 3 {
-		return 0, 0, false
-	}
-	pgrp, err = strconv.Atoi(f[2])
-	if err != nil {
-		return 0, 0, false
-	}
-	return f[0][0], pgrp, true
-}
-
-// live reports whether pid is a process that has not died: zombies (Z)
-// and dead tasks (X) are dead. Orphaned zombies stay in their group until
-// PID 1 reaps them, which the init of some containers never does, so
-// kill(-pgid, 0) alone cannot tell.
-func live(pid int) bool {
-	state, _, ok := procStat(pid)
-	return ok && state != 'Z' && state != 'X'
-}
-
-// liveMembers returns the live processes of process group pgid.
-func liveMembers(t *testing.T, pgid int) []int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if state, pgrp, ok := procStat(pid); ok && pgrp == pgid && state != 'Z' && state != 'X' {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
 // checkGone checks that pgid, the pid of a program Run has returned from,
 // and its process group are gone: the program itself at once (Run reaped
 // it), the others of its group within a few seconds, since SIGKILL takes
@@ -485,9 +435,9 @@ func checkGone(t *testing.T, pgid int, others ...int) {
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		left := liveMembers(t, pgid)
+		left := slices.Sorted(maps.Keys(proctest.Group(pgid)))
 		for _, pid := range others {
-			if live(pid) && !slices.Contains(left, pid) {
+			if proctest.Alive(pid) && !slices.Contains(left, pid) {
 				left = append(left, pid)
 			}
 		}
@@ -721,7 +671,7 @@ func TestRunEscapedChild(t *testing.T) {
 	}
 	escaped := leadingPids(t, b)[0]
 	t.Cleanup(func() { _ = syscall.Kill(escaped, syscall.SIGKILL) })
-	if !live(escaped) {
+	if !proctest.Alive(escaped) {
 		t.Errorf("the escaped process %d is dead: the test did not test an escape", escaped)
 	}
 	if diff := cmp.Diff(Result{Stdout: []byte("ok\n")}, got, cmpResult...); diff != "" {

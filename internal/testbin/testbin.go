@@ -36,3 +36,23 @@ func Build(pkgs ...string) (map[string]string, func(), error) {
 	}
 	return out, cleanup, nil
 }
+
+// Main builds the packages of bins, sets each one's path, runs the tests
+// and exits: a package's TestMain.
+func Main(m interface{ Run() int }, bins map[string]*string) {
+	pkgs := make([]string, 0, len(bins))
+	for pkg := range bins {
+		pkgs = append(pkgs, pkg)
+	}
+	paths, cleanup, err := Build(pkgs...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	for pkg, p := range bins {
+		*p = paths[pkg]
+	}
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}

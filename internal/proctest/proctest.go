@@ -1,0 +1,102 @@
+// Package proctest inspects processes from /proc, for the tests that check
+// that strata leaves none behind (Linux only).
+package proctest
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Stat returns the name, state and process group of pid; ok is false when
+// there is no such process.
+func Stat(pid int) (name string, state byte, pgrp int, ok bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return "", 0, 0, false
+	}
+	// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
+	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || end < open {
+		return "", 0, 0, false
+	}
+	f := strings.Fields(string(b[end+1:]))
+	if len(f) < 3 {
+		return "", 0, 0, false
+	}
+	pgrp, err = strconv.Atoi(f[2])
+	if err != nil {
+		return "", 0, 0, false
+	}
+	return string(b[open+1 : end]), f[0][0], pgrp, true
+}
+
+// Alive reports whether pid is a process that has not died: zombies (Z)
+// and dead tasks (X) are dead. Orphaned zombies stay in their group until
+// PID 1 reaps them, which the init of some containers never does, so
+// kill(-pgid, 0) alone cannot tell.
+func Alive(pid int) bool {
+	_, state, _, ok := Stat(pid)
+	return ok && state != 'Z' && state != 'X'
+}
+
+// Group returns the live processes of process group pgid: their names by
+// pid.
+func Group(pgid int) map[int]string {
+	out := map[int]string{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if name, state, pgrp, ok := Stat(pid); ok && pgrp == pgid && state != 'Z' && state != 'X' {
+			out[pid] = name
+		}
+	}
+	return out
+}
+
+// WaitGroup waits at most timeout for the live processes of group pgid to
+// be want (counts by name), and returns the counts it saw last.
+func WaitGroup(pgid int, want map[string]int, timeout time.Duration) map[string]int {
+	deadline := time.Now().Add(timeout)
+	for {
+		got := map[string]int{}
+		for _, name := range Group(pgid) {
+			got[name]++
+		}
+		if equal(want, got) || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func equal(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// WaitGone waits at most timeout for pid to die, and reports whether it
+// did.
+func WaitGone(pid int, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for Alive(pid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}
