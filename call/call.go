@@ -77,7 +77,10 @@ type Runner struct {
 	// every question to the caller.
 	Ask func(ctx context.Context, tool string, q protocol.Question, target config.Target) (answer any, ok bool, err error)
 	// Confirm is asked before a tool whose run mode is "ask" or "edit"
-	// runs; false declines the call. Nil runs it: the host asked already.
+	// runs (the default mode is "ask"); false declines the call. A host
+	// whose user confirms elsewhere (an MCP client asks before it calls; a
+	// command line is typed by its user) says yes. Nil refuses such calls:
+	// a tool is never run unattended by omission.
 	Confirm func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
 	// Builtin runs the host's builtin tools; nil has none.
 	Builtin func(ctx context.Context, pc protocol.Context) (protocol.Outcome, error)
@@ -100,7 +103,8 @@ type Result struct {
 	// and all, for hosts that pass it on.
 	MCP *mcp.CallToolResult
 	// Arguments are the arguments the tool ran with: the call's, with
-	// defaults and forced values filled in.
+	// defaults and forced values filled in, compact (keys keep their order
+	// and numbers their text).
 	Arguments json.RawMessage
 	// Answers are the answers given to the tool's questions, by id.
 	Answers map[string]any
@@ -149,15 +153,17 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 		res.Outcome = protocol.Outcome{Type: protocol.Failure, Message: name + " was not run: the config says run = \"skip\""}
 		return res, nil
 	case config.RunAsk, config.RunEdit:
-		if r.Confirm != nil {
-			ok, err := r.Confirm(ctx, name, args)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				res.Outcome = protocol.Outcome{Type: protocol.Failure, Message: "the user declined to run " + name}
-				return res, nil
-			}
+		if r.Confirm == nil {
+			return nil, &Error{Tool: name, Msg: fmt.Sprintf("its run mode is %q, and the host has no way to ask (Runner.Confirm is nil)", def.Run),
+				Hint: `set run = "unattended" for the tool, or give the Runner a Confirm`}
+		}
+		ok, err := r.Confirm(ctx, name, args)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			res.Outcome = protocol.Outcome{Type: protocol.Failure, Message: "the user declined to run " + name}
+			return res, nil
 		}
 	}
 	var argMap map[string]any
@@ -384,8 +390,12 @@ type Error struct {
 	// Hint suggests a fix, such as "did you mean read_file?".
 	Hint string
 	// Problems are the problems of invalid arguments, each at its JSONPath.
-	Problems []schemacheck.Problem
+	Problems []Problem
 }
+
+// Problem is one way arguments fail a tool's schema: where, as a JSONPath
+// ($ for the arguments, $.a.b[0] inside them), and what is wrong.
+type Problem = schemacheck.Problem
 
 // Error returns the problem on one line: "call read: invalid arguments:
 // $.path: missing property; $.n: must be >= 0".

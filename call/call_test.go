@@ -72,7 +72,24 @@ func runner(t *testing.T, root, src string) *call.Runner {
 	if len(cat.Warnings) > 0 {
 		t.Fatalf("warnings: %v", cat.Warnings)
 	}
-	return &call.Runner{Catalog: cat, Config: c, Resolver: r, Timeout: 5 * time.Second}
+	return &call.Runner{Catalog: cat, Config: c, Resolver: r, Timeout: 5 * time.Second, Confirm: yes}
+}
+
+// yes confirms every call.
+func yes(context.Context, string, json.RawMessage) (bool, error) { return true, nil }
+
+func TestConfirmRequired(t *testing.T) {
+	root := workspace(t, map[string]string{"tools/echo": echoTool})
+	r := runner(t, root, "[discover]\ndirs = [\"tools\"]\n[tools.unattended_echo]\nsource = \"local\"\ncommand = \"echo hi\"\nrun = \"unattended\"\nparameters.x = { type = \"string\" }\n")
+	r.Confirm = nil
+	_, err := r.Call(context.Background(), "echo", json.RawMessage(`{"path":"p"}`))
+	ce := callErr(t, err)
+	if want := `its run mode is "ask", and the host has no way to ask (Runner.Confirm is nil)`; ce.Msg != want {
+		t.Errorf("Msg = %q, want %q", ce.Msg, want)
+	}
+	if res, err := r.Call(context.Background(), "unattended_echo", nil); err != nil || res.Content != "hi\n" {
+		t.Errorf("an unattended tool: %+v, %v", res, err)
+	}
 }
 
 // describe is a --describe tool: it describes itself with params and runs
@@ -414,7 +431,7 @@ func TestBuiltin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &call.Runner{Catalog: cat, Config: c, Resolver: rs}
+	r := &call.Runner{Catalog: cat, Config: c, Resolver: rs, Confirm: yes}
 	res, err := r.Call(context.Background(), "now", nil)
 	if err != nil || res.Type != protocol.Failure || res.Message != "now is a builtin tool, which the host runs; this host has none" {
 		t.Errorf("without a builtin: %+v, %v", res, err)

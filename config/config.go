@@ -178,7 +178,8 @@ func (t EffectiveTool) Summary() string {
 	if t.Tool.Summary != "" {
 		return t.Tool.Summary
 	}
-	return t.Tool.Description
+	summary, _ := Split(t.Tool.Description)
+	return summary
 }
 
 // Answer returns the configured answer to question id.

@@ -11,6 +11,16 @@ import (
 	"github.com/strata-config/strata/partial"
 )
 
+// JSON is a JSON value as a tool gives it, such as its schema: objects
+// keep their key order and numbers their text, so that what strata does
+// not change passes through as written. String and MarshalJSON give it
+// back.
+type JSON = jsonv.Value
+
+// ParseJSON reads a JSON value, such as a builtin's schema for
+// [Discovered].InputSchema.
+func ParseJSON(b []byte) (*JSON, error) { return jsonv.Parse(b) }
+
 // Definition is a resolved tool: what a model is told about it, and what
 // the host needs to run it.
 type Definition struct {
@@ -20,9 +30,9 @@ type Definition struct {
 	Summary      string              `json:"summary"`
 	Description  string              `json:"description"`
 	Examples     string              `json:"examples"`
-	InputSchema  *jsonv.Value        `json:"inputSchema"`
-	OutputSchema *jsonv.Value        `json:"outputSchema,omitempty"`
-	Annotations  *jsonv.Value        `json:"annotations,omitempty"`
+	InputSchema  *JSON               `json:"inputSchema"`
+	OutputSchema *JSON               `json:"outputSchema,omitempty"`
+	Annotations  *JSON               `json:"annotations,omitempty"`
 	Options      map[string]any      `json:"options"`
 	Questions    map[string]Question `json:"questions"`
 	Run          config.RunMode      `json:"run"`

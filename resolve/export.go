@@ -114,12 +114,12 @@ func (c *Catalog) Export(f Format) ([]byte, error) {
 
 // MCPTool is a tool as MCP's tools/list gives it.
 type MCPTool struct {
-	Name         string       `json:"name"`
-	Title        string       `json:"title,omitempty"`
-	Description  string       `json:"description,omitempty"`
-	InputSchema  *jsonv.Value `json:"inputSchema"`
-	OutputSchema *jsonv.Value `json:"outputSchema,omitempty"`
-	Annotations  *jsonv.Value `json:"annotations,omitempty"`
+	Name         string `json:"name"`
+	Title        string `json:"title,omitempty"`
+	Description  string `json:"description,omitempty"`
+	InputSchema  *JSON  `json:"inputSchema"`
+	OutputSchema *JSON  `json:"outputSchema,omitempty"`
+	Annotations  *JSON  `json:"annotations,omitempty"`
 }
 
 // MCP returns the tool as MCP's tools/list gives it.

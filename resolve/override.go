@@ -17,10 +17,10 @@ type Discovered struct {
 	Title       string
 	Summary     string // JP's schema action gives one; others leave it empty
 	Description string
-	InputSchema *jsonv.Value
+	InputSchema *JSON
 	// OutputSchema and Annotations pass through from MCP tools.
-	OutputSchema *jsonv.Value
-	Annotations  *jsonv.Value
+	OutputSchema *JSON
+	Annotations  *JSON
 }
 
 // Locator positions a problem at the layer that set a key path.
@@ -54,7 +54,7 @@ func text(d Discovered, t config.Tool) (summary, description string) {
 	case d.Summary != "":
 		summary = d.Summary
 	default:
-		summary, desc = Split(d.Description)
+		summary, desc = config.Split(d.Description)
 	}
 	if t.Description != "" {
 		description = strings.ReplaceAll(t.Description, "{{description}}", d.Description)

@@ -204,13 +204,14 @@ func tool(d resolve.Definition) (*mcp.Tool, error) {
 	if json.Unmarshal(schema, &probe) != nil || probe.Type != "object" {
 		return nil, fmt.Errorf("%s is not served: its input schema's type is not \"object\", which MCP requires", d.Name)
 	}
-	t := &mcp.Tool{Name: d.Name, Title: d.Title, Description: d.Description, InputSchema: json.RawMessage(schema)}
-	if d.OutputSchema != nil {
-		t.OutputSchema = json.RawMessage(d.OutputSchema.JSON())
+	m := d.MCP() // what --export mcp gives: the summary and the description
+	t := &mcp.Tool{Name: m.Name, Title: m.Title, Description: m.Description, InputSchema: json.RawMessage(schema)}
+	if m.OutputSchema != nil {
+		t.OutputSchema = json.RawMessage(m.OutputSchema.JSON())
 	}
-	if d.Annotations != nil {
+	if m.Annotations != nil {
 		var a mcp.ToolAnnotations
-		if err := json.Unmarshal(d.Annotations.JSON(), &a); err == nil {
+		if err := json.Unmarshal(m.Annotations.JSON(), &a); err == nil {
 			t.Annotations = &a
 		}
 	}

@@ -109,8 +109,9 @@ func serveWorkspace(t *testing.T, src string, tools map[string]string, opts *mcp
 				return nil, err
 			}
 			return &serve.Catalog{
-				Runner: &call.Runner{Catalog: cat, Config: c, Resolver: r, Timeout: time.Second},
-				Watch:  append([]string{cfgFile}, r.Watch(c)...),
+				Runner: &call.Runner{Catalog: cat, Config: c, Resolver: r, Timeout: time.Second,
+					Confirm: func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }},
+				Watch: append([]string{cfgFile}, r.Watch(c)...),
 			}, nil
 		},
 		Warn:     func(err error) { t.Log("warning:", err) },
@@ -157,8 +158,9 @@ func TestList(t *testing.T) {
 		names = append(names, tool.Name)
 		b, _ := json.Marshal(tool.InputSchema)
 		schemas[tool.Name] = string(b)
-		if tool.Name == "shout" && tool.Description != "Repeat a word. Loudly." {
-			t.Errorf("shout's description: %q", tool.Description)
+		want := map[string]string{"shout": "Repeat a word. Loudly.", "weather": "Get the weather.", "hang": "Never answer."}
+		if w, ok := want[tool.Name]; ok && tool.Description != w {
+			t.Errorf("%s's description: %q, want %q (the summary and the description, as --export mcp gives them)", tool.Name, tool.Description, w)
 		}
 	}
 	sort.Strings(names)

@@ -54,7 +54,9 @@ func (c *callCmd) Run(e *env) error {
 		}
 	}
 	warn(e, partial.All(err))
-	r := &call.Runner{Catalog: w.catalog, Config: w.config, Resolver: w.resolver}
+	r := &call.Runner{Catalog: w.catalog, Config: w.config, Resolver: w.resolver,
+		// The user typed the call: it is confirmed.
+		Confirm: func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }}
 	terminal := isTerminal(e.stdin)
 	interactive := c.Ask || terminal
 	r.Ask = func(_ context.Context, tool string, q protocol.Question, _ config.Target) (any, bool, error) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"time"
 
@@ -28,7 +29,9 @@ func (c *serveCmd) Run(e *env) error {
 				return nil, err
 			}
 			warn(e, partial.All(err)) // the tools that failed are left out
-			r := &call.Runner{Catalog: w.catalog, Config: w.config, Resolver: w.resolver, Timeout: c.Timeout}
+			r := &call.Runner{Catalog: w.catalog, Config: w.config, Resolver: w.resolver, Timeout: c.Timeout,
+				// An MCP client asks its user before it calls a tool.
+				Confirm: func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }}
 			return &serve.Catalog{Runner: r, Watch: w.watch}, nil
 		},
 		Warn: func(err error) { warn(e, partial.All(err)) },

@@ -1,0 +1,209 @@
+package call_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/strata-config/strata/call"
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/protocol"
+	"github.com/strata-config/strata/resolve"
+)
+
+// weatherTool is a --describe tool that prints the JSON argument it is
+// called with.
+const weatherTool = `#!/bin/sh
+if [ "$1" = --describe ]; then
+  echo '{"name": "get_weather", "description": "Get the weather of a city.", "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}, "required": ["city"], "additionalProperties": false}}'
+  exit 0
+fi
+printf '%s' "$1"
+`
+
+// Call fills in the defaults the config gives, validates the arguments
+// against the tool's schema and runs the tool. Arguments the tool cannot
+// take are refused before anything runs, with an *Error that lists every
+// problem at its JSONPath; so is a tool that is not in the catalog.
+func ExampleRunner_Call() {
+	root, _ := os.MkdirTemp("", "workspace")
+	defer os.RemoveAll(root)
+	_ = os.MkdirAll(filepath.Join(root, "tools"), 0o755)
+	_ = os.WriteFile(filepath.Join(root, "tools", "weather"), []byte(weatherTool), 0o755)
+
+	var p config.Partial
+	_ = load.Decode("config.toml", []byte(`
+[discover]
+dirs = ["tools"]
+
+[tools.get_weather]
+run = "unattended"
+parameters.unit = { default = "celsius" }
+`), partial.TOML, &p)
+	cfg, _ := config.Finalize(&p)
+	r := &resolve.Resolver{Root: root, Environ: []string{"PATH=" + os.Getenv("PATH")}}
+	cat, err := r.Resolve(context.Background(), cfg)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	runner := &call.Runner{Catalog: cat, Config: cfg, Resolver: r}
+
+	res, err := runner.Call(context.Background(), "get_weather", json.RawMessage(`{"city": "Oslo"}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Type, res.Content)
+
+	_, err = runner.Call(context.Background(), "get_weather", json.RawMessage(`{"unit": "kelvin", "days": 3}`))
+	var ce *call.Error
+	if errors.As(err, &ce) {
+		fmt.Println(ce.Msg)
+		for _, p := range ce.Problems {
+			fmt.Println(" ", p.Path, p.Msg)
+		}
+	}
+
+	_, err = runner.Call(context.Background(), "get_wether", nil)
+	fmt.Println(err)
+	// Output:
+	// success {"city":"Oslo","unit":"celsius"}
+	// invalid arguments
+	//   $ additional properties 'days' not allowed
+	//   $ missing property 'city'
+	//   $.unit value must be one of 'celsius', 'fahrenheit'
+	// call get_wether: no such tool in the catalog; did you mean get_weather?
+}
+
+// editTool is a host's builtin tool that asks before it changes anything:
+// it answers needs_input until the call carries an answer to
+// apply_changes.
+func editTool(_ context.Context, pc protocol.Context) (protocol.Outcome, error) {
+	answer, ok := pc.Tool.Answers["apply_changes"]
+	switch {
+	case !ok:
+		return protocol.Outcome{Type: protocol.NeedsInput, Question: &protocol.Question{
+			ID: "apply_changes", Text: fmt.Sprintf("Apply the changes to %s?", pc.Tool.Arguments["path"]), AnswerType: "boolean",
+		}}, nil
+	case answer == true:
+		return protocol.Outcome{Type: protocol.Success, Content: fmt.Sprintf("changed %s", pc.Tool.Arguments["path"])}, nil
+	}
+	return protocol.Outcome{Type: protocol.Success, Content: "left unchanged"}, nil
+}
+
+// editRunner resolves the config text, whose builtin tool edit is
+// editTool, and returns a Runner of its catalog.
+func editRunner(text string) (*call.Runner, error) {
+	schema, err := resolve.ParseJSON([]byte(`{"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}`))
+	if err != nil {
+		return nil, err
+	}
+	edit := resolve.Discovered{Name: "edit", Description: "Edit a file.", InputSchema: schema}
+	var p config.Partial
+	if err := load.Decode("config.toml", []byte(text), partial.TOML, &p); err != nil {
+		return nil, err
+	}
+	cfg, err := config.Finalize(&p)
+	if err != nil {
+		return nil, err
+	}
+	r := &resolve.Resolver{Builtins: map[string]resolve.Discovered{"edit": edit}}
+	cat, err := r.Resolve(context.Background(), cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &call.Runner{Catalog: cat, Config: cfg, Resolver: r, Builtin: editTool,
+		// The tool's run mode is "ask" (the default): the host's user says yes.
+		Confirm: func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }}, nil
+}
+
+// A question whose answer the config fixes is answered without asking
+// anyone: the tool runs again with the answer.
+func ExampleRunner_Call_configuredAnswer() {
+	runner, err := editRunner(`
+[tools.edit]
+source = "builtin"
+questions.apply_changes = { answer = true }
+`)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := runner.Call(context.Background(), "edit", json.RawMessage(`{"path": "notes.txt"}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Type, res.Content, res.Answers, res.Runs)
+	// Output:
+	// success changed notes.txt map[apply_changes:true] 2
+}
+
+// Any other question goes to the host's Ask, with who should answer it: a
+// terminal asks its user; a question for the assistant is left to the
+// caller (ok false), and the call ends with it.
+func ExampleRunner_Call_ask() {
+	runner, err := editRunner(`
+[tools.edit]
+source = "builtin"
+questions.apply_changes = { target = "user" }
+`)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	runner.Ask = func(_ context.Context, tool string, q protocol.Question, target config.Target) (any, bool, error) {
+		fmt.Printf("%s asks the %s: %s\n", tool, target, q.Text)
+		if target != config.TargetUser {
+			return nil, false, nil
+		}
+		return false, true, nil // the user says no
+	}
+	res, err := runner.Call(context.Background(), "edit", json.RawMessage(`{"path": "notes.txt"}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Type, res.Content, res.Runs)
+	// Output:
+	// edit asks the user: Apply the changes to notes.txt?
+	// success left unchanged 2
+}
+
+// Without Ask, a question ends the call with the needs_input outcome; the
+// caller (a model, an MCP client) answers it and calls again, with the
+// answer.
+func ExampleWithAnswers() {
+	runner, err := editRunner(`
+[tools.edit]
+source = "builtin"
+questions.apply_changes = { target = "assistant" }
+`)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	args := json.RawMessage(`{"path": "notes.txt"}`)
+	res, err := runner.Call(context.Background(), "edit", args)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Type, res.Question.ID, res.Question.AnswerType)
+
+	res, err = runner.Call(context.Background(), "edit", args, call.WithAnswers(map[string]any{"apply_changes": true}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Type, res.Content)
+	// Output:
+	// needs_input apply_changes boolean
+	// success changed notes.txt
+}

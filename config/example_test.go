@@ -1,0 +1,99 @@
+package config_test
+
+import (
+	"fmt"
+
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/partial"
+)
+
+// A tool is read through Effective, which resolves it against the '*'
+// entry: what the tool does not set, it inherits.
+func ExampleTools_Effective() {
+	tools := config.Tools{
+		config.Defaults: {Run: config.RunUnattended, Enable: config.Enable{State: config.EnableExplicit}},
+		"fs_modify_file": {
+			Description: "Replace lines of a file.",
+			Run:         config.RunAsk,
+			Questions: map[string]config.Question{
+				"apply_changes": {Target: config.TargetUser, Answer: true},
+			},
+		},
+		"grep": {Summary: "Search the code.", Enable: config.Enable{State: config.EnableOn}},
+	}
+
+	for _, name := range tools.Names() {
+		t, _ := tools.Effective(name)
+		fmt.Printf("%s: run=%s enabled=%v summary=%q\n", t.Name, t.Run(), t.Enabled(), t.Summary())
+	}
+
+	edit, _ := tools.Effective("fs_modify_file")
+	answer, ok := edit.Answer("apply_changes")
+	fmt.Println("apply_changes:", answer, ok)
+	_, ok = edit.Answer("overwrite")
+	fmt.Println("overwrite answered:", ok)
+
+	_, ok = tools.Effective(config.Defaults)
+	fmt.Println("'*' is a tool:", ok)
+	// Output:
+	// fs_modify_file: run=ask enabled=false summary="Replace lines of a file."
+	// grep: run=unattended enabled=true summary="Search the code."
+	// apply_changes: true true
+	// overwrite answered: false
+	// '*' is a tool: false
+}
+
+// Finalize applies a layer to the library's defaults and validates the
+// result; what the layer does not say comes from Default.
+func ExampleFinalize() {
+	var p config.Partial
+	err := load.Decode("user.toml", []byte(`
+[tools.grep]
+source = "local"
+command = "rg --json {{tool.arguments.pattern}}"
+options.max_results = 50
+
+[mcp_servers.fs]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-filesystem", "."]
+`), partial.TOML, &p)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cfg, err := config.Finalize(&p)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	grep, _ := cfg.Tools.Effective("grep")
+	fmt.Println(grep.Source, grep.Command.Program, grep.Run(), grep.Options["max_results"])
+	fs := cfg.MCPServers["fs"]
+	fmt.Println(fs.Command, fs.StartupTimeoutSec, fs.ToolTimeoutSec)
+	// Output:
+	// local rg ask 50
+	// npx 10 60
+}
+
+// Finalize reports what the types alone cannot check, every problem at
+// its key path; load.LocateErrors positions them in the layers that set
+// them.
+func ExampleFinalize_invalid() {
+	doc, _ := load.Parse("user.toml", []byte(`
+[tools.'*']
+command = "rg"
+
+[tools.read]
+source = "mcp.fs"
+`), partial.TOML)
+	var p config.Partial
+	_ = doc.Decode(&p)
+	_, err := config.Finalize(&p)
+	for _, e := range partial.All(load.LocateErrors(err, doc)) {
+		fmt.Println(e)
+	}
+	// Output:
+	// user.toml:3:1: tools.'*'.command: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set command on each tool
+	// user.toml:6:1: tools.read.source: no MCP server named "fs" is configured; add [mcp_servers.fs]
+}

@@ -1,0 +1,95 @@
+package serve_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/call"
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/protocol"
+	"github.com/strata-config/strata/resolve"
+	"github.com/strata-config/strata/serve"
+)
+
+// A Server serves the catalog its Load resolves, here one builtin tool of
+// the host, to any MCP client; the client sees the catalog's fingerprint
+// as the server's version.
+func ExampleServer() {
+	echo := resolve.Discovered{Name: "echo", Description: "Repeat a text."}
+	echo.InputSchema, _ = resolve.ParseJSON([]byte(`{"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}`))
+
+	var fingerprint string // of the catalog served, to compare
+	s := &serve.Server{
+		Load: func(ctx context.Context) (*serve.Catalog, error) {
+			var p config.Partial
+			if err := load.Decode("config.toml", []byte("[tools.echo]\nsource = \"builtin\"\n"), partial.TOML, &p); err != nil {
+				return nil, err
+			}
+			cfg, err := config.Finalize(&p)
+			if err != nil {
+				return nil, err
+			}
+			r := &resolve.Resolver{Builtins: map[string]resolve.Discovered{"echo": echo}}
+			cat, err := r.Resolve(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			fingerprint = cat.Fingerprint
+			return &serve.Catalog{Runner: &call.Runner{
+				Catalog: cat, Config: cfg, Resolver: r,
+				// An MCP client asks its user before it calls a tool.
+				Confirm: func(context.Context, string, json.RawMessage) (bool, error) { return true, nil },
+				Builtin: func(_ context.Context, pc protocol.Context) (protocol.Outcome, error) {
+					return protocol.Outcome{Type: protocol.Success, Content: fmt.Sprint(pc.Tool.Arguments["text"])}, nil
+				},
+			}}, nil
+		},
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	clientTransport, serverTransport := mcp.NewInMemoryTransports()
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx, serverTransport) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil && ctx.Err() == nil {
+			fmt.Println("Run:", err)
+		}
+	}()
+
+	client := mcp.NewClient(&mcp.Implementation{Name: "example", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, clientTransport, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer cs.Close()
+
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, t := range tools.Tools {
+		fmt.Println(t.Name)
+	}
+	fmt.Println("version is the fingerprint:", cs.InitializeResult().ServerInfo.Version == fingerprint)
+	fmt.Println("tools/list _meta has it:", tools.Meta[serve.MetaFingerprint] == fingerprint)
+
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hello"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.IsError, res.Content[0].(*mcp.TextContent).Text)
+	// Output:
+	// echo
+	// version is the fingerprint: true
+	// tools/list _meta has it: true
+	// false hello
+}
