@@ -37,7 +37,11 @@ func (c *serveCmd) Run(e *env) error {
 		Warn: func(err error) { warn(e, partial.All(err)) },
 	}
 	servers.OnChange = func(string) { srv.Invalidate() }
-	return srv.Run(e.ctx, &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}})
+	err := srv.Run(e.ctx, &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}})
+	if e.ctx.Err() != nil {
+		return nil // stopped by a signal: a clean end
+	}
+	return err
 }
 
 type nopWriteCloser struct{ io.Writer }
