@@ -323,7 +323,7 @@ func TestExtendsErrors(t *testing.T) {
 		}, "ROOT/w/.strata/config.toml:1:12: extends.0: the pattern ROOT/w/.strata/conf.d/*.toml matches no file (extended by ROOT/w/.strata/config.toml); the pattern is relative to ROOT/w/.strata/config.toml"},
 		{"bad entries", map[string]string{
 			"w/.strata/config.toml": "extends = [5, { path = \"a.toml\", strategy = \"aftr\" }, { pth = \"b\" }]\n",
-		}, "ROOT/w/.strata/config.toml:1:12: extends.0: expected a path or { path, strategy }, found 5\n" +
+		}, "ROOT/w/.strata/config.toml:1:12: extends.0: expected a path or { path, strategy }, found integer 5\n" +
 			"ROOT/w/.strata/config.toml:1:45: extends.1.strategy: expected before or after, found string \"aftr\"; did you mean after?\n" +
 			"ROOT/w/.strata/config.toml:1:57: extends.2.pth: unknown key; did you mean path?"},
 		{"not a list", map[string]string{

@@ -198,7 +198,7 @@ func (d *Document) extends() ([]extend, error) {
 		items = []*doc.Node{n}
 	case doc.Array:
 	default:
-		return nil, d.errAt(n, where, "expected an array of paths, found "+describeValue(decode.Plain(n)), `write extends = ["base.toml"]`)
+		return nil, d.errAt(n, where, "expected an array of paths, found "+decode.Describe(n), `write extends = ["base.toml"]`)
 	}
 	var out []extend
 	var errs partial.Errors
@@ -220,7 +220,7 @@ func (d *Document) extends() ([]extend, error) {
 				switch f.Key {
 				case "path":
 					if f.Kind != doc.String || f.Str == "" {
-						errs = append(errs, d.errAt(f, at.Append(f.Key), "expected a path, found "+describeValue(decode.Plain(f)), ""))
+						errs = append(errs, d.errAt(f, at.Append(f.Key), "expected a path, found "+decode.Describe(f), ""))
 						continue
 					}
 					e.path = f.Str
@@ -233,7 +233,7 @@ func (d *Document) extends() ([]extend, error) {
 						if c := suggest.Closest(f.Str, []string{"claude", "vscode", "codex"}); c != "" && f.Kind == doc.String {
 							hint = "did you mean " + c + "?"
 						}
-						errs = append(errs, d.errAt(f, at.Append(f.Key), "expected claude, vscode or codex, found "+describeValue(decode.Plain(f)), hint))
+						errs = append(errs, d.errAt(f, at.Append(f.Key), "expected claude, vscode or codex, found "+decode.Describe(f), hint))
 					}
 				case "strategy":
 					switch {
@@ -245,7 +245,7 @@ func (d *Document) extends() ([]extend, error) {
 						if c := suggest.Closest(f.Str, []string{"before", "after"}); c != "" && f.Kind == doc.String {
 							hint = "did you mean " + c + "?"
 						}
-						errs = append(errs, d.errAt(f, at.Append(f.Key), "expected before or after, found "+describeValue(decode.Plain(f)), hint))
+						errs = append(errs, d.errAt(f, at.Append(f.Key), "expected before or after, found "+decode.Describe(f), hint))
 					}
 				default:
 					hint := ""
@@ -263,27 +263,13 @@ func (d *Document) extends() ([]extend, error) {
 			}
 			out = append(out, e)
 		default:
-			errs = append(errs, d.errAt(it, at, "expected a path or { path, strategy }, found "+describeValue(decode.Plain(it)), ""))
+			errs = append(errs, d.errAt(it, at, "expected a path or { path, strategy }, found "+decode.Describe(it), ""))
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
 	return out, nil
-}
-
-func describeValue(v any) string {
-	switch v := v.(type) {
-	case string:
-		return fmt.Sprintf("string %q", v)
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "a table"
-	case nil:
-		return "nothing"
-	}
-	return fmt.Sprintf("%v", v)
 }
 
 // workspaceRoot returns the nearest ancestor of dir (dir included) that

@@ -70,7 +70,7 @@ func (dec *decoder) Root(n *doc.Node, v reflect.Value, t *shape.Type) {
 		return
 	}
 	if unsets.Kind != doc.Array {
-		dec.fail(unsets.ValuePos(), []string{partial.UnsetKey}, "expected an array of key paths, found "+describe(unsets), `write unset = ["tools.grep.run"]`)
+		dec.fail(unsets.ValuePos(), []string{partial.UnsetKey}, "expected an array of key paths, found "+Describe(unsets), `write unset = ["tools.grep.run"]`)
 		return
 	}
 	type unset struct {
@@ -81,7 +81,7 @@ func (dec *decoder) Root(n *doc.Node, v reflect.Value, t *shape.Type) {
 	for i, e := range unsets.Entries {
 		ip := []string{partial.UnsetKey, strconv.Itoa(i)}
 		if e.Kind != doc.String {
-			dec.fail(e.ValuePos(), ip, "expected a key path string, found "+describe(e), "")
+			dec.fail(e.ValuePos(), ip, "expected a key path string, found "+Describe(e), "")
 			continue
 		}
 		p, err := partial.ParsePath(e.Str)
@@ -116,7 +116,7 @@ func shallowWithout(n *doc.Node, key string) *doc.Node {
 
 func (dec *decoder) structure(n *doc.Node, v reflect.Value, t *shape.Type, path []string) {
 	if n.Kind != doc.Table {
-		dec.fail(n.ValuePos(), path, "expected a table, found "+describe(n), "")
+		dec.fail(n.ValuePos(), path, "expected a table, found "+Describe(n), "")
 		return
 	}
 	for _, e := range n.Entries {
@@ -159,7 +159,7 @@ func (dec *decoder) Field(n *doc.Node, v reflect.Value, t *shape.Type, strategy 
 		dec.list(n, v, t, strategy, path)
 	case shape.Map:
 		if n.Kind != doc.Table {
-			dec.fail(n.ValuePos(), path, "expected a table, found "+describe(n), "")
+			dec.fail(n.ValuePos(), path, "expected a table, found "+Describe(n), "")
 			return
 		}
 		entries := v.Field(shape.MapEntries)
@@ -177,7 +177,7 @@ func (dec *decoder) Field(n *doc.Node, v reflect.Value, t *shape.Type, strategy 
 		}
 	case shape.Nested:
 		if n.Kind != doc.Table {
-			dec.fail(n.ValuePos(), path, "expected a table, found "+describe(n), "")
+			dec.fail(n.ValuePos(), path, "expected a table, found "+Describe(n), "")
 			return
 		}
 		p := reflect.New(t.Elem.Go)
@@ -227,7 +227,7 @@ func (dec *decoder) list(n *doc.Node, v reflect.Value, t *shape.Type, strategy s
 				strategyNode = e
 			case "dedup":
 				if e.Kind != doc.Bool {
-					dec.fail(e.ValuePos(), append(path, "dedup"), "expected a boolean, found "+describe(e), "")
+					dec.fail(e.ValuePos(), append(path, "dedup"), "expected a boolean, found "+Describe(e), "")
 					return
 				}
 				dedup = e.Bool
@@ -283,7 +283,7 @@ func (dec *decoder) list(n *doc.Node, v reflect.Value, t *shape.Type, strategy s
 			return
 		}
 	default:
-		dec.fail(n.ValuePos(), path, "expected an array or { value = [...], strategy = ... }, found "+describe(n), "")
+		dec.fail(n.ValuePos(), path, "expected an array or { value = [...], strategy = ... }, found "+Describe(n), "")
 		return
 	}
 	if dedup {
@@ -296,7 +296,7 @@ var strategies = []string{"append", "prepend", "replace"}
 
 func (dec *decoder) strategy(n *doc.Node, path []string) (shape.Strategy, bool) {
 	if n.Kind != doc.String {
-		dec.fail(n.ValuePos(), path, "expected one of append, prepend, replace, found "+describe(n), "")
+		dec.fail(n.ValuePos(), path, "expected one of append, prepend, replace, found "+Describe(n), "")
 		return 0, false
 	}
 	switch n.Str {
@@ -329,7 +329,7 @@ func setList(v reflect.Value, s shape.Strategy, items reflect.Value) {
 
 func (dec *decoder) items(n *doc.Node, st reflect.Type, elem *shape.Type, path []string) (reflect.Value, bool) {
 	if n.Kind != doc.Array {
-		dec.fail(n.ValuePos(), path, "expected an array, found "+describe(n), "")
+		dec.fail(n.ValuePos(), path, "expected an array, found "+Describe(n), "")
 		return reflect.Value{}, false
 	}
 	out := reflect.MakeSlice(st, len(n.Entries), len(n.Entries))
@@ -463,7 +463,7 @@ func (dec *decoder) mismatch(n *doc.Node, want string, path []string) bool {
 		dec.fail(n.ValuePos(), path, "null is not allowed here; expected "+want, "to unset the field, unset its whole key")
 		return false
 	}
-	dec.fail(n.ValuePos(), path, "expected "+want+", found "+describe(n), "")
+	dec.fail(n.ValuePos(), path, "expected "+want+", found "+Describe(n), "")
 	return false
 }
 
@@ -578,7 +578,9 @@ func Plain(n *doc.Node) any {
 	return nil
 }
 
-func describe(n *doc.Node) string {
+// Describe names a node's kind and value for messages: `string "x"`,
+// "integer 7", "an array".
+func Describe(n *doc.Node) string {
 	switch n.Kind {
 	case doc.String:
 		s := n.Str
@@ -604,8 +606,6 @@ func describe(n *doc.Node) string {
 	return "an invalid value"
 }
 
-// unsetPath applies one unset path to the decoded partial v; it returns a
-// message and hint when the path does not name a field.
 // UnsetPath applies one unset path to partial v; it returns a message and
 // a hint when the path does not name a field.
 func UnsetPath(v reflect.Value, t *shape.Type, p partial.Path) (string, string) {
