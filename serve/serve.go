@@ -64,12 +64,11 @@ type Server struct {
 	// resolving again; 0 is DefaultDebounce.
 	Debounce time.Duration
 
-	mu       sync.Mutex
-	current  *Catalog
-	served   map[string]string // the tools served: name -> their JSON
-	mcp      *mcp.Server
-	changes  chan struct{}
-	reloaded func(fingerprint string) // for tests
+	mu      sync.Mutex
+	current *Catalog
+	served  map[string]string // the tools served: name -> their JSON
+	mcp     *mcp.Server
+	changes chan struct{}
 }
 
 // Invalidate asks for the catalog to be resolved again, as a change of a
@@ -190,9 +189,6 @@ func (s *Server) install(cat *Catalog) {
 		}
 	}
 	s.served = wantJSON
-	if s.reloaded != nil {
-		s.reloaded(cat.Runner.Catalog.Fingerprint)
-	}
 }
 
 // tool is a definition as an MCP tool.

@@ -1,7 +1,6 @@
 package procs
 
 import (
-	"bytes"
 	"errors"
 	"os/exec"
 	"syscall"
@@ -30,27 +29,7 @@ func TestEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			stdin, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			var out []byte
-			buf := make([]byte, 64)
-			for bytes.Count(out, []byte("\n")) < 2 {
-				n, err := stdout.Read(buf)
-				out = append(out, buf[:n]...)
-				if err != nil {
-					t.Fatalf("reading the pids: %v (read %q)", err, out)
-				}
-			}
-			pids := leadingPids(t, out)
+			stdin, pids := startWithPids(t, cmd)
 			stdin.Close()
 			err = End(cmd, 50*time.Millisecond)
 			var exitErr *exec.ExitError

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -800,28 +801,8 @@ func TestCommandCancelKillsTheGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	stdin, pids := startWithPids(t, cmd)
 	defer stdin.Close()
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var out []byte
-	buf := make([]byte, 64)
-	for bytes.Count(out, []byte("\n")) < 2 {
-		n, err := stdout.Read(buf)
-		out = append(out, buf[:n]...)
-		if err != nil {
-			t.Fatalf("reading the pids: %v (read %q)", err, out)
-		}
-	}
-	pids := leadingPids(t, out)
 	start := time.Now()
 	cancel()
 	err = cmd.Wait()
@@ -1018,4 +999,31 @@ func TestKindString(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startWithPids starts cmd, a script that prints its pid and a child's on
+// its first two lines, and returns its stdin and the pids.
+func startWithPids(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, []int) {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	buf := make([]byte, 64)
+	for bytes.Count(out, []byte("\n")) < 2 {
+		n, err := stdout.Read(buf)
+		out = append(out, buf[:n]...)
+		if err != nil {
+			t.Fatalf("reading the pids: %v (read %q)", err, out)
+		}
+	}
+	return stdin, leadingPids(t, out)
 }
