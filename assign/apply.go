@@ -7,10 +7,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/decode"
 	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/suggest"
+	"github.com/strata-config/strata/internal/tomltext"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -20,10 +22,10 @@ import (
 // and every problem is returned.
 func Apply[P any](p *P, as ...Assignment) error {
 	t := partialType[P]()
-	var errs partial.Errors
+	var errs diag.Errors
 	for _, a := range as {
 		if err := apply(reflect.ValueOf(p).Elem(), t, a); err != nil {
-			errs = append(errs, partial.All(err)...)
+			errs = append(errs, diag.All(err)...)
 		}
 	}
 	if len(errs) > 0 {
@@ -125,7 +127,7 @@ func (b *builder) fail(n int, msg, hint string) error {
 	if n > 0 {
 		p = b.a.Path[:n:n]
 	}
-	return &partial.Error{Source: b.a.Source, Path: p, Msg: msg, Hint: hint}
+	return &diag.Error{Source: b.a.Source, Path: p, Msg: msg, Hint: hint}
 }
 
 // walk follows the path from key i, in base (read only) and in the layer
@@ -205,7 +207,7 @@ func (b *builder) walk(base, l reflect.Value, t *shape.Type, i int, strategy sha
 func (b *builder) unknown(i int, keys []string) error {
 	hint := ""
 	if s := suggest.Closest(b.a.Path[i], keys); s != "" {
-		hint = "did you mean " + doc.QuoteKey(s) + "?"
+		hint = "did you mean " + tomltext.Key(s) + "?"
 	} else if len(keys) > 0 && len(keys) <= 12 {
 		hint = "known keys: " + strings.Join(keys, ", ")
 	}
@@ -655,8 +657,8 @@ func (b *builder) recheck(v reflect.Value, t *shape.Type, i int) error {
 	}
 	fresh := reflect.New(t.Go)
 	if err := fresh.Interface().(partial.ValueUnmarshaler).UnmarshalValue(x); err != nil {
-		var pe *partial.Error
-		if e, ok := err.(*partial.Error); ok {
+		var pe *diag.Error
+		if e, ok := err.(*diag.Error); ok {
 			pe = e
 			return b.fail(i, pe.Msg, pe.Hint)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/strata-config/strata/assign"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/layertest"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/merge"
@@ -224,7 +225,7 @@ func TestApplyErrors(t *testing.T) {
 
 func oneLine(err error) string {
 	var lines []string
-	for _, e := range partial.All(err) {
+	for _, e := range diag.All(err) {
 		lines = append(lines, e.Error())
 	}
 	return strings.Join(lines, "\n")

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/partial"
@@ -38,7 +39,7 @@ func Env[P any](p *P, prefix string, environ []string) ([]Assignment, error) {
 	base := reflect.ValueOf(p).Elem()
 	head := strings.ToUpper(prefix) + "_"
 	var out []Assignment
-	var errs partial.Errors
+	var errs diag.Errors
 	names := make([]string, 0, len(environ))
 	values := map[string]string{}
 	for _, kv := range environ {
@@ -55,13 +56,13 @@ func Env[P any](p *P, prefix string, environ []string) ([]Assignment, error) {
 	for _, name := range names {
 		a := Assignment{Source: "env " + name}
 		if !utf8.ValidString(values[name]) {
-			errs = append(errs, &partial.Error{Source: a.Source, Msg: "the value is not valid UTF-8"})
+			errs = append(errs, &diag.Error{Source: a.Source, Msg: "the value is not valid UTF-8"})
 			continue
 		}
 		a.Op, a.Value = envValue(values[name])
 		path, err := envPath(name[len(head):], t, base, a.Op)
 		if err != nil {
-			errs = append(errs, &partial.Error{Source: a.Source, Msg: err.msg, Hint: err.hint})
+			errs = append(errs, &diag.Error{Source: a.Source, Msg: err.msg, Hint: err.hint})
 			continue
 		}
 		a.Path = path

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata/assign"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/layertest"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/merge"
@@ -52,7 +53,7 @@ func FuzzAssign(f *testing.F) {
 			if !equal(&p, before) {
 				t.Fatalf("%q failed (%v) but changed the layer", s, err)
 			}
-			for _, e := range partial.All(err) {
+			for _, e := range diag.All(err) {
 				if e.Msg == "" {
 					t.Fatalf("%q: a problem without a message: %#v", s, e)
 				}

@@ -75,7 +75,7 @@ type Runner struct {
 	// target ("user" when the config does not say); ok false leaves it to
 	// the caller: the call ends with the needs_input outcome. Nil leaves
 	// every question to the caller.
-	Ask func(ctx context.Context, tool string, q protocol.Question, target config.Target) (answer any, ok bool, err error)
+	Ask func(ctx context.Context, tool string, q protocol.Inquiry, target config.Target) (answer any, ok bool, err error)
 	// Confirm is asked before a tool whose run mode is "ask" or "edit"
 	// runs (the default mode is "ask"); false declines the call. A host
 	// whose user confirms elsewhere (an MCP client asks before it calls; a

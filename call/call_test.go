@@ -256,21 +256,21 @@ func TestQuestions(t *testing.T) {
 	tests := []struct {
 		name    string
 		config  string
-		ask     func(ctx context.Context, tool string, q protocol.Question, target config.Target) (any, bool, error)
+		ask     func(ctx context.Context, tool string, q protocol.Inquiry, target config.Target) (any, bool, error)
 		want    protocol.OutcomeType
 		runs    int
 		answers map[string]any
 		file    string // notes.txt afterwards
 	}{
 		{name: "a configured answer is given without asking", config: "questions.apply_changes = { target = \"user\", answer = true }",
-			ask: func(context.Context, string, protocol.Question, config.Target) (any, bool, error) {
+			ask: func(context.Context, string, protocol.Inquiry, config.Target) (any, bool, error) {
 				return nil, false, errors.New("asked")
 			},
 			want: protocol.Success, runs: 2, answers: map[string]any{"apply_changes": true}, file: "one\nTWO\nthree\n"},
 		{name: "a configured no", config: "questions.apply_changes.answer = false",
 			want: protocol.Failure, runs: 2, answers: map[string]any{"apply_changes": false}, file: "one\ntwo\nthree\n"},
 		{name: "the user is asked", config: "questions.apply_changes.target = \"user\"",
-			ask: func(_ context.Context, tool string, q protocol.Question, target config.Target) (any, bool, error) {
+			ask: func(_ context.Context, tool string, q protocol.Inquiry, target config.Target) (any, bool, error) {
 				if tool != "fs_modify_file" || q.ID != "apply_changes" || q.AnswerType != "boolean" || target != config.TargetUser {
 					return nil, false, fmt.Errorf("asked %s %+v for %s", tool, q, target)
 				}
@@ -280,7 +280,7 @@ func TestQuestions(t *testing.T) {
 		{name: "without Ask the host gets the question", config: "",
 			want: protocol.NeedsInput, runs: 1, answers: map[string]any{}, file: "one\ntwo\nthree\n"},
 		{name: "a question for the assistant goes back", config: "questions.apply_changes.target = \"assistant\"",
-			ask: func(_ context.Context, _ string, _ protocol.Question, target config.Target) (any, bool, error) {
+			ask: func(_ context.Context, _ string, _ protocol.Inquiry, target config.Target) (any, bool, error) {
 				if target != config.TargetAssistant {
 					return nil, false, fmt.Errorf("target %s", target)
 				}
@@ -335,7 +335,7 @@ func TestQuestions(t *testing.T) {
 	t.Run("a failing Ask", func(t *testing.T) {
 		root := workspace(t, map[string]string{"notes.txt": "one\ntwo\nthree\n"})
 		r := runner(t, root, modify(""))
-		r.Ask = func(context.Context, string, protocol.Question, config.Target) (any, bool, error) {
+		r.Ask = func(context.Context, string, protocol.Inquiry, config.Target) (any, bool, error) {
 			return nil, false, errors.New("no terminal")
 		}
 		if _, err := r.Call(context.Background(), "fs_modify_file", json.RawMessage(modifyArgs)); err == nil || err.Error() != "no terminal" {

@@ -88,7 +88,7 @@ func editTool(_ context.Context, pc protocol.Context) (protocol.Outcome, error) 
 	answer, ok := pc.Tool.Answers["apply_changes"]
 	switch {
 	case !ok:
-		return protocol.Outcome{Type: protocol.NeedsInput, Question: &protocol.Question{
+		return protocol.Outcome{Type: protocol.NeedsInput, Question: &protocol.Inquiry{
 			ID: "apply_changes", Text: fmt.Sprintf("Apply the changes to %s?", pc.Tool.Arguments["path"]), AnswerType: "boolean",
 		}}, nil
 	case answer == true:
@@ -158,7 +158,7 @@ questions.apply_changes = { target = "user" }
 		fmt.Println(err)
 		return
 	}
-	runner.Ask = func(_ context.Context, tool string, q protocol.Question, target config.Target) (any, bool, error) {
+	runner.Ask = func(_ context.Context, tool string, q protocol.Inquiry, target config.Target) (any, bool, error) {
 		fmt.Printf("%s asks the %s: %s\n", tool, target, q.Text)
 		if target != config.TargetUser {
 			return nil, false, nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kballard/go-shellquote"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -32,13 +33,13 @@ func (c Command) IsZero() bool { return c.Program == "" && len(c.Args) == 0 && !
 func ParseCommand(s string) (Command, error) {
 	words, err := shellquote.Split(s)
 	if err != nil {
-		return Command{}, &partial.Error{Msg: fmt.Sprintf("invalid command %q: %s", s, lowerFirst(err.Error())), Hint: "balance the quotes, or write { program = \"...\", args = [...] }"}
+		return Command{}, &diag.Error{Msg: fmt.Sprintf("invalid command %q: %s", s, lowerFirst(err.Error())), Hint: "balance the quotes, or write { program = \"...\", args = [...] }"}
 	}
 	if len(words) == 0 {
-		return Command{}, &partial.Error{Msg: "the command is empty"}
+		return Command{}, &diag.Error{Msg: "the command is empty"}
 	}
 	if words[0] == "" {
-		return Command{}, &partial.Error{Msg: fmt.Sprintf("invalid command %q: the program name is empty", s)}
+		return Command{}, &diag.Error{Msg: fmt.Sprintf("invalid command %q: the program name is empty", s)}
 	}
 	c := Command{Program: words[0]}
 	if len(words) > 1 {
@@ -106,7 +107,7 @@ func (c *Command) UnmarshalValue(v any) error {
 			case "args":
 				list, ok := x.([]any)
 				if !ok {
-					return &partial.Error{Path: partial.Path{k}, Msg: "expected an array of strings, found " + describe(x)}
+					return &diag.Error{Path: partial.Path{k}, Msg: "expected an array of strings, found " + describe(x)}
 				}
 				for i, a := range list {
 					s, err := asString(a, partial.Path{k, fmt.Sprint(i)}, "a string")
@@ -122,11 +123,11 @@ func (c *Command) UnmarshalValue(v any) error {
 				}
 				out.Shell = b
 			default:
-				return &partial.Error{Path: partial.Path{k}, Msg: "unknown key", Hint: didYouMean(k, []string{"program", "args", "shell"})}
+				return &diag.Error{Path: partial.Path{k}, Msg: "unknown key", Hint: didYouMean(k, []string{"program", "args", "shell"})}
 			}
 		}
 		if out.Program == "" {
-			return &partial.Error{Msg: "a command table needs a program", Hint: `write { program = "my-tool", args = ["--flag"] }`}
+			return &diag.Error{Msg: "a command table needs a program", Hint: `write { program = "my-tool", args = ["--flag"] }`}
 		}
 		*c = out
 		return nil

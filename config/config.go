@@ -15,12 +15,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/partial"
 )
 
-// Defaults is the key of the tool entry that holds the settings every tool
+// EveryTool is the key of the tool entry that holds the settings every tool
 // inherits: [tools.'*'].
-const Defaults = "*"
+const EveryTool = "*"
 
 // Config is the resolved tool configuration.
 type Config struct {
@@ -29,7 +30,7 @@ type Config struct {
 	Discover   Discover   `toml:"discover"`
 }
 
-// Tools are the configured tools by name; the entry named [Defaults] ("*")
+// Tools are the configured tools by name; the entry named [EveryTool] ("*")
 // holds what every tool inherits.
 type Tools map[string]Tool
 
@@ -108,7 +109,7 @@ type Discover struct {
 // Default returns the library's defaults: every tool asks before running,
 // hands its result over unattended, and is on.
 func Default() Config {
-	return Config{Tools: Tools{Defaults: {
+	return Config{Tools: Tools{EveryTool: {
 		Run:    RunAsk,
 		Result: ResultUnattended,
 		Enable: Enable{State: EnableOn},
@@ -119,7 +120,7 @@ func Default() Config {
 func (ts Tools) Names() []string {
 	names := make([]string, 0, len(ts))
 	for n := range ts {
-		if n != Defaults {
+		if n != EveryTool {
 			names = append(names, n)
 		}
 	}
@@ -131,27 +132,31 @@ func (ts Tools) Names() []string {
 // when there is no such tool.
 func (ts Tools) Effective(name string) (EffectiveTool, bool) {
 	t, ok := ts[name]
-	if !ok || name == Defaults {
+	if !ok || name == EveryTool {
 		return EffectiveTool{}, false
 	}
-	return EffectiveTool{Name: name, Tool: t, defaults: ts[Defaults]}, true
+	return EffectiveTool{Name: name, Tool: t, Inherited: ts[EveryTool]}, true
 }
 
-// EffectiveTool is a tool together with the settings it inherits.
+// EffectiveTool is a tool together with the settings it inherits. Its
+// methods give the effective settings; Tool holds what the tool's own entry
+// says.
 type EffectiveTool struct {
 	Name string
-	Tool
-	defaults Tool
+	// Tool is the tool's own entry.
+	Tool Tool
+	// Inherited is the [EveryTool] entry it inherits from.
+	Inherited Tool
 }
 
 // Run returns the tool's run mode, inherited when it sets none.
 func (t EffectiveTool) Run() RunMode {
-	return first(t.Tool.Run, t.defaults.Run, RunAsk)
+	return first(t.Tool.Run, t.Inherited.Run, RunAsk)
 }
 
 // Result returns the tool's result mode, inherited when it sets none.
 func (t EffectiveTool) Result() ResultMode {
-	return first(t.Tool.Result, t.defaults.Result, ResultUnattended)
+	return first(t.Tool.Result, t.Inherited.Result, ResultUnattended)
 }
 
 // Enable returns the tool's enable setting, inherited when it sets none.
@@ -159,8 +164,8 @@ func (t EffectiveTool) Enable() Enable {
 	switch {
 	case t.Tool.Enable.State != "":
 		return t.Tool.Enable
-	case t.defaults.Enable.State != "":
-		return t.defaults.Enable
+	case t.Inherited.Enable.State != "":
+		return t.Inherited.Enable
 	}
 	return Enable{State: EnableOn}
 }
@@ -184,7 +189,7 @@ func (t EffectiveTool) Summary() string {
 
 // Answer returns the configured answer to question id.
 func (t EffectiveTool) Answer(id string) (any, bool) {
-	q, ok := t.Questions[id]
+	q, ok := t.Tool.Questions[id]
 	if !ok || q.Answer == nil {
 		return nil, false
 	}
@@ -205,28 +210,28 @@ func first[T comparable](vs ...T) T {
 // inheritable settings, commands belong to local tools, and MCP sources
 // name configured servers.
 func (c Config) Validate() error {
-	var errs partial.Errors
+	var errs diag.Errors
 	servers := make([]string, 0, len(c.MCPServers))
 	for n := range c.MCPServers {
 		servers = append(servers, n)
 	}
 	sort.Strings(servers)
-	for _, name := range append([]string{Defaults}, c.Tools.Names()...) {
+	for _, name := range append([]string{EveryTool}, c.Tools.Names()...) {
 		t, ok := c.Tools[name]
 		if !ok {
 			continue
 		}
 		p := partial.Path{"tools", name}
-		if name == Defaults {
+		if name == EveryTool {
 			for _, key := range t.setKeys() {
 				if key != "run" && key != "result" && key != "enable" {
-					errs = append(errs, &partial.Error{Path: p.Append(key), Msg: "not allowed in the '*' defaults", Hint: "the '*' entry holds run, result and enable; set " + key + " on each tool"})
+					errs = append(errs, &diag.Error{Path: p.Append(key), Msg: "not allowed in the '*' defaults", Hint: "the '*' entry holds run, result and enable; set " + key + " on each tool"})
 				}
 			}
 			continue
 		}
 		if !t.Command.IsZero() && t.Source.Kind != "" && t.Source.Kind != SourceLocal {
-			errs = append(errs, &partial.Error{Path: p.Append("command"), Msg: kindName[t.Source.Kind] + " tool has no command", Hint: `remove the command, or set source = "local"`})
+			errs = append(errs, &diag.Error{Path: p.Append("command"), Msg: kindName[t.Source.Kind] + " tool has no command", Hint: `remove the command, or set source = "local"`})
 		}
 		if t.Source.Kind == SourceMCP && !slices.Contains(servers, t.Source.Server) {
 			hint := "add [mcp_servers." + partial.Path{t.Source.Server}.String() + "]"
@@ -235,20 +240,20 @@ func (c Config) Validate() error {
 			} else if len(servers) > 0 {
 				hint += "; configured servers: " + strings.Join(servers, ", ")
 			}
-			errs = append(errs, &partial.Error{Path: p.Append("source"), Msg: fmt.Sprintf("no MCP server named %q is configured", t.Source.Server), Hint: hint})
+			errs = append(errs, &diag.Error{Path: p.Append("source"), Msg: fmt.Sprintf("no MCP server named %q is configured", t.Source.Server), Hint: hint})
 		}
 	}
 	for _, name := range servers {
 		s := c.MCPServers[name]
 		p := partial.Path{"mcp_servers", name}
 		if s.Command == "" {
-			errs = append(errs, &partial.Error{Path: p.Append("command"), Msg: "an MCP server needs a command", Hint: `write command = "npx"`})
+			errs = append(errs, &diag.Error{Path: p.Append("command"), Msg: "an MCP server needs a command", Hint: `write command = "npx"`})
 		}
 		if s.StartupTimeoutSec <= 0 {
-			errs = append(errs, &partial.Error{Path: p.Append("startup_timeout_sec"), Msg: fmt.Sprintf("must be positive, found %v", s.StartupTimeoutSec)})
+			errs = append(errs, &diag.Error{Path: p.Append("startup_timeout_sec"), Msg: fmt.Sprintf("must be positive, found %v", s.StartupTimeoutSec)})
 		}
 		if s.ToolTimeoutSec <= 0 {
-			errs = append(errs, &partial.Error{Path: p.Append("tool_timeout_sec"), Msg: fmt.Sprintf("must be positive, found %v", s.ToolTimeoutSec)})
+			errs = append(errs, &diag.Error{Path: p.Append("tool_timeout_sec"), Msg: fmt.Sprintf("must be positive, found %v", s.ToolTimeoutSec)})
 		}
 	}
 	if len(errs) > 0 {

@@ -6,14 +6,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/partial"
 )
 
 // errorView is what a test checks of an error: its text and, for a
-// *partial.Error, its message, hint and path.
+// *diag.Error, its message, hint and path.
 type errorView struct {
 	Text  string
-	Typed bool // a *partial.Error
+	Typed bool // a *diag.Error
 	Msg   string
 	Hint  string
 	Path  partial.Path
@@ -24,7 +25,7 @@ func viewError(err error) errorView {
 		return errorView{}
 	}
 	v := errorView{Text: err.Error()}
-	var pe *partial.Error
+	var pe *diag.Error
 	if errors.As(err, &pe) {
 		v.Typed, v.Msg, v.Hint, v.Path = true, pe.Msg, pe.Hint, pe.Path
 	}
@@ -396,16 +397,16 @@ func TestValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.c.Validate()
 			var got []string
-			for _, e := range partial.All(err) {
+			for _, e := range diag.All(err) {
 				got = append(got, e.Error())
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Validate() mismatch (-want +got):\n%s", diff)
 			}
 			if err != nil {
-				var es partial.Errors
+				var es diag.Errors
 				if !errors.As(err, &es) {
-					t.Errorf("Validate() error is a %T, want partial.Errors", err)
+					t.Errorf("Validate() error is a %T, want diag.Errors", err)
 				}
 			}
 		})

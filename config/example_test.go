@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
@@ -12,7 +13,7 @@ import (
 // entry: what the tool does not set, it inherits.
 func ExampleTools_Effective() {
 	tools := config.Tools{
-		config.Defaults: {Run: config.RunUnattended, Enable: config.Enable{State: config.EnableExplicit}},
+		config.EveryTool: {Run: config.RunUnattended, Enable: config.Enable{State: config.EnableExplicit}},
 		"fs_modify_file": {
 			Description: "Replace lines of a file.",
 			Run:         config.RunAsk,
@@ -34,7 +35,7 @@ func ExampleTools_Effective() {
 	_, ok = edit.Answer("overwrite")
 	fmt.Println("overwrite answered:", ok)
 
-	_, ok = tools.Effective(config.Defaults)
+	_, ok = tools.Effective(config.EveryTool)
 	fmt.Println("'*' is a tool:", ok)
 	// Output:
 	// fs_modify_file: run=ask enabled=false summary="Replace lines of a file."
@@ -68,7 +69,7 @@ args = ["-y", "@modelcontextprotocol/server-filesystem", "."]
 		return
 	}
 	grep, _ := cfg.Tools.Effective("grep")
-	fmt.Println(grep.Source, grep.Command.Program, grep.Run(), grep.Options["max_results"])
+	fmt.Println(grep.Tool.Source, grep.Tool.Command.Program, grep.Run(), grep.Tool.Options["max_results"])
 	fs := cfg.MCPServers["fs"]
 	fmt.Println(fs.Command, fs.StartupTimeoutSec, fs.ToolTimeoutSec)
 	// Output:
@@ -90,7 +91,7 @@ source = "mcp.fs"
 	var p config.Partial
 	_ = doc.Decode(&p)
 	_, err := config.Finalize(&p)
-	for _, e := range partial.All(load.LocateErrors(err, doc)) {
+	for _, e := range diag.All(load.LocateErrors(err, doc)) {
 		fmt.Println(e)
 	}
 	// Output:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -33,7 +34,7 @@ func (e *Expose) UnmarshalValue(v any) error {
 			*e = Expose{}
 			return nil
 		}
-		return &partial.Error{Msg: fmt.Sprintf("expected \"all\", \"none\" or a list of tool names, found %q", v), Hint: didYouMean(v, []string{"all", "none"})}
+		return &diag.Error{Msg: fmt.Sprintf("expected \"all\", \"none\" or a list of tool names, found %q", v), Hint: didYouMean(v, []string{"all", "none"})}
 	case []any:
 		out := Expose{}
 		for i, x := range v {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
@@ -40,7 +41,7 @@ func FuzzParseCommand(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string, shell bool) {
 		c, err := config.ParseCommand(s)
 		if err != nil {
-			if _, ok := err.(*partial.Error); !ok {
+			if _, ok := err.(*diag.Error); !ok {
 				t.Fatalf("ParseCommand(%q) error is a %T: %v", s, err, err)
 			}
 			if err.Error() == "" {

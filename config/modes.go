@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -140,7 +141,7 @@ func (e *Enable) UnmarshalValue(v any) error {
 					return err
 				}
 				if err := readEnum(s, &out.State, enumEnableState, "enable state"); err != nil {
-					return &partial.Error{Path: partial.Path{k}, Msg: err.Error(), Hint: didYouMean(s, enumEnableState)}
+					return &diag.Error{Path: partial.Path{k}, Msg: err.Error(), Hint: didYouMean(s, enumEnableState)}
 				}
 			case "allow_toggle":
 				b, err := asBool(x, partial.Path{k})
@@ -149,11 +150,11 @@ func (e *Enable) UnmarshalValue(v any) error {
 				}
 				out.AllowToggle = &b
 			default:
-				return &partial.Error{Path: partial.Path{k}, Msg: "unknown key", Hint: didYouMean(k, []string{"state", "allow_toggle"})}
+				return &diag.Error{Path: partial.Path{k}, Msg: "unknown key", Hint: didYouMean(k, []string{"state", "allow_toggle"})}
 			}
 		}
 		if out.State == "" {
-			return &partial.Error{Msg: "an enable table needs a state", Hint: `write { state = "on", allow_toggle = false }`}
+			return &diag.Error{Msg: "an enable table needs a state", Hint: `write { state = "on", allow_toggle = false }`}
 		}
 		*e = out
 		return nil
@@ -181,7 +182,7 @@ func (e Enable) MarshalValue() (any, error) {
 func asString(x any, path partial.Path, want string) (string, error) {
 	s, ok := x.(string)
 	if !ok {
-		return "", &partial.Error{Path: path, Msg: "expected " + want + ", found " + describe(x)}
+		return "", &diag.Error{Path: path, Msg: "expected " + want + ", found " + describe(x)}
 	}
 	return s, nil
 }
@@ -190,7 +191,7 @@ func asString(x any, path partial.Path, want string) (string, error) {
 func asBool(x any, path partial.Path) (bool, error) {
 	b, ok := x.(bool)
 	if !ok {
-		return false, &partial.Error{Path: path, Msg: "expected a boolean, found " + describe(x)}
+		return false, &diag.Error{Path: path, Msg: "expected a boolean, found " + describe(x)}
 	}
 	return b, nil
 }

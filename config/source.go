@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -68,7 +69,7 @@ func ParseSource(text string) (Source, error) {
 	switch SourceKind(p[0]) {
 	case SourceBuiltin:
 		if len(p) > 1 {
-			return Source{}, &partial.Error{Msg: fmt.Sprintf("invalid source %q: builtin takes no name", text), Hint: `write source = "builtin"`}
+			return Source{}, &diag.Error{Msg: fmt.Sprintf("invalid source %q: builtin takes no name", text), Hint: `write source = "builtin"`}
 		}
 		return Source{Kind: SourceBuiltin}, nil
 	case SourceLocal:
@@ -81,11 +82,11 @@ func ParseSource(text string) (Source, error) {
 			}
 			return Source{Kind: SourceLocal, Tool: p[1]}, nil
 		}
-		return Source{}, &partial.Error{Msg: fmt.Sprintf("invalid source %q: expected local or local.<tool>", text), Hint: "quote a tool name that holds dots: local.'my.tool'"}
+		return Source{}, &diag.Error{Msg: fmt.Sprintf("invalid source %q: expected local or local.<tool>", text), Hint: "quote a tool name that holds dots: local.'my.tool'"}
 	case SourceMCP:
 		switch len(p) {
 		case 1:
-			return Source{}, &partial.Error{Msg: fmt.Sprintf("invalid source %q: an mcp source needs a server", text), Hint: "write mcp.<server> or mcp.<server>.<tool>"}
+			return Source{}, &diag.Error{Msg: fmt.Sprintf("invalid source %q: an mcp source needs a server", text), Hint: "write mcp.<server> or mcp.<server>.<tool>"}
 		case 2, 3:
 			s := Source{Kind: SourceMCP, Server: p[1]}
 			if len(p) == 3 {
@@ -96,9 +97,9 @@ func ParseSource(text string) (Source, error) {
 			}
 			return s, nil
 		}
-		return Source{}, &partial.Error{Msg: fmt.Sprintf("invalid source %q: expected mcp.<server> or mcp.<server>.<tool>", text), Hint: "quote a name that holds dots: mcp.'my.server'.tool"}
+		return Source{}, &diag.Error{Msg: fmt.Sprintf("invalid source %q: expected mcp.<server> or mcp.<server>.<tool>", text), Hint: "quote a name that holds dots: mcp.'my.server'.tool"}
 	}
-	return Source{}, &partial.Error{Msg: fmt.Sprintf("invalid source %q: unknown kind %q; expected builtin, local or mcp", text, p[0]), Hint: didYouMean(p[0], kinds)}
+	return Source{}, &diag.Error{Msg: fmt.Sprintf("invalid source %q: unknown kind %q; expected builtin, local or mcp", text, p[0]), Hint: didYouMean(p[0], kinds)}
 }
 
 // UnmarshalText reads a source.

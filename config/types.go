@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -25,7 +26,7 @@ func (t Types) Has(name string) bool { return slices.Contains(t, name) }
 func (t *Types) UnmarshalValue(v any) error {
 	check := func(s string, path partial.Path) error {
 		if !slices.Contains(jsonTypes, s) {
-			return &partial.Error{Path: path, Msg: fmt.Sprintf("unknown type %q; expected one of %s", s, strings.Join(jsonTypes, ", ")), Hint: didYouMean(s, jsonTypes)}
+			return &diag.Error{Path: path, Msg: fmt.Sprintf("unknown type %q; expected one of %s", s, strings.Join(jsonTypes, ", ")), Hint: didYouMean(s, jsonTypes)}
 		}
 		return nil
 	}
@@ -38,7 +39,7 @@ func (t *Types) UnmarshalValue(v any) error {
 		return nil
 	case []any:
 		if len(v) == 0 {
-			return &partial.Error{Msg: "the type list is empty"}
+			return &diag.Error{Msg: "the type list is empty"}
 		}
 		out := make(Types, 0, len(v))
 		for i, x := range v {
@@ -50,7 +51,7 @@ func (t *Types) UnmarshalValue(v any) error {
 				return err
 			}
 			if slices.Contains(out, s) {
-				return &partial.Error{Path: partial.Path{fmt.Sprint(i)}, Msg: fmt.Sprintf("type %q is listed twice", s)}
+				return &diag.Error{Path: partial.Path{fmt.Sprint(i)}, Msg: fmt.Sprintf("type %q is listed twice", s)}
 			}
 			out = append(out, s)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/strata-config/strata/assign"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
@@ -105,7 +106,7 @@ type Result[P, R any] struct {
 	Root string
 	// Warnings are problems that left something out without failing the
 	// load: a server in another tool's file that strata cannot start.
-	Warnings partial.Errors
+	Warnings diag.Errors
 	defaults R
 	index    *index // with App.Provenance: which layers mention each path
 }
@@ -246,7 +247,7 @@ func envMap(environ []string) map[string]string {
 type reader[P, R any] struct {
 	app    *App[P, R]
 	res    *Result[P, R]
-	errs   partial.Errors
+	errs   diag.Errors
 	merged *P
 }
 
@@ -259,13 +260,13 @@ func (r *reader[P, R]) push(l Layer[P]) {
 	merge.Into(r.merged, l.Partial)
 }
 
-func (r *reader[P, R]) warn(e *partial.Error) {
+func (r *reader[P, R]) warn(e *diag.Error) {
 	r.res.Warnings = append(r.res.Warnings, e)
 }
 
 func (r *reader[P, R]) add(err error) {
 	if err != nil {
-		r.errs = append(r.errs, partial.All(err)...)
+		r.errs = append(r.errs, diag.All(err)...)
 	}
 }
 
@@ -311,7 +312,7 @@ func (r *reader[P, R]) cfg(ctx context.Context, n int, arg string) {
 		if !strings.ContainsAny(arg, "=") {
 			err = fmt.Errorf("%q is neither a layer file (.toml, .json, .yaml) nor an override (key=value, key:=json, key+=value, key:+=json)", arg)
 		}
-		r.add(&partial.Error{Source: label, Msg: err.Error()})
+		r.add(&diag.Error{Source: label, Msg: err.Error()})
 		return
 	}
 	a.Source = label

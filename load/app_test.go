@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
@@ -258,7 +259,7 @@ func TestFormats(t *testing.T) {
 
 func errText(err error) string {
 	var lines []string
-	for _, e := range partial.All(err) {
+	for _, e := range diag.All(err) {
 		lines = append(lines, e.Error())
 	}
 	return strings.Join(lines, "\n")
@@ -377,7 +378,7 @@ func TestCfg(t *testing.T) {
 		if _, ok := res.Config.Tools["u"]; !ok {
 			t.Error("the --cfg after NONE did not apply")
 		}
-		if got := res.Config.Tools[config.Defaults].Run; got != config.RunAsk {
+		if got := res.Config.Tools[config.EveryTool].Run; got != config.RunAsk {
 			t.Errorf("defaults dropped too: '*'.run = %q", got)
 		}
 		for _, l := range res.Layers[:len(res.Layers)-1] {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/layertest"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
@@ -761,9 +762,9 @@ func TestDecodeErrors(t *testing.T) {
 			if err == nil {
 				t.Fatal("Decode succeeded, want an error")
 			}
-			var es partial.Errors
+			var es diag.Errors
 			if !errors.As(err, &es) {
-				t.Fatalf("error is a %T, want partial.Errors", err)
+				t.Fatalf("error is a %T, want diag.Errors", err)
 			}
 			if diff := cmp.Diff(tt.want, layertest.Problems(err)); diff != "" {
 				t.Errorf("problems mismatch (-want +got):\n%s", diff)
@@ -1332,7 +1333,7 @@ func TestErrorRender(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := layertest.Decode(t, "f.toml", tt.src, partial.TOML)
-			es := partial.All(err)
+			es := diag.All(err)
 			if len(es) == 0 {
 				t.Fatal("Decode succeeded, want an error")
 			}
@@ -1346,15 +1347,15 @@ func TestErrorRender(t *testing.T) {
 func TestErrorWithoutPosition(t *testing.T) {
 	tests := []struct {
 		name       string
-		err        *partial.Error
+		err        *diag.Error
 		wantError  string
 		wantRender string
 	}{
-		{"message only", &partial.Error{Msg: "bad"}, "bad", "bad"},
-		{"path and hint", &partial.Error{Path: partial.Path{"tools", "*", "options"}, Msg: "not allowed", Hint: "move it"}, "tools.'*'.options: not allowed; move it", "tools.'*'.options: not allowed; move it"},
-		{"source without line", &partial.Error{Source: "--cfg #2", Path: partial.Path{"tools"}, Msg: "bad"}, "--cfg #2: tools: bad", "--cfg #2: tools: bad"},
-		{"snippet without line is not rendered", &partial.Error{Source: "a.toml", Msg: "bad", Snippet: "x = 1"}, "a.toml: bad", "a.toml: bad"},
-		{"line without snippet", &partial.Error{Source: "a.toml", Line: 3, Column: 4, Msg: "bad"}, "a.toml:3:4: bad", "a.toml:3:4: bad"},
+		{"message only", &diag.Error{Msg: "bad"}, "bad", "bad"},
+		{"path and hint", &diag.Error{Path: partial.Path{"tools", "*", "options"}, Msg: "not allowed", Hint: "move it"}, "tools.'*'.options: not allowed; move it", "tools.'*'.options: not allowed; move it"},
+		{"source without line", &diag.Error{Source: "--cfg #2", Path: partial.Path{"tools"}, Msg: "bad"}, "--cfg #2: tools: bad", "--cfg #2: tools: bad"},
+		{"snippet without line is not rendered", &diag.Error{Source: "a.toml", Msg: "bad", Snippet: "x = 1"}, "a.toml: bad", "a.toml: bad"},
+		{"line without snippet", &diag.Error{Source: "a.toml", Line: 3, Column: 4, Msg: "bad"}, "a.toml:3:4: bad", "a.toml:3:4: bad"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1369,19 +1370,19 @@ func TestErrorWithoutPosition(t *testing.T) {
 }
 
 func TestErrorsSummary(t *testing.T) {
-	a := &partial.Error{Source: "a.toml", Line: 1, Column: 1, Msg: "first", Snippet: "x = 1"}
-	b := &partial.Error{Source: "a.toml", Line: 2, Column: 5, Msg: "second", Snippet: "y = 2"}
-	c := &partial.Error{Msg: "third"}
+	a := &diag.Error{Source: "a.toml", Line: 1, Column: 1, Msg: "first", Snippet: "x = 1"}
+	b := &diag.Error{Source: "a.toml", Line: 2, Column: 5, Msg: "second", Snippet: "y = 2"}
+	c := &diag.Error{Msg: "third"}
 	tests := []struct {
 		name       string
-		errs       partial.Errors
+		errs       diag.Errors
 		wantError  string
 		wantRender string
 	}{
-		{"none", partial.Errors{}, "no errors", ""},
-		{"one", partial.Errors{a}, "a.toml:1:1: first", "a.toml:1:1: first\n 1 | x = 1\n   | ^"},
-		{"two", partial.Errors{a, b}, "a.toml:1:1: first (and 1 more problem)", "a.toml:1:1: first\n 1 | x = 1\n   | ^\na.toml:2:5: second\n 2 | y = 2\n   |     ^"},
-		{"three", partial.Errors{a, b, c}, "a.toml:1:1: first (and 2 more problems)", "a.toml:1:1: first\n 1 | x = 1\n   | ^\na.toml:2:5: second\n 2 | y = 2\n   |     ^\nthird"},
+		{"none", diag.Errors{}, "no errors", ""},
+		{"one", diag.Errors{a}, "a.toml:1:1: first", "a.toml:1:1: first\n 1 | x = 1\n   | ^"},
+		{"two", diag.Errors{a, b}, "a.toml:1:1: first (and 1 more problem)", "a.toml:1:1: first\n 1 | x = 1\n   | ^\na.toml:2:5: second\n 2 | y = 2\n   |     ^"},
+		{"three", diag.Errors{a, b, c}, "a.toml:1:1: first (and 2 more problems)", "a.toml:1:1: first\n 1 | x = 1\n   | ^\na.toml:2:5: second\n 2 | y = 2\n   |     ^\nthird"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1395,29 +1396,6 @@ func TestErrorsSummary(t *testing.T) {
 				if !errors.Is(tt.errs, e) {
 					t.Errorf("errors.Is(errs, %q) = false", e.Msg)
 				}
-			}
-		})
-	}
-}
-
-func TestAll(t *testing.T) {
-	one := &partial.Error{Msg: "one"}
-	two := &partial.Error{Msg: "two"}
-	tests := []struct {
-		name string
-		err  error
-		want []*partial.Error
-	}{
-		{"nil", nil, nil},
-		{"single error", one, []*partial.Error{one}},
-		{"errors", partial.Errors{one, two}, []*partial.Error{one, two}},
-		{"wrapped single error", errorsJoin("ctx", one), []*partial.Error{one}},
-		{"other error", errors.New("plain"), []*partial.Error{{Msg: "plain"}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, partial.All(tt.err)); diff != "" {
-				t.Errorf("All mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -9,9 +9,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/decode"
 	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/internal/tomltext"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -51,13 +53,13 @@ func Parse(name string, data []byte, format partial.Format) (*Document, error) {
 		d, errs = doc.ReadTOML(data)
 	}
 	if len(errs) > 0 {
-		out := make(partial.Errors, len(errs))
+		out := make(diag.Errors, len(errs))
 		for i, e := range errs {
 			var p partial.Path
 			if len(e.Path) > 0 {
 				p = e.Path
 			}
-			out[i] = decode.At(&partial.Error{Source: name, Path: p, Msg: stripPath(e.Msg, e.Path)}, d, e.Off)
+			out[i] = decode.At(&diag.Error{Source: name, Path: p, Msg: stripPath(e.Msg, e.Path)}, d, e.Off)
 		}
 		return nil, out
 	}
@@ -70,7 +72,7 @@ func stripPath(msg string, path []string) string {
 	if len(path) == 0 {
 		return msg
 	}
-	return strings.TrimPrefix(msg, doc.JoinKey(path)+": ")
+	return strings.TrimPrefix(msg, tomltext.Path(path)+": ")
 }
 
 // Name returns the name the document was parsed with.
@@ -145,8 +147,8 @@ func (d *Document) unsetEntry(p partial.Path) *doc.Node {
 
 // Errorf returns an error about path p positioned where the document
 // defines p (or its nearest enclosing key).
-func (d *Document) Errorf(p partial.Path, msg, hint string) *partial.Error {
-	e := &partial.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}
+func (d *Document) Errorf(p partial.Path, msg, hint string) *diag.Error {
+	e := &diag.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}
 	if line, col, ok := d.Locate(p); ok {
 		e.Line, e.Column, e.Snippet = line, col, d.d.Line(line)
 	}
@@ -154,13 +156,13 @@ func (d *Document) Errorf(p partial.Path, msg, hint string) *partial.Error {
 }
 
 // errAt returns an error about path p at the value of node n.
-func (d *Document) errAt(n *doc.Node, p partial.Path, msg, hint string) *partial.Error {
-	return decode.At(&partial.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}, d.d, n.ValuePos())
+func (d *Document) errAt(n *doc.Node, p partial.Path, msg, hint string) *diag.Error {
+	return decode.At(&diag.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}, d.d, n.ValuePos())
 }
 
 // errAtKey returns an error about path p at the key of node n.
-func (d *Document) errAtKey(n *doc.Node, p partial.Path, msg, hint string) *partial.Error {
-	return decode.At(&partial.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}, d.d, n.Pos())
+func (d *Document) errAtKey(n *doc.Node, p partial.Path, msg, hint string) *diag.Error {
+	return decode.At(&diag.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}, d.d, n.Pos())
 }
 
 // Take removes the root entry key from the document and returns its plain
@@ -183,7 +185,7 @@ func (d *Document) Take(key string) (any, bool) {
 func (d *Document) Decode(v any) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return &partial.Error{Source: d.name, Msg: "Decode needs a non-nil pointer to a partial struct"}
+		return &diag.Error{Source: d.name, Msg: "Decode needs a non-nil pointer to a partial struct"}
 	}
 	t, err := shape.OfPartial(rv.Type().Elem())
 	if err != nil {
@@ -196,7 +198,7 @@ func (d *Document) Decode(v any) error {
 	}
 	// The tree is walked table by table and the unset list last; report the
 	// problems in document order.
-	slices.SortStableFunc(dec.Errs, func(a, b *partial.Error) int {
+	slices.SortStableFunc(dec.Errs, func(a, b *diag.Error) int {
 		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 	})
 	return dec.Errs

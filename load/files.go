@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/knadh/koanf/providers/file"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/decode"
 	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/internal/suggest"
@@ -31,11 +32,11 @@ func (r *reader[P, R]) probeFile(ctx context.Context, kind Kind, base string) {
 		info, err := os.Stat(path)
 		switch {
 		case err == nil && info.IsDir():
-			r.add(&partial.Error{Source: path, Msg: "is a directory, not a layer file"})
+			r.add(&diag.Error{Source: path, Msg: "is a directory, not a layer file"})
 		case err == nil:
 			found = append(found, path)
 		case !errors.Is(err, fs.ErrNotExist):
-			r.add(&partial.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error()})
+			r.add(&diag.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error()})
 		}
 		r.res.Probes = append(r.res.Probes, Probe{Kind: kind, Path: path, Found: err == nil})
 	}
@@ -44,7 +45,7 @@ func (r *reader[P, R]) probeFile(ctx context.Context, kind Kind, base string) {
 	case 1:
 		r.file(ctx, kind, found[0], nil, "")
 	default:
-		r.add(&partial.Error{Source: found[0], Msg: "another layer file is in the same place: " + strings.Join(found[1:], ", "), Hint: "keep one of them"})
+		r.add(&diag.Error{Source: found[0], Msg: "another layer file is in the same place: " + strings.Join(found[1:], ", "), Hint: "keep one of them"})
 	}
 }
 
@@ -58,18 +59,18 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		r.add(&partial.Error{Source: path, Msg: err.Error()})
+		r.add(&diag.Error{Source: path, Msg: err.Error()})
 		return
 	}
 	for _, c := range chain {
 		if c == abs {
-			r.add(&partial.Error{Source: path, Msg: "extends itself: " + strings.Join(append(chain, abs), " -> "), Hint: "remove one of the extends"})
+			r.add(&diag.Error{Source: path, Msg: "extends itself: " + strings.Join(append(chain, abs), " -> "), Hint: "remove one of the extends"})
 			return
 		}
 	}
 	format, ok := FormatOf(path)
 	if !ok {
-		r.add(&partial.Error{Source: path, Msg: "cannot tell the format from the file name", Hint: "use a .toml, .json, .yaml or .yml file"})
+		r.add(&diag.Error{Source: path, Msg: "cannot tell the format from the file name", Hint: "use a .toml, .json, .yaml or .yml file"})
 		return
 	}
 	data, err := file.Provider(path).ReadBytes()
@@ -78,7 +79,7 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 		if len(chain) > 0 {
 			msg += " (extended by " + strings.Join(chain, " -> ") + ")"
 		}
-		r.add(&partial.Error{Source: path, Msg: msg})
+		r.add(&diag.Error{Source: path, Msg: msg})
 		return
 	}
 	d, err := Parse(path, data, format)
@@ -91,7 +92,7 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 	}
 	if f != "" {
 		if r.app.MCPServers == nil {
-			r.add(&partial.Error{Source: path, Msg: fmt.Sprintf("this application does not read %s files", f)})
+			r.add(&diag.Error{Source: path, Msg: fmt.Sprintf("this application does not read %s files", f)})
 			return
 		}
 		warnings, err := d.foreign(f, r.app.MCPServers)
@@ -201,7 +202,7 @@ func (d *Document) extends() ([]extend, error) {
 		return nil, d.errAt(n, where, "expected an array of paths, found "+decode.Describe(n), `write extends = ["base.toml"]`)
 	}
 	var out []extend
-	var errs partial.Errors
+	var errs diag.Errors
 	for i, it := range items {
 		at := where
 		if n.Kind == doc.Array {
@@ -281,7 +282,7 @@ func workspaceRoot(dir, marker string) (string, error) {
 		case err == nil && info.IsDir():
 			return d, nil
 		case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission):
-			return "", &partial.Error{Source: filepath.Join(d, marker), Msg: "cannot read: " + unwrapPath(err).Error()}
+			return "", &diag.Error{Source: filepath.Join(d, marker), Msg: "cannot read: " + unwrapPath(err).Error()}
 		}
 		parent := filepath.Dir(d)
 		if parent == d {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/partial"
@@ -70,7 +71,7 @@ var variable = regexp.MustCompile(`\$\{([^}]*)\}`)
 // point into the file. A server strata cannot start (a remote one, or one
 // that needs a value only the other tool knows) is left out with a
 // warning.
-func (d *Document) foreign(f Foreign, at partial.Path) (partial.Errors, error) {
+func (d *Document) foreign(f Foreign, at partial.Path) (diag.Errors, error) {
 	root := d.d.Root
 	var servers *doc.Node
 	switch f {
@@ -91,7 +92,7 @@ func (d *Document) foreign(f Foreign, at partial.Path) (partial.Errors, error) {
 		return nil, d.errAt(servers, where, "expected a table of servers by name, found "+servers.Kind.String(), "")
 	}
 	mapped := doc.NewTable()
-	var errs, warnings partial.Errors
+	var errs, warnings diag.Errors
 	keys := serverKeys[f]
 	known := make([]string, 0, len(keys))
 	for k := range keys {
@@ -183,12 +184,12 @@ func skip(srv *doc.Node, f Foreign) bool {
 
 // expandVSCode replaces ${workspaceFolder} in the strings of a VS Code
 // value; other variables cannot be known and are errors.
-func (d *Document) expandVSCode(n *doc.Node, p partial.Path) *partial.Error {
+func (d *Document) expandVSCode(n *doc.Node, p partial.Path) *diag.Error {
 	folder := filepath.Dir(filepath.Dir(d.name))
 	if abs, err := filepath.Abs(folder); err == nil {
 		folder = abs
 	}
-	var bad *partial.Error
+	var bad *diag.Error
 	var walk func(n *doc.Node, p partial.Path)
 	walk = func(n *doc.Node, p partial.Path) {
 		switch n.Kind {

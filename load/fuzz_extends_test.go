@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
-	"github.com/strata-config/strata/partial"
 )
 
 // FuzzExtends loads a workspace whose config file has a fuzzed extends
@@ -44,7 +44,7 @@ func FuzzExtends(f *testing.F) {
 			if res != nil {
 				t.Fatal("a result came back with an error")
 			}
-			for _, e := range partial.All(err) {
+			for _, e := range diag.All(err) {
 				if e.Source == "" || e.Msg == "" {
 					t.Fatalf("a problem without its file or message: %#v", e)
 				}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/merge"
@@ -153,12 +154,12 @@ var yamlLayers = []string{
 // inside data.
 func checkErrors(t *testing.T, err error, source string, data []byte) {
 	t.Helper()
-	es, ok := err.(partial.Errors)
+	es, ok := err.(diag.Errors)
 	if !ok {
-		t.Fatalf("error is a %T, not partial.Errors: %v", err, err)
+		t.Fatalf("error is a %T, not diag.Errors: %v", err, err)
 	}
 	if len(es) == 0 {
-		t.Fatal("empty partial.Errors returned as an error")
+		t.Fatal("empty diag.Errors returned as an error")
 	}
 	lines := bytes.Split(data, []byte("\n"))
 	for _, e := range es {

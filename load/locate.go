@@ -2,8 +2,10 @@ package load
 
 import (
 	"errors"
-	"github.com/strata-config/strata/partial"
 	"sort"
+
+	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/partial"
 )
 
 // LocateErrors gives a position to each problem in err that has a key path
@@ -18,17 +20,17 @@ func LocateErrors(err error, docs ...*Document) error {
 	if err == nil {
 		return nil
 	}
-	var es partial.Errors
-	var one *partial.Error
+	var es diag.Errors
+	var one *diag.Error
 	switch {
 	case errors.As(err, &es):
 	case errors.As(err, &one):
-		es = partial.Errors{one}
+		es = diag.Errors{one}
 	default:
 		return err
 	}
-	out := make(partial.Errors, len(es))
-	rank := make(map[*partial.Error]int, len(es))
+	out := make(diag.Errors, len(es))
+	rank := make(map[*diag.Error]int, len(es))
 	for i, e := range es {
 		out[i] = e
 		rank[e] = len(docs)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/partial"
@@ -122,7 +123,7 @@ func checkPath(t *shape.Type, path partial.Path) error {
 				if s := closest(k, t.Keys); s != "" {
 					hint = "did you mean " + path[:i].Append(s).String() + "?"
 				}
-				return &partial.Error{Path: path[:i+1], Msg: "unknown key", Hint: hint}
+				return &diag.Error{Path: path[:i+1], Msg: "unknown key", Hint: hint}
 			}
 			t = f.Type
 		case shape.Map:
@@ -132,7 +133,7 @@ func checkPath(t *shape.Type, path partial.Path) error {
 			if t.Kind == shape.Struct {
 				f, ok := t.Field(k)
 				if !ok {
-					return &partial.Error{Path: path[:i+1], Msg: "unknown key"}
+					return &diag.Error{Path: path[:i+1], Msg: "unknown key"}
 				}
 				t = f.Type
 			}
@@ -447,8 +448,8 @@ func leaves(v reflect.Value, t *shape.Type, x *index, i int) {
 // Locate gives a problem with a key path and no source the place of the
 // highest layer that sets that path: a file position, an environment
 // variable or a --cfg argument. Other problems come back unchanged.
-func (r *Result[P, R]) Locate(e *partial.Error) *partial.Error {
-	return partial.All(r.locate(partial.Errors{e}))[0]
+func (r *Result[P, R]) Locate(e *diag.Error) *diag.Error {
+	return diag.All(r.locate(diag.Errors{e}))[0]
 }
 
 // locate gives finalize's problems the place of the highest layer that
@@ -459,11 +460,11 @@ func (r *Result[P, R]) locate(err error) error {
 	if e != nil {
 		return err
 	}
-	var es partial.Errors
+	var es diag.Errors
 	if !errors.As(err, &es) {
 		return err
 	}
-	out := make(partial.Errors, len(es))
+	out := make(diag.Errors, len(es))
 	for k, pe := range es {
 		out[k] = pe
 		if pe.Source != "" || len(pe.Path) == 0 {
@@ -481,7 +482,7 @@ func (r *Result[P, R]) locate(err error) error {
 			c := *pe
 			if l.Doc != nil {
 				located := LocateErrors(&c, l.Doc)
-				out[k] = partial.All(located)[0]
+				out[k] = diag.All(located)[0]
 			} else {
 				c.Source = string(l.Kind) + " " + l.Name
 				out[k] = &c

@@ -31,7 +31,7 @@ dirs = ["tools"]   # dirs appends across layers
 	merged := merge.Layers(user, workspace)
 	cfg, _ := config.Finalize(merged)
 	grep, _ := cfg.Tools.Effective("grep")
-	fmt.Println(grep.Command, grep.Run())
+	fmt.Println(grep.Tool.Command, grep.Run())
 	fmt.Println(cfg.Discover.Dirs)
 	// Output:
 	// rg --json unattended
@@ -80,6 +80,6 @@ run = "unattended"
 		return
 	}
 	fsRead, _ := host.Conversation.Tools.Effective("fs_read")
-	fmt.Println(host.Conversation.Model, fsRead.Source, fsRead.Run())
+	fmt.Println(host.Conversation.Model, fsRead.Tool.Source, fsRead.Run())
 	// Output: small mcp.fs unattended
 }

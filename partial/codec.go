@@ -5,7 +5,7 @@ import "github.com/strata-config/strata/internal/doc"
 // ValueUnmarshaler is implemented by field types that read themselves from
 // a plain value: a string, int64, float64, bool, []any or map[string]any
 // (what the document holds at the field, whatever its format). An error of
-// type *[Error] may give a Path relative to the field and a Hint.
+// type *[diag.Error] may give a Path relative to the field and a Hint.
 type ValueUnmarshaler interface {
 	UnmarshalValue(v any) error
 }

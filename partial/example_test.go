@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
@@ -16,7 +17,7 @@ source = "local"
 rnu = "ask"
 result = "sometimes"
 `), partial.TOML, &p)
-	for _, e := range partial.All(err) {
+	for _, e := range diag.All(err) {
 		fmt.Println(e)
 	}
 	// Output:
@@ -27,7 +28,7 @@ result = "sometimes"
 func ExampleError_Render() {
 	var p config.Partial
 	err := load.Decode("tools.toml", []byte("[tools.grep]\nsource = \"mcp\"\n"), partial.TOML, &p)
-	fmt.Println(partial.All(err)[0].Render())
+	fmt.Println(diag.All(err)[0].Render())
 	// Output:
 	// tools.toml:2:10: tools.grep.source: invalid source "mcp": an mcp source needs a server; write mcp.<server> or mcp.<server>.<tool>
 	//  2 | source = "mcp"
@@ -43,7 +44,7 @@ unset = ["tools.'*'.run"]
 result = "ask"
 `), partial.TOML, &p)
 	cfg, _ := partial.Finalize(&p, config.Default())
-	d := cfg.Tools[config.Defaults]
+	d := cfg.Tools[config.EveryTool]
 	fmt.Println(d.Run, d.Result)
 	// Output: ask ask
 }

@@ -7,11 +7,12 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/shape"
 )
 
 // Validator is implemented by resolved types that check themselves after
-// [Finalize]. An error of type *[Error] or [Errors] may give paths relative
+// [Finalize]. An error of type *[diag.Error] or [diag.Errors] may give paths relative
 // to the value; Finalize prefixes them with the value's own path.
 type Validator interface {
 	Validate() error
@@ -48,7 +49,7 @@ func Finalize[P, R any](p *P, defaults R) (R, error) {
 		p = new(P)
 	}
 	finalize(out, reflect.ValueOf(p).Elem(), pt, reflect.ValueOf(&defaults).Elem(), rt)
-	var errs Errors
+	var errs diag.Errors
 	validate(out, rt, nil, &errs)
 	if len(errs) > 0 {
 		return out.Interface().(R), errs
@@ -366,7 +367,7 @@ func hasValidators(t *shape.Type) bool {
 }
 
 // validate calls Validate on every value of the resolved tree that has it.
-func validate(v reflect.Value, t *shape.Type, path Path, errs *Errors) {
+func validate(v reflect.Value, t *shape.Type, path Path, errs *diag.Errors) {
 	if !hasValidators(t) {
 		return
 	}
@@ -405,25 +406,25 @@ func validate(v reflect.Value, t *shape.Type, path Path, errs *Errors) {
 	}
 }
 
-func addErrors(errs *Errors, path Path, err error) {
+func addErrors(errs *diag.Errors, path Path, err error) {
 	if err == nil {
 		return
 	}
-	var es Errors
+	var es diag.Errors
 	if errors.As(err, &es) {
 		for _, e := range es {
 			addErrors(errs, path, e)
 		}
 		return
 	}
-	var e *Error
+	var e *diag.Error
 	if errors.As(err, &e) {
 		c := *e
 		c.Path = path.Append(e.Path...)
 		*errs = append(*errs, &c)
 		return
 	}
-	*errs = append(*errs, &Error{Path: path, Msg: err.Error()})
+	*errs = append(*errs, &diag.Error{Path: path, Msg: err.Error(), Err: err})
 }
 
 // from sets out (a partial of type pt) to the layer that turns def into x.

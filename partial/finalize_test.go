@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/layertest"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
@@ -454,15 +455,15 @@ optional = true
 			if err == nil {
 				t.Fatal("Finalize succeeded, want validation errors")
 			}
-			var es partial.Errors
+			var es diag.Errors
 			if !errors.As(err, &es) {
-				t.Fatalf("error is a %T, want partial.Errors", err)
+				t.Fatalf("error is a %T, want diag.Errors", err)
 			}
 			if diff := cmp.Diff(tt.want, layertest.Problems(err)); diff != "" {
 				t.Errorf("problems mismatch (-want +got):\n%s", diff)
 			}
 			// The config is still returned, for tools that show it anyway.
-			if got.Tools[config.Defaults].Run == "" {
+			if got.Tools[config.EveryTool].Run == "" {
 				t.Errorf("Finalize returned no config with its errors: %+v", got)
 			}
 		})
@@ -519,71 +520,71 @@ func TestLocateErrorsAcrossDocuments(t *testing.T) {
 	tests := []struct {
 		name string
 		docs []*load.Document
-		in   *partial.Error
+		in   *diag.Error
 		want layertest.Problem
 	}{
 		{
 			name: "only the lowest document defines the path",
 			docs: []*load.Document{low, mid},
-			in:   &partial.Error{Path: partial.Path{"tools", "a", "command"}, Msg: "bad"},
+			in:   &diag.Error{Path: partial.Path{"tools", "a", "command"}, Msg: "bad"},
 			want: layertest.Problem{Err: "low.toml:2:1: tools.a.command: bad", Line: 2, Column: 1, Path: partial.Path{"tools", "a", "command"}, Snippet: `command = "x"`},
 		},
 		{
 			name: "the highest document that defines the path wins",
 			docs: []*load.Document{low, mid, high},
-			in:   &partial.Error{Path: partial.Path{"tools", "a", "command"}, Msg: "bad"},
+			in:   &diag.Error{Path: partial.Path{"tools", "a", "command"}, Msg: "bad"},
 			want: layertest.Problem{Err: "high.toml:4:1: tools.a.command: bad", Line: 4, Column: 1, Path: partial.Path{"tools", "a", "command"}, Snippet: `command = "y"`},
 		},
 		{
 			name: "a higher document mentioning only an enclosing table is passed over",
 			docs: []*load.Document{low, mid, top},
-			in:   &partial.Error{Path: partial.Path{"tools", "a", "command"}, Msg: "bad"},
+			in:   &diag.Error{Path: partial.Path{"tools", "a", "command"}, Msg: "bad"},
 			want: layertest.Problem{Err: "low.toml:2:1: tools.a.command: bad", Line: 2, Column: 1, Path: partial.Path{"tools", "a", "command"}, Snippet: `command = "x"`},
 		},
 		{
 			name: "a path none defines goes to the deepest enclosing key",
 			docs: []*load.Document{low, mid, top},
-			in:   &partial.Error{Path: partial.Path{"mcp_servers", "fs", "command"}, Msg: "missing"},
+			in:   &diag.Error{Path: partial.Path{"mcp_servers", "fs", "command"}, Msg: "missing"},
 			want: layertest.Problem{Err: "low.toml:4:14: mcp_servers.fs.command: missing", Line: 4, Column: 14, Path: partial.Path{"mcp_servers", "fs", "command"}, Snippet: "[mcp_servers.fs]"},
 		},
 		{
 			name: "equally deep enclosing keys go to the highest document",
 			docs: []*load.Document{low, mid, top},
-			in:   &partial.Error{Path: partial.Path{"tools", "a", "summary"}, Msg: "missing"},
+			in:   &diag.Error{Path: partial.Path{"tools", "a", "summary"}, Msg: "missing"},
 			want: layertest.Problem{Err: "mid.toml:1:8: tools.a.summary: missing", Line: 1, Column: 8, Path: partial.Path{"tools", "a", "summary"}, Snippet: "[tools.a]"},
 		},
 		{
 			name: "nil documents are skipped",
 			docs: []*load.Document{low, nil},
-			in:   &partial.Error{Path: partial.Path{"tools", "a"}, Msg: "bad"},
+			in:   &diag.Error{Path: partial.Path{"tools", "a"}, Msg: "bad"},
 			want: layertest.Problem{Err: "low.toml:1:8: tools.a: bad", Line: 1, Column: 8, Path: partial.Path{"tools", "a"}, Snippet: "[tools.a]"},
 		},
 		{
 			name: "a path no document mentions is left alone",
 			docs: []*load.Document{low, mid},
-			in:   &partial.Error{Path: partial.Path{"discover", "dirs"}, Msg: "bad"},
+			in:   &diag.Error{Path: partial.Path{"discover", "dirs"}, Msg: "bad"},
 			want: layertest.Problem{Err: "discover.dirs: bad", Path: partial.Path{"discover", "dirs"}},
 		},
 		{
 			name: "a layertest.Problem with a source is kept",
 			docs: []*load.Document{low},
-			in:   &partial.Error{Source: "env STRATA_X", Path: partial.Path{"tools", "a", "command"}, Msg: "bad"},
+			in:   &diag.Error{Source: "env STRATA_X", Path: partial.Path{"tools", "a", "command"}, Msg: "bad"},
 			want: layertest.Problem{Err: "env STRATA_X: tools.a.command: bad", Path: partial.Path{"tools", "a", "command"}},
 		},
 		{
 			name: "a layertest.Problem without a path is kept",
 			docs: []*load.Document{low},
-			in:   &partial.Error{Msg: "bad"},
+			in:   &diag.Error{Msg: "bad"},
 			want: layertest.Problem{Err: "bad"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			original := *tt.in
-			err := load.LocateErrors(partial.Errors{tt.in}, tt.docs...)
-			var es partial.Errors
+			err := load.LocateErrors(diag.Errors{tt.in}, tt.docs...)
+			var es diag.Errors
 			if !errors.As(err, &es) {
-				t.Fatalf("LocateErrors returned a %T, want partial.Errors", err)
+				t.Fatalf("LocateErrors returned a %T, want diag.Errors", err)
 			}
 			if diff := cmp.Diff([]layertest.Problem{tt.want}, layertest.Problems(err)); diff != "" {
 				t.Errorf("located layertest.Problem mismatch (-want +got):\n%s", diff)
@@ -598,7 +599,7 @@ func TestLocateErrorsAcrossDocuments(t *testing.T) {
 		})
 	}
 	t.Run("document order", func(t *testing.T) {
-		in := partial.Errors{
+		in := diag.Errors{
 			{Path: partial.Path{"tools", "a", "summary"}, Msg: "e1"},
 			{Path: partial.Path{"discover", "dirs"}, Msg: "e2"},
 			{Path: partial.Path{"mcp_servers", "fs", "command"}, Msg: "e3"},
@@ -860,7 +861,7 @@ type hostServer struct {
 // Validate has a value receiver.
 func (s hostServer) Validate() error {
 	if s.Port == 0 {
-		return &partial.Error{Path: partial.Path{"port"}, Msg: "needs a port", Hint: "write port = 8080"}
+		return &diag.Error{Path: partial.Path{"port"}, Msg: "needs a port", Hint: "write port = 8080"}
 	}
 	if s.Port < 0 {
 		return errors.New("the port is negative")
@@ -875,7 +876,7 @@ type hostLimits struct {
 // Validate has a pointer receiver and reports several problems.
 func (l *hostLimits) Validate() error {
 	if l.Max > 10 {
-		return partial.Errors{
+		return diag.Errors{
 			{Path: partial.Path{"max"}, Msg: "too large"},
 			{Msg: "limits are off"},
 		}

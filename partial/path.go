@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/strata-config/strata/internal/doc"
+	"github.com/strata-config/strata/internal/tomltext"
 )
 
 // Path is a key path: the keys from the document root to a field, such as
@@ -16,7 +17,7 @@ import (
 type Path []string
 
 // String renders p in its text form.
-func (p Path) String() string { return doc.JoinKey(p) }
+func (p Path) String() string { return tomltext.Path(p) }
 
 // Append returns p extended by keys, without sharing p's backing array.
 func (p Path) Append(keys ...string) Path {

@@ -27,8 +27,8 @@ const (
 
 // Context is what a tool receives: the call and its environment.
 type Context struct {
-	Tool    Tool    `json:"tool"`
-	Context Environ `json:"context"`
+	Tool    Tool `json:"tool"`
+	Context Task `json:"context"`
 }
 
 // Tool is the call: which tool, with what.
@@ -39,8 +39,9 @@ type Tool struct {
 	Options   map[string]any `json:"options"`
 }
 
-// Environ is where the tool runs.
-type Environ struct {
+// Task is what the tool is asked to do (its action) and where (the
+// workspace root): the "context" object of the JP tool context.
+type Task struct {
 	Action Action `json:"action"`
 	Root   string `json:"root"`
 }
@@ -56,7 +57,7 @@ func NewContext(action Action, root, name string, arguments, answers, options ma
 	}
 	return Context{
 		Tool:    Tool{Name: name, Arguments: orEmpty(arguments), Answers: orEmpty(answers), Options: orEmpty(options)},
-		Context: Environ{Action: action, Root: root},
+		Context: Task{Action: action, Root: root},
 	}
 }
 
@@ -111,12 +112,13 @@ type Outcome struct {
 	Trace     []string `json:"trace,omitempty"`
 	Transient bool     `json:"transient,omitempty"`
 	// Question is what a needs_input outcome asks.
-	Question *Question `json:"question,omitempty"`
+	Question *Inquiry `json:"question,omitempty"`
 }
 
-// Question is what a tool asks before it can go on. Its answer is passed
-// back in Tool.Answers under its ID when the call is retried.
-type Question struct {
+// Inquiry is a question a tool asks before it can go on (JP's name for
+// it). Its answer is passed back in Tool.Answers under its ID when the
+// call is retried.
+type Inquiry struct {
 	ID   string `json:"id"`
 	Text string `json:"text"`
 	// AnswerType is "boolean", "select" (one of Options) or "text".

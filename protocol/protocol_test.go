@@ -19,7 +19,7 @@ func TestFromMCP(t *testing.T) {
 	}{
 		{"success envelope", MCPResult{Contents: []MCPContent{{Type: "text", Text: success}}}, Outcome{Type: Success, Content: "done"}, true},
 		{"question envelope", MCPResult{Contents: []MCPContent{{Type: "text", Text: question}}},
-			Outcome{Type: NeedsInput, Question: &Question{ID: "apply_changes", Text: "Apply?", AnswerType: "boolean"}}, true},
+			Outcome{Type: NeedsInput, Question: &Inquiry{ID: "apply_changes", Text: "Apply?", AnswerType: "boolean"}}, true},
 		{"transient error envelope", MCPResult{Contents: []MCPContent{{Type: "text", Text: failure}}},
 			Outcome{Type: Failure, Message: "busy", Transient: true, Trace: []string{"a", "b"}}, true},
 		{"isError wins over a parsed success", MCPResult{IsError: true, Contents: []MCPContent{{Type: "text", Text: success}}},

@@ -7,8 +7,8 @@ import (
 	"sort"
 
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/jsonv"
-	"github.com/strata-config/strata/partial"
 )
 
 // JSON is a JSON value as a tool gives it, such as its schema: objects
@@ -79,7 +79,7 @@ type Catalog struct {
 	// Warnings are problems that left a tool out without failing: an
 	// executable that cannot describe itself, a program held back by
 	// trust.
-	Warnings partial.Errors `json:"-"`
+	Warnings diag.Errors `json:"-"`
 	// Started counts the programs this resolution started: discovery runs
 	// and MCP servers. It is 0 when every answer came from the cache.
 	Started int `json:"-"`

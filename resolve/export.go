@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/partial"
 )
@@ -54,10 +55,10 @@ func modelText(d Definition) string {
 // reported.
 func (c *Catalog) Export(f Format) ([]byte, error) {
 	if rule, ok := nameRules[f]; ok {
-		var errs partial.Errors
+		var errs diag.Errors
 		for _, d := range c.Tools {
 			if !rule.re.MatchString(d.Name) {
-				errs = append(errs, &partial.Error{Path: partial.Path{"tools", d.Name}, Msg: fmt.Sprintf("%q is not a valid tool name for %s", d.Name, f), Hint: rule.text + "; rename it in the config (source = \"" + d.Source + "\" keeps the tool)"})
+				errs = append(errs, &diag.Error{Path: partial.Path{"tools", d.Name}, Msg: fmt.Sprintf("%q is not a valid tool name for %s", d.Name, f), Hint: rule.text + "; rename it in the config (source = \"" + d.Source + "\" keeps the tool)"})
 			}
 		}
 		if len(errs) > 0 {

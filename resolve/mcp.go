@@ -12,6 +12,7 @@ import (
 	"github.com/kballard/go-shellquote"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/procs"
@@ -52,7 +53,7 @@ func (s *session) mcpServers(c config.Config) {
 		name := names[i]
 		tools, err := s.mcpServer(ctx, name, servers[name])
 		if err != nil {
-			e := &partial.Error{Path: partial.Path{"mcp_servers", name}, Msg: err.Error()}
+			e := &diag.Error{Path: partial.Path{"mcp_servers", name}, Msg: err.Error()}
 			if servers[name].Optional {
 				e.Source = "skipped"
 				e.Msg += " (the server is optional: its tools are left out)"
@@ -139,11 +140,11 @@ func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServ
 		return nil, err
 	}
 	if cached != nil && !jsonv.Equal(jsonv.MustParse(string(cached)), jsonv.MustParse(string(answer))) {
-		s.warn(&partial.Error{Source: "changed", Path: partial.Path{"mcp_servers", name}, Msg: "the server's tools differ from those cached; the cache now holds the new ones"})
+		s.warn(&diag.Error{Source: "changed", Path: partial.Path{"mcp_servers", name}, Msg: "the server's tools differ from those cached; the cache now holds the new ones"})
 	}
 	if keyErr == nil && s.r.MCPTransport == nil {
 		if err := s.r.Cache.put(key, answer); err != nil {
-			s.warn(&partial.Error{Source: "cache", Msg: err.Error()})
+			s.warn(&diag.Error{Source: "cache", Msg: err.Error()})
 		}
 	}
 	return toolsOf(a), nil
@@ -259,7 +260,7 @@ func (s *session) exposed(c config.Config) []Definition {
 	}
 	sort.Strings(servers)
 	taken := map[string]string{}
-	defaults := c.Tools[config.Defaults]
+	defaults := c.Tools[config.EveryTool]
 	for _, server := range servers {
 		expose := c.MCPServers[server].Expose
 		if expose.IsZero() {
@@ -272,7 +273,7 @@ func (s *session) exposed(c config.Config) []Definition {
 		sort.Strings(names)
 		for _, want := range expose.Tools {
 			if _, ok := s.mcp[server][want]; !ok {
-				s.fail(&partial.Error{Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("the server has no tool named %s", want), Hint: closestHint(want, names)})
+				s.fail(&diag.Error{Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("the server has no tool named %s", want), Hint: closestHint(want, names)})
 			}
 		}
 		for _, n := range names {
@@ -283,11 +284,11 @@ func (s *session) exposed(c config.Config) []Definition {
 				continue // the config's own entry decides
 			}
 			if other, dup := taken[n]; dup {
-				s.warn(&partial.Error{Source: "skipped", Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("%s is also exposed by the server %s, which is used", n, other)})
+				s.warn(&diag.Error{Source: "skipped", Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("%s is also exposed by the server %s, which is used", n, other)})
 				continue
 			}
 			taken[n] = server
-			t, _ := config.Tools{config.Defaults: defaults, n: {Source: config.Source{Kind: config.SourceMCP, Server: server}}}.Effective(n)
+			t, _ := config.Tools{config.EveryTool: defaults, n: {Source: config.Source{Kind: config.SourceMCP, Server: server}}}.Effective(n)
 			if !t.Enabled() {
 				continue
 			}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/partial"
@@ -24,7 +25,7 @@ type Discovered struct {
 }
 
 // Locator positions a problem at the layer that set a key path.
-type Locator func(e *partial.Error) *partial.Error
+type Locator func(e *diag.Error) *diag.Error
 
 // overrides applies a tool's configuration on top of what it discovered,
 // under the rules of DESIGN.md: the user's text replaces (with
@@ -33,12 +34,12 @@ type Locator func(e *partial.Error) *partial.Error
 type overrides struct {
 	path   partial.Path // tools.<name>
 	locate Locator
-	errs   partial.Errors
+	errs   diag.Errors
 	forced map[string]any // parameters whose one-value enum forces them
 }
 
 func (o *overrides) fail(p partial.Path, msg, hint string) {
-	e := &partial.Error{Path: p, Msg: msg, Hint: hint}
+	e := &diag.Error{Path: p, Msg: msg, Hint: hint}
 	if o.locate != nil {
 		e = o.locate(e)
 	}

@@ -28,6 +28,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/suggest"
@@ -101,12 +102,12 @@ func (r *Resolver) Resolve(ctx context.Context, c config.Config) (*Catalog, erro
 		}
 	}
 	// Discovered executables that the config does not name.
-	defaults := c.Tools[config.Defaults]
+	defaults := c.Tools[config.EveryTool]
 	for name, dt := range s.described {
 		if _, named := c.Tools[name]; named {
 			continue
 		}
-		t, _ := config.Tools{config.Defaults: defaults, name: {}}.Effective(name)
+		t, _ := config.Tools{config.EveryTool: defaults, name: {}}.Effective(name)
 		if !t.Enabled() {
 			continue
 		}
@@ -122,7 +123,7 @@ func (r *Resolver) Resolve(ctx context.Context, c config.Config) (*Catalog, erro
 	cat.Warnings = s.warnings
 	cat.Started = int(s.started.Load())
 	if len(s.errs) > 0 {
-		sort.SliceStable(s.errs, func(i, j int) bool { return s.errs[i].Path.String() < s.errs[j].Path.String() })
+		sort.SliceStable(s.errs, func(i, j int) bool { return s.errs[i].Key() < s.errs[j].Key() })
 		return cat, s.errs
 	}
 	return cat, nil
@@ -137,8 +138,8 @@ type session struct {
 	env      map[string]string
 	mu       sync.Mutex
 	started  atomic.Int64
-	errs     partial.Errors
-	warnings partial.Errors
+	errs     diag.Errors
+	warnings diag.Errors
 	// described are the tools of discovery directories, by name.
 	described map[string]describedTool
 	// schemas are the JP schema answers, by tool name.
@@ -175,7 +176,7 @@ func (r *Resolver) session(ctx context.Context) *session {
 	return s
 }
 
-func (s *session) fail(e *partial.Error) {
+func (s *session) fail(e *diag.Error) {
 	if s.r.Locate != nil && e.Source == "" {
 		e = s.r.Locate(e)
 	}
@@ -185,14 +186,14 @@ func (s *session) fail(e *partial.Error) {
 }
 
 // place positions a problem at the layer that set its path.
-func (s *session) place(e *partial.Error) *partial.Error {
+func (s *session) place(e *diag.Error) *diag.Error {
 	if s.r.Locate != nil && e.Source == "" {
 		return s.r.Locate(e)
 	}
 	return e
 }
 
-func (s *session) warn(e *partial.Error) {
+func (s *session) warn(e *diag.Error) {
 	s.mu.Lock()
 	s.warnings = append(s.warnings, e)
 	s.mu.Unlock()
@@ -204,7 +205,7 @@ func (s *session) allow(path partial.Path, program string) bool {
 	}
 	ok, why := s.r.Trust.Allow(path, program)
 	if !ok {
-		s.warn(&partial.Error{Source: "held back", Path: path, Msg: why})
+		s.warn(&diag.Error{Source: "held back", Path: path, Msg: why})
 	}
 	return ok
 }
@@ -240,7 +241,7 @@ func (s *session) discover(c config.Config) {
 			command := config.Command{Program: t.Command.Program, Shell: t.Command.Shell}
 			program, _, err := render(command, protocol.NewContext(protocol.ActionRun, s.root, upstream, nil, nil, t.Options).Value())
 			if err != nil {
-				s.fail(&partial.Error{Path: path, Msg: err.Error()})
+				s.fail(&diag.Error{Path: path, Msg: err.Error()})
 			} else if !s.allow(path, s.lookPath(s.absolute(program))) {
 				s.held[name] = true
 			}
@@ -249,7 +250,7 @@ func (s *session) discover(c config.Config) {
 		ctxData := protocol.NewContext(protocol.ActionSchema, s.root, upstream, nil, nil, t.Options).Value()
 		program, args, err := render(t.Command, ctxData)
 		if err != nil {
-			s.fail(&partial.Error{Path: path, Msg: err.Error()})
+			s.fail(&diag.Error{Path: path, Msg: err.Error()})
 			continue
 		}
 		program = s.absolute(program)
@@ -264,7 +265,7 @@ func (s *session) discover(c config.Config) {
 		abs := s.expand(dir)
 		entries, err := os.ReadDir(abs)
 		if err != nil {
-			s.warn(&partial.Error{Source: "skipped", Path: dirPath, Msg: fmt.Sprintf("cannot read the directory %s: %v; no tools from it", abs, unwrap(err))})
+			s.warn(&diag.Error{Source: "skipped", Path: dirPath, Msg: fmt.Sprintf("cannot read the directory %s: %v; no tools from it", abs, unwrap(err))})
 			continue
 		}
 		var held []string
@@ -285,7 +286,7 @@ func (s *session) discover(c config.Config) {
 		}
 		if len(held) > 0 {
 			s.heldDirs = true
-			s.warn(&partial.Error{Source: "held back", Path: dirPath, Msg: fmt.Sprintf("%d executables of %s (%s): %s", len(held), abs, strings.Join(held, ", "), why)})
+			s.warn(&diag.Error{Source: "held back", Path: dirPath, Msg: fmt.Sprintf("%d executables of %s (%s): %s", len(held), abs, strings.Join(held, ", "), why)})
 		}
 	}
 	answers := make([][]byte, len(tasks))
@@ -401,7 +402,7 @@ func (s *session) run(ctx context.Context, t task) []byte {
 	}
 	if keyErr == nil {
 		if err := s.r.Cache.put(key, answer); err != nil {
-			s.warn(&partial.Error{Source: "cache", Msg: err.Error()})
+			s.warn(&diag.Error{Source: "cache", Msg: err.Error()})
 		}
 	}
 	return answer
@@ -412,9 +413,9 @@ func (s *session) run(ctx context.Context, t task) []byte {
 func (s *session) report(t task, err error) {
 	switch t.protocol {
 	case ProtocolJP:
-		s.fail(&partial.Error{Path: t.path, Msg: "cannot get the tool's schema: " + err.Error(), Hint: "make the program answer the schema action, or give the parameters in the config"})
+		s.fail(&diag.Error{Path: t.path, Msg: "cannot get the tool's schema: " + err.Error(), Hint: "make the program answer the schema action, or give the parameters in the config"})
 	default:
-		s.warn(&partial.Error{Source: "skipped", Path: t.path, Msg: err.Error()})
+		s.warn(&diag.Error{Source: "skipped", Path: t.path, Msg: err.Error()})
 	}
 }
 
@@ -440,7 +441,7 @@ func unwrap(err error) error {
 // describeAnswer reads a --describe answer.
 func (s *session) describeAnswer(t task, answer []byte) {
 	skip := func(msg string) {
-		s.warn(&partial.Error{Source: "skipped", Path: t.path, Msg: t.program + ": " + msg})
+		s.warn(&diag.Error{Source: "skipped", Path: t.path, Msg: t.program + ": " + msg})
 	}
 	v, err := jsonv.Parse(answer)
 	if err != nil || v.Kind() != jsonv.Object {
@@ -487,7 +488,7 @@ func (s *session) schemaAnswer(c config.Config, t task, answer []byte) {
 		} `json:"tools"`
 	}
 	if err := json.Unmarshal(answer, &a); err != nil {
-		s.fail(&partial.Error{Path: t.path, Msg: "the schema answer is not {\"tools\": [...]}: " + err.Error()})
+		s.fail(&diag.Error{Path: t.path, Msg: "the schema answer is not {\"tools\": [...]}: " + err.Error()})
 		return
 	}
 	var names []string
@@ -500,14 +501,14 @@ func (s *session) schemaAnswer(c config.Config, t task, answer []byte) {
 		if len(d.Parameters) > 0 && string(d.Parameters) != "null" {
 			v, err := jsonv.Parse(d.Parameters)
 			if err != nil {
-				s.fail(&partial.Error{Path: t.path, Msg: "the schema answer for " + upstream + " has invalid parameters: " + err.Error()})
+				s.fail(&diag.Error{Path: t.path, Msg: "the schema answer for " + upstream + " has invalid parameters: " + err.Error()})
 				return
 			}
 			params = v
 		}
 		schema, err := fromJP(params)
 		if err != nil {
-			s.fail(&partial.Error{Path: t.path, Msg: "the schema answer for " + upstream + ": " + err.Error()})
+			s.fail(&diag.Error{Path: t.path, Msg: "the schema answer for " + upstream + ": " + err.Error()})
 			return
 		}
 		s.schemas[t.name] = Discovered{Name: upstream, Summary: d.Summary, Description: d.Description, InputSchema: schema}
@@ -518,34 +519,34 @@ func (s *session) schemaAnswer(c config.Config, t task, answer []byte) {
 	if len(names) > 0 {
 		hint = "it offers " + strings.Join(names, ", ") + `; pick one with source = "local.<tool>"`
 	}
-	s.fail(&partial.Error{Path: partial.Path{"tools", t.name, "source"}, Msg: fmt.Sprintf("the program describes no tool named %s", upstream), Hint: hint})
+	s.fail(&diag.Error{Path: partial.Path{"tools", t.name, "source"}, Msg: fmt.Sprintf("the program describes no tool named %s", upstream), Hint: hint})
 }
 
 // definition builds the definition of a configured tool, or reports why it
 // cannot.
 func (s *session) definition(name string, t config.EffectiveTool) (Definition, bool) {
 	path := partial.Path{"tools", name}
-	d := Definition{Name: name, Examples: t.Examples, Options: t.Options, Questions: questions(t.Questions), Run: t.Run(), Result: t.Result()}
+	d := Definition{Name: name, Examples: t.Tool.Examples, Options: t.Tool.Options, Questions: questions(t.Tool.Questions), Run: t.Run(), Result: t.Result()}
 	var base Discovered
-	var params map[string]config.Parameter = t.Parameters
+	var params map[string]config.Parameter = t.Tool.Parameters
 	own := t.Tool // what overrides the discovered text
 	switch {
-	case t.Source.Kind == config.SourceBuiltin:
-		b, ok := s.r.Builtins[t.Source.Name(name)]
+	case t.Tool.Source.Kind == config.SourceBuiltin:
+		b, ok := s.r.Builtins[t.Tool.Source.Name(name)]
 		if !ok {
-			s.fail(&partial.Error{Path: path.Append("source"), Msg: "the host has no builtin tool named " + t.Source.Name(name)})
+			s.fail(&diag.Error{Path: path.Append("source"), Msg: "the host has no builtin tool named " + t.Tool.Source.Name(name)})
 			return Definition{}, false
 		}
-		base, d.Source, d.Call = b, "builtin", Call{Protocol: ProtocolBuiltin, Tool: t.Source.Name(name), Root: s.root}
-	case t.Source.Kind == config.SourceMCP:
-		if s.held["mcp."+t.Source.Server] {
+		base, d.Source, d.Call = b, "builtin", Call{Protocol: ProtocolBuiltin, Tool: t.Tool.Source.Name(name), Root: s.root}
+	case t.Tool.Source.Kind == config.SourceMCP:
+		if s.held["mcp."+t.Tool.Source.Server] {
 			return Definition{}, false
 		}
-		tools, ok := s.mcp[t.Source.Server]
+		tools, ok := s.mcp[t.Tool.Source.Server]
 		if !ok {
 			return Definition{}, false // the server's problem is reported
 		}
-		upstream := t.Source.Name(name)
+		upstream := t.Tool.Source.Name(name)
 		mt, ok := tools[upstream]
 		if !ok {
 			names := make([]string, 0, len(tools))
@@ -553,19 +554,19 @@ func (s *session) definition(name string, t config.EffectiveTool) (Definition, b
 				names = append(names, n)
 			}
 			sort.Strings(names)
-			s.fail(&partial.Error{Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s has no tool named %s", t.Source.Server, upstream), Hint: closestHint(upstream, names)})
+			s.fail(&diag.Error{Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s has no tool named %s", t.Tool.Source.Server, upstream), Hint: closestHint(upstream, names)})
 			return Definition{}, false
 		}
-		base, d.Source = mt, t.Source.String()
-		d.Call = Call{Protocol: ProtocolMCP, Server: t.Source.Server, Tool: upstream, Root: s.root}
+		base, d.Source = mt, t.Tool.Source.String()
+		d.Call = Call{Protocol: ProtocolMCP, Server: t.Tool.Source.Server, Tool: upstream, Root: s.root}
 	case isLocal(t.Tool) && configDefined(t.Tool):
 		if s.held[name] {
 			return Definition{}, false
 		}
 		// The config defines the tool: it is the schema and the text.
-		base = Discovered{Name: name, Summary: t.Tool.Summary, Description: t.Tool.Description, InputSchema: fromConfig(t.Parameters)}
+		base = Discovered{Name: name, Summary: t.Tool.Summary, Description: t.Tool.Description, InputSchema: fromConfig(t.Tool.Parameters)}
 		params, own = nil, config.Tool{}
-		d.Source, d.Call = t.Source.String(), Call{Protocol: ProtocolJP, Command: t.Command, Tool: t.Source.Name(name), Root: s.root}
+		d.Source, d.Call = t.Tool.Source.String(), Call{Protocol: ProtocolJP, Command: t.Tool.Command, Tool: t.Tool.Source.Name(name), Root: s.root}
 		if d.Source == "" {
 			d.Source = "local"
 		}
@@ -578,21 +579,21 @@ func (s *session) definition(name string, t config.EffectiveTool) (Definition, b
 			return Definition{}, false // reported by discovery
 		}
 		base = b
-		d.Source, d.Call = t.Source.String(), Call{Protocol: ProtocolJP, Command: t.Command, Tool: t.Source.Name(name), Root: s.root}
+		d.Source, d.Call = t.Tool.Source.String(), Call{Protocol: ProtocolJP, Command: t.Tool.Command, Tool: t.Tool.Source.Name(name), Root: s.root}
 		if d.Source == "" {
 			d.Source = "local"
 		}
 	default:
 		dt, ok := s.described[name]
 		if !ok {
-			if t.Source.Kind == "" && s.heldDirs {
-				s.warn(s.place(&partial.Error{Path: path, Msg: "no discovered tool has this name; discovery directories were held back (see above)"}))
+			if t.Tool.Source.Kind == "" && s.heldDirs {
+				s.warn(s.place(&diag.Error{Path: path, Msg: "no discovered tool has this name; discovery directories were held back (see above)"}))
 				return Definition{}, false
 			}
-			if t.Source.Kind == "" {
-				s.fail(&partial.Error{Path: path, Msg: "the tool has no source, no command, and no discovered tool has its name", Hint: `give it a source and a command, or put an executable that answers --describe in a discover.dirs directory`})
+			if t.Tool.Source.Kind == "" {
+				s.fail(&diag.Error{Path: path, Msg: "the tool has no source, no command, and no discovered tool has its name", Hint: `give it a source and a command, or put an executable that answers --describe in a discover.dirs directory`})
 			} else {
-				s.fail(&partial.Error{Path: path.Append("command"), Msg: "a local tool needs a command", Hint: `write command = "my-tool {{tool}} {{context}}"`})
+				s.fail(&diag.Error{Path: path.Append("command"), Msg: "a local tool needs a command", Hint: `write command = "my-tool {{tool}} {{context}}"`})
 			}
 			return Definition{}, false
 		}

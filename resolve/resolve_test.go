@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/layertest"
 	"github.com/strata-config/strata/internal/testbin"
 	"github.com/strata-config/strata/partial"
@@ -58,7 +59,7 @@ func resolveIn(t *testing.T, r resolve.Resolver, src string) (*resolve.Catalog, 
 
 func errLines(err error) []string {
 	var out []string
-	for _, e := range partial.All(err) {
+	for _, e := range diag.All(err) {
 		out = append(out, e.Error())
 	}
 	return out

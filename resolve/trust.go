@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
@@ -57,7 +58,7 @@ func ReadTrusted(path string) (Trusted, error) {
 		return Trusted{}, nil
 	}
 	if err != nil {
-		return Trusted{}, &partial.Error{Source: path, Msg: "cannot read: " + err.Error()}
+		return Trusted{}, &diag.Error{Source: path, Msg: "cannot read: " + err.Error()}
 	}
 	var p trustedPartial
 	if err := load.Decode(path, data, partial.TOML, &p); err != nil {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/config"
-	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
 )
@@ -50,18 +50,18 @@ func (c *callCmd) Run(e *env) error {
 			return err // the tool may be among those that failed
 		}
 		if _, configured := w.config.Tools[c.Name]; configured {
-			return &partial.Error{Msg: c.Name + " did not resolve; see the warnings above"}
+			return &diag.Error{Msg: c.Name + " did not resolve; see the warnings above"}
 		}
 	}
-	warn(e, partial.All(err))
+	warn(e, diag.All(err))
 	r := &call.Runner{Catalog: w.catalog, Config: w.config, Resolver: w.resolver,
 		// The user typed the call: it is confirmed.
 		Confirm: func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }}
 	terminal := isTerminal(e.stdin)
 	interactive := c.Ask || terminal
-	r.Ask = func(_ context.Context, tool string, q protocol.Question, _ config.Target) (any, bool, error) {
+	r.Ask = func(_ context.Context, tool string, q protocol.Inquiry, _ config.Target) (any, bool, error) {
 		if !interactive {
-			return nil, false, &partial.Error{Msg: fmt.Sprintf("%s asks %s: %s", tool, q.ID, questionText(q)),
+			return nil, false, &diag.Error{Msg: fmt.Sprintf("%s asks %s: %s", tool, q.ID, questionText(q)),
 				Hint: fmt.Sprintf("answer with --answer %s=VALUE, or run strata call on a terminal", q.ID)}
 		}
 		a, err := prompt(e.stderr, in, !terminal, tool, q)
@@ -109,7 +109,7 @@ func jsonOrString(s string) any {
 
 // questionText is a question for a message: its text and the answers it
 // takes.
-func questionText(q protocol.Question) string {
+func questionText(q protocol.Inquiry) string {
 	text := strings.TrimSpace(q.Text)
 	switch q.AnswerType {
 	case "boolean":
@@ -127,13 +127,13 @@ func questionText(q protocol.Question) string {
 // prompt asks a question on w and reads the answer from in, until it is
 // one the question takes; with echo, it writes the answer it read after
 // the question, as a terminal would.
-func prompt(w io.Writer, in *bufio.Reader, echo bool, tool string, q protocol.Question) (any, error) {
+func prompt(w io.Writer, in *bufio.Reader, echo bool, tool string, q protocol.Inquiry) (any, error) {
 	for {
 		fmt.Fprintf(w, "%s asks: %s ", tool, questionText(q))
 		line, err := in.ReadString('\n')
 		if err != nil && line == "" {
 			fmt.Fprintln(w)
-			return nil, &partial.Error{Msg: fmt.Sprintf("%s asks %s, and stdin ended before an answer", tool, q.ID)}
+			return nil, &diag.Error{Msg: fmt.Sprintf("%s asks %s, and stdin ended before an answer", tool, q.ID)}
 		}
 		line = strings.TrimSpace(line)
 		if echo {
@@ -162,7 +162,7 @@ func prompt(w io.Writer, in *bufio.Reader, echo bool, tool string, q protocol.Qu
 			return line, nil
 		}
 		if err != nil {
-			return nil, &partial.Error{Msg: fmt.Sprintf("%s asks %s, and stdin ended before an answer", tool, q.ID)}
+			return nil, &diag.Error{Msg: fmt.Sprintf("%s asks %s, and stdin ended before an answer", tool, q.ID)}
 		}
 	}
 }

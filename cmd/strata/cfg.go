@@ -5,13 +5,13 @@ import (
 
 	"github.com/strata-config/strata/assign"
 	"github.com/strata-config/strata/config"
-	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/diag"
 )
 
 // applyCfg applies --cfg overrides, in order, to p, and reports the
 // problems of all of them in that order.
 func applyCfg(p *config.Partial, args []string) error {
-	var errs partial.Errors
+	var errs diag.Errors
 	for i, arg := range args {
 		source := fmt.Sprintf("--cfg #%d", i+1)
 		a, err := assign.Parse(arg)
@@ -19,9 +19,9 @@ func applyCfg(p *config.Partial, args []string) error {
 			a.Source = source
 			err = assign.Apply(p, a)
 		} else {
-			err = &partial.Error{Source: source, Msg: err.Error()}
+			err = &diag.Error{Source: source, Msg: err.Error()}
 		}
-		errs = append(errs, partial.All(err)...)
+		errs = append(errs, diag.All(err)...)
 	}
 	if len(errs) > 0 {
 		return errs

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
@@ -103,7 +104,7 @@ func relativeText(s string) string {
 }
 
 // warn prints problems that did not fail the command.
-func warn(e *env, ws partial.Errors) {
+func warn(e *env, ws diag.Errors) {
 	for _, w := range ws {
 		fmt.Fprintf(e.stderr, "strata: warning: %s\n", relativeText(oneLine(w.Error())))
 	}

@@ -5,20 +5,20 @@ import (
 	"os"
 
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
-	"github.com/strata-config/strata/partial"
 )
 
 // readLayers reads and decodes layer files, reporting the problems of all
 // of them together.
 func readLayers(names []string) ([]*config.Partial, []*load.Document, error) {
-	var errs partial.Errors
+	var errs diag.Errors
 	layers := make([]*config.Partial, 0, len(names))
 	docs := make([]*load.Document, 0, len(names))
 	for _, name := range names {
 		p, d, err := readLayer(name)
 		if err != nil {
-			errs = append(errs, partial.All(err)...)
+			errs = append(errs, diag.All(err)...)
 			continue
 		}
 		layers, docs = append(layers, p), append(docs, d)
@@ -32,11 +32,11 @@ func readLayers(names []string) ([]*config.Partial, []*load.Document, error) {
 func readLayer(name string) (*config.Partial, *load.Document, error) {
 	format, ok := load.FormatOf(name)
 	if !ok {
-		return nil, nil, &partial.Error{Source: name, Msg: "cannot tell the format from the file name", Hint: "use a .toml, .json, .yaml or .yml file"}
+		return nil, nil, &diag.Error{Source: name, Msg: "cannot tell the format from the file name", Hint: "use a .toml, .json, .yaml or .yml file"}
 	}
 	data, err := os.ReadFile(name)
 	if err != nil {
-		return nil, nil, &partial.Error{Source: name, Msg: fmt.Sprintf("cannot read: %v", unwrapPath(err))}
+		return nil, nil, &diag.Error{Source: name, Msg: fmt.Sprintf("cannot read: %v", unwrapPath(err))}
 	}
 	d, err := load.Parse(name, data, format)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/resolve"
@@ -125,7 +126,7 @@ func (c *trustCmd) Run(e *env) error {
 	a := app(c.Root, nil)
 	path := filepath.Join(a.UserDir(), resolve.TrustedFile)
 	if a.UserDir() == "" {
-		return &partial.Error{Msg: "no user config directory: set HOME, XDG_CONFIG_HOME or STRATA_CONFIG_HOME"}
+		return &diag.Error{Msg: "no user config directory: set HOME, XDG_CONFIG_HOME or STRATA_CONFIG_HOME"}
 	}
 	trusted, err := resolve.ReadTrusted(path)
 	if err != nil {
@@ -135,7 +136,7 @@ func (c *trustCmd) Run(e *env) error {
 	if c.Checksum != "" {
 		sum, err := resolve.Checksum(c.Checksum)
 		if err != nil {
-			return &partial.Error{Source: c.Checksum, Msg: "cannot read: " + err.Error()}
+			return &diag.Error{Source: c.Checksum, Msg: "cannot read: " + err.Error()}
 		}
 		trusted.Checksums = appendNew(trusted.Checksums, sum)
 		added = sum + " (" + c.Checksum + ")"
@@ -145,7 +146,7 @@ func (c *trustCmd) Run(e *env) error {
 			return err
 		}
 		if res.Root == "" {
-			return &partial.Error{Msg: "not in a workspace: no directory here or above holds .strata/", Hint: "pass --root DIR"}
+			return &diag.Error{Msg: "not in a workspace: no directory here or above holds .strata/", Hint: "pass --root DIR"}
 		}
 		trusted.Workspaces = appendNew(trusted.Workspaces, res.Root)
 		added = res.Root

@@ -9,7 +9,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/strata-config/strata/call"
-	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/diag"
 )
 
 // cli is the command line.
@@ -95,7 +95,7 @@ func report(stderr io.Writer, err error) int {
 		}
 		return code
 	}
-	for _, e := range partial.All(err) {
+	for _, e := range diag.All(err) {
 		fmt.Fprintf(stderr, "strata: %s\n", relativeText(oneLine(e.Error())))
 	}
 	return code

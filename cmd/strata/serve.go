@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/call"
-	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/resolve"
 	"github.com/strata-config/strata/serve"
 )
@@ -28,13 +28,13 @@ func (c *serveCmd) Run(e *env) error {
 			if w == nil {
 				return nil, err
 			}
-			warn(e, partial.All(err)) // the tools that failed are left out
+			warn(e, diag.All(err)) // the tools that failed are left out
 			r := &call.Runner{Catalog: w.catalog, Config: w.config, Resolver: w.resolver, Timeout: c.Timeout,
 				// An MCP client asks its user before it calls a tool.
 				Confirm: func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }}
 			return &serve.Catalog{Runner: r, Watch: w.watch}, nil
 		},
-		Warn: func(err error) { warn(e, partial.All(err)) },
+		Warn: func(err error) { warn(e, diag.All(err)) },
 	}
 	servers.OnChange = func(string) { srv.Invalidate() }
 	err := srv.Run(e.ctx, &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}})

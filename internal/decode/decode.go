@@ -13,18 +13,20 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/suggest"
+	"github.com/strata-config/strata/internal/tomltext"
 	"github.com/strata-config/strata/partial"
 )
 
 // Decoder decodes the nodes of one document into partial values.
 type Decoder struct {
 	Doc    *doc.Doc
-	Source string         // names the document in problems
-	Errs   partial.Errors // the problems found so far
-	key    reflect.Value  // reused map key; SetMapIndex copies it
+	Source string        // names the document in problems
+	Errs   diag.Errors   // the problems found so far
+	key    reflect.Value // reused map key; SetMapIndex copies it
 }
 
 type decoder = Decoder
@@ -43,11 +45,11 @@ func (dec *decoder) fail(off int32, path []string, msg, hint string) {
 	if len(path) > 0 {
 		p = slices.Clone(path)
 	}
-	dec.Errs = append(dec.Errs, At(&partial.Error{Source: dec.Source, Path: p, Msg: msg, Hint: hint}, dec.Doc, off))
+	dec.Errs = append(dec.Errs, At(&diag.Error{Source: dec.Source, Path: p, Msg: msg, Hint: hint}, dec.Doc, off))
 }
 
 // At fills e's position and snippet from offset off in d.
-func At(e *partial.Error, d *doc.Doc, off int32) *partial.Error {
+func At(e *diag.Error, d *doc.Doc, off int32) *diag.Error {
 	if d == nil || off < 0 {
 		return e
 	}
@@ -133,7 +135,7 @@ func (dec *decoder) structure(n *doc.Node, v reflect.Value, t *shape.Type, path 
 func (dec *decoder) unknown(e *doc.Node, path []string, keys []string) {
 	hint := ""
 	if s := suggest.Closest(e.Key, keys); s != "" {
-		hint = "did you mean " + doc.QuoteKey(s) + "?"
+		hint = "did you mean " + tomltext.Key(s) + "?"
 	} else if len(keys) > 0 && len(keys) <= 12 {
 		hint = "known keys: " + strings.Join(keys, ", ")
 	}
@@ -484,7 +486,7 @@ func (dec *decoder) custom(n *doc.Node, v reflect.Value, t *shape.Type, path []s
 	if err == nil {
 		return true
 	}
-	var fe *partial.Error
+	var fe *diag.Error
 	if errors.As(err, &fe) {
 		target, p := n, path
 		for _, k := range fe.Path {
@@ -623,7 +625,7 @@ func UnsetPath(v reflect.Value, t *shape.Type, p partial.Path) (string, string) 
 				if s := suggest.Closest(key, t.Keys); s != "" {
 					hint = "did you mean " + p[:i].Append(s).String() + "?"
 				}
-				return fmt.Sprintf("cannot unset %s: %s has no key %s", p, orRoot(p[:i]), doc.QuoteKey(key)), hint
+				return fmt.Sprintf("cannot unset %s: %s has no key %s", p, orRoot(p[:i]), tomltext.Key(key)), hint
 			}
 			v, t = v.Field(f.Index), f.Type
 		case shape.Map:

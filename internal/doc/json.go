@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/strata-config/strata/internal/tomltext"
 )
 
 // ReadJSON parses a JSON document whose top level is an object. A key
@@ -106,7 +108,7 @@ func (r *jsonReader) value(path []string) (*Node, error) {
 				}
 				e.Key, e.KeyOff = key, koff
 				if prev := n.Get(key); prev != nil {
-					r.errs = append(r.errs, &Error{Off: koff, Path: append([]string(nil), kpath...), Msg: joinKey(kpath) + " is defined twice in the same object"})
+					r.errs = append(r.errs, &Error{Off: koff, Path: append([]string(nil), kpath...), Msg: tomltext.Path(kpath) + " is defined twice in the same object"})
 					continue
 				}
 				n.add(e)
@@ -135,13 +137,13 @@ func (r *jsonReader) value(path []string) (*Node, error) {
 		if strings.ContainsAny(s, ".eE") {
 			f, err := strconv.ParseFloat(s, 64)
 			if err != nil {
-				return nil, &Error{Off: off, Path: path, Msg: joinKey(path) + ": number " + s + " is out of range"}
+				return nil, &Error{Off: off, Path: path, Msg: tomltext.Path(path) + ": number " + s + " is out of range"}
 			}
 			n.Kind, n.Float = Float, f
 		} else {
 			i, err := strconv.ParseInt(s, 10, 64)
 			if err != nil {
-				return nil, &Error{Off: off, Path: path, Msg: joinKey(path) + ": integer " + s + " does not fit in 64 bits"}
+				return nil, &Error{Off: off, Path: path, Msg: tomltext.Path(path) + ": integer " + s + " does not fit in 64 bits"}
 			}
 			n.Kind, n.Int = Integer, i
 		}

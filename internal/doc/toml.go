@@ -10,6 +10,7 @@ import (
 
 	toml "github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
+	"github.com/strata-config/strata/internal/tomltext"
 )
 
 // definition records how a TOML table came to exist, which decides whether
@@ -160,16 +161,16 @@ func (r *tomlReader) header(e *unstable.Node) {
 		n.def, n.KeyOff, n.Off = defExplicit, off, off
 		r.current = n
 	case n.Kind == Table && !n.Inline && n.def == defExplicit:
-		r.fail(off, path, "table [%s] is defined twice (first at %s)", joinKey(path), r.where(n.KeyOff))
+		r.fail(off, path, "table [%s] is defined twice (first at %s)", tomltext.Path(path), r.where(n.KeyOff))
 		r.current = nil
 	case n.Kind == Table && n.def == defDotted:
-		r.fail(off, path, "table [%s] was already defined by dotted keys at %s", joinKey(path), r.where(n.KeyOff))
+		r.fail(off, path, "table [%s] was already defined by dotted keys at %s", tomltext.Path(path), r.where(n.KeyOff))
 		r.current = nil
 	case n.Kind == Array && n.def == defArrayTable:
-		r.fail(off, path, "[%s] is an array of tables ([[%s]]) and cannot be redefined as a table", joinKey(path), joinKey(path))
+		r.fail(off, path, "[%s] is an array of tables ([[%s]]) and cannot be redefined as a table", tomltext.Path(path), tomltext.Path(path))
 		r.current = nil
 	default:
-		r.fail(off, path, "%s is already defined as a value at %s", joinKey(path), r.where(n.KeyOff))
+		r.fail(off, path, "%s is already defined as a value at %s", tomltext.Path(path), r.where(n.KeyOff))
 		r.current = nil
 	}
 	r.path = path
@@ -192,7 +193,7 @@ func (r *tomlReader) arrayTable(e *unstable.Node) {
 	case n.Kind == Array && n.def == defArrayTable:
 		n.Append(elem)
 	default:
-		r.fail(off, path, "[[%s]] cannot append to %s, which is already defined at %s", joinKey(path), joinKey(path), r.where(n.KeyOff))
+		r.fail(off, path, "[[%s]] cannot append to %s, which is already defined at %s", tomltext.Path(path), tomltext.Path(path), r.where(n.KeyOff))
 		r.current = nil
 		r.path = path
 		return
@@ -218,7 +219,7 @@ func (r *tomlReader) walkHeader() (*Node, []string, bool) {
 		case c.Kind == Array && c.def == defArrayTable:
 			c = c.Entries[len(c.Entries)-1]
 		default:
-			r.fail(r.offs[i], path, "%s is already defined as a value at %s, not a table", joinKey(path), r.where(c.KeyOff))
+			r.fail(r.offs[i], path, "%s is already defined as a value at %s, not a table", tomltext.Path(path), r.where(c.KeyOff))
 			return nil, nil, false
 		}
 		n = c
@@ -268,9 +269,9 @@ func (r *tomlReader) keyValue(t *Node, tpath []string, e *unstable.Node, inline 
 		default:
 			p := path[:len(tpath)+i+1]
 			if c.Kind == Table {
-				r.fail(offs[i], p, "%s is already defined at %s and cannot be extended with a dotted key", joinKey(p), r.where(c.KeyOff))
+				r.fail(offs[i], p, "%s is already defined at %s and cannot be extended with a dotted key", tomltext.Path(p), r.where(c.KeyOff))
 			} else {
-				r.fail(offs[i], p, "%s is already defined as a value at %s, not a table", joinKey(p), r.where(c.KeyOff))
+				r.fail(offs[i], p, "%s is already defined as a value at %s, not a table", tomltext.Path(p), r.where(c.KeyOff))
 			}
 			return
 		}
@@ -278,7 +279,7 @@ func (r *tomlReader) keyValue(t *Node, tpath []string, e *unstable.Node, inline 
 	}
 	last, off := keys[len(keys)-1], offs[len(offs)-1]
 	if prev := t.Get(last); prev != nil {
-		r.fail(off, path, "%s is defined twice (first at %s)", joinKey(path), r.where(prev.KeyOff))
+		r.fail(off, path, "%s is defined twice (first at %s)", tomltext.Path(path), r.where(prev.KeyOff))
 		return
 	}
 	v := r.value(value, path)
@@ -334,20 +335,20 @@ func (r *tomlReader) value(v *unstable.Node, path []string) *Node {
 	case unstable.Integer:
 		i, err := parseTOMLInt(v.Data)
 		if err != nil {
-			r.fail(off, path, "%s: %v", joinKey(path), err)
+			r.fail(off, path, "%s: %v", tomltext.Path(path), err)
 			return nil
 		}
 		n.Kind, n.Int = Integer, i
 	case unstable.Float:
 		f, err := parseTOMLFloat(v.Data)
 		if err != nil {
-			r.fail(off, path, "%s: %v", joinKey(path), err)
+			r.fail(off, path, "%s: %v", tomltext.Path(path), err)
 			return nil
 		}
 		n.Kind, n.Float = Float, f
 	case unstable.LocalDate, unstable.LocalTime, unstable.LocalDateTime, unstable.DateTime:
 		if err := checkDatetime(v.Kind, v.Data); err != nil {
-			r.fail(off, path, "%s: invalid datetime %q: %v", joinKey(path), v.Data, err)
+			r.fail(off, path, "%s: invalid datetime %q: %v", tomltext.Path(path), v.Data, err)
 			return nil
 		}
 		n.Kind, n.Str = Datetime, string(v.Data)
@@ -384,7 +385,7 @@ func (r *tomlReader) value(v *unstable.Node, path []string) *Node {
 			}
 		}
 	default:
-		r.fail(off, path, "%s: unsupported TOML value", joinKey(path))
+		r.fail(off, path, "%s: unsupported TOML value", tomltext.Path(path))
 		return nil
 	}
 	return n
@@ -453,42 +454,4 @@ func parseTOMLFloat(b []byte) (float64, error) {
 		return 0, fmt.Errorf("invalid float %s", b)
 	}
 	return f, nil
-}
-
-// joinKey renders a key path as TOML would write it, quoting parts that are
-// not bare keys.
-func joinKey(path []string) string {
-	var b strings.Builder
-	for i, p := range path {
-		if i > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(QuoteKey(p))
-	}
-	return b.String()
-}
-
-// JoinKey renders a key path as TOML would write it.
-func JoinKey(path []string) string { return joinKey(path) }
-
-// QuoteKey returns k as a TOML key: bare when it only holds A-Z a-z 0-9 _ -,
-// and a quoted string otherwise.
-func QuoteKey(k string) string {
-	if isBare(k) {
-		return k
-	}
-	return quoteString(k, '\'')
-}
-
-func isBare(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
 }

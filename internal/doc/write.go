@@ -7,7 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/strata-config/strata/internal/tomltext"
 )
 
 // WriteTOML renders a tree as a TOML document. Scalars and inline values of
@@ -52,13 +53,13 @@ func (w *tomlWriter) table(t *Node, path []string, root bool) error {
 		if w.buf.Len() > 0 {
 			w.buf.WriteByte('\n')
 		}
-		w.buf.WriteString("[" + joinKey(path) + "]\n")
+		w.buf.WriteString("[" + tomltext.Path(path) + "]\n")
 	}
 	for _, e := range t.Entries {
 		if isSection(e) {
 			continue
 		}
-		w.buf.WriteString(QuoteKey(e.Key))
+		w.buf.WriteString(tomltext.Key(e.Key))
 		w.buf.WriteString(" = ")
 		if err := w.value(e, append(path, e.Key)); err != nil {
 			return err
@@ -108,7 +109,7 @@ func (w *tomlWriter) value(n *Node, path []string) error {
 			if i > 0 {
 				w.buf.WriteString(", ")
 			}
-			w.buf.WriteString(QuoteKey(e.Key))
+			w.buf.WriteString(tomltext.Key(e.Key))
 			w.buf.WriteString(" = ")
 			if err := w.value(e, append(path, e.Key)); err != nil {
 				return err
@@ -116,7 +117,7 @@ func (w *tomlWriter) value(n *Node, path []string) error {
 		}
 		w.buf.WriteString(" }")
 	default:
-		return fmt.Errorf("%s: a %s value cannot be written in TOML", joinKey(path), n.Kind)
+		return fmt.Errorf("%s: a %s value cannot be written in TOML", tomltext.Path(path), n.Kind)
 	}
 	return nil
 }
@@ -140,60 +141,10 @@ func tomlFloat(f float64) string {
 // tomlString quotes s. Text with line breaks and nothing a literal string
 // cannot hold becomes a multi-line literal string; the rest a basic string.
 func tomlString(s string) string {
-	if strings.Contains(s, "\n") && canLiteralMultiline(s) {
+	if strings.Contains(s, "\n") && tomltext.CanLiteralMultiline(s) {
 		return "'''\n" + s + "'''"
 	}
-	return quoteString(s, '"')
-}
-
-func canLiteralMultiline(s string) bool {
-	if strings.Contains(s, "'''") || strings.HasSuffix(s, "'") || !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f) {
-			return false
-		}
-	}
-	return true
-}
-
-// quoteString quotes s as a TOML string; with q == '\” it prefers a literal
-// string and falls back to a basic one when s cannot be written literally.
-func quoteString(s string, q byte) string {
-	if q == '\'' && !strings.ContainsAny(s, "'") && canLiteralMultiline(s) && !strings.Contains(s, "\n") {
-		return "'" + s + "'"
-	}
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			if r < 0x20 || r == 0x7f {
-				fmt.Fprintf(&b, `\u%04X`, r)
-			} else if r == utf8.RuneError {
-				b.WriteString(`\uFFFD`)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
+	return tomltext.String(s, '"')
 }
 
 // WriteJSON renders a tree as indented JSON with entries in order. Float
@@ -216,7 +167,7 @@ func writeJSON(buf *bytes.Buffer, n *Node, indent string, path []string) error {
 		buf.WriteString(strconv.FormatInt(n.Int, 10))
 	case Float:
 		if math.IsNaN(n.Float) || math.IsInf(n.Float, 0) {
-			return fmt.Errorf("%s: %v cannot be written in JSON", joinKey(path), n.Float)
+			return fmt.Errorf("%s: %v cannot be written in JSON", tomltext.Path(path), n.Float)
 		}
 		s := strconv.FormatFloat(n.Float, 'g', -1, 64)
 		if !strings.ContainsAny(s, ".eE") {
@@ -262,7 +213,7 @@ func writeJSON(buf *bytes.Buffer, n *Node, indent string, path []string) error {
 		}
 		buf.WriteString("\n" + indent + "}")
 	default:
-		return fmt.Errorf("%s: invalid node", joinKey(path))
+		return fmt.Errorf("%s: invalid node", tomltext.Path(path))
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/strata-config/strata/internal/tomltext"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -125,7 +126,7 @@ const maxYAMLExpansion = 10000
 
 func (r *yamlReader) node(y *yaml.Node, path []string, depth int) *Node {
 	if depth > maxYAMLDepth {
-		r.fail(y, path, "%s: nesting is too deep", joinKey(path))
+		r.fail(y, path, "%s: nesting is too deep", tomltext.Path(path))
 		return nil
 	}
 	if y.Kind == yaml.AliasNode {
@@ -135,7 +136,7 @@ func (r *yamlReader) node(y *yaml.Node, path []string, depth int) *Node {
 	}
 	if r.inAlias > 0 {
 		if r.expanded++; r.expanded > maxYAMLExpansion+len(r.doc.Data) {
-			r.fail(y, path, "%s: YAML aliases expand to too many values; write the values out", joinKey(path))
+			r.fail(y, path, "%s: YAML aliases expand to too many values; write the values out", tomltext.Path(path))
 			return nil
 		}
 	}
@@ -149,11 +150,11 @@ func (r *yamlReader) node(y *yaml.Node, path []string, depth int) *Node {
 				k = k.Alias
 			}
 			if k.Tag == "!!merge" {
-				r.fail(k, path, "%s: YAML merge keys (<<) are not supported; write the keys out", joinKey(path))
+				r.fail(k, path, "%s: YAML merge keys (<<) are not supported; write the keys out", tomltext.Path(path))
 				return nil
 			}
 			if k.Kind != yaml.ScalarNode {
-				r.fail(k, path, "%s: keys must be strings", joinKey(path))
+				r.fail(k, path, "%s: keys must be strings", tomltext.Path(path))
 				return nil
 			}
 			kp := append(path, k.Value)
@@ -163,7 +164,7 @@ func (r *yamlReader) node(y *yaml.Node, path []string, depth int) *Node {
 			}
 			e.Key, e.KeyOff = k.Value, r.off(k)
 			if prev := n.Get(k.Value); prev != nil {
-				r.fail(k, kp, "%s is defined twice in the same mapping", joinKey(kp))
+				r.fail(k, kp, "%s is defined twice in the same mapping", tomltext.Path(kp))
 				continue
 			}
 			n.add(e)
@@ -182,7 +183,7 @@ func (r *yamlReader) node(y *yaml.Node, path []string, depth int) *Node {
 			return nil
 		}
 	default:
-		r.fail(y, path, "%s: unsupported YAML node", joinKey(path))
+		r.fail(y, path, "%s: unsupported YAML node", tomltext.Path(path))
 		return nil
 	}
 	return n
@@ -197,21 +198,21 @@ func (r *yamlReader) scalar(y *yaml.Node, n *Node, path []string) bool {
 	case "!!bool":
 		var b bool
 		if err := y.Decode(&b); err != nil {
-			r.fail(y, path, "%s: invalid boolean %q", joinKey(path), y.Value)
+			r.fail(y, path, "%s: invalid boolean %q", tomltext.Path(path), y.Value)
 			return false
 		}
 		n.Kind, n.Bool = Bool, b
 	case "!!int":
 		var i int64
 		if err := y.Decode(&i); err != nil {
-			r.fail(y, path, "%s: integer %s does not fit in 64 bits", joinKey(path), y.Value)
+			r.fail(y, path, "%s: integer %s does not fit in 64 bits", tomltext.Path(path), y.Value)
 			return false
 		}
 		n.Kind, n.Int = Integer, i
 	case "!!float":
 		var f float64
 		if err := y.Decode(&f); err != nil {
-			r.fail(y, path, "%s: invalid float %q", joinKey(path), y.Value)
+			r.fail(y, path, "%s: invalid float %q", tomltext.Path(path), y.Value)
 			return false
 		}
 		if math.IsNaN(f) {
@@ -221,7 +222,7 @@ func (r *yamlReader) scalar(y *yaml.Node, n *Node, path []string) bool {
 	case "!!timestamp":
 		n.Kind, n.Str = Datetime, y.Value
 	default:
-		r.fail(y, path, "%s: unsupported YAML tag %s", joinKey(path), y.Tag)
+		r.fail(y, path, "%s: unsupported YAML tag %s", tomltext.Path(path), y.Tag)
 		return false
 	}
 	return true

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
@@ -33,7 +34,7 @@ func AllUnsetTool() config.ToolPartial {
 	}
 }
 
-// Problem is what a test checks of one *partial.Error.
+// Problem is what a test checks of one *diag.Error.
 type Problem struct {
 	Err     string // Error()
 	Line    int
@@ -46,7 +47,7 @@ type Problem struct {
 // Problems lists the problems in err as comparable values.
 func Problems(err error) []Problem {
 	var out []Problem
-	for _, e := range partial.All(err) {
+	for _, e := range diag.All(err) {
 		out = append(out, Problem{Err: e.Error(), Line: e.Line, Column: e.Column, Path: e.Path, Hint: e.Hint, Snippet: e.Snippet})
 	}
 	return out

@@ -1,29 +1,65 @@
-package partial
+// Package diag is strata's one kind of diagnostic: a problem at a place (a
+// layer, a line and column, a key path), how bad it is, what is wrong, what
+// might fix it, and the error that caused it, if any.
+//
+// Every package of strata reports problems as an [*Error], or as [Errors]
+// when one pass finds several. [Error.Error] gives one line;
+// [Error.Render] adds the offending source line for people. A wrapped
+// cause stays reachable: errors.Is(err, context.Canceled) holds through
+// every layer.
+package diag
 
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/strata-config/strata/internal/tomltext"
 )
 
-// Error is one problem in a layer: where it is, which key, what is wrong,
-// and what might fix it.
+// Severity says how bad a problem is.
+type Severity uint8
+
+// Severities. The zero Severity is SeverityError.
+const (
+	// SeverityError: the operation failed, or left something out that was
+	// asked for.
+	SeverityError Severity = iota
+	// SeverityWarning: something was left out or skipped, and the rest went
+	// on.
+	SeverityWarning
+)
+
+func (s Severity) String() string {
+	if s == SeverityWarning {
+		return "warning"
+	}
+	return "error"
+}
+
+// Error is one problem: where it is, which key, what is wrong, and what
+// might fix it.
 type Error struct {
-	// Source names the layer: a file path, or a label such as "--cfg #2"
-	// or "env STRATA_TOOLS_GREP_RUN".
+	Severity Severity
+	// Source names the layer or the place: a file path, or a label such as
+	// "--cfg #2" or "env STRATA_TOOLS_GREP_RUN".
 	Source string
 	// Line and Column are 1-based (columns count characters); 0 when the
 	// position is not known.
 	Line, Column int
-	// Path is the key path of the problem; empty for syntax errors.
-	Path Path
+	// Path is the key path of the problem, outermost key first; empty for
+	// syntax errors.
+	Path []string
 	// Msg says what is wrong.
 	Msg string
 	// Hint suggests a fix, such as "did you mean run?"; may be empty.
 	Hint string
 	// Snippet is the source line of the problem, when known.
 	Snippet string
+	// Err is the cause, when the problem comes from another error.
+	Err error
 }
 
 // Error renders e on one line:
@@ -39,7 +75,7 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 	}
 	if len(e.Path) > 0 {
-		b.WriteString(e.Path.String())
+		b.WriteString(e.Key())
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Msg)
@@ -49,6 +85,26 @@ func (e *Error) Error() string {
 	}
 	return b.String()
 }
+
+// Key returns the key path as TOML writes it: tools.'fs.read'.run.
+func (e *Error) Key() string { return tomltext.Path(e.Path) }
+
+// Equal reports whether e and o say the same: the same fields, and causes
+// with the same text. It lets go-cmp compare problems whatever their
+// causes hold.
+func (e *Error) Equal(o *Error) bool {
+	if e == nil || o == nil {
+		return e == o
+	}
+	if (e.Err == nil) != (o.Err == nil) || e.Err != nil && e.Err.Error() != o.Err.Error() {
+		return false
+	}
+	return e.Severity == o.Severity && e.Source == o.Source && e.Line == o.Line && e.Column == o.Column &&
+		slices.Equal(e.Path, o.Path) && e.Msg == o.Msg && e.Hint == o.Hint && e.Snippet == o.Snippet
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Render renders e for people, over several lines, with the offending
 // source line and a caret under the column.
@@ -114,7 +170,7 @@ func (es Errors) Unwrap() []error {
 }
 
 // All returns the problems in err: the members of an [Errors], an [*Error],
-// or err wrapped as a single problem without position.
+// or err itself as the cause of a single problem without position.
 func All(err error) []*Error {
 	if err == nil {
 		return nil
@@ -127,5 +183,5 @@ func All(err error) []*Error {
 	if errors.As(err, &e) {
 		return []*Error{e}
 	}
-	return []*Error{{Msg: err.Error()}}
+	return []*Error{{Msg: err.Error(), Err: err}}
 }
