@@ -1,6 +1,7 @@
 package assign
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -34,6 +35,9 @@ import (
 // ':' for JSON (key:=json), or '+:' or ':+' to merge JSON (key:+=json). A
 // backslash before a first '+' or ':' makes it literal: '\+1' is the text
 // "+1".
+//
+// A variable whose name reaches no key is an error whose cause is
+// [ErrUnknownName], so that a host can choose to ignore it.
 func Env[P any](p *P, prefix string, environ []string) ([]Assignment, error) {
 	t := partialType[P]()
 	base := reflect.ValueOf(p).Elem()
@@ -62,7 +66,7 @@ func Env[P any](p *P, prefix string, environ []string) ([]Assignment, error) {
 		a.Op, a.Value = envValue(values[name])
 		path, err := envPath(name[len(head):], t, base, a.Op)
 		if err != nil {
-			errs = append(errs, &diag.Error{Source: a.Source, Msg: err.msg, Hint: err.hint})
+			errs = append(errs, &diag.Error{Source: a.Source, Msg: err.msg, Hint: err.hint, Err: ErrUnknownName})
 			continue
 		}
 		a.Path = path
@@ -88,6 +92,10 @@ func envValue(v string) (Op, string) {
 	}
 	return Set, v
 }
+
+// ErrUnknownName is the cause of the error of a variable whose name
+// reaches no key of the model.
+var ErrUnknownName = errors.New("the variable's name reaches no key")
 
 type envErr struct{ msg, hint string }
 

@@ -23,10 +23,14 @@ func (r *Runner) prepare(def resolve.Definition, args json.RawMessage) (json.Raw
 	if v.Kind() != jsonv.Object {
 		return nil, &Error{Tool: def.Name, Msg: "the arguments must be a JSON object"}
 	}
-	fillDefaults(v, def.InputSchema)
-	for _, k := range sortedKeys(def.Call.Forced) {
+	schema, err := jsonv.Parse(def.InputSchema)
+	if err != nil {
+		return nil, &Error{Tool: def.Name, Msg: "its input schema is not JSON: " + err.Error()}
+	}
+	fillDefaults(v, schema)
+	for _, k := range sortedKeys(def.Exec.Forced) {
 		if v.Get(k) == nil {
-			v.Set(k, jsonv.MustOf(def.Call.Forced[k]))
+			v.Set(k, jsonv.MustOf(def.Exec.Forced[k]))
 		}
 	}
 	out := v.JSON()
@@ -39,7 +43,11 @@ func (r *Runner) prepare(def resolve.Definition, args json.RawMessage) (json.Raw
 		return nil, &Error{Tool: def.Name, Msg: err.Error()}
 	}
 	if len(problems) > 0 {
-		return nil, &Error{Tool: def.Name, Msg: "invalid arguments", Problems: problems}
+		e := &Error{Tool: def.Name, Msg: "invalid arguments"}
+		for _, p := range problems {
+			e.Problems = append(e.Problems, Problem{Path: p.Path, Msg: p.Msg})
+		}
+		return nil, e
 	}
 	return out, nil
 }
@@ -67,7 +75,7 @@ func (r *Runner) schema(def resolve.Definition) (*schemacheck.Schema, error) {
 	c, _ := r.schemas.LoadOrStore(def.Name, &compiled{})
 	cs := c.(*compiled)
 	cs.once.Do(func() {
-		cs.schema, cs.err = schemacheck.Compile(def.InputSchema.JSON(), "")
+		cs.schema, cs.err = schemacheck.Compile(def.InputSchema, "")
 	})
 	return cs.schema, cs.err
 }

@@ -9,8 +9,9 @@
 // --describe executable given its arguments as one JSON argument, an MCP
 // tools/call carrying the same context in _meta, or the host's builtin.
 // Programs run in their own process group under a timeout and an output
-// cap, like discovery, but with the host's whole environment: a tool runs
-// on the user's behalf, as it would from their shell.
+// cap, with the one documented environment every program strata starts
+// gets, and a pinned launch runs only as pinned, checked right before each
+// run.
 //
 // Every call ends in one [protocol.Outcome]: success, error (transient or
 // not, with a trace) or needs_input. A question whose answer the config
@@ -31,14 +32,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/schemacheck"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
+	"github.com/strata-config/strata/trust"
 )
 
 // Defaults of a [Runner].
@@ -57,13 +57,14 @@ const (
 type Runner struct {
 	// Catalog is what may run.
 	Catalog *resolve.Catalog
-	// Config is the config the catalog was resolved from: MCP tools run on
-	// its servers.
-	Config config.Config
-	// Resolver is the resolver of the catalog: its Environ is the tools'
-	// environment, and MCP tools are called through it (and its Servers,
-	// which keep servers running between calls). Nil is the zero Resolver.
-	Resolver *resolve.Resolver
+	// Environ is the host's environment; nil is the process's. Programs get
+	// the part of it that every program strata starts gets.
+	Environ []string
+	// Pins are the pinned launches, by config key (tools.<name>): a local
+	// tool whose launch differs from its pin is not run.
+	Pins map[string]trust.Pin
+	// MCP calls the tools of MCP servers; nil fails MCP tools.
+	MCP MCP
 	// Timeout bounds each run of a local tool; 0 is DefaultTimeout. MCP
 	// tools have their server's tool_timeout_sec.
 	Timeout time.Duration
@@ -88,6 +89,13 @@ type Runner struct {
 	schemas sync.Map // tool name -> *compiled
 }
 
+// MCP calls tools of MCP servers for a [Runner].
+type MCP interface {
+	// CallTool calls tool (its name on the server) of the MCP server named
+	// server with args, a JSON object, and the _meta payload meta.
+	CallTool(ctx context.Context, server, tool string, args json.RawMessage, meta map[string]any) (*protocol.MCPResult, error)
+}
+
 // compiled is a tool's schema, compiled once.
 type compiled struct {
 	once   sync.Once
@@ -101,7 +109,7 @@ type Result struct {
 	// MCP is the server's result of an MCP tool that answered the MCP way
 	// rather than with an Outcome: every content item, structured content
 	// and all, for hosts that pass it on.
-	MCP *mcp.CallToolResult
+	MCP *protocol.MCPResult
 	// Arguments are the arguments the tool ran with: the call's, with
 	// defaults and forced values filled in, compact (keys keep their order
 	// and numbers their text).
@@ -180,11 +188,11 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 			return nil, err
 		}
 		res.Runs++
-		upstream := def.Call.Tool
+		upstream := def.Exec.Tool
 		if upstream == "" {
 			upstream = name
 		}
-		pc := protocol.NewContext(protocol.ActionRun, def.Call.Root, upstream, argMap, res.Answers, def.Options)
+		pc := protocol.NewContext(protocol.ActionRun, def.Exec.Root, upstream, argMap, res.Answers, def.Options)
 		out, mcpRes, err := r.run(ctx, def, pc, args)
 		if err != nil {
 			return nil, err
@@ -235,28 +243,34 @@ func (r *Runner) unknown(name string) error {
 }
 
 // run runs the tool once.
-func (r *Runner) run(ctx context.Context, def resolve.Definition, pc protocol.Context, args json.RawMessage) (protocol.Outcome, *mcp.CallToolResult, error) {
-	switch def.Call.Protocol {
-	case resolve.ProtocolJP, resolve.ProtocolDescribe:
+func (r *Runner) run(ctx context.Context, def resolve.Definition, pc protocol.Context, args json.RawMessage) (protocol.Outcome, *protocol.MCPResult, error) {
+	switch def.Exec.Kind {
+	case resolve.ExecJP, resolve.ExecDescribe:
 		out, err := r.runLocal(ctx, def, pc, args)
 		return out, nil, err
-	case resolve.ProtocolMCP:
+	case resolve.ExecMCP:
 		return r.runMCP(ctx, def, pc, args)
-	case resolve.ProtocolBuiltin:
+	case resolve.ExecBuiltin:
 		if r.Builtin == nil {
 			return protocol.Outcome{Type: protocol.Failure, Message: def.Name + " is a builtin tool, which the host runs; this host has none"}, nil, nil
 		}
 		out, err := r.Builtin(ctx, pc)
 		return out, nil, err
 	}
-	return protocol.Outcome{}, nil, fmt.Errorf("%s: unknown call protocol %q", def.Name, def.Call.Protocol)
+	return protocol.Outcome{}, nil, fmt.Errorf("%s: unknown exec kind %q", def.Name, def.Exec.Kind)
 }
 
 // runLocal runs a JP or --describe tool.
 func (r *Runner) runLocal(ctx context.Context, def resolve.Definition, pc protocol.Context, args json.RawMessage) (protocol.Outcome, error) {
-	argv, err := def.Call.Argv(pc, args)
+	argv, err := Argv(def.Exec, pc, args)
 	if err != nil {
 		return protocol.Outcome{Type: protocol.Failure, Message: def.Name + ": " + err.Error()}, nil
+	}
+	if pin, ok := r.Pins[def.Exec.Key]; ok && def.Exec.Kind == resolve.ExecJP {
+		launch := trust.Launch{Program: procs.LookPath(argv[0], r.environ()), Args: def.Exec.Command.Args, Env: trust.LaunchEnv(def.Exec.Env, def.Exec.EnvVars), Dir: def.Exec.Dir}
+		if err := pin.Check(launch); err != nil {
+			return protocol.Outcome{Type: protocol.Failure, Message: def.Name + " was not run: " + err.Error()}, nil
+		}
 	}
 	timeout := r.Timeout
 	if timeout <= 0 {
@@ -267,7 +281,7 @@ func (r *Runner) runLocal(ctx context.Context, def resolve.Definition, pc protoc
 		maxOut = DefaultMaxOutput
 	}
 	res, err := procs.Run(ctx, procs.Spec{
-		Program: argv[0], Args: argv[1:], Dir: def.Call.Root, Env: r.environ(),
+		Program: argv[0], Args: argv[1:], Dir: def.Exec.Dir, Env: procs.Env(r.environ(), def.Exec.Env, def.Exec.EnvVars),
 		Timeout: timeout, MaxStdout: maxOut,
 	})
 	var pe *procs.Error
@@ -286,7 +300,7 @@ func (r *Runner) runLocal(ctx context.Context, def resolve.Definition, pc protoc
 			return protocol.Outcome{Type: protocol.Failure, Message: def.Name + ": " + pe.Detail, Trace: trace(res.Stderr)}, nil
 		}
 	}
-	if def.Call.Protocol == resolve.ProtocolJP {
+	if def.Exec.Kind == resolve.ExecJP {
 		// A JP tool answers with an Outcome, whatever its exit status.
 		if out, perr := protocol.ParseOutcome(res.Stdout); perr == nil {
 			return out, nil
@@ -303,62 +317,30 @@ func (r *Runner) runLocal(ctx context.Context, def resolve.Definition, pc protoc
 }
 
 // runMCP calls an MCP tool, with the tool context in _meta.
-func (r *Runner) runMCP(ctx context.Context, def resolve.Definition, pc protocol.Context, args json.RawMessage) (protocol.Outcome, *mcp.CallToolResult, error) {
-	srv, ok := r.Config.MCPServers[def.Call.Server]
-	if !ok {
-		return protocol.Outcome{Type: protocol.Failure, Message: fmt.Sprintf("%s: the config has no MCP server %s", def.Name, def.Call.Server)}, nil, nil
+func (r *Runner) runMCP(ctx context.Context, def resolve.Definition, pc protocol.Context, args json.RawMessage) (protocol.Outcome, *protocol.MCPResult, error) {
+	if r.MCP == nil {
+		return protocol.Outcome{Type: protocol.Failure, Message: def.Name + " is an MCP tool, and this host calls no MCP servers"}, nil, nil
 	}
-	res, err := r.resolver().CallMCP(ctx, def.Call.Server, srv, def.Call.Tool, args, pc.Meta())
+	res, err := r.MCP.CallTool(ctx, def.Exec.Server, def.Exec.Tool, args, pc.Meta())
 	if err != nil {
 		if ctx.Err() != nil {
 			return protocol.Outcome{}, nil, ctx.Err()
 		}
 		return protocol.Outcome{Type: protocol.Failure, Transient: true, Message: def.Name + ": " + err.Error()}, nil, nil
 	}
-	out, bridged := protocol.FromMCP(mcpResult(res))
+	out, bridged := protocol.FromMCP(*res)
 	if bridged {
 		return out, nil, nil
 	}
 	return out, res, nil
 }
 
-func (r *Runner) resolver() *resolve.Resolver {
-	if r.Resolver == nil {
-		return &resolve.Resolver{}
-	}
-	return r.Resolver
-}
-
-// environ is the tools' environment: the resolver's, or the process's.
+// environ is the host's environment: the runner's, or the process's.
 func (r *Runner) environ() []string {
-	if r.Resolver != nil && r.Resolver.Environ != nil {
-		return r.Resolver.Environ
+	if r.Environ != nil {
+		return r.Environ
 	}
 	return os.Environ()
-}
-
-// mcpResult is what the protocol bridge reads of an MCP result.
-func mcpResult(res *mcp.CallToolResult) protocol.MCPResult {
-	out := protocol.MCPResult{IsError: res.IsError}
-	for _, c := range res.Content {
-		var item protocol.MCPContent
-		switch c := c.(type) {
-		case *mcp.TextContent:
-			item = protocol.MCPContent{Type: "text", Text: c.Text}
-		case *mcp.ImageContent:
-			item.Type = "image"
-		case *mcp.AudioContent:
-			item.Type = "audio"
-		case *mcp.EmbeddedResource:
-			item.Type = "resource"
-		case *mcp.ResourceLink:
-			item.Type = "resource_link"
-		default:
-			item.Type = "content"
-		}
-		out.Contents = append(out.Contents, item)
-	}
-	return out
 }
 
 // trace keeps the last lines of a tool's stderr, for an error outcome.
@@ -395,7 +377,13 @@ type Error struct {
 
 // Problem is one way arguments fail a tool's schema: where, as a JSONPath
 // ($ for the arguments, $.a.b[0] inside them), and what is wrong.
-type Problem = schemacheck.Problem
+type Problem struct {
+	Path string
+	Msg  string
+}
+
+// String returns "$.path: what is wrong".
+func (p Problem) String() string { return p.Path + ": " + p.Msg }
 
 // Error returns the problem on one line: "call read: invalid arguments:
 // $.path: missing property; $.n: must be >= 0".

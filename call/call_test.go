@@ -15,9 +15,10 @@ import (
 
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/config"
-	"github.com/strata-config/strata/internal/jsonv"
+	"github.com/strata-config/strata/internal/discover"
 	"github.com/strata-config/strata/internal/layertest"
 	"github.com/strata-config/strata/internal/testbin"
+	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) {
 	testbin.Main(m, map[string]*string{testbin.JPTools: &jptools, testbin.MCPFake: &mcpfake})
 }
 
-var environ = []string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent", "GREETING=hello from the environment"}
+var environ = []string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent", "GREETING=hello from the environment", "SECRET=not for tools"}
 
 // workspace writes files (path: content; a content starting with #! is an
 // executable) into a new workspace and returns its root.
@@ -62,9 +63,9 @@ func runner(t *testing.T, root, src string) *call.Runner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	servers := &resolve.Servers{}
+	servers := &upstream.Servers{}
 	t.Cleanup(func() { servers.Close() })
-	r := &resolve.Resolver{Root: root, Environ: environ, Servers: servers}
+	r := &discover.Resolver{Root: root, Environ: environ, Servers: servers}
 	cat, err := r.Resolve(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +73,11 @@ func runner(t *testing.T, root, src string) *call.Runner {
 	if len(cat.Warnings) > 0 {
 		t.Fatalf("warnings: %v", cat.Warnings)
 	}
-	return &call.Runner{Catalog: cat, Config: c, Resolver: r, Timeout: 5 * time.Second, Confirm: yes}
+	spec := func(name string) (upstream.Spec, bool) {
+		srv, ok := c.MCPServers[name]
+		return r.Spec(name, srv, root, root), ok
+	}
+	return &call.Runner{Catalog: cat, Environ: environ, MCP: upstream.Caller{Servers: servers, Spec: spec}, Timeout: 5 * time.Second, Confirm: yes}
 }
 
 // yes confirms every call.
@@ -188,7 +193,7 @@ func TestArguments(t *testing.T) {
 func TestLocalProtocols(t *testing.T) {
 	root := workspace(t, map[string]string{
 		"tools/echo":     echoTool,
-		"tools/env":      describe("env", `{"type":"object"}`, `printf '%s' "$GREETING"`),
+		"tools/env":      describe("env", `{"type":"object"}`, `printf '%s|%s|%s' "$GREETING" "$SECRET" "$SET"`),
 		"tools/fail":     describe("fail", `{"type":"object"}`, "echo partial output\necho 'fail: no network' >&2\nexit 1"),
 		"tools/hang":     describe("hang", `{"type":"object"}`, "sleep 30"),
 		"tools/flood":    describe("flood", `{"type":"object"}`, "yes flood"),
@@ -198,6 +203,10 @@ func TestLocalProtocols(t *testing.T) {
 	r := runner(t, root, `
 [discover]
 dirs = ["tools"]
+
+[tools.env]
+env_vars = ["GREETING"]
+env.SET = "set by the config"
 
 [tools.count_lines]
 source = "local"
@@ -222,7 +231,9 @@ parameters.x = { type = "string" }
 		want       protocol.Outcome
 	}{
 		{tool: "echo", args: `{"path":"p"}`, want: protocol.Outcome{Type: protocol.Success, Content: `{"path":"p","count":3}`}},
-		{tool: "env", want: protocol.Outcome{Type: protocol.Success, Content: "hello from the environment"}},
+		// The base set, what env_vars names and what env sets: nothing else
+		// of the host's.
+		{tool: "env", want: protocol.Outcome{Type: protocol.Success, Content: "hello from the environment||set by the config"}},
 		{tool: "count_lines", args: `{"path":"data/notes.txt"}`, want: protocol.Outcome{Type: protocol.Success, Content: "3"}},
 		{tool: "lines", args: `{"path":"data/notes.txt"}`, want: protocol.Outcome{Type: protocol.Success, Content: "3"}},
 		{tool: "count_lines", args: `{"path":"../etc/passwd"}`, want: protocol.Outcome{Type: protocol.Failure, Message: `path "../etc/passwd" is outside the workspace root; use a relative path without ..`}},
@@ -424,14 +435,13 @@ func TestBuiltin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := &resolve.Resolver{Root: t.TempDir(), Environ: environ, Builtins: map[string]resolve.Discovered{
-		"now": {Name: "now", Description: "The time.", InputSchema: jsonv.MustParse(`{"type":"object"}`)},
-	}}
-	cat, err := rs.Resolve(context.Background(), c)
+	cat, err := resolve.Build(c, resolve.Found{Builtins: map[string]resolve.Discovered{
+		"now": {Name: "now", Description: "The time.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &call.Runner{Catalog: cat, Config: c, Resolver: rs, Confirm: yes}
+	r := &call.Runner{Catalog: cat, Environ: environ, Confirm: yes}
 	res, err := r.Call(context.Background(), "now", nil)
 	if err != nil || res.Type != protocol.Failure || res.Message != "now is a builtin tool, which the host runs; this host has none" {
 		t.Errorf("without a builtin: %+v, %v", res, err)

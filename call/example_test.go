@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/strata-config/strata"
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/load"
@@ -33,26 +34,29 @@ printf '%s' "$1"
 func ExampleRunner_Call() {
 	root, _ := os.MkdirTemp("", "workspace")
 	defer os.RemoveAll(root)
-	_ = os.MkdirAll(filepath.Join(root, "tools"), 0o755)
-	_ = os.WriteFile(filepath.Join(root, "tools", "weather"), []byte(weatherTool), 0o755)
-
-	var p config.Partial
-	_ = load.Decode("config.toml", []byte(`
+	_ = os.MkdirAll(filepath.Join(root, ".strata", "tools"), 0o755)
+	_ = os.WriteFile(filepath.Join(root, ".strata", "tools", "weather"), []byte(weatherTool), 0o755)
+	_ = os.WriteFile(filepath.Join(root, ".strata", "config.toml"), []byte(`
 [discover]
 dirs = ["tools"]
 
 [tools.get_weather]
 run = "unattended"
 parameters.unit = { default = "celsius" }
-`), partial.TOML, &p)
-	cfg, _ := config.Finalize(&p)
-	r := &resolve.Resolver{Root: root, Environ: []string{"PATH=" + os.Getenv("PATH")}}
-	cat, err := r.Resolve(context.Background(), cfg)
+`), 0o644)
+
+	ws, err := strata.Open[config.Partial](context.Background(), config.Default(),
+		strata.Dir(root), strata.TrustWorkspace(), strata.Environ([]string{"PATH=" + os.Getenv("PATH")}))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	runner := &call.Runner{Catalog: cat, Config: cfg, Resolver: r}
+	defer ws.Close()
+	runner, err := ws.Runner(context.Background())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 
 	res, err := runner.Call(context.Background(), "get_weather", json.RawMessage(`{"city": "Oslo"}`))
 	if err != nil {
@@ -97,14 +101,12 @@ func editTool(_ context.Context, pc protocol.Context) (protocol.Outcome, error) 
 	return protocol.Outcome{Type: protocol.Success, Content: "left unchanged"}, nil
 }
 
-// editRunner resolves the config text, whose builtin tool edit is
-// editTool, and returns a Runner of its catalog.
+// editRunner builds the catalog of the config text, whose builtin tool edit
+// is editTool, and returns a Runner of it. Nothing runs to build it: the
+// host describes its builtins itself.
 func editRunner(text string) (*call.Runner, error) {
-	schema, err := resolve.ParseJSON([]byte(`{"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}`))
-	if err != nil {
-		return nil, err
-	}
-	edit := resolve.Discovered{Name: "edit", Description: "Edit a file.", InputSchema: schema}
+	edit := resolve.Discovered{Name: "edit", Description: "Edit a file.",
+		InputSchema: json.RawMessage(`{"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}`)}
 	var p config.Partial
 	if err := load.Decode("config.toml", []byte(text), partial.TOML, &p); err != nil {
 		return nil, err
@@ -113,12 +115,11 @@ func editRunner(text string) (*call.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &resolve.Resolver{Builtins: map[string]resolve.Discovered{"edit": edit}}
-	cat, err := r.Resolve(context.Background(), cfg)
+	cat, err := resolve.Build(cfg, resolve.Found{Builtins: map[string]resolve.Discovered{"edit": edit}})
 	if err != nil {
 		return nil, err
 	}
-	return &call.Runner{Catalog: cat, Config: cfg, Resolver: r, Builtin: editTool,
+	return &call.Runner{Catalog: cat, Builtin: editTool,
 		// The tool's run mode is "ask" (the default): the host's user says yes.
 		Confirm: func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }}, nil
 }

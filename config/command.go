@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -28,6 +29,17 @@ type Command struct {
 
 // IsZero reports whether no command is set.
 func (c Command) IsZero() bool { return c.Program == "" && len(c.Args) == 0 && !c.Shell }
+
+// Rebase makes a relative program path (one with a slash, such as
+// bin/tool) absolute against dir, the directory of the file that wrote it;
+// a bare name is looked up in PATH, and shell text is left as written.
+func (c *Command) Rebase(dir string) {
+	p := c.Program
+	if c.Shell || !strings.ContainsRune(p, '/') || filepath.IsAbs(p) || strings.HasPrefix(p, "~") || strings.Contains(p, "{{") {
+		return
+	}
+	c.Program = filepath.Join(dir, p)
+}
 
 // ParseCommand splits a command string into words.
 func ParseCommand(s string) (Command, error) {

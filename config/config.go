@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/command"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -52,6 +53,8 @@ type Tool struct {
 	Parameters  map[string]Parameter `toml:"parameters"`
 	Options     map[string]any       `toml:"options"`
 	Questions   map[string]Question  `toml:"questions"`
+	Env         map[string]string    `toml:"env"`
+	EnvVars     []string             `toml:"env_vars"`
 }
 
 // Parameter overrides (or, for tools without discovery, defines) one
@@ -70,9 +73,9 @@ type Parameter struct {
 
 // Question configures one question a tool may ask while it runs.
 type Question struct {
-	Target Target `toml:"target"`
+	Target Target `toml:"target" json:"target,omitempty"`
 	// Answer, when set, is given without asking anyone.
-	Answer any `toml:"answer"`
+	Answer any `toml:"answer" json:"answer,omitempty"`
 }
 
 // MCPServer is how to start an MCP server over stdio.
@@ -84,7 +87,6 @@ type MCPServer struct {
 	Optional          bool              `toml:"optional"`
 	StartupTimeoutSec float64           `toml:"startup_timeout_sec"`
 	ToolTimeoutSec    float64           `toml:"tool_timeout_sec"`
-	Checksum          string            `toml:"checksum"`
 	Expose            Expose            `toml:"expose"`
 }
 
@@ -196,6 +198,52 @@ func (t EffectiveTool) Answer(id string) (any, bool) {
 	return q.Answer, true
 }
 
+// IsLocal reports whether t runs as a local command: its source is local
+// (or local.<tool>), or it has none but has a command.
+func (t Tool) IsLocal() bool {
+	return t.Source.Kind == SourceLocal || t.Source.Kind == "" && !t.Command.IsZero()
+}
+
+// DefinesSchema reports whether a local tool's parameters define its
+// schema: when any parameter gives a type, the config is the schema, and
+// the command is never asked for one (as in JP: asking a command that does
+// not speak the schema action would run it for real). Parameters without
+// types override what the command describes.
+func (t Tool) DefinesSchema() bool {
+	for _, p := range t.Parameters {
+		if len(p.Type) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// ServersInUse returns the names of the MCP servers whose tools the
+// catalog needs, sorted: those that enabled tools name as their source, and
+// those that expose tools on their own.
+func (c Config) ServersInUse() []string {
+	wanted := map[string]bool{}
+	for _, name := range c.Tools.Names() {
+		t, _ := c.Tools.Effective(name)
+		if t.Tool.Source.Kind == SourceMCP && t.Enabled() {
+			wanted[t.Tool.Source.Server] = true
+		}
+	}
+	for name, srv := range c.MCPServers {
+		if !srv.Expose.IsZero() {
+			wanted[name] = true
+		}
+	}
+	out := make([]string, 0, len(wanted))
+	for name := range wanted {
+		if _, ok := c.MCPServers[name]; ok {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 func first[T comparable](vs ...T) T {
 	var zero T
 	for _, v := range vs {
@@ -207,9 +255,14 @@ func first[T comparable](vs ...T) T {
 }
 
 // Validate checks what the types alone cannot: the "*" entry holds only
-// inheritable settings, commands belong to local tools, and MCP sources
-// name configured servers.
-func (c Config) Validate() error {
+// inheritable settings, commands belong to local tools, shell commands
+// render safely, and MCP sources name configured servers.
+func (c Config) Validate() error { return c.ValidateAt(nil) }
+
+// ValidateAt is [Config.Validate] for a model mounted at mount in a host's
+// config: problems and hints name the host's key paths
+// (assistant.tools.grep.source).
+func (c Config) ValidateAt(mount partial.Path) error {
 	var errs diag.Errors
 	servers := make([]string, 0, len(c.MCPServers))
 	for n := range c.MCPServers {
@@ -221,7 +274,7 @@ func (c Config) Validate() error {
 		if !ok {
 			continue
 		}
-		p := partial.Path{"tools", name}
+		p := mount.Append("tools", name)
 		if name == EveryTool {
 			for _, key := range t.setKeys() {
 				if key != "run" && key != "result" && key != "enable" {
@@ -233,8 +286,13 @@ func (c Config) Validate() error {
 		if !t.Command.IsZero() && t.Source.Kind != "" && t.Source.Kind != SourceLocal {
 			errs = append(errs, &diag.Error{Path: p.Append("command"), Msg: kindName[t.Source.Kind] + " tool has no command", Hint: `remove the command, or set source = "local"`})
 		}
+		if t.Source.Kind != SourceBuiltin && t.Source.Kind != SourceMCP {
+			if err := command.Check(append([]string{t.Command.Program}, t.Command.Args...), t.Command.Shell); err != nil {
+				errs = append(errs, &diag.Error{Path: p.Append("command"), Msg: err.Error()})
+			}
+		}
 		if t.Source.Kind == SourceMCP && !slices.Contains(servers, t.Source.Server) {
-			hint := "add [mcp_servers." + partial.Path{t.Source.Server}.String() + "]"
+			hint := "add [" + mount.Append("mcp_servers", t.Source.Server).String() + "]"
 			if s := didYouMean(t.Source.Server, servers); s != "" {
 				hint = s
 			} else if len(servers) > 0 {
@@ -245,7 +303,7 @@ func (c Config) Validate() error {
 	}
 	for _, name := range servers {
 		s := c.MCPServers[name]
-		p := partial.Path{"mcp_servers", name}
+		p := mount.Append("mcp_servers", name)
 		if s.Command == "" {
 			errs = append(errs, &diag.Error{Path: p.Append("command"), Msg: "an MCP server needs a command", Hint: `write command = "npx"`})
 		}
@@ -283,5 +341,7 @@ func (t Tool) setKeys() []string {
 	add(len(t.Parameters) > 0, "parameters")
 	add(len(t.Options) > 0, "options")
 	add(len(t.Questions) > 0, "questions")
+	add(len(t.Env) > 0, "env")
+	add(len(t.EnvVars) > 0, "env_vars")
 	return keys
 }

@@ -21,17 +21,19 @@ type MCPServersPartial = partial.Map[MCPServerPartial]
 
 // ToolPartial is the partial twin of [Tool].
 type ToolPartial struct {
-	Source      partial.Value[Source]         `toml:"source" doc:"Where the tool comes from: builtin, local, local.<tool>, mcp.<server> or mcp.<server>.<tool>."`
-	Command     partial.Value[Command]        `toml:"command" doc:"How a local tool runs: shell words, or { program, args, shell }. {{tool}} and {{context}} render as JSON."`
-	Enable      partial.Value[Enable]         `toml:"enable" doc:"Whether the tool is offered: true, false, on, off, explicit, always, or { state, allow_toggle }."`
-	Summary     partial.Value[string]         `toml:"summary" doc:"Short description sent to the model."`
-	Description partial.Value[string]         `toml:"description" doc:"Longer description; {{description}} inserts the discovered one."`
-	Examples    partial.Value[string]         `toml:"examples" doc:"Examples of use, for the model."`
-	Run         partial.Value[RunMode]        `toml:"run" doc:"What happens when the model calls the tool."`
-	Result      partial.Value[ResultMode]     `toml:"result" doc:"What happens with the result before the model sees it."`
-	Parameters  partial.Map[ParameterPartial] `toml:"parameters" doc:"Overrides of the discovered input schema, by parameter name."`
-	Options     partial.Map[partial.Any]      `toml:"options" doc:"Free-form settings passed to the tool when it runs."`
-	Questions   partial.Map[QuestionPartial]  `toml:"questions" doc:"Questions the tool may ask, by id, and fixed answers."`
+	Source      partial.Value[Source]              `toml:"source" doc:"Where the tool comes from: builtin, local, local.<tool>, mcp.<server> or mcp.<server>.<tool>."`
+	Command     partial.Value[Command]             `toml:"command" strata:"program" doc:"How a local tool runs: shell words, or { program, args, shell }. {{tool}} and {{context}} render as JSON."`
+	Enable      partial.Value[Enable]              `toml:"enable" doc:"Whether the tool is offered: true, false, on, off, explicit, always, or { state, allow_toggle }."`
+	Summary     partial.Value[string]              `toml:"summary" doc:"Short description sent to the model."`
+	Description partial.Value[string]              `toml:"description" doc:"Longer description; {{description}} inserts the discovered one."`
+	Examples    partial.Value[string]              `toml:"examples" doc:"Examples of use, for the model."`
+	Run         partial.Value[RunMode]             `toml:"run" doc:"What happens when the model calls the tool."`
+	Result      partial.Value[ResultMode]          `toml:"result" doc:"What happens with the result before the model sees it."`
+	Parameters  partial.Map[ParameterPartial]      `toml:"parameters" doc:"Overrides of the discovered input schema, by parameter name."`
+	Options     partial.Map[partial.Any]           `toml:"options" doc:"Free-form settings passed to the tool when it runs."`
+	Questions   partial.Map[QuestionPartial]       `toml:"questions" doc:"Questions the tool may ask, by id, and fixed answers."`
+	Env         partial.Map[partial.Value[string]] `toml:"env" doc:"Environment variables set for a local tool's program, besides the base set every program gets."`
+	EnvVars     partial.List[string]               `toml:"env_vars" strata:"append" doc:"Names of the host's environment variables a local tool's program inherits, besides the base set."`
 }
 
 // ParameterPartial is the partial twin of [Parameter].
@@ -55,20 +57,19 @@ type QuestionPartial struct {
 
 // MCPServerPartial is the partial twin of [MCPServer].
 type MCPServerPartial struct {
-	Command           partial.Value[string]              `toml:"command" doc:"Program that runs the server."`
+	Command           partial.Value[string]              `toml:"command" strata:"program" doc:"Program that runs the server; a relative path is relative to the file that names it."`
 	Args              partial.List[string]               `toml:"args" doc:"Its arguments."`
 	Env               partial.Map[partial.Value[string]] `toml:"env" doc:"Environment variables added for it."`
-	Cwd               partial.Value[string]              `toml:"cwd" doc:"Working directory."`
+	Cwd               partial.Value[string]              `toml:"cwd" strata:"path" doc:"Working directory; a relative path is relative to the file that names it."`
 	Optional          partial.Value[bool]                `toml:"optional" doc:"When true, a server that fails to start is reported and its tools left out."`
 	StartupTimeoutSec partial.Value[float64]             `toml:"startup_timeout_sec" doc:"Seconds to wait for the server to start (default 10)."`
 	ToolTimeoutSec    partial.Value[float64]             `toml:"tool_timeout_sec" doc:"Seconds a tool call may take (default 60)."`
-	Checksum          partial.Value[string]              `toml:"checksum" doc:"sha256:<hex> of the server's program, to trust it in untrusted workspaces."`
 	Expose            partial.Value[Expose]              `toml:"expose" doc:"Tools of the server that join the catalog under their own names: \"all\", \"none\" (the default) or a list."`
 }
 
 // DiscoverPartial is the partial twin of [Discover].
 type DiscoverPartial struct {
-	Dirs partial.List[string] `toml:"dirs" strata:"append" doc:"Directories whose executables answer --describe; a plain array appends to lower layers."`
+	Dirs partial.List[string] `toml:"dirs" strata:"append,path" doc:"Directories whose executables answer --describe; a plain array appends to lower layers; a relative path is relative to the file that names it."`
 }
 
 // Finalize applies layer p to the library's defaults ([Default]) and

@@ -27,6 +27,21 @@ func Split(text string) (summary, rest string) {
 	return splitSentence(text)
 }
 
+// Join joins a summary and a description into one text: the summary, a
+// blank line and the description, or the description alone when it starts
+// with the summary already (or either alone when the other is empty).
+func Join(summary, description string) string {
+	switch {
+	case summary == "":
+		return description
+	case description == "":
+		return summary
+	case strings.HasPrefix(description, summary):
+		return description
+	}
+	return summary + "\n\n" + description
+}
+
 func splitSentence(text string) (string, string) {
 	for i := 0; i < len(text); i++ {
 		c := text[i]

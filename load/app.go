@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,7 +31,13 @@ import (
 //  7. Flags
 //
 // A file may be TOML, JSON or YAML (config.toml, .json, .yaml, .yml; two of
-// them in one place is an error), and may extend others (see Extends).
+// them in one place is an error), and may extend others (see [ExtendsKey]).
+//
+// The workspace file and the directory files apply only where Trust trusts
+// their directory; without a Trust, none does. Files that are not applied
+// are listed in the Result ([Probe].Untrusted) and reported once, as a
+// warning; everything else loads as usual. Relative paths in a file are
+// relative to the file (see [Rebaser]).
 type App[P, R any] struct {
 	// Name names the files (.<name>/, .<name>.toml) and the environment
 	// variables (<NAME>_...).
@@ -53,6 +60,32 @@ type App[P, R any] struct {
 	// strata's own model). When set, files in the formats other tools keep
 	// servers in are read as layers of servers: see Foreign.
 	MCPServers partial.Path
+	// Trust decides which workspaces' own files apply; nil trusts none.
+	Trust Trust
+	// UnknownEnv is what a <NAME>_ variable whose name reaches no key
+	// does: an error (the default), a warning, or nothing.
+	UnknownEnv EnvPolicy
+	// TrustHint tells the user how to trust a workspace, in the warning
+	// about files not applied: "run strata trust".
+	TrustHint string
+}
+
+// EnvPolicy is what a <NAME>_ variable whose name reaches no key does.
+type EnvPolicy uint8
+
+// Policies for unknown variables.
+const (
+	EnvError  EnvPolicy = iota // the load fails, naming the variable
+	EnvWarn                    // a warning, and the variable is ignored
+	EnvIgnore                  // the variable is ignored
+)
+
+// Trust decides whether the files of a workspace apply: the workspace file
+// of a root, and the directory files of a directory.
+type Trust interface {
+	// Trusts reports whether dir (a workspace root, or the directory of a
+	// directory file) is trusted.
+	Trusts(dir string) bool
 }
 
 // Kind is the kind of a layer's source.
@@ -90,6 +123,9 @@ type Probe struct {
 	Kind  Kind
 	Path  string
 	Found bool
+	// Untrusted is set on a file found but not applied: its workspace is
+	// not trusted.
+	Untrusted bool
 }
 
 // Result is what Load found: the config and where every part came from.
@@ -143,7 +179,7 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 
 	// Files: user, workspace, directories.
 	if userDir := a.userDir(env); userDir != "" {
-		r.probeFile(ctx, KindUser, filepath.Join(userDir, "config"))
+		r.probeFile(ctx, KindUser, filepath.Join(userDir, "config"), true)
 	}
 	root, err := workspaceRoot(dir, "."+a.Name)
 	if err != nil {
@@ -151,17 +187,27 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	}
 	res.Root = root
 	if root != "" {
-		r.probeFile(ctx, KindWorkspace, filepath.Join(root, "."+a.Name, "config"))
+		r.probeFile(ctx, KindWorkspace, filepath.Join(root, "."+a.Name, "config"), a.trusts(root))
 	}
 	for _, d := range directories(root, dir) {
-		r.probeFile(ctx, KindDirectory, filepath.Join(d, "."+a.Name))
+		r.probeFile(ctx, KindDirectory, filepath.Join(d, "."+a.Name), a.trusts(d))
 	}
 	if len(r.errs) > 0 {
 		return nil, r.errs
 	}
+	r.untrusted(root)
 	// Environment: each variable is a layer of its own.
+	r.dir = dir
 	as, err := assign.Env(r.below(), a.Name, a.envAssignments(environ))
-	r.add(err)
+	for _, e := range diag.All(err) {
+		switch {
+		case !errors.Is(e, assign.ErrUnknownName) || a.UnknownEnv == EnvError:
+			r.add(e)
+		case a.UnknownEnv == EnvWarn:
+			e.Severity = diag.SeverityWarning
+			r.warn(e)
+		}
+	}
 	for _, as := range as {
 		r.assignment(KindEnv, strings.TrimPrefix(as.Source, "env "), as)
 	}
@@ -187,6 +233,32 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 		return nil, res.locate(err)
 	}
 	return res, nil
+}
+
+// trusts reports whether the files of dir apply.
+func (a *App[P, R]) trusts(dir string) bool { return a.Trust != nil && a.Trust.Trusts(dir) }
+
+// untrusted reports, once, the files that were found but not applied.
+func (r *reader[P, R]) untrusted(root string) {
+	var files []string
+	for _, p := range r.res.Probes {
+		if p.Untrusted {
+			files = append(files, p.Path)
+		}
+	}
+	if len(files) == 0 {
+		return
+	}
+	where := root
+	if where == "" {
+		where = filepath.Dir(files[0])
+	}
+	hint := r.app.TrustHint
+	if hint == "" {
+		hint = "trust the workspace to apply them"
+	}
+	msg := "workspace layers not applied: untrusted (" + strings.Join(files, ", ") + ")"
+	r.warn(&diag.Error{Severity: diag.SeverityWarning, Source: where, Msg: msg, Hint: hint})
 }
 
 // userDir returns the directory of the user file.
@@ -249,6 +321,7 @@ type reader[P, R any] struct {
 	res    *Result[P, R]
 	errs   diag.Errors
 	merged *P
+	dir    string // the working directory, for the relative paths of overrides
 }
 
 // push adds a layer and merges it into the running merge.
@@ -285,6 +358,7 @@ func (r *reader[P, R]) assignment(kind Kind, name string, a assign.Assignment) {
 		r.add(err)
 		return
 	}
+	rebase(l, r.dir)
 	r.push(Layer[P]{Kind: kind, Name: name, Partial: l})
 }
 

@@ -39,6 +39,11 @@ func tree(t *testing.T, files map[string]string) string {
 
 type app = load.App[config.Partial, config.Config]
 
+// trustAll trusts every workspace, for the tests of what files say.
+type trustAll struct{}
+
+func (trustAll) Trusts(string) bool { return true }
+
 // loadIn loads with the user directory at <root>/home and the working
 // directory at <root>/<dir>, with only the given environment.
 func loadIn(t *testing.T, root, dir string, environ []string, cfg ...string) (*load.Result[config.Partial, config.Config], error) {
@@ -46,6 +51,7 @@ func loadIn(t *testing.T, root, dir string, environ []string, cfg ...string) (*l
 	a := app{
 		Name:     "strata",
 		Defaults: config.Default(),
+		Trust:    trustAll{},
 		Dir:      filepath.Join(root, dir),
 		Environ:  append([]string{"STRATA_CONFIG_HOME=" + filepath.Join(root, "home")}, environ...),
 		Cfg:      cfg,
@@ -113,7 +119,7 @@ func TestPrecedence(t *testing.T) {
 		root := tree(t, map[string]string{"w/.strata/config.toml": summary("workspace")})
 		var flags config.Partial
 		flags.Tools.Set("t", config.ToolPartial{Summary: partial.Of("flags")})
-		a := app{Name: "strata", Defaults: config.Default(), Dir: filepath.Join(root, "w"),
+		a := app{Name: "strata", Defaults: config.Default(), Trust: trustAll{}, Dir: filepath.Join(root, "w"),
 			Environ: []string{"STRATA_CONFIG_HOME=" + filepath.Join(root, "home"), "STRATA_TOOLS_T_SUMMARY=env"},
 			Cfg:     []string{"tools.t.summary=cfg"}, Flags: &flags}
 		res, err := a.Load(context.Background())
@@ -149,7 +155,7 @@ func TestUserDirectory(t *testing.T) {
 				"home/.config/strata/config.toml": summary("home"),
 				"work/":                           "",
 			})
-			a := app{Name: "strata", Defaults: config.Default(), Dir: filepath.Join(root, "work"), Environ: tt.environ(root)}
+			a := app{Name: "strata", Defaults: config.Default(), Trust: trustAll{}, Dir: filepath.Join(root, "work"), Environ: tt.environ(root)}
 			res, err := a.Load(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -432,7 +438,7 @@ func TestExplain(t *testing.T) {
 		"w/d/.strata.toml":      "unset = [\"tools.t.run\"]\n[discover]\ndirs = [\"d\"]\n",
 	})
 	for _, provenance := range []bool{false, true} {
-		a := app{Name: "strata", Defaults: config.Default(), Dir: filepath.Join(root, "w/d"), Provenance: provenance,
+		a := app{Name: "strata", Defaults: config.Default(), Trust: trustAll{}, Dir: filepath.Join(root, "w/d"), Provenance: provenance,
 			Environ: []string{"STRATA_CONFIG_HOME=" + filepath.Join(root, "home"), "STRATA_TOOLS_T_RUN=skip"}, Cfg: []string{"discover.dirs+=c"}}
 		res, err := a.Load(context.Background())
 		if err != nil {
@@ -448,11 +454,13 @@ func TestExplain(t *testing.T) {
   directory ROOT/w/d/.strata.toml:1:10: unset
   env       STRATA_TOOLS_T_RUN: set "skip"  <- wins
 `},
-			{"discover.dirs", `discover.dirs = ["w", "d", "c"]
-  user      ROOT/home/config.toml:4:1: append ["u"]
-  workspace ROOT/w/.strata/config.toml:5:1: replace with ["w"]  <- wins
-  directory ROOT/w/d/.strata.toml:3:1: append ["d"]  <- wins
-  cfg       --cfg #1 (discover.dirs+=c): append ["c"]  <- wins
+			// Relative paths are relative to the file that wrote them; an
+			// override's, to the working directory.
+			{"discover.dirs", `discover.dirs = ["ROOT/w/.strata/w", "ROOT/w/d/d", "ROOT/w/d/c"]
+  user      ROOT/home/config.toml:4:1: append ["ROOT/home/u"]
+  workspace ROOT/w/.strata/config.toml:5:1: replace with ["ROOT/w/.strata/w"]  <- wins
+  directory ROOT/w/d/.strata.toml:3:1: append ["ROOT/w/d/d"]  <- wins
+  cfg       --cfg #1 (discover.dirs+=c): append ["ROOT/w/d/c"]  <- wins
 `},
 			{"tools.'*'.run", `tools.'*'.run = "ask"
   default   default "ask"
@@ -476,5 +484,90 @@ func TestExplain(t *testing.T) {
 		if _, err := res.Explain(partial.Path{"tools", "t", "rnu"}); errText(err) != "tools.t.rnu: unknown key; did you mean tools.t.run?" {
 			t.Errorf("Explain of a typo: %v", err)
 		}
+	}
+}
+
+// trustDirs trusts the given directories and what is under them.
+type trustDirs []string
+
+func (t trustDirs) Trusts(dir string) bool {
+	for _, d := range t {
+		if dir == d || strings.HasPrefix(dir, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestUntrustedLayersDoNotApply: until its workspace is trusted, neither
+// the workspace file nor directory files apply, nor anything they would
+// extend; the user's layers do, and the files left out are reported once.
+func TestUntrustedLayersDoNotApply(t *testing.T) {
+	root := tree(t, map[string]string{
+		"home/config.toml":      "[tools.t]\nsource = \"builtin\"\nrun = \"ask\"\n",
+		"w/.strata/config.toml": "extends = [\"../evil.json\"]\n[tools.t]\nrun = \"unattended\"\n",
+		"w/evil.json":           `{"mcpServers": {"x": {"command": "evil"}}}`,
+		"w/d/.strata.toml":      "[tools.t.questions.q]\nanswer = true\n",
+		"other/.strata.toml":    "[tools.t]\nrun = \"skip\"\n",
+	})
+	tests := []struct {
+		name      string
+		trust     load.Trust
+		run       config.RunMode
+		untrusted []string
+		warnings  []string
+	}{
+		{
+			name: "no trust", trust: nil, run: config.RunAsk,
+			untrusted: []string{"w/.strata/config.toml", "w/d/.strata.toml"},
+			warnings:  []string{"ROOT/w: workspace layers not applied: untrusted (ROOT/w/.strata/config.toml, ROOT/w/d/.strata.toml); trust the workspace to apply them"},
+		},
+		{name: "another directory trusted", trust: trustDirs{"ROOT/other"}, run: config.RunAsk,
+			untrusted: []string{"w/.strata/config.toml", "w/d/.strata.toml"},
+			warnings:  []string{"ROOT/w: workspace layers not applied: untrusted (ROOT/w/.strata/config.toml, ROOT/w/d/.strata.toml); trust the workspace to apply them"},
+		},
+		{name: "workspace trusted", trust: trustDirs{"ROOT/w"}, run: config.RunUnattended},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if td, ok := tt.trust.(trustDirs); ok {
+				for i := range td {
+					td[i] = strings.ReplaceAll(td[i], "ROOT", root)
+				}
+			}
+			a := app{Name: "strata", Defaults: config.Default(), Trust: tt.trust, Dir: filepath.Join(root, "w/d"), MCPServers: partial.Path{"mcp_servers"},
+				Environ: []string{"STRATA_CONFIG_HOME=" + filepath.Join(root, "home")}}
+			res, err := a.Load(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			grep, _ := res.Config.Tools.Effective("t")
+			if grep.Run() != tt.run {
+				t.Errorf("run = %q, want %q", grep.Run(), tt.run)
+			}
+			if _, evil := res.Config.MCPServers["x"]; evil != (tt.run == config.RunUnattended) {
+				t.Errorf("the server of the extended file: present %v", evil)
+			}
+			var untrusted []string
+			for _, p := range res.Probes {
+				if p.Untrusted {
+					r, _ := filepath.Rel(root, p.Path)
+					untrusted = append(untrusted, r)
+				}
+			}
+			if diff := cmp.Diff(tt.untrusted, untrusted); diff != "" {
+				t.Errorf("untrusted probes (-want +got):\n%s", diff)
+			}
+			var warnings []string
+			for _, w := range res.Warnings {
+				warnings = append(warnings, strings.ReplaceAll(w.Error(), root, "ROOT"))
+			}
+			if diff := cmp.Diff(tt.warnings, warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+			if _, ok := grep.Answer("q"); ok == (tt.run != config.RunUnattended) {
+				t.Errorf("the directory file's answer applied: %v", ok)
+			}
+		})
 	}
 }

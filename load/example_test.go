@@ -9,6 +9,7 @@ import (
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/trust"
 )
 
 // A host application, "myapp", keeps the tools model under
@@ -57,6 +58,8 @@ run = "unattended"
 		Dir:      filepath.Join(root, "src"),
 		Environ:  []string{"MYAPP_CONVERSATION_TOOLS_GREP_SUMMARY=Search the code."}, // no os.Environ behind your back
 		Cfg:      []string{"conversation.model=medium"},
+		// The workspace's own files apply only once it is trusted.
+		Trust: trust.List{Workspaces: []string{root}},
 	}
 	res, err := app.Load(context.Background())
 	if err != nil {

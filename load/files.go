@@ -24,8 +24,9 @@ func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 // extensions are the formats a layer file may have, probed in this order.
 var extensions = []string{".toml", ".json", ".yaml", ".yml"}
 
-// probeFile looks for base with each extension and reads the one it finds.
-func (r *reader[P, R]) probeFile(ctx context.Context, kind Kind, base string) {
+// probeFile looks for base with each extension and reads the one it finds,
+// when trusted; an untrusted file is only recorded.
+func (r *reader[P, R]) probeFile(ctx context.Context, kind Kind, base string, trusted bool) {
 	var found []string
 	for _, ext := range extensions {
 		path := base + ext
@@ -38,7 +39,10 @@ func (r *reader[P, R]) probeFile(ctx context.Context, kind Kind, base string) {
 		case !errors.Is(err, fs.ErrNotExist):
 			r.add(&diag.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error()})
 		}
-		r.res.Probes = append(r.res.Probes, Probe{Kind: kind, Path: path, Found: err == nil})
+		r.res.Probes = append(r.res.Probes, Probe{Kind: kind, Path: path, Found: err == nil, Untrusted: err == nil && !trusted})
+	}
+	if !trusted {
+		return
 	}
 	switch len(found) {
 	case 0:
@@ -114,6 +118,7 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 		r.add(err)
 		return
 	}
+	rebase(p, filepath.Dir(abs))
 	inner := append(append([]string(nil), chain...), abs)
 	var after []extend
 	for _, e := range exts {

@@ -38,7 +38,7 @@ func FuzzExtends(f *testing.F) {
 			"w/.strata/d/2.toml":    "[tools.t]\nrun = \"skip\"\n",
 			"w/.strata/d/x.json":    "{}",
 		})
-		a := load.App[config.Partial, config.Config]{Name: "strata", Defaults: config.Default(), Dir: filepath.Join(root, "w"), Environ: []string{"STRATA_CONFIG_HOME=" + filepath.Join(root, "home")}}
+		a := load.App[config.Partial, config.Config]{Name: "strata", Defaults: config.Default(), Trust: trustAll{}, Dir: filepath.Join(root, "w"), Environ: []string{"STRATA_CONFIG_HOME=" + filepath.Join(root, "home")}}
 		res, err := a.Load(context.Background())
 		if err != nil {
 			if res != nil {

@@ -24,6 +24,9 @@ type Explanation struct {
 	// Steps are the layers that say something about the path, lowest
 	// first.
 	Steps []Step
+	// Untrusted are the files of an untrusted workspace that were not
+	// applied: whatever they say about the path does not count.
+	Untrusted []string
 }
 
 // Step is what one layer says about a path.
@@ -54,6 +57,11 @@ func (r *Result[P, R]) Explain(path partial.Path) (Explanation, error) {
 		return Explanation{}, err
 	}
 	ex := Explanation{Path: path}
+	for _, p := range r.Probes {
+		if p.Untrusted {
+			ex.Untrusted = append(ex.Untrusted, p.Path)
+		}
+	}
 	ex.Value = valueText(reflect.ValueOf(&r.Config).Elem(), path)
 	ex.Default = valueText(reflect.ValueOf(&r.defaults).Elem(), path)
 	for i, l := range r.Layers {
@@ -108,6 +116,9 @@ func (e Explanation) String() string {
 	}
 	if len(e.Steps) == 0 && e.Default == "" {
 		b.WriteString("  no layer sets it\n")
+	}
+	for _, f := range e.Untrusted {
+		fmt.Fprintf(&b, "  %-9s %s: not applied: the workspace is not trusted\n", "untrusted", f)
 	}
 	return b.String()
 }

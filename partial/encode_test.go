@@ -19,7 +19,6 @@ func allUnsetServer() config.MCPServerPartial {
 		Optional:          layertest.UnsetValue[bool](),
 		StartupTimeoutSec: layertest.UnsetValue[float64](),
 		ToolTimeoutSec:    layertest.UnsetValue[float64](),
-		Checksum:          layertest.UnsetValue[string](),
 		Expose:            layertest.UnsetValue[config.Expose](),
 	}
 }

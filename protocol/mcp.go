@@ -1,13 +1,18 @@
 package protocol
 
 import (
+	"encoding/json"
 	"strings"
 )
 
-// MCPResult is what a tools/call answered, as far as the bridge needs it.
+// MCPResult is what a tools/call answered: what the bridge reads of it,
+// and the whole result as the server wrote it.
 type MCPResult struct {
 	IsError  bool
 	Contents []MCPContent
+	// Raw is the result as the server sent it, every content item,
+	// structured content and _meta included, for hosts that pass it on.
+	Raw json.RawMessage
 }
 
 // MCPContent is one content item of a tools/call result.

@@ -8,65 +8,76 @@ import (
 
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
-	"github.com/strata-config/strata/internal/jsonv"
 )
 
-// JSON is a JSON value as a tool gives it, such as its schema: objects
-// keep their key order and numbers their text, so that what strata does
-// not change passes through as written. String and MarshalJSON give it
-// back.
-type JSON = jsonv.Value
-
-// ParseJSON reads a JSON value, such as a builtin's schema for
-// [Discovered].InputSchema.
-func ParseJSON(b []byte) (*JSON, error) { return jsonv.Parse(b) }
+// Discovered is what a tool says about itself: the base of its definition.
+// Schemas and annotations are JSON as the tool gave them, passed through
+// byte for byte where the config changes nothing.
+type Discovered struct {
+	Name        string
+	Title       string
+	Summary     string // JP's schema action gives one; others leave it empty
+	Description string
+	InputSchema json.RawMessage
+	// OutputSchema and Annotations pass through from MCP tools.
+	OutputSchema json.RawMessage
+	Annotations  json.RawMessage
+}
 
 // Definition is a resolved tool: what a model is told about it, and what
 // the host needs to run it.
 type Definition struct {
-	Name         string              `json:"name"`
-	Source       string              `json:"source"`
-	Title        string              `json:"title,omitempty"`
-	Summary      string              `json:"summary"`
-	Description  string              `json:"description"`
-	Examples     string              `json:"examples"`
-	InputSchema  *JSON               `json:"inputSchema"`
-	OutputSchema *JSON               `json:"outputSchema,omitempty"`
-	Annotations  *JSON               `json:"annotations,omitempty"`
-	Options      map[string]any      `json:"options"`
-	Questions    map[string]Question `json:"questions"`
-	Run          config.RunMode      `json:"run"`
-	Result       config.ResultMode   `json:"result"`
-	// Call says how the tool runs; it is not part of what a model sees.
-	Call Call `json:"-"`
+	Name         string                     `json:"name"`
+	Source       string                     `json:"source"`
+	Title        string                     `json:"title,omitempty"`
+	Summary      string                     `json:"summary"`
+	Description  string                     `json:"description"`
+	Examples     string                     `json:"examples"`
+	InputSchema  json.RawMessage            `json:"inputSchema"`
+	OutputSchema json.RawMessage            `json:"outputSchema,omitempty"`
+	Annotations  json.RawMessage            `json:"annotations,omitempty"`
+	Options      map[string]any             `json:"options"`
+	Questions    map[string]config.Question `json:"questions"`
+	Run          config.RunMode             `json:"run"`
+	Result       config.ResultMode          `json:"result"`
+	// Exec says how the tool runs; it is not part of what a model sees.
+	Exec Exec `json:"-"`
 }
 
-// Protocol is how a tool is called.
-type Protocol string
+// ExecKind is how a tool runs.
+type ExecKind string
 
-// Protocols.
+// Exec kinds.
 const (
-	ProtocolJP       Protocol = "jp"       // a command rendered with the JP tool context
-	ProtocolDescribe Protocol = "describe" // an executable given its arguments as one JSON argument
-	ProtocolMCP      Protocol = "mcp"      // a tools/call to an MCP server
-	ProtocolBuiltin  Protocol = "builtin"  // the host runs it
+	ExecJP       ExecKind = "jp"       // a command rendered with the JP tool context
+	ExecDescribe ExecKind = "describe" // an executable given its arguments as one JSON argument
+	ExecMCP      ExecKind = "mcp"      // a tools/call to an MCP server
+	ExecBuiltin  ExecKind = "builtin"  // the host runs it
 )
 
-// Call is how a resolved tool runs.
-type Call struct {
-	Protocol Protocol
+// Exec is how a resolved tool runs.
+type Exec struct {
+	Kind ExecKind
 	// Command is the JP command template.
 	Command config.Command
 	// Path is the executable of a --describe tool.
 	Path string
 	// Server and Tool name an MCP server and the tool's name there; Tool is
-	// also the upstream name of a local.<tool> source.
+	// also the upstream name of a local.<tool> or builtin source.
 	Server, Tool string
 	// Forced are parameters whose value the config fixes (a one-value
 	// enum); calls are given them.
 	Forced map[string]any
-	// Root is the directory the tool runs in.
-	Root string
+	// Dir is the directory the tool's program starts in; Root is the
+	// workspace root the tool is told about (the JP context's root).
+	Dir, Root string
+	// Key is the config key of what launches the tool's program, for its
+	// pin: tools.<name>, mcp_servers.<server>, or discover.dirs.
+	Key string
+	// Env and EnvVars are the variables a local tool's program gets
+	// besides the base set: set, and inherited from the host by name.
+	Env     map[string]string
+	EnvVars []string
 }
 
 // Catalog is the resolved tool definitions.
@@ -76,9 +87,9 @@ type Catalog struct {
 	// of a name, a text or a schema changes it.
 	Fingerprint string       `json:"fingerprint"`
 	Tools       []Definition `json:"tools"`
-	// Warnings are problems that left a tool out without failing: an
-	// executable that cannot describe itself, a program held back by
-	// trust.
+	// Warnings are problems that left something out without failing: an
+	// executable that cannot describe itself, an optional server that did
+	// not start.
 	Warnings diag.Errors `json:"-"`
 	// Started counts the programs this resolution started: discovery runs
 	// and MCP servers. It is 0 when every answer came from the cache.
@@ -87,13 +98,16 @@ type Catalog struct {
 
 // newCatalog sorts the tools by name and computes the fingerprint.
 func newCatalog(tools []Definition) *Catalog {
+	if tools == nil {
+		tools = []Definition{}
+	}
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
 	for i := range tools {
 		if tools[i].Options == nil {
 			tools[i].Options = map[string]any{}
 		}
 		if tools[i].Questions == nil {
-			tools[i].Questions = map[string]Question{}
+			tools[i].Questions = map[string]config.Question{}
 		}
 	}
 	c := &Catalog{Tools: tools}

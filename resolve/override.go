@@ -12,41 +12,23 @@ import (
 	"github.com/strata-config/strata/partial"
 )
 
-// Discovered is what a tool says about itself: the base of its definition.
-type Discovered struct {
-	Name        string
-	Title       string
-	Summary     string // JP's schema action gives one; others leave it empty
-	Description string
-	InputSchema *JSON
-	// OutputSchema and Annotations pass through from MCP tools.
-	OutputSchema *JSON
-	Annotations  *JSON
-}
-
-// Locator positions a problem at the layer that set a key path.
-type Locator func(e *diag.Error) *diag.Error
-
 // overrides applies a tool's configuration on top of what it discovered,
 // under the rules of DESIGN.md: the user's text replaces (with
 // {{description}} standing for the discovered one), the discovered schema
 // stays the base, and an override may tighten it but never loosen it.
 type overrides struct {
 	path   partial.Path // tools.<name>
-	locate Locator
 	errs   diag.Errors
 	forced map[string]any // parameters whose one-value enum forces them
 }
 
 func (o *overrides) fail(p partial.Path, msg, hint string) {
-	e := &diag.Error{Path: p, Msg: msg, Hint: hint}
-	if o.locate != nil {
-		e = o.locate(e)
-	}
-	o.errs = append(o.errs, e)
+	o.errs = append(o.errs, &diag.Error{Path: p, Msg: msg, Hint: hint})
 }
 
-// text returns the summary and description of a tool.
+// text returns the summary and description of a tool: the user's win;
+// otherwise the discovered description is split into a first-sentence
+// summary and the rest.
 func text(d Discovered, t config.Tool) (summary, description string) {
 	desc := d.Description
 	switch {
@@ -153,16 +135,9 @@ func (o *overrides) param(v validator, prop *jsonv.Value, ptr string, p config.P
 			prop.Set("default", jsonv.MustOf(p.Default))
 		}
 	}
-	switch {
-	case p.Description != "":
+	if p.Description != "" || p.Summary != "" {
 		discovered, _ := prop.Get("description").Str()
-		d := strings.ReplaceAll(p.Description, "{{description}}", discovered)
-		if p.Summary != "" && !strings.HasPrefix(d, p.Summary) {
-			d = p.Summary + "\n\n" + d
-		}
-		prop.Set("description", jsonv.MustOf(d))
-	case p.Summary != "":
-		prop.Set("description", jsonv.MustOf(p.Summary))
+		prop.Set("description", jsonv.MustOf(config.Join(p.Summary, strings.ReplaceAll(p.Description, "{{description}}", discovered))))
 	}
 	if len(p.Examples) > 0 {
 		prop.Set("examples", jsonv.MustOf(p.Examples))

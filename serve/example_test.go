@@ -20,12 +20,12 @@ import (
 // the host, to any MCP client; the client sees the catalog's fingerprint
 // as the server's version.
 func ExampleServer() {
-	echo := resolve.Discovered{Name: "echo", Description: "Repeat a text."}
-	echo.InputSchema, _ = resolve.ParseJSON([]byte(`{"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}`))
+	echo := resolve.Discovered{Name: "echo", Description: "Repeat a text.",
+		InputSchema: json.RawMessage(`{"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}`)}
 
 	var fingerprint string // of the catalog served, to compare
 	s := &serve.Server{
-		Load: func(ctx context.Context) (*serve.Catalog, error) {
+		Load: func(ctx context.Context) (*serve.Snapshot, error) {
 			var p config.Partial
 			if err := load.Decode("config.toml", []byte("[tools.echo]\nsource = \"builtin\"\n"), partial.TOML, &p); err != nil {
 				return nil, err
@@ -34,14 +34,13 @@ func ExampleServer() {
 			if err != nil {
 				return nil, err
 			}
-			r := &resolve.Resolver{Builtins: map[string]resolve.Discovered{"echo": echo}}
-			cat, err := r.Resolve(ctx, cfg)
+			cat, err := resolve.Build(cfg, resolve.Found{Builtins: map[string]resolve.Discovered{"echo": echo}})
 			if err != nil {
 				return nil, err
 			}
 			fingerprint = cat.Fingerprint
-			return &serve.Catalog{Runner: &call.Runner{
-				Catalog: cat, Config: cfg, Resolver: r,
+			return &serve.Snapshot{Runner: &call.Runner{
+				Catalog: cat,
 				// An MCP client asks its user before it calls a tool.
 				Confirm: func(context.Context, string, json.RawMessage) (bool, error) { return true, nil },
 				Builtin: func(_ context.Context, pc protocol.Context) (protocol.Outcome, error) {

@@ -30,6 +30,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/call"
+	"github.com/strata-config/strata/export"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
 )
@@ -42,8 +43,8 @@ const MetaFingerprint = "strata/fingerprint"
 // before it resolves again.
 const DefaultDebounce = 200 * time.Millisecond
 
-// Catalog is one resolution: what a server serves until the next.
-type Catalog struct {
+// Snapshot is one resolution: what a server serves until the next.
+type Snapshot struct {
 	// Runner runs the calls; its Catalog is what tools/list lists.
 	Runner *call.Runner
 	// Watch are files and directories whose change means resolving again;
@@ -56,7 +57,7 @@ type Server struct {
 	// Load resolves the catalog. It is called when the server starts, and
 	// again after every change; a failure keeps the catalog being served
 	// (and is told to Warn).
-	Load func(ctx context.Context) (*Catalog, error)
+	Load func(ctx context.Context) (*Snapshot, error)
 	// Warn is told the problems that do not stop the server: a reload
 	// that failed, a tool that cannot be served; nil drops them.
 	Warn func(error)
@@ -65,7 +66,7 @@ type Server struct {
 	Debounce time.Duration
 
 	mu      sync.Mutex
-	current *Catalog
+	current *Snapshot
 	served  map[string]string // the tools served: name -> their JSON
 	mcp     *mcp.Server
 	changes chan struct{}
@@ -159,7 +160,7 @@ func (s *Server) reloadLoop(ctx context.Context, w *watcher) {
 
 // install makes cat the catalog served: tools that left are removed, new
 // and changed ones added (the SDK tells the client the list changed).
-func (s *Server) install(cat *Catalog) {
+func (s *Server) install(cat *Snapshot) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.current = cat
@@ -196,18 +197,18 @@ func tool(d resolve.Definition) (*mcp.Tool, error) {
 	var probe struct {
 		Type any `json:"type"`
 	}
-	schema := d.InputSchema.JSON()
+	schema := []byte(d.InputSchema)
 	if json.Unmarshal(schema, &probe) != nil || probe.Type != "object" {
 		return nil, fmt.Errorf("%s is not served: its input schema's type is not \"object\", which MCP requires", d.Name)
 	}
-	m := d.MCP() // what --export mcp gives: the summary and the description
+	m := export.MCPToolOf(d) // what --export mcp gives: the summary and the description
 	t := &mcp.Tool{Name: m.Name, Title: m.Title, Description: m.Description, InputSchema: json.RawMessage(schema)}
 	if m.OutputSchema != nil {
-		t.OutputSchema = json.RawMessage(m.OutputSchema.JSON())
+		t.OutputSchema = m.OutputSchema
 	}
 	if m.Annotations != nil {
 		var a mcp.ToolAnnotations
-		if err := json.Unmarshal(m.Annotations.JSON(), &a); err == nil {
+		if err := json.Unmarshal(m.Annotations, &a); err == nil {
 			t.Annotations = &a
 		}
 	}
@@ -243,8 +244,11 @@ func answers(meta mcp.Meta) map[string]any {
 
 // result is the MCP result of a call.
 func result(res *call.Result) *mcp.CallToolResult {
-	if res.MCP != nil {
-		return res.MCP // the server's own result, every content item
+	if res.MCP != nil && len(res.MCP.Raw) > 0 {
+		var out mcp.CallToolResult
+		if err := json.Unmarshal(res.MCP.Raw, &out); err == nil {
+			return &out // the server's own result, every content item
+		}
 	}
 	switch res.Type {
 	case protocol.Success:

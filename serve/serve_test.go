@@ -17,11 +17,12 @@ import (
 
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/internal/discover"
 	"github.com/strata-config/strata/internal/testbin"
+	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/protocol"
-	"github.com/strata-config/strata/resolve"
 	"github.com/strata-config/strata/serve"
 )
 
@@ -88,9 +89,9 @@ func serveWorkspace(t *testing.T, src string, tools map[string]string, opts *mcp
 	write(t, filepath.Join(root, "notes.txt"), "one\ntwo\nthree\n", 0o644)
 	cfgFile := filepath.Join(root, ".strata", "config.toml")
 	write(t, cfgFile, strings.NewReplacer("JPTOOLS", jptools, "MCPFAKE", mcpfake).Replace(src), 0o644)
-	servers := &resolve.Servers{}
+	servers := &upstream.Servers{}
 	s := &serve.Server{
-		Load: func(ctx context.Context) (*serve.Catalog, error) {
+		Load: func(ctx context.Context) (*serve.Snapshot, error) {
 			b, err := os.ReadFile(cfgFile)
 			if err != nil {
 				return nil, err
@@ -103,15 +104,19 @@ func serveWorkspace(t *testing.T, src string, tools map[string]string, opts *mcp
 			if err != nil {
 				return nil, err
 			}
-			r := &resolve.Resolver{Root: root, Environ: environ, Servers: servers}
+			r := &discover.Resolver{Root: root, Environ: environ, Servers: servers}
 			cat, err := r.Resolve(ctx, c)
 			if err != nil {
 				return nil, err
 			}
-			return &serve.Catalog{
-				Runner: &call.Runner{Catalog: cat, Config: c, Resolver: r, Timeout: time.Second,
+			spec := func(name string) (upstream.Spec, bool) {
+				srv, ok := c.MCPServers[name]
+				return r.Spec(name, srv, root, root), ok
+			}
+			return &serve.Snapshot{
+				Runner: &call.Runner{Catalog: cat, Environ: environ, MCP: upstream.Caller{Servers: servers, Spec: spec}, Timeout: time.Second,
 					Confirm: func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }},
-				Watch: append([]string{cfgFile}, r.Watch(c)...),
+				Watch: []string{cfgFile, filepath.Join(root, "tools")},
 			}, nil
 		},
 		Warn:     func(err error) { t.Log("warning:", err) },

@@ -10,11 +10,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/strata-config/strata"
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/protocol"
-	"github.com/strata-config/strata/resolve"
 )
 
 type callCmd struct {
@@ -39,27 +39,9 @@ func (c *callCmd) Run(e *env) error {
 		}
 		args = b
 	}
-	servers := &resolve.Servers{}
-	defer servers.Close()
-	w, err := c.resolve(e, servers)
-	if w == nil {
-		return err
-	}
-	if _, ok := w.catalog.Tool(c.Name); !ok {
-		if err != nil {
-			return err // the tool may be among those that failed
-		}
-		if _, configured := w.config.Tools[c.Name]; configured {
-			return &diag.Error{Msg: c.Name + " did not resolve; see the warnings above"}
-		}
-	}
-	warn(e, diag.All(err))
-	r := &call.Runner{Catalog: w.catalog, Config: w.config, Resolver: w.resolver,
-		// The user typed the call: it is confirmed.
-		Confirm: func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }}
 	terminal := isTerminal(e.stdin)
 	interactive := c.Ask || terminal
-	r.Ask = func(_ context.Context, tool string, q protocol.Inquiry, _ config.Target) (any, bool, error) {
+	ask := func(_ context.Context, tool string, q protocol.Inquiry, _ config.Target) (any, bool, error) {
 		if !interactive {
 			return nil, false, &diag.Error{Msg: fmt.Sprintf("%s asks %s: %s", tool, q.ID, questionText(q)),
 				Hint: fmt.Sprintf("answer with --answer %s=VALUE, or run strata call on a terminal", q.ID)}
@@ -67,6 +49,30 @@ func (c *callCmd) Run(e *env) error {
 		a, err := prompt(e.stderr, in, !terminal, tool, q)
 		return a, err == nil, err
 	}
+	w, err := c.open(e, strata.Ask(ask),
+		// The user typed the call: it is confirmed.
+		strata.Confirm(func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }))
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	r, err := w.Runner(e.ctx)
+	if r == nil {
+		return err
+	}
+	if _, ok := r.Catalog.Tool(c.Name); !ok {
+		if err != nil {
+			return err // the tool may be among those that failed
+		}
+		if _, configured := w.Model().Tools[c.Name]; configured {
+			return &diag.Error{Msg: c.Name + " did not resolve", Hint: "see strata resolve for why"}
+		}
+		if !w.Trusted() {
+			return &diag.Error{Msg: fmt.Sprintf("call %s: no such tool in the catalog", c.Name), Hint: "the workspace's own files do not apply: it is not trusted (strata trust, or --trust)"}
+		}
+	}
+	warn(e, diag.All(err))
+	warn(e, r.Catalog.Warnings)
 	res, err := r.Call(e.ctx, c.Name, args, call.WithAnswers(answers))
 	if err != nil {
 		return err

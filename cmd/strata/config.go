@@ -8,30 +8,25 @@ import (
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
-	"github.com/strata-config/strata/partial"
 )
 
 type configCmd struct {
-	Root    string   `help:"Directory to load from, as if strata ran there (default: the current one)." placeholder:"DIR"`
-	Cfg     []string `name:"cfg" placeholder:"X" sep:"none" help:"A layer on top: a file, key=value, key:=json, key+=value, key:+=json, a JSON object, or NONE to drop the layers below; repeatable."`
-	JSON    bool     `name:"json" help:"Print JSON instead of TOML."`
-	Explain string   `placeholder:"KEY" help:"Show every layer that sets KEY, in order, and which one wins."`
-	Sources bool     `help:"List the layers read, in order, and the files looked for."`
+	openFlags `embed:""`
+	JSON      bool   `name:"json" help:"Print JSON instead of TOML."`
+	Explain   string `placeholder:"KEY" help:"Show every layer that sets KEY, in order, and which one wins."`
+	Sources   bool   `help:"List the layers read, in order, and the files looked for."`
 }
 
 func (c *configCmd) Run(e *env) error {
-	res, err := app(c.Root, c.Cfg).Load(e.ctx)
+	w, err := c.open(e)
 	if err != nil {
 		return err
 	}
-	warn(e, res.Warnings)
+	defer w.Close()
+	res := w.Loaded()
 	switch {
 	case c.Explain != "":
-		path, err := partial.ParsePath(c.Explain)
-		if err != nil {
-			return usageError{err}
-		}
-		ex, err := res.Explain(path)
+		ex, err := w.Explain(c.Explain)
 		if err != nil {
 			return usageError{err}
 		}
@@ -54,7 +49,10 @@ func writeSources(e *env, res *load.Result[config.Partial, config.Config]) error
 	b.WriteString("\nfiles looked for:\n")
 	for _, p := range res.Probes {
 		state := "not found"
-		if p.Found {
+		switch {
+		case p.Untrusted:
+			state = "untrusted"
+		case p.Found:
 			state = "read"
 		}
 		fmt.Fprintf(&b, "  %-9s %-9s %s\n", p.Kind, state, rel(p.Path))

@@ -56,12 +56,13 @@ type result struct {
 }
 
 func (r result) String() string {
-	return fmt.Sprintf("exit %d\n-- stdout --\n%s-- stderr --\n%s", r.code, r.stdout, portable(r.stderr))
+	return fmt.Sprintf("exit %d\n-- stdout --\n%s-- stderr --\n%s", r.code, portable(r.stdout), portable(r.stderr))
 }
 
 // portable replaces what differs between machines, such as where node is
 // installed.
 func portable(s string) string {
+	s = strings.ReplaceAll(s, repoRoot+string(filepath.Separator), "<repo>/")
 	if node, err := exec.LookPath("node"); err == nil {
 		s = strings.ReplaceAll(s, node, "<node>")
 	}
@@ -204,15 +205,17 @@ func TestConfigGolden(t *testing.T) {
 		env  []string
 		args []string
 	}{
-		{"config", nil, []string{"config", "--root", "fixtures/workspace/project/src"}},
-		{"config-json", nil, []string{"config", "--json", "--root", "fixtures/workspace/project"}},
-		{"config-sources", []string{"STRATA_TOOLS_GREP_RESULT=ask"}, []string{"config", "--sources", "--root", "fixtures/workspace/project/src", "--cfg", "tools.grep.run=skip", "--cfg", "NONE", "--cfg", "tools.grep.summary=x"}},
-		{"config-explain", []string{"STRATA_TOOLS_GREP_RUN=ask"}, []string{"config", "--root", "fixtures/workspace/project/src", "--cfg", "tools.grep.run=skip", "--explain", "tools.grep.run"}},
-		{"config-explain-list", nil, []string{"config", "--root", "fixtures/workspace/project/src", "--cfg", "discover.dirs+=extra", "--explain", "discover.dirs"}},
-		{"config-explain-option", nil, []string{"config", "--root", "fixtures/workspace/project/src", "--explain", "tools.grep.options.max_count"}},
-		{"config-explain-typo", nil, []string{"config", "--root", "fixtures/workspace", "--explain", "tools.grep.rnu"}},
+		{"config", nil, []string{"config", "--trust", "--root", "fixtures/workspace/project/src"}},
+		{"config-untrusted", nil, []string{"config", "--root", "fixtures/workspace/project/src"}},
+		{"config-json", nil, []string{"config", "--trust", "--json", "--root", "fixtures/workspace/project"}},
+		{"config-sources", []string{"STRATA_TOOLS_GREP_RESULT=ask"}, []string{"config", "--trust", "--sources", "--root", "fixtures/workspace/project/src", "--cfg", "tools.grep.run=skip", "--cfg", "NONE", "--cfg", "tools.grep.summary=x"}},
+		{"config-explain", []string{"STRATA_TOOLS_GREP_RUN=ask"}, []string{"config", "--trust", "--root", "fixtures/workspace/project/src", "--cfg", "tools.grep.run=skip", "--explain", "tools.grep.run"}},
+		{"config-explain-untrusted", []string{"STRATA_TOOLS_GREP_RUN=ask"}, []string{"config", "--root", "fixtures/workspace/project/src", "--explain", "tools.grep.run"}},
+		{"config-explain-list", nil, []string{"config", "--trust", "--root", "fixtures/workspace/project/src", "--cfg", "discover.dirs+=extra", "--explain", "discover.dirs"}},
+		{"config-explain-option", nil, []string{"config", "--trust", "--root", "fixtures/workspace/project/src", "--explain", "tools.grep.options.max_count"}},
+		{"config-explain-typo", nil, []string{"config", "--trust", "--root", "fixtures/workspace", "--explain", "tools.grep.rnu"}},
 		{"config-error-env", []string{"STRATA_TOOLS_GREP_RNU=ask"}, []string{"config", "--root", "fixtures/workspace"}},
-		{"config-error-cfg", nil, []string{"config", "--root", "fixtures/workspace", "--cfg", "fixtures/bad/typo.toml", "--cfg", "tools.grep.run=sometimes"}},
+		{"config-error-cfg", nil, []string{"config", "--trust", "--root", "fixtures/workspace", "--cfg", "fixtures/bad/typo.toml", "--cfg", "tools.grep.run=sometimes"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

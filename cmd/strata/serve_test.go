@@ -27,7 +27,7 @@ func serveWorkspace(t *testing.T) (strata, root string, environ []string) {
 		"tools/hang":    "#!/bin/sh\nif [ \"$1\" = --describe ]; then echo '{\"name\":\"hang\",\"description\":\"Hang.\",\"parameters\":{\"type\":\"object\"}}'; exit 0; fi\nsleep 30\n",
 		"notes.txt":     "one\ntwo\n",
 		".strata/config.toml": `[discover]
-dirs = ["tools"]
+dirs = ["../tools"]
 
 [tools.weather.parameters.unit]
 enum = ["celsius"]

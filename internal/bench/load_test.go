@@ -9,6 +9,7 @@ import (
 
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/trust"
 )
 
 // workspace writes a realistic set of sources: a user file of 200 tools, a
@@ -47,6 +48,7 @@ func BenchmarkLoadSources(b *testing.B) {
 			for b.Loop() {
 				app := load.App[config.Partial, config.Config]{
 					Name: "strata", Defaults: config.Default(), Dir: dir, Environ: environ, Cfg: cfg, Provenance: provenance,
+					Trust: trust.List{Workspaces: []string{filepath.Dir(filepath.Dir(dir))}},
 				}
 				if _, err := app.Load(context.Background()); err != nil {
 					b.Fatal(err)

@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/strata-config/strata/resolve"
+	"github.com/strata-config/strata/internal/cache"
+	"github.com/strata-config/strata/internal/discover"
 )
 
 // nodeServer returns the entry point of an npm MCP server of fixtures/mcp,
@@ -45,23 +46,23 @@ func BenchmarkMCP(b *testing.B) {
 	for _, name := range []string{"everything", "filesystem"} {
 		root := workspace(b, servers[name])
 		cfg := loadConfig(b, root, benchEnviron)
-		c, err := (&resolve.Resolver{Root: root, Environ: benchEnviron}).Resolve(context.Background(), cfg)
+		c, err := (&discover.Resolver{Root: root, Environ: benchEnviron}).Resolve(context.Background(), cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
 		toolCount[name] = len(c.Tools)
 		b.Run("alone-"+name, func(b *testing.B) {
-			resolveLoop(b, resolve.Resolver{Root: root, Environ: benchEnviron}, cfg, len(c.Tools), 1)
+			resolveLoop(b, discover.Resolver{Root: root, Environ: benchEnviron}, cfg, len(c.Tools), 1)
 		})
 	}
 	both := toolCount["everything"] + toolCount["filesystem"]
 	root := workspace(b, servers["everything"]+servers["filesystem"])
 	cfg := loadConfig(b, root, benchEnviron)
 	b.Run("strata-cold", func(b *testing.B) {
-		resolveLoop(b, resolve.Resolver{Root: root, Environ: benchEnviron}, cfg, both, 2)
+		resolveLoop(b, discover.Resolver{Root: root, Environ: benchEnviron}, cfg, both, 2)
 	})
 	b.Run("strata-warm", func(b *testing.B) {
-		r := resolve.Resolver{Root: root, Environ: benchEnviron, Cache: &resolve.Cache{Dir: b.TempDir()}}
+		r := discover.Resolver{Root: root, Environ: benchEnviron, Cache: &cache.Cache{Dir: b.TempDir()}}
 		if _, err := r.Resolve(context.Background(), cfg); err != nil {
 			b.Fatal(err)
 		}

@@ -14,8 +14,10 @@ import (
 	"testing"
 
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/internal/cache"
+	"github.com/strata-config/strata/internal/discover"
 	"github.com/strata-config/strata/load"
-	"github.com/strata-config/strata/resolve"
+	"github.com/strata-config/strata/trust"
 )
 
 // describeScript is a --describe shell tool; %s is what it does first
@@ -46,7 +48,7 @@ func describeTools(b *testing.B, n int, first string) string {
 			b.Fatal(err)
 		}
 	}
-	write(b, filepath.Join(root, ".strata", "config.toml"), "[discover]\ndirs = [\"tools\"]\n")
+	write(b, filepath.Join(root, ".strata", "config.toml"), "[discover]\ndirs = [\"../tools\"]\n")
 	return root
 }
 
@@ -63,7 +65,7 @@ func write(b *testing.B, path, data string) {
 // loadConfig loads the workspace at root with only its own files.
 func loadConfig(b *testing.B, root string, environ []string) config.Config {
 	b.Helper()
-	app := load.App[config.Partial, config.Config]{Name: "strata", Defaults: config.Default(), Dir: root, Environ: environ}
+	app := load.App[config.Partial, config.Config]{Name: "strata", Defaults: config.Default(), Dir: root, Environ: environ, Trust: trust.List{Workspaces: []string{root}}}
 	res, err := app.Load(context.Background())
 	if err != nil {
 		b.Fatal(err)
@@ -75,7 +77,7 @@ var benchEnviron = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/nonexist
 
 // resolveLoop resolves cfg b.N times, checking the number of tools and of
 // programs started, and reports the programs started per resolution.
-func resolveLoop(b *testing.B, r resolve.Resolver, cfg config.Config, tools, started int) {
+func resolveLoop(b *testing.B, r discover.Resolver, cfg config.Config, tools, started int) {
 	b.Helper()
 	total := 0
 	for b.Loop() {
@@ -162,11 +164,11 @@ func benchDescribe(b *testing.B, n int, first string) {
 		}
 	})
 	b.Run("strata-cold", func(b *testing.B) {
-		resolveLoop(b, resolve.Resolver{Root: root, Environ: benchEnviron}, cfg, n, n)
+		resolveLoop(b, discover.Resolver{Root: root, Environ: benchEnviron}, cfg, n, n)
 	})
 	b.Run("strata-warm", func(b *testing.B) {
-		cache := &resolve.Cache{Dir: b.TempDir()}
-		r := resolve.Resolver{Root: root, Environ: benchEnviron, Cache: cache}
+		store := &cache.Cache{Dir: b.TempDir()}
+		r := discover.Resolver{Root: root, Environ: benchEnviron, Cache: store}
 		if _, err := r.Resolve(context.Background(), cfg); err != nil {
 			b.Fatal(err)
 		}

@@ -31,6 +31,8 @@ func AllUnsetTool() config.ToolPartial {
 		Parameters:  partial.Map[config.ParameterPartial]{Reset: true},
 		Options:     partial.Map[partial.Any]{Reset: true},
 		Questions:   partial.Map[config.QuestionPartial]{Reset: true},
+		Env:         partial.Map[partial.Value[string]]{Reset: true},
+		EnvVars:     partial.List[string]{Base: partial.BaseDefault},
 	}
 }
 

@@ -42,3 +42,22 @@ func kept(name string) bool {
 	}
 	return strings.HasPrefix(name, "LC_") && len(name) > len("LC_")
 }
+
+// Env returns the environment of a program strata starts: the base set of
+// the host's variables (see [MinimalEnv]), the variables of the host that
+// inherit names, and set, which wins.
+func Env(host []string, set map[string]string, inherit []string) []string {
+	extra := make(map[string]string, len(set)+len(inherit))
+	if len(inherit) > 0 {
+		for _, kv := range host {
+			name, value, ok := strings.Cut(kv, "=")
+			if ok && slices.Contains(inherit, name) {
+				extra[name] = value
+			}
+		}
+	}
+	for k, v := range set {
+		extra[k] = v
+	}
+	return MinimalEnv(host, extra)
+}

@@ -393,6 +393,20 @@ func resolve(s Spec) (string, error) {
 	return s.Program, nil
 }
 
+// LookPath returns the executable that Run starts for program with the
+// environment env: a program with a slash as it is, a bare name found in
+// the absolute directories of env's PATH, or the name itself when it is
+// not found there.
+func LookPath(program string, env []string) string {
+	if strings.Contains(program, "/") {
+		return program
+	}
+	if p, err := lookPath(program, env); err == nil {
+		return p
+	}
+	return program
+}
+
 // lookPath finds the executable file name in the absolute directories of
 // the PATH of env, the last PATH in env counting.
 func lookPath(name string, env []string) (string, error) {

@@ -115,7 +115,20 @@ type Field struct {
 	Type     *Type
 	Strategy Strategy // for List fields: how a plain array merges
 	Doc      string
+	// Paths says how the field's strings are paths: relative ones are
+	// relative to the file that wrote them (see load).
+	Paths PathKind
 }
+
+// PathKind says how a field's strings are paths.
+type PathKind uint8
+
+// Path kinds, from the strata:"path" and strata:"program" tag options.
+const (
+	NotPath     PathKind = iota
+	PathFile             // a file or directory: any relative path
+	PathProgram          // a program: a relative path with a slash; a bare name is looked up in PATH
+)
 
 // Field returns the field with the given key.
 func (t *Type) Field(key string) (*Field, bool) {
@@ -397,6 +410,10 @@ func (b *builder) fields(s *Type, t reflect.Type) error {
 				f.Strategy = Prepend
 			case "replace":
 				f.Strategy = Replace
+			case "path":
+				f.Paths = PathFile
+			case "program":
+				f.Paths = PathProgram
 			default:
 				return fmt.Errorf("strata: field %s.%s: unknown strata tag option %q", t, sf.Name, opt)
 			}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package resolve
+package cache
 
 import "os"
 

@@ -1,4 +1,4 @@
-package resolve_test
+package discover_test
 
 import (
 	"context"
@@ -14,7 +14,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/export"
+	"github.com/strata-config/strata/internal/cache"
+	"github.com/strata-config/strata/internal/discover"
 	"github.com/strata-config/strata/internal/proctest"
+	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/resolve"
 )
 
@@ -59,7 +63,7 @@ func TestMCPTools(t *testing.T) {
 		&mcp.Tool{Name: "list_directory", Description: "List a directory.", InputSchema: rawSchema(`{"type":"object"}`)},
 	)
 	other := memServer(t, &mcp.Tool{Name: "list_directory", Description: "Other list.", InputSchema: rawSchema(`{"type":"object"}`)})
-	r := resolve.Resolver{MCPTransport: transports(t, map[string]*mcp.Server{"fs": files, "other": other})}
+	r := discover.Resolver{MCPTransport: transports(t, map[string]*mcp.Server{"fs": files, "other": other})}
 	c, err := resolveIn(t, r, `
 [mcp_servers.fs]
 command = "unused"
@@ -95,16 +99,16 @@ run = "ask"
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 	read, _ := c.Tool("read")
-	if read.Call.Protocol != resolve.ProtocolMCP || read.Call.Server != "fs" || read.Call.Tool != "read_text_file" {
-		t.Errorf("call: %+v", read.Call)
+	if read.Exec.Kind != resolve.ExecMCP || read.Exec.Server != "fs" || read.Exec.Tool != "read_text_file" {
+		t.Errorf("call: %+v", read.Exec)
 	}
 	if read.Title != "Read a file" || read.Summary != "Read a text file." || read.Description != "Read a file. As text." {
 		t.Errorf("text: %q %q %q", read.Title, read.Summary, read.Description)
 	}
-	if got := read.InputSchema.String(); got != `{"type":"object","properties":{"path":{"type":"string"},"encoding":{"type":"string","enum":["utf8"],"default":"utf8"}},"required":["path"]}` {
+	if got := string(read.InputSchema); got != `{"type":"object","properties":{"path":{"type":"string"},"encoding":{"type":"string","enum":["utf8"],"default":"utf8"}},"required":["path"]}` {
 		t.Errorf("schema with the override: %s", got)
 	}
-	b, _ := c.Export(resolve.FormatMCP)
+	b, _ := export.JSON(c, export.MCP)
 	for _, want := range []string{`"title": "Read a file"`, `"readOnlyHint": true`, `"outputSchema": {`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("MCP export lacks %s:\n%s", want, b)
@@ -114,7 +118,7 @@ run = "ask"
 
 func TestMCPProblems(t *testing.T) {
 	files := memServer(t, &mcp.Tool{Name: "read_text_file", Description: "Read.", InputSchema: rawSchema(`{"type":"object"}`)})
-	r := resolve.Resolver{MCPTransport: transports(t, map[string]*mcp.Server{"fs": files})}
+	r := discover.Resolver{MCPTransport: transports(t, map[string]*mcp.Server{"fs": files})}
 	c, err := resolveIn(t, r, `
 [mcp_servers.fs]
 command = "unused"
@@ -159,7 +163,7 @@ source = "mcp.maybe"
 // that finds other tools says so), and the failures of a server.
 func TestMCPServerProcess(t *testing.T) {
 	t.Run("pages", func(t *testing.T) {
-		c, err := resolveIn(t, resolve.Resolver{}, `
+		c, err := resolveIn(t, discover.Resolver{}, `
 [mcp_servers.many]
 command = "MCPFAKE"
 args = ["-tools", "250", "-page-size", "100"]
@@ -185,8 +189,8 @@ command = "MCPFAKE"
 args = ["-tools", "2", "-schema", "` + schema + `", "-log", "` + log + `"]
 expose = "all"
 `
-		cache := &resolve.Cache{Dir: t.TempDir()}
-		r := resolve.Resolver{Root: dir, Cache: cache}
+		store := &cache.Cache{Dir: t.TempDir()}
+		r := discover.Resolver{Root: dir, Cache: store}
 		cold, err := resolveIn(t, r, src)
 		if err != nil || cold.Started != 1 {
 			t.Fatalf("cold: %v, %d started", err, cold.Started)
@@ -228,7 +232,7 @@ expose = "all"
 	for _, tt := range failures {
 		t.Run(tt.name, func(t *testing.T) {
 			src := "[mcp_servers.bad]\ncommand = \"MCPFAKE\"\nargs = [" + tt.args + "]\nexpose = \"all\"\n" + tt.extra + "\n"
-			_, err := resolveIn(t, resolve.Resolver{}, src)
+			_, err := resolveIn(t, discover.Resolver{}, src)
 			got := strings.ReplaceAll(strings.Join(errLines(err), "\n"), mcpfake, "MCPFAKE")
 			if !strings.HasPrefix(got, tt.want) {
 				t.Errorf("error:\n%s\nwant it to start with:\n%s", got, tt.want)
@@ -236,7 +240,7 @@ expose = "all"
 			if tt.name == "crash" && !strings.HasSuffix(got, "; it said: fatal: no config") {
 				t.Errorf("the error does not end with the server's stderr: %s", got)
 			}
-			c, err := resolveIn(t, resolve.Resolver{}, src+"optional = true\n[mcp_servers.good]\ncommand = \"MCPFAKE\"\nargs = [\"-tools\", \"1\"]\nexpose = \"all\"\n")
+			c, err := resolveIn(t, discover.Resolver{}, src+"optional = true\n[mcp_servers.good]\ncommand = \"MCPFAKE\"\nargs = [\"-tools\", \"1\"]\nexpose = \"all\"\n")
 			if err != nil || len(c.Tools) != 1 || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0].Error(), "(the server is optional: its tools are left out)") {
 				t.Errorf("optional: %v, %d tools, warnings %v", err, len(c.Tools), c.Warnings)
 			}
@@ -265,8 +269,8 @@ expose = "all"
 		b, _ := os.ReadFile(log)
 		return strings.Fields(strings.ReplaceAll(string(b), "start ", ""))
 	}
-	cache := &resolve.Cache{Dir: t.TempDir()}
-	old, err := resolveIn(t, resolve.Resolver{Root: dir, Cache: cache}, src)
+	store := &cache.Cache{Dir: t.TempDir()}
+	old, err := resolveIn(t, discover.Resolver{Root: dir, Cache: store}, src)
 	if err != nil || len(starts()) != 1 {
 		t.Fatalf("filling the cache: %v, %d starts", err, len(starts()))
 	}
@@ -275,16 +279,17 @@ expose = "all"
 	}
 
 	changed := make(chan string, 1)
-	servers := &resolve.Servers{OnChange: func(s string) { changed <- s }}
+	servers := &upstream.Servers{Cache: store, OnChange: func(s string) { changed <- s }}
 	defer servers.Close()
-	r := resolve.Resolver{Root: dir, Environ: environ, Cache: cache, Servers: servers}
+	r := discover.Resolver{Root: dir, Environ: environ, Cache: store, Servers: servers}
 	warm, err := resolveIn(t, r, src)
 	if err != nil || warm.Started != 0 || warm.Fingerprint != old.Fingerprint {
 		t.Fatalf("warm: %v, %d started, the cached catalog: %v", err, warm.Started, warm.Fingerprint == old.Fingerprint)
 	}
 	cfg := configOf(t, src)
 	ctx := context.Background()
-	res, err := r.CallMCP(ctx, "fake", cfg.MCPServers["fake"], "tool_000", nil, nil)
+	spec := r.Spec("fake", cfg.MCPServers["fake"], dir, dir)
+	res, err := servers.Call(ctx, spec, "tool_000", nil, nil)
 	if err != nil || res.Content[0].(*mcp.TextContent).Text != "tool_000: ok" {
 		t.Fatalf("call: %v, %+v", err, res)
 	}
@@ -300,7 +305,7 @@ expose = "all"
 	if err != nil || fresh.Started != 0 || fresh.Fingerprint == old.Fingerprint {
 		t.Fatalf("after revalidating: %v, %d started, a new catalog: %v", err, fresh.Started, fresh.Fingerprint != old.Fingerprint)
 	}
-	if _, err := r.CallMCP(ctx, "fake", cfg.MCPServers["fake"], "tool_000", nil, nil); err != nil {
+	if _, err := servers.Call(ctx, spec, "tool_000", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	pids := starts()

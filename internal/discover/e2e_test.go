@@ -1,4 +1,4 @@
-package resolve_test
+package discover_test
 
 import (
 	"os"
@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strata-config/strata/resolve"
+	"github.com/strata-config/strata/internal/cache"
+	"github.com/strata-config/strata/internal/discover"
 )
 
 // nodeServer returns the entry point of an npm MCP server of fixtures/mcp.
@@ -56,8 +57,8 @@ source = "mcp.fs.read_text_file"
 [tools.read_file.parameters.head]
 description = "{{description}}; at most that many lines."
 `
-	cache := &resolve.Cache{Dir: t.TempDir()}
-	c, err := resolveIn(t, resolve.Resolver{Root: root, Cache: cache}, src)
+	store := &cache.Cache{Dir: t.TempDir()}
+	c, err := resolveIn(t, discover.Resolver{Root: root, Cache: store}, src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ description = "{{description}}; at most that many lines."
 		t.Error("the filesystem server's tools leaked in without expose")
 	}
 	read, _ := c.Tool("read_file")
-	if s := read.InputSchema.String(); !strings.HasPrefix(s, `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"},"tail":{"description":"If provided, returns only the last N lines of the file","type":"number"}`) ||
+	if s := string(read.InputSchema); !strings.HasPrefix(s, `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"},"tail":{"description":"If provided, returns only the last N lines of the file","type":"number"}`) ||
 		!strings.Contains(s, `"head":{"description":"If provided, returns only the first N lines of the file; at most that many lines.","type":"number"}`) {
 		t.Errorf("the schema is not the server's, key for key, with the override:\n%s", s)
 	}
@@ -85,7 +86,7 @@ description = "{{description}}; at most that many lines."
 		t.Errorf("warnings: %v", c.Warnings)
 	}
 
-	warm, err := resolveIn(t, resolve.Resolver{Root: root, Cache: cache}, src)
+	warm, err := resolveIn(t, discover.Resolver{Root: root, Cache: store}, src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ description = "{{description}}; at most that many lines."
 	if warm.Fingerprint != c.Fingerprint {
 		t.Error("the cached catalog differs")
 	}
-	refreshed, err := resolveIn(t, resolve.Resolver{Root: root, Cache: cache, Refresh: true}, src)
+	refreshed, err := resolveIn(t, discover.Resolver{Root: root, Cache: store, Refresh: true}, src)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,6 @@
-package resolve
+// Package cache keeps the answers of discovery on disk, so that resolving
+// again runs nothing.
+package cache
 
 import (
 	"bytes"
@@ -11,9 +13,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/strata-config/strata/internal/procs"
 )
 
-// Cache keeps the answers of discovery on disk, so that resolving again
+// Cache keeps answers on disk, so that resolving again
 // runs nothing. An answer is stored under a key made of everything that
 // decides it: the protocol, the executable's path, size, modification time
 // and content, and the rendered command (for MCP servers, their arguments,
@@ -24,13 +28,13 @@ import (
 // executable. Writes are atomic; an entry that cannot be read back whole
 // and under its own key is ignored and written again.
 type Cache struct {
-	// Dir holds the entries; DefaultCacheDir gives the usual place.
+	// Dir holds the entries; DefaultDir gives the usual place.
 	Dir string
 }
 
-// DefaultCacheDir returns $XDG_CACHE_HOME/<name>/schemas, or
+// DefaultDir returns $XDG_CACHE_HOME/<name>/schemas, or
 // $HOME/.cache/<name>/schemas, reading the variables from environ.
-func DefaultCacheDir(name string, environ []string) string {
+func DefaultDir(name string, environ []string) string {
 	env := map[string]string{}
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -47,11 +51,12 @@ func DefaultCacheDir(name string, environ []string) string {
 }
 
 // cacheVersion changes when the entry format does.
-const cacheVersion = 2
+const cacheVersion = 3
 
-// cacheKey is what decides a discovery answer.
-type cacheKey struct {
-	Protocol Protocol `json:"protocol"`
+// Key is what decides an answer: the protocol that asked for it, the
+// program (see [Cache.Key]), and how it ran.
+type Key struct {
+	Protocol string   `json:"protocol"`
 	Path     string   `json:"path"`
 	Size     int64    `json:"size"`
 	ModTime  int64    `json:"mtime"`
@@ -60,48 +65,79 @@ type cacheKey struct {
 	Argv     []string `json:"argv"`
 	Env      []string `json:"env,omitempty"`
 	Dir      string   `json:"dir,omitempty"`
+	// Files identify the script an interpreter runs, by path, so that a
+	// changed script is asked again.
+	Files map[string]string `json:"files,omitempty"`
 }
 
 // errNoCache is the fingerprint's error without a cache: there is nothing
 // to key.
 var errNoCache = errors.New("no cache")
 
-// fingerprint describes the executable at path for a cache key: its path,
-// size and modification time, and its content, by identity where the
-// system gives one and by hash otherwise.
-func (c *Cache) fingerprint(path string) (cacheKey, error) {
+// Key describes the program at path for a key: its path, size and
+// modification time, and its content, by identity where the system gives
+// one and by hash otherwise. The caller fills in how it runs. Without a
+// cache it returns an error: there is nothing to key.
+func (c *Cache) Key(path string) (Key, error) {
 	if c == nil || c.Dir == "" {
-		return cacheKey{}, errNoCache
+		return Key{}, errNoCache
 	}
+	id, info, err := identify(path)
+	if err != nil {
+		return Key{}, err
+	}
+	return Key{Path: path, Size: info.Size(), ModTime: info.ModTime().UnixNano(), Identity: id.identity, SHA256: id.sha256}, nil
+}
+
+// AddScript records the identity of the script an interpreter runs (see
+// procs.Script), so that a changed script is asked again.
+func (k *Key) AddScript(program string, args []string, dir string) {
+	p := procs.Script(program, args, dir)
+	if p == "" {
+		return
+	}
+	id, info, err := identify(p)
+	if err != nil {
+		return
+	}
+	k.Files = map[string]string{p: fmt.Sprintf("%d:%d:%s%s", info.Size(), info.ModTime().UnixNano(), id.identity, id.sha256)}
+}
+
+type fileID struct{ identity, sha256 string }
+
+// identify names the version of the content of the file at path: its
+// identity where the system gives one, else its SHA-256.
+func identify(path string) (fileID, os.FileInfo, error) {
 	info, err := os.Stat(path)
 	if err != nil {
-		return cacheKey{}, err
+		return fileID{}, nil, err
 	}
-	key := cacheKey{Path: path, Size: info.Size(), ModTime: info.ModTime().UnixNano()}
-	if key.Identity = fileIdentity(info); key.Identity != "" {
-		return key, nil
+	if id := fileIdentity(info); id != "" {
+		return fileID{identity: id}, info, nil
+	}
+	if !info.Mode().IsRegular() {
+		return fileID{}, info, nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return cacheKey{}, err
+		return fileID{}, nil, err
 	}
 	defer f.Close()
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
-		return cacheKey{}, err
+		return fileID{}, nil, err
 	}
-	key.SHA256 = hex.EncodeToString(h.Sum(nil))
-	return key, nil
+	return fileID{sha256: hex.EncodeToString(h.Sum(nil))}, info, nil
 }
 
-func (k cacheKey) id() string {
+func (k Key) id() string {
 	b, _ := json.Marshal(k)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
 
-// get returns the cached answer for k.
-func (c *Cache) get(k cacheKey) ([]byte, bool) {
+// Get returns the answer stored for k.
+func (c *Cache) Get(k Key) ([]byte, bool) {
 	if c == nil || c.Dir == "" {
 		return nil, false
 	}
@@ -128,9 +164,9 @@ func entryHead(id string) []byte {
 	return fmt.Appendf(nil, `{"version":%d,"key":%q,"answer":`, cacheVersion, id)
 }
 
-// put stores answer for k, atomically: readers see the old entry or the
+// Put stores answer for k, atomically: readers see the old entry or the
 // new one, never a part.
-func (c *Cache) put(k cacheKey, answer []byte) error {
+func (c *Cache) Put(k Key, answer []byte) error {
 	if c == nil || c.Dir == "" {
 		return nil
 	}

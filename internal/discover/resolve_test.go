@@ -1,4 +1,4 @@
-package resolve_test
+package discover_test
 
 import (
 	"bytes"
@@ -16,10 +16,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/export"
+	"github.com/strata-config/strata/internal/cache"
+	"github.com/strata-config/strata/internal/discover"
 	"github.com/strata-config/strata/internal/layertest"
 	"github.com/strata-config/strata/internal/testbin"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/resolve"
+	"github.com/strata-config/strata/trust"
 )
 
 var jptools, mcpfake string // the built fixture binaries
@@ -29,7 +33,7 @@ func TestMain(m *testing.M) {
 }
 
 var (
-	fixtures, _ = filepath.Abs("../fixtures")
+	fixtures, _ = filepath.Abs("../../fixtures")
 	environ     = []string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent"}
 )
 
@@ -46,7 +50,7 @@ func configOf(t *testing.T, src string) config.Config {
 	return c
 }
 
-func resolveIn(t *testing.T, r resolve.Resolver, src string) (*resolve.Catalog, error) {
+func resolveIn(t *testing.T, r discover.Resolver, src string) (*resolve.Catalog, error) {
 	t.Helper()
 	if r.Root == "" {
 		r.Root = t.TempDir()
@@ -71,11 +75,11 @@ func schemaOf(t *testing.T, c *resolve.Catalog, name string) string {
 	if !ok {
 		t.Fatalf("no tool %s in %v", name, c.Tools)
 	}
-	return d.InputSchema.String()
+	return string(d.InputSchema)
 }
 
 func TestSchemaAction(t *testing.T) {
-	c, err := resolveIn(t, resolve.Resolver{}, `
+	c, err := resolveIn(t, discover.Resolver{}, `
 [tools.count_lines]
 source = "local"
 command = "JPTOOLS {{tool}} {{context}}"
@@ -88,20 +92,20 @@ command = "JPTOOLS {{tool}} {{context}}"
 		t.Fatal(err)
 	}
 	d, _ := c.Tool("count_lines")
-	if d.Summary != "Count the lines of a file in the workspace." || d.Call.Protocol != resolve.ProtocolJP || d.Call.Tool != "count_lines" {
+	if d.Summary != "Count the lines of a file in the workspace." || d.Exec.Kind != resolve.ExecJP || d.Exec.Tool != "count_lines" {
 		t.Errorf("count_lines: %+v", d)
 	}
 	want := `{"type":"object","properties":{"case_sensitive":{"type":"boolean","default":false,"description":"Whether letter case must match."},"max_results":{"type":"integer","description":"Most matches to report.\n\nMost matches to report; the search stops there and says so.","default":100},"path":{"type":"string","default":".","description":"File or directory to search, relative to the workspace root."},"pattern":{"type":"string","description":"Regular expression to search for.\n\nRegular expression in RE2 syntax, matched against each line."}},"required":["pattern"]}`
 	if got := schemaOf(t, c, "grep"); got != want {
 		t.Errorf("a parameter without a default is required, the others not:\n got %s\nwant %s", got, want)
 	}
-	if d, _ := c.Tool("grep"); d.Source != "local.search_text" || d.Call.Tool != "search_text" {
-		t.Errorf("renamed tool: source %q, upstream %q", d.Source, d.Call.Tool)
+	if d, _ := c.Tool("grep"); d.Source != "local.search_text" || d.Exec.Tool != "search_text" {
+		t.Errorf("renamed tool: source %q, upstream %q", d.Source, d.Exec.Tool)
 	}
 }
 
 func TestSchemaActionMissingTool(t *testing.T) {
-	_, err := resolveIn(t, resolve.Resolver{}, `
+	_, err := resolveIn(t, discover.Resolver{}, `
 [tools.nope]
 source = "local"
 command = "JPTOOLS {{tool}} {{context}}"
@@ -116,7 +120,7 @@ command = "JPTOOLS {{tool}} {{context}}"
 // command is never run to ask for one.
 func TestConfigDefinedTool(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "ran")
-	c, err := resolveIn(t, resolve.Resolver{}, `
+	c, err := resolveIn(t, discover.Resolver{}, `
 [tools.commit]
 source = "local"
 command = "touch `+marker+`"
@@ -213,7 +217,7 @@ func TestOverrideRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			toml := "[discover]\ndirs = [\"" + dir + "\"]\n[tools.tool]\n" + tt.toml + "\n"
-			c, err := resolveIn(t, resolve.Resolver{}, toml)
+			c, err := resolveIn(t, discover.Resolver{}, toml)
 			if tt.errs != nil {
 				if diff := cmp.Diff(tt.errs, errLines(err)); diff != "" {
 					t.Fatalf("problems (-want +got):\n%s", diff)
@@ -244,12 +248,12 @@ func TestOverrideRules(t *testing.T) {
 
 func TestForcedValue(t *testing.T) {
 	dir := describeDir(t, map[string]string{"w.sh": describing("w", "W.", `{"type":"object","properties":{"unit":{"type":"string","enum":["c","f"]}}}`)})
-	c, err := resolveIn(t, resolve.Resolver{}, "[discover]\ndirs = [\""+dir+"\"]\n[tools.w.parameters.unit]\nenum = [\"c\"]\n")
+	c, err := resolveIn(t, discover.Resolver{}, "[discover]\ndirs = [\""+dir+"\"]\n[tools.w.parameters.unit]\nenum = [\"c\"]\n")
 	if err != nil {
 		t.Fatal(err)
 	}
 	d, _ := c.Tool("w")
-	if diff := cmp.Diff(map[string]any{"unit": "c"}, d.Call.Forced); diff != "" {
+	if diff := cmp.Diff(map[string]any{"unit": "c"}, d.Exec.Forced); diff != "" {
 		t.Errorf("forced (-want +got):\n%s", diff)
 	}
 }
@@ -258,7 +262,7 @@ func TestForcedValue(t *testing.T) {
 // skipped with a diagnostic, and the well-behaved ones still resolve.
 func TestFaults(t *testing.T) {
 	start := time.Now()
-	c, err := resolveIn(t, resolve.Resolver{Timeout: 2 * time.Second}, `[discover]
+	c, err := resolveIn(t, discover.Resolver{Timeout: 2 * time.Second}, `[discover]
 dirs = ["`+filepath.Join(fixtures, "faults")+`", "`+filepath.Join(t.TempDir(), "missing")+`"]`)
 	if err != nil {
 		t.Fatal(err)
@@ -320,7 +324,7 @@ func TestDescribeAnswers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := describeDir(t, map[string]string{"t.sh": answer(tt.answer)})
-			c, err := resolveIn(t, resolve.Resolver{}, "[discover]\ndirs = [\""+dir+"\"]\n")
+			c, err := resolveIn(t, discover.Resolver{}, "[discover]\ndirs = [\""+dir+"\"]\n")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -341,7 +345,7 @@ func TestDescribeAnswers(t *testing.T) {
 	}
 	t.Run("two programs with one name", func(t *testing.T) {
 		dir := describeDir(t, map[string]string{"a.sh": answer(`{"name":"same"}`), "b.sh": answer(`{"name":"same"}`)})
-		c, err := resolveIn(t, resolve.Resolver{}, "[discover]\ndirs = [\""+dir+"\"]\n")
+		c, err := resolveIn(t, discover.Resolver{}, "[discover]\ndirs = [\""+dir+"\"]\n")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -355,7 +359,7 @@ func TestDescribeAnswers(t *testing.T) {
 // TestMissingCommand: a configured tool whose program does not exist fails
 // alone; the others resolve.
 func TestMissingCommand(t *testing.T) {
-	c, err := resolveIn(t, resolve.Resolver{}, `
+	c, err := resolveIn(t, discover.Resolver{}, `
 [tools.gone]
 source = "local"
 command = "/nonexistent/tool {{tool}}"
@@ -375,7 +379,7 @@ command = "JPTOOLS {{tool}} {{context}}"
 
 func TestTemplates(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "args")
-	_, err := resolveIn(t, resolve.Resolver{}, `
+	_, err := resolveIn(t, discover.Resolver{}, `
 [tools.t]
 source = "local"
 command = { program = "/bin/sh", args = ["-c", "printf '%s|' \"$@\" > `+out+`; exit 1", "sh", "{{tool.name}}", "{{context.action}}", "{{tool.options}}", "x{{tool.name}}y"] }
@@ -391,7 +395,7 @@ options.level = 3
 	if got, want := string(b), `t|schema|{"level":3}|xty|`; got != want {
 		t.Errorf("rendered arguments %q, want %q", got, want)
 	}
-	_, err = resolveIn(t, resolve.Resolver{}, "[tools.t]\nsource = \"local\"\ncommand = \"x {{tool.nme}}\"\n")
+	_, err = resolveIn(t, discover.Resolver{}, "[tools.t]\nsource = \"local\"\ncommand = \"x {{tool.nme}}\"\n")
 	if want := "tools.t.command: unknown template value {{tool.nme}}; did you mean {{tool.name}}?"; strings.Join(errLines(err), "\n") != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
@@ -419,14 +423,14 @@ func runs(t *testing.T, log string) int {
 func TestCache(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "log")
 	dir := counting(t, 5, log)
-	cache := &resolve.Cache{Dir: t.TempDir()}
+	store := &cache.Cache{Dir: t.TempDir()}
 	src := "[discover]\ndirs = [\"" + dir + "\"]\n"
-	cold, err := resolveIn(t, resolve.Resolver{Cache: cache}, src)
+	cold, err := resolveIn(t, discover.Resolver{Cache: store}, src)
 	if err != nil || runs(t, log) != 5 || cold.Started != 5 {
 		t.Fatalf("cold: %v, %d runs, %d started", err, runs(t, log), cold.Started)
 	}
 	t.Run("hit runs nothing", func(t *testing.T) {
-		warm, err := resolveIn(t, resolve.Resolver{Cache: cache}, src)
+		warm, err := resolveIn(t, discover.Resolver{Cache: store}, src)
 		if err != nil || runs(t, log) != 5 {
 			t.Fatalf("warm: %v, %d runs", err, runs(t, log))
 		}
@@ -438,12 +442,12 @@ func TestCache(t *testing.T) {
 		}
 	})
 	t.Run("offline uses the cache", func(t *testing.T) {
-		if _, err := resolveIn(t, resolve.Resolver{Cache: cache, Offline: true}, src); err != nil || runs(t, log) != 5 {
+		if _, err := resolveIn(t, discover.Resolver{Cache: store, Offline: true}, src); err != nil || runs(t, log) != 5 {
 			t.Fatalf("offline: %v, %d runs", err, runs(t, log))
 		}
 	})
 	t.Run("refresh runs again", func(t *testing.T) {
-		if _, err := resolveIn(t, resolve.Resolver{Cache: cache, Refresh: true}, src); err != nil || runs(t, log) != 10 {
+		if _, err := resolveIn(t, discover.Resolver{Cache: store, Refresh: true}, src); err != nil || runs(t, log) != 10 {
 			t.Fatalf("refresh: %v, %d runs", err, runs(t, log))
 		}
 	})
@@ -454,7 +458,7 @@ func TestCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := runs(t, log)
-		if _, err := resolveIn(t, resolve.Resolver{Cache: cache}, src); err != nil || runs(t, log) != before+1 {
+		if _, err := resolveIn(t, discover.Resolver{Cache: store}, src); err != nil || runs(t, log) != before+1 {
 			t.Fatalf("changed: %v, %d runs after %d", err, runs(t, log), before)
 		}
 	})
@@ -477,12 +481,12 @@ func TestCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := runs(t, log)
-		if _, err := resolveIn(t, resolve.Resolver{Cache: cache}, src); err != nil || runs(t, log) != before+1 {
+		if _, err := resolveIn(t, discover.Resolver{Cache: store}, src); err != nil || runs(t, log) != before+1 {
 			t.Fatalf("rewritten: %v, %d runs after %d", err, runs(t, log), before)
 		}
 	})
 	t.Run("corrupt entries are rebuilt", func(t *testing.T) {
-		entries, _ := filepath.Glob(filepath.Join(cache.Dir, "*.json"))
+		entries, _ := filepath.Glob(filepath.Join(store.Dir, "*.json"))
 		for i, e := range entries {
 			switch i % 3 {
 			case 0:
@@ -494,16 +498,16 @@ func TestCache(t *testing.T) {
 			}
 		}
 		before := runs(t, log)
-		c, err := resolveIn(t, resolve.Resolver{Cache: cache}, src)
+		c, err := resolveIn(t, discover.Resolver{Cache: store}, src)
 		if err != nil || len(c.Tools) != 5 || runs(t, log) != before+5 {
 			t.Fatalf("corrupt: %v, %d tools, %d runs after %d", err, len(c.Tools), runs(t, log), before)
 		}
-		if _, err := resolveIn(t, resolve.Resolver{Cache: cache}, src); err != nil || runs(t, log) != before+5 {
+		if _, err := resolveIn(t, discover.Resolver{Cache: store}, src); err != nil || runs(t, log) != before+5 {
 			t.Fatalf("after rebuilding: %v, %d runs", err, runs(t, log))
 		}
 	})
 	t.Run("offline without the answer", func(t *testing.T) {
-		c, err := resolveIn(t, resolve.Resolver{Cache: &resolve.Cache{Dir: t.TempDir()}, Offline: true}, src)
+		c, err := resolveIn(t, discover.Resolver{Cache: &cache.Cache{Dir: t.TempDir()}, Offline: true}, src)
 		if err != nil || len(c.Tools) != 0 || !strings.Contains(strings.Join(errLines(c.Warnings), "\n"), "is not in the cache, and offline mode runs nothing") {
 			t.Fatalf("offline with an empty cache: %v, %v, %v", err, c.Tools, c.Warnings)
 		}
@@ -542,7 +546,7 @@ func TestCacheConcurrentWriters(t *testing.T) {
 		t.Errorf("temporary files left: %v", leftovers)
 	}
 	before := runs(t, log)
-	c, err := resolveIn(t, resolve.Resolver{Cache: &resolve.Cache{Dir: cacheDir}}, "[discover]\ndirs = [\""+dir+"\"]\n")
+	c, err := resolveIn(t, discover.Resolver{Cache: &cache.Cache{Dir: cacheDir}}, "[discover]\ndirs = [\""+dir+"\"]\n")
 	if err != nil || len(c.Tools) != 40 || runs(t, log) != before {
 		t.Fatalf("reading what both wrote: %v, %d tools, %d runs after %d", err, len(c.Tools), runs(t, log), before)
 	}
@@ -555,7 +559,7 @@ func TestCacheWriterChild(t *testing.T) {
 		t.Skip("run by TestCacheConcurrentWriters")
 	}
 	for i := 0; i < 3; i++ {
-		_, err := resolveIn(t, resolve.Resolver{Cache: &resolve.Cache{Dir: cacheDir}, Refresh: true}, "[discover]\ndirs = [\""+os.Getenv("STRATA_CACHE_DIRS")+"\"]\n")
+		_, err := resolveIn(t, discover.Resolver{Cache: &cache.Cache{Dir: cacheDir}, Refresh: true}, "[discover]\ndirs = [\""+os.Getenv("STRATA_CACHE_DIRS")+"\"]\n")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -570,7 +574,7 @@ func TestParallel(t *testing.T) {
 	}
 	dir := describeDir(t, scripts)
 	start := time.Now()
-	c, err := resolveIn(t, resolve.Resolver{Parallel: 8}, "[discover]\ndirs = [\""+dir+"\"]\n")
+	c, err := resolveIn(t, discover.Resolver{Parallel: 8}, "[discover]\ndirs = [\""+dir+"\"]\n")
 	if err != nil || len(c.Tools) != 8 {
 		t.Fatalf("%v, %d tools", err, len(c.Tools))
 	}
@@ -579,50 +583,53 @@ func TestParallel(t *testing.T) {
 	}
 }
 
-type deny struct{}
-
-func (deny) Allow(path partial.Path, program string) (bool, string) {
-	return false, "not trusted"
-}
-
-func TestTrustHoldsBack(t *testing.T) {
-	log := filepath.Join(t.TempDir(), "log")
-	dir := counting(t, 2, log)
-	c, err := resolveIn(t, resolve.Resolver{Trust: deny{}}, `
-[discover]
-dirs = ["`+dir+`"]
-
+// TestPinnedLaunch: a pinned launch runs only as pinned; a changed
+// program, or changed arguments, hold it back with a message that says
+// what changed.
+func TestPinnedLaunch(t *testing.T) {
+	dir := t.TempDir()
+	tool := filepath.Join(dir, "tool")
+	if err := os.WriteFile(tool, []byte("#!/bin/sh\nexec "+jptools+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := `
 [tools.count_lines]
 source = "local"
-command = "JPTOOLS {{tool}} {{context}}"
-
-[tools.defined]
-command = "rm -rf {{tool.arguments.path}}"
-parameters.path = { type = "string" }
-`)
+command = "` + tool + ` {{tool}} {{context}}"
+`
+	root := t.TempDir()
+	pin, err := trust.Launch{Program: tool, Args: []string{"{{tool}}", "{{context}}"}, Dir: root}.Pin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Tools) != 0 || runs(t, log) != 0 {
-		t.Fatalf("held back tools ran: %v, %d runs", c.Tools, runs(t, log))
+	pins := map[string]trust.Pin{"tools.count_lines": pin}
+	if _, err := resolveIn(t, discover.Resolver{Root: root, Pins: pins}, src); err != nil {
+		t.Fatalf("the pinned launch as pinned: %v", err)
 	}
-	want := []string{
-		"held back: discover.dirs.0: 2 executables of " + dir + " (t000.sh, t001.sh): not trusted",
-		"held back: tools.count_lines.command: not trusted",
-		"held back: tools.defined.command: not trusted",
+	if err := os.WriteFile(tool, []byte("#!/bin/sh\necho changed >&2\nexec "+jptools+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, errLines(c.Warnings)); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
+	c, err := resolveIn(t, discover.Resolver{Root: root, Pins: pins}, src)
+	want := []string{"tools.count_lines: not run: the launch differs from the one pinned: the program " + tool + " changed on disk; if the change is yours, pin the launch again"}
+	if diff := cmp.Diff(want, errLines(err)); diff != "" {
+		t.Errorf("changed program (-want +got):\n%s", diff)
+	}
+	if len(c.Tools) != 0 {
+		t.Errorf("the changed program's tool resolved: %v", c.Tools)
+	}
+	_, err = resolveIn(t, discover.Resolver{Root: root, Pins: pins}, strings.Replace(src, "{{context}}", "{{context}} --extra", 1))
+	if got := errLines(err); len(got) != 1 || !strings.Contains(got[0], "its arguments differ") {
+		t.Errorf("changed arguments: %v", got)
 	}
 }
 
 func TestDisabledToolsAreLeftOut(t *testing.T) {
 	dir := describeDir(t, map[string]string{"a.sh": describing("a", "A.", `{}`), "b.sh": describing("b", "B.", `{}`)})
-	c, err := resolveIn(t, resolve.Resolver{}, "[discover]\ndirs = [\""+dir+"\"]\n[tools.b]\nenable = false\n")
+	c, err := resolveIn(t, discover.Resolver{}, "[discover]\ndirs = [\""+dir+"\"]\n[tools.b]\nenable = false\n")
 	if err != nil || len(c.Tools) != 1 || c.Tools[0].Name != "a" {
 		t.Fatalf("%v %v", err, c.Tools)
 	}
-	c, err = resolveIn(t, resolve.Resolver{}, "[discover]\ndirs = [\""+dir+"\"]\n[tools.'*']\nenable = \"explicit\"\n[tools.b]\nenable = true\n")
+	c, err = resolveIn(t, discover.Resolver{}, "[discover]\ndirs = [\""+dir+"\"]\n[tools.'*']\nenable = \"explicit\"\n[tools.b]\nenable = true\n")
 	if err != nil || len(c.Tools) != 1 || c.Tools[0].Name != "b" {
 		t.Fatalf("%v %v", err, c.Tools)
 	}
@@ -631,13 +638,13 @@ func TestDisabledToolsAreLeftOut(t *testing.T) {
 func TestFingerprint(t *testing.T) {
 	dir := describeDir(t, map[string]string{"a.sh": describing("a", "A.", `{"type":"object","properties":{"x":{"type":"string"}}}`)})
 	src := "[discover]\ndirs = [\"" + dir + "\"]\n"
-	a, _ := resolveIn(t, resolve.Resolver{}, src)
-	b, _ := resolveIn(t, resolve.Resolver{Root: t.TempDir()}, src)
+	a, _ := resolveIn(t, discover.Resolver{}, src)
+	b, _ := resolveIn(t, discover.Resolver{Root: t.TempDir()}, src)
 	if a.Fingerprint != b.Fingerprint {
 		t.Error("the same catalog gave two fingerprints")
 	}
 	for _, change := range []string{"[tools.a]\ndescription = \"Other.\"", "[tools.a.parameters.x]\nrequired = true", "[tools.a]\nrun = \"skip\""} {
-		c, err := resolveIn(t, resolve.Resolver{}, src+change)
+		c, err := resolveIn(t, discover.Resolver{}, src+change)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -649,21 +656,21 @@ func TestFingerprint(t *testing.T) {
 
 func TestExport(t *testing.T) {
 	dir := describeDir(t, map[string]string{"a.sh": describing("a", "Short. Long text.", `{"type":"object","properties":{"x":{"type":"string"}}}`)})
-	c, err := resolveIn(t, resolve.Resolver{}, "[discover]\ndirs = [\""+dir+"\"]\n")
+	c, err := resolveIn(t, discover.Resolver{}, "[discover]\ndirs = [\""+dir+"\"]\n")
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		format resolve.Format
+		format export.Dialect
 		want   string
 	}{
-		{resolve.FormatOpenAI, `[{"type":"function","function":{"name":"a","description":"Short.\n\nLong text.","parameters":{"type":"object","properties":{"x":{"type":"string"}}}}}]`},
-		{resolve.FormatAnthropic, `[{"name":"a","description":"Short.\n\nLong text.","input_schema":{"type":"object","properties":{"x":{"type":"string"}}}}]`},
-		{resolve.FormatMCP, `{"tools":[{"name":"a","description":"Short.\n\nLong text.","inputSchema":{"type":"object","properties":{"x":{"type":"string"}}}}]}`},
+		{export.OpenAI, `[{"type":"function","function":{"name":"a","description":"Short.\n\nLong text.","parameters":{"type":"object","properties":{"x":{"type":"string"}}}}}]`},
+		{export.Anthropic, `[{"name":"a","description":"Short.\n\nLong text.","input_schema":{"type":"object","properties":{"x":{"type":"string"}}}}]`},
+		{export.MCP, `{"tools":[{"name":"a","description":"Short.\n\nLong text.","inputSchema":{"type":"object","properties":{"x":{"type":"string"}}}}]}`},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.format), func(t *testing.T) {
-			b, err := c.Export(tt.format)
+			b, err := export.JSON(c, tt.format)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -681,10 +688,10 @@ func TestExport(t *testing.T) {
 		})
 	}
 	bad := &resolve.Catalog{Tools: []resolve.Definition{{Name: "has space", Source: "local"}, {Name: strings.Repeat("x", 65), Source: "local"}, {Name: "dotted.name", Source: "mcp.s.t"}}}
-	if _, err := bad.Export(resolve.FormatOpenAI); len(errLines(err)) != 3 {
+	if _, err := export.JSON(bad, export.OpenAI); len(errLines(err)) != 3 {
 		t.Errorf("OpenAI names: %v", err)
 	}
-	if _, err := bad.Export(resolve.FormatMCP); len(errLines(err)) != 1 || !strings.Contains(err.Error(), `"has space" is not a valid tool name for mcp`) {
+	if _, err := export.JSON(bad, export.MCP); len(errLines(err)) != 1 || !strings.Contains(err.Error(), `"has space" is not a valid tool name for mcp`) {
 		t.Errorf("MCP names: %v", err)
 	}
 }

@@ -1,0 +1,51 @@
+package export_test
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/export"
+	"github.com/strata-config/strata/resolve"
+)
+
+// JSON writes the catalog as a vendor expects it: here as OpenAI's
+// functions, whose description is the summary and the rest of the text.
+func ExampleJSON() {
+	echo := resolve.Discovered{Name: "echo", Description: "Repeat a text. The text comes back as it was given.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)}
+	cfg := config.Default()
+	cfg.Tools["echo"] = config.Tool{Source: config.Source{Kind: config.SourceBuiltin}}
+	cat, err := resolve.Build(cfg, resolve.Found{Builtins: map[string]resolve.Discovered{"echo": echo}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	out, err := export.JSON(cat, export.OpenAI)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(string(out))
+	// Output:
+	// [
+	//   {
+	//     "type": "function",
+	//     "function": {
+	//       "name": "echo",
+	//       "description": "Repeat a text.\n\nThe text comes back as it was given.",
+	//       "parameters": {
+	//         "type": "object",
+	//         "properties": {
+	//           "text": {
+	//             "type": "string"
+	//           }
+	//         },
+	//         "required": [
+	//           "text"
+	//         ]
+	//       }
+	//     }
+	//   }
+	// ]
+}

@@ -1,0 +1,121 @@
+// Package export writes a resolved catalog as the tool definitions a
+// vendor's API takes: strata's own JSON, OpenAI's functions, Anthropic's
+// tools, or MCP's tools/list.
+package export
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/resolve"
+)
+
+// Dialect is a vendor's way of writing tool definitions.
+type Dialect string
+
+// Dialects.
+const (
+	Strata    Dialect = "strata"
+	OpenAI    Dialect = "openai"
+	Anthropic Dialect = "anthropic"
+	MCP       Dialect = "mcp"
+)
+
+// Dialects lists the dialects JSON writes.
+func Dialects() []Dialect { return []Dialect{Strata, OpenAI, Anthropic, MCP} }
+
+// nameRules are the vendors' rules for tool names.
+var nameRules = map[Dialect]struct {
+	re   *regexp.Regexp
+	text string
+}{
+	OpenAI:    {regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`), "an OpenAI function name is 1 to 64 letters, digits, '_' or '-'"},
+	Anthropic: {regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`), "an Anthropic tool name is 1 to 64 letters, digits, '_' or '-'"},
+	MCP:       {regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,128}$`), "an MCP tool name is 1 to 128 letters, digits, '_', '-' or '.'"},
+}
+
+// modelText is what a model is told about a tool: its summary, then its
+// description after a blank line when it has one (and does not begin with
+// the summary already).
+func modelText(d resolve.Definition) string { return config.Join(d.Summary, d.Description) }
+
+// JSON writes the catalog c in dialect f, as indented JSON. Every tool
+// name must follow the vendor's rules; those that do not are all reported.
+func JSON(c *resolve.Catalog, f Dialect) ([]byte, error) {
+	if rule, ok := nameRules[f]; ok {
+		var errs diag.Errors
+		for _, d := range c.Tools {
+			if !rule.re.MatchString(d.Name) {
+				errs = append(errs, &diag.Error{Path: partial.Path{"tools", d.Name}, Msg: fmt.Sprintf("%q is not a valid tool name for %s", d.Name, f), Hint: rule.text + "; rename it in the config (source = \"" + d.Source + "\" keeps the tool)"})
+			}
+		}
+		if len(errs) > 0 {
+			return nil, errs
+		}
+	}
+	var v any
+	switch f {
+	case Strata, "":
+		v = c
+	case OpenAI:
+		type function struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		}
+		type tool struct {
+			Type     string   `json:"type"`
+			Function function `json:"function"`
+		}
+		out := make([]tool, len(c.Tools))
+		for i, d := range c.Tools {
+			out[i] = tool{Type: "function", Function: function{Name: d.Name, Description: modelText(d), Parameters: d.InputSchema}}
+		}
+		v = out
+	case Anthropic:
+		type tool struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			InputSchema json.RawMessage `json:"input_schema"`
+		}
+		out := make([]tool, len(c.Tools))
+		for i, d := range c.Tools {
+			out[i] = tool{Name: d.Name, Description: modelText(d), InputSchema: d.InputSchema}
+		}
+		v = out
+	case MCP:
+		out := make([]MCPTool, len(c.Tools))
+		for i, d := range c.Tools {
+			out[i] = MCPToolOf(d)
+		}
+		v = struct {
+			Tools []MCPTool `json:"tools"`
+		}{out}
+	default:
+		return nil, fmt.Errorf("unknown dialect %q; expected strata, openai, anthropic or mcp", f)
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// MCPTool is a tool as MCP's tools/list gives it.
+type MCPTool struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  json.RawMessage `json:"annotations,omitempty"`
+}
+
+// MCPToolOf returns the tool d as MCP's tools/list gives it.
+func MCPToolOf(d resolve.Definition) MCPTool {
+	return MCPTool{Name: d.Name, Title: d.Title, Description: modelText(d), InputSchema: d.InputSchema, OutputSchema: d.OutputSchema, Annotations: d.Annotations}
+}

@@ -1,0 +1,169 @@
+package discover
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/command"
+	"github.com/strata-config/strata/internal/jsonv"
+	"github.com/strata-config/strata/internal/procs"
+	"github.com/strata-config/strata/internal/upstream"
+	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/resolve"
+	"github.com/strata-config/strata/trust"
+)
+
+// mcpServers discovers the tools of the servers the config needs, all at
+// once: from the cache when it has them (no server starts), otherwise by
+// starting them. With Refresh, a server whose tools differ from the cached
+// ones is reported.
+func (s *session) mcpServers(c config.Config) {
+	names := c.ServersInUse()
+	if s.r.Servers != nil {
+		keep := map[string]bool{}
+		for _, name := range names {
+			keep[s.r.Spec(name, c.MCPServers[name], s.found.Dir, s.found.Root).ID()] = true
+		}
+		defer s.r.Servers.Retain(keep)
+	}
+	var mu sync.Mutex
+	procs.Each(s.ctx, len(names), len(names), func(ctx context.Context, i int) {
+		name := names[i]
+		srv := c.MCPServers[name]
+		tools, err := s.mcpServer(ctx, name, srv)
+		if err != nil {
+			path := partial.Path{"mcp_servers", name}
+			e := &diag.Error{Path: path, Msg: err.Error(), Err: err}
+			if srv.Optional {
+				e.Source = "skipped"
+				e.Msg += " (the server is optional: its tools are left out)"
+				s.warn(e)
+				mu.Lock()
+				s.found.Failed[path.String()] = true
+				mu.Unlock()
+			} else {
+				s.failed(path, e)
+			}
+			return
+		}
+		mu.Lock()
+		s.found.Servers[name] = tools
+		mu.Unlock()
+	})
+}
+
+// Spec is how to reach the server name, configured as srv, for programs
+// that start in dir of a workspace at root.
+func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) upstream.Spec {
+	environ := r.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	program := procs.LookPath(command.Absolute(srv.Command, root), environ)
+	sdir := dir
+	switch {
+	case srv.Cwd == "":
+	case filepath.IsAbs(srv.Cwd):
+		sdir = srv.Cwd
+	default:
+		sdir = filepath.Join(root, srv.Cwd)
+	}
+	spec := upstream.Spec{
+		Name:        name,
+		Command:     program,
+		Args:        srv.Args,
+		Env:         procs.MinimalEnv(environ, srv.Env),
+		Dir:         sdir,
+		Startup:     seconds(srv.StartupTimeoutSec, config.DefaultStartupTimeoutSec),
+		ToolTimeout: seconds(srv.ToolTimeoutSec, config.DefaultToolTimeoutSec),
+		Launch:      trust.Launch{Program: program, Args: srv.Args, Env: trust.LaunchEnv(srv.Env, nil), Dir: sdir},
+	}
+	if pin, ok := r.Pins[partial.Path{"mcp_servers", name}.String()]; ok {
+		spec.Pin = &pin
+	}
+	if r.MCPTransport != nil {
+		spec.Transport = func(ctx context.Context) (mcp.Transport, error) { return r.MCPTransport(ctx, name, srv) }
+	} else if key, err := r.Cache.Key(program); err == nil {
+		key.Protocol = string(resolve.ExecMCP)
+		key.Argv = append([]string{srv.Command}, srv.Args...)
+		key.Env = spec.Env
+		key.Dir = spec.Dir
+		key.AddScript(program, srv.Args, spec.Dir)
+		spec.Key = &key
+	}
+	return spec
+}
+
+func seconds(s, def float64) time.Duration {
+	if s <= 0 {
+		s = def
+	}
+	return time.Duration(s * float64(time.Second))
+}
+
+// mcpServer returns the tools of one server, by name.
+func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServer) (map[string]resolve.Discovered, error) {
+	spec := s.r.Spec(name, srv, s.found.Dir, s.found.Root)
+	var cached []byte
+	if spec.Key != nil {
+		cached, _ = s.r.Cache.Get(*spec.Key)
+	}
+	if cached != nil && !s.r.Refresh {
+		var a upstream.Answer
+		if json.Unmarshal(cached, &a) == nil {
+			return toolsOf(a), nil
+		}
+	}
+	if s.r.Offline {
+		return nil, fmt.Errorf("its tools are not in the cache, and offline mode starts no server")
+	}
+	a, started, err := s.r.Servers.Tools(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	if started && spec.Transport == nil {
+		s.started.Add(1)
+	}
+	answer, err := json.Marshal(a)
+	if err != nil {
+		return nil, err
+	}
+	if cached != nil && !jsonv.Equal(jsonv.MustParse(string(cached)), jsonv.MustParse(string(answer))) {
+		s.warn(&diag.Error{Source: "changed", Path: partial.Path{"mcp_servers", name}, Msg: "the server's tools differ from those cached; the cache now holds the new ones"})
+	}
+	if spec.Key != nil {
+		if err := s.r.Cache.Put(*spec.Key, answer); err != nil {
+			s.warn(&diag.Error{Source: "cache", Msg: err.Error(), Err: err})
+		}
+	}
+	return toolsOf(a), nil
+}
+
+func toolsOf(a upstream.Answer) map[string]resolve.Discovered {
+	out := make(map[string]resolve.Discovered, len(a.Tools))
+	for _, t := range a.Tools {
+		d := resolve.Discovered{Name: t.Name, Title: t.Title, Description: t.Description}
+		if t.InputSchema != nil {
+			d.InputSchema = json.RawMessage(t.InputSchema.JSON())
+		} else {
+			d.InputSchema = json.RawMessage(`{"type":"object"}`)
+		}
+		if t.OutputSchema != nil {
+			d.OutputSchema = json.RawMessage(t.OutputSchema.JSON())
+		}
+		if t.Annotations != nil {
+			d.Annotations = json.RawMessage(t.Annotations.JSON())
+		}
+		out[t.Name] = d
+	}
+	return out
+}

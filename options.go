@@ -1,0 +1,144 @@
+package strata
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/protocol"
+	"github.com/strata-config/strata/resolve"
+	"github.com/strata-config/strata/trust"
+)
+
+// Option configures [Open].
+type Option interface{ apply(*settings) }
+
+type option func(*settings)
+
+func (f option) apply(s *settings) { f(s) }
+
+// settings are what the options set.
+type settings struct {
+	name       string
+	mount      partial.Path
+	mountErr   error
+	dir        string
+	environ    []string
+	cfg        []string
+	flags      any // *P
+	store      *trust.Store
+	trustOnce  bool
+	trustHint  string
+	cacheDir   string
+	refresh    bool
+	offline    bool
+	timeout    time.Duration
+	callTime   time.Duration
+	unknownEnv load.EnvPolicy
+	provenance bool
+	builtins   map[string]resolve.Discovered
+	builtin    func(ctx context.Context, pc protocol.Context) (protocol.Outcome, error)
+	ask        func(ctx context.Context, tool string, q protocol.Inquiry, target config.Target) (any, bool, error)
+	confirm    func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
+}
+
+// Name names the host's files and variables: .<name>/config.toml,
+// .<name>.toml and <NAME>_... variables. The default is "strata".
+func Name(name string) Option { return option(func(s *settings) { s.name = name }) }
+
+// Mount says where the tools model sits in the host's config: the key
+// path of the table that holds its tools, mcp_servers and discover keys
+// ("assistant" puts the tools at assistant.tools). The default is the
+// root, as in strata's own model. Every problem, hint and trust message
+// names the host's full key path.
+func Mount(path string) Option {
+	return option(func(s *settings) {
+		if path == "" {
+			s.mount = nil
+			return
+		}
+		s.mount, s.mountErr = partial.ParsePath(path)
+	})
+}
+
+// Dir is the working directory; the default is the process's.
+func Dir(dir string) Option { return option(func(s *settings) { s.dir = dir }) }
+
+// Environ is the environment, as NAME=VALUE entries; the default is the
+// process's. Variables, the user's directories and the programs' base
+// environment are read from it, and from nowhere else.
+func Environ(environ []string) Option {
+	return option(func(s *settings) { s.environ = environ })
+}
+
+// Cfg adds --cfg arguments, in order: a file, a key=value override, a JSON
+// object, or NONE.
+func Cfg(args ...string) Option {
+	return option(func(s *settings) { s.cfg = append(s.cfg, args...) })
+}
+
+// Flags is the layer of the host's explicit command-line flags, the
+// highest. Its type must be the host's partial type P.
+func Flags[P any](p *P) Option { return option(func(s *settings) { s.flags = p }) }
+
+// TrustStore is where the user's trust is kept. Without one, no workspace
+// is trusted: its own files do not apply, and programs start in a neutral
+// directory.
+func TrustStore(store *trust.Store) Option {
+	return option(func(s *settings) { s.store = store })
+}
+
+// TrustWorkspace trusts the workspace for this open only, as --trust does.
+func TrustWorkspace() Option { return option(func(s *settings) { s.trustOnce = true }) }
+
+// TrustHint tells the user how to trust a workspace, in the warning about
+// its files not applied; the default says to trust it.
+func TrustHint(hint string) Option { return option(func(s *settings) { s.trustHint = hint }) }
+
+// CacheDir keeps discovery answers in dir, so that resolving again runs
+// nothing; without it nothing is cached. See [DefaultCacheDir].
+func CacheDir(dir string) Option { return option(func(s *settings) { s.cacheDir = dir }) }
+
+// Refresh asks every tool again instead of using cached answers.
+func Refresh() Option { return option(func(s *settings) { s.refresh = true }) }
+
+// Offline runs nothing to discover tools: answers come from the cache.
+func Offline() Option { return option(func(s *settings) { s.offline = true }) }
+
+// DiscoveryTimeout bounds each discovery run; the default is 5 seconds.
+func DiscoveryTimeout(d time.Duration) Option {
+	return option(func(s *settings) { s.timeout = d })
+}
+
+// CallTimeout bounds each run of a local tool by a call; the default is 60
+// seconds. MCP tools have their server's tool_timeout_sec.
+func CallTimeout(d time.Duration) Option { return option(func(s *settings) { s.callTime = d }) }
+
+// UnknownEnv is what a <NAME>_ variable whose name reaches no key does:
+// load.EnvError (the default), load.EnvWarn or load.EnvIgnore.
+func UnknownEnv(p load.EnvPolicy) Option { return option(func(s *settings) { s.unknownEnv = p }) }
+
+// Provenance indexes, while loading, which layers set each key, for fast
+// [Workspace.Explain] of many keys.
+func Provenance() Option { return option(func(s *settings) { s.provenance = true }) }
+
+// Builtins declares the tools the host implements (for source = "builtin"),
+// by name, and runs them.
+func Builtins(tools map[string]resolve.Discovered, run func(ctx context.Context, pc protocol.Context) (protocol.Outcome, error)) Option {
+	return option(func(s *settings) { s.builtins, s.builtin = tools, run })
+}
+
+// Ask answers a tool's question that the config does not answer (see
+// call.Runner.Ask); without it, such a call ends with the question.
+func Ask(f func(ctx context.Context, tool string, q protocol.Inquiry, target config.Target) (answer any, ok bool, err error)) Option {
+	return option(func(s *settings) { s.ask = f })
+}
+
+// Confirm is asked before a tool whose run mode is "ask" or "edit" runs
+// (see call.Runner.Confirm); without it, such calls are refused.
+func Confirm(f func(ctx context.Context, tool string, args json.RawMessage) (bool, error)) Option {
+	return option(func(s *settings) { s.confirm = f })
+}

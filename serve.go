@@ -1,0 +1,67 @@
+package strata
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/serve"
+)
+
+// Serve serves the workspace's catalog as an MCP server over in and out
+// (stdio) until ctx is done or the client goes away. When a watched file
+// changes (see Watch), the workspace is opened and resolved again with the
+// same options; a catalog that no longer loads keeps the previous one
+// served, and the problem goes to warn (nil drops it), as do the tools
+// that failed to resolve. An MCP client asks its user before it calls a
+// tool, so tools whose run mode is "ask" run when the client calls them,
+// unless the host gave its own Confirm.
+func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer, warn func(error)) error {
+	report := func(err error) {
+		if warn != nil && err != nil {
+			warn(err)
+		}
+	}
+	first := true
+	srv := &serve.Server{
+		Load: func(ctx context.Context) (*serve.Snapshot, error) {
+			cur := w
+			if !first {
+				next, err := open[P, R](ctx, w.defaults, w.s, w.servers, false)
+				if err != nil {
+					return nil, err
+				}
+				cur = next
+			}
+			first = false
+			cat, err := cur.Resolve(ctx)
+			if cat == nil {
+				return nil, err
+			}
+			confirm := w.s.confirm
+			if confirm == nil {
+				confirm = func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }
+			}
+			r := cur.newRunner(cat, confirm)
+			report(diagOrNil(err)) // the tools that failed are left out
+			return &serve.Snapshot{Runner: r, Watch: cur.Watch()}, nil
+		},
+		Warn: report,
+	}
+	w.servers.OnChange = func(string) { srv.Invalidate() }
+	return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+}
+
+func diagOrNil(err error) error {
+	if len(diag.All(err)) == 0 {
+		return nil
+	}
+	return err
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

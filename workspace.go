@@ -1,0 +1,441 @@
+// Package strata is the one entry point to strata: a [Workspace] loads a
+// host's configuration from all its sources, decides what the user
+// trusts, resolves the tool definitions a model receives, calls tools,
+// serves them over MCP, explains where every value comes from, and says
+// what to watch for changes. strata's own command line uses nothing else,
+// and a host that embeds strata gets the same behaviour, safety included.
+//
+// A workspace nobody trusted runs nothing of its own and changes nothing
+// about how the user's tools run: until the user trusts it (a
+// [trust.Store], or [TrustWorkspace] for one open), its workspace file,
+// directory files and whatever they extend do not apply, and programs
+// start in a neutral directory rather than in the workspace. A host that
+// configures no trust store gets an untrusted workspace, never "trust
+// everything".
+//
+// The host's config type may hold strata's tools model anywhere
+// ([Mount]): the key path of its tools, mcp_servers and discover tables.
+// Problems are reported at the host's own key paths, positioned in the
+// file that set them.
+package strata
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/strata-config/strata/call"
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/cache"
+	"github.com/strata-config/strata/internal/command"
+	"github.com/strata-config/strata/internal/discover"
+	"github.com/strata-config/strata/internal/procs"
+	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/internal/upstream"
+	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/protocol"
+	"github.com/strata-config/strata/resolve"
+	"github.com/strata-config/strata/trust"
+)
+
+// Workspace is a host's configuration, loaded from every source, and what
+// it resolves to. Its methods may be called from several goroutines at
+// once. Close stops the MCP servers it started.
+type Workspace[P, R any] struct {
+	s        settings
+	defaults R
+	loaded   *load.Result[P, R]
+	model    config.Config
+	trusted  bool   // the workspace (or the working directory) is trusted
+	root     string // the workspace root, or the working directory
+	dir      string // where programs start: root, or a neutral directory
+	list     trust.List
+	environ  []string
+	servers  *upstream.Servers
+	owned    bool // Close stops servers
+
+	mu      sync.Mutex
+	catalog *resolve.Catalog
+	errs    error
+	runner  *call.Runner
+}
+
+// Open loads the configuration of a host whose resolved config type is R
+// and partial type P, with defaults as the lowest layer. Problems of the
+// configuration are returned all at once, positioned; a workspace that
+// does not load is not returned.
+func Open[P, R any](ctx context.Context, defaults R, opts ...Option) (*Workspace[P, R], error) {
+	s := settings{name: "strata"}
+	for _, o := range opts {
+		o.apply(&s)
+	}
+	return open[P, R](ctx, defaults, s, &upstream.Servers{}, true)
+}
+
+func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstream.Servers, owned bool) (*Workspace[P, R], error) {
+	if s.mountErr != nil {
+		return nil, fmt.Errorf("strata: Mount: %w", s.mountErr)
+	}
+	var flags *P
+	if s.flags != nil {
+		f, ok := s.flags.(*P)
+		if !ok {
+			return nil, fmt.Errorf("strata: Flags is a %T, not a *%s", s.flags, reflect.TypeFor[P]())
+		}
+		flags = f
+	}
+	environ := s.environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	dir := s.dir
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("strata: the working directory: %w", err)
+		}
+		dir = wd
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	list, err := s.store.Read()
+	if err != nil {
+		return nil, err
+	}
+	var t load.Trust = list
+	if s.trustOnce {
+		t = trust.Once{List: list, Root: workspaceOf(dir, s.name)}
+	}
+	app := &load.App[P, R]{
+		Name: s.name, Defaults: defaults, Dir: dir, Environ: environ, Cfg: s.cfg, Flags: flags,
+		Provenance: s.provenance, MCPServers: s.mount.Append("mcp_servers"),
+		Trust: t, TrustHint: s.trustHint, UnknownEnv: s.unknownEnv,
+	}
+	res, err := app.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w := &Workspace[P, R]{s: s, defaults: defaults, loaded: res, list: list, environ: environ, servers: servers, owned: owned}
+	if w.model, err = modelOf(&res.Config, s.mount); err != nil {
+		return nil, err
+	}
+	if _, own := any(&res.Config).(*config.Config); !own || len(s.mount) > 0 {
+		// strata's own model validates as it finalizes; a host's model is
+		// validated here, at the host's key paths.
+		if err := w.model.ValidateAt(s.mount); err != nil {
+			return nil, w.place(err)
+		}
+	}
+	w.root = res.Root
+	if w.root == "" {
+		w.root = dir
+	}
+	w.trusted = t.Trusts(w.root)
+	w.dir = w.root
+	if !w.trusted {
+		w.dir = neutralDir(s.cacheDir)
+	}
+	return w, nil
+}
+
+// workspaceOf returns the workspace root around dir, or dir.
+func workspaceOf(dir, name string) string {
+	for d := dir; ; {
+		if info, err := os.Stat(filepath.Join(d, "."+name)); err == nil && info.IsDir() {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
+	}
+}
+
+// neutralDir returns the empty directory where programs start while the
+// workspace is untrusted: nothing of the workspace is found there (no
+// node_modules, no scripts relative to it). It is made when a program
+// first needs it.
+func neutralDir(cacheDir string) string {
+	base := cacheDir
+	if base == "" {
+		base = filepath.Join(os.TempDir(), fmt.Sprintf("strata-%d", os.Getuid()))
+	}
+	return filepath.Join(base, "neutral")
+}
+
+// DefaultCacheDir returns where an application called name usually keeps
+// its cache: $XDG_CACHE_HOME/<name>/schemas, or $HOME/.cache/<name>/schemas,
+// read from environ; "" when neither is set.
+func DefaultCacheDir(name string, environ []string) string { return cache.DefaultDir(name, environ) }
+
+// Config returns the resolved config: the host's whole config.
+func (w *Workspace[P, R]) Config() R { return w.loaded.Config }
+
+// Model returns strata's tools model, as mounted in the host's config.
+func (w *Workspace[P, R]) Model() config.Config { return w.model }
+
+// Loaded returns what loading found: every layer and where it came from,
+// the files looked for, the workspace root.
+func (w *Workspace[P, R]) Loaded() *load.Result[P, R] { return w.loaded }
+
+// Root returns the workspace root, or the working directory outside a
+// workspace.
+func (w *Workspace[P, R]) Root() string { return w.root }
+
+// Trusted reports whether the workspace is trusted: its own files apply,
+// and programs start in it.
+func (w *Workspace[P, R]) Trusted() bool { return w.trusted }
+
+// Warnings returns the problems of loading that did not fail it: files of
+// an untrusted workspace not applied, servers of another tool's file that
+// cannot start.
+func (w *Workspace[P, R]) Warnings() diag.Errors { return w.loaded.Warnings }
+
+// Explain says which layers set the key (a dotted key path of the host's
+// config, such as "assistant.tools.grep.run"), in order, and which wins.
+func (w *Workspace[P, R]) Explain(key string) (load.Explanation, error) {
+	path, err := partial.ParsePath(key)
+	if err != nil {
+		return load.Explanation{}, err
+	}
+	return w.loaded.Explain(path)
+}
+
+// resolver is the resolver of the workspace. It makes the directory
+// programs start in, when it is the neutral one.
+func (w *Workspace[P, R]) resolver() *discover.Resolver {
+	if !w.trusted {
+		_ = os.MkdirAll(w.dir, 0o700) // a failure shows when a program cannot start there
+	}
+	r := &discover.Resolver{
+		Dir: w.dir, Root: w.root, Environ: w.environ,
+		Refresh: w.s.refresh, Offline: w.s.offline, Timeout: w.s.timeout,
+		Pins: w.list.Pins, Builtins: w.s.builtins, Servers: w.servers,
+	}
+	if w.s.cacheDir != "" {
+		r.Cache = &cache.Cache{Dir: w.s.cacheDir}
+		w.servers.Cache = r.Cache
+	}
+	return r
+}
+
+// Resolve returns the catalog of the workspace's tools: discovered (from
+// the cache when it has them) and overridden by the config. It returns the
+// catalog of the tools that resolved even when others failed; the error
+// then lists every problem, positioned. The catalog is resolved once;
+// later calls return the same.
+func (w *Workspace[P, R]) Resolve(ctx context.Context) (*resolve.Catalog, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.catalog != nil {
+		return w.catalog, w.errs
+	}
+	cat, err := w.resolver().Resolve(ctx, w.model)
+	if cat == nil {
+		return nil, err
+	}
+	for i, e := range cat.Warnings {
+		cat.Warnings[i] = w.placeOne(e)
+	}
+	w.catalog, w.errs = cat, w.place(err)
+	return w.catalog, w.errs
+}
+
+// place puts problems at the host's key paths and positions them in the
+// layer that set them.
+func (w *Workspace[P, R]) place(err error) error {
+	if err == nil {
+		return nil
+	}
+	var es diag.Errors
+	if !errors.As(err, &es) {
+		var e *diag.Error
+		if !errors.As(err, &e) {
+			return err
+		}
+		return w.placeOne(e)
+	}
+	out := make(diag.Errors, len(es))
+	for i, e := range es {
+		out[i] = w.placeOne(e)
+	}
+	return out
+}
+
+func (w *Workspace[P, R]) placeOne(e *diag.Error) *diag.Error {
+	if len(e.Path) == 0 || e.Line > 0 {
+		return e
+	}
+	label := e.Source
+	switch label {
+	case "", "skipped", "changed", "cache":
+	default:
+		return e // positioned by its source already
+	}
+	c := *e
+	if len(w.s.mount) > 0 && !partial.Path(c.Path).HasPrefix(w.s.mount) {
+		c.Path = w.s.mount.Append(c.Path...)
+	}
+	c.Source = ""
+	if located := w.loaded.Locate(&c); located.Source != "" {
+		return located // the file and line say where; the message what
+	}
+	c.Source = label
+	return &c
+}
+
+// Watch returns the files and directories whose change changes what the
+// workspace resolves to: the config files read or looked for, the trust
+// list, the discovery directories, and the programs of local tools and MCP
+// servers. Paths that do not exist yet count when they appear.
+func (w *Workspace[P, R]) Watch() []string {
+	set := map[string]bool{}
+	if w.s.store != nil && w.s.store.Path != "" {
+		set[w.s.store.Path] = true
+	}
+	for _, p := range w.loaded.Probes {
+		set[p.Path] = true
+	}
+	for _, l := range w.loaded.Layers {
+		if l.Doc != nil {
+			set[l.Name] = true
+		}
+	}
+	home := ""
+	for _, kv := range w.environ {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = v
+		}
+	}
+	for _, d := range w.model.Discover.Dirs {
+		if d == "~" || strings.HasPrefix(d, "~/") {
+			d = filepath.Join(home, d[1:])
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(w.root, d)
+		}
+		set[d] = true
+	}
+	for _, name := range w.model.Tools.Names() {
+		t := w.model.Tools[name]
+		if !t.IsLocal() || t.Command.IsZero() {
+			continue
+		}
+		data := protocol.NewContext(protocol.ActionSchema, w.root, t.Source.Name(name), nil, nil, t.Options).Value()
+		if p, err := command.Program(append([]string{t.Command.Program}, t.Command.Args...), t.Command.Shell, data, w.root); err == nil {
+			set[procs.LookPath(p, w.environ)] = true
+		}
+	}
+	for _, srv := range w.model.MCPServers {
+		set[procs.LookPath(command.Absolute(srv.Command, w.root), w.environ)] = true
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		if abs, err := filepath.Abs(p); err == nil && filepath.IsAbs(p) {
+			out = append(out, abs)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Launch returns the launch of what the config key launches: tools.<name>
+// (a local tool's command) or mcp_servers.<name>, at the host's key path.
+// It is what [trust.Launch.Pin] pins.
+func (w *Workspace[P, R]) Launch(key string) (trust.Launch, error) {
+	path, err := partial.ParsePath(key)
+	if err != nil {
+		return trust.Launch{}, err
+	}
+	p := partial.Path(path)
+	if !p.HasPrefix(w.s.mount) || len(p) != len(w.s.mount)+2 {
+		return trust.Launch{}, &diag.Error{Path: path, Msg: "not something that launches a program", Hint: "pin " + w.s.mount.Append("tools", "<name>").String() + " or " + w.s.mount.Append("mcp_servers", "<name>").String()}
+	}
+	kind, name := p[len(w.s.mount)], p[len(w.s.mount)+1]
+	switch kind {
+	case "tools":
+		t, ok := w.model.Tools[name]
+		if !ok || !t.IsLocal() || t.Command.IsZero() {
+			return trust.Launch{}, &diag.Error{Path: path, Msg: "no local tool with a command has this name"}
+		}
+		data := protocol.NewContext(protocol.ActionRun, w.root, t.Source.Name(name), nil, nil, t.Options).Value()
+		program, err := command.Program(append([]string{t.Command.Program}, t.Command.Args...), t.Command.Shell, data, w.root)
+		if err != nil {
+			return trust.Launch{}, &diag.Error{Path: path.Append("command"), Msg: err.Error(), Err: err}
+		}
+		return trust.Launch{Program: procs.LookPath(program, w.environ), Args: t.Command.Args, Dir: w.dir}, nil
+	case "mcp_servers":
+		srv, ok := w.model.MCPServers[name]
+		if !ok {
+			return trust.Launch{}, &diag.Error{Path: path, Msg: "no MCP server has this name"}
+		}
+		return w.resolver().Spec(name, srv, w.dir, w.root).Launch, nil
+	}
+	return trust.Launch{}, &diag.Error{Path: path, Msg: "not something that launches a program", Hint: "pin " + w.s.mount.Append("tools", "<name>").String() + " or " + w.s.mount.Append("mcp_servers", "<name>").String()}
+}
+
+// Close stops the MCP servers the workspace started.
+func (w *Workspace[P, R]) Close() error {
+	if !w.owned {
+		return nil
+	}
+	return w.servers.Close()
+}
+
+// modelOf finds the tools model in a host's resolved config: the fields
+// tools, mcp_servers and discover of the table at mount. The host may
+// leave out mcp_servers and discover.
+func modelOf[R any](r *R, mount partial.Path) (config.Config, error) {
+	if c, ok := any(r).(*config.Config); ok && len(mount) == 0 {
+		return *c, nil
+	}
+	v := reflect.ValueOf(r).Elem()
+	for i, key := range mount {
+		t, err := shape.Of(v.Type())
+		if err != nil || t.Kind != shape.Struct {
+			return config.Config{}, fmt.Errorf("strata: Mount %s: %s is not a table of the host's config", mount, mount[:i])
+		}
+		f, ok := t.Field(key)
+		if !ok {
+			return config.Config{}, fmt.Errorf("strata: Mount %s: the host's config has no key %s", mount, mount[:i+1])
+		}
+		v = v.Field(f.Index)
+	}
+	t, err := shape.Of(v.Type())
+	if err != nil || t.Kind != shape.Struct {
+		return config.Config{}, fmt.Errorf("strata: Mount %s: not a table of the host's config", mount)
+	}
+	var c config.Config
+	found := false
+	for _, part := range []struct {
+		key string
+		dst any
+	}{{"tools", &c.Tools}, {"mcp_servers", &c.MCPServers}, {"discover", &c.Discover}} {
+		f, ok := t.Field(part.key)
+		if !ok {
+			continue
+		}
+		fv := v.Field(f.Index)
+		dst := reflect.ValueOf(part.dst).Elem()
+		if fv.Type() != dst.Type() {
+			return config.Config{}, fmt.Errorf("strata: Mount %s: %s is a %s, not a %s", mount, mount.Append(part.key), fv.Type(), dst.Type())
+		}
+		dst.Set(fv)
+		found = found || part.key == "tools"
+	}
+	if !found {
+		return config.Config{}, fmt.Errorf("strata: Mount %s: the host's config has no key %s", mount, mount.Append("tools"))
+	}
+	return c, nil
+}
