@@ -359,8 +359,9 @@ func (w *Workspace[P, R]) Launch(key string) (trust.Launch, error) {
 		return trust.Launch{}, err
 	}
 	p := partial.Path(path)
+	notLaunch := &diag.Error{Path: path, Msg: "not something that launches a program", Hint: "pin " + w.key("tools.<name>") + " or " + w.key("mcp_servers.<name>")}
 	if !p.HasPrefix(w.s.mount) || len(p) != len(w.s.mount)+2 {
-		return trust.Launch{}, &diag.Error{Path: path, Msg: "not something that launches a program", Hint: "pin " + w.s.mount.Append("tools", "<name>").String() + " or " + w.s.mount.Append("mcp_servers", "<name>").String()}
+		return trust.Launch{}, notLaunch
 	}
 	kind, name := p[len(w.s.mount)], p[len(w.s.mount)+1]
 	switch kind {
@@ -382,7 +383,15 @@ func (w *Workspace[P, R]) Launch(key string) (trust.Launch, error) {
 		}
 		return w.resolver().Spec(name, srv, w.dir, w.root).Launch, nil
 	}
-	return trust.Launch{}, &diag.Error{Path: path, Msg: "not something that launches a program", Hint: "pin " + w.s.mount.Append("tools", "<name>").String() + " or " + w.s.mount.Append("mcp_servers", "<name>").String()}
+	return trust.Launch{}, notLaunch
+}
+
+// key writes a key of the model (tools.<name>) at the host's mount.
+func (w *Workspace[P, R]) key(k string) string {
+	if len(w.s.mount) == 0 {
+		return k
+	}
+	return w.s.mount.String() + "." + k
 }
 
 // Close stops the MCP servers the workspace started.

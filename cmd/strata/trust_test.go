@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/strata-config/strata/trust"
+)
+
+// strataIn runs the strata binary in dir with environ.
+func strataIn(t *testing.T, dir string, environ []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(strataBin, args...)
+	cmd.Dir, cmd.Env = dir, environ
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// TestTrustConcurrent: twenty strata trust at once, each for its own
+// workspace, all take effect.
+func TestTrustConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "STRATA_CONFIG_HOME=" + filepath.Join(home, "strata")}
+	const n = 20
+	for i := range n {
+		if err := os.MkdirAll(filepath.Join(dir, fmt.Sprintf("w%02d", i), ".strata"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make([]string, n)
+	for i := range n {
+		wg.Go(func() {
+			if _, stderr, code := strataIn(t, dir, environ, "trust", "--root", fmt.Sprintf("w%02d", i)); code != 0 {
+				errs[i] = stderr
+			}
+		})
+	}
+	wg.Wait()
+	for i, e := range errs {
+		if e != "" {
+			t.Errorf("strata trust #%d: %s", i, e)
+		}
+	}
+	l, err := (&trust.Store{Path: filepath.Join(home, "strata", trust.File)}).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Workspaces) != n {
+		t.Errorf("%d workspaces trusted, want %d: %v", len(l.Workspaces), n, l.Workspaces)
+	}
+}
+
+// TestTrustApplies: an untrusted workspace's tools are not resolved and no
+// message suggests pinning a program; once trusted they are.
+func TestTrustApplies(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "STRATA_CONFIG_HOME=" + filepath.Join(home, "strata"), "XDG_CACHE_HOME=" + filepath.Join(dir, "cache")}
+	ws := filepath.Join(dir, "ws")
+	for name, content := range map[string]string{
+		".strata/config.toml": "[discover]\ndirs = [\"../tools\"]\n[mcp_servers.sh]\ncommand = \"sh\"\nargs = [\"-c\", \"touch " + dir + "/ran\"]\nexpose = \"all\"\n",
+		"tools/hello":         "#!/bin/sh\necho '{\"name\":\"hello\",\"description\":\"Hi.\",\"parameters\":{\"type\":\"object\"}}'\n",
+	} {
+		p := filepath.Join(ws, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, stderr, code := strataIn(t, ws, environ, "resolve")
+	if code != 0 || strings.Contains(out, "hello") {
+		t.Fatalf("untrusted: exit %d, %s%s", code, out, stderr)
+	}
+	if strings.Contains(stderr, "--pin") || strings.Contains(stderr, "--checksum") || !strings.Contains(stderr, "strata trust") {
+		t.Errorf("the untrusted warning must suggest trusting the workspace, never pinning a program: %s", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+		t.Fatal("the untrusted workspace's server ran")
+	}
+	if out, stderr, code := strataIn(t, ws, environ, "trust"); code != 0 || !strings.HasPrefix(out, "trusted ") {
+		t.Fatalf("strata trust: exit %d, %s%s", code, out, stderr)
+	}
+	if out, stderr, _ := strataIn(t, ws, environ, "resolve"); !strings.Contains(out, `"name": "hello"`) {
+		t.Errorf("trusted: %s%s", out, stderr)
+	}
+}
+
+// TestTrustPin: strata trust --pin records the launch; an interpreter's
+// pin says what it covers.
+func TestTrustPin(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "STRATA_CONFIG_HOME=" + filepath.Join(home, "strata")}
+	if err := os.MkdirAll(filepath.Join(home, "strata"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "strata", "config.toml"), []byte("[mcp_servers.s]\ncommand = \"sh\"\nargs = [\"-c\", \"exit 0\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := strataIn(t, dir, environ, "trust", "--pin", "mcp_servers.s")
+	if code != 0 || !strings.HasPrefix(out, "pinned mcp_servers.s: sha256:") || !strings.Contains(stderr, "an interpreter: the pin covers it, its arguments and the files they name") {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	l, err := (&trust.Store{Path: filepath.Join(home, "strata", trust.File)}).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := l.Pins["mcp_servers.s"]; !strings.HasSuffix(p.Program, "/sh") || strings.Join(p.Args, " ") != "-c exit 0" {
+		t.Errorf("pin: %+v", p)
+	}
+	if _, stderr, code := strataIn(t, dir, environ, "trust", "--pin", "discover.dirs"); code != 1 || !strings.Contains(stderr, "not something that launches a program; pin tools.<name> or mcp_servers.<name>") {
+		t.Errorf("a key that launches nothing: exit %d, %s", code, stderr)
+	}
+}

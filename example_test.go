@@ -1,0 +1,87 @@
+package strata_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/strata-config/strata"
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/trust"
+)
+
+// HostPartial and Host are a host application's own config, with strata's
+// tools model mounted at assistant.tools (and its MCP servers at
+// assistant.mcp_servers).
+type HostPartial struct {
+	Assistant struct {
+		Model      partial.Value[string]    `toml:"model"`
+		Tools      config.ToolsPartial      `toml:"tools"`
+		MCPServers config.MCPServersPartial `toml:"mcp_servers"`
+	} `toml:"assistant"`
+}
+
+type Host struct {
+	Assistant struct {
+		Model      string            `toml:"model"`
+		Tools      config.Tools      `toml:"tools"`
+		MCPServers config.MCPServers `toml:"mcp_servers"`
+	} `toml:"assistant"`
+}
+
+// A host opens its workspace with its own name, mount path and trust
+// store, then resolves and calls tools (and serves them with Serve) with
+// exactly the CLI's behaviour: here the workspace's own file is not
+// applied until the user trusts the workspace.
+func Example() {
+	dir, _ := os.MkdirTemp("", "myapp")
+	defer os.RemoveAll(dir)
+	_ = os.MkdirAll(filepath.Join(dir, "repo", ".myapp"), 0o755)
+	_ = os.WriteFile(filepath.Join(dir, "repo", ".myapp", "config.toml"), []byte(`
+[assistant.tools.hello]
+command = "echo hello from the workspace"
+run = "unattended"
+parameters.name = { type = "string" }
+`), 0o644)
+	store := &trust.Store{Path: filepath.Join(dir, "trusted.toml")}
+
+	// The host's code: under 30 lines.
+	open := func() (*strata.Workspace[HostPartial, Host], error) {
+		var defaults Host
+		defaults.Assistant.Model = "small"
+		defaults.Assistant.Tools = config.Default().Tools
+		return strata.Open[HostPartial](context.Background(), defaults,
+			strata.Name("myapp"), strata.Mount("assistant"), strata.TrustStore(store),
+			strata.Dir(filepath.Join(dir, "repo")), strata.Environ([]string{"PATH=" + os.Getenv("PATH")}))
+	}
+	ws, err := open()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cat, _ := ws.Resolve(context.Background())
+	why, _, _ := strings.Cut(ws.Warnings()[0].Msg, ":")
+	fmt.Println("untrusted:", len(cat.Tools), "tools;", why)
+	ws.Close()
+
+	_ = store.Update(func(l *trust.List) error { l.AddWorkspace(filepath.Join(dir, "repo")); return nil })
+	ws, err = open()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ws.Close()
+	res, err := ws.Call(context.Background(), "hello", json.RawMessage(`{"name": "x"}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("trusted: %s %q\n", res.Type, res.Content)
+	// Output:
+	// untrusted: 0 tools; workspace layers not applied
+	// trusted: success "hello from the workspace\n"
+}

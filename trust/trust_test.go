@@ -1,0 +1,151 @@
+package trust_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-config/strata/trust"
+)
+
+func TestTrusts(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	for _, d := range []string{"ws/sub", "wsother", "elsewhere"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(filepath.Join(dir, "elsewhere"), link); err != nil {
+		t.Fatal(err)
+	}
+	var l trust.List
+	l.AddWorkspace(ws)
+	tests := []struct {
+		dir  string
+		want bool
+	}{
+		{ws, true},
+		{filepath.Join(ws, "sub"), true},
+		{filepath.Join(dir, "wsother"), false}, // a prefix of the name is not the directory
+		{dir, false},
+		{link, false},
+	}
+	for _, tt := range tests {
+		if got := l.Trusts(tt.dir); got != tt.want {
+			t.Errorf("Trusts(%s) = %v, want %v", tt.dir, got, tt.want)
+		}
+	}
+	// A trusted link trusts where it points, and only that.
+	var ll trust.List
+	ll.AddWorkspace(link)
+	if !ll.Trusts(filepath.Join(dir, "elsewhere")) || ll.Trusts(ws) {
+		t.Errorf("a link: %v", ll.Workspaces)
+	}
+	if once := (trust.Once{List: l, Root: link}); !once.Trusts(link) || !once.Trusts(ws) || once.Trusts(dir) {
+		t.Error("Once trusts its root besides the list")
+	}
+}
+
+func TestStoreUpdate(t *testing.T) {
+	s := &trust.Store{Path: filepath.Join(t.TempDir(), "d", trust.File)}
+	if l, err := s.Read(); err != nil || len(l.Workspaces) != 0 {
+		t.Fatalf("a missing list: %v, %v", l, err)
+	}
+	dirs := make([]string, 20)
+	for i := range dirs {
+		dirs[i] = t.TempDir()
+	}
+	var wg sync.WaitGroup
+	for _, d := range dirs {
+		wg.Go(func() {
+			if err := s.Update(func(l *trust.List) error { l.AddWorkspace(d); return nil }); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	l, err := s.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Workspaces) != len(dirs) {
+		t.Errorf("%d workspaces after %d concurrent updates", len(l.Workspaces), len(dirs))
+	}
+	info, err := os.Stat(s.Path)
+	if err != nil || info.Mode().Perm()&0o022 != 0 {
+		t.Errorf("the list's mode: %v, %v", info, err)
+	}
+	if err := os.WriteFile(s.Path, []byte("workspaces = 3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Read(); err == nil || !strings.Contains(err.Error(), trust.File+":1:") {
+		t.Errorf("a broken list: %v", err)
+	}
+}
+
+func TestPin(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "prog")
+	script := filepath.Join(dir, "script.py")
+	for _, f := range []string{prog, script} {
+		if err := os.WriteFile(f, []byte("v1"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	python := filepath.Join(dir, "python3")
+	if err := os.WriteFile(python, []byte("interpreter"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	launch := trust.Launch{Program: prog, Args: []string{"-x"}, Env: trust.LaunchEnv(map[string]string{"A": "1"}, []string{"TOKEN"}), Dir: dir}
+	pin, err := launch.Pin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"A=1", "TOKEN"}, pin.Env); diff != "" {
+		t.Errorf("env (-want +got):\n%s", diff)
+	}
+	changed := func(f func(l *trust.Launch)) trust.Launch {
+		l := launch
+		f(&l)
+		return l
+	}
+	tests := []struct {
+		name   string
+		launch trust.Launch
+		want   string
+	}{
+		{"same", launch, ""},
+		{"args", changed(func(l *trust.Launch) { l.Args = []string{"-y"} }), "its arguments differ"},
+		{"env", changed(func(l *trust.Launch) { l.Env = []string{"A=2", "TOKEN"} }), "its environment differs"},
+		{"dir", changed(func(l *trust.Launch) { l.Dir = "/" }), "its directory is /"},
+		{"program", changed(func(l *trust.Launch) { l.Program = script }), "the program is " + script},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := pin.Check(tt.launch)
+			if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+				t.Errorf("Check = %v, want %q", err, tt.want)
+			}
+		})
+	}
+	// An interpreter's pin covers its script.
+	ip, err := trust.Launch{Program: python, Args: []string{"script.py"}, Dir: dir}.Pin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(script, []byte("v2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := ip.Check(trust.Launch{Program: python, Args: []string{"script.py"}, Dir: dir}); err == nil || !strings.Contains(err.Error(), script+" changed") {
+		t.Errorf("a changed script: %v", err)
+	}
+	if !trust.IsInterpreter("/usr/bin/python3.12") || !trust.IsInterpreter("npx") || trust.IsInterpreter(prog) {
+		t.Error("IsInterpreter")
+	}
+}
