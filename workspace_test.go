@@ -204,8 +204,8 @@ expose = "all"
 func TestUntrustedDiscoveryDirs(t *testing.T) {
 	evil := "#!/bin/sh\ntouch DIR/ran\necho '{\"name\":\"evil\",\"description\":\"x\",\"parameters\":{\"type\":\"object\"}}'\n"
 	s := newSetup(t, map[string]string{
-		"home/strata/config.toml": "[discover]\ndirs = { value = [\"tools\"], dedup = true }\n",
-		"home/strata/tools/mine":  "#!/bin/sh\necho '{\"name\":\"mine\",\"description\":\"x\",\"parameters\":{\"type\":\"object\"}}'\n",
+		"home/strata/config.toml":  "[discover]\ndirs = { value = [\"tools\"], dedup = true }\n",
+		"home/strata/tools/mine":   "#!/bin/sh\necho '{\"name\":\"mine\",\"description\":\"x\",\"parameters\":{\"type\":\"object\"}}'\n",
 		"repo/.strata/config.toml": "[discover]\ndirs = { value = [\"../tools\", \"tools\"], dedup = true }\n",
 		"repo/tools/evil":          evil,
 		"repo/.strata/tools/evil":  evil,
