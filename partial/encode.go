@@ -18,7 +18,7 @@ import (
 // its zero fields left out. The output is deterministic: struct fields in
 // declaration order, map entries sorted.
 func Encode(v any, f Format) ([]byte, error) {
-	root, err := Tree(v)
+	root, err := tree(v)
 	if err != nil {
 		return nil, err
 	}
@@ -31,8 +31,8 @@ func Encode(v any, f Format) ([]byte, error) {
 	return doc.WriteTOML(root)
 }
 
-// Tree builds the document tree of v; see [Encode].
-func Tree(v any) (*doc.Node, error) {
+// tree builds the document tree of v; see [Encode].
+func tree(v any) (*doc.Node, error) {
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer {
 		if rv.IsNil() {
