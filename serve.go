@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/serve"
 )
@@ -52,7 +50,7 @@ func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer
 		Warn: report,
 	}
 	w.servers.OnChange = func(string) { srv.Invalidate() }
-	return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	return srv.Serve(ctx, in, out)
 }
 
 func diagOrNil(err error) error {
@@ -61,7 +59,3 @@ func diagOrNil(err error) error {
 	}
 	return err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

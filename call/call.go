@@ -125,6 +125,14 @@ type Option func(*options)
 
 type options struct {
 	answers map[string]any
+	ask     func(ctx context.Context, tool string, q protocol.Inquiry, target config.Target) (any, bool, error)
+}
+
+// WithAsk answers the questions of this call that the config does not
+// answer with ask instead of [Runner].Ask: an MCP server asks the client
+// that made the call, for example.
+func WithAsk(ask func(ctx context.Context, tool string, q protocol.Inquiry, target config.Target) (answer any, ok bool, err error)) Option {
+	return func(o *options) { o.ask = ask }
 }
 
 // WithAnswers gives a call the answers to questions its tool asked before,
@@ -143,7 +151,7 @@ func WithAnswers(answers map[string]any) Option {
 // Confirm, or the context's error when it is done; a tool that fails
 // gives an error outcome, not an error.
 func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, opts ...Option) (*Result, error) {
-	o := options{answers: map[string]any{}}
+	o := options{answers: map[string]any{}, ask: r.Ask}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -211,14 +219,14 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 			res.Answers[q.ID] = cq.Answer
 			continue
 		}
-		if r.Ask == nil {
+		if o.ask == nil {
 			return res, nil
 		}
 		target := cq.Target
 		if target == "" {
 			target = config.TargetUser
 		}
-		answer, ok, err := r.Ask(ctx, name, q, target)
+		answer, ok, err := o.ask(ctx, name, q, target)
 		if err != nil {
 			return nil, err
 		}

@@ -21,15 +21,18 @@ package serve
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/call"
+	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/export"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
@@ -81,7 +84,46 @@ func (s *Server) Invalidate() {
 	}
 }
 
-// Run serves over t until ctx is done or the client goes away.
+// Serve serves over in and out, newline-delimited JSON-RPC as MCP's
+// stdio transport is, until ctx is done or the client goes away. A line
+// that is not JSON is answered with a parse error (-32700) and the session
+// goes on; a request before initialize is answered with an
+// invalid-request error (-32600); seed 002's server/identity is answered
+// ([IdentityMethod]).
+func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	return s.Run(ctx, &stdio{in: in, out: out, identity: s.identity})
+}
+
+// Identity is the answer to server/identity: who the server is, by its
+// catalog.
+type Identity struct {
+	// ServerID is a UUID derived from the catalog's fingerprint: the same
+	// tools with the same definitions, the same id.
+	ServerID        string `json:"server_id"`
+	ToolsCount      int    `json:"tools_count"`
+	ProtocolVersion string `json:"protocol_version"`
+}
+
+// identity answers server/identity with the catalog served now.
+func (s *Server) identity() any {
+	s.mu.Lock()
+	cat := s.current.Runner.Catalog
+	s.mu.Unlock()
+	return Identity{ServerID: UUID(cat.Fingerprint), ToolsCount: len(cat.Tools), ProtocolVersion: "1.0"}
+}
+
+// UUID derives a UUID (version 8, RFC 9562's custom version) from a
+// fingerprint: the first 16 bytes of its SHA-256.
+func UUID(fingerprint string) string {
+	sum := sha256.Sum256([]byte(fingerprint))
+	b := sum[:16]
+	b[6] = b[6]&0x0f | 0x80 // version 8
+	b[8] = b[8]&0x3f | 0x80 // the RFC's variant
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// Run serves over t until ctx is done or the client goes away; see Serve
+// for stdio.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	s.changes = make(chan struct{}, 1)
 	cat, err := s.Load(ctx)
@@ -216,12 +258,32 @@ func tool(d resolve.Definition) (*mcp.Tool, error) {
 }
 
 // handler runs a call of the tool name through the current catalog.
+//
+// A question of the tool for the user goes to the client's user as an MCP
+// elicitation when the client can elicit: the result asks for input
+// (multi round-trip requests; the SDK turns that into a request to the
+// client for clients of earlier protocol versions), and the retried call
+// carries the answer, with the answers before it in the request state.
+// Otherwise, the question goes back as the needs_input envelope.
 func (s *Server) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		s.mu.Lock()
 		r := s.current.Runner
 		s.mu.Unlock()
-		res, err := r.Call(ctx, name, req.Params.Arguments, call.WithAnswers(answers(req.Params.Meta)))
+		given := answers(req.Params.Meta)
+		if req.Params.RequestState != "" {
+			var state map[string]any
+			if json.Unmarshal([]byte(req.Params.RequestState), &state) == nil {
+				for k, v := range state {
+					given[k] = v
+				}
+			}
+		}
+		elicited := elicitedAnswers(req.Params.InputResponses)
+		for k, v := range elicited {
+			given[k] = v
+		}
+		res, err := r.Call(ctx, name, req.Params.Arguments, call.WithAnswers(given))
 		var ce *call.Error
 		switch {
 		case errors.As(err, &ce):
@@ -231,15 +293,83 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		case err != nil:
 			return nil, err
 		}
+		if q := res.Question; res.Type == protocol.NeedsInput && q != nil && canElicit(req.Session) && forUser(r, name, q.ID) {
+			if _, asked := req.Params.InputResponses[q.ID]; !asked {
+				state, _ := json.Marshal(res.Answers)
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{q.ID: elicitation(name, *q)}, RequestState: string(state)}, nil
+			}
+		}
 		return result(res), nil
 	}
+}
+
+// forUser reports whether the question id of tool is for the user (the
+// default) rather than for the assistant.
+func forUser(r *call.Runner, tool, id string) bool {
+	d, ok := r.Catalog.Tool(tool)
+	return !ok || d.Questions[id].Target != config.TargetAssistant
+}
+
+// canElicit reports whether the client can ask its user: it declared form
+// elicitation (or elicitation without modes, as before there were modes).
+func canElicit(ss *mcp.ServerSession) bool {
+	if ss == nil || ss.InitializeParams() == nil || ss.InitializeParams().Capabilities == nil {
+		return false
+	}
+	e := ss.InitializeParams().Capabilities.Elicitation
+	return e != nil && (e.Form != nil || e.URL == nil)
+}
+
+// elicitation is a tool's question as an MCP elicitation: one property,
+// answer, of the question's type.
+func elicitation(tool string, q protocol.Inquiry) *mcp.ElicitParams {
+	answer := map[string]any{"title": q.ID, "description": q.Text}
+	switch q.AnswerType {
+	case "boolean":
+		answer["type"] = "boolean"
+	case "select":
+		values := make([]string, len(q.Options))
+		for i, o := range q.Options {
+			values[i] = fmt.Sprint(o)
+		}
+		answer["type"], answer["enum"] = "string", values
+	default:
+		answer["type"] = "string"
+	}
+	if q.Default != nil {
+		answer["default"] = q.Default
+	}
+	return &mcp.ElicitParams{
+		Message:         fmt.Sprintf("%s asks: %s", tool, q.Text),
+		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"answer": answer}, "required": []string{"answer"}},
+	}
+}
+
+// elicitedAnswers reads the answers the client's user gave, by question
+// id; a declined or cancelled question has none.
+func elicitedAnswers(responses mcp.InputResponseMap) map[string]any {
+	out := map[string]any{}
+	for id, r := range responses {
+		er, ok := r.(*mcp.ElicitResult)
+		if !ok || er.Action != "accept" {
+			continue
+		}
+		if v, ok := er.Content["answer"]; ok {
+			out[id] = v
+		}
+	}
+	return out
 }
 
 // answers reads the answers of a retried call from its _meta.
 func answers(meta mcp.Meta) map[string]any {
 	t, _ := meta[protocol.MetaTool].(map[string]any)
 	a, _ := t["answers"].(map[string]any)
-	return a
+	out := make(map[string]any, len(a))
+	for k, v := range a {
+		out[k] = v
+	}
+	return out
 }
 
 // result is the MCP result of a call.

@@ -1,0 +1,232 @@
+package serve
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// MaxLine bounds one JSON-RPC message read from the client; a longer line
+// is answered with an error and skipped.
+const MaxLine = 16 << 20
+
+// IdentityMethod is seed 002's identity method, which a server answers
+// beside MCP: {"server_id": UUID, "tools_count": N, "protocol_version":
+// "1.0"}; the UUID is derived from the catalog's fingerprint.
+const IdentityMethod = "server/identity"
+
+// stdio is the server's side of newline-delimited JSON-RPC over a reader
+// and a writer, as MCP's stdio transport, made robust: a line that is not
+// JSON is answered with a parse error (-32700) and the session goes on; a
+// request other than initialize and ping before initialize is answered
+// with an invalid-request error (-32600); server/identity is answered here,
+// beside the SDK, which knows no such method.
+type stdio struct {
+	in       io.Reader
+	out      io.Writer
+	identity func() any // the answer to server/identity
+}
+
+// Connect implements mcp.Transport.
+func (t *stdio) Connect(context.Context) (mcp.Connection, error) {
+	c := &stdioConn{t: t, lines: make(chan lineOrErr), closed: make(chan struct{})}
+	go c.readLoop()
+	return c, nil
+}
+
+type lineOrErr struct {
+	line []byte
+	err  error
+}
+
+type stdioConn struct {
+	t      *stdio
+	lines  chan lineOrErr
+	wmu    sync.Mutex
+	closed chan struct{}
+	once   sync.Once
+
+	initialized bool // read only by Read's goroutine
+}
+
+// readLoop reads lines until the input ends, so that Close unblocks Read.
+func (c *stdioConn) readLoop() {
+	r := bufio.NewReaderSize(c.t.in, 64<<10)
+	for {
+		line, err := readLine(r, MaxLine)
+		select {
+		case c.lines <- lineOrErr{line, err}:
+		case <-c.closed:
+			return
+		}
+		if err != nil && !errors.Is(err, errLineTooLong) {
+			return
+		}
+	}
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine reads one line of at most max bytes; a longer one is read to
+// its end and dropped, with errLineTooLong.
+func readLine(r *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	tooLong := false
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > max {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err != nil:
+			if len(line) > 0 && err == io.EOF && !tooLong {
+				return line, nil // a last line without a newline
+			}
+			return nil, err
+		case tooLong:
+			return nil, errLineTooLong
+		}
+		return line, nil
+	}
+}
+
+// Read returns the next message for the SDK, answering here what is
+// answered here.
+func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		var l lineOrErr
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-c.closed:
+			return nil, io.EOF
+		case l = <-c.lines:
+		}
+		if errors.Is(l.err, errLineTooLong) {
+			c.reply(nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("the message is longer than %d bytes", MaxLine)})
+			continue
+		}
+		if l.err != nil {
+			return nil, l.err
+		}
+		line := trimSpace(l.line)
+		if len(line) == 0 {
+			continue
+		}
+		if !json.Valid(line) {
+			c.reply(nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "parse error: the line is not JSON"})
+			continue
+		}
+		msg, err := jsonrpc.DecodeMessage(line)
+		if err != nil {
+			c.reply(idOf(line), &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: " + err.Error()})
+			continue
+		}
+		req, ok := msg.(*jsonrpc.Request)
+		if !ok {
+			return msg, nil // a response to a request of ours
+		}
+		switch {
+		case req.Method == "initialize":
+			c.initialized = true
+		case req.Method == IdentityMethod && req.IsCall():
+			c.replyResult(req.ID, c.t.identity())
+			continue
+		case !c.initialized && req.IsCall() && req.Method != "ping":
+			c.reply(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: the session is not initialized; send initialize first"})
+			continue
+		}
+		return msg, nil
+	}
+}
+
+// idOf finds the id of a message that does not decode, for the error.
+func idOf(line []byte) *jsonrpc.ID {
+	var m struct {
+		ID any `json:"id"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.ID == nil {
+		return nil
+	}
+	id, err := jsonrpc.MakeID(m.ID)
+	if err != nil {
+		return nil
+	}
+	return &id
+}
+
+// reply writes an error response; a nil id is written as null.
+func (c *stdioConn) reply(id any, e *jsonrpc.Error) {
+	c.write(map[string]any{"jsonrpc": "2.0", "id": rawID(id), "error": e})
+}
+
+func (c *stdioConn) replyResult(id jsonrpc.ID, result any) {
+	c.write(map[string]any{"jsonrpc": "2.0", "id": id.Raw(), "result": result})
+}
+
+func rawID(id any) any {
+	switch id := id.(type) {
+	case *jsonrpc.ID:
+		if id == nil {
+			return nil
+		}
+		return id.Raw()
+	case jsonrpc.ID:
+		return id.Raw()
+	}
+	return nil
+}
+
+func (c *stdioConn) write(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, _ = c.t.out.Write(append(b, '\n'))
+}
+
+// Write implements mcp.Connection.
+func (c *stdioConn) Write(_ context.Context, msg jsonrpc.Message) error {
+	b, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return err
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, err = c.t.out.Write(append(b, '\n'))
+	return err
+}
+
+// Close implements mcp.Connection.
+func (c *stdioConn) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return nil
+}
+
+// SessionID implements mcp.Connection.
+func (c *stdioConn) SessionID() string { return "" }
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r' || b[len(b)-1] == '\n') {
+		b = b[:len(b)-1]
+	}
+	return b
+}

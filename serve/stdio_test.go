@@ -1,0 +1,109 @@
+package serve_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-config/strata/call"
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/resolve"
+	"github.com/strata-config/strata/serve"
+)
+
+// rawSession serves a catalog of one builtin tool over pipes and returns a
+// function that sends a line and one that reads the next answer.
+func rawSession(t *testing.T) (send func(string), recv func() map[string]any, fingerprint string) {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Tools["echo"] = config.Tool{Source: config.Source{Kind: config.SourceBuiltin}, Run: config.RunUnattended}
+	cat, err := resolve.Build(cfg, resolve.Found{Builtins: map[string]resolve.Discovered{"echo": {Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &serve.Server{Load: func(context.Context) (*serve.Snapshot, error) {
+		return &serve.Snapshot{Runner: &call.Runner{Catalog: cat}}, nil
+	}}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, inR, outW); outW.Close() }()
+	t.Cleanup(func() {
+		inW.Close()
+		cancel()
+		<-done
+	})
+	lines := bufio.NewScanner(outR)
+	lines.Buffer(nil, 1<<20)
+	send = func(line string) {
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recv = func() map[string]any {
+		if !lines.Scan() {
+			t.Fatalf("the server ended: %v", lines.Err())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatalf("not JSON: %s", lines.Bytes())
+		}
+		return m
+	}
+	return send, recv, cat.Fingerprint
+}
+
+// TestStdioRobust: malformed lines are answered and the session goes on;
+// requests before initialize are refused with a JSON-RPC code; the
+// identity method is answered.
+func TestStdioRobust(t *testing.T) {
+	send, recv, fingerprint := rawSession(t)
+	errorOf := func(m map[string]any) (any, float64) {
+		e, _ := m["error"].(map[string]any)
+		code, _ := e["code"].(float64)
+		return m["id"], code
+	}
+
+	send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"`) // cut short
+	if id, code := errorOf(recv()); id != nil || code != -32700 {
+		t.Errorf("a line that is not JSON: id %v, code %v", id, code)
+	}
+	send(`not json at all`)
+	if _, code := errorOf(recv()); code != -32700 {
+		t.Errorf("garbage: code %v", code)
+	}
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if id, code := errorOf(recv()); id != float64(2) || code != -32600 {
+		t.Errorf("a request before initialize: id %v, code %v", id, code)
+	}
+	send(`{"jsonrpc":"2.0","id":"who","method":"server/identity"}`)
+	got := recv()
+	want := map[string]any{"jsonrpc": "2.0", "id": "who", "result": map[string]any{"server_id": serve.UUID(fingerprint), "tools_count": float64(1), "protocol_version": "1.0"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("server/identity (-want +got):\n%s", diff)
+	}
+	send(`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if r := recv(); r["result"] == nil {
+		t.Fatalf("initialize: %v", r)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`)
+	r := recv()
+	if !strings.Contains(fmt.Sprint(r["result"]), "name:echo") {
+		t.Errorf("tools/list after the bad lines: %v", r)
+	}
+}
+
+func TestUUID(t *testing.T) {
+	a, b := serve.UUID("sha256:a"), serve.UUID("sha256:b")
+	if len(a) != 36 || a[14] != '8' || !strings.ContainsRune("89ab", rune(a[19])) || a == b || serve.UUID("sha256:a") != a {
+		t.Errorf("UUID: %s, %s", a, b)
+	}
+}
