@@ -50,7 +50,7 @@ func JSON(c *resolve.Catalog, f Dialect) ([]byte, error) {
 		var errs diag.Errors
 		for _, d := range c.Tools {
 			if !rule.re.MatchString(d.Name) {
-				errs = append(errs, &diag.Error{Path: partial.Path{"tools", d.Name}, Msg: fmt.Sprintf("%q is not a valid tool name for %s", d.Name, f), Hint: rule.text + "; rename it in the config (source = \"" + d.Source + "\" keeps the tool)"})
+				errs = append(errs, &diag.Error{Path: partial.Path{"tools", d.Name}, Msg: fmt.Sprintf("%q is not a valid tool name for %s", d.Name, f), Hint: rule.text + "; " + renameHint(d)})
 			}
 		}
 		if len(errs) > 0 {
@@ -103,6 +103,28 @@ func JSON(c *resolve.Catalog, f Dialect) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// renameHint says how to give d a name of its own: a config entry whose
+// source names d's tool where it comes from.
+func renameHint(d resolve.Definition) string {
+	var src config.Source
+	switch d.Exec.Kind {
+	case resolve.ExecMCP:
+		src = config.Source{Kind: config.SourceMCP, Server: d.Exec.Server, Tool: d.Exec.Tool}
+	case resolve.ExecJP, resolve.ExecDescribe:
+		src = config.Source{Kind: config.SourceLocal, Tool: d.Exec.Tool}
+		if src.Tool == "" {
+			src.Tool = d.Name
+		}
+	default:
+		return "rename the host's builtin tool"
+	}
+	text := fmt.Sprintf(`rename it: [tools.new_name] source = %q`, src.String())
+	if d.Exec.Kind == resolve.ExecJP {
+		text += " with its command"
+	}
+	return text
 }
 
 // MCPTool is a tool as MCP's tools/list gives it.

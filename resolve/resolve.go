@@ -126,7 +126,22 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 	exec := Exec{Dir: b.f.Dir, Root: b.f.Root, Key: path.String(), Env: t.Tool.Env, EnvVars: t.Tool.EnvVars}
 	var base Discovered
 	params := own.Parameters
-	switch src := own.Source; {
+	src := own.Source
+	if src.Kind == "" && own.Command.IsZero() {
+		if _, described := b.described[name]; !described {
+			if server, ok := b.exposer(name); ok {
+				// Settings for a tool a server exposes on its own: no need
+				// to repeat its source.
+				src = config.Source{Kind: config.SourceMCP, Server: server}
+			}
+		}
+	}
+	if src.Kind == config.SourceLocal && src.Tool != "" && own.Command.IsZero() {
+		// local.<tool> without a command: a tool of a discovery directory,
+		// under another name.
+		src = config.Source{Tool: src.Tool}
+	}
+	switch {
 	case src.Kind == config.SourceBuiltin:
 		bt, ok := b.f.Builtins[src.Name(name)]
 		if !ok {
@@ -149,9 +164,9 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 			b.fail(&diag.Error{Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s has no tool named %s", src.Server, upstream), Hint: closestHint(upstream, sortedKeys(tools))})
 			return Definition{}, false
 		}
-		base, d.Source = mt, src.String()
+		base, d.Source = mt, config.Source{Kind: config.SourceMCP, Server: src.Server, Tool: src.Tool}.String()
 		exec.Kind, exec.Server, exec.Tool, exec.Key = ExecMCP, src.Server, upstream, partial.Path{"mcp_servers", src.Server}.String()
-	case own.IsLocal():
+	case src.Kind == config.SourceLocal || src.Kind == "" && !own.Command.IsZero():
 		if b.f.Failed[path.String()] {
 			return Definition{}, false
 		}
@@ -172,9 +187,12 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		}
 		exec.Kind, exec.Command, exec.Tool = ExecJP, t.Tool.Command, t.Tool.Source.Name(name)
 	default:
-		dt, ok := b.described[name]
+		upstream := src.Name(name)
+		dt, ok := b.described[upstream]
 		if !ok {
-			if src.Kind == "" {
+			if src.Tool != "" {
+				b.fail(&diag.Error{Path: path.Append("source"), Msg: "no tool of the discovery directories is named " + upstream, Hint: closestHint(upstream, sortedKeys(b.f.Described))})
+			} else if src.Kind == "" {
 				// Settings for a tool that nothing here defines: an override
 				// meant for tools some workspaces have.
 				hint := "give it a source and a command, or put an executable that answers --describe in a discover.dirs directory"
@@ -187,8 +205,12 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 			}
 			return Definition{}, false
 		}
-		delete(b.described, name)
+		delete(b.described, upstream)
+		exec.Tool = upstream
 		base, d.Source = dt.Discovered, "local"
+		if src.Tool != "" {
+			d.Source = config.Source{Kind: config.SourceLocal, Tool: src.Tool}.String()
+		}
 		exec.Kind, exec.Path, exec.Key = ExecDescribe, dt.Path, "discover.dirs"
 	}
 	d.Title = base.Title
@@ -237,12 +259,16 @@ func (b *builder) exposed() []Definition {
 				b.fail(&diag.Error{Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("the server has no tool named %s", want), Hint: closestHint(want, names)})
 			}
 		}
+		renamed := b.renamed(server)
 		for _, n := range names {
 			if !expose.Has(n) {
 				continue
 			}
 			if _, named := b.c.Tools[n]; named {
 				continue // the config's own entry decides
+			}
+			if renamed[n] {
+				continue // the config serves it under another name
 			}
 			if other, dup := taken[n]; dup {
 				b.warnings = append(b.warnings, &diag.Error{Severity: diag.SeverityWarning, Source: "skipped", Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("%s is also exposed by the server %s, which is used", n, other)})
@@ -256,6 +282,28 @@ func (b *builder) exposed() []Definition {
 			if d, ok := b.definition(n, t); ok {
 				out = append(out, d)
 			}
+		}
+	}
+	return out
+}
+
+// exposer returns the server that exposes a tool named name on its own.
+func (b *builder) exposer(name string) (string, bool) {
+	for _, server := range sortedKeys(b.f.Servers) {
+		if _, ok := b.f.Servers[server][name]; ok && b.c.MCPServers[server].Expose.Has(name) {
+			return server, true
+		}
+	}
+	return "", false
+}
+
+// renamed returns the tools of server that config entries take under
+// other names (source = "mcp.<server>.<tool>").
+func (b *builder) renamed(server string) map[string]bool {
+	out := map[string]bool{}
+	for name, t := range b.c.Tools {
+		if t.Source.Kind == config.SourceMCP && t.Source.Server == server && t.Source.Tool != "" && t.Source.Tool != name {
+			out[t.Source.Tool] = true
 		}
 	}
 	return out

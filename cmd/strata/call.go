@@ -64,8 +64,14 @@ func (c *callCmd) Run(e *env) error {
 		if err != nil {
 			return err // the tool may be among those that failed
 		}
-		if _, configured := w.Model().Tools[c.Name]; configured {
-			return &diag.Error{Msg: c.Name + " did not resolve", Hint: "see strata resolve for why"}
+		if t, configured := w.Model().Tools.Effective(c.Name); configured {
+			if !t.Enabled() {
+				return &diag.Error{Msg: fmt.Sprintf("call %s: the tool is not enabled", c.Name), Hint: "set enable = true for it"}
+			}
+			if len(r.Catalog.Warnings) > 0 {
+				return &diag.Error{Msg: fmt.Sprintf("call %s: the tool did not resolve; see the warnings above", c.Name)}
+			}
+			return &diag.Error{Msg: fmt.Sprintf("call %s: the tool did not resolve", c.Name)}
 		}
 		if !w.Trusted() {
 			return &diag.Error{Msg: fmt.Sprintf("call %s: no such tool in the catalog", c.Name), Hint: "the workspace's own files do not apply: it is not trusted (strata trust, or --trust)"}

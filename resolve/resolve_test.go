@@ -1,0 +1,139 @@
+package resolve_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/export"
+	"github.com/strata-config/strata/resolve"
+)
+
+func errLines(err error) []string {
+	var out []string
+	for _, e := range diag.All(err) {
+		out = append(out, e.Error())
+	}
+	return out
+}
+
+// found is what discovery found in these tests: a server exposing three
+// tools, and a --describe tool.
+func found() resolve.Found {
+	tool := func(name string) resolve.Discovered {
+		return resolve.Discovered{Name: name, InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}
+	}
+	return resolve.Found{
+		Servers:   map[string]map[string]resolve.Discovered{"fs": {"read_file": tool("read_file"), "write_file": tool("write_file"), "list.dir": tool("list.dir")}},
+		Described: map[string]resolve.Described{"word count": {Path: "/t/wc", Discovered: tool("word count")}},
+	}
+}
+
+// TestRenamesAndOverrides: the behaviour a user expects of overrides and
+// renames of exposed and described tools.
+func TestRenamesAndOverrides(t *testing.T) {
+	tests := []struct {
+		name     string
+		layer    string
+		tools    []string // name=source
+		errs     []string
+		warnings []string
+		check    func(t *testing.T, c *resolve.Catalog)
+	}{
+		{
+			name:  "an exposed tool is overridden without repeating its source",
+			layer: "[mcp_servers.fs]\ncommand = \"x\"\nexpose = \"all\"\n[tools.read_file]\nrun = \"unattended\"\n",
+			tools: []string{"list.dir=mcp.fs", "read_file=mcp.fs", "word count=local", "write_file=mcp.fs"},
+			check: func(t *testing.T, c *resolve.Catalog) {
+				if d, _ := c.Tool("read_file"); d.Run != "unattended" || d.Exec.Server != "fs" {
+					t.Errorf("read_file: %+v", d)
+				}
+			},
+		},
+		{
+			name:  "a renamed exposed tool appears once",
+			layer: "[mcp_servers.fs]\ncommand = \"x\"\nexpose = \"all\"\n[tools.files_read]\nsource = \"mcp.fs.read_file\"\n",
+			tools: []string{"files_read=mcp.fs.read_file", "list.dir=mcp.fs", "word count=local", "write_file=mcp.fs"},
+		},
+		{
+			name:  "a described tool renamed",
+			layer: "[tools.word_count]\nsource = \"local.'word count'\"\n",
+			tools: []string{"word_count=local.'word count'"},
+			check: func(t *testing.T, c *resolve.Catalog) {
+				if d, _ := c.Tool("word_count"); d.Exec.Path != "/t/wc" {
+					t.Errorf("word_count runs %q", d.Exec.Path)
+				}
+			},
+		},
+		{
+			name:  "a described tool that does not exist",
+			layer: "[tools.wc]\nsource = \"local.'word cont'\"\n",
+			tools: []string{"word count=local"},
+			errs:  []string{"tools.wc.source: no tool of the discovery directories is named word cont; did you mean word count?"},
+		},
+		{
+			name:     "settings for nothing",
+			layer:    "[mcp_servers.fs]\ncommand = \"x\"\nexpose = [\"read_file\"]\n[tools.write_fil]\nrun = \"skip\"\n",
+			tools:    []string{"read_file=mcp.fs", "word count=local"},
+			warnings: []string{"skipped: tools.write_fil: no tool of this name is defined or discovered; its settings apply to nothing; did you mean write_file?"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := layerConfig(tt.layer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := resolve.Build(cfg, found())
+			if diff := cmp.Diff(tt.errs, errLines(err)); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+			var tools []string
+			for _, d := range c.Tools {
+				tools = append(tools, d.Name+"="+d.Source)
+			}
+			if diff := cmp.Diff(tt.tools, tools); diff != "" {
+				t.Errorf("tools (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.warnings, errLines(c.Warnings)); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+			if tt.check != nil {
+				tt.check(t, c)
+			}
+		})
+	}
+}
+
+// TestRenameHint: a name a vendor refuses comes with the entry that
+// renames the tool where it comes from.
+func TestRenameHint(t *testing.T) {
+	cfg, _ := layerConfig("[mcp_servers.fs]\ncommand = \"x\"\nexpose = \"all\"\n")
+	c, err := resolve.Build(cfg, found())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = export.JSON(c, export.OpenAI)
+	want := []string{
+		`tools.'list.dir': "list.dir" is not a valid tool name for openai; an OpenAI function name is 1 to 64 letters, digits, '_' or '-'; rename it: [tools.new_name] source = "mcp.fs.'list.dir'"`,
+		`tools.'word count': "word count" is not a valid tool name for openai; an OpenAI function name is 1 to 64 letters, digits, '_' or '-'; rename it: [tools.new_name] source = "local.'word count'"`,
+	}
+	if diff := cmp.Diff(want, errLines(err)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// The fix the hint gives works.
+	cfg, _ = layerConfig("[mcp_servers.fs]\ncommand = \"x\"\nexpose = \"all\"\n[tools.list_dir]\nsource = \"mcp.fs.'list.dir'\"\n[tools.word_count]\nsource = \"local.'word count'\"\n")
+	c, err = resolve.Build(cfg, found())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := export.JSON(c, export.OpenAI); err != nil {
+		t.Errorf("after the rename: %v", err)
+	}
+	if b, _ := export.JSON(c, export.OpenAI); strings.Contains(string(b), "list.dir\"") {
+		t.Error("the original name is still exported")
+	}
+}
