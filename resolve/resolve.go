@@ -267,8 +267,8 @@ func (b *builder) exposed() []Definition {
 			if _, named := b.c.Tools[n]; named {
 				continue // the config's own entry decides
 			}
-			if renamed[n] {
-				continue // the config serves it under another name
+			if renamed[n] && expose.All {
+				continue // the config serves it under another name; a list that names it still exposes it
 			}
 			if other, dup := taken[n]; dup {
 				b.warnings = append(b.warnings, &diag.Error{Severity: diag.SeverityWarning, Source: "skipped", Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("%s is also exposed by the server %s, which is used", n, other)})
