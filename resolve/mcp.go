@@ -166,7 +166,7 @@ func (s *session) mcpKey(srv config.MCPServer) (cacheKey, error) {
 }
 
 func (s *session) serverEnv(srv config.MCPServer) []string {
-	return procs.MinimalEnv(s.environ, srv.Env)
+	return procs.Env(s.environ, srv.Env, srv.EnvVars)
 }
 
 func (s *session) serverDir(srv config.MCPServer) string {

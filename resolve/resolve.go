@@ -388,7 +388,7 @@ func (s *session) run(ctx context.Context, t task) []byte {
 		Program: t.program,
 		Args:    t.args,
 		Dir:     s.root,
-		Env:     procs.MinimalEnv(s.environ, nil),
+		Env:     procs.Env(s.environ, nil, nil),
 		Timeout: timeout,
 	})
 	if err != nil {
