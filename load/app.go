@@ -53,6 +53,12 @@ type App[P, R any] struct {
 	// strata's own model). When set, files in the formats other tools keep
 	// servers in are read as layers of servers: see Foreign.
 	MCPServers partial.Path
+	// Input asks the user for the value of a VS Code input (${input:id} in
+	// an mcp.json), showing its description; a password input must not be
+	// echoed. Its answer is used for this load only and never stored. nil
+	// means there is no one to ask: such an input is an error that names
+	// it.
+	Input func(ctx context.Context, id, description string, password bool) (string, error)
 }
 
 // Kind is the kind of a layer's source.
@@ -139,7 +145,7 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 		return nil, fmt.Errorf("load: %w", err)
 	}
 	res := &Result[P, R]{defaults: a.Defaults}
-	r := reader[P, R]{app: a, res: res}
+	r := reader[P, R]{app: a, res: res, env: env, dir: dir}
 
 	// Files: user, workspace, directories.
 	if userDir := a.userDir(env); userDir != "" {
@@ -249,6 +255,9 @@ type reader[P, R any] struct {
 	res    *Result[P, R]
 	errs   diag.Errors
 	merged *P
+	env    map[string]string // the environment
+	dir    string            // the working directory
+	im     *importer         // for clients' files, made on first use
 }
 
 // push adds a layer and merges it into the running merge.
