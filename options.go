@@ -43,6 +43,7 @@ type settings struct {
 	builtin    func(ctx context.Context, pc protocol.Context) (protocol.Outcome, error)
 	ask        func(ctx context.Context, tool string, q protocol.Inquiry, target config.Target) (any, bool, error)
 	confirm    func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
+	input      func(ctx context.Context, id, description string, password bool) (string, error)
 }
 
 // Name names the host's files and variables: .<name>/config.toml,
@@ -141,4 +142,12 @@ func Ask(f func(ctx context.Context, tool string, q protocol.Inquiry, target con
 // (see call.Runner.Confirm); without it, such calls are refused.
 func Confirm(f func(ctx context.Context, tool string, args json.RawMessage) (bool, error)) Option {
 	return option(func(s *settings) { s.confirm = f })
+}
+
+// Input asks the user for the value of an input another client's file
+// asks for (VS Code's ${input:id}), showing its description; a password
+// must not be echoed, and no answer is kept beyond the open. Without it,
+// such an input is an error that names it.
+func Input(f func(ctx context.Context, id, description string, password bool) (string, error)) Option {
+	return option(func(s *settings) { s.input = f })
 }

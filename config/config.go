@@ -78,17 +78,46 @@ type Question struct {
 	Answer any `toml:"answer" json:"answer,omitempty"`
 }
 
-// MCPServer is how to start an MCP server over stdio.
+// MCPServer is how to reach an MCP server: a program strata starts and
+// talks to over stdio (Command), or a remote server it connects to over
+// streamable HTTP, or the older HTTP+SSE transport where a server offers
+// only that (URL). A server has one or the other.
 type MCPServer struct {
-	Command           string            `toml:"command"`
-	Args              []string          `toml:"args"`
-	Env               map[string]string `toml:"env"`
-	Cwd               string            `toml:"cwd"`
-	Optional          bool              `toml:"optional"`
-	StartupTimeoutSec float64           `toml:"startup_timeout_sec"`
-	ToolTimeoutSec    float64           `toml:"tool_timeout_sec"`
-	Expose            Expose            `toml:"expose"`
+	// Command, Args, Env, EnvVars and Cwd start a server over stdio.
+	Command string            `toml:"command"`
+	Args    []string          `toml:"args"`
+	Env     map[string]string `toml:"env"`
+	// EnvVars are names of variables the server inherits from the host's
+	// environment (Codex's env_vars), on top of the base set every program
+	// strata starts receives.
+	EnvVars []string `toml:"env_vars"`
+	Cwd     string   `toml:"cwd"`
+	// URL, Headers and BearerTokenEnvVar reach a remote server.
+	URL     string            `toml:"url"`
+	Headers map[string]string `toml:"headers"`
+	// BearerTokenEnvVar names the variable of the host's environment whose
+	// value is sent as "Authorization: Bearer <value>".
+	BearerTokenEnvVar string `toml:"bearer_token_env_var"`
+	// Enabled is false for a server that is configured but not used; nil
+	// means true. See [MCPServer.IsEnabled].
+	Enabled           *bool   `toml:"enabled"`
+	Optional          bool    `toml:"optional"`
+	StartupTimeoutSec float64 `toml:"startup_timeout_sec"`
+	ToolTimeoutSec    float64 `toml:"tool_timeout_sec"`
+	Expose            Expose  `toml:"expose"`
+	// EnabledTools and DisabledTools are Codex's allow and deny lists of the
+	// server's tools; see [MCPServer.Allows].
+	EnabledTools  ToolNames `toml:"enabled_tools"`
+	DisabledTools ToolNames `toml:"disabled_tools"`
 }
+
+// IsEnabled reports whether the server is used: its enabled setting, true
+// when it has none.
+func (s MCPServer) IsEnabled() bool { return s.Enabled == nil || *s.Enabled }
+
+// IsRemote reports whether the server is reached over HTTP (it has a URL)
+// rather than started over stdio.
+func (s MCPServer) IsRemote() bool { return s.URL != "" }
 
 // Default timeouts of an MCP server.
 const (
@@ -218,9 +247,9 @@ func (t Tool) DefinesSchema() bool {
 	return false
 }
 
-// ServersInUse returns the names of the MCP servers whose tools the
-// catalog needs, sorted: those that enabled tools name as their source, and
-// those that expose tools on their own.
+// ServersInUse returns the names of the enabled MCP servers whose tools
+// the catalog needs, sorted: those that enabled tools name as their
+// source, and those that expose tools on their own.
 func (c Config) ServersInUse() []string {
 	wanted := map[string]bool{}
 	for _, name := range c.Tools.Names() {
@@ -236,7 +265,7 @@ func (c Config) ServersInUse() []string {
 	}
 	out := make([]string, 0, len(wanted))
 	for name := range wanted {
-		if _, ok := c.MCPServers[name]; ok {
+		if srv, ok := c.MCPServers[name]; ok && srv.IsEnabled() {
 			out = append(out, name)
 		}
 	}
@@ -256,7 +285,9 @@ func first[T comparable](vs ...T) T {
 
 // Validate checks what the types alone cannot: the "*" entry holds only
 // inheritable settings, commands belong to local tools, shell commands
-// render safely, and MCP sources name configured servers.
+// render safely, MCP sources name configured servers, and each server is
+// either started (command) or reached (url) with the settings that fit
+// (see [MCPServer]).
 func (c Config) Validate() error { return c.ValidateAt(nil) }
 
 // ValidateAt is [Config.Validate] for a model mounted at mount in a host's
@@ -302,17 +333,7 @@ func (c Config) ValidateAt(mount partial.Path) error {
 		}
 	}
 	for _, name := range servers {
-		s := c.MCPServers[name]
-		p := mount.Append("mcp_servers", name)
-		if s.Command == "" {
-			errs = append(errs, &diag.Error{Path: p.Append("command"), Msg: "an MCP server needs a command", Hint: `write command = "npx"`})
-		}
-		if s.StartupTimeoutSec <= 0 {
-			errs = append(errs, &diag.Error{Path: p.Append("startup_timeout_sec"), Msg: fmt.Sprintf("must be positive, found %v", s.StartupTimeoutSec)})
-		}
-		if s.ToolTimeoutSec <= 0 {
-			errs = append(errs, &diag.Error{Path: p.Append("tool_timeout_sec"), Msg: fmt.Sprintf("must be positive, found %v", s.ToolTimeoutSec)})
-		}
+		errs = append(errs, c.MCPServers[name].validate(mount.Append("mcp_servers", name))...)
 	}
 	if len(errs) > 0 {
 		return errs

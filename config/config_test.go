@@ -387,9 +387,80 @@ func TestValidate(t *testing.T) {
 			c:    config.Config{MCPServers: config.MCPServers{"b": {}, "a": {Command: "x", StartupTimeoutSec: 1, ToolTimeoutSec: 0}}},
 			want: []string{
 				"mcp_servers.a.tool_timeout_sec: must be positive, found 0",
-				`mcp_servers.b.command: an MCP server needs a command; write command = "npx"`,
+				`mcp_servers.b: an MCP server needs a command (a program started over stdio) or a url (a remote server); write command = "npx" and its args, or url = "https://example.com/mcp"`,
 				"mcp_servers.b.startup_timeout_sec: must be positive, found 0",
 				"mcp_servers.b.tool_timeout_sec: must be positive, found 0",
+			},
+		},
+		{
+			name: "a remote server is valid with its headers and token variable",
+			c: config.Config{MCPServers: config.MCPServers{"r": {
+				URL: "https://example.com/mcp", Headers: map[string]string{"X-Team": "a", "X-Empty": ""},
+				BearerTokenEnvVar: "EXAMPLE_TOKEN", StartupTimeoutSec: 1, ToolTimeoutSec: 1,
+				Expose: config.Expose{All: true}, EnabledTools: config.ToolNames{"a"}, DisabledTools: config.ToolNames{"b"},
+			}}},
+		},
+		{
+			name: "a server has a command or a url, not both",
+			c: config.Config{MCPServers: config.MCPServers{"both": {
+				Command: "npx", URL: "https://example.com/mcp", StartupTimeoutSec: 1, ToolTimeoutSec: 1,
+			}}},
+			want: []string{"mcp_servers.both.url: an MCP server has a command or a url, not both; remove url to start the command, or command to connect to the url"},
+		},
+		{
+			name: "a started server has no remote settings",
+			c: config.Config{MCPServers: config.MCPServers{"s": {
+				Command: "npx", Headers: map[string]string{"X": "1"}, BearerTokenEnvVar: "T", StartupTimeoutSec: 1, ToolTimeoutSec: 1,
+			}}},
+			want: []string{
+				"mcp_servers.s.headers: headers is for a remote server (url); this one is started with a command; remove headers",
+				"mcp_servers.s.bearer_token_env_var: bearer_token_env_var is for a remote server (url); this one is started with a command; remove bearer_token_env_var",
+			},
+		},
+		{
+			name: "a remote server has no settings of a started one",
+			c: config.Config{MCPServers: config.MCPServers{"r": {
+				URL: "http://127.0.0.1:3001/mcp", Args: []string{"-y"}, Env: map[string]string{"A": "1"}, EnvVars: []string{"B"},
+				Cwd: "/w", StartupTimeoutSec: 1, ToolTimeoutSec: 1,
+			}}},
+			want: []string{
+				"mcp_servers.r.args: args is for a server strata starts (command); this one is remote (url); remove args",
+				"mcp_servers.r.env: env is for a server strata starts (command); this one is remote (url); remove env",
+				"mcp_servers.r.env_vars: env_vars is for a server strata starts (command); this one is remote (url); remove env_vars",
+				"mcp_servers.r.cwd: cwd is for a server strata starts (command); this one is remote (url); remove cwd",
+			},
+		},
+		{
+			name: "urls are http or https with a host",
+			c: config.Config{MCPServers: config.MCPServers{
+				"a": {URL: "ftp://example.com/mcp", StartupTimeoutSec: 1, ToolTimeoutSec: 1},
+				"b": {URL: "example.com/mcp", StartupTimeoutSec: 1, ToolTimeoutSec: 1},
+				"c": {URL: "https:///mcp", StartupTimeoutSec: 1, ToolTimeoutSec: 1},
+				"d": {URL: "http://[::1", StartupTimeoutSec: 1, ToolTimeoutSec: 1},
+			}},
+			want: []string{
+				`mcp_servers.a.url: expected an http:// or https:// URL, found "ftp://example.com/mcp"; write url = "https://example.com/mcp"`,
+				`mcp_servers.b.url: expected an http:// or https:// URL, found "example.com/mcp"; write url = "https://example.com/mcp"`,
+				`mcp_servers.c.url: the URL "https:///mcp" has no host; write url = "https://example.com/mcp"`,
+				`mcp_servers.d.url: not a URL: "http://[::1"; write url = "https://example.com/mcp"`,
+			},
+		},
+		{
+			name: "headers and variable names must be usable",
+			c: config.Config{MCPServers: config.MCPServers{
+				"r": {
+					URL: "https://example.com/mcp", Headers: map[string]string{"Bad Name": "x", "X-Line": "a\r\nInjected: 1", "authorization": "Bearer x"},
+					BearerTokenEnvVar: "A=B", StartupTimeoutSec: 1, ToolTimeoutSec: 1,
+				},
+				"s": {Command: "npx", EnvVars: []string{"OK", ""}, Env: map[string]string{"X=Y": "1"}, StartupTimeoutSec: 1, ToolTimeoutSec: 1},
+			}},
+			want: []string{
+				`mcp_servers.r.headers.'Bad Name': "Bad Name" is not a valid HTTP header name; a header name is letters, digits and !#$%&'*+-.^_` + "`" + `|~`,
+				"mcp_servers.r.headers.X-Line: the value holds a line break or another control character",
+				"mcp_servers.r.headers.authorization: both headers.Authorization and bearer_token_env_var set the Authorization header; keep one of them",
+				`mcp_servers.r.bearer_token_env_var: "A=B" is not a variable name; write the name of the variable that holds the token, such as GITHUB_TOKEN`,
+				`mcp_servers.s.env_vars.1: "" is not a variable name`,
+				`mcp_servers.s.env: "X=Y" is not a variable name`,
 			},
 		},
 	}

@@ -98,3 +98,22 @@ source = "mcp.fs"
 	// user.toml:3:1: tools.'*'.command: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set command on each tool
 	// user.toml:6:1: tools.read.source: no MCP server named "fs" is configured; add [mcp_servers.fs]
 }
+
+// Codex's enabled_tools and disabled_tools decide which of a server's
+// tools are used at all; expose, which of those join the catalog under
+// their own names.
+func ExampleMCPServer_Allows() {
+	srv := config.MCPServer{
+		URL:           "https://example.com/mcp",
+		Expose:        config.Expose{All: true},
+		EnabledTools:  config.ToolNames{"open", "screenshot"},
+		DisabledTools: config.ToolNames{"screenshot"},
+	}
+	for _, tool := range []string{"open", "screenshot", "click"} {
+		fmt.Println(tool, srv.Allows(tool), srv.Exposes(tool))
+	}
+	// Output:
+	// open true true
+	// screenshot false false
+	// click false false
+}

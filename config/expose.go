@@ -75,3 +75,60 @@ func (Expose) JSONSchema() map[string]any {
 		map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
 	}}
 }
+
+// ToolNames is a list of a server's tool names: Codex's enabled_tools and
+// disabled_tools. Unlike a plain list, an empty list is kept as set: nil
+// means no list, ToolNames{} means a list that names no tool.
+type ToolNames []string
+
+// UnmarshalValue reads a list of tool names.
+func (n *ToolNames) UnmarshalValue(v any) error {
+	list, ok := v.([]any)
+	if !ok {
+		return fmt.Errorf("expected a list of tool names, found %s", describe(v))
+	}
+	out := ToolNames{}
+	for i, x := range list {
+		s, err := asString(x, partial.Path{fmt.Sprint(i)}, "a tool name")
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	*n = out
+	return nil
+}
+
+// MarshalValue writes the list.
+func (n ToolNames) MarshalValue() (any, error) {
+	out := make([]any, len(n))
+	for i, t := range n {
+		out[i] = t
+	}
+	return out, nil
+}
+
+// JSONSchema describes a list of tool names in the JSON Schema of the
+// config file.
+func (ToolNames) JSONSchema() map[string]any {
+	return map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
+}
+
+// Allows reports whether the server's tool name may be used at all: it is
+// in enabled_tools when that list is set, and not in disabled_tools
+// (Codex's rule: the allow list first, then the deny list). A tool that is
+// not allowed is as if the server did not have it: it is neither exposed
+// nor reachable through source = "mcp.<server>.<tool>".
+func (s MCPServer) Allows(name string) bool {
+	if s.EnabledTools != nil && !slices.Contains(s.EnabledTools, name) {
+		return false
+	}
+	return !slices.Contains(s.DisabledTools, name)
+}
+
+// Exposes reports whether the server's tool name joins the catalog on its
+// own: expose names it (or is "all") and enabled_tools and disabled_tools
+// allow it.
+func (s MCPServer) Exposes(name string) bool { return s.Expose.Has(name) && s.Allows(name) }

@@ -9,7 +9,7 @@ import (
 // field.
 type Partial struct {
 	Tools      ToolsPartial      `toml:"tools" doc:"Tools by name; the '*' entry holds what every tool inherits (run, result, enable)."`
-	MCPServers MCPServersPartial `toml:"mcp_servers" doc:"MCP servers by name, started over stdio."`
+	MCPServers MCPServersPartial `toml:"mcp_servers" doc:"MCP servers by name: programs started over stdio, or remote servers reached over HTTP."`
 	Discover   DiscoverPartial   `toml:"discover" doc:"Where self-describing tools are found."`
 }
 
@@ -57,14 +57,21 @@ type QuestionPartial struct {
 
 // MCPServerPartial is the partial twin of [MCPServer].
 type MCPServerPartial struct {
-	Command           partial.Value[string]              `toml:"command" strata:"program" doc:"Program that runs the server; a relative path is relative to the file that names it."`
+	Command           partial.Value[string]              `toml:"command" strata:"program" doc:"Program that runs a local server, started over stdio; a server has a command or a url. A relative path is relative to the file that names it."`
 	Args              partial.List[string]               `toml:"args" doc:"Its arguments."`
-	Env               partial.Map[partial.Value[string]] `toml:"env" doc:"Environment variables added for it."`
+	Env               partial.Map[partial.Value[string]] `toml:"env" doc:"Environment variables set for it."`
+	EnvVars           partial.List[string]               `toml:"env_vars" strata:"append" doc:"Names of variables it inherits from the host's environment, on top of the base set every program receives."`
 	Cwd               partial.Value[string]              `toml:"cwd" strata:"path" doc:"Working directory; a relative path is relative to the file that names it."`
+	URL               partial.Value[string]              `toml:"url" doc:"URL of a remote server, reached over streamable HTTP (or HTTP+SSE where the server offers only that); a server has a command or a url."`
+	Headers           partial.Map[partial.Value[string]] `toml:"headers" doc:"HTTP headers sent to a remote server."`
+	BearerTokenEnvVar partial.Value[string]              `toml:"bearer_token_env_var" doc:"Variable of the host's environment whose value a remote server receives as Authorization: Bearer <value>."`
+	Enabled           partial.Value[bool]                `toml:"enabled" doc:"When false, the server is not used (default true)."`
 	Optional          partial.Value[bool]                `toml:"optional" doc:"When true, a server that fails to start is reported and its tools left out."`
 	StartupTimeoutSec partial.Value[float64]             `toml:"startup_timeout_sec" doc:"Seconds to wait for the server to start (default 10)."`
 	ToolTimeoutSec    partial.Value[float64]             `toml:"tool_timeout_sec" doc:"Seconds a tool call may take (default 60)."`
 	Expose            partial.Value[Expose]              `toml:"expose" doc:"Tools of the server that join the catalog under their own names: \"all\", \"none\" (the default) or a list."`
+	EnabledTools      partial.Value[ToolNames]           `toml:"enabled_tools" doc:"Only these tools of the server are used (Codex's allow list); [] allows none."`
+	DisabledTools     partial.Value[ToolNames]           `toml:"disabled_tools" doc:"These tools of the server are never used (Codex's deny list, applied after enabled_tools)."`
 }
 
 // DiscoverPartial is the partial twin of [Discover].

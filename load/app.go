@@ -68,6 +68,12 @@ type App[P, R any] struct {
 	// TrustHint tells the user how to trust a workspace, in the warning
 	// about files not applied: "run strata trust".
 	TrustHint string
+	// Input asks the user for the value of a VS Code input (${input:id} in
+	// an mcp.json), showing its description; a password input must not be
+	// echoed. Its answer is used for this load only and never stored. nil
+	// means there is no one to ask: such an input is an error that names
+	// it.
+	Input func(ctx context.Context, id, description string, password bool) (string, error)
 }
 
 // EnvPolicy is what a <NAME>_ variable whose name reaches no key does.
@@ -175,7 +181,7 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 		return nil, fmt.Errorf("load: %w", err)
 	}
 	res := &Result[P, R]{defaults: a.Defaults}
-	r := reader[P, R]{app: a, res: res}
+	r := reader[P, R]{app: a, res: res, env: env, dir: dir}
 
 	// Files: user, workspace, directories.
 	if userDir := a.userDir(env); userDir != "" {
@@ -197,7 +203,6 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	}
 	r.untrusted(root)
 	// Environment: each variable is a layer of its own.
-	r.dir = dir
 	as, err := assign.Env(r.below(), a.Name, a.envAssignments(environ))
 	for _, e := range diag.All(err) {
 		switch {
@@ -321,7 +326,9 @@ type reader[P, R any] struct {
 	res    *Result[P, R]
 	errs   diag.Errors
 	merged *P
-	dir    string // the working directory, for the relative paths of overrides
+	env    map[string]string // the environment
+	dir    string            // the working directory
+	im     *importer         // for clients' files, made on first use
 }
 
 // push adds a layer and merges it into the running merge.

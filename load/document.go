@@ -42,12 +42,20 @@ type Document struct {
 // path, or "--cfg #2"); format is the document's format. Syntax and
 // structure problems (a key defined twice) are returned as [Errors].
 func Parse(name string, data []byte, format partial.Format) (*Document, error) {
+	return parse(name, data, format, false)
+}
+
+// parse is Parse, reading JSON as JSONC (comments and trailing commas)
+// when jsonc is set.
+func parse(name string, data []byte, format partial.Format, jsonc bool) (*Document, error) {
 	var d *doc.Doc
 	var errs []*doc.Error
-	switch format {
-	case partial.JSON:
+	switch {
+	case format == partial.JSON && jsonc:
+		d, errs = doc.ReadJSONC(data)
+	case format == partial.JSON:
 		d, errs = doc.ReadJSON(data)
-	case partial.YAML:
+	case format == partial.YAML:
 		d, errs = doc.ReadYAML(data)
 	default:
 		d, errs = doc.ReadTOML(data)

@@ -77,3 +77,48 @@ run = "unattended"
 	// medium unattended Search the code.
 	// directory .myapp.toml 3 set "unattended" true
 }
+
+// A host reads the MCP servers of other clients' files into its own
+// mcp_servers: here Claude Code's .mcp.json, whose variables come from the
+// host's environment, and VS Code's mcp.json, whose input the host asks
+// its user for.
+func ExampleApp_clientFiles() {
+	dir, _ := os.MkdirTemp("", "clients")
+	defer os.RemoveAll(dir)
+	_ = os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(`{"mcpServers": {
+  "api": {"type": "http", "url": "${API_URL:-https://api.example.com}/mcp", "headers": {"Authorization": "Bearer ${API_KEY}"}}
+}}`), 0o644)
+	_ = os.MkdirAll(filepath.Join(dir, ".vscode"), 0o755)
+	_ = os.WriteFile(filepath.Join(dir, ".vscode", "mcp.json"), []byte(`{
+  // JSONC: comments and trailing commas are fine.
+  "inputs": [{"type": "promptString", "id": "key", "description": "Search API key", "password": true}],
+  "servers": {
+    "search": {"type": "stdio", "command": "npx", "args": ["-y", "search-mcp"], "env": {"KEY": "${input:key}"},},
+  },
+}`), 0o644)
+
+	app := load.App[config.Partial, config.Config]{
+		Name:       "strata",
+		Defaults:   config.Default(),
+		Dir:        dir,
+		Environ:    []string{"STRATA_CONFIG_HOME=" + dir, "API_KEY=k-123"},
+		Cfg:        []string{filepath.Join(dir, ".mcp.json"), filepath.Join(dir, ".vscode", "mcp.json")},
+		MCPServers: partial.Path{"mcp_servers"},
+		Input: func(_ context.Context, id, description string, password bool) (string, error) {
+			fmt.Printf("asked for %s (%s), password %v\n", id, description, password)
+			return "s3cret", nil
+		},
+	}
+	res, err := app.Load(context.Background())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	api, search := res.Config.MCPServers["api"], res.Config.MCPServers["search"]
+	fmt.Println(api.URL, api.Headers["Authorization"], api.Expose.All)
+	fmt.Println(search.Command, search.Args, search.Env["KEY"], search.Expose.All)
+	// Output:
+	// asked for key (Search API key), password true
+	// https://api.example.com/mcp Bearer k-123 true
+	// npx [-y search-mcp] s3cret true
+}

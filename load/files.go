@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -86,7 +87,10 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 		r.add(&diag.Error{Source: path, Msg: msg})
 		return
 	}
-	d, err := Parse(path, data, format)
+	if f == "" && r.app.MCPServers != nil {
+		f = foreignByName(path)
+	}
+	d, err := parse(path, data, format, f.jsonc())
 	if err != nil {
 		r.add(err)
 		return
@@ -99,7 +103,7 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 			r.add(&diag.Error{Source: path, Msg: fmt.Sprintf("this application does not read %s files", f)})
 			return
 		}
-		warnings, err := d.foreign(f, r.app.MCPServers)
+		warnings, err := d.foreign(ctx, f, r.app.MCPServers, r.importer())
 		if err != nil {
 			r.add(err)
 			return
@@ -115,6 +119,9 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 	}
 	p := new(P)
 	if err := d.Decode(p); err != nil {
+		if h := d.codexHint(); f == "" && h != nil {
+			err = h
+		}
 		r.add(err)
 		return
 	}
@@ -231,15 +238,15 @@ func (d *Document) extends() ([]extend, error) {
 					}
 					e.path = f.Str
 				case "format":
-					switch f.Str {
-					case string(ForeignClaude), string(ForeignVSCode), string(ForeignCodex):
+					switch names := foreignNames(); {
+					case f.Kind == doc.String && slices.Contains(names, f.Str):
 						e.format = Foreign(f.Str)
 					default:
 						hint := ""
-						if c := suggest.Closest(f.Str, []string{"claude", "vscode", "codex"}); c != "" && f.Kind == doc.String {
+						if c := suggest.Closest(f.Str, names); c != "" && f.Kind == doc.String {
 							hint = "did you mean " + c + "?"
 						}
-						errs = append(errs, d.errAt(f, at.Append(f.Key), "expected claude, vscode or codex, found "+decode.Describe(f), hint))
+						errs = append(errs, d.errAt(f, at.Append(f.Key), "expected "+strings.Join(names, ", ")+", found "+decode.Describe(f), hint))
 					}
 				case "strategy":
 					switch {

@@ -1,42 +1,79 @@
 package load
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/decode"
 	"github.com/strata-config/strata/internal/doc"
+	"github.com/strata-config/strata/internal/envfile"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/partial"
 )
 
 // Foreign is a format other tools keep MCP servers in, which Load reads as
-// a layer of MCP servers when App.MCPServers says where they go.
+// a layer of MCP servers when App.MCPServers says where they go. Every
+// server of such a file exposes all its tools (expose = "all"), as in the
+// client that wrote the file; stdio and remote servers alike are read,
+// and each client's variables are expanded by that client's rules, from
+// App.Environ.
 type Foreign string
 
 // Foreign formats.
 const (
-	// ForeignClaude is Claude Desktop's (and Cursor's) JSON:
-	// {"mcpServers": {"name": {"command", "args", "env"}}}. Recognised by its
-	// mcpServers key.
+	// ForeignClaude is Claude Desktop's claude_desktop_config.json:
+	// {"mcpServers": {"name": {"command", "args", "env"}}}; strings are
+	// taken as written, since Claude Desktop expands no variables.
 	ForeignClaude Foreign = "claude"
-	// ForeignVSCode is VS Code's .vscode/mcp.json: {"servers": {"name":
-	// {"type": "stdio", "command", "args", "env", "cwd"}}}. Recognised by its
-	// servers key; ${workspaceFolder} is the folder that holds .vscode.
+	// ForeignClaudeCode is Claude Code's .mcp.json (and ~/.claude.json):
+	// {"mcpServers": {"name": {"type": "stdio"|"http"|"sse", "command",
+	// "args", "env", "url", "headers"}}}, with ${NAME} and
+	// ${NAME:-default} in command, args, env, url and headers.
+	ForeignClaudeCode Foreign = "claude-code"
+	// ForeignCursor is Cursor's ~/.cursor/mcp.json and .cursor/mcp.json:
+	// {"mcpServers": {"name": {"command", "args", "env", "envFile", "url",
+	// "headers"}}}, with ${env:NAME}, ${userHome}, ${workspaceFolder},
+	// ${workspaceFolderBasename} and ${pathSeparator} (or ${/}).
+	ForeignCursor Foreign = "cursor"
+	// ForeignVSCode is VS Code's .vscode/mcp.json, read as JSONC (comments
+	// and trailing commas): {"inputs": [...], "servers": {"name": {"type",
+	// "command", "args", "env", "envFile", "cwd", "url", "headers"}}}, with
+	// Cursor's variables and ${input:id}, which App.Input asks for.
 	ForeignVSCode Foreign = "vscode"
-	// ForeignCodex is Codex's config.toml, whose [mcp_servers.<name>] tables
-	// are read and its other settings ignored. Never guessed: name it, as
-	// --cfg codex:PATH or { path = "...", format = "codex" } in extends.
+	// ForeignCodex is Codex's config.toml, whose [mcp_servers.<name>]
+	// tables are read and its other settings ignored. Never guessed: name
+	// it, as --cfg codex:PATH or { path = "...", format = "codex" } in
+	// extends.
 	ForeignCodex Foreign = "codex"
+
+	// foreignMCPServers is a file with mcpServers whose client its name
+	// does not tell: read as Claude Desktop's, and a variable in it is an
+	// error that asks to name the client.
+	foreignMCPServers Foreign = "mcpServers"
 )
+
+// foreignFormats are the formats a --cfg prefix or an extends format may
+// name.
+var foreignFormats = []Foreign{ForeignClaude, ForeignClaudeCode, ForeignCursor, ForeignVSCode, ForeignCodex}
+
+func foreignNames() []string {
+	out := make([]string, len(foreignFormats))
+	for i, f := range foreignFormats {
+		out[i] = string(f)
+	}
+	return out
+}
 
 // foreignPrefix splits an explicit format off a --cfg argument:
 // "codex:~/.codex/config.toml".
 func foreignPrefix(arg string) (Foreign, string, bool) {
-	for _, f := range []Foreign{ForeignClaude, ForeignVSCode, ForeignCodex} {
+	for _, f := range foreignFormats {
 		if rest, ok := strings.CutPrefix(arg, string(f)+":"); ok {
 			return f, rest, true
 		}
@@ -44,107 +81,221 @@ func foreignPrefix(arg string) (Foreign, string, bool) {
 	return "", arg, false
 }
 
+// foreignByName tells a client's file by its name and the directory it is
+// in, before it is parsed (VS Code's and Cursor's are JSONC). Codex's
+// config.toml is never guessed.
+func foreignByName(path string) Foreign {
+	base := filepath.Base(path)
+	dir := filepath.Base(filepath.Dir(path))
+	switch {
+	case base == ".mcp.json" || base == ".claude.json":
+		return ForeignClaudeCode
+	case base == "claude_desktop_config.json":
+		return ForeignClaude
+	case base == "mcp.json" && dir == ".cursor":
+		return ForeignCursor
+	case base == "mcp.json" && dir == ".vscode":
+		return ForeignVSCode
+	case base == "mcp.json" && dir == "User" && strings.HasPrefix(filepath.Base(filepath.Dir(filepath.Dir(path))), "Code"):
+		return ForeignVSCode // the user profile's mcp.json
+	}
+	return ""
+}
+
 // detectForeign tells a foreign file by its root keys.
 func detectForeign(d *Document) Foreign {
 	root := d.d.Root
 	switch {
 	case root.Get("mcpServers") != nil:
-		return ForeignClaude
+		return foreignMCPServers
 	case d.d.Format == doc.JSON && root.Get("servers") != nil:
 		return ForeignVSCode
 	}
 	return ""
 }
 
-// serverKeys maps a foreign server's keys to ours; "" marks keys that are
-// read but have no counterpart (they are checked and dropped).
-var serverKeys = map[Foreign]map[string]string{
-	ForeignClaude: {"command": "command", "args": "args", "env": "env", "cwd": "cwd", "type": "", "disabled": "", "autoApprove": "", "alwaysAllow": "", "timeout": ""},
-	ForeignVSCode: {"command": "command", "args": "args", "env": "env", "cwd": "cwd", "type": "", "envFile": "", "dev": ""},
-	ForeignCodex:  {"command": "command", "args": "args", "env": "env", "cwd": "cwd", "startup_timeout_sec": "startup_timeout_sec", "tool_timeout_sec": "tool_timeout_sec", "enabled": "", "env_vars": "", "startup_timeout_ms": ""},
+// jsonc reports whether the client reads its file as JSONC.
+func (f Foreign) jsonc() bool { return f == ForeignVSCode || f == ForeignCursor }
+
+// client names the client that writes f, for messages.
+func (f Foreign) client() string {
+	switch f {
+	case ForeignClaude:
+		return "Claude Desktop"
+	case ForeignClaudeCode:
+		return "Claude Code"
+	case ForeignCursor:
+		return "Cursor"
+	case ForeignVSCode:
+		return "VS Code"
+	case ForeignCodex:
+		return "Codex"
+	}
+	return "an mcpServers"
 }
 
-var variable = regexp.MustCompile(`\$\{([^}]*)\}`)
+func foreignKey(f Foreign) string {
+	switch f {
+	case ForeignVSCode:
+		return "servers"
+	case ForeignCodex:
+		return "mcp_servers"
+	}
+	return "mcpServers"
+}
+
+// importer is what reading clients' files needs from the loader: the
+// host's environment, where the workspace is, and the host's way of asking
+// for VS Code's inputs. One importer serves one Load.
+type importer struct {
+	env   map[string]string
+	root  string // the workspace root, or ""
+	dir   string // the working directory
+	input func(ctx context.Context, id, description string, password bool) (string, error)
+	// answers are the inputs answered during this load, by id; passwords
+	// are never kept here.
+	answers map[string]string
+}
+
+// home returns the user's home directory from the environment.
+func (im *importer) home() string {
+	if h := im.env["HOME"]; h != "" {
+		return h
+	}
+	return im.env["USERPROFILE"]
+}
+
+// keyRule says what becomes of one key of a client's server.
+type keyRule struct {
+	kind keyKind
+	to   string // copyKey: our key
+	msg  string // warnKey, failKey
+	hint string
+}
+
+type keyKind uint8
+
+const (
+	copyKey keyKind = iota // copied under our key
+	dropKey                // read and dropped: no effect on what strata runs
+	warnKey                // dropped with a warning: a setting strata does not apply
+	failKey                // an error: strata cannot do what the setting asks
+	ownKey                 // handled by the server's own code
+)
+
+var (
+	same    = keyRule{kind: copyKey}
+	drop    = keyRule{kind: dropKey}
+	handled = keyRule{kind: ownKey}
+	oauth   = keyRule{kind: warnKey, msg: "OAuth sign-in is not supported; the server is read without it", hint: "give a token with headers or, in a strata layer, bearer_token_env_var"}
+)
+
+// serverKeys are the keys of each client's server tables.
+var serverKeys = map[Foreign]map[string]keyRule{
+	ForeignClaude: {
+		"command": same, "args": same, "env": same, "cwd": same, "url": same, "headers": same,
+		"type": handled, "disabled": handled,
+		// Settings of other clients that share the format (Cline, Roo): approvals and a timeout.
+		"autoApprove": drop, "alwaysAllow": drop, "timeout": drop,
+	},
+	ForeignClaudeCode: {
+		"command": same, "args": same, "env": same, "cwd": same, "url": same, "headers": same,
+		"type": handled, "oauth": oauth,
+		"headersHelper": {kind: failKey, msg: "headersHelper runs a command to make the headers, which strata does not do", hint: "write the headers out in headers"},
+	},
+	ForeignCursor: {
+		"command": same, "args": same, "env": same, "cwd": same, "url": same, "headers": same,
+		"type": handled, "envFile": handled, "auth": oauth,
+	},
+	ForeignVSCode: {
+		"command": same, "args": same, "env": same, "cwd": same, "url": same, "headers": same,
+		"type": handled, "envFile": handled,
+		"dev": drop, "gallery": drop, "version": drop,
+		"sandboxEnabled": {kind: failKey, msg: "VS Code's sandbox is not available in strata; the server would run without it", hint: "remove sandboxEnabled to run the server unsandboxed"},
+		"sandbox":        {kind: failKey, msg: "VS Code's sandbox is not available in strata; the server would run without it", hint: "remove sandbox to run the server unsandboxed"},
+	},
+	ForeignCodex: {
+		"command": same, "args": same, "env": same, "cwd": same, "url": same,
+		"http_headers": keyRule{kind: copyKey, to: "headers"}, "bearer_token_env_var": same,
+		"startup_timeout_sec": same, "tool_timeout_sec": same, "enabled": same,
+		"enabled_tools": same, "disabled_tools": same,
+		"env_vars": handled, "env_http_headers": handled, "startup_timeout_ms": handled, "required": handled,
+		"bearer_token": {kind: failKey, msg: "a token written in the file is not accepted (Codex refuses it too)", hint: `keep the token in a variable and write bearer_token_env_var = "NAME"`},
+		"name":         drop, "supports_parallel_tool_calls": drop,
+		"default_tools_approval_mode": {kind: warnKey, msg: "approval modes are not read", hint: `set run = "unattended" on the tools in a strata layer`},
+		"tools":                       {kind: warnKey, msg: "per-tool approval modes are not read", hint: `set run = "unattended" on the tools in a strata layer`},
+		"scopes":                      oauth, "oauth": oauth, "oauth_resource": oauth,
+		"experimental_environment": {kind: warnKey, msg: "experimental_environment is not read; strata starts the server on this machine"},
+	},
+}
+
+func init() { serverKeys[foreignMCPServers] = serverKeys[ForeignClaude] }
+
+// expanded are the keys whose strings a client expands variables in; nil
+// for VS Code, which expands every string, and for clients that expand
+// none.
+var expanded = map[Foreign][]string{
+	ForeignClaudeCode: {"command", "args", "env", "url", "headers"},
+	ForeignCursor:     {"command", "args", "env", "url", "headers", "envFile"},
+}
+
+// foreignFile is one client's file being read.
+type foreignFile struct {
+	ctx       context.Context
+	d         *Document
+	f         Foreign
+	im        *importer
+	inputs    map[string]*doc.Node // VS Code's inputs by id
+	inputIDs  []string
+	passwords map[string]string // password inputs answered for this file only
+	errs      diag.Errors
+	warnings  diag.Errors
+	unnamed   bool // an error asking to name the client was reported
+}
+
+func (fi *foreignFile) fail(n *doc.Node, p partial.Path, msg, hint string) {
+	fi.errs = append(fi.errs, fi.d.errAt(n, p, msg, hint))
+}
+
+func (fi *foreignFile) failKey(n *doc.Node, p partial.Path, msg, hint string) {
+	fi.errs = append(fi.errs, fi.d.errAtKey(n, p, msg, hint))
+}
+
+func (fi *foreignFile) warn(n *doc.Node, p partial.Path, msg, hint string) {
+	fi.warnings = append(fi.warnings, fi.d.errAtKey(n, p, msg, hint))
+}
 
 // foreign rewrites the tree of a foreign document into a layer that holds
 // its MCP servers at path at. Nodes keep their offsets, so problems still
-// point into the file. A server strata cannot start (a remote one, or one
-// that needs a value only the other tool knows) is left out with a
-// warning.
-func (d *Document) foreign(f Foreign, at partial.Path) (diag.Errors, error) {
+// point into the file. Settings strata does not apply are returned as
+// warnings; settings it cannot honour, and variables it cannot resolve,
+// are errors.
+func (d *Document) foreign(ctx context.Context, f Foreign, at partial.Path, im *importer) (diag.Errors, error) {
+	fi := &foreignFile{ctx: ctx, d: d, f: f, im: im, passwords: map[string]string{}}
 	root := d.d.Root
-	var servers *doc.Node
-	switch f {
-	case ForeignClaude:
-		servers = root.Get("mcpServers")
-	case ForeignVSCode:
-		servers = root.Get("servers")
-	case ForeignCodex:
-		servers = root.Get("mcp_servers")
-	}
+	key := foreignKey(f)
+	servers := root.Get(key)
 	out := doc.NewTable()
+	if f == ForeignVSCode {
+		fi.readInputs(root.Get("inputs"))
+	}
 	if servers == nil {
 		d.d.Root = out
-		return nil, nil
+		return nil, fi.result()
 	}
-	where := partial.Path{string(foreignKey(f))}
+	where := partial.Path{key}
 	if servers.Kind != doc.Table {
-		return nil, d.errAt(servers, where, "expected a table of servers by name, found "+servers.Kind.String(), "")
+		return nil, d.errAt(servers, where, "expected a table of servers by name, found "+decode.Describe(servers), "")
 	}
 	mapped := doc.NewTable()
-	var errs, warnings diag.Errors
-	keys := serverKeys[f]
-	known := make([]string, 0, len(keys))
-	for k := range keys {
-		known = append(known, k)
-	}
-	slices.Sort(known)
+	mapped.Inline = false
 	for _, srv := range servers.Entries {
-		p := where.Append(srv.Key)
-		if srv.Kind != doc.Table {
-			errs = append(errs, d.errAt(srv, p, "expected a server table, found "+srv.Kind.String(), ""))
-			continue
+		if s := fi.server(srv, where.Append(srv.Key)); s != nil {
+			mapped.Set(srv.Key, s)
 		}
-		if skip(srv, f) {
-			continue
-		}
-		if u := srv.Get("url"); u != nil {
-			warnings = append(warnings, d.errAtKey(u, p.Append("url"), "a remote server (url) is left out", "strata starts servers over stdio"))
-			continue
-		}
-		if t := srv.Get("type"); t != nil && (t.Kind != doc.String || t.Str != "stdio") {
-			warnings = append(warnings, d.errAt(t, p.Append("type"), fmt.Sprintf("a server of type %q is left out", t.Str), "strata starts servers over stdio"))
-			continue
-		}
-		if f == ForeignVSCode {
-			if w := d.expandVSCode(srv, p); w != nil {
-				w.Msg += "; the server is left out"
-				warnings = append(warnings, w)
-				continue
-			}
-		}
-		s := doc.NewTable()
-		s.Inline = false
-		s.KeyOff, s.Off = srv.KeyOff, srv.Off
-		for _, e := range srv.Entries {
-			ours, ok := keys[e.Key]
-			if !ok {
-				hint := ""
-				if c := suggest.Closest(e.Key, known); c != "" {
-					hint = "did you mean " + c + "?"
-				}
-				errs = append(errs, d.errAtKey(e, p.Append(e.Key), fmt.Sprintf("unknown key of a %s server", f), hint))
-				continue
-			}
-			if ours == "" {
-				continue
-			}
-			s.Set(ours, e)
-		}
-		mapped.Set(srv.Key, s)
 	}
-	if len(errs) > 0 {
-		return nil, errs
+	if err := fi.result(); err != nil {
+		return nil, err
 	}
 	// Place the servers at the host's path.
 	t := out
@@ -153,67 +304,374 @@ func (d *Document) foreign(f Foreign, at partial.Path) (diag.Errors, error) {
 		t.Set(k, c)
 		t = c
 	}
-	mapped.Inline = false
 	t.Set(at[len(at)-1], mapped)
 	d.d.Root = out
-	return warnings, nil
+	return fi.warnings, nil
 }
 
-func foreignKey(f Foreign) string {
-	switch f {
-	case ForeignClaude:
-		return "mcpServers"
-	case ForeignVSCode:
-		return "servers"
+func (fi *foreignFile) result() error {
+	if len(fi.errs) > 0 {
+		return fi.errs
 	}
-	return "mcp_servers"
+	return nil
 }
 
-// skip reports whether a foreign server is turned off.
-func skip(srv *doc.Node, f Foreign) bool {
-	switch f {
-	case ForeignClaude:
-		d := srv.Get("disabled")
-		return d != nil && d.Kind == doc.Bool && d.Bool
-	case ForeignCodex:
-		e := srv.Get("enabled")
-		return e != nil && e.Kind == doc.Bool && !e.Bool
+// server turns one client's server into ours, or returns nil after
+// reporting why it cannot.
+func (fi *foreignFile) server(srv *doc.Node, p partial.Path) *doc.Node {
+	if srv.Kind != doc.Table {
+		fi.fail(srv, p, "expected a server table, found "+decode.Describe(srv), "")
+		return nil
 	}
-	return false
+	rules := serverKeys[fi.f]
+	nerrs := len(fi.errs)
+	fi.expand(srv, p)
+	out := doc.NewTable()
+	out.Inline = false
+	out.KeyOff, out.Off = srv.KeyOff, srv.Off
+	for _, e := range srv.Entries {
+		r, ok := rules[e.Key]
+		if !ok {
+			fi.unknownKey(e, p, rules)
+			continue
+		}
+		switch r.kind {
+		case copyKey:
+			to := r.to
+			if to == "" {
+				to = e.Key
+			}
+			if to == "env" {
+				envStrings(e)
+			}
+			out.Set(to, e)
+		case warnKey:
+			fi.warn(e, p.Append(e.Key), r.msg, r.hint)
+		case failKey:
+			fi.failKey(e, p.Append(e.Key), r.msg, r.hint)
+		}
+	}
+	fi.specials(srv, out, p)
+	if len(fi.errs) > nerrs {
+		return nil
+	}
+	all := doc.NewString("all")
+	all.KeyOff, all.Off = srv.KeyOff, srv.KeyOff
+	out.Set("expose", all)
+	return out
 }
 
-// expandVSCode replaces ${workspaceFolder} in the strings of a VS Code
-// value; other variables cannot be known and are errors.
-func (d *Document) expandVSCode(n *doc.Node, p partial.Path) *diag.Error {
-	folder := filepath.Dir(filepath.Dir(d.name))
-	if abs, err := filepath.Abs(folder); err == nil {
-		folder = abs
+// unknownKey reports a key the client's format does not have.
+func (fi *foreignFile) unknownKey(e *doc.Node, p partial.Path, rules map[string]keyRule) {
+	known := make([]string, 0, len(rules))
+	for k := range rules {
+		known = append(known, k)
 	}
-	var bad *diag.Error
-	var walk func(n *doc.Node, p partial.Path)
-	walk = func(n *doc.Node, p partial.Path) {
-		switch n.Kind {
+	slices.Sort(known)
+	hint := ""
+	if c := suggest.Closest(e.Key, known); c != "" {
+		hint = "did you mean " + c + "?"
+	} else if fi.f == foreignMCPServers {
+		hint = "if another client wrote this file, name it: --cfg cursor:PATH or claude-code:PATH"
+	}
+	fi.failKey(e, p.Append(e.Key), fmt.Sprintf("unknown key of a %s server", fi.f.client()), hint)
+}
+
+// envStrings turns the numbers of an env table into strings, as the clients
+// pass them to the server.
+func envStrings(env *doc.Node) {
+	if env.Kind != doc.Table {
+		return
+	}
+	for _, v := range env.Entries {
+		switch v.Kind {
+		case doc.Integer:
+			v.Kind, v.Str = doc.String, strconv.FormatInt(v.Int, 10)
+		case doc.Float:
+			v.Kind, v.Str = doc.String, strconv.FormatFloat(v.Float, 'g', -1, 64)
+		case doc.Bool:
+			v.Kind, v.Str = doc.String, strconv.FormatBool(v.Bool)
+		}
+	}
+}
+
+// specials handles the keys whose meaning is not a plain copy.
+func (fi *foreignFile) specials(srv, out *doc.Node, p partial.Path) {
+	if t := srv.Get("type"); t != nil {
+		fi.checkType(t, out, p.Append("type"))
+	}
+	if e := srv.Get("disabled"); e != nil {
+		if e.Kind != doc.Bool {
+			fi.fail(e, p.Append("disabled"), "expected true or false, found "+decode.Describe(e), "")
+		} else {
+			out.Set("enabled", positioned(doc.NewBool(!e.Bool), e))
+		}
+	}
+	if e := srv.Get("envFile"); e != nil {
+		fi.envFile(e, out, p.Append("envFile"))
+	}
+	if fi.f == ForeignCodex {
+		fi.codex(srv, out, p)
+	}
+}
+
+// positioned gives node n the position of node at.
+func positioned(n, at *doc.Node) *doc.Node {
+	n.KeyOff, n.Off = at.KeyOff, at.Off
+	return n
+}
+
+// checkType checks a server's type against what it has: stdio servers
+// have a command, http and sse servers a url (which strata reaches over
+// streamable HTTP, or the older HTTP+SSE where the server offers only
+// that).
+func (fi *foreignFile) checkType(t, out *doc.Node, p partial.Path) {
+	types := []string{"stdio", "http", "sse"}
+	if t.Kind != doc.String || !slices.Contains(types, t.Str) {
+		hint := ""
+		switch {
+		case t.Kind == doc.String && (t.Str == "ws" || t.Str == "websocket"):
+			fi.fail(t, p, "WebSocket servers are not supported (the MCP Go SDK has no WebSocket transport)", "reach the server over http if it offers that")
+			return
+		case t.Kind == doc.String:
+			if c := suggest.Closest(t.Str, types); c != "" {
+				hint = "did you mean " + c + "?"
+			}
+		}
+		fi.fail(t, p, "expected stdio, http or sse, found "+decode.Describe(t), hint)
+		return
+	}
+	cmd, url := out.Get("command") != nil, out.Get("url") != nil
+	switch {
+	case t.Str == "stdio" && !cmd:
+		fi.fail(t, p, `a server of type "stdio" needs a command`, "add a command, or make it an http server with a url")
+	case t.Str == "stdio" && url:
+		fi.fail(t, p, `a server of type "stdio" has no url`, `remove the url, or write "type": "http"`)
+	case t.Str != "stdio" && !url:
+		fi.fail(t, p, fmt.Sprintf("a server of type %q needs a url", t.Str), `add a url, or write "type": "stdio" with a command`)
+	case t.Str != "stdio" && cmd:
+		fi.fail(t, p, fmt.Sprintf("a server of type %q has no command", t.Str), `remove the command, or write "type": "stdio"`)
+	}
+}
+
+// envFile reads the variables of a Cursor or VS Code envFile into the
+// server's env, under what env sets itself. A relative path is relative to
+// the workspace folder, as both clients take it.
+func (fi *foreignFile) envFile(e, out *doc.Node, p partial.Path) {
+	if e.Kind != doc.String || e.Str == "" {
+		fi.fail(e, p, "expected the path of an environment file, found "+decode.Describe(e), "")
+		return
+	}
+	if out.Get("url") != nil {
+		fi.fail(e, p, "envFile is for a server strata starts; this one is remote (url)", "remove envFile, and put what the server needs in headers")
+		return
+	}
+	path := e.Str
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(fi.workspaceFolder(), path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		fi.fail(e, p, "cannot read the environment file "+path+": "+unwrapPath(err).Error(), "the path is relative to the workspace folder "+fi.workspaceFolder())
+		return
+	}
+	vars, skipped := envfile.Parse(string(data))
+	for _, s := range skipped {
+		fi.warn(e, p, fmt.Sprintf("line %d of %s defines nothing: %s", s.Line, path, s.Reason), "write NAME=VALUE")
+	}
+	env := out.Get("env")
+	if env == nil {
+		env = positioned(doc.NewTable(), e)
+		env.Inline = false
+		out.Set("env", env)
+	}
+	if env.Kind != doc.Table {
+		return // the decoder reports it
+	}
+	fromFile := map[string]string{}
+	var order []string
+	for _, v := range vars {
+		if _, seen := fromFile[v.Name]; !seen {
+			order = append(order, v.Name)
+		}
+		fromFile[v.Name] = v.Value
+	}
+	for _, name := range order {
+		if env.Get(name) == nil {
+			env.Set(name, positioned(doc.NewString(fromFile[name]), e))
+		}
+	}
+}
+
+// codex maps Codex's keys that have no plain counterpart.
+func (fi *foreignFile) codex(srv, out *doc.Node, p partial.Path) {
+	if e := srv.Get("env_vars"); e != nil {
+		fi.codexEnvVars(e, out, p.Append("env_vars"))
+	}
+	if e := srv.Get("env_http_headers"); e != nil {
+		fi.codexEnvHeaders(e, out, p.Append("env_http_headers"))
+	}
+	if e := srv.Get("startup_timeout_ms"); e != nil {
+		switch {
+		case e.Kind != doc.Integer || e.Int < 0:
+			fi.fail(e, p.Append("startup_timeout_ms"), "expected a whole number of milliseconds, found "+decode.Describe(e), "")
+		case srv.Get("startup_timeout_sec") == nil: // Codex lets startup_timeout_sec win
+			out.Set("startup_timeout_sec", positioned(doc.NewFloat(float64(e.Int)/1000), e))
+		}
+	}
+	if e := srv.Get("required"); e != nil {
+		if e.Kind != doc.Bool {
+			fi.fail(e, p.Append("required"), "expected true or false, found "+decode.Describe(e), "")
+		} else {
+			out.Set("optional", positioned(doc.NewBool(!e.Bool), e))
+		}
+	}
+}
+
+// codexEnvVars reads env_vars: names, or { name, source } tables whose
+// source is "local" (the machine strata runs on).
+func (fi *foreignFile) codexEnvVars(e, out *doc.Node, p partial.Path) {
+	if e.Kind != doc.Array {
+		fi.fail(e, p, "expected a list of variable names, found "+decode.Describe(e), `write env_vars = ["GITHUB_TOKEN"]`)
+		return
+	}
+	names := positioned(doc.NewArray(), e)
+	for i, v := range e.Entries {
+		at := p.Append(strconv.Itoa(i))
+		switch v.Kind {
 		case doc.String:
-			n.Str = variable.ReplaceAllStringFunc(n.Str, func(m string) string {
-				name := variable.FindStringSubmatch(m)[1]
-				if name == "workspaceFolder" {
-					return folder
+			names.Append(v)
+		case doc.Table:
+			name, source := v.Get("name"), v.Get("source")
+			for _, k := range v.Entries {
+				if k.Key != "name" && k.Key != "source" {
+					fi.failKey(k, at.Append(k.Key), "unknown key of an env_vars entry", "an entry is { name = \"NAME\", source = \"local\" }")
 				}
-				if bad == nil {
-					bad = d.errAt(n, p, fmt.Sprintf("the variable %s cannot be resolved outside VS Code", m), "write the value out")
+			}
+			switch {
+			case name == nil || name.Kind != doc.String:
+				fi.fail(v, at, "an env_vars entry needs a name", `write { name = "NAME" }`)
+			case source != nil && (source.Kind != doc.String || source.Str != "local" && source.Str != "remote"):
+				fi.fail(source, at.Append("source"), "expected local or remote, found "+decode.Describe(source), "")
+			case source != nil && source.Str == "remote":
+				fi.fail(source, at.Append("source"), "a variable of a remote executor is not available: strata starts servers on this machine", `remove source, or write source = "local"`)
+			default:
+				names.Append(name)
+			}
+		default:
+			fi.fail(v, at, "expected a variable name, found "+decode.Describe(v), "")
+		}
+	}
+	out.Set("env_vars", names)
+}
+
+// codexEnvHeaders reads env_http_headers: header names and the variables
+// their values come from. As in Codex, a header whose variable is unset or
+// blank is not sent; strata says so.
+func (fi *foreignFile) codexEnvHeaders(e, out *doc.Node, p partial.Path) {
+	if e.Kind != doc.Table {
+		fi.fail(e, p, "expected a table of header names and variable names, found "+decode.Describe(e), `write env_http_headers = { "X-Api-Key" = "API_KEY" }`)
+		return
+	}
+	headers := out.Get("headers")
+	if headers == nil {
+		headers = positioned(doc.NewTable(), e)
+		out.Set("headers", headers)
+	}
+	if headers.Kind != doc.Table {
+		return // the decoder reports it
+	}
+	for _, h := range e.Entries {
+		if h.Kind != doc.String {
+			fi.fail(h, p.Append(h.Key), "expected the name of a variable, found "+decode.Describe(h), "")
+			continue
+		}
+		v := fi.im.env[h.Str]
+		if strings.TrimSpace(v) == "" {
+			fi.warn(h, p.Append(h.Key), fmt.Sprintf("the header %s is not sent: the variable %s is not set", h.Key, h.Str), "set "+h.Str+", as Codex needs it too")
+			continue
+		}
+		headers.Set(h.Key, positioned(doc.NewString(v), h))
+	}
+}
+
+// workspaceFolder is ${workspaceFolder}: the folder that holds the
+// client's .vscode or .cursor directory, or, for a file of the user's
+// (~/.cursor/mcp.json, VS Code's profile), the loader's workspace root,
+// else its working directory.
+func (fi *foreignFile) workspaceFolder() string {
+	name, _ := filepath.Abs(fi.d.name)
+	dir := filepath.Dir(name)
+	if b := filepath.Base(dir); b == ".vscode" || b == ".cursor" {
+		folder := filepath.Dir(dir)
+		if h := fi.im.home(); h == "" || filepath.Clean(h) != folder {
+			return folder
+		}
+	}
+	if fi.im.root != "" {
+		return fi.im.root
+	}
+	return fi.im.dir
+}
+
+// importer returns the importer of this load.
+func (r *reader[P, R]) importer() *importer {
+	if r.im == nil {
+		r.im = &importer{env: r.env, root: r.res.Root, dir: r.dir, input: r.app.Input, answers: map[string]string{}}
+	}
+	return r.im
+}
+
+// codexRootKeys are root keys of Codex's config.toml that a strata layer
+// does not have.
+var codexRootKeys = []string{
+	"model", "model_provider", "model_providers", "model_reasoning_effort", "model_reasoning_summary",
+	"model_verbosity", "model_context_window", "review_model", "approval_policy", "sandbox_mode",
+	"sandbox_workspace_write", "profile", "profiles", "projects", "notify", "history", "tui",
+	"shell_environment_policy", "file_opener", "hide_agent_reasoning", "show_raw_agent_reasoning",
+	"disable_response_storage", "features", "experimental_use_rmcp_client", "mcp_oauth_credentials_store",
+	"project_doc_max_bytes", "chatgpt_base_url", "forced_login_method", "preferred_auth_method", "otel",
+}
+
+// codexServerKeys are keys of Codex's servers that strata's have not.
+var codexServerKeys = []string{
+	"http_headers", "env_http_headers", "bearer_token", "required", "startup_timeout_ms",
+	"supports_parallel_tool_calls", "default_tools_approval_mode", "scopes", "oauth", "oauth_resource",
+	"experimental_environment",
+}
+
+// codexHint returns the one error for a Codex config.toml read as a strata
+// layer, which would otherwise fail with an unknown key for each of
+// Codex's settings; nil when the document does not look like one.
+func (d *Document) codexHint() *diag.Error {
+	if d.d.Format != doc.TOML {
+		return nil
+	}
+	var first *doc.Node
+	for _, e := range d.d.Root.Entries {
+		if slices.Contains(codexRootKeys, e.Key) {
+			first = e
+			break
+		}
+	}
+	if servers := d.d.Root.Get("mcp_servers"); first == nil && servers != nil {
+		for _, s := range servers.Entries {
+			for _, e := range s.Entries {
+				if first == nil && slices.Contains(codexServerKeys, e.Key) {
+					first = e
 				}
-				return m
-			})
-		case doc.Array, doc.Table:
-			for i, e := range n.Entries {
-				k := e.Key
-				if n.Kind == doc.Array {
-					k = fmt.Sprint(i)
-				}
-				walk(e, p.Append(k))
 			}
 		}
 	}
-	walk(n, p)
-	return bad
+	abs, _ := filepath.Abs(d.name)
+	codexDir := filepath.Base(filepath.Dir(abs)) == ".codex"
+	if first == nil && !codexDir {
+		return nil
+	}
+	e := &diag.Error{Source: d.name, Msg: "this is Codex's config.toml, not a strata layer",
+		Hint: "read it as Codex's: --cfg codex:" + d.name + `, or { path = "...", format = "codex" } in extends`}
+	if first != nil {
+		e = d.errAtKey(first, nil, e.Msg, e.Hint)
+	}
+	return e
 }

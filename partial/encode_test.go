@@ -15,11 +15,18 @@ func allUnsetServer() config.MCPServerPartial {
 		Command:           layertest.UnsetValue[string](),
 		Args:              partial.List[string]{Base: partial.BaseDefault},
 		Env:               partial.Map[partial.Value[string]]{Reset: true},
+		EnvVars:           partial.List[string]{Base: partial.BaseDefault},
 		Cwd:               layertest.UnsetValue[string](),
+		URL:               layertest.UnsetValue[string](),
+		Headers:           partial.Map[partial.Value[string]]{Reset: true},
+		BearerTokenEnvVar: layertest.UnsetValue[string](),
+		Enabled:           layertest.UnsetValue[bool](),
 		Optional:          layertest.UnsetValue[bool](),
 		StartupTimeoutSec: layertest.UnsetValue[float64](),
 		ToolTimeoutSec:    layertest.UnsetValue[float64](),
 		Expose:            layertest.UnsetValue[config.Expose](),
+		EnabledTools:      layertest.UnsetValue[config.ToolNames](),
+		DisabledTools:     layertest.UnsetValue[config.ToolNames](),
 	}
 }
 

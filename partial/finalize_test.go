@@ -414,8 +414,8 @@ func TestFinalizeValidation(t *testing.T) {
 			name:  "MCP server without a command",
 			layer: "[mcp_servers.fs]\nargs = [\"-y\"]\n",
 			want: []layertest.Problem{{
-				Err:  `mcp_servers.fs.command: an MCP server needs a command; write command = "npx"`,
-				Path: partial.Path{"mcp_servers", "fs", "command"}, Hint: `write command = "npx"`,
+				Err:  `mcp_servers.fs: an MCP server needs a command (a program started over stdio) or a url (a remote server); write command = "npx" and its args, or url = "https://example.com/mcp"`,
+				Path: partial.Path{"mcp_servers", "fs"}, Hint: `write command = "npx" and its args, or url = "https://example.com/mcp"`,
 			}},
 		},
 		{
@@ -444,7 +444,7 @@ optional = true
 				{Err: "tools.'*'.examples: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set examples on each tool", Path: partial.Path{"tools", "*", "examples"}, Hint: "the '*' entry holds run, result and enable; set examples on each tool"},
 				{Err: `tools.alpha.source: no MCP server named "nope" is configured; add [mcp_servers.nope]; configured servers: a, b`, Path: partial.Path{"tools", "alpha", "source"}, Hint: "add [mcp_servers.nope]; configured servers: a, b"},
 				{Err: `tools.zed.command: a builtin tool has no command; remove the command, or set source = "local"`, Path: partial.Path{"tools", "zed", "command"}, Hint: `remove the command, or set source = "local"`},
-				{Err: `mcp_servers.a.command: an MCP server needs a command; write command = "npx"`, Path: partial.Path{"mcp_servers", "a", "command"}, Hint: `write command = "npx"`},
+				{Err: `mcp_servers.a: an MCP server needs a command (a program started over stdio) or a url (a remote server); write command = "npx" and its args, or url = "https://example.com/mcp"`, Path: partial.Path{"mcp_servers", "a"}, Hint: `write command = "npx" and its args, or url = "https://example.com/mcp"`},
 			},
 		},
 	}
@@ -497,7 +497,7 @@ args = ["-y"]
 		{Err: "layer.toml:2:1: tools.'*'.options: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set options on each tool", Line: 2, Column: 1, Path: partial.Path{"tools", "*", "options"}, Hint: "the '*' entry holds run, result and enable; set options on each tool", Snippet: "options.x = 1"},
 		{Err: `layer.toml:5:1: tools.a.source: no MCP server named "gihub" is configured; did you mean github?`, Line: 5, Column: 1, Path: partial.Path{"tools", "a", "source"}, Hint: "did you mean github?", Snippet: `source = "mcp.gihub"`},
 		{Err: `layer.toml:6:1: tools.a.command: an MCP tool has no command; remove the command, or set source = "local"`, Line: 6, Column: 1, Path: partial.Path{"tools", "a", "command"}, Hint: `remove the command, or set source = "local"`, Snippet: `command = "x"`},
-		{Err: `layer.toml:8:14: mcp_servers.github.command: an MCP server needs a command; write command = "npx"`, Line: 8, Column: 14, Path: partial.Path{"mcp_servers", "github", "command"}, Hint: `write command = "npx"`, Snippet: "[mcp_servers.github]"},
+		{Err: `layer.toml:8:14: mcp_servers.github: an MCP server needs a command (a program started over stdio) or a url (a remote server); write command = "npx" and its args, or url = "https://example.com/mcp"`, Line: 8, Column: 14, Path: partial.Path{"mcp_servers", "github"}, Hint: `write command = "npx" and its args, or url = "https://example.com/mcp"`, Snippet: "[mcp_servers.github]"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("located problems mismatch (-want +got):\n%s", diff)

@@ -154,12 +154,21 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		if b.f.Failed[partial.Path{"mcp_servers", src.Server}.String()] {
 			return Definition{}, false // reported by discovery
 		}
+		srv := b.c.MCPServers[src.Server]
+		if !srv.IsEnabled() {
+			b.warnings = append(b.warnings, &diag.Error{Severity: diag.SeverityWarning, Source: "skipped", Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s is not enabled; the tool is left out", src.Server)})
+			return Definition{}, false
+		}
 		tools, ok := b.f.Servers[src.Server]
 		if !ok {
 			return Definition{}, false // the server was not listed: reported
 		}
 		upstream := src.Name(name)
 		mt, ok := tools[upstream]
+		if ok && !srv.Allows(upstream) {
+			b.fail(&diag.Error{Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s's enabled_tools or disabled_tools leave out %s", src.Server, upstream), Hint: "allow it there, or name another tool"})
+			return Definition{}, false
+		}
 		if !ok {
 			b.fail(&diag.Error{Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s has no tool named %s", src.Server, upstream), Hint: closestHint(upstream, sortedKeys(tools))})
 			return Definition{}, false
@@ -249,7 +258,8 @@ func (b *builder) exposed() []Definition {
 	taken := map[string]string{}
 	for _, server := range sortedKeys(b.f.Servers) {
 		tools := b.f.Servers[server]
-		expose := b.c.MCPServers[server].Expose
+		srv := b.c.MCPServers[server]
+		expose := srv.Expose
 		if expose.IsZero() {
 			continue
 		}
@@ -257,11 +267,13 @@ func (b *builder) exposed() []Definition {
 		for _, want := range expose.Tools {
 			if _, ok := tools[want]; !ok {
 				b.fail(&diag.Error{Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("the server has no tool named %s", want), Hint: closestHint(want, names)})
+			} else if !srv.Allows(want) {
+				b.fail(&diag.Error{Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("%s is left out by enabled_tools or disabled_tools", want), Hint: "allow it there, or do not expose it"})
 			}
 		}
 		renamed := b.renamed(server)
 		for _, n := range names {
-			if !expose.Has(n) {
+			if !srv.Exposes(n) {
 				continue
 			}
 			if _, named := b.c.Tools[n]; named {
@@ -290,7 +302,7 @@ func (b *builder) exposed() []Definition {
 // exposer returns the server that exposes a tool named name on its own.
 func (b *builder) exposer(name string) (string, bool) {
 	for _, server := range sortedKeys(b.f.Servers) {
-		if _, ok := b.f.Servers[server][name]; ok && b.c.MCPServers[server].Expose.Has(name) {
+		if _, ok := b.f.Servers[server][name]; ok && b.c.MCPServers[server].Exposes(name) {
 			return server, true
 		}
 	}

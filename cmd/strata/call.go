@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -177,14 +176,4 @@ func prompt(w io.Writer, in *bufio.Reader, echo bool, tool string, q protocol.In
 			return nil, &diag.Error{Msg: fmt.Sprintf("%s asks %s, and stdin ended before an answer", tool, q.ID)}
 		}
 	}
-}
-
-// isTerminal reports whether r is a terminal.
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }

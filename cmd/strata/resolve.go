@@ -41,6 +41,9 @@ func (f openFlags) open(e *env, opts ...strata.Option) (*workspace, error) {
 	if f.Trust {
 		base = append(base, strata.TrustWorkspace())
 	}
+	if input := terminalInput(e); input != nil {
+		base = append(base, strata.Input(input))
+	}
 	w, err := strata.Open[config.Partial](e.ctx, config.Default(), append(base, opts...)...)
 	if err != nil {
 		return nil, err

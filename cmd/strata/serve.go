@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"time"
 
 	"github.com/strata-config/strata"
@@ -13,7 +14,8 @@ type serveCmd struct {
 }
 
 func (c *serveCmd) Run(e *env) error {
-	w, err := c.open(e, strata.CallTimeout(c.Timeout))
+	// stdin is the MCP client's: inputs are never asked there.
+	w, err := c.open(&env{ctx: e.ctx, stdin: strings.NewReader(""), stdout: e.stdout, stderr: e.stderr}, strata.CallTimeout(c.Timeout))
 	if err != nil {
 		return err
 	}

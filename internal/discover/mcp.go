@@ -2,10 +2,14 @@ package discover
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,8 +17,10 @@ import (
 
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/command"
 	"github.com/strata-config/strata/internal/jsonv"
+	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/partial"
@@ -81,18 +87,46 @@ func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) ups
 		Name:        name,
 		Command:     program,
 		Args:        srv.Args,
-		Env:         procs.MinimalEnv(environ, srv.Env),
+		Env:         procs.Env(environ, srv.Env, srv.EnvVars),
 		Dir:         sdir,
 		Startup:     seconds(srv.StartupTimeoutSec, config.DefaultStartupTimeoutSec),
 		ToolTimeout: seconds(srv.ToolTimeoutSec, config.DefaultToolTimeoutSec),
-		Launch:      trust.Launch{Program: program, Args: srv.Args, Env: trust.LaunchEnv(srv.Env, nil), Dir: sdir},
+		Launch:      trust.Launch{Program: program, Args: srv.Args, Env: trust.LaunchEnv(srv.Env, srv.EnvVars), Dir: sdir},
+	}
+	if srv.IsRemote() {
+		spec.Command, spec.Args, spec.Env, spec.Dir, spec.Launch = "", nil, nil, "", trust.Launch{}
+		spec.Remote = mcpclient.Remote{URL: srv.URL, Headers: srv.Headers, Environ: environ}
+		if srv.BearerTokenEnvVar != "" {
+			spec.TokenVar = srv.BearerTokenEnvVar
+			spec.Remote.BearerToken = lookupEnv(environ, srv.BearerTokenEnvVar)
+		}
 	}
 	if pin, ok := r.Pins[partial.Path{"mcp_servers", name}.String()]; ok {
 		spec.Pin = &pin
 	}
-	if r.MCPTransport != nil {
+	switch {
+	case r.MCPTransport != nil:
 		spec.Transport = func(ctx context.Context) (mcp.Transport, error) { return r.MCPTransport(ctx, name, srv) }
-	} else if key, err := r.Cache.Key(program); err == nil {
+	case srv.IsRemote():
+		if r.Cache != nil && r.Cache.Dir != "" {
+			// A remote server is keyed by where it is and what is sent to
+			// it; the token counts by its hash, so the cache holds no
+			// secret.
+			key := cache.Key{Protocol: "mcp-remote", Path: srv.URL}
+			for _, h := range sortedKeys(srv.Headers) {
+				key.Env = append(key.Env, h+"="+srv.Headers[h])
+			}
+			if spec.Remote.BearerToken != "" {
+				sum := sha256.Sum256([]byte(spec.Remote.BearerToken))
+				key.SHA256 = hex.EncodeToString(sum[:])
+			}
+			spec.Key = &key
+		}
+	default:
+		key, err := r.Cache.Key(program)
+		if err != nil {
+			break
+		}
 		key.Protocol = string(resolve.ExecMCP)
 		key.Argv = append([]string{srv.Command}, srv.Args...)
 		key.Env = spec.Env
@@ -101,6 +135,26 @@ func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) ups
 		spec.Key = &key
 	}
 	return spec
+}
+
+// lookupEnv returns the value of the variable name in environ.
+func lookupEnv(environ []string, name string) string {
+	v := ""
+	for _, kv := range environ {
+		if val, ok := strings.CutPrefix(kv, name+"="); ok {
+			v = val
+		}
+	}
+	return v
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func seconds(s, def float64) time.Duration {

@@ -1,5 +1,6 @@
-// Package mcpclient talks to MCP servers with the official Go SDK, handling
-// its known traps deliberately:
+// Package mcpclient talks to MCP servers with the official Go SDK, over
+// stdio ([Start]) or HTTP ([Dial]: streamable HTTP, falling back to the
+// older HTTP+SSE), handling its known traps deliberately:
 //
 //   - the client advertises no capabilities (the SDK's default advertises
 //     roots, and servers change their tool lists in response);
@@ -11,10 +12,13 @@
 //     its whole process group killed, after a short wait (the SDK's command
 //     transport reaps the server first, after which its group can no longer
 //     be killed safely);
-//   - results of tools/list lose their ttlMs, so that the SDK never answers
-//     from its own cache, where the raw schemas are out of sight;
+//   - results of tools/list are never cached by the SDK (their ttlMs is
+//     dropped), since its cache holds no raw schemas;
 //   - tool schemas are kept byte for byte: the raw tools/list results are
-//     read off the connection, since the SDK decodes schemas into maps.
+//     read off the connection, since the SDK decodes schemas into maps;
+//   - over HTTP, every response and every event is bounded in size, the
+//     event stream of the older transport outlives the startup timeout,
+//     and proxies come from the host's environment, not the process's.
 package mcpclient
 
 import (
@@ -102,7 +106,16 @@ type Session struct {
 	changes chan struct{}
 	done    chan struct{} // closed when the connection ends
 	once    sync.Once
+	// transport is what the session runs over: TransportStdio,
+	// TransportStreamable or TransportSSE; "" for a transport given to
+	// Connect.
+	transport string
 }
+
+// Transport returns what the session runs over: [TransportStdio] for a
+// server Start started, [TransportStreamable] or [TransportSSE] for one
+// Dial reached, "" for a transport given to [Connect].
+func (s *Session) Transport() string { return s.transport }
 
 // Start starts the server of spec and connects to it, waiting at most
 // startup for it to answer initialize.
@@ -142,14 +155,37 @@ func Start(ctx context.Context, spec Spec, startup time.Duration) (*Session, err
 		}
 		return nil, err
 	}
-	s.stop, s.Stderr, s.grace = stop, stderr, grace
+	s.stop, s.Stderr, s.grace, s.transport = stop, stderr, grace, TransportStdio
 	return s, nil
 }
 
 // Connect connects over a transport, waiting at most startup (0: no
 // limit) for initialize.
 func Connect(ctx context.Context, t mcp.Transport, startup time.Duration) (*Session, error) {
-	s := &Session{tap: &tap{}, changes: make(chan struct{}, 1), done: make(chan struct{}), Stderr: &Stderr{}}
+	cctx, cancel := withStartup(ctx, startup)
+	defer cancel()
+	return connect(ctx, cctx, t, startup, nil)
+}
+
+// withStartup returns ctx bounded by startup (0: not bounded).
+func withStartup(ctx context.Context, startup time.Duration) (context.Context, context.CancelFunc) {
+	if startup > 0 {
+		return context.WithTimeout(ctx, startup)
+	}
+	return ctx, func() {}
+}
+
+// connect connects over a transport under cctx, ctx bounded by the
+// startup time. tp, when not nil, is a tap that the transport feeds itself
+// (over HTTP, where the connection must stay the SDK's own: it learns the
+// session's state through methods a wrapper cannot forward); otherwise the
+// connection is wrapped to feed a new one.
+func connect(ctx, cctx context.Context, t mcp.Transport, startup time.Duration, tp *tap) (*Session, error) {
+	if tp == nil {
+		tp = &tap{}
+		t = &tapTransport{Transport: t, tap: tp}
+	}
+	s := &Session{tap: tp, changes: make(chan struct{}, 1), done: make(chan struct{}), Stderr: &Stderr{}}
 	client := mcp.NewClient(&mcp.Implementation{Name: "strata", Version: "1"}, &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{}, // no roots: servers answer as to anyone
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -159,13 +195,18 @@ func Connect(ctx context.Context, t mcp.Transport, startup time.Duration) (*Sess
 			}
 		},
 	})
-	cctx := ctx
-	if startup > 0 {
-		var cancel context.CancelFunc
-		cctx, cancel = context.WithTimeout(ctx, startup)
-		defer cancel()
-	}
-	cs, err := client.Connect(cctx, &tapTransport{Transport: t, tap: s.tap}, nil)
+	// A tools/list result is never answered from the SDK's cache (SEP-2549
+	// ttlMs), where the tap cannot see the raw result.
+	client.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if lt, ok := res.(*mcp.ListToolsResult); ok {
+				lt.TTLMs = 0
+			}
+			return res, err
+		}
+	})
+	cs, err := client.Connect(cctx, t, nil)
 	if err != nil {
 		if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 			return nil, fmt.Errorf("did not start within %v", startup)
@@ -191,7 +232,8 @@ func (s *Session) Changes() <-chan struct{} { return s.changes }
 func (s *Session) Done() <-chan struct{} { return s.done }
 
 // Close ends the session and the server: its stdin is closed, and after
-// the server's grace (see [Spec]) its whole process group is killed.
+// the server's grace (see [Spec]) its whole process group is killed. For a
+// remote server, Close ends the HTTP session and its event stream.
 func (s *Session) Close() error {
 	var err error
 	s.once.Do(func() {
@@ -337,37 +379,34 @@ func (t *tap) take() []byte {
 }
 
 func (t *tap) see(m jsonrpc.Message) {
-	r, ok := m.(*jsonrpc.Response)
-	if !ok || len(r.Result) == 0 {
+	if r, ok := m.(*jsonrpc.Response); ok {
+		t.seeResult(r.Result)
+	}
+}
+
+// seeRaw sees one raw JSON-RPC message, as read off an HTTP response.
+func (t *tap) seeRaw(data []byte) {
+	var msg struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(data, &msg) == nil {
+		t.seeResult(msg.Result)
+	}
+}
+
+// seeResult keeps result when it is a tools/list result.
+func (t *tap) seeResult(result json.RawMessage) {
+	if len(result) == 0 {
 		return
 	}
 	var probe struct {
 		Tools json.RawMessage `json:"tools"`
 	}
-	if json.Unmarshal(r.Result, &probe) == nil && len(probe.Tools) > 0 && probe.Tools[0] == '[' {
+	if json.Unmarshal(result, &probe) == nil && len(probe.Tools) > 0 && probe.Tools[0] == '[' {
 		t.mu.Lock()
-		t.raw = bytes.Clone(r.Result)
+		t.raw = bytes.Clone(result)
 		t.mu.Unlock()
-		r.Result = withoutTTL(r.Result)
 	}
-}
-
-// withoutTTL drops ttlMs from a result, so that the SDK never answers
-// tools/list from its cache, where the tap cannot see the raw result.
-func withoutTTL(result json.RawMessage) json.RawMessage {
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(result, &fields) != nil {
-		return result
-	}
-	if _, ok := fields["ttlMs"]; !ok {
-		return result
-	}
-	delete(fields, "ttlMs")
-	b, err := json.Marshal(fields)
-	if err != nil {
-		return result
-	}
-	return b
 }
 
 type tapTransport struct {

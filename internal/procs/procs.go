@@ -61,7 +61,7 @@ type Spec struct {
 	// Dir is the working directory of the program; "" means strata's own.
 	Dir string
 	// Env is the complete environment of the program: nil or empty means an
-	// empty one, never strata's own. [MinimalEnv] builds a sensible one.
+	// empty one, never strata's own. [Env] builds the one strata gives every program.
 	Env []string
 	// Stdin is what the program reads on its standard input; nil means
 	// /dev/null.

@@ -816,65 +816,6 @@ func TestCommandCancelKillsTheGroup(t *testing.T) {
 	checkGone(t, pids[0], pids[1:]...)
 }
 
-func TestMinimalEnv(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name    string
-		environ []string
-		extra   map[string]string
-		want    []string
-	}{
-		{
-			name: "keeps only the listed variables, sorted",
-			environ: []string{
-				"TERM=xterm", "SECRET_TOKEN=x", "PATH=/bin", "HOME=/h", "USER=u", "LOGNAME=u",
-				"SHELL=/bin/sh", "LANG=C.UTF-8", "LANGUAGE=en", "LC_ALL=C", "LC_TIME=de_DE",
-				"TZ=UTC", "TMPDIR=/tmp", "GOPATH=/go", "LD_PRELOAD=/evil.so", "PWD=/w", "LC_=x",
-				"XLC_ALL=y", "path=/lower",
-			},
-			want: []string{
-				"HOME=/h", "LANG=C.UTF-8", "LANGUAGE=en", "LC_ALL=C", "LC_TIME=de_DE", "LOGNAME=u",
-				"PATH=/bin", "SHELL=/bin/sh", "TERM=xterm", "TMPDIR=/tmp", "TZ=UTC", "USER=u",
-			},
-		},
-		{
-			name:    "extra wins and adds",
-			environ: []string{"PATH=/bin", "HOME=/h"},
-			extra:   map[string]string{"PATH": "/tools/bin", "API_KEY": "k", "EMPTY": ""},
-			want:    []string{"API_KEY=k", "EMPTY=", "HOME=/h", "PATH=/tools/bin"},
-		},
-		{
-			name:    "the last of a repeated variable counts",
-			environ: []string{"PATH=/first", "PATH=/last"},
-			want:    []string{"PATH=/last"},
-		},
-		{
-			name:    "values keep their = signs",
-			environ: []string{"LC_ALL=a=b"},
-			want:    []string{"LC_ALL=a=b"},
-		},
-		{
-			name:    "malformed entries and names are left out",
-			environ: []string{"PATH", "=x", ""},
-			extra:   map[string]string{"": "x", "A=B": "y"},
-			want:    []string{},
-		},
-		{
-			name: "nothing",
-			want: []string{},
-		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got := MinimalEnv(tc.environ, tc.extra)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("MinimalEnv (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 func TestEach(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

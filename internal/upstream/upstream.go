@@ -37,6 +37,11 @@ type Spec struct {
 	// Key is the cache key of the server's tools; nil when they are not
 	// cached.
 	Key *cache.Key
+	// Remote, when its URL is set, is a remote server to connect to over
+	// HTTP instead of a program to start; TokenVar names the variable its
+	// bearer token was to come from, for messages.
+	Remote   mcpclient.Remote
+	TokenVar string
 	// Transport, when set, connects to the server instead of starting
 	// Command (tests give in-memory servers through it).
 	Transport func(ctx context.Context) (mcp.Transport, error)
@@ -49,8 +54,11 @@ type Answer struct {
 	Tools      []mcpclient.Tool    `json:"tools"`
 }
 
-// CommandLine is the server's command line, for messages.
+// CommandLine is the server's command line, or its URL, for messages.
 func (s Spec) CommandLine() string {
+	if s.Remote.URL != "" {
+		return s.Remote.URL
+	}
 	return shellquote.Join(append([]string{s.Command}, s.Args...)...)
 }
 
@@ -60,7 +68,8 @@ func (s Spec) id() string {
 		Name, Command string
 		Args, Env     []string
 		Dir           string
-	}{s.Name, s.Command, s.Args, s.Env, s.Dir})
+		Remote        mcpclient.Remote
+	}{s.Name, s.Command, s.Args, s.Env, s.Dir, s.Remote})
 	return string(b)
 }
 
@@ -81,6 +90,12 @@ func Start(ctx context.Context, s Spec, grace time.Duration) (*mcpclient.Session
 			return nil, err
 		}
 		return mcpclient.Connect(ctx, t, s.Startup)
+	}
+	if s.Remote.URL != "" {
+		if s.TokenVar != "" && s.Remote.BearerToken == "" {
+			return nil, fmt.Errorf("the variable %s, which bearer_token_env_var names, is not set", s.TokenVar)
+		}
+		return mcpclient.Dial(ctx, s.Remote, s.Startup)
 	}
 	if s.Pin != nil {
 		if err := s.Pin.Check(s.Launch); err != nil {

@@ -1,0 +1,133 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	"golang.org/x/net/http/httpguts"
+
+	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/partial"
+)
+
+// validate checks one server at path p: it has a command or a url, not
+// both and not neither, only the settings of its kind, a usable URL and
+// headers, and positive timeouts.
+func (s MCPServer) validate(p partial.Path) diag.Errors {
+	var errs diag.Errors
+	add := func(key, msg, hint string) {
+		at := p
+		if key != "" {
+			at = p.Append(key)
+		}
+		errs = append(errs, &diag.Error{Path: at, Msg: msg, Hint: hint})
+	}
+	switch {
+	case s.Command == "" && s.URL == "":
+		add("", "an MCP server needs a command (a program started over stdio) or a url (a remote server)",
+			`write command = "npx" and its args, or url = "https://example.com/mcp"`)
+	case s.Command != "" && s.URL != "":
+		add("url", "an MCP server has a command or a url, not both",
+			"remove url to start the command, or command to connect to the url")
+	case s.Command != "":
+		for _, k := range s.remoteKeys() {
+			add(k, k+" is for a remote server (url); this one is started with a command", "remove "+k)
+		}
+	default:
+		for _, k := range s.localKeys() {
+			add(k, k+" is for a server strata starts (command); this one is remote (url)", "remove "+k)
+		}
+		if msg := checkURL(s.URL); msg != "" {
+			add("url", msg, `write url = "https://example.com/mcp"`)
+		}
+	}
+	for _, k := range sortedKeys(s.Headers) {
+		switch {
+		case !httpguts.ValidHeaderFieldName(k):
+			errs = append(errs, &diag.Error{Path: p.Append("headers", k), Msg: fmt.Sprintf("%q is not a valid HTTP header name", k), Hint: "a header name is letters, digits and !#$%&'*+-.^_`|~"})
+		case !httpguts.ValidHeaderFieldValue(s.Headers[k]):
+			errs = append(errs, &diag.Error{Path: p.Append("headers", k), Msg: "the value holds a line break or another control character"})
+		case strings.EqualFold(k, "Authorization") && s.BearerTokenEnvVar != "":
+			errs = append(errs, &diag.Error{Path: p.Append("headers", k), Msg: "both headers.Authorization and bearer_token_env_var set the Authorization header", Hint: "keep one of them"})
+		}
+	}
+	if s.BearerTokenEnvVar != "" && !validVarName(s.BearerTokenEnvVar) {
+		add("bearer_token_env_var", fmt.Sprintf("%q is not a variable name", s.BearerTokenEnvVar), "write the name of the variable that holds the token, such as GITHUB_TOKEN")
+	}
+	for i, v := range s.EnvVars {
+		if !validVarName(v) {
+			errs = append(errs, &diag.Error{Path: p.Append("env_vars", fmt.Sprint(i)), Msg: fmt.Sprintf("%q is not a variable name", v)})
+		}
+	}
+	for _, k := range sortedKeys(s.Env) {
+		if !validVarName(k) {
+			add("env", fmt.Sprintf("%q is not a variable name", k), "")
+		}
+	}
+	if s.StartupTimeoutSec <= 0 {
+		add("startup_timeout_sec", fmt.Sprintf("must be positive, found %v", s.StartupTimeoutSec), "")
+	}
+	if s.ToolTimeoutSec <= 0 {
+		add("tool_timeout_sec", fmt.Sprintf("must be positive, found %v", s.ToolTimeoutSec), "")
+	}
+	return errs
+}
+
+// remoteKeys are the settings of a remote server that s sets.
+func (s MCPServer) remoteKeys() []string {
+	var keys []string
+	if len(s.Headers) > 0 {
+		keys = append(keys, "headers")
+	}
+	if s.BearerTokenEnvVar != "" {
+		keys = append(keys, "bearer_token_env_var")
+	}
+	return keys
+}
+
+// localKeys are the settings of a started server that s sets.
+func (s MCPServer) localKeys() []string {
+	var keys []string
+	for _, k := range []struct {
+		set bool
+		key string
+	}{
+		{len(s.Args) > 0, "args"}, {len(s.Env) > 0, "env"}, {len(s.EnvVars) > 0, "env_vars"},
+		{s.Cwd != "", "cwd"},
+	} {
+		if k.set {
+			keys = append(keys, k.key)
+		}
+	}
+	return keys
+}
+
+// checkURL returns what is wrong with a server URL, or "".
+func checkURL(raw string) string {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("not a URL: %q", raw)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Sprintf("expected an http:// or https:// URL, found %q", raw)
+	case u.Host == "":
+		return fmt.Sprintf("the URL %q has no host", raw)
+	}
+	return ""
+}
+
+// validVarName reports whether name can be an environment variable's name.
+func validVarName(name string) bool {
+	return name != "" && !strings.ContainsAny(name, "=\x00")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

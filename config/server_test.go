@@ -1,0 +1,146 @@
+package config_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/partial"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// TestServerFromFile reads servers as a user writes them, DESIGN.md's file
+// format, and checks what they resolve to.
+func TestServerFromFile(t *testing.T) {
+	const file = `
+[mcp_servers.fs]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-filesystem", "."]
+env = { LOG = "1" }
+env_vars = ["GITHUB_TOKEN"]
+optional = false
+startup_timeout_sec = 60
+tool_timeout_sec = 60
+expose = "all"
+enabled_tools = ["read_file", "list_directory"]
+disabled_tools = ["list_directory"]
+enabled = true
+
+[mcp_servers.remote]
+url = "https://example.com/mcp"
+headers = { "X-Team" = "a" }
+bearer_token_env_var = "EXAMPLE_TOKEN"
+
+[mcp_servers.off]
+url = "https://example.com/off"
+enabled = false
+enabled_tools = []
+`
+	var p config.Partial
+	if err := load.Decode("servers.toml", []byte(file), partial.TOML, &p); err != nil {
+		t.Fatal(err)
+	}
+	c, err := config.Finalize(&p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.MCPServers{
+		"fs": {
+			Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "."},
+			Env: map[string]string{"LOG": "1"}, EnvVars: []string{"GITHUB_TOKEN"},
+			Enabled: ptr(true), StartupTimeoutSec: 60, ToolTimeoutSec: 60, Expose: config.Expose{All: true},
+			EnabledTools: config.ToolNames{"read_file", "list_directory"}, DisabledTools: config.ToolNames{"list_directory"},
+		},
+		"remote": {
+			URL: "https://example.com/mcp", Headers: map[string]string{"X-Team": "a"}, BearerTokenEnvVar: "EXAMPLE_TOKEN",
+			StartupTimeoutSec: 10, ToolTimeoutSec: 60,
+		},
+		"off": {URL: "https://example.com/off", Enabled: ptr(false), EnabledTools: config.ToolNames{}, StartupTimeoutSec: 10, ToolTimeoutSec: 60},
+	}
+	if diff := cmp.Diff(want, c.MCPServers); diff != "" {
+		t.Errorf("servers (-want +got):\n%s", diff)
+	}
+	fs, remote, off := c.MCPServers["fs"], c.MCPServers["remote"], c.MCPServers["off"]
+	for _, tc := range []struct {
+		what      string
+		got, want bool
+	}{
+		{"fs enabled", fs.IsEnabled(), true},
+		{"remote enabled (no setting)", remote.IsEnabled(), true},
+		{"off enabled", off.IsEnabled(), false},
+		{"fs remote", fs.IsRemote(), false},
+		{"remote remote", remote.IsRemote(), true},
+		{"fs allows read_file", fs.Allows("read_file"), true},
+		{"fs allows list_directory (denied after allowed)", fs.Allows("list_directory"), false},
+		{"fs allows write_file (not in enabled_tools)", fs.Allows("write_file"), false},
+		{"fs exposes read_file", fs.Exposes("read_file"), true},
+		{"fs exposes list_directory", fs.Exposes("list_directory"), false},
+		{"remote allows anything", remote.Allows("x"), true},
+		{"remote exposes nothing (expose none)", remote.Exposes("x"), false},
+		{"off allows nothing (enabled_tools = [])", off.Allows("x"), false},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s = %v, want %v", tc.what, tc.got, tc.want)
+		}
+	}
+	// The layer written back reads back the same, [] included.
+	back := config.ToPartial(c)
+	c2, err := config.Finalize(back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(c, c2); diff != "" {
+		t.Errorf("ToPartial round trip (-want +got):\n%s", diff)
+	}
+}
+
+func TestServerFromFileErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		file string
+		want []string
+	}{
+		{
+			name: "neither command nor url, positioned at the server",
+			file: "[mcp_servers.x]\nargs = [\"a\"]\n",
+			want: []string{`servers.toml:1:14: mcp_servers.x: an MCP server needs a command (a program started over stdio) or a url (a remote server); write command = "npx" and its args, or url = "https://example.com/mcp"`},
+		},
+		{
+			name: "both, at the url",
+			file: "[mcp_servers.x]\ncommand = \"npx\"\nurl = \"https://example.com/mcp\"\n",
+			want: []string{"servers.toml:3:1: mcp_servers.x.url: an MCP server has a command or a url, not both; remove url to start the command, or command to connect to the url"},
+		},
+		{
+			name: "Codex's millisecond timeout is not strata's key",
+			file: "[mcp_servers.x]\ncommand = \"npx\"\nstartup_timeout_ms = 500\n",
+			want: []string{"servers.toml:3:1: mcp_servers.x.startup_timeout_ms: unknown key; did you mean startup_timeout_sec?"},
+		},
+		{
+			name: "enabled_tools is a list of names",
+			file: "[mcp_servers.x]\ncommand = \"npx\"\nenabled_tools = \"read\"\n",
+			want: []string{`servers.toml:3:17: mcp_servers.x.enabled_tools: expected a list of tool names, found string "read"`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var p config.Partial
+			err := load.Decode("servers.toml", []byte(tt.file), partial.TOML, &p)
+			if err == nil {
+				d, _ := load.Parse("servers.toml", []byte(tt.file), partial.TOML)
+				_, err = config.Finalize(&p)
+				err = load.LocateErrors(err, d)
+			}
+			var got []string
+			for _, e := range diag.All(err) {
+				got = append(got, e.Error())
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,332 @@
+package mcpclient
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/net/http/httpproxy"
+)
+
+// Remote is how to reach a server over HTTP.
+type Remote struct {
+	// URL is the server's endpoint: its streamable HTTP endpoint, or the
+	// SSE endpoint of a server that offers only the older HTTP+SSE
+	// transport.
+	URL string
+	// Headers are sent with every request. They never replace the
+	// headers of the protocol itself (Content-Type, Accept,
+	// Mcp-Session-Id, Mcp-Protocol-Version).
+	Headers map[string]string
+	// BearerToken, when not empty, is sent as "Authorization: Bearer
+	// <token>".
+	BearerToken string
+	// Environ is the host's environment, in the form of os.Environ; its
+	// proxy settings (HTTP_PROXY, HTTPS_PROXY, NO_PROXY, in upper or
+	// lower case) are used as net/http would use the process's. nil means
+	// no proxy. Certificates are the system's, which Go reads from the
+	// process's SSL_CERT_FILE and SSL_CERT_DIR.
+	Environ []string
+	// MaxMessage bounds what is read of one response that is not an event
+	// stream, and of one server-sent event; 0 means [DefaultMaxMessage].
+	MaxMessage int
+}
+
+// DefaultMaxMessage is the default bound on one message from a remote
+// server: a JSON response, or one server-sent event.
+const DefaultMaxMessage = 16 << 20
+
+// Transports a session runs over; see [Session.Transport].
+const (
+	TransportStdio      = "stdio"
+	TransportStreamable = "streamable-http"
+	TransportSSE        = "sse"
+)
+
+// Dial connects to the remote server r, waiting at most startup (0: no
+// limit) for it to answer initialize. It tries streamable HTTP first; when
+// the server refuses that with a 4xx status (other than 401 and 403, which
+// are about credentials), it connects over the older HTTP+SSE transport,
+// as the backwards compatibility section of the MCP specification
+// describes: a GET of the same URL that opens an event stream whose first
+// event names the endpoint to post to.
+//
+// The session's Stderr stays empty; Close ends the HTTP session.
+func Dial(ctx context.Context, r Remote, startup time.Duration) (*Session, error) {
+	u, err := url.Parse(r.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("not an http:// or https:// URL: %q", r.URL)
+	}
+	maxMsg := r.MaxMessage
+	if maxMsg <= 0 {
+		maxMsg = DefaultMaxMessage
+	}
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.Proxy = proxyFrom(r.Environ)
+	tp := &tap{}
+	rt := &roundTripper{base: base, headers: r.Headers, token: r.BearerToken, max: int64(maxMsg), tap: tp}
+	client := &http.Client{Transport: rt}
+
+	cctx, cancel := withStartup(ctx, startup)
+	defer cancel()
+	s, err := connect(ctx, cctx, &mcp.StreamableClientTransport{Endpoint: r.URL, HTTPClient: client, MaxEventSize: maxMsg}, startup, tp)
+	if err == nil {
+		s.transport = TransportStreamable
+		return s, nil
+	}
+	status, ok := rt.postStatus()
+	switch {
+	case ok || status == 0 || cctx.Err() != nil:
+		return nil, err
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return nil, fmt.Errorf("the server answered %s: it needs credentials (a bearer token or headers; OAuth sign-in is not supported)", statusText(status))
+	case status < 400 || status >= 500:
+		return nil, err
+	}
+	// A 4xx to the POST: a server of the HTTP+SSE transport.
+	life, stop := context.WithCancel(context.WithoutCancel(ctx))
+	s, serr := connect(ctx, cctx, &sseTransport{inner: &mcp.SSEClientTransport{Endpoint: r.URL, HTTPClient: client, MaxEventSize: maxMsg}, life: life, stop: stop}, startup, tp)
+	if serr != nil {
+		stop()
+		if get := rt.getStatus(); get != 0 {
+			return nil, fmt.Errorf("no MCP server at %s: a POST (streamable HTTP) answered %s and a GET (HTTP+SSE) %s", r.URL, statusText(status), statusText(get))
+		}
+		return nil, fmt.Errorf("a POST (streamable HTTP) answered %s, and over HTTP+SSE: %w", statusText(status), serr)
+	}
+	s.transport, s.stop = TransportSSE, stop
+	return s, nil
+}
+
+func statusText(code int) string { return fmt.Sprintf("%d %s", code, http.StatusText(code)) }
+
+// proxyFrom returns the proxy function of environ's settings.
+func proxyFrom(environ []string) func(*http.Request) (*url.URL, error) {
+	if environ == nil {
+		return nil
+	}
+	get := func(names ...string) string {
+		for _, n := range names {
+			for i := len(environ) - 1; i >= 0; i-- {
+				if k, v, ok := strings.Cut(environ[i], "="); ok && k == n && v != "" {
+					return v
+				}
+			}
+		}
+		return ""
+	}
+	cfg := httpproxy.Config{
+		HTTPProxy:  get("HTTP_PROXY", "http_proxy"),
+		HTTPSProxy: get("HTTPS_PROXY", "https_proxy"),
+		NoProxy:    get("NO_PROXY", "no_proxy"),
+	}
+	proxy := cfg.ProxyFunc()
+	return func(req *http.Request) (*url.URL, error) { return proxy(req.URL) }
+}
+
+// sseTransport connects over HTTP+SSE with an event stream that lives as
+// long as the session: the context of Connect bounds only the wait for
+// the stream's first event, not the stream, which life does.
+type sseTransport struct {
+	inner *mcp.SSEClientTransport
+	life  context.Context
+	stop  context.CancelFunc
+}
+
+func (t *sseTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	type result struct {
+		c   mcp.Connection
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		c, err := t.inner.Connect(t.life)
+		done <- result{c, err}
+	}()
+	select {
+	case r := <-done:
+		return r.c, r.err
+	case <-ctx.Done():
+		t.stop()
+		<-done
+		return nil, ctx.Err()
+	}
+}
+
+// roundTripper adds the configured headers to every request, bounds what
+// is read of responses that are not event streams, shows the tap the raw
+// messages of every response, and remembers the statuses that tell the
+// transports apart.
+type roundTripper struct {
+	base    http.RoundTripper
+	headers map[string]string
+	token   string
+	max     int64
+	tap     *tap
+
+	mu     sync.Mutex
+	post   int  // status of the latest POST
+	postOK bool // a POST succeeded
+	get    int  // status of the latest GET
+}
+
+func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 || t.token != "" {
+		req = req.Clone(req.Context())
+		for k, v := range t.headers {
+			if req.Header.Get(k) == "" {
+				req.Header.Set(k, v)
+			}
+		}
+		if t.token != "" && req.Header.Get("Authorization") == "" {
+			req.Header.Set("Authorization", "Bearer "+t.token)
+		}
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	switch req.Method {
+	case http.MethodPost:
+		t.post = resp.StatusCode
+		t.postOK = t.postOK || resp.StatusCode/100 == 2
+	case http.MethodGet:
+		t.get = resp.StatusCode
+	}
+	t.mu.Unlock()
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	stream := mt == "text/event-stream"
+	if !stream {
+		resp.Body = &limitedBody{r: resp.Body, left: t.max, max: t.max}
+	}
+	resp.Body = &tapBody{r: resp.Body, tap: t.tap, stream: stream, max: int(t.max)}
+	return resp, nil
+}
+
+// postStatus returns the status of the latest POST, and whether any POST
+// succeeded.
+func (t *roundTripper) postStatus() (int, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.post, t.postOK
+}
+
+func (t *roundTripper) getStatus() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.get
+}
+
+// ErrTooLarge is the error of reading a response longer than the bound of
+// [Remote].MaxMessage.
+var ErrTooLarge = errors.New("the server's response is too large")
+
+// limitedBody reads at most max bytes of a response, and fails rather
+// than cut one that is longer.
+type limitedBody struct {
+	r         io.ReadCloser
+	left, max int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		var one [1]byte
+		if n, _ := io.ReadFull(b.r, one[:]); n > 0 {
+			return 0, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, b.max)
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.r.Close() }
+
+// tapBody shows the tap each JSON-RPC message of a response as the SDK
+// reads it: the whole body of a JSON response, the data of each event of
+// an event stream. The tap sees a message before the SDK has parsed it.
+type tapBody struct {
+	r      io.ReadCloser
+	tap    *tap
+	stream bool
+	max    int
+	buf    []byte // the JSON body, or the stream's current line
+	data   []byte // the data of the stream's current event
+	over   bool   // the message (or line) went over max: not kept
+	broken bool   // the stream's current event went over max
+}
+
+func (b *tapBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if b.tap != nil {
+		if b.stream {
+			b.lines(p[:n])
+		} else {
+			b.keep(p[:n])
+			if err == io.EOF && !b.over {
+				b.tap.seeRaw(b.buf)
+			}
+		}
+	}
+	return n, err
+}
+
+func (b *tapBody) keep(p []byte) {
+	if b.over || len(b.buf)+len(p) > b.max {
+		b.over, b.buf = true, nil
+		return
+	}
+	b.buf = append(b.buf, p...)
+}
+
+// lines follows the event stream: data lines are gathered, and a blank
+// line ends an event (the format of server-sent events). An event with a
+// line longer than max is not shown to the tap.
+func (b *tapBody) lines(p []byte) {
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			b.keep(p)
+			return
+		}
+		b.keep(p[:i])
+		p = p[i+1:]
+		if b.over {
+			b.broken = true
+			b.buf, b.over = b.buf[:0], false
+			continue
+		}
+		line := bytes.TrimSuffix(b.buf, []byte("\r"))
+		switch {
+		case len(line) == 0:
+			if len(b.data) > 0 && !b.broken {
+				b.tap.seeRaw(b.data)
+			}
+			b.data, b.broken = b.data[:0], false
+		case bytes.HasPrefix(line, []byte("data:")):
+			if len(b.data) > 0 {
+				b.data = append(b.data, '\n')
+			}
+			b.data = append(b.data, bytes.TrimPrefix(line[len("data:"):], []byte(" "))...)
+			if len(b.data) > b.max {
+				b.data, b.broken = b.data[:0], true
+			}
+		}
+		b.buf = b.buf[:0]
+	}
+}
+
+func (b *tapBody) Close() error { return b.r.Close() }
