@@ -141,4 +141,3 @@ func base(name string, windows bool) bool {
 	}
 	return baseNames[name] || strings.HasPrefix(name, "LC_") && len(name) > len("LC_")
 }
-
