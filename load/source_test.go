@@ -218,15 +218,23 @@ func TestSourceValues(t *testing.T) {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}
 
+	cycle := map[string]any{}
+	cycle["again"] = cycle
+	list := []any{"x", nil}
+	list[1] = list
 	bad := map[string]any{"tools": map[string]any{"t": map[string]any{"options": map[string]any{
 		"struct": struct{ A int }{1},
 		"keys":   map[int]any{1: "x"},
 		"huge":   uint64(math.MaxUint64),
 		"number": json.Number("x1"),
+		"cycle":  cycle,
+		"list":   list,
 	}}}}
 	_, err = sourceApp(t, values("org", "", bad)).Load(context.Background())
-	want2 := "koanf org: tools.t.options.huge: integer 18446744073709551615 is out of range\n" +
+	want2 := "koanf org: tools.t.options.cycle.again: holds itself\n" +
+		"koanf org: tools.t.options.huge: integer 18446744073709551615 is out of range\n" +
 		"koanf org: tools.t.options.keys: a table's keys must be strings, not int\n" +
+		"koanf org: tools.t.options.list.1: holds itself\n" +
 		"koanf org: tools.t.options.number: \"x1\" is not a number\n" +
 		"koanf org: tools.t.options.struct: a Go struct { A int } is not a configuration value"
 	if got := errText(err); got != want2 {

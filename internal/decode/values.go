@@ -36,8 +36,29 @@ type mapReader struct {
 	source string
 	text   bool
 	errs   diag.Errors
-	texts  []Text // with text: the string values
+	texts  []Text           // with text: the string values
+	open   map[uintptr]bool // the maps and slices being read, to refuse cycles
 }
+
+// enter marks the map or slice v as being read; it reports false, and a
+// problem, when v is already: it holds itself.
+func (b *mapReader) enter(v reflect.Value, path []string) bool {
+	ptr := v.Pointer()
+	if ptr == 0 {
+		return true
+	}
+	if b.open[ptr] {
+		b.fail(path, "holds itself")
+		return false
+	}
+	if b.open == nil {
+		b.open = map[uintptr]bool{}
+	}
+	b.open[ptr] = true
+	return true
+}
+
+func (b *mapReader) leave(v reflect.Value) { delete(b.open, v.Pointer()) }
 
 func (b *mapReader) fail(path []string, msg string) {
 	b.errs = append(b.errs, &diag.Error{Source: b.source, Path: slices.Clone(path), Msg: msg})
@@ -51,6 +72,10 @@ func (b *mapReader) table(m reflect.Value, path []string) *doc.Node {
 		b.fail(path, fmt.Sprintf("a table's keys must be strings, not %s", m.Type().Key()))
 		return n
 	}
+	if !b.enter(m, path) {
+		return n
+	}
+	defer b.leave(m)
 	keys := make([]string, 0, m.Len())
 	for _, k := range m.MapKeys() {
 		keys = append(keys, k.String())
@@ -126,6 +151,12 @@ func (b *mapReader) node(v reflect.Value, path []string) *doc.Node {
 		return doc.NewFloat(v.Float())
 	case reflect.Slice, reflect.Array:
 		a := doc.NewArray()
+		if v.Kind() == reflect.Slice {
+			if !b.enter(v, path) {
+				return nil
+			}
+			defer b.leave(v)
+		}
 		for i := 0; i < v.Len(); i++ {
 			if c := b.node(v.Index(i), append(path[:len(path):len(path)], fmt.Sprint(i))); c != nil {
 				a.Append(c)
