@@ -38,6 +38,7 @@ type settings struct {
 	timeout    time.Duration
 	callTime   time.Duration
 	unknownEnv load.EnvPolicy
+	sources    []load.Source
 	provenance bool
 	builtins   map[string]resolve.Discovered
 	builtin    func(ctx context.Context, pc protocol.Context) (protocol.Outcome, error)
@@ -79,6 +80,14 @@ func Environ(environ []string) Option {
 // object, or NONE.
 func Cfg(args ...string) Option {
 	return option(func(s *settings) { s.cfg = append(s.cfg, args...) })
+}
+
+// Sources adds layers the host reads from elsewhere, each at the place it
+// names: an organisation's defaults in a key-value store (above the
+// defaults, below the user's file), settings the host loads itself.
+// Package koanflayer makes them of koanf's providers.
+func Sources(src ...load.Source) Option {
+	return option(func(s *settings) { s.sources = append(s.sources, src...) })
 }
 
 // Flags is the layer of the host's explicit command-line flags, the

@@ -119,7 +119,7 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 	app := &load.App[P, R]{
 		Name: s.name, Defaults: defaults, Dir: dir, Environ: environ, Cfg: s.cfg, Flags: flags,
 		Provenance: s.provenance, MCPServers: s.mount.Append("mcp_servers"),
-		Trust: t, TrustHint: s.trustHint, UnknownEnv: s.unknownEnv, Input: s.input,
+		Trust: t, TrustHint: s.trustHint, UnknownEnv: s.unknownEnv, Input: s.input, Sources: s.sources,
 	}
 	res, err := app.Load(ctx)
 	if err != nil {

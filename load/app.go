@@ -30,6 +30,10 @@ import (
 //     object; "NONE" drops every layer below it but the defaults
 //  7. Flags
 //
+// Sources add layers the host reads from elsewhere (organisation defaults
+// in a key-value store, a koanf tree) at the place each names: by default
+// above the defaults and below the user file (see [Source]).
+//
 // A file may be TOML, JSON or YAML (config.toml, .json, .yaml, .yml; two of
 // them in one place is an error), and may extend others (see [ExtendsKey]).
 //
@@ -74,6 +78,9 @@ type App[P, R any] struct {
 	// means there is no one to ask: such an input is an error that names
 	// it.
 	Input func(ctx context.Context, id, description string, password bool) (string, error)
+	// Sources are layers the host reads from elsewhere, each at its place
+	// in the order above.
+	Sources []Source
 }
 
 // EnvPolicy is what a <NAME>_ variable whose name reaches no key does.
@@ -163,6 +170,9 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	if _, err := shape.OfPartial(typeOf[P]()); err != nil {
 		return nil, err
 	}
+	if err := a.checkSources(); err != nil {
+		return nil, err
+	}
 	environ := a.Environ
 	if environ == nil {
 		environ = os.Environ()
@@ -184,9 +194,11 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	r := reader[P, R]{app: a, res: res, env: env, dir: dir}
 
 	// Files: user, workspace, directories.
+	r.sources(ctx, KindDefault, dir)
 	if userDir := a.userDir(env); userDir != "" {
 		r.probeFile(ctx, KindUser, filepath.Join(userDir, "config"), true)
 	}
+	r.sources(ctx, KindUser, dir)
 	root, err := workspaceRoot(dir, "."+a.Name)
 	if err != nil {
 		return nil, err
@@ -195,9 +207,11 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	if root != "" {
 		r.probeFile(ctx, KindWorkspace, filepath.Join(root, "."+a.Name, "config"), a.trusts(root))
 	}
+	r.sources(ctx, KindWorkspace, dir)
 	for _, d := range directories(root, dir) {
 		r.probeFile(ctx, KindDirectory, filepath.Join(d, "."+a.Name), a.trusts(d))
 	}
+	r.sources(ctx, KindDirectory, dir)
 	if len(r.errs) > 0 {
 		return nil, r.errs
 	}
@@ -216,6 +230,7 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	for _, as := range as {
 		r.assignment(KindEnv, strings.TrimPrefix(as.Source, "env "), as)
 	}
+	r.sources(ctx, KindEnv, dir)
 	if len(r.errs) > 0 {
 		return nil, r.errs
 	}
@@ -223,6 +238,7 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	for i, arg := range a.Cfg {
 		r.cfg(ctx, i+1, arg)
 	}
+	r.sources(ctx, KindCfg, dir)
 	if len(r.errs) > 0 {
 		return nil, r.errs
 	}

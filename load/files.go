@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/knadh/koanf/providers/file"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/decode"
 	"github.com/strata-config/strata/internal/doc"
@@ -78,7 +77,7 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 		r.add(&diag.Error{Source: path, Msg: "cannot tell the format from the file name", Hint: "use a .toml, .json, .yaml or .yml file"})
 		return
 	}
-	data, err := file.Provider(path).ReadBytes()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		msg := "cannot read: " + unwrapPath(err).Error()
 		if len(chain) > 0 {
