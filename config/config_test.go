@@ -200,7 +200,7 @@ func TestDefault(t *testing.T) {
 	want := config.Config{Tools: config.Tools{"*": {
 		Run:    config.RunAsk,
 		Result: config.ResultUnattended,
-		Enable: config.Enable{State: config.EnableOn},
+		Enable: config.Enable{State: ptrTo(true), AllowToggle: config.ToggleAny},
 	}}}
 	a := config.Default()
 	if diff := cmp.Diff(want, a); diff != "" {
@@ -239,10 +239,10 @@ func TestToolsNames(t *testing.T) {
 
 func TestEffectiveTool(t *testing.T) {
 	withDefaults := config.Tools{
-		"*":          {Run: config.RunEdit, Result: config.ResultAsk, Enable: config.Enable{State: config.EnableExplicit, AllowToggle: ptrTo(false)}},
+		"*":          {Run: config.RunEdit, Result: config.ResultAsk, Enable: config.Enable{State: ptrTo(false), AllowToggle: config.ToggleNever}},
 		"plain":      {},
-		"own":        {Run: config.RunSkip, Result: config.ResultEdit, Enable: config.Enable{State: config.EnableOff}},
-		"always":     {Enable: config.Enable{State: config.EnableAlways}},
+		"own":        {Run: config.RunSkip, Result: config.ResultEdit, Enable: config.Enable{State: ptrTo(false), AllowToggle: config.ToggleAny}},
+		"always":     {Enable: config.Enable{State: ptrTo(true), AllowToggle: config.ToggleNever}},
 		"described":  {Description: "Long text."},
 		"summarized": {Summary: "Short.", Description: "Long text."},
 	}
@@ -257,12 +257,12 @@ func TestEffectiveTool(t *testing.T) {
 		wantEnabled bool
 		wantSummary string
 	}{
-		{"inherits from the defaults entry", withDefaults, "plain", config.RunEdit, config.ResultAsk, config.Enable{State: config.EnableExplicit, AllowToggle: ptrTo(false)}, false, ""},
-		{"own settings win", withDefaults, "own", config.RunSkip, config.ResultEdit, config.Enable{State: config.EnableOff}, false, ""},
-		{"always is enabled", withDefaults, "always", config.RunEdit, config.ResultAsk, config.Enable{State: config.EnableAlways}, true, ""},
-		{"summary falls back to the description", withDefaults, "described", config.RunEdit, config.ResultAsk, config.Enable{State: config.EnableExplicit, AllowToggle: ptrTo(false)}, false, "Long text."},
-		{"own summary", withDefaults, "summarized", config.RunEdit, config.ResultAsk, config.Enable{State: config.EnableExplicit, AllowToggle: ptrTo(false)}, false, "Short."},
-		{"built-in fallbacks without a defaults entry", bare, "plain", config.RunAsk, config.ResultUnattended, config.Enable{State: config.EnableOn}, true, ""},
+		{"inherits from the defaults entry", withDefaults, "plain", config.RunEdit, config.ResultAsk, config.Enable{State: ptrTo(false), AllowToggle: config.ToggleNever}, false, ""},
+		{"own settings win", withDefaults, "own", config.RunSkip, config.ResultEdit, config.Enable{State: ptrTo(false), AllowToggle: config.ToggleAny}, false, ""},
+		{"always is enabled", withDefaults, "always", config.RunEdit, config.ResultAsk, config.Enable{State: ptrTo(true), AllowToggle: config.ToggleNever}, true, ""},
+		{"summary falls back to the description", withDefaults, "described", config.RunEdit, config.ResultAsk, config.Enable{State: ptrTo(false), AllowToggle: config.ToggleNever}, false, "Long text."},
+		{"own summary", withDefaults, "summarized", config.RunEdit, config.ResultAsk, config.Enable{State: ptrTo(false), AllowToggle: config.ToggleNever}, false, "Short."},
+		{"built-in fallbacks without a defaults entry", bare, "plain", config.RunAsk, config.ResultUnattended, config.Enable{State: ptrTo(true), AllowToggle: config.ToggleAny}, true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -357,7 +357,7 @@ func TestValidate(t *testing.T) {
 		{
 			name: "the defaults entry holds only inheritable settings",
 			c: config.Config{Tools: config.Tools{"*": {
-				Run: config.RunAsk, Result: config.ResultAsk, Enable: config.Enable{State: config.EnableOn},
+				Run: config.RunAsk, Result: config.ResultAsk, Enable: config.Enable{State: ptrTo(true), AllowToggle: config.ToggleAny},
 				Command:     config.Command{Program: "x"},
 				Description: "d",
 				Examples:    "e",

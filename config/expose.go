@@ -11,9 +11,12 @@ import (
 // Expose says which tools of an MCP server join the catalog on their own,
 // under their names on the server: all of them ("all"), those listed, or
 // none (the default; tools then come in through source = "mcp.<server>").
+//
+// In a file it is a string or a list, never a table: its fields have no
+// keys.
 type Expose struct {
-	All   bool
-	Tools []string
+	All   bool     `toml:"-"`
+	Tools []string `toml:"-"`
 }
 
 // IsZero reports whether the server exposes nothing on its own.

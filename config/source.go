@@ -27,10 +27,12 @@ const (
 //
 // A server or tool name that holds dots or other characters is quoted as a
 // TOML key: mcp.'my.server'.read_file.
+//
+// In a file it is that string, never a table: its fields have no keys.
 type Source struct {
-	Kind   SourceKind
-	Server string // for mcp
-	Tool   string // the upstream name, when it differs from the config key
+	Kind   SourceKind `toml:"-"`
+	Server string     `toml:"-"` // for mcp
+	Tool   string     `toml:"-"` // the upstream name, when it differs from the config key
 }
 
 // IsZero reports whether no source is set.

@@ -46,10 +46,7 @@ var samples = randpartial.Samples{
 		config.Command{Program: "sh", Args: []string{"-c", "echo 'x y'"}, Shell: true},
 		config.Command{Program: "a b"},
 	},
-	reflect.TypeFor[config.Enable](): {
-		config.Enable{State: config.EnableOn}, config.Enable{State: config.EnableOff},
-		config.Enable{State: config.EnableExplicit}, config.Enable{State: config.EnableAlways, AllowToggle: ptr(false)},
-	},
+	reflect.TypeFor[config.AllowToggle](): {config.ToggleAny, config.ToggleNever, config.ToggleIfNamed, config.ToggleIfNamedOrGroup},
 	reflect.TypeFor[config.RunMode]():     {config.RunAsk, config.RunUnattended, config.RunEdit, config.RunSkip},
 	reflect.TypeFor[config.ResultMode]():  {config.ResultUnattended, config.ResultAsk, config.ResultSkip},
 	reflect.TypeFor[config.Target]():      {config.TargetUser, config.TargetAssistant},
