@@ -93,8 +93,18 @@ func TestParseSourceErrors(t *testing.T) {
 			Text: `invalid source "mcp": an mcp source needs a server; write mcp.<server> or mcp.<server>.<tool>`, Typed: true,
 			Msg: `invalid source "mcp": an mcp source needs a server`, Hint: "write mcp.<server> or mcp.<server>.<tool>",
 		}},
-		{"mcp with a trailing dot", "mcp.", errorView{Text: `invalid source "mcp.": ` + syntax}},
-		{"mcp server with a trailing dot", "mcp.fs.", errorView{Text: `invalid source "mcp.fs.": ` + syntax}},
+		{"mcp with a trailing dot", "mcp.", errorView{
+			Text: `invalid source "mcp.": the MCP server name is missing; an mcp source names its server: write mcp.<server> or mcp.<server>.<tool>`, Typed: true,
+			Msg: `invalid source "mcp.": the MCP server name is missing`, Hint: "an mcp source names its server: write mcp.<server> or mcp.<server>.<tool>",
+		}},
+		{"mcp tool without a server (JP's older form)", "mcp..read_file", errorView{
+			Text: `invalid source "mcp..read_file": the MCP server name is missing; an mcp source names its server: write mcp.<server> or mcp.<server>.<tool>`, Typed: true,
+			Msg: `invalid source "mcp..read_file": the MCP server name is missing`, Hint: "an mcp source names its server: write mcp.<server> or mcp.<server>.<tool>",
+		}},
+		{"mcp server with a trailing dot", "mcp.fs.", errorView{
+			Text: `invalid source "mcp.fs.": a name is missing after the last dot; ` + syntax, Typed: true,
+			Msg: `invalid source "mcp.fs.": a name is missing after the last dot`, Hint: syntax,
+		}},
 		{"empty", "", errorView{Text: `invalid source "": ` + syntax}},
 		{"unterminated quote", "mcp.'fs", errorView{Text: `invalid source "mcp.'fs": ` + syntax}},
 		{"builtin with a name", "builtin.x", errorView{
@@ -114,8 +124,8 @@ func TestParseSourceErrors(t *testing.T) {
 			Msg: `invalid source "mcp.a.b.c": expected mcp.<server> or mcp.<server>.<tool>`, Hint: "quote a name that holds dots: mcp.'my.server'.tool",
 		}},
 		{"mcp with an empty server", "mcp.''", errorView{
-			Text: `invalid source "mcp.''": expected mcp.<server> or mcp.<server>.<tool>; quote a name that holds dots: mcp.'my.server'.tool`, Typed: true,
-			Msg: `invalid source "mcp.''": expected mcp.<server> or mcp.<server>.<tool>`, Hint: "quote a name that holds dots: mcp.'my.server'.tool",
+			Text: `invalid source "mcp.''": the MCP server name is missing; an mcp source names its server: write mcp.<server> or mcp.<server>.<tool>`, Typed: true,
+			Msg: `invalid source "mcp.''": the MCP server name is missing`, Hint: "an mcp source names its server: write mcp.<server> or mcp.<server>.<tool>",
 		}},
 		{"mcp with an empty tool", "mcp.fs.''", errorView{
 			Text: `invalid source "mcp.fs.''": expected mcp.<server> or mcp.<server>.<tool>; quote a name that holds dots: mcp.'my.server'.tool`, Typed: true,
