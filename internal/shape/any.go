@@ -139,7 +139,7 @@ func mergeAny(dst, src reflect.Value, t *Type) {
 	case OpTable:
 		switch sop {
 		case OpTable:
-			mergeAnyEntries(d.table.Elem().Field(MapEntries), s.table.Elem().Field(MapEntries), t)
+			mergeEntries(d.table.Elem().Field(MapEntries), s.table.Elem().Field(MapEntries), false, t)
 		case OpWrap:
 			replaceAny(dst, t, s.v)
 		}
@@ -181,36 +181,6 @@ func fitFill(fill any, op AnyOp, v any) any {
 	return nil
 }
 
-// mergeAnyEntries merges the entries of src's table over dst's.
-func mergeAnyEntries(dst, src reflect.Value, t *Type) {
-	if src.Len() == 0 {
-		return
-	}
-	if dst.IsNil() {
-		dst.Set(reflect.MakeMapWithSize(dst.Type(), src.Len()))
-	}
-	iter := src.MapRange()
-	for iter.Next() {
-		k, sv := iter.Key(), iter.Value()
-		dv := dst.MapIndex(k)
-		switch {
-		case sv.IsNil():
-			dst.SetMapIndex(k, sv)
-		case !dv.IsValid():
-			n := reflect.New(t.Go)
-			CloneInto(n.Elem(), sv.Elem(), t)
-			dst.SetMapIndex(k, n)
-		case dv.IsNil():
-			n := reflect.New(t.Go)
-			n.Elem().Field(AnyState).SetUint(StateUnset)
-			mergeAny(n.Elem(), sv.Elem(), t)
-			dst.SetMapIndex(k, n)
-		default:
-			mergeAny(dv.Elem(), sv.Elem(), t)
-		}
-	}
-}
-
 // ApplyAnyTo sets addressable dst to present partial.Any src applied to
 // the fixed value x (nil: nothing), as merging src over a replace with x
 // gives.
@@ -237,7 +207,7 @@ func ApplyAnyTo(dst, src reflect.Value, x any, t *Type) {
 	case OpTable:
 		if m, ok := x.(map[string]any); ok {
 			constAny(dst, m, t, BaseEmpty)
-			mergeAnyEntries(dst.Field(AnyTable).Elem().Field(MapEntries), s.table.Elem().Field(MapEntries), t)
+			mergeEntries(dst.Field(AnyTable).Elem().Field(MapEntries), s.table.Elem().Field(MapEntries), false, t)
 			return
 		}
 		CloneInto(dst, src, t)
