@@ -100,3 +100,25 @@ source = "mcp.fs"
 	// user.toml:3:1: tools.'*'.command: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set command on each tool
 	// user.toml:6:1: tools.read.source: no MCP server named "fs" is configured; add [mcp_servers.fs]
 }
+
+// A host's run-time directives (--tool, --no-tool) ask the tool's
+// allow_toggle whether they may turn it on or off; each enable field is
+// inherited from '*' on its own.
+func ExampleAllowToggle_Accepts() {
+	var p config.Partial
+	_ = load.Decode("user.toml", []byte(`
+[tools.'*']
+enable = { allow_toggle = "if_named" }
+
+[tools.web_search]
+enable.state = false
+`), partial.TOML, &p)
+	cfg, _ := config.Finalize(&p)
+	search, _ := cfg.Tools.Effective("web_search")
+	e := search.Enable()
+	fmt.Println(search.Enabled(), e.AllowToggle)
+	fmt.Println(e.AllowToggle.Accepts(config.ScopeAll), e.AllowToggle.Accepts(config.ScopeNamed))
+	// Output:
+	// false if_named
+	// false true
+}

@@ -88,7 +88,7 @@ func TestDecodeStrategyErrors(t *testing.T) {
 			Line: 2, Column: 15, Path: partial.Path{"tools", "t", "options", "x", "value"},
 		}},
 		{"keep of an array", `x = { value = [1], strategy = "keep" }`, layertest.Problem{
-			Err:  `f.toml:2:15: tools.t.options.x.value: strategy keep does not apply to an array (an array); it applies to tables`,
+			Err:  `f.toml:2:15: tools.t.options.x.value: strategy keep does not apply to an array; it applies to tables`,
 			Line: 2, Column: 15, Path: partial.Path{"tools", "t", "options", "x", "value"},
 		}},
 		{"strategy not a string", `x = { value = {}, strategy = 3 }`, layertest.Problem{
@@ -124,7 +124,7 @@ func TestDecodeStrategyErrors(t *testing.T) {
 			Line: 2, Column: 41, Path: partial.Path{"tools", "t", "options", "x", "prepend"}, Hint: `write { value = ..., strategy = "wrap", prepend = ..., append = ... }`,
 		}},
 		{"nested strategy", `x = { a = { b = { value = [1], strategy = "merge" } } }`, layertest.Problem{
-			Err:  `f.toml:2:27: tools.t.options.x.a.b.value: strategy merge does not apply to an array (an array); it applies to tables`,
+			Err:  `f.toml:2:27: tools.t.options.x.a.b.value: strategy merge does not apply to an array; it applies to tables`,
 			Line: 2, Column: 27, Path: partial.Path{"tools", "t", "options", "x", "a", "b", "value"},
 		}},
 	}

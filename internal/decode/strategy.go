@@ -41,12 +41,12 @@ var (
 	separatorNames = []string{"none", "space", "line", "paragraph"}
 )
 
-// Separators maps the separator names of a string strategy to their text.
-var Separators = map[string]string{"none": "", "space": " ", "line": "\n", "paragraph": "\n\n"}
+// separators maps the separator names of a string strategy to their text.
+var separators = map[string]string{"none": "", "space": " ", "line": "\n", "paragraph": "\n\n"}
 
-// IsStrategy reports whether table n is a merge strategy of a free-form
+// isStrategy reports whether table n is a merge strategy of a free-form
 // value: it has the keys value and strategy.
-func IsStrategy(n *doc.Node) bool {
+func isStrategy(n *doc.Node) bool {
 	return n.Kind == doc.Table && n.Get("value") != nil && n.Get("strategy") != nil
 }
 
@@ -65,7 +65,7 @@ func (dec *decoder) anyNode(n *doc.Node, path []string, plain bool) (partial.Any
 		x, ok := dec.plainValue(n, path)
 		return partial.Any{State: partial.Present, V: x}, ok
 	}
-	if IsStrategy(n) {
+	if isStrategy(n) {
 		return dec.strategyTable(n, path, plain)
 	}
 	t, ok := dec.anyEntries(n, path, plain)
@@ -116,7 +116,7 @@ func (dec *decoder) plainValue(n *doc.Node, path []string) (any, bool) {
 		}
 		return out, ok
 	case doc.Table:
-		if !IsStrategy(n) {
+		if !isStrategy(n) {
 			return dec.literal(n, path)
 		}
 		a, ok := dec.strategyTable(n, path, true)
@@ -200,10 +200,14 @@ func (dec *decoder) strategyTable(n *doc.Node, path []string, plain bool) (parti
 		if s := suggest.Closest(name, names); s != "" {
 			hint = "did you mean " + s + "?"
 		}
-		return fail(sn, false, append(path, "strategy"), fmt.Sprintf("unknown strategy %q for %s; expected one of %s", name, a(kind), strings.Join(names, ", ")), hint)
+		return fail(sn, false, append(path, "strategy"), fmt.Sprintf("unknown strategy %q for %s; expected one of %s", name, withArticle(kind), strings.Join(names, ", ")), hint)
 	}
 	if !slices.Contains(names, name) {
-		return fail(value, false, append(path, "value"), fmt.Sprintf("strategy %s does not apply to %s (%s); it applies to %s", name, a(kind), Describe(value), appliesTo(name)), "")
+		what := withArticle(kind)
+		if kind == "value" || kind == "string" {
+			what += " (" + Describe(value) + ")"
+		}
+		return fail(value, false, append(path, "value"), fmt.Sprintf("strategy %s does not apply to %s; it applies to %s", name, what, appliesTo(name)), "")
 	}
 	// Keys that only some strategies take.
 	if sep := keys["separator"]; sep != nil && (kind != "string" || name != "append" && name != "prepend") {
@@ -222,7 +226,7 @@ func (dec *decoder) strategyTable(n *doc.Node, path []string, plain bool) (parti
 			return fail(f, true, append(path, "fill"), "fill goes with strategy append, prepend, wrap or deep_merge", "")
 		}
 		if kindOf(f) != kind {
-			return fail(f, false, append(path, "fill"), fmt.Sprintf("fill must be %s, as value is; found %s", a(kind), Describe(f)), "")
+			return fail(f, false, append(path, "fill"), fmt.Sprintf("fill must be %s, as value is; found %s", withArticle(kind), Describe(f)), "")
 		}
 		x, ok := dec.literal(f, append(path, "fill"))
 		if !ok {
@@ -288,7 +292,7 @@ func (dec *decoder) strategyTable(n *doc.Node, path []string, plain bool) (parti
 	}
 	sep := ""
 	if s := keys["separator"]; s != nil {
-		if s.Kind != doc.String || Separators[s.Str] == "" && s.Str != "none" {
+		if s.Kind != doc.String || separators[s.Str] == "" && s.Str != "none" {
 			hint := ""
 			if s.Kind == doc.String {
 				if c := suggest.Closest(s.Str, separatorNames); c != "" {
@@ -297,7 +301,7 @@ func (dec *decoder) strategyTable(n *doc.Node, path []string, plain bool) (parti
 			}
 			return fail(s, false, append(path, "separator"), "expected one of "+strings.Join(separatorNames, ", ")+", found "+Describe(s), hint)
 		}
-		sep = Separators[s.Str]
+		sep = separators[s.Str]
 	}
 	out.V, out.Head, out.Tail = x, empty(), empty()
 	switch name {
@@ -320,7 +324,7 @@ func (dec *decoder) strategyTable(n *doc.Node, path []string, plain bool) (parti
 				continue
 			}
 			if kindOf(e) != kind {
-				return fail(e, false, append(path, k), fmt.Sprintf("%s must be %s, as value is; found %s", k, a(kind), Describe(e)), "")
+				return fail(e, false, append(path, k), fmt.Sprintf("%s must be %s, as value is; found %s", k, withArticle(kind), Describe(e)), "")
 			}
 			y, ok := dec.plainValue(e, append(path, k))
 			if !ok {
@@ -336,8 +340,8 @@ func (dec *decoder) strategyTable(n *doc.Node, path []string, plain bool) (parti
 	return out, true
 }
 
-// a names a kind with its article.
-func a(kind string) string {
+// withArticle names a kind with its article.
+func withArticle(kind string) string {
 	switch kind {
 	case "array":
 		return "an array"

@@ -71,17 +71,6 @@ func (a anyVal) op() AnyOp {
 // Op returns what present partial.Any v does with its start.
 func Op(v reflect.Value) AnyOp { return readAny(v).op() }
 
-// writeAny sets addressable partial.Any dst to a (sharing a's table).
-func writeAny(dst reflect.Value, a anyVal) {
-	dst.Field(AnyState).SetUint(a.state)
-	setIface(dst.Field(AnyV), a.v)
-	dst.Field(AnyTable).Set(a.table)
-	setIface(dst.Field(AnyHead), a.head)
-	setIface(dst.Field(AnyTail), a.tail)
-	dst.Field(AnyBase).SetUint(a.base)
-	setIface(dst.Field(AnyFill), a.fill)
-}
-
 func setIface(f reflect.Value, x any) {
 	if x == nil {
 		f.Set(reflect.Zero(f.Type()))
