@@ -256,6 +256,10 @@ func (b *builder) target(base, l reflect.Value, t *shape.Type, strategy shape.St
 			return b.decode(b.itemsNode(t.Elem), l, t, shape.Replace, false)
 		case shape.Any:
 			return b.decode(doc.NewString(b.a.Value), l, t, shape.Replace, false)
+		case shape.Struct:
+			if t.ValueCodec { // a table that reads a shorthand (enable=false)
+				return b.decode(doc.NewString(b.a.Value), l, t, shape.Replace, true)
+			}
 		}
 		return b.fail(len(path), "is a table, not a single value", b.tableHint())
 	case Merge:
@@ -290,9 +294,7 @@ func (b *builder) target(base, l reflect.Value, t *shape.Type, strategy shape.St
 				shape.Reset(l.Field(shape.NestedV).Elem(), t.Elem)
 			}
 		case shape.Any:
-			if tbl := l.Field(shape.AnyTable); !tbl.IsNil() {
-				tbl.Elem().Field(shape.MapReset).SetBool(true)
-			}
+			shape.Reset(l, t) // a strategy applies to the default
 		}
 		return nil
 	default: // MergeJSON
@@ -453,27 +455,27 @@ func (b *builder) appendToValue(base, l reflect.Value, t *shape.Type, a *doc.Nod
 	return nil
 }
 
-// appendToAny appends the items of node a to the array an option holds.
+// appendToAny makes the layer append the items of node a to the array an
+// option holds: { value = [...], strategy = "append" }. Over a table or a
+// single value it is an error, where the layer below tells.
 func (b *builder) appendToAny(base, l reflect.Value, t *shape.Type, a *doc.Node) error {
-	var cur []any
 	if base.Field(shape.AnyState).Uint() == shape.StatePresent {
-		if !base.Field(shape.AnyTable).IsNil() {
+		switch x := base.Field(shape.AnyV).Interface(); {
+		case !base.Field(shape.AnyTable).IsNil():
 			return b.fail(len(b.a.Path), "is a table; += appends to arrays", "use :+= with a JSON object to merge into it")
+		case x != nil:
+			if _, ok := x.([]any); !ok {
+				return b.fail(len(b.a.Path), "holds a single value; += appends to arrays", "set it with = or :=")
+			}
 		}
-		arr, ok := base.Field(shape.AnyV).Interface().([]any)
-		if !ok {
-			return b.fail(len(b.a.Path), "holds a single value; += appends to arrays", "set it with = or :=")
-		}
-		cur = arr
 	}
-	items := reflect.New(anyType.Go).Elem()
 	dec := decode.Decoder{Source: b.a.Source}
-	if !dec.Leaf(a, items, anyType, b.a.Path) {
+	x, ok := dec.FreeForm(a, b.a.Path)
+	if !ok {
 		return dec.Errs
 	}
-	added := items.Interface().([]any)
-	out := append(append(make([]any, 0, len(cur)+len(added)), cur...), added...)
-	l.Set(reflect.ValueOf(partial.AnyOf(out)))
+	added := x.([]any)
+	l.Set(reflect.ValueOf(partial.Any{State: partial.Present, V: added, Head: []any{}, Tail: added}))
 	return nil
 }
 
@@ -528,7 +530,7 @@ func (b *builder) inside(v reflect.Value, t *shape.Type, i int) error {
 	if t.Kind == shape.Custom {
 		// Reach inside by structure, then let the type check the result.
 		st, err := shape.Structure(t.Go)
-		if err != nil || st.Kind == shape.Custom {
+		if err != nil || st.Kind == shape.Custom || st.Kind == shape.Struct && len(st.Fields) == 0 {
 			return b.fail(i, "cannot be changed part by part", "give it whole: "+partial.Path(b.a.Path[:i]).String()+"=...")
 		}
 		if err := b.inside(v, st, i); err != nil {

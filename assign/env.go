@@ -187,7 +187,7 @@ func (r *envResolver) fail(depth int, msg, hint string) {
 
 func (r *envResolver) resolve(tokens []string, t *shape.Type, base reflect.Value, path partial.Path, existing int) {
 	if len(tokens) == 0 {
-		if r.json || t.Kind == shape.Value || t.Kind == shape.List || t.Kind == shape.Any || !t.Kind.IsPartial() {
+		if r.json || t.Kind == shape.Value || t.Kind == shape.List || t.Kind == shape.Any || !t.Kind.IsPartial() || t.Kind == shape.Struct && t.ValueCodec {
 			r.found = append(r.found, envCandidate{path: path.Append(), existing: existing})
 		} else {
 			r.fail(len(path), path.String()+" is a table", "set one of its keys, or give a JSON object with ':'")
@@ -257,7 +257,7 @@ func (r *envResolver) resolve(tokens []string, t *shape.Type, base reflect.Value
 	default: // plain values inside a Value
 		st := t
 		if t.Kind == shape.Custom {
-			if s, err := shape.Structure(t.Go); err == nil {
+			if s, err := shape.Structure(t.Go); err == nil && (s.Kind != shape.Struct || len(s.Fields) > 0) {
 				st = s
 			}
 		}

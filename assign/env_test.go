@@ -111,8 +111,8 @@ func TestEnvApplies(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ := partial.Finalize(&p, config.Default())
-	got := []any{c.Tools["fs_modify_file"].Run, c.Tools["grep"].Enable.State, c.MCPServers["fs"].Env, c.Discover.Dirs}
-	want := []any{config.RunUnattended, config.EnableOff, map[string]string{"LOG_LEVEL": "warn"}, []string{"a", "b"}}
+	got := []any{c.Tools["fs_modify_file"].Run, c.Tools["grep"].Enable, c.MCPServers["fs"].Env, c.Discover.Dirs}
+	want := []any{config.RunUnattended, config.Enable{State: layertest.Ptr(false), AllowToggle: config.ToggleAny}, map[string]string{"LOG_LEVEL": "warn"}, []string{"a", "b"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

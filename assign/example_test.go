@@ -72,9 +72,10 @@ source = "local"
 	}
 	_ = assign.Apply(&p, as...)
 	cfg, _ := config.Finalize(&p)
-	fmt.Println(cfg.Tools["fs_modify_file"].Run, cfg.Tools["fs_modify_file"].Enable.State)
+	fsModify, _ := cfg.Tools.Effective("fs_modify_file")
+	fmt.Println(fsModify.Run(), fsModify.Enabled())
 	// Output:
 	// env STRATA_TOOLS_FS_MODIFY_FILE_ENABLE -> tools.fs_modify_file.enable:=false
 	// env STRATA_TOOLS_FS_MODIFY_FILE_RUN -> tools.fs_modify_file.run=unattended
-	// unattended off
+	// unattended false
 }

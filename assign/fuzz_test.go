@@ -27,6 +27,11 @@ func FuzzAssign(f *testing.F) {
 		"discover.dirs.0=z", `{"unset":["tools.grep.run"],"tools":{"x":{"source":"builtin"}}}`,
 		"tools.'*'.run=skip", `tools."a.b".summary=x`, "mcp_servers.fs.env.A=1", "tools.grep.parameters.p.items.enum:=[1,2]",
 		"tools.grep.questions.q.answer:=true", "=", ":=", "a", "{", "tools.grep.options.t+=x",
+		`tools.grep.options.tags:+={"value":["b"],"strategy":"prepend"}`, `tools.grep.options.limits:+={"value":{"lines":1,"z":2},"strategy":"keep"}`,
+		`tools.grep.options.m:={"value":"x","strategy":"append","separator":"line"}`, `tools.grep.options:+={"limits":{"value":{"a":1},"strategy":"merge"}}`,
+		`tools.grep.options.limits.lines:+={"value":[1],"strategy":"wrap","prepend":[0],"fill":[5]}`, `tools.grep.options.tags:+={"value":[1],"strategy":"apend"}`,
+		"tools.grep.enable.allow_toggle=never", "tools.grep.enable.allow_toggle=false", "tools.grep.enable.state=true", "tools.grep.enable=explicit",
+		`tools.grep.enable:+={"allow_toggle":"if_named"}`, "tools.grep.enable.state:=null",
 	} {
 		f.Add(s)
 	}
@@ -84,6 +89,8 @@ func FuzzEnv(f *testing.F) {
 		{"TOOLS__GREP__RUN", "+x"}, {"DISCOVER_DIRS", "+a,b"}, {"TOOLS_GREP_COMMAND_ARGS_0", "-w"},
 		{"MCP_SERVERS_FS_ENV", `:+{"A":"1"}`}, {"TOOLS_GREP", `:{"run":"ask"}`}, {"TOOLS__", "x"}, {"TOLS", "x"},
 		{"TOOLS_GREP_ENABLE", ":true"}, {"TOOLS_GREP_SUMMARY", `\+lit`}, {"TOOLS_GREP_PARAMETERS_P_ITEMS_TYPE", "string"},
+		{"TOOLS_GREP_ENABLE_ALLOW_TOGGLE", "if_named"}, {"TOOLS_GREP_ENABLE", "explicit"}, {"TOOLS_GREP_ENABLE_STATE", "false"},
+		{"TOOLS_GREP_OPTIONS_TAGS", `:+{"value":["z"],"strategy":"append"}`}, {"TOOLS_GREP_OPTIONS_LIMITS", `+:{"value":{"q":1},"strategy":"keep"}`},
 	} {
 		f.Add(s[0], s[1])
 	}

@@ -22,9 +22,9 @@ import (
 // {{context}} become JSON, {{tool.name}}, {{context.root}} and other
 // scalars their raw text.
 type Command struct {
-	Program string
-	Args    []string
-	Shell   bool
+	Program string   `toml:"program"`
+	Args    []string `toml:"args"`
+	Shell   bool     `toml:"shell"`
 }
 
 // IsZero reports whether no command is set.

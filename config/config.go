@@ -138,12 +138,12 @@ type Discover struct {
 }
 
 // Default returns the library's defaults: every tool asks before running,
-// hands its result over unattended, and is on.
+// hands its result over unattended, and is on and toggleable.
 func Default() Config {
 	return Config{Tools: Tools{EveryTool: {
 		Run:    RunAsk,
 		Result: ResultUnattended,
-		Enable: Enable{State: EnableOn},
+		Enable: Enable{State: boolPtr(true), AllowToggle: ToggleAny},
 	}}}
 }
 
@@ -190,23 +190,23 @@ func (t EffectiveTool) Result() ResultMode {
 	return first(t.Tool.Result, t.Inherited.Result, ResultUnattended)
 }
 
-// Enable returns the tool's enable setting, inherited when it sets none.
+// Enable returns the tool's enable setting with both fields set: each
+// from the tool's own entry, else inherited from the [EveryTool] entry,
+// else on and toggleable by any directive.
 func (t EffectiveTool) Enable() Enable {
+	state := true
 	switch {
-	case t.Tool.Enable.State != "":
-		return t.Tool.Enable
-	case t.Inherited.Enable.State != "":
-		return t.Inherited.Enable
+	case t.Tool.Enable.State != nil:
+		state = *t.Tool.Enable.State
+	case t.Inherited.Enable.State != nil:
+		state = *t.Inherited.Enable.State
 	}
-	return Enable{State: EnableOn}
+	return Enable{State: &state, AllowToggle: first(t.Tool.Enable.AllowToggle, t.Inherited.Enable.AllowToggle, ToggleAny)}
 }
 
-// Enabled reports whether the tool is offered without being asked for by
-// name.
-func (t EffectiveTool) Enabled() bool {
-	s := t.Enable().State
-	return s == EnableOn || s == EnableAlways
-}
+// Enabled reports whether the tool is offered to the model without a
+// directive that turns it on.
+func (t EffectiveTool) Enabled() bool { return t.Enable().On() }
 
 // Summary returns the tool's summary, or its description when it has no
 // summary.
@@ -272,6 +272,8 @@ func (c Config) ServersInUse() []string {
 	sort.Strings(out)
 	return out
 }
+
+func boolPtr(b bool) *bool { return &b }
 
 func first[T comparable](vs ...T) T {
 	var zero T
@@ -353,7 +355,7 @@ func (t Tool) setKeys() []string {
 	}
 	add(!t.Source.IsZero(), "source")
 	add(!t.Command.IsZero(), "command")
-	add(t.Enable.State != "", "enable")
+	add(!t.Enable.IsZero(), "enable")
 	add(t.Summary != "", "summary")
 	add(t.Description != "", "description")
 	add(t.Examples != "", "examples")

@@ -93,8 +93,18 @@ func TestParseSourceErrors(t *testing.T) {
 			Text: `invalid source "mcp": an mcp source needs a server; write mcp.<server> or mcp.<server>.<tool>`, Typed: true,
 			Msg: `invalid source "mcp": an mcp source needs a server`, Hint: "write mcp.<server> or mcp.<server>.<tool>",
 		}},
-		{"mcp with a trailing dot", "mcp.", errorView{Text: `invalid source "mcp.": ` + syntax}},
-		{"mcp server with a trailing dot", "mcp.fs.", errorView{Text: `invalid source "mcp.fs.": ` + syntax}},
+		{"mcp with a trailing dot", "mcp.", errorView{
+			Text: `invalid source "mcp.": the MCP server name is missing; an mcp source names its server: write mcp.<server> or mcp.<server>.<tool>`, Typed: true,
+			Msg: `invalid source "mcp.": the MCP server name is missing`, Hint: "an mcp source names its server: write mcp.<server> or mcp.<server>.<tool>",
+		}},
+		{"mcp tool without a server (JP's older form)", "mcp..read_file", errorView{
+			Text: `invalid source "mcp..read_file": the MCP server name is missing; an mcp source names its server: write mcp.<server> or mcp.<server>.<tool>`, Typed: true,
+			Msg: `invalid source "mcp..read_file": the MCP server name is missing`, Hint: "an mcp source names its server: write mcp.<server> or mcp.<server>.<tool>",
+		}},
+		{"mcp server with a trailing dot", "mcp.fs.", errorView{
+			Text: `invalid source "mcp.fs.": a name is missing after the last dot; ` + syntax, Typed: true,
+			Msg: `invalid source "mcp.fs.": a name is missing after the last dot`, Hint: syntax,
+		}},
 		{"empty", "", errorView{Text: `invalid source "": ` + syntax}},
 		{"unterminated quote", "mcp.'fs", errorView{Text: `invalid source "mcp.'fs": ` + syntax}},
 		{"builtin with a name", "builtin.x", errorView{
@@ -114,8 +124,8 @@ func TestParseSourceErrors(t *testing.T) {
 			Msg: `invalid source "mcp.a.b.c": expected mcp.<server> or mcp.<server>.<tool>`, Hint: "quote a name that holds dots: mcp.'my.server'.tool",
 		}},
 		{"mcp with an empty server", "mcp.''", errorView{
-			Text: `invalid source "mcp.''": expected mcp.<server> or mcp.<server>.<tool>; quote a name that holds dots: mcp.'my.server'.tool`, Typed: true,
-			Msg: `invalid source "mcp.''": expected mcp.<server> or mcp.<server>.<tool>`, Hint: "quote a name that holds dots: mcp.'my.server'.tool",
+			Text: `invalid source "mcp.''": the MCP server name is missing; an mcp source names its server: write mcp.<server> or mcp.<server>.<tool>`, Typed: true,
+			Msg: `invalid source "mcp.''": the MCP server name is missing`, Hint: "an mcp source names its server: write mcp.<server> or mcp.<server>.<tool>",
 		}},
 		{"mcp with an empty tool", "mcp.fs.''", errorView{
 			Text: `invalid source "mcp.fs.''": expected mcp.<server> or mcp.<server>.<tool>; quote a name that holds dots: mcp.'my.server'.tool`, Typed: true,
@@ -200,7 +210,7 @@ func TestDefault(t *testing.T) {
 	want := config.Config{Tools: config.Tools{"*": {
 		Run:    config.RunAsk,
 		Result: config.ResultUnattended,
-		Enable: config.Enable{State: config.EnableOn},
+		Enable: config.Enable{State: ptrTo(true), AllowToggle: config.ToggleAny},
 	}}}
 	a := config.Default()
 	if diff := cmp.Diff(want, a); diff != "" {
@@ -239,10 +249,10 @@ func TestToolsNames(t *testing.T) {
 
 func TestEffectiveTool(t *testing.T) {
 	withDefaults := config.Tools{
-		"*":          {Run: config.RunEdit, Result: config.ResultAsk, Enable: config.Enable{State: config.EnableExplicit, AllowToggle: ptrTo(false)}},
+		"*":          {Run: config.RunEdit, Result: config.ResultAsk, Enable: config.Enable{State: ptrTo(false), AllowToggle: config.ToggleNever}},
 		"plain":      {},
-		"own":        {Run: config.RunSkip, Result: config.ResultEdit, Enable: config.Enable{State: config.EnableOff}},
-		"always":     {Enable: config.Enable{State: config.EnableAlways}},
+		"own":        {Run: config.RunSkip, Result: config.ResultEdit, Enable: config.Enable{State: ptrTo(false), AllowToggle: config.ToggleAny}},
+		"always":     {Enable: config.Enable{State: ptrTo(true), AllowToggle: config.ToggleNever}},
 		"described":  {Description: "Long text."},
 		"summarized": {Summary: "Short.", Description: "Long text."},
 	}
@@ -257,12 +267,12 @@ func TestEffectiveTool(t *testing.T) {
 		wantEnabled bool
 		wantSummary string
 	}{
-		{"inherits from the defaults entry", withDefaults, "plain", config.RunEdit, config.ResultAsk, config.Enable{State: config.EnableExplicit, AllowToggle: ptrTo(false)}, false, ""},
-		{"own settings win", withDefaults, "own", config.RunSkip, config.ResultEdit, config.Enable{State: config.EnableOff}, false, ""},
-		{"always is enabled", withDefaults, "always", config.RunEdit, config.ResultAsk, config.Enable{State: config.EnableAlways}, true, ""},
-		{"summary falls back to the description", withDefaults, "described", config.RunEdit, config.ResultAsk, config.Enable{State: config.EnableExplicit, AllowToggle: ptrTo(false)}, false, "Long text."},
-		{"own summary", withDefaults, "summarized", config.RunEdit, config.ResultAsk, config.Enable{State: config.EnableExplicit, AllowToggle: ptrTo(false)}, false, "Short."},
-		{"built-in fallbacks without a defaults entry", bare, "plain", config.RunAsk, config.ResultUnattended, config.Enable{State: config.EnableOn}, true, ""},
+		{"inherits from the defaults entry", withDefaults, "plain", config.RunEdit, config.ResultAsk, config.Enable{State: ptrTo(false), AllowToggle: config.ToggleNever}, false, ""},
+		{"own settings win", withDefaults, "own", config.RunSkip, config.ResultEdit, config.Enable{State: ptrTo(false), AllowToggle: config.ToggleAny}, false, ""},
+		{"always is enabled", withDefaults, "always", config.RunEdit, config.ResultAsk, config.Enable{State: ptrTo(true), AllowToggle: config.ToggleNever}, true, ""},
+		{"summary falls back to the description", withDefaults, "described", config.RunEdit, config.ResultAsk, config.Enable{State: ptrTo(false), AllowToggle: config.ToggleNever}, false, "Long text."},
+		{"own summary", withDefaults, "summarized", config.RunEdit, config.ResultAsk, config.Enable{State: ptrTo(false), AllowToggle: config.ToggleNever}, false, "Short."},
+		{"built-in fallbacks without a defaults entry", bare, "plain", config.RunAsk, config.ResultUnattended, config.Enable{State: ptrTo(true), AllowToggle: config.ToggleAny}, true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -357,7 +367,7 @@ func TestValidate(t *testing.T) {
 		{
 			name: "the defaults entry holds only inheritable settings",
 			c: config.Config{Tools: config.Tools{"*": {
-				Run: config.RunAsk, Result: config.ResultAsk, Enable: config.Enable{State: config.EnableOn},
+				Run: config.RunAsk, Result: config.ResultAsk, Enable: config.Enable{State: ptrTo(true), AllowToggle: config.ToggleAny},
 				Command:     config.Command{Program: "x"},
 				Description: "d",
 				Examples:    "e",

@@ -12,21 +12,23 @@ import (
 // A tool is read through Effective, which resolves it against the '*'
 // entry: what the tool does not set, it inherits.
 func ExampleTools_Effective() {
+	off := false
 	tools := config.Tools{
-		config.EveryTool: {Run: config.RunUnattended, Enable: config.Enable{State: config.EnableExplicit}},
+		config.EveryTool: {Run: config.RunUnattended, Enable: config.Enable{AllowToggle: config.ToggleIfNamed}},
 		"fs_modify_file": {
 			Description: "Replace lines of a file.",
 			Run:         config.RunAsk,
+			Enable:      config.Enable{State: &off}, // allow_toggle comes from '*'
 			Questions: map[string]config.Question{
 				"apply_changes": {Target: config.TargetUser, Answer: true},
 			},
 		},
-		"grep": {Summary: "Search the code.", Enable: config.Enable{State: config.EnableOn}},
+		"grep": {Summary: "Search the code."},
 	}
 
 	for _, name := range tools.Names() {
 		t, _ := tools.Effective(name)
-		fmt.Printf("%s: run=%s enabled=%v summary=%q\n", t.Name, t.Run(), t.Enabled(), t.Summary())
+		fmt.Printf("%s: run=%s enabled=%v allow_toggle=%s summary=%q\n", t.Name, t.Run(), t.Enabled(), t.Enable().AllowToggle, t.Summary())
 	}
 
 	edit, _ := tools.Effective("fs_modify_file")
@@ -38,8 +40,8 @@ func ExampleTools_Effective() {
 	_, ok = tools.Effective(config.EveryTool)
 	fmt.Println("'*' is a tool:", ok)
 	// Output:
-	// fs_modify_file: run=ask enabled=false summary="Replace lines of a file."
-	// grep: run=unattended enabled=true summary="Search the code."
+	// fs_modify_file: run=ask enabled=false allow_toggle=if_named summary="Replace lines of a file."
+	// grep: run=unattended enabled=true allow_toggle=if_named summary="Search the code."
 	// apply_changes: true true
 	// overwrite answered: false
 	// '*' is a tool: false
@@ -116,4 +118,26 @@ func ExampleMCPServer_Allows() {
 	// open true true
 	// screenshot false false
 	// click false false
+}
+
+// A host's run-time directives (--tool, --no-tool) ask the tool's
+// allow_toggle whether they may turn it on or off; each enable field is
+// inherited from '*' on its own.
+func ExampleAllowToggle_Accepts() {
+	var p config.Partial
+	_ = load.Decode("user.toml", []byte(`
+[tools.'*']
+enable = { allow_toggle = "if_named" }
+
+[tools.web_search]
+enable.state = false
+`), partial.TOML, &p)
+	cfg, _ := config.Finalize(&p)
+	search, _ := cfg.Tools.Effective("web_search")
+	e := search.Enable()
+	fmt.Println(search.Enabled(), e.AllowToggle)
+	fmt.Println(e.AllowToggle.Accepts(config.ScopeAll), e.AllowToggle.Accepts(config.ScopeNamed))
+	// Output:
+	// false if_named
+	// false true
 }

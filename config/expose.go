@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/partial"
@@ -11,9 +12,12 @@ import (
 // Expose says which tools of an MCP server join the catalog on their own,
 // under their names on the server: all of them ("all"), those listed, or
 // none (the default; tools then come in through source = "mcp.<server>").
+//
+// In a file it is a string or a list, never a table: its fields have no
+// keys.
 type Expose struct {
-	All   bool
-	Tools []string
+	All   bool     `toml:"-"`
+	Tools []string `toml:"-"`
 }
 
 // IsZero reports whether the server exposes nothing on its own.
@@ -81,9 +85,19 @@ func (Expose) JSONSchema() map[string]any {
 // means no list, ToolNames{} means a list that names no tool.
 type ToolNames []string
 
-// UnmarshalValue reads a list of tool names.
+// UnmarshalValue reads a list of tool names, or names separated by commas
+// (the text form of key=value overrides).
 func (n *ToolNames) UnmarshalValue(v any) error {
 	list, ok := v.([]any)
+	if s, text := v.(string); text {
+		// The text form, as key=value gives it: names separated by commas.
+		list, ok = nil, true
+		for _, name := range strings.Split(s, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				list = append(list, name)
+			}
+		}
+	}
 	if !ok {
 		return fmt.Errorf("expected a list of tool names, found %s", describe(v))
 	}

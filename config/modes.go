@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -84,97 +85,232 @@ func readEnum[E ~string](s string, dst *E, values []string, what string) error {
 	return nil
 }
 
-// EnableState says whether a tool is offered to the model.
-type EnableState string
+// AllowToggle says which run-time directives (a host's --tool and
+// --no-tool) may turn a tool on or off.
+type AllowToggle string
 
-// Enable states.
+// Toggle policies.
 const (
-	EnableOn       EnableState = "on"       // offered; the user may turn it off
-	EnableOff      EnableState = "off"      // not offered unless turned on
-	EnableExplicit EnableState = "explicit" // offered only when asked for by name
-	EnableAlways   EnableState = "always"   // offered even when tools are turned off as a group
+	ToggleAny            AllowToggle = "any"               // any directive (the default)
+	ToggleNever          AllowToggle = "never"             // none: the tool is locked
+	ToggleIfNamed        AllowToggle = "if_named"          // only one that names the tool
+	ToggleIfNamedOrGroup AllowToggle = "if_named_or_group" // one that names the tool or its group
 )
 
-// EnumValues lists the states.
-func (EnableState) EnumValues() []string { return slices.Clone(enumEnableState) }
+// EnumValues lists the policies.
+func (AllowToggle) EnumValues() []string { return slices.Clone(enumAllowToggle) }
 
-// Enable is a tool's enable setting. In a file it is a boolean (true is
-// "on"), one of the strings "on", "off", "explicit" and "always", or a
-// table { state = "...", allow_toggle = false }.
-type Enable struct {
-	State EnableState
-	// AllowToggle says whether the user may turn the tool on and off at run
-	// time; nil means yes.
-	AllowToggle *bool
-}
-
-// EnumValues lists the string forms, for messages and the JSON Schema.
-func (Enable) EnumValues() []string { return EnableState("").EnumValues() }
-
-// Toggleable reports whether the user may turn the tool on and off.
-func (e Enable) Toggleable() bool { return e.AllowToggle == nil || *e.AllowToggle }
-
-// UnmarshalValue reads an enable setting.
-func (e *Enable) UnmarshalValue(v any) error {
+// UnmarshalValue reads a policy: one of its names, or strata's earlier
+// boolean (true is any, false is never).
+func (a *AllowToggle) UnmarshalValue(v any) error {
 	switch v := v.(type) {
 	case bool:
-		*e = Enable{State: EnableOff}
+		*a = ToggleNever
 		if v {
-			e.State = EnableOn
+			*a = ToggleAny
 		}
 		return nil
 	case string:
-		var s EnableState
-		if err := readEnum(v, &s, enumEnableState, "enable state"); err != nil {
-			return err
-		}
-		*e = Enable{State: s}
-		return nil
-	case map[string]any:
-		out := Enable{}
-		for _, k := range slices.Sorted(maps.Keys(v)) { // deterministic: the first problem by key
-			x := v[k]
-			switch k {
-			case "state":
-				s, err := asString(x, partial.Path{k}, "one of on, off, explicit, always")
-				if err != nil {
-					return err
-				}
-				if err := readEnum(s, &out.State, enumEnableState, "enable state"); err != nil {
-					return &diag.Error{Path: partial.Path{k}, Msg: err.Error(), Hint: didYouMean(s, enumEnableState)}
-				}
-			case "allow_toggle":
-				b, err := asBool(x, partial.Path{k})
-				if err != nil {
-					return err
-				}
-				out.AllowToggle = &b
-			default:
-				return &diag.Error{Path: partial.Path{k}, Msg: "unknown key", Hint: didYouMean(k, []string{"state", "allow_toggle"})}
+		if err := readEnum(v, a, enumAllowToggle, "allow_toggle"); err != nil {
+			hint := didYouMean(v, enumAllowToggle)
+			if v == "always" {
+				hint = `"any" lets every directive toggle the tool; enable = "always" locks it on`
 			}
+			return &diag.Error{Msg: err.Error(), Hint: hint}
 		}
-		if out.State == "" {
-			return &diag.Error{Msg: "an enable table needs a state", Hint: `write { state = "on", allow_toggle = false }`}
-		}
-		*e = out
 		return nil
 	}
-	return fmt.Errorf("expected a boolean, one of on, off, explicit, always, or { state, allow_toggle }, found %s", describe(v))
+	return fmt.Errorf("expected one of %s, found %s", strings.Join(enumAllowToggle, ", "), describe(v))
 }
 
-// MarshalValue writes the shortest form: a boolean for on and off, a
-// string for the other states, a table when AllowToggle is set.
+// MarshalText writes a policy.
+func (a AllowToggle) MarshalText() ([]byte, error) { return []byte(a), nil }
+
+// ToggleScope is what a run-time directive names: all tools, one tool by
+// name, or a group of tools.
+type ToggleScope uint8
+
+// Scopes of a directive.
+const (
+	ScopeAll   ToggleScope = iota // --tool / --no-tool without a name
+	ScopeNamed                    // a directive that names the tool
+	ScopeGroup                    // a directive that names the tool's group
+)
+
+// Accepts reports whether policy a lets a directive of scope s turn the
+// tool on or off. An empty policy is any.
+func (a AllowToggle) Accepts(s ToggleScope) bool {
+	switch a {
+	case ToggleNever:
+		return false
+	case ToggleIfNamed:
+		return s == ScopeNamed
+	case ToggleIfNamedOrGroup:
+		return s == ScopeNamed || s == ScopeGroup
+	}
+	return true
+}
+
+// Enable is a tool's enable setting: whether the tool is offered to the
+// model (State) and which run-time directives may change that
+// (AllowToggle). Each is inherited on its own from the '*' entry when the
+// tool leaves it out (State nil, AllowToggle ""); see
+// [EffectiveTool.Enable].
+type Enable struct {
+	State       *bool       `toml:"state"`
+	AllowToggle AllowToggle `toml:"allow_toggle"`
+}
+
+// IsZero reports whether e sets neither field.
+func (e Enable) IsZero() bool { return e.State == nil && e.AllowToggle == "" }
+
+// On reports whether e's State is set and true.
+func (e Enable) On() bool { return e.State != nil && *e.State }
+
+// MarshalValue writes e as a shorthand where one means the same (true,
+// false, "always", "explicit"), else as a table of the fields it sets.
 func (e Enable) MarshalValue() (any, error) {
-	if e.AllowToggle != nil {
-		return map[string]any{"state": string(e.State), "allow_toggle": *e.AllowToggle}, nil
+	var p EnablePartial
+	if e.State != nil {
+		p.State = partial.Of(*e.State)
 	}
-	switch e.State {
-	case EnableOn:
-		return true, nil
-	case EnableOff:
-		return false, nil
+	if e.AllowToggle != "" {
+		p.AllowToggle = partial.Of(e.AllowToggle)
 	}
-	return string(e.State), nil
+	return p.MarshalValue()
+}
+
+// EnablePartial is the partial twin of [Enable]. Its fields merge one by
+// one across layers. Besides the table { state = true, allow_toggle =
+// "never" } (either key alone, or none) it reads JP's shorthands, which set
+// both fields:
+//
+//	true, "true", "on"      { state = true,  allow_toggle = "any" }
+//	false, "false", "off"   { state = false, allow_toggle = "any" }
+//	"always"                { state = true,  allow_toggle = "never" }
+//	"explicit"              { state = false, allow_toggle = "if_named" }
+//
+// and strata's earlier table spellings: a state that is one of those
+// strings sets both fields as it does (an allow_toggle in the same table
+// overrides on and off; for always and explicit it may only repeat what
+// they mean), and allow_toggle = true or false is any or never.
+type EnablePartial struct {
+	State       partial.Value[bool]        `toml:"state" doc:"Whether the tool is offered to the model; inherited from '*' when left out, else true."`
+	AllowToggle partial.Value[AllowToggle] `toml:"allow_toggle" doc:"Which run-time directives may turn the tool on or off: any (the default), never, if_named, if_named_or_group."`
+}
+
+// enableShorthands are the strings that stand for both fields.
+var enableShorthands = map[string]EnablePartial{
+	"true":     enableOf(true, ToggleAny),
+	"on":       enableOf(true, ToggleAny),
+	"false":    enableOf(false, ToggleAny),
+	"off":      enableOf(false, ToggleAny),
+	"always":   enableOf(true, ToggleNever),
+	"explicit": enableOf(false, ToggleIfNamed),
+}
+
+func enableOf(state bool, toggle AllowToggle) EnablePartial {
+	return EnablePartial{State: partial.Of(state), AllowToggle: partial.Of(toggle)}
+}
+
+// UnmarshalValue reads an enable setting in any of its forms.
+func (e *EnablePartial) UnmarshalValue(v any) error {
+	switch v := v.(type) {
+	case bool:
+		*e = enableOf(v, ToggleAny)
+		return nil
+	case string:
+		s, ok := enableShorthands[v]
+		if !ok {
+			return &diag.Error{Msg: fmt.Sprintf("expected a boolean, one of %s, or { state, allow_toggle }, found %s", strings.Join(enumEnable, ", "), describe(v)), Hint: didYouMean(v, enumEnable)}
+		}
+		*e = s
+		return nil
+	case map[string]any:
+		return e.readTable(v)
+	}
+	return fmt.Errorf("expected a boolean, one of %s, or { state, allow_toggle }, found %s", strings.Join(enumEnable, ", "), describe(v))
+}
+
+// MarshalValue writes e as a shorthand where one means the same (true,
+// false, "always", "explicit"), else as the table of the fields it sets
+// (an unset field is not written: it has no plain form).
+func (e EnablePartial) MarshalValue() (any, error) {
+	state, hasState := e.State.Get()
+	toggle, hasToggle := e.AllowToggle.Get()
+	if hasState && hasToggle {
+		switch {
+		case toggle == ToggleAny:
+			return state, nil
+		case state && toggle == ToggleNever:
+			return "always", nil
+		case !state && toggle == ToggleIfNamed:
+			return "explicit", nil
+		}
+	}
+	var out enableTable
+	if hasState {
+		out.State = &state
+	}
+	out.AllowToggle = toggle
+	return out, nil
+}
+
+// enableTable is the table form of an enable setting, written field by
+// field in order (an [Enable] would write itself as a shorthand).
+type enableTable Enable
+
+// readTable reads the table form.
+func (e *EnablePartial) readTable(v map[string]any) error {
+	out := EnablePartial{}
+	var shorthand string                            // a state written as a string
+	for _, k := range slices.Sorted(maps.Keys(v)) { // deterministic: the first problem by key
+		x := v[k]
+		switch k {
+		case "state":
+			switch x := x.(type) {
+			case bool:
+				out.State = partial.Of(x)
+			case string:
+				s, ok := enableShorthands[x]
+				if !ok || x == "true" || x == "false" {
+					return &diag.Error{Path: partial.Path{k}, Msg: fmt.Sprintf("expected a boolean, or one of %s, found %s", strings.Join(enumEnable, ", "), describe(x)), Hint: didYouMean(x, enumEnable)}
+				}
+				shorthand, out.State = x, s.State
+			default:
+				return &diag.Error{Path: partial.Path{k}, Msg: "expected a boolean, found " + describe(x)}
+			}
+		case "allow_toggle":
+			var a AllowToggle
+			if err := a.UnmarshalValue(x); err != nil {
+				var de *diag.Error
+				if errors.As(err, &de) {
+					c := *de
+					c.Path = partial.Path{k}
+					return &c
+				}
+				return &diag.Error{Path: partial.Path{k}, Msg: err.Error()}
+			}
+			out.AllowToggle = partial.Of(a)
+		default:
+			return &diag.Error{Path: partial.Path{k}, Msg: "unknown key", Hint: didYouMean(k, []string{"state", "allow_toggle"})}
+		}
+	}
+	if shorthand != "" {
+		implied := enableShorthands[shorthand].AllowToggle
+		switch given, set := out.AllowToggle.Get(); {
+		case !set:
+			out.AllowToggle = implied
+		case (shorthand == "always" || shorthand == "explicit") && given != implied.V:
+			return &diag.Error{
+				Path: partial.Path{"allow_toggle"},
+				Msg:  fmt.Sprintf("state %q already means allow_toggle = %q", shorthand, implied.V),
+				Hint: fmt.Sprintf("write { state = %v, allow_toggle = %q }", enableShorthands[shorthand].State.V, given),
+			}
+		}
+	}
+	*e = out
+	return nil
 }
 
 // asString returns x when it is a string; otherwise a problem at path that
@@ -221,4 +357,6 @@ var enumResultMode = []string{"unattended", "ask", "edit", "skip"}
 
 var enumTarget = []string{"user", "assistant"}
 
-var enumEnableState = []string{"on", "off", "explicit", "always"}
+var enumEnable = []string{"on", "off", "explicit", "always"}
+
+var enumAllowToggle = []string{"any", "never", "if_named", "if_named_or_group"}

@@ -27,22 +27,40 @@ func (Command) JSONSchema() map[string]any {
 }
 
 // JSONSchema describes an enable setting in the JSON Schema of the config
-// file.
-func (Enable) JSONSchema() map[string]any {
-	states := []any{"on", "off", "explicit", "always"}
+// file: a shorthand, or the table of its two fields.
+func (EnablePartial) JSONSchema() map[string]any {
+	shorthands := make([]any, len(enumEnable))
+	for i, s := range enumEnable {
+		shorthands[i] = s
+	}
 	return map[string]any{"anyOf": []any{
-		map[string]any{"type": "boolean"},
-		map[string]any{"enum": states},
+		map[string]any{"type": "boolean", "description": "true: on, any directive may toggle it; false: off, likewise."},
+		map[string]any{"enum": shorthands, "description": "on and off as true and false; always: on and locked; explicit: off unless a directive names it."},
 		map[string]any{
 			"type": "object",
 			"properties": map[string]any{
-				"state":        map[string]any{"enum": states},
-				"allow_toggle": map[string]any{"type": "boolean"},
+				"state": map[string]any{
+					"description": "Whether the tool is offered to the model; inherited from '*' when left out, else true.",
+					"anyOf":       []any{map[string]any{"type": "boolean"}, map[string]any{"enum": shorthands}},
+				},
+				"allow_toggle": map[string]any{
+					"description": "Which run-time directives may turn the tool on or off: any (the default), never, if_named, if_named_or_group.",
+					"anyOf":       []any{AllowToggle("").JSONSchema(), map[string]any{"type": "boolean"}},
+				},
 			},
-			"required":             []any{"state"},
 			"additionalProperties": false,
 		},
 	}}
+}
+
+// JSONSchema describes a toggle policy in the JSON Schema of the config
+// file.
+func (AllowToggle) JSONSchema() map[string]any {
+	names := make([]any, len(enumAllowToggle))
+	for i, n := range enumAllowToggle {
+		names[i] = n
+	}
+	return map[string]any{"enum": names}
 }
 
 // JSONSchema describes a type list in the JSON Schema of the config file.

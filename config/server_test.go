@@ -121,8 +121,8 @@ func TestServerFromFileErrors(t *testing.T) {
 		},
 		{
 			name: "enabled_tools is a list of names",
-			file: "[mcp_servers.x]\ncommand = \"npx\"\nenabled_tools = \"read\"\n",
-			want: []string{`servers.toml:3:17: mcp_servers.x.enabled_tools: expected a list of tool names, found string "read"`},
+			file: "[mcp_servers.x]\ncommand = \"npx\"\nenabled_tools = 3\n",
+			want: []string{`servers.toml:3:17: mcp_servers.x.enabled_tools: expected a list of tool names, found number 3`},
 		},
 	}
 	for _, tt := range tests {

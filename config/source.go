@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/partial"
@@ -27,10 +28,12 @@ const (
 //
 // A server or tool name that holds dots or other characters is quoted as a
 // TOML key: mcp.'my.server'.read_file.
+//
+// In a file it is that string, never a table: its fields have no keys.
 type Source struct {
-	Kind   SourceKind
-	Server string // for mcp
-	Tool   string // the upstream name, when it differs from the config key
+	Kind   SourceKind `toml:"-"`
+	Server string     `toml:"-"` // for mcp
+	Tool   string     `toml:"-"` // the upstream name, when it differs from the config key
 }
 
 // IsZero reports whether no source is set.
@@ -61,8 +64,14 @@ func (s Source) Name(name string) string {
 
 // ParseSource reads a source in its text form.
 func ParseSource(text string) (Source, error) {
+	if rest, ok := strings.CutPrefix(text, "mcp."); ok && (rest == "" || strings.HasPrefix(rest, ".")) {
+		return Source{}, noServer(text)
+	}
 	p, err := partial.ParsePath(text)
 	if err != nil {
+		if strings.HasSuffix(text, ".") {
+			return Source{}, &diag.Error{Msg: fmt.Sprintf("invalid source %q: a name is missing after the last dot", text), Hint: "write builtin, local, local.<tool>, mcp.<server> or mcp.<server>.<tool>"}
+		}
 		return Source{}, fmt.Errorf("invalid source %q: write builtin, local, local.<tool>, mcp.<server> or mcp.<server>.<tool>", text)
 	}
 	kinds := []string{"builtin", "local", "mcp"}
@@ -92,7 +101,10 @@ func ParseSource(text string) (Source, error) {
 			if len(p) == 3 {
 				s.Tool = p[2]
 			}
-			if s.Server == "" || len(p) == 3 && s.Tool == "" {
+			if s.Server == "" {
+				return Source{}, noServer(text)
+			}
+			if len(p) == 3 && s.Tool == "" {
 				break
 			}
 			return s, nil
@@ -100,6 +112,12 @@ func ParseSource(text string) (Source, error) {
 		return Source{}, &diag.Error{Msg: fmt.Sprintf("invalid source %q: expected mcp.<server> or mcp.<server>.<tool>", text), Hint: "quote a name that holds dots: mcp.'my.server'.tool"}
 	}
 	return Source{}, &diag.Error{Msg: fmt.Sprintf("invalid source %q: unknown kind %q; expected builtin, local or mcp", text, p[0]), Hint: didYouMean(p[0], kinds)}
+}
+
+// noServer is the problem of an mcp source without a server name, such
+// as mcp..read_file (JP's older form).
+func noServer(text string) error {
+	return &diag.Error{Msg: fmt.Sprintf("invalid source %q: the MCP server name is missing", text), Hint: "an mcp source names its server: write mcp.<server> or mcp.<server>.<tool>"}
 }
 
 // UnmarshalText reads a source.

@@ -262,136 +262,6 @@ func TestCommandUnmarshalValueErrors(t *testing.T) {
 	}
 }
 
-func TestEnableUnmarshalValue(t *testing.T) {
-	tests := []struct {
-		name      string
-		in        any
-		want      config.Enable
-		wantValue any
-	}{
-		{"true is on", true, config.Enable{State: config.EnableOn}, true},
-		{"false is off", false, config.Enable{State: config.EnableOff}, false},
-		{"on", "on", config.Enable{State: config.EnableOn}, true},
-		{"off", "off", config.Enable{State: config.EnableOff}, false},
-		{"explicit", "explicit", config.Enable{State: config.EnableExplicit}, "explicit"},
-		{"always", "always", config.Enable{State: config.EnableAlways}, "always"},
-		{"table with state only", map[string]any{"state": "explicit"}, config.Enable{State: config.EnableExplicit}, "explicit"},
-		{
-			"table with allow_toggle", map[string]any{"state": "on", "allow_toggle": false},
-			config.Enable{State: config.EnableOn, AllowToggle: ptrTo(false)},
-			map[string]any{"state": "on", "allow_toggle": false},
-		},
-		{
-			"table allowing the toggle", map[string]any{"allow_toggle": true, "state": "always"},
-			config.Enable{State: config.EnableAlways, AllowToggle: ptrTo(true)},
-			map[string]any{"state": "always", "allow_toggle": true},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var e config.Enable
-			if err := e.UnmarshalValue(tt.in); err != nil {
-				t.Fatalf("UnmarshalValue(%#v): %v", tt.in, err)
-			}
-			if diff := cmp.Diff(tt.want, e); diff != "" {
-				t.Errorf("UnmarshalValue mismatch (-want +got):\n%s", diff)
-			}
-			v, err := e.MarshalValue()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.wantValue, v); diff != "" {
-				t.Errorf("MarshalValue mismatch (-want +got):\n%s", diff)
-			}
-			var back config.Enable
-			if err := back.UnmarshalValue(v); err != nil {
-				t.Fatalf("UnmarshalValue(MarshalValue()): %v", err)
-			}
-			if diff := cmp.Diff(e, back); diff != "" {
-				t.Errorf("round trip mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestEnableUnmarshalValueErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		in   any
-		want errorView
-	}{
-		{"unknown state string", "maybe", errorView{Text: `invalid enable state "maybe"; expected one of on, off, explicit, always`}},
-		{"state strings are lower case", "On", errorView{Text: `invalid enable state "On"; expected one of on, off, explicit, always`}},
-		{"number", int64(1), errorView{Text: "expected a boolean, one of on, off, explicit, always, or { state, allow_toggle }, found number 1"}},
-		{"array", []any{"on"}, errorView{Text: "expected a boolean, one of on, off, explicit, always, or { state, allow_toggle }, found an array"}},
-		{"state not a string", map[string]any{"state": true}, errorView{
-			Text: "state: expected one of on, off, explicit, always, found boolean true", Typed: true,
-			Msg: "expected one of on, off, explicit, always, found boolean true", Path: []string{"state"},
-		}},
-		{"misspelt state", map[string]any{"state": "alway"}, errorView{
-			Text: `state: invalid enable state "alway"; expected one of on, off, explicit, always; did you mean always?`, Typed: true,
-			Msg: `invalid enable state "alway"; expected one of on, off, explicit, always`, Hint: "did you mean always?", Path: []string{"state"},
-		}},
-		{"allow_toggle not a boolean", map[string]any{"state": "on", "allow_toggle": "no"}, errorView{
-			Text: `allow_toggle: expected a boolean, found string "no"`, Typed: true,
-			Msg: `expected a boolean, found string "no"`, Path: []string{"allow_toggle"},
-		}},
-		{"misspelt key", map[string]any{"stat": "on"}, errorView{
-			Text: "stat: unknown key; did you mean state?", Typed: true, Msg: "unknown key", Hint: "did you mean state?", Path: []string{"stat"},
-		}},
-		{"unknown key without a near one", map[string]any{"state": "on", "visible": true}, errorView{
-			Text: "visible: unknown key", Typed: true, Msg: "unknown key", Path: []string{"visible"},
-		}},
-		{"no state", map[string]any{"allow_toggle": true}, errorView{
-			Text: `an enable table needs a state; write { state = "on", allow_toggle = false }`, Typed: true,
-			Msg: "an enable table needs a state", Hint: `write { state = "on", allow_toggle = false }`,
-		}},
-		{"empty table", map[string]any{}, errorView{
-			Text: `an enable table needs a state; write { state = "on", allow_toggle = false }`, Typed: true,
-			Msg: "an enable table needs a state", Hint: `write { state = "on", allow_toggle = false }`,
-		}},
-		{"several problems give the first key's", map[string]any{"stat": "on", "allow": int64(1), "state": int64(2)}, errorView{
-			Text: "allow: unknown key", Typed: true, Msg: "unknown key", Path: []string{"allow"},
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			for range 20 {
-				e := config.Enable{State: config.EnableAlways}
-				err := e.UnmarshalValue(tt.in)
-				if err == nil {
-					t.Fatalf("UnmarshalValue(%#v) succeeded, want an error", tt.in)
-				}
-				if diff := cmp.Diff(tt.want, viewError(err)); diff != "" {
-					t.Fatalf("UnmarshalValue(%#v) error mismatch (-want +got):\n%s", tt.in, diff)
-				}
-				if e.State != config.EnableAlways || e.AllowToggle != nil {
-					t.Fatalf("UnmarshalValue changed the setting on error: %+v", e)
-				}
-			}
-		})
-	}
-}
-
-func TestEnableToggleable(t *testing.T) {
-	tests := []struct {
-		name string
-		e    config.Enable
-		want bool
-	}{
-		{"unset means yes", config.Enable{State: config.EnableOn}, true},
-		{"allowed", config.Enable{State: config.EnableOff, AllowToggle: ptrTo(true)}, true},
-		{"refused", config.Enable{State: config.EnableAlways, AllowToggle: ptrTo(false)}, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.e.Toggleable(); got != tt.want {
-				t.Errorf("Toggleable() = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
-
 func TestTypesUnmarshalValue(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -491,8 +361,7 @@ func TestEnumValues(t *testing.T) {
 		{"run modes", config.RunMode("").EnumValues, []string{"ask", "unattended", "edit", "skip"}},
 		{"result modes", config.ResultMode("").EnumValues, []string{"unattended", "ask", "edit", "skip"}},
 		{"targets", config.Target("").EnumValues, []string{"user", "assistant"}},
-		{"enable states", config.EnableState("").EnumValues, []string{"on", "off", "explicit", "always"}},
-		{"enable", config.Enable{}.EnumValues, []string{"on", "off", "explicit", "always"}},
+		{"toggle policies", config.AllowToggle("").EnumValues, []string{"any", "never", "if_named", "if_named_or_group"}},
 		{"types", config.Types(nil).EnumValues, []string{"string", "number", "integer", "boolean", "array", "object", "null"}},
 	}
 	for _, tt := range tests {

@@ -13,6 +13,7 @@ package delta
 
 import (
 	"reflect"
+	"strings"
 
 	"github.com/strata-config/strata/internal/shape"
 )
@@ -179,6 +180,12 @@ func mapDelta(out, a, b reflect.Value, t *shape.Type) {
 	}
 }
 
+// anyDelta computes the delta of two partial.Any values. At finalize an
+// Any's input is the default at its place, and so is the input of each
+// entry of a table that starts from it; so an unset stands for "what b
+// leaves alone", and two such tables differ entry by entry. Otherwise the
+// delta is b standing on its own: resting on the default where b rests on
+// lower layers.
 func anyDelta(out, a, b reflect.Value, t *shape.Type) {
 	ap := a.Field(shape.AnyState).Uint() == shape.StatePresent
 	bp := b.Field(shape.AnyState).Uint() == shape.StatePresent
@@ -189,23 +196,98 @@ func anyDelta(out, a, b reflect.Value, t *shape.Type) {
 		}
 		return
 	case !ap:
-		shape.CloneInto(out, b, t)
+		shape.CloneInto(out, b, t) // a leaves the input (the default) as it is
 		return
-	}
-	at, bt := a.Field(shape.AnyTable), b.Field(shape.AnyTable)
-	switch {
-	case bt.IsNil():
-		if !at.IsNil() || !reflect.DeepEqual(a.Field(shape.AnyV).Interface(), b.Field(shape.AnyV).Interface()) {
-			out.Set(b)
-		}
-	case at.IsNil():
-		shape.CloneInto(out, b, t)
-	default:
+	case shape.Equal(a, b, t):
+		return
+	case tableOnDefault(a) && tableOnDefault(b):
 		m := reflect.New(t.Elem.Go)
-		mapDelta(m.Elem(), at.Elem(), bt.Elem(), t.Elem)
+		mapDelta(m.Elem(), a.Field(shape.AnyTable).Elem(), b.Field(shape.AnyTable).Elem(), t.Elem)
 		if !shape.IsZero(m.Elem(), t.Elem) {
 			out.Field(shape.AnyState).SetUint(shape.StatePresent)
 			out.Field(shape.AnyTable).Set(m)
 		}
+		return
+	case wrapExtension(out, a, b):
+		return
 	}
+	shape.CloneInto(out, b, t)
+	shape.Reset(out, t)
+}
+
+// tableOnDefault reports whether present Any v merges a table into its
+// input or the default, without a fill: its entries' inputs are then the
+// defaults at their places.
+func tableOnDefault(v reflect.Value) bool {
+	return shape.Op(v) == shape.OpTable && v.Field(shape.AnyBase).Uint() != shape.BaseEmpty && v.Field(shape.AnyFill).IsNil()
+}
+
+// wrapExtension sets out to the wrap that, merged over a, gives b, when b
+// wraps a's input in more than a does (append after append); it reports
+// whether there is one.
+func wrapExtension(out, a, b reflect.Value) bool {
+	if shape.Op(a) != shape.OpWrap || shape.Op(b) != shape.OpWrap ||
+		a.Field(shape.AnyBase).Uint() != shape.BaseLower || b.Field(shape.AnyBase).Uint() != shape.BaseLower ||
+		!reflect.DeepEqual(a.Field(shape.AnyFill).Interface(), b.Field(shape.AnyFill).Interface()) {
+		return false
+	}
+	av, bv := a.Field(shape.AnyV).Interface(), b.Field(shape.AnyV).Interface()
+	ah, at := a.Field(shape.AnyHead).Interface(), a.Field(shape.AnyTail).Interface()
+	bh, bt := b.Field(shape.AnyHead).Interface(), b.Field(shape.AnyTail).Interface()
+	head, ok1 := trimEnd(bh, ah)
+	tail, ok2 := trimStart(bt, at)
+	if !ok1 || !ok2 || !reflect.DeepEqual(bv, join(join(head, av), tail)) {
+		return false
+	}
+	out.Field(shape.AnyState).SetUint(shape.StatePresent)
+	out.Field(shape.AnyHead).Set(reflect.ValueOf(head))
+	out.Field(shape.AnyTail).Set(reflect.ValueOf(tail))
+	out.Field(shape.AnyV).Set(reflect.ValueOf(join(head, tail)))
+	return true
+}
+
+// trimEnd returns s without suffix, for strings and arrays alike.
+func trimEnd(s, suffix any) (any, bool) {
+	switch s := s.(type) {
+	case string:
+		x, ok := suffix.(string)
+		if !ok || !strings.HasSuffix(s, x) {
+			return nil, false
+		}
+		return s[:len(s)-len(x)], true
+	case []any:
+		x, ok := suffix.([]any)
+		if !ok || len(x) > len(s) || !reflect.DeepEqual(append([]any{}, s[len(s)-len(x):]...), append([]any{}, x...)) {
+			return nil, false
+		}
+		return append([]any{}, s[:len(s)-len(x)]...), true
+	}
+	return nil, false
+}
+
+// trimStart returns s without prefix, for strings and arrays alike.
+func trimStart(s, prefix any) (any, bool) {
+	switch s := s.(type) {
+	case string:
+		x, ok := prefix.(string)
+		if !ok || !strings.HasPrefix(s, x) {
+			return nil, false
+		}
+		return s[len(x):], true
+	case []any:
+		x, ok := prefix.([]any)
+		if !ok || len(x) > len(s) || !reflect.DeepEqual(append([]any{}, s[:len(x)]...), append([]any{}, x...)) {
+			return nil, false
+		}
+		return append([]any{}, s[len(x):]...), true
+	}
+	return nil, false
+}
+
+// join joins two strings or two arrays.
+func join(a, b any) any {
+	if s, ok := a.(string); ok {
+		return s + b.(string)
+	}
+	return append(append([]any{}, a.([]any)...), b.([]any)...)
 }

@@ -141,7 +141,7 @@ func TestEnvProvider(t *testing.T) {
 	}
 
 	_, err = open(t, strata.Sources(koanflayer.FromProvider("MYAPP_*", provider([]string{"MYAPP_TOOLS__GREP__RNU=ask", "MYAPP_TOOLS__GREP__ENABLE=maybe"}), nil, koanflayer.Text())))
-	wantErr := "koanf MYAPP_* (env): tools.grep.enable: expected one of on, off, explicit, always, found \"maybe\"\n" +
+	wantErr := "koanf MYAPP_* (env): tools.grep.enable: expected a boolean, one of on, off, explicit, always, or { state, allow_toggle }, found string \"maybe\"\n" +
 		"koanf MYAPP_* (env): tools.grep.rnu: unknown key; did you mean run?"
 	if got := errText(err); got != wantErr {
 		t.Errorf("\n got: %s\nwant: %s", got, wantErr)

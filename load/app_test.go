@@ -290,8 +290,8 @@ run = "ask"
 		t.Fatal(err)
 	}
 	tool := res.Config.Tools["t"]
-	got := []any{tool.Summary, tool.Examples, tool.Description, tool.Run, tool.Result, tool.Enable.State}
-	want := []any{"workspace", "b", "a", config.RunSkip, config.ResultEdit, config.EnableOff}
+	got := []any{tool.Summary, tool.Examples, tool.Description, tool.Run, tool.Result, *tool.Enable.State}
+	want := []any{"workspace", "b", "a", config.RunSkip, config.ResultEdit, false}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

@@ -115,7 +115,7 @@ discover:
 					"old": nil,
 					"*": {
 						Run:    partial.Of(config.RunAsk),
-						Enable: partial.Of(config.Enable{State: config.EnableExplicit}),
+						Enable: config.EnablePartial{State: partial.Of(false), AllowToggle: partial.Of(config.ToggleIfNamed)},
 					},
 					"grep": {
 						Source:  partial.Of(config.Source{Kind: config.SourceMCP, Server: "fs", Tool: "search"}),
@@ -221,14 +221,14 @@ enable = { state = "always", allow_toggle = false }
 			want: config.Partial{
 				Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
 					"a": {
-						Enable:  partial.Of(config.Enable{State: config.EnableOn}),
+						Enable:  config.EnablePartial{State: partial.Of(true), AllowToggle: partial.Of(config.ToggleAny)},
 						Command: partial.Of(config.Command{Program: "jp-tools", Args: []string{"{{tool}}", "two words"}}),
 					},
 					"b": {
-						Enable:  partial.Of(config.Enable{State: config.EnableOff}),
+						Enable:  config.EnablePartial{State: partial.Of(false), AllowToggle: partial.Of(config.ToggleAny)},
 						Command: partial.Of(config.Command{Program: "sh", Args: []string{"-c", "echo hi"}}),
 					},
-					"c": {Enable: partial.Of(config.Enable{State: config.EnableAlways, AllowToggle: layertest.Ptr(false)})},
+					"c": {Enable: config.EnablePartial{State: partial.Of(true), AllowToggle: partial.Of(config.ToggleNever)}},
 				}},
 			},
 		},
@@ -414,7 +414,7 @@ func TestDecodeErrors(t *testing.T) {
 			name: "invalid enable string",
 			src:  "[tools.grep]\nenable = \"onn\"\n",
 			want: []layertest.Problem{{
-				Err: `f.toml:2:10: tools.grep.enable: expected one of on, off, explicit, always, found "onn"; did you mean on?`, Line: 2, Column: 10,
+				Err: `f.toml:2:10: tools.grep.enable: expected a boolean, one of on, off, explicit, always, or { state, allow_toggle }, found string "onn"; did you mean on?`, Line: 2, Column: 10,
 				Path: partial.Path{"tools", "grep", "enable"}, Hint: "did you mean on?", Snippet: `enable = "onn"`,
 			}},
 		},
@@ -422,7 +422,7 @@ func TestDecodeErrors(t *testing.T) {
 			name: "invalid enable state in a table points at the key",
 			src:  "[tools.grep]\nenable = { state = \"explict\" }\n",
 			want: []layertest.Problem{{
-				Err: `f.toml:2:12: tools.grep.enable.state: invalid enable state "explict"; expected one of on, off, explicit, always; did you mean explicit?`, Line: 2, Column: 12,
+				Err: `f.toml:2:12: tools.grep.enable.state: expected a boolean, or one of on, off, explicit, always, found string "explict"; did you mean explicit?`, Line: 2, Column: 12,
 				Path: partial.Path{"tools", "grep", "enable", "state"}, Hint: "did you mean explicit?", Snippet: `enable = { state = "explict" }`,
 			}},
 		},
@@ -847,7 +847,7 @@ mcp_servers:
 			want: []layertest.Problem{
 				{Err: `f:3:10: tools.grep.run: expected one of ask, unattended, edit, skip, found "askk"; did you mean ask?`, Line: 3, Column: 10, Path: partial.Path{"tools", "grep", "run"}, Hint: "did you mean ask?", Snippet: "    run: askk"},
 				{Err: `f:4:14: tools.grep.command: invalid command "rg 'x": unterminated single-quoted string; balance the quotes, or write { program = "...", args = [...] }`, Line: 4, Column: 14, Path: partial.Path{"tools", "grep", "command"}, Hint: `balance the quotes, or write { program = "...", args = [...] }`, Snippet: `    command: "rg 'x"`},
-				{Err: `f:6:13: tools.other.enable: expected one of on, off, explicit, always, found "maybe"`, Line: 6, Column: 13, Path: partial.Path{"tools", "other", "enable"}, Snippet: "    enable: maybe"},
+				{Err: `f:6:13: tools.other.enable: expected a boolean, one of on, off, explicit, always, or { state, allow_toggle }, found string "maybe"`, Line: 6, Column: 13, Path: partial.Path{"tools", "other", "enable"}, Snippet: "    enable: maybe"},
 				{Err: `f:9:26: mcp_servers.fs.startup_timeout_sec: expected a number, found string "soon"`, Line: 9, Column: 26, Path: partial.Path{"mcp_servers", "fs", "startup_timeout_sec"}, Snippet: "    startup_timeout_sec: soon"},
 			},
 		},

@@ -112,6 +112,24 @@ enable = false
 command = "a 'b c' \"d\""
 source = "mcp.'x.y'.\"z w\""
 `,
+	// merge strategies inside options, at every depth, and their errors
+	`[tools.t.options]
+a = { value = [3, 4], strategy = "append" }
+b = { value = "x", strategy = "prepend", separator = "line" }
+c = { value = { k = 1, n = { value = [1], strategy = "prepend" } }, strategy = "keep" }
+d = { value = { k = { value = "s", strategy = "append", separator = "space" } }, strategy = "merge" }
+e = { value = { value = 1, strategy = "lru" }, strategy = "replace" }
+f = { value = [1], strategy = "wrap", prepend = [0], append = [2], fill = [9] }
+g = { value = 5, strategy = "fill" }
+h = { value = { x = 1 }, strategy = "deep_merge", fill = { y = 2 } }
+i = [{ value = [1], strategy = "append" }, { value = "v", strategy = "replace" }]
+[tools.t.options.j.k]
+l = { value = ["z"], strategy = "replace" }
+`,
+	"unset = [\"tools.t.options.a\", \"tools.t.options.b.c\"]\n[tools.t.options]\na = { value = [1], strategy = \"append\" }\nb = { value = { c = 1 }, strategy = \"replace\" }\n",
+	"[tools.t.options]\na = { value = [1], strategy = \"apend\" }\nb = { value = 1, strategy = \"append\" }\nc = { value = \"s\", strategy = \"append\", separator = \"tab\" }\nd = { value = [], strategy = \"keep\", extra = 1 }\ne = { value = {}, strategy = 3 }\n",
+	"[tools.t]\nenable = { allow_toggle = \"never\" }\n[tools.u]\nenable.state = true\n[tools.v]\nenable = {}\n[tools.w]\nenable = { state = \"explicit\", allow_toggle = \"if_named\" }\n",
+	"[tools.t]\nenable = { state = \"always\", allow_toggle = true }\n[tools.u]\nenable = { allow_toggle = \"always\" }\n",
 }
 
 var jsonLayers = []string{
@@ -131,6 +149,8 @@ var jsonLayers = []string{
 	`{"mcp_servers": {"s": {"args": {"prepend": ["a"], "append": ["b"], "dedup": true}, "startup_timeout_sec": 1}}}`,
 	`{"tools": {"t.u": {"command": {"program": "p", "args": [], "shell": true}, "enable": {"state": "off", "allow_toggle": true}}}}`,
 	`{"tools": {"\u0000": {"summary": "\ud83d\ude00"}, "a\"b": {}}}`,
+	`{"tools": {"t": {"options": {"a": {"value": [1], "strategy": "append"}, "b": {"value": {"c": null, "d": {"value": "x", "strategy": "fill"}}, "strategy": "replace"}, "e": {"value": {"f": null}, "strategy": "keep"}}}}}`,
+	`{"tools": {"t": {"enable": {"allow_toggle": "if_named_or_group"}}, "u": {"enable": {"state": null}}}}`,
 }
 
 var yamlLayers = []string{

@@ -197,10 +197,18 @@ func mention(v reflect.Value, t *shape.Type, path partial.Path, i int) (action s
 			return "unset " + path[:i].String(), true, true
 		case shape.StatePresent:
 			tbl := v.Field(shape.AnyTable)
-			if tbl.IsNil() {
+			switch {
+			case shape.Op(v) == shape.OpReplace:
 				return "set " + path[:i].String() + " to " + text(v.Field(shape.AnyV).Interface()), true, true
+			case tbl.IsNil():
+				act, b := anyAction(v)
+				return act + " (" + path[:i].String() + ")", b, true
 			}
-			return mention(tbl.Elem(), t.Elem, path, i)
+			act, b, ok := mention(tbl.Elem(), t.Elem, path, i)
+			if !ok && v.Field(shape.AnyBase).Uint() != shape.BaseLower {
+				return "reset " + path[:i].String(), true, true
+			}
+			return act, b, ok
 		}
 	case shape.Value:
 		switch v.Field(shape.ValueState).Uint() {
@@ -256,13 +264,8 @@ func whole(v reflect.Value, t *shape.Type) (string, bool, bool) {
 		case shape.StateUnset:
 			return "unset", true, true
 		case shape.StatePresent:
-			if v.Field(shape.AnyTable).IsNil() {
-				return "set " + text(v.Field(shape.AnyV).Interface()), true, true
-			}
-			if v.Field(shape.AnyTable).Elem().Field(shape.MapReset).Bool() {
-				return "reset and set keys", true, true
-			}
-			return "set keys", false, true
+			act, b := anyAction(v)
+			return act, b, true
 		}
 	case shape.Nested:
 		switch v.Field(shape.NestedState).Uint() {
@@ -282,12 +285,70 @@ func whole(v reflect.Value, t *shape.Type) (string, bool, bool) {
 		if shape.IsZero(v, t) {
 			break
 		}
-		if shape.IsReset(v, t) {
+		reset := shape.IsReset(v, t)
+		if m, ok := v.Interface().(partial.ValueMarshaler); ok {
+			// A table with a short form (enable = true) is told as written.
+			if x, err := m.MarshalValue(); err == nil {
+				if reset {
+					return "set " + text(x), true, true
+				}
+				return "set keys " + text(x), false, true
+			}
+		}
+		if reset {
 			return "reset and set keys", true, true
 		}
 		return "set keys", false, true
 	}
 	return "", false, false
+}
+
+// anyAction says what present free-form value v does, and whether it
+// decides the value on its own.
+func anyAction(v reflect.Value) (string, bool) {
+	a := v.Interface().(partial.Any)
+	var act string
+	switch shape.Op(v) {
+	case shape.OpReplace:
+		return "set " + text(a.V), true
+	case shape.OpTable:
+		switch {
+		case a.Base == partial.BaseEmpty:
+			return "replace with " + text(shape.ApplyAny(v, nil, nil)), true
+		case a.Fill != nil:
+			act = "set keys, starting from " + text(a.Fill) + " where nothing is set"
+		default:
+			act = "set keys"
+		}
+	case shape.OpWrap:
+		var parts []string
+		if !isEmpty(a.Head) {
+			parts = append(parts, "prepend "+text(a.Head))
+		}
+		if !isEmpty(a.Tail) || isEmpty(a.Head) {
+			parts = append(parts, "append "+text(a.Tail))
+		}
+		act = strings.Join(parts, " and ")
+		if a.Fill != nil {
+			act += ", starting from " + text(a.Fill) + " where nothing is set"
+		}
+	case shape.OpFill:
+		act = "set " + text(a.Fill) + " where nothing is set"
+	}
+	if a.Base == partial.BaseDefault {
+		return "reset and " + act, true
+	}
+	return act, false
+}
+
+func isEmpty(x any) bool {
+	switch x := x.(type) {
+	case string:
+		return x == ""
+	case []any:
+		return len(x) == 0
+	}
+	return x == nil
 }
 
 // text renders a value for an explanation.
@@ -443,10 +504,12 @@ func leaves(v reflect.Value, t *shape.Type, x *index, i int) {
 		case shape.StateUnset:
 			x.mark(i)
 		case shape.StatePresent:
-			if tbl := v.Field(shape.AnyTable); !tbl.IsNil() {
-				leaves(tbl.Elem(), t.Elem, x, i)
-			} else {
+			tbl := v.Field(shape.AnyTable)
+			if tbl.IsNil() || v.Field(shape.AnyBase).Uint() != shape.BaseLower {
 				x.mark(i)
+			}
+			if !tbl.IsNil() {
+				leaves(tbl.Elem(), t.Elem, x, i)
 			}
 		}
 	default:

@@ -83,3 +83,25 @@ run = "unattended"
 	fmt.Println(host.Conversation.Model, fsRead.Tool.Source, fsRead.Run())
 	// Output: small mcp.fs unattended
 }
+
+// Options merge as JP's do: a { value, strategy } table says how, at any
+// depth, and is spent in the merge.
+func ExampleLayers_optionStrategies() {
+	user, workspace := new(config.Partial), new(config.Partial)
+	_ = load.Decode("user.toml", []byte(`
+[tools.grep.options]
+exclude = ["*.tmp"]
+limits = { lines = 100 }
+`), partial.TOML, user)
+	_ = load.Decode("workspace.toml", []byte(`
+[tools.grep.options]
+exclude = { value = ["*.lock"], strategy = "append" }
+limits = { value = { lines = 10, bytes = 4096 }, strategy = "keep" }
+`), partial.TOML, workspace)
+	cfg, _ := config.Finalize(merge.Layers(user, workspace))
+	fmt.Println(cfg.Tools["grep"].Options["exclude"])
+	fmt.Println(cfg.Tools["grep"].Options["limits"])
+	// Output:
+	// [*.tmp *.lock]
+	// map[bytes:4096 lines:100]
+}

@@ -6,8 +6,10 @@
 // append and prepend extend what lower layers give, replace and unset start
 // again; a plain array in a file uses the field's default strategy, given by
 // the struct tag `strata:"append"` or `strata:"prepend"` (replace when
-// there is none). An unset in an upper layer drops what lower layers said,
-// so the default applies again.
+// there is none). Free-form values ([partial.Any], tool options) follow
+// the strategy their layer read from a { value, strategy } table, as JP's
+// options do (append, prepend, keep, shallow merge, ...). An unset in an
+// upper layer drops what lower layers said, so the default applies again.
 //
 // Merging is associative, and the empty layer is its identity:
 // Layers(Layers(a, b), c) and Layers(a, Layers(b, c)) finalize to the same

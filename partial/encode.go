@@ -96,7 +96,7 @@ func worthUnset(v reflect.Value, t *shape.Type) bool {
 				n++
 			}
 		case shape.Any:
-			if fv.Field(shape.AnyState).Uint() == shape.StateUnset || !fv.Field(shape.AnyTable).IsNil() {
+			if fv.Field(shape.AnyState).Uint() == shape.StateUnset || fv.Field(shape.AnyBase).Uint() == shape.BaseDefault {
 				n++
 			}
 		case shape.Struct:
@@ -163,8 +163,17 @@ func (enc *encoder) structure(v reflect.Value, t *shape.Type, path []string, cov
 		enc.unset(path)
 		covered = true
 	}
+	if t.ValueCodec && t.Marshals && !shape.IsZero(v, t) && !unsets(v, t) {
+		// A table that reads a shorthand writes it where one says the same.
+		if x, err := v.Interface().(ValueMarshaler).MarshalValue(); err == nil {
+			switch x.(type) {
+			case bool, string:
+				return enc.anyPlain(x, path, true)
+			}
+		}
+	}
 	tbl := doc.NewTable()
-	tbl.Inline = false
+	tbl.Inline = t.ValueCodec
 	for i := range t.Fields {
 		f := &t.Fields[i]
 		if n := enc.field(v.Field(f.Index), f, child(path, f.Key), covered); n != nil {
@@ -175,6 +184,23 @@ func (enc *encoder) structure(v reflect.Value, t *shape.Type, path []string, cov
 		return nil
 	}
 	return tbl
+}
+
+// unsets reports whether partial struct v unsets any of its fields (which
+// only the unset list can say).
+func unsets(v reflect.Value, t *shape.Type) bool {
+	for i := range t.Fields {
+		f := &t.Fields[i]
+		fv := v.Field(f.Index)
+		if f.Type.Kind == shape.Value {
+			if fv.Field(shape.ValueState).Uint() == shape.StateUnset {
+				return true
+			}
+		} else if shape.IsReset(fv, f.Type) {
+			return true
+		}
+	}
+	return false
 }
 
 func (enc *encoder) field(v reflect.Value, f *shape.Field, path []string, covered bool) *doc.Node {
@@ -219,19 +245,7 @@ func (enc *encoder) partial(v reflect.Value, t *shape.Type, strategy shape.Strat
 				enc.unset(path)
 			}
 		case shape.StatePresent:
-			tbl := v.Field(shape.AnyTable)
-			if tbl.IsNil() {
-				return enc.plain(v.Field(shape.AnyV), anyType, path, true)
-			}
-			if tbl.Elem().Field(shape.MapReset).Bool() && !covered {
-				enc.unset(path)
-			}
-			n := enc.entries(tbl.Elem().Field(shape.MapEntries), t, path)
-			if n == nil {
-				n = doc.NewTable()
-				n.Inline = false
-			}
-			return n
+			return enc.anyValue(v.Interface().(Any), t, path, covered)
 		}
 		return nil
 	}
@@ -471,4 +485,164 @@ func (enc *encoder) anyPlain(x any, path []string, inline bool) *doc.Node {
 		return nil
 	}
 	return enc.plain(rv, t, path, inline)
+}
+
+// anyValue writes a present free-form value: plain where it is one, else
+// the strategy table that reads back as a; see package decode's strategy.go.
+func (enc *encoder) anyValue(a Any, t *shape.Type, path []string, covered bool) *doc.Node {
+	if a.Base == BaseDefault && !covered {
+		enc.unset(path)
+	}
+	switch shape.Op(reflect.ValueOf(a)) {
+	case shape.OpTable:
+		entries := enc.entries(reflect.ValueOf(a.Table.Entries), t, path)
+		if entries == nil {
+			entries = doc.NewTable()
+			entries.Inline = false
+		}
+		switch {
+		case a.Base == BaseEmpty:
+			return strategyNode(entries, "replace", nil)
+		case a.Fill != nil:
+			return strategyNode(entries, "deep_merge", enc.literal(a.Fill, path))
+		case keepsOnly(a.Table):
+			value := doc.NewTable()
+			for _, k := range a.Table.Keys() {
+				value.Set(k, enc.plainAny(a.Table.Entries[k].Fill, child(path, k)))
+			}
+			return strategyNode(value, "keep", nil)
+		case a.Table.Entries["value"] != nil && a.Table.Entries["strategy"] != nil:
+			return strategyNode(entries, "deep_merge", nil) // not to be read as a strategy
+		}
+		return entries
+	case shape.OpWrap:
+		n := wrapNode(a, enc.plainAny(a.V, path), func(x any) *doc.Node { return enc.plainAny(x, path) })
+		if a.Fill != nil {
+			n.Set("fill", enc.literal(a.Fill, path))
+		}
+		return n
+	case shape.OpFill:
+		return strategyNode(enc.literal(a.Fill, path), "fill", nil)
+	}
+	return enc.plainAny(a.V, path)
+}
+
+// keepsOnly reports whether every entry of table t fills a missing key
+// and nothing else, as strategy keep does.
+func keepsOnly(t *Map[Any]) bool {
+	for _, e := range t.Entries {
+		if e == nil || e.Base != BaseLower || shape.Op(reflect.ValueOf(*e)) != shape.OpFill {
+			return false
+		}
+	}
+	return len(t.Entries) > 0
+}
+
+// strategyNode builds { value = ..., strategy = "...", fill = ... }.
+func strategyNode(value *doc.Node, strategy string, fill *doc.Node) *doc.Node {
+	n := doc.NewTable()
+	n.Inline = true
+	n.Set("value", value)
+	n.Set("strategy", doc.NewString(strategy))
+	if fill != nil {
+		n.Set("fill", fill)
+	}
+	return n
+}
+
+// separators are the separators of string strategies, by name.
+var separators = []struct{ name, text string }{{"none", ""}, {"space", " "}, {"line", "\n"}, {"paragraph", "\n\n"}}
+
+// wrapNode writes a wrap: as append or prepend where it is one (with a
+// separator, for strings), else as wrap with prepend and append.
+func wrapNode(a Any, value *doc.Node, write func(any) *doc.Node) *doc.Node {
+	empty := func(x any) bool {
+		switch x := x.(type) {
+		case string:
+			return x == ""
+		case []any:
+			return len(x) == 0
+		}
+		return false
+	}
+	if s, ok := a.V.(string); ok {
+		head, tail := a.Head.(string), a.Tail.(string)
+		for _, sep := range separators {
+			if head == "" && tail == sep.text+s {
+				return separated(value, "append", sep.name)
+			}
+			if tail == "" && head == s+sep.text {
+				return separated(value, "prepend", sep.name)
+			}
+		}
+	} else {
+		switch {
+		case empty(a.Head) && reflect.DeepEqual(a.Tail, a.V):
+			return strategyNode(value, "append", nil)
+		case empty(a.Tail) && reflect.DeepEqual(a.Head, a.V):
+			return strategyNode(value, "prepend", nil)
+		}
+	}
+	n := strategyNode(value, "wrap", nil)
+	if !empty(a.Head) {
+		n.Set("prepend", write(a.Head))
+	}
+	if !empty(a.Tail) {
+		n.Set("append", write(a.Tail))
+	}
+	return n
+}
+
+func separated(value *doc.Node, strategy, sep string) *doc.Node {
+	n := strategyNode(value, strategy, nil)
+	if sep != "none" {
+		n.Set("separator", doc.NewString(sep))
+	}
+	return n
+}
+
+// literal writes the value of a strategy's value or fill key: a table
+// there is a table, whatever its keys.
+func (enc *encoder) literal(x any, path []string) *doc.Node {
+	m, ok := x.(map[string]any)
+	if !ok {
+		return enc.plainAny(x, path)
+	}
+	tbl := doc.NewTable()
+	tbl.Inline = true
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if n := enc.plainAny(m[k], child(path, k)); n != nil {
+			tbl.Set(k, n)
+		}
+	}
+	return tbl
+}
+
+// plainAny writes a free-form value taken as it is; a table in it with the
+// keys value and strategy is written as { value = <it>, strategy =
+// "replace" }, so that it does not read back as a strategy.
+func (enc *encoder) plainAny(x any, path []string) *doc.Node {
+	switch x := x.(type) {
+	case map[string]any:
+		if _, v := x["value"]; v {
+			if _, s := x["strategy"]; s {
+				return strategyNode(enc.literal(x, path), "replace", nil)
+			}
+		}
+		return enc.literal(x, path)
+	case []any:
+		a := doc.NewArray()
+		for i, e := range x {
+			if n := enc.plainAny(e, child(path, fmt.Sprint(i))); n != nil {
+				a.Append(n)
+			}
+		}
+		return a
+	}
+	return enc.anyPlain(x, path, true)
 }

@@ -419,7 +419,7 @@ examples = "say \"hi\"\tnow\\"
 				Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
 					"*":       {Run: partial.Of(config.RunEdit)},
 					"a.b":     {Summary: partial.Of("dotted"), Description: layertest.UnsetValue[string]()},
-					"my tool": {Enable: partial.Of(config.Enable{State: config.EnableOff})},
+					"my tool": {Enable: config.EnablePartial{State: partial.Of(false), AllowToggle: partial.Of(config.ToggleAny)}},
 					"grep": {
 						Source:  partial.Of(config.Source{Kind: config.SourceMCP, Server: "my.server", Tool: "grep"}),
 						Options: partial.Map[partial.Any]{Entries: map[string]*partial.Any{"x.y": layertest.Ptr(partial.AnyOf(true))}},
@@ -486,7 +486,7 @@ enable = false
 				"grep": {
 					Source:  partial.Of(config.Source{Kind: config.SourceLocal, Tool: "search"}),
 					Command: partial.Of(config.Command{Program: "jp-tools", Args: []string{"{{tool}}", "two words", "it's"}}),
-					Enable:  partial.Of(config.Enable{State: config.EnableExplicit, AllowToggle: layertest.Ptr(false)}),
+					Enable:  config.EnablePartial{State: partial.Of(false), AllowToggle: partial.Of(config.ToggleNever)},
 					Run:     partial.Of(config.RunUnattended),
 					Result:  partial.Of(config.ResultAsk),
 					Parameters: partial.Map[config.ParameterPartial]{Entries: map[string]*config.ParameterPartial{
@@ -514,7 +514,7 @@ enable = false
 			toml: `[tools.grep]
 source = "local.search"
 command = "jp-tools {{tool}} 'two words' 'it'\\''s'"
-enable = { allow_toggle = false, state = "explicit" }
+enable = { state = false, allow_toggle = "never" }
 run = "unattended"
 result = "ask"
 
@@ -551,8 +551,8 @@ command = { args = ["$HOME"], program = "echo", shell = true }
       "source": "local.search",
       "command": "jp-tools {{tool}} 'two words' 'it'\\''s'",
       "enable": {
-        "allow_toggle": false,
-        "state": "explicit"
+        "state": false,
+        "allow_toggle": "never"
       },
       "run": "unattended",
       "result": "ask",

@@ -240,7 +240,7 @@ func finalize(out, p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape
 			out.Set(ptr)
 		}
 	case shape.Any:
-		if x := finalizeAny(p, def.Interface()); x != nil {
+		if x := shape.ApplyAny(p, def.Interface(), def.Interface()); x != nil {
 			out.Set(reflect.ValueOf(&x).Elem())
 		} else {
 			out.Set(reflect.Zero(rt.Go))
@@ -297,40 +297,6 @@ func finalizeMap(p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape.T
 	}
 	if out.Len() == 0 {
 		return reflect.Zero(rt.Go)
-	}
-	return out
-}
-
-// finalizeAny applies a partial.Any to a free-form default.
-func finalizeAny(p reflect.Value, def any) any {
-	if p.Field(shape.AnyState).Uint() != shape.StatePresent {
-		return def
-	}
-	tbl := p.Field(shape.AnyTable)
-	if tbl.IsNil() {
-		return p.Field(shape.AnyV).Interface()
-	}
-	base, _ := def.(map[string]any)
-	out := make(map[string]any, len(base))
-	for k, v := range base {
-		out[k] = v
-	}
-	iter := tbl.Elem().Field(shape.MapEntries).MapRange()
-	for iter.Next() {
-		k := iter.Key().String()
-		if iter.Value().IsNil() {
-			if d, ok := base[k]; ok {
-				out[k] = d // an unset entry is what the defaults give
-			} else {
-				delete(out, k)
-			}
-			continue
-		}
-		if v := finalizeAny(iter.Value().Elem(), out[k]); v != nil {
-			out[k] = v
-		} else {
-			delete(out, k)
-		}
 	}
 	return out
 }
@@ -525,6 +491,11 @@ func fromField(out reflect.Value, pf *shape.Field, x, def reflect.Value, rt *sha
 }
 
 func fromAny(x, def any) Any {
+	return fromPlain(Normalize(x), Normalize(def))
+}
+
+// fromPlain is fromAny for normalised values.
+func fromPlain(x, def any) Any {
 	if reflect.DeepEqual(x, def) {
 		return Any{}
 	}
@@ -537,9 +508,18 @@ func fromAny(x, def any) Any {
 		return AnyOf(x)
 	}
 	t := &Map[Any]{Entries: map[string]*Any{}}
+	for k := range dm {
+		if _, ok := xm[k]; !ok {
+			// x drops a key of the defaults: only a table merged into
+			// nothing gives that.
+			a := AnyOf(x)
+			a.Base = BaseEmpty
+			return a
+		}
+	}
 	for k, v := range xm {
 		if dv, ok := dm[k]; ok {
-			if a := fromAny(v, dv); a.State != Absent {
+			if a := fromPlain(v, dv); a.State != Absent {
 				t.Entries[k] = &a
 			}
 			continue

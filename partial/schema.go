@@ -79,6 +79,9 @@ var nonIdent = regexp.MustCompile(`[^A-Za-z0-9_]+`)
 func (g *schemaGen) partial(t *shape.Type, strategy shape.Strategy) map[string]any {
 	switch t.Kind {
 	case shape.Struct:
+		if s, ok := reflect.Zero(t.Go).Interface().(Schemer); ok {
+			return s.JSONSchema() // a struct that reads shorthands too
+		}
 		if !g.recursive[t] {
 			return g.structure(t)
 		}

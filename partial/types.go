@@ -3,6 +3,8 @@ package partial
 import (
 	"maps"
 	"slices"
+
+	"github.com/strata-config/strata/internal/shape"
 )
 
 // State says what a layer does with a field.
@@ -173,18 +175,43 @@ type Nested[P any] struct {
 // NestedOf returns a present Nested holding p.
 func NestedOf[P any](p P) Nested[P] { return Nested[P]{State: Present, V: &p} }
 
-// Any is a free-form value, such as a tool option: a string, number, bool
-// or array (in V), or a table (in Table) whose entries merge with lower
-// layers like a [Map]. Numbers are int64 or float64; arrays are []any;
-// tables inside arrays are map[string]any.
+// Any is a free-form value, such as a tool option: a string, number,
+// bool, array or table. Numbers are int64 or float64, arrays []any, tables
+// inside values map[string]any.
+//
+// A present Any starts from what its Base says: the value lower layers
+// give (BaseLower), the default (BaseDefault, after an unset) or nothing
+// (BaseEmpty). When that is nothing and Fill is set, it starts from Fill
+// (strategy keep, and fill). Then, by which fields are set:
+//
+//   - V alone replaces the start with V (a string, number, bool or array;
+//     never a map).
+//   - Table merges its entries into the start key by key, as a [Map] does
+//     (a start that is no table counts as an empty one). A nil entry unsets
+//     the key: it is what the defaults give. Table's Reset is not used.
+//   - Head and Tail wrap the start: when it is of V's kind (string or
+//     array), Head goes before it and Tail after it (strategies append,
+//     prepend and wrap); otherwise the result is V. Head, Tail and V are
+//     all strings or all arrays.
+//   - none of them: the start is kept (strategy fill).
+//
+// In a file, a table with the keys value and strategy is a strategy: see
+// the README. The zero Any is absent.
 type Any struct {
 	State State
 	V     any
 	Table *Map[Any]
+	Head  any
+	Tail  any
+	Base  Base
+	Fill  any
 }
 
-// AnyOf returns a present Any holding v. A map[string]any becomes a table.
+// AnyOf returns a present Any holding v, normalised as decoding gives it:
+// integers become int64, floats float64, slices []any, and maps with string
+// keys tables whose entries merge (map[string]any inside arrays).
 func AnyOf(v any) Any {
+	v = Normalize(v)
 	if m, ok := v.(map[string]any); ok {
 		t := &Map[Any]{Entries: make(map[string]*Any, len(m))}
 		for k, e := range m {
@@ -195,3 +222,9 @@ func AnyOf(v any) Any {
 	}
 	return Any{State: Present, V: v}
 }
+
+// Normalize returns v as decoding a document gives it: integers as int64
+// (unsigned ones that do not fit stay uint64), floats as float64, slices
+// as []any and maps with string keys as map[string]any, at every depth.
+// Other values are returned as they are.
+func Normalize(v any) any { return shape.Normalize(v) }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/layertest"
 	"github.com/strata-config/strata/partial"
 )
@@ -141,6 +142,20 @@ func TestAnyOfAndNestedOf(t *testing.T) {
 			"t": {State: partial.Present, Table: &partial.Map[partial.Any]{Entries: map[string]*partial.Any{"b": {State: partial.Present, V: true}}}},
 		}}}},
 		{"empty table", partial.AnyOf(map[string]any{}), partial.Any{State: partial.Present, Table: &partial.Map[partial.Any]{Entries: map[string]*partial.Any{}}}},
+		// Normalised as decoding gives them.
+		{"int is int64", partial.AnyOf(10), partial.Any{State: partial.Present, V: int64(10)}},
+		{"int8 is int64", partial.AnyOf(int8(-3)), partial.Any{State: partial.Present, V: int64(-3)}},
+		{"uint is int64", partial.AnyOf(uint16(7)), partial.Any{State: partial.Present, V: int64(7)}},
+		{"a uint64 past int64 stays", partial.AnyOf(uint64(1) << 63), partial.Any{State: partial.Present, V: uint64(1) << 63}},
+		{"float32 is float64", partial.AnyOf(float32(1.5)), partial.Any{State: partial.Present, V: 1.5}},
+		{"typed slice is []any", partial.AnyOf([]string{"a", "b"}), partial.Any{State: partial.Present, V: []any{"a", "b"}}},
+		{"nil slice is an empty array", partial.AnyOf([]int(nil)), partial.Any{State: partial.Present, V: []any{}}},
+		{"typed map is a table", partial.AnyOf(map[string]int{"a": 1}), partial.Any{State: partial.Present, Table: &partial.Map[partial.Any]{Entries: map[string]*partial.Any{
+			"a": {State: partial.Present, V: int64(1)},
+		}}}},
+		{"nested maps and slices", partial.AnyOf([]any{map[string][]int{"k": {1}}, []float32{0.5}}), partial.Any{State: partial.Present, V: []any{
+			map[string]any{"k": []any{int64(1)}}, []any{0.5},
+		}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,4 +172,18 @@ func TestAnyOfAndNestedOf(t *testing.T) {
 			t.Errorf("NestedOf = %+v (V %+v), want present holding a copy with X 1", n, n.V)
 		}
 	})
+}
+
+// TestAnyOfEqualsDecoded: a constructed partial and a decoded one compare
+// equal with cmp.Diff.
+func TestAnyOfEqualsDecoded(t *testing.T) {
+	p := layertest.MustDecode(t, "f.toml", "[tools.t.options]\nn = 10\nf = 0.5\nl = [1, 2]\nm = { a = [{ b = 3 }] }\n", partial.TOML)
+	var want config.ToolPartial
+	want.Options.Set("n", partial.AnyOf(10))
+	want.Options.Set("f", partial.AnyOf(float32(0.5)))
+	want.Options.Set("l", partial.AnyOf([]int{1, 2}))
+	want.Options.Set("m", partial.AnyOf(map[string]any{"a": []map[string]int{{"b": 3}}}))
+	if diff := cmp.Diff(&want, p.Tools.Get("t")); diff != "" {
+		t.Errorf("constructed vs decoded (-want +got):\n%s", diff)
+	}
 }

@@ -152,6 +152,13 @@ func (dec *decoder) Field(n *doc.Node, v reflect.Value, t *shape.Type, strategy 
 	}
 	switch t.Kind {
 	case shape.Struct:
+		if t.ValueCodec { // it reads itself, shorthands included
+			tmp := reflect.New(t.Go).Elem()
+			if dec.custom(n, tmp, t, path) {
+				v.Set(tmp)
+			}
+			return
+		}
 		dec.structure(n, v, t, path)
 	case shape.Value:
 		if dec.Leaf(n, v.Field(shape.ValueV), t.Elem, path) {
@@ -187,25 +194,7 @@ func (dec *decoder) Field(n *doc.Node, v reflect.Value, t *shape.Type, strategy 
 		v.Field(shape.NestedState).SetUint(shape.StatePresent)
 		v.Field(shape.NestedV).Set(p)
 	case shape.Any:
-		dec.anyValue(n, v, t, path)
-	}
-}
-
-func (dec *decoder) anyValue(n *doc.Node, v reflect.Value, t *shape.Type, path []string) {
-	if n.Kind == doc.Table {
-		tbl := reflect.New(t.Elem.Go)
-		dec.Field(n, tbl.Elem(), t.Elem, shape.Replace, path)
-		v.Field(shape.AnyTable).Set(tbl)
-		v.Field(shape.AnyState).SetUint(shape.StatePresent)
-		return
-	}
-	x, ok := dec.plain(n, path)
-	if !ok {
-		return
-	}
-	v.Field(shape.AnyState).SetUint(shape.StatePresent)
-	if x != nil {
-		v.Field(shape.AnyV).Set(reflect.ValueOf(x))
+		dec.anyValue(n, v, path)
 	}
 }
 

@@ -17,14 +17,18 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestMain runs each law on 10,000 cases unless -rapid.checks says
-// otherwise.
+// TestMain runs each law on 10,000 cases (500 with -short) unless
+// -rapid.checks says otherwise.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "rapid.checks" })
 	if !set {
-		_ = flag.Set("rapid.checks", "10000")
+		n := "10000"
+		if testing.Short() {
+			n = "500"
+		}
+		_ = flag.Set("rapid.checks", n)
 	}
 	os.Exit(m.Run())
 }
@@ -42,24 +46,44 @@ var samples = randpartial.Samples{
 		config.Command{Program: "sh", Args: []string{"-c", "echo 'x y'"}, Shell: true},
 		config.Command{Program: "a b"},
 	},
-	reflect.TypeFor[config.Enable](): {
-		config.Enable{State: config.EnableOn}, config.Enable{State: config.EnableOff},
-		config.Enable{State: config.EnableExplicit}, config.Enable{State: config.EnableAlways, AllowToggle: ptr(false)},
-	},
-	reflect.TypeFor[config.RunMode]():    {config.RunAsk, config.RunUnattended, config.RunEdit, config.RunSkip},
-	reflect.TypeFor[config.ResultMode](): {config.ResultUnattended, config.ResultAsk, config.ResultSkip},
-	reflect.TypeFor[config.Target]():     {config.TargetUser, config.TargetAssistant},
-	reflect.TypeFor[config.Types]():      {config.Types{"string"}, config.Types{"array", "null"}},
-	reflect.TypeFor[config.Expose]():     {config.Expose{}, config.Expose{All: true}, config.Expose{Tools: []string{"read_file", "x.y"}}},
-	reflect.TypeFor[config.ToolNames]():  {config.ToolNames{}, config.ToolNames{"read_file"}, config.ToolNames{"a", "b c"}},
+	reflect.TypeFor[config.AllowToggle](): {config.ToggleAny, config.ToggleNever, config.ToggleIfNamed, config.ToggleIfNamedOrGroup},
+	reflect.TypeFor[config.RunMode]():     {config.RunAsk, config.RunUnattended, config.RunEdit, config.RunSkip},
+	reflect.TypeFor[config.ResultMode]():  {config.ResultUnattended, config.ResultAsk, config.ResultSkip},
+	reflect.TypeFor[config.Target]():      {config.TargetUser, config.TargetAssistant},
+	reflect.TypeFor[config.Types]():       {config.Types{"string"}, config.Types{"array", "null"}},
+	reflect.TypeFor[config.Expose]():      {config.Expose{}, config.Expose{All: true}, config.Expose{Tools: []string{"read_file", "x.y"}}},
+	reflect.TypeFor[config.ToolNames]():   {config.ToolNames{}, config.ToolNames{"read_file"}, config.ToolNames{"a", "b c"}},
 }
 
 var layers = randpartial.Of[config.Partial](samples)
 
+// hostDefaults are defaults as a host may have them: a tool with options,
+// so that unsets, strategies on the default and tables merged into
+// nothing have something to differ from.
+func hostDefaults() config.Config {
+	c := config.Default()
+	c.Tools["a"] = config.Tool{Run: config.RunEdit, Options: map[string]any{
+		"a":     []any{int64(1), "x"},
+		"b":     "text",
+		"x.y":   map[string]any{"a": int64(1), "value": "v", "b": map[string]any{"strategy": true}},
+		"value": map[string]any{"b": []any{}},
+	}}
+	return c
+}
+
+// defaultSets are the defaults each law is checked against, drawn per case.
+var defaultSets = rapid.SampledFrom([]func() config.Config{config.Default, hostDefaults})
+
+// drawDefaults draws the defaults of one case.
+func drawDefaults(t *rapid.T) config.Config { return defaultSets.Draw(t, "defaults")() }
+
 // final is finalize with the library's defaults; validation problems do
 // not matter to the laws, the resolved value does.
-func final(p *config.Partial) config.Config {
-	c, _ := partial.Finalize(p, config.Default())
+func final(p *config.Partial) config.Config { return finalWith(p, config.Default()) }
+
+// finalWith is finalize with defaults def.
+func finalWith(p *config.Partial, def config.Config) config.Config {
+	c, _ := partial.Finalize(p, def)
 	return c
 }
 
@@ -86,17 +110,19 @@ func TestLawIdentity(t *testing.T) {
 		if !equalLayers(merge.Layers(empty, a), a) {
 			t.Fatal("merge(empty, a) is not a")
 		}
-		same(t, "finalize(merge(a, empty))", final(a), final(merge.Layers(a, empty)))
+		def := drawDefaults(t)
+		same(t, "finalize(merge(a, empty))", finalWith(a, def), finalWith(merge.Layers(a, empty), def))
 	})
 }
 
 func TestLawAssociativity(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		a, b, c := layers.Draw(t, "a"), layers.Draw(t, "b"), layers.Draw(t, "c")
+		def := drawDefaults(t)
 		left := merge.Layers(merge.Layers(a, b), c)
 		right := merge.Layers(a, merge.Layers(b, c))
-		same(t, "merge(merge(a, b), c) vs merge(a, merge(b, c))", final(left), final(right))
-		same(t, "merge(a, b, c) vs merge(merge(a, b), c)", final(left), final(merge.Layers(a, b, c)))
+		same(t, "merge(merge(a, b), c) vs merge(a, merge(b, c))", finalWith(left, def), finalWith(right, def))
+		same(t, "merge(a, b, c) vs merge(merge(a, b), c)", finalWith(left, def), finalWith(merge.Layers(a, b, c), def))
 	})
 }
 
@@ -119,8 +145,9 @@ func clone(p *config.Partial) *config.Partial {
 func TestLawExactDelta(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		a, b := layers.Draw(t, "a"), layers.Draw(t, "b")
+		def := drawDefaults(t)
 		d := delta.Between(a, b)
-		same(t, "finalize(merge(a, delta(a, b))) vs finalize(b)", final(b), final(merge.Layers(a, d)))
+		same(t, "finalize(merge(a, delta(a, b))) vs finalize(b)", finalWith(b, def), finalWith(merge.Layers(a, d), def))
 		if !delta.Empty(delta.Between(a, a)) {
 			t.Fatal("delta(a, a) is not empty")
 		}
@@ -177,9 +204,19 @@ func TestLawPartialRoundTrip(t *testing.T) {
 	if !delta.Empty(config.ToPartial(final(new(config.Partial)))) {
 		t.Fatal("toPartial(finalize(empty)) is not empty")
 	}
+	if p, err := partial.From[config.Partial](finalWith(new(config.Partial), hostDefaults()), hostDefaults()); err != nil || !delta.Empty(p) {
+		t.Fatalf("toPartial(finalize(empty)) with a host's defaults is not empty: %v", err)
+	}
 	rapid.Check(t, func(t *rapid.T) {
 		x := final(layers.Draw(t, "p"))
 		same(t, "finalize(toPartial(x)) vs x", x, final(config.ToPartial(x)))
+		def := hostDefaults()
+		y := finalWith(layers.Draw(t, "q"), def)
+		p, err := partial.From[config.Partial](y, def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same(t, "finalize(toPartial(y)) vs y, with a host's defaults", y, finalWith(p, def))
 	})
 }
 

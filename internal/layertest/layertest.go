@@ -22,7 +22,7 @@ func AllUnsetTool() config.ToolPartial {
 	return config.ToolPartial{
 		Source:      UnsetValue[config.Source](),
 		Command:     UnsetValue[config.Command](),
-		Enable:      UnsetValue[config.Enable](),
+		Enable:      config.EnablePartial{State: UnsetValue[bool](), AllowToggle: UnsetValue[config.AllowToggle]()},
 		Summary:     UnsetValue[string](),
 		Description: UnsetValue[string](),
 		Examples:    UnsetValue[string](),

@@ -90,15 +90,11 @@ func (g *gen) partial(v reflect.Value, t *shape.Type, depth int) {
 			}
 		}
 	case shape.Any:
-		switch g.pick("any state", 4) {
+		switch g.pick("any state", 3) {
 		case 1:
 			v.Field(shape.AnyState).SetUint(shape.StateUnset)
 		case 2:
-			v.Set(reflect.ValueOf(g.anyPresent(depth)))
-		case 3:
-			if depth < maxDepth {
-				v.Set(reflect.ValueOf(g.anyTable(t, depth)))
-			}
+			v.Set(reflect.ValueOf(g.anyValue(0)))
 		}
 	}
 }
@@ -125,11 +121,7 @@ func (g *gen) entries(m reflect.Value, elem *shape.Type, depth int) {
 			g.leaf(e.Elem().Field(shape.ValueV), elem.Elem, depth)
 			e.Elem().Field(shape.ValueState).SetUint(shape.StatePresent)
 		case shape.Any:
-			if g.pick("any entry table", 3) == 0 && depth < maxDepth {
-				e.Elem().Set(reflect.ValueOf(g.anyTable(elem, depth+1)))
-			} else {
-				e.Elem().Set(reflect.ValueOf(g.anyPresent(depth)))
-			}
+			e.Elem().Set(reflect.ValueOf(g.anyValue(0)))
 		default:
 			g.partial(e.Elem(), elem, depth+1)
 		}
@@ -137,51 +129,122 @@ func (g *gen) entries(m reflect.Value, elem *shape.Type, depth int) {
 	}
 }
 
-func (g *gen) anyTable(t *shape.Type, depth int) any {
-	tbl := reflect.New(t.Elem.Go) // *Map[Any]
-	tbl.Elem().Field(shape.MapReset).SetBool(g.pick("any reset", 4) == 0)
-	g.entries(tbl.Elem().Field(shape.MapEntries), t, depth+1)
-	a := reflect.New(t.Go).Elem()
-	a.Field(shape.AnyState).SetUint(shape.StatePresent)
-	a.Field(shape.AnyTable).Set(tbl)
-	return a.Interface()
+// AnyKeys are the keys of free-form tables drawn from: value and strategy
+// together make a table that must not be read as a merge strategy.
+var AnyKeys = []string{"a", "b", "x.y", "value", "strategy"}
+
+// anyValue draws a present free-form value, depth levels down in a
+// free-form value, of every form a document can write: a replace, a table merged (into the lower layers, the default or
+// nothing; with a fill), a wrap of a string or an array (append, prepend,
+// wrap; with a fill; on the default), or a fill alone.
+func (g *gen) anyValue(depth int) partial.Any {
+	n := 4
+	if depth < maxDepth {
+		n = 6
+	}
+	onDefault := func(a partial.Any) partial.Any {
+		if g.pick("any on default", 4) == 0 {
+			a.Base = partial.BaseDefault
+		}
+		return a
+	}
+	switch g.pick("any form", n) {
+	case 0, 1:
+		return partial.Any{State: partial.Present, V: g.plain(depth, false, false)}
+	case 2:
+		a := partial.Any{State: partial.Present}
+		if g.pick("fill string", 2) == 0 {
+			a.V, a.Head, a.Tail = g.text(), g.text(), g.text()
+			if g.pick("any fill", 4) == 0 {
+				a.Fill = g.text()
+			}
+		} else {
+			a.V, a.Head, a.Tail = g.array(depth), g.array(depth), g.array(depth)
+			if g.pick("any fill", 4) == 0 {
+				a.Fill = g.array(depth)
+			}
+		}
+		return onDefault(a)
+	case 3:
+		return onDefault(partial.Any{State: partial.Present, Fill: g.plain(depth, true, true)})
+	default:
+		a := partial.Any{State: partial.Present, Table: &partial.Map[partial.Any]{}}
+		tbl := reflect.ValueOf(a.Table).Elem()
+		g.anyEntries(tbl.Field(shape.MapEntries), depth+1)
+		switch g.pick("any table base", 4) {
+		case 0:
+			a.Base = partial.BaseEmpty
+		case 1:
+			a.Base = partial.BaseDefault
+		}
+		if a.Base != partial.BaseEmpty && g.pick("any fill", 4) == 0 {
+			a.Fill = g.table(depth + 1)
+		}
+		return a
+	}
 }
 
-func (g *gen) anyPresent(depth int) any {
-	return partial.AnyOf(g.plain(depth, false))
+// anyEntries fills the entries of a free-form table: removed, or present.
+func (g *gen) anyEntries(m reflect.Value, depth int) {
+	n := g.pick("entries", 4)
+	if n == 0 || depth > maxDepth {
+		return
+	}
+	m.Set(reflect.MakeMap(m.Type()))
+	for i := 0; i < n; i++ {
+		k := reflect.ValueOf(AnyKeys[g.pick("key", len(AnyKeys))])
+		if g.pick("removed", 5) == 0 {
+			m.SetMapIndex(k, reflect.Zero(m.Type().Elem()))
+			continue
+		}
+		a := g.anyValue(depth)
+		m.SetMapIndex(k, reflect.ValueOf(&a))
+	}
+}
+
+func (g *gen) text() string { return texts[g.pick("string", len(texts))] }
+
+func (g *gen) array(depth int) []any {
+	out := make([]any, g.pick("array len", 3))
+	for i := range out {
+		out[i] = g.plain(depth+1, true, false)
+	}
+	return out
+}
+
+func (g *gen) table(depth int) map[string]any {
+	out := map[string]any{}
+	for i := g.pick("table len", 3); i > 0; i-- {
+		out[AnyKeys[g.pick("key", len(AnyKeys))]] = g.plain(depth+1, true, false)
+	}
+	return out
 }
 
 var texts = []string{"", "a", "b", "x y", "{{tool}}", "ünï", "q'\"", "line\nbreak"}
 
-// plain draws a free-form value; tables only when allowTable.
-func (g *gen) plain(depth int, allowTable bool) any {
+// plain draws a free-form value; tables only when allowTable, and at the
+// top only when top.
+func (g *gen) plain(depth int, allowTable, top bool) any {
 	n := 5
 	if depth < maxDepth {
-		n = 7
+		n = 6
+		if allowTable || top {
+			n = 7
+		}
 	}
 	switch g.pick("plain kind", n) {
-	case 0:
-		return texts[g.pick("string", len(texts))]
+	case 0, 4:
+		return g.text()
 	case 1:
 		return int64(rapid.IntRange(-3, 3).Draw(g.t, "int"))
 	case 2:
 		return float64(rapid.IntRange(-4, 4).Draw(g.t, "float")) / 2
 	case 3:
 		return rapid.Bool().Draw(g.t, "bool")
-	case 4:
-		return texts[g.pick("string", len(texts))]
 	case 5:
-		out := make([]any, g.pick("array len", 3))
-		for i := range out {
-			out[i] = g.plain(depth+1, true)
-		}
-		return out
+		return g.array(depth)
 	default:
-		out := map[string]any{}
-		for i := g.pick("table len", 3); i > 0; i-- {
-			out[Keys[g.pick("key", len(Keys))]] = g.plain(depth+1, true)
-		}
-		return out
+		return g.table(depth)
 	}
 }
 
@@ -215,7 +278,7 @@ func (g *gen) leaf(v reflect.Value, t *shape.Type, depth int) {
 	case shape.Float:
 		v.SetFloat(float64(rapid.IntRange(1, 8).Draw(g.t, "float")) / 2)
 	case shape.Interface:
-		if x := g.plain(depth, true); x != nil {
+		if x := g.plain(depth, true, true); x != nil {
 			v.Set(reflect.ValueOf(x))
 		}
 	case shape.Slice:

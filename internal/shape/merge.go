@@ -109,29 +109,3 @@ func mergeEntries(dst, src reflect.Value, reset bool, elem *Type) {
 		}
 	}
 }
-
-func mergeAny(dst, src reflect.Value, t *Type) {
-	switch src.Field(AnyState).Uint() {
-	case StateAbsent:
-		return
-	case StateUnset:
-		dst.Set(reflect.Zero(t.Go))
-		dst.Field(AnyState).SetUint(StateUnset)
-		return
-	}
-	st := src.Field(AnyTable)
-	if st.IsNil() {
-		dst.Set(src) // a scalar or an array replaces
-		return
-	}
-	dt := dst.Field(AnyTable)
-	switch {
-	case dst.Field(AnyState).Uint() == StatePresent && !dt.IsNil():
-		Merge(dt.Elem(), st.Elem(), t.Elem)
-	case dst.Field(AnyState).Uint() == StateUnset:
-		CloneInto(dst, src, t)
-		dst.Field(AnyTable).Elem().Field(MapReset).SetBool(true)
-	default:
-		CloneInto(dst, src, t)
-	}
-}

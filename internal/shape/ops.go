@@ -61,8 +61,7 @@ func IsReset(v reflect.Value, t *Type) bool {
 		case StateUnset:
 			return true
 		case StatePresent:
-			tbl := v.Field(AnyTable)
-			return tbl.IsNil() || tbl.Elem().Field(MapReset).Bool()
+			return v.Field(AnyBase).Uint() != BaseLower || Op(v) == OpReplace
 		}
 	}
 	return false
@@ -100,8 +99,8 @@ func Reset(v reflect.Value, t *Type) {
 		case StateAbsent:
 			v.Field(AnyState).SetUint(StateUnset)
 		case StatePresent:
-			if tbl := v.Field(AnyTable); !tbl.IsNil() {
-				tbl.Elem().Field(MapReset).SetBool(true)
+			if v.Field(AnyBase).Uint() == BaseLower && Op(v) != OpReplace {
+				v.Field(AnyBase).SetUint(BaseDefault)
 			}
 		}
 	}
@@ -144,8 +143,7 @@ func CloneInto(dst, src reflect.Value, t *Type) {
 			dst.Field(NestedV).Set(n)
 		}
 	case Any:
-		dst.Field(AnyState).Set(src.Field(AnyState))
-		dst.Field(AnyV).Set(src.Field(AnyV))
+		dst.Set(src) // plain values are shared
 		if p := src.Field(AnyTable); !p.IsNil() {
 			n := reflect.New(t.Elem.Go)
 			CloneInto(n.Elem(), p.Elem(), t.Elem)
@@ -211,14 +209,19 @@ func Equal(a, b reflect.Value, t *Type) bool {
 		if s != StatePresent {
 			return true
 		}
+		if a.Field(AnyBase).Uint() != b.Field(AnyBase).Uint() {
+			return false
+		}
+		for _, i := range [...]int{AnyV, AnyHead, AnyTail, AnyFill} {
+			if !reflect.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {
+				return false
+			}
+		}
 		ta, tb := a.Field(AnyTable), b.Field(AnyTable)
 		if ta.IsNil() != tb.IsNil() {
 			return false
 		}
-		if !ta.IsNil() {
-			return Equal(ta.Elem(), tb.Elem(), t.Elem)
-		}
-		return reflect.DeepEqual(a.Field(AnyV).Interface(), b.Field(AnyV).Interface())
+		return ta.IsNil() || Equal(ta.Elem(), tb.Elem(), t.Elem)
 	}
 	return EqualLeaf(a, b, t)
 }

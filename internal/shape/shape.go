@@ -57,6 +57,7 @@ const (
 	MapReset, MapEntries                    = 0, 1
 	NestedState, NestedV                    = 0, 1
 	AnyState, AnyV, AnyTable                = 0, 1, 2
+	AnyHead, AnyTail, AnyBase, AnyFill      = 3, 4, 5, 6
 )
 
 // Values of partial.State and partial.Base.
@@ -100,7 +101,7 @@ type Type struct {
 	keys map[string]int
 
 	// Leaf behaviour, for plain types.
-	ValueCodec bool     // *T implements UnmarshalValue(any) error
+	ValueCodec bool     // *T implements UnmarshalValue(any) error; for a Struct, it reads shorthands
 	TextCodec  bool     // *T implements encoding.TextUnmarshaler
 	Marshals   bool     // T implements MarshalValue() (any, error)
 	Enum       []string // T implements EnumValues() []string
@@ -110,7 +111,10 @@ type Type struct {
 
 // Field describes a struct field.
 type Field struct {
-	Key      string
+	Key string
+	// Declared says that Key comes from a toml tag; otherwise it is the Go
+	// name in lower case.
+	Declared bool
 	Index    int
 	Type     *Type
 	Strategy Strategy // for List fields: how a plain array merges
@@ -338,6 +342,12 @@ func (b *builder) fill(s *Type, t reflect.Type) error {
 	if t.Implements(enumType) {
 		s.Enum = reflect.Zero(t).Interface().(enum).EnumValues()
 	}
+	if t.Kind() == reflect.Struct && s.ValueCodec && !s.TextCodec && holdsPartials(t) {
+		// A partial struct that also reads a shorthand (enable = true):
+		// a table of partial fields all the same.
+		s.Kind = Struct
+		return b.fields(s, t)
+	}
 	if s.ValueCodec || s.TextCodec {
 		s.Kind = Custom
 		return nil
@@ -390,7 +400,8 @@ func (b *builder) fields(s *Type, t reflect.Type) error {
 		if key == "-" {
 			continue
 		}
-		if key == "" {
+		declared := key != ""
+		if !declared {
 			key = strings.ToLower(sf.Name)
 		}
 		if _, dup := s.keys[key]; dup {
@@ -400,7 +411,7 @@ func (b *builder) fields(s *Type, t reflect.Type) error {
 		if err != nil {
 			return fmt.Errorf("%w (field %s.%s)", err, t, sf.Name)
 		}
-		f := Field{Key: key, Index: i, Type: ft, Doc: sf.Tag.Get("doc")}
+		f := Field{Key: key, Declared: declared, Index: i, Type: ft, Doc: sf.Tag.Get("doc")}
 		for _, opt := range strings.Split(sf.Tag.Get("strata"), ",") {
 			switch opt {
 			case "":
@@ -423,6 +434,23 @@ func (b *builder) fields(s *Type, t reflect.Type) error {
 		s.Keys = append(s.Keys, key)
 	}
 	return nil
+}
+
+// holdsPartials reports whether struct t has exported fields and all of
+// them are of package partial's leaf types.
+func holdsPartials(t reflect.Type) bool {
+	n := 0
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		if f.Type.PkgPath() != PartialPkg {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // holdsReference reports whether values of t may hold an interface (whose

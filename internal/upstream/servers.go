@@ -38,6 +38,7 @@ type Servers struct {
 	mu     sync.Mutex
 	live   map[string]*live // by server identity
 	closed bool
+	follow sync.WaitGroup // the goroutines that follow running servers
 }
 
 // live is a running server, or one starting.
@@ -68,6 +69,7 @@ func (p *Servers) Close() error {
 		wg.Go(func() { l.stop() })
 	}
 	wg.Wait()
+	p.follow.Wait() // nothing of a server outlives Close, not a cache write
 	return nil
 }
 
@@ -197,13 +199,14 @@ func (p *Servers) get(ctx context.Context, s Spec) (l *live, started bool, err e
 		p.forget(id, l)
 		return nil, false, l.err
 	}
-	go p.follow(id, l)
+	p.follow.Go(func() { p.followServer(id, l) })
 	return l, true, nil
 }
 
-// follow follows a running server: when it says its tools changed, they are
-// listed again and compared; when its connection ends, it leaves the set.
-func (p *Servers) follow(id string, l *live) {
+// followServer follows a running server: when it says its tools changed,
+// they are listed again and compared; when its connection ends, it leaves
+// the set.
+func (p *Servers) followServer(id string, l *live) {
 	for {
 		select {
 		case <-l.sess.Done():
