@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -555,7 +554,7 @@ func startLogged(t *testing.T, args ...string) (Spec, func() []int) {
 		// Leave nothing behind, even when the test failed.
 		for _, pid := range pids() {
 			if len(proctest.Group(pid)) > 0 {
-				syscall.Kill(-pid, syscall.SIGKILL)
+				proctest.KillGroup(pid)
 			}
 		}
 	})

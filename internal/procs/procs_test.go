@@ -1,3 +1,5 @@
+//go:build unix
+
 package procs
 
 import (
@@ -1003,7 +1005,7 @@ func TestKindString(t *testing.T) {
 
 // startWithPids starts cmd, a script that prints its pid and a child's on
 // its first two lines, and returns its stdin and the pids.
-func startWithPids(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, []int) {
+func startWithPids(t *testing.T, cmd *Cmd) (io.WriteCloser, []int) {
 	t.Helper()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
