@@ -30,7 +30,7 @@ import (
 //  7. Flags
 //
 // A file may be TOML, JSON or YAML (config.toml, .json, .yaml, .yml; two of
-// them in one place is an error), and may extend others (see Extends).
+// them in one place is an error), and may extend others (see [ExtendsKey]).
 type App[P, R any] struct {
 	// Name names the files (.<name>/, .<name>.toml) and the environment
 	// variables (<NAME>_...).
