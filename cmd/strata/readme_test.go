@@ -3,8 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"go/ast"
+	"go/doc"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -89,4 +97,84 @@ func containsAll(s string, words []string) bool {
 		}
 	}
 	return true
+}
+
+// TestReadmeHostExamples holds README.md to its word that the Example
+// functions of the packages it names show a host config that mounts the
+// tools at conversation.tools: each package has a tested example (one
+// with an Output comment) whose config has a conversation table holding
+// the tools model (config.ToolsPartial) under tools.
+func TestReadmeHostExamples(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(b)), " ")
+	m := regexp.MustCompile("See the `Example` functions in (.*?) for a host config that mounts the tools at `conversation.tools`").FindStringSubmatch(text)
+	if m == nil {
+		t.Fatal("README.md no longer names the packages whose examples mount the tools at conversation.tools")
+	}
+	pkgs := regexp.MustCompile("`([a-z]+)`").FindAllStringSubmatch(m[1], -1)
+	if len(pkgs) == 0 {
+		t.Fatalf("no package in %q", m[1])
+	}
+	for _, p := range pkgs {
+		t.Run(p[1], func(t *testing.T) {
+			fset := token.NewFileSet()
+			matches, _ := filepath.Glob(filepath.Join(repoRoot, p[1], "*_test.go"))
+			var files []*ast.File
+			for _, name := range matches {
+				f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
+				if err != nil {
+					t.Fatal(err)
+				}
+				files = append(files, f)
+			}
+			for _, ex := range doc.Examples(files...) {
+				if ex.Output != "" && mountsTools(ex.Code) {
+					return
+				}
+			}
+			t.Errorf("no tested Example in %s mounts the tools at conversation.tools", p[1])
+		})
+	}
+}
+
+// mountsTools reports whether code declares a struct with a field tagged
+// toml:"conversation" whose struct has a field of type config.ToolsPartial
+// tagged toml:"tools".
+func mountsTools(code ast.Node) bool {
+	structs := map[string]*ast.StructType{} // by type name
+	ast.Inspect(code, func(n ast.Node) bool {
+		if ts, ok := n.(*ast.TypeSpec); ok {
+			if st, ok := ts.Type.(*ast.StructType); ok {
+				structs[ts.Name.Name] = st
+			}
+		}
+		return true
+	})
+	tag := func(f *ast.Field) string {
+		if f.Tag == nil {
+			return ""
+		}
+		s, _ := strconv.Unquote(f.Tag.Value)
+		return reflect.StructTag(s).Get("toml")
+	}
+	hasTools := func(st *ast.StructType) bool {
+		for _, f := range st.Fields.List {
+			if sel, ok := f.Type.(*ast.SelectorExpr); ok && tag(f) == "tools" &&
+				sel.Sel.Name == "ToolsPartial" && fmt.Sprint(sel.X) == "config" {
+				return true
+			}
+		}
+		return false
+	}
+	for _, st := range structs {
+		for _, f := range st.Fields.List {
+			if id, ok := f.Type.(*ast.Ident); ok && tag(f) == "conversation" && structs[id.Name] != nil && hasTools(structs[id.Name]) {
+				return true
+			}
+		}
+	}
+	return false
 }
