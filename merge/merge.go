@@ -1,8 +1,8 @@
 // Package merge folds partial layers into one, lowest precedence first.
 //
-// Tables (partial structs, [partial.Map] entries, [partial.Any] tables)
-// merge key by key, so an upper layer changes only what it mentions. Values
-// ([partial.Value]) replace. Lists ([partial.List]) follow their strategy:
+// Tables (partial structs, partial.Map entries, partial.Any tables) merge
+// key by key, so an upper layer changes only what it mentions. Values
+// (partial.Value) replace. Lists (partial.List) follow their strategy:
 // append and prepend extend what lower layers give, replace and unset start
 // again; a plain array in a file uses the field's default strategy, given by
 // the struct tag `strata:"append"` or `strata:"prepend"` (replace when
