@@ -31,15 +31,13 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	const self = "github.com/strata-config/strata/cmd/strata"
-	bins, cleanup, err := testbin.Build(self, testbin.MCPFake)
+	bins, err := testbin.Build(self, testbin.MCPFake)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	strataBin, mcpfake = bins[self], bins[testbin.MCPFake]
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 // goldenDir and repoRoot are absolute: runCLI changes the working

@@ -17,14 +17,19 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestMain runs each law on 10,000 cases unless -rapid.checks says
-// otherwise.
+// TestMain runs each law on 10,000 cases, or on 100 with -short, unless
+// -rapid.checks says otherwise. (rapid runs a fifth of -rapid.checks in
+// -short mode, so -short sets 500.)
 func TestMain(m *testing.M) {
 	flag.Parse()
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "rapid.checks" })
 	if !set {
-		_ = flag.Set("rapid.checks", "10000")
+		checks := "10000"
+		if testing.Short() {
+			checks = "500"
+		}
+		_ = flag.Set("rapid.checks", checks)
 	}
 	os.Exit(m.Run())
 }

@@ -520,16 +520,24 @@ func TestRunKillsTheGroup(t *testing.T) {
 		want    Result                                                                      // without Stdout
 		wantErr errOf
 		wantIs  error // nil: not checked
+		// notShort skips the case in -short mode: another case tests all
+		// it does.
+		notShort string
+		// fallbackShort runs the case without waitExit in -short mode too;
+		// the other cases run without it only in the full run.
+		fallbackShort bool
 	}{
 		{
-			name:    "timeout",
-			script:  `echo $$; sleep 100`,
-			spec:    func(s *Spec) { s.Timeout = 500 * time.Millisecond },
-			want:    Result{ExitCode: -1, Signal: "killed"},
-			wantErr: errOf{Kind: KindTimeout, Msg: "tools/run.sh: timed out after 500ms"},
+			name:     "timeout",
+			notShort: `"timeout with background children" tests a timeout too`,
+			script:   `echo $$; sleep 100`,
+			spec:     func(s *Spec) { s.Timeout = 500 * time.Millisecond },
+			want:     Result{ExitCode: -1, Signal: "killed"},
+			wantErr:  errOf{Kind: KindTimeout, Msg: "tools/run.sh: timed out after 500ms"},
 		},
 		{
-			name: "timeout with background children",
+			name:          "timeout with background children",
+			fallbackShort: true,
 			script: `echo $$; sleep 1000 & echo $!
 				sleep 1000 >/dev/null 2>&1 </dev/null & echo $!
 				sleep 100`,
@@ -575,9 +583,10 @@ func TestRunKillsTheGroup(t *testing.T) {
 			wantErr: errOf{Kind: KindOverflow, Msg: "tools/run.sh: wrote more than 1 MiB to stdout"},
 		},
 		{
-			name:   "exit with a background child holding stdout",
-			script: `echo $$; sleep 1000 & echo $!; exit 0`,
-			want:   Result{},
+			name:          "exit with a background child holding stdout",
+			fallbackShort: true,
+			script:        `echo $$; sleep 1000 & echo $!; exit 0`,
+			want:          Result{},
 		},
 		{
 			name:    "failure with a background child",
@@ -598,6 +607,12 @@ func TestRunKillsTheGroup(t *testing.T) {
 	for _, tc := range tests {
 		for _, w := range waits {
 			t.Run(tc.name+"/"+w.name, func(t *testing.T) {
+				switch {
+				case testing.Short() && tc.notShort != "":
+					t.Skip("-short: " + tc.notShort)
+				case testing.Short() && w.name == "no waitExit" && !tc.fallbackShort:
+					t.Skip("-short: the cases with fallbackShort test the way without waitExit")
+				}
 				t.Parallel()
 				dir := t.TempDir()
 				writeFiles(t, dir, script(tc.script))
