@@ -47,16 +47,7 @@ const noGrace = time.Hour
 // which only a hang comes near: a safety net, not a measure.
 func returns(t *testing.T, what string, f func()) {
 	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	select {
-	case <-done:
-	case <-time.After(timeout):
-		t.Fatalf("%s did not return within %v", what, timeout)
-	}
+	proctest.Returns(t, what, timeout, f)
 }
 
 // --- In memory, against the SDK's server ---

@@ -39,16 +39,7 @@ const bound = 30 * time.Second
 // returns runs f and fails the test when f has not returned within bound.
 func returns(t *testing.T, what string, f func()) {
 	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	select {
-	case <-done:
-	case <-time.After(bound):
-		t.Fatalf("%s did not return within %v: it waits for what it should kill", what, bound)
-	}
+	proctest.Returns(t, what, bound, f)
 }
 
 // whenExists calls f once the file path exists, polling for it, unless ctx
