@@ -16,6 +16,8 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
+	"strings"
 )
 
 // The fixture packages.
@@ -24,21 +26,25 @@ const (
 	MCPFake = "github.com/strata-config/strata/fixtures/mcpfake"
 )
 
-// Build builds the packages and returns each program's path by package.
-// go build relinks a program only when it is out of date, and replaces it
-// by renaming, so that tests running at once can share it.
+// Build builds the packages, in one go build, and returns each program's
+// path by package. go build relinks a program only when it is out of date,
+// and replaces it by renaming, so that tests running at once can share it.
 func Build(pkgs ...string) (map[string]string, error) {
 	dir, err := Dir()
 	if err != nil {
 		return nil, err
 	}
+	args := append([]string{"build", "-o", dir + string(filepath.Separator)}, pkgs...)
+	if b, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("building %s: %v\n%s", strings.Join(pkgs, " "), err, b)
+	}
 	out := map[string]string{}
 	for _, pkg := range pkgs {
-		bin := filepath.Join(dir, path.Base(pkg))
-		if b, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("building %s: %v\n%s", pkg, err, b)
+		name := path.Base(pkg)
+		if runtime.GOOS == "windows" {
+			name += ".exe"
 		}
-		out[pkg] = bin
+		out[pkg] = filepath.Join(dir, name)
 	}
 	return out, nil
 }
