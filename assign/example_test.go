@@ -79,3 +79,47 @@ source = "local"
 	// env STRATA_TOOLS_FS_MODIFY_FILE_RUN -> tools.fs_modify_file.run=unattended
 	// unattended false
 }
+
+// A host application mounts the tools model in its own config, here under
+// conversation.tools: overrides and its own variables (MYAPP_...) reach the
+// tools by their path there.
+func ExampleApply_hostApplication() {
+	type ConversationPartial struct {
+		Model partial.Value[string] `toml:"model"`
+		Tools config.ToolsPartial   `toml:"tools"`
+	}
+	type HostPartial struct {
+		Conversation ConversationPartial `toml:"conversation"`
+	}
+
+	var p HostPartial
+	_ = load.Decode("host.toml", []byte(`
+[conversation.tools.fs_modify_file]
+source = "local"
+`), partial.TOML, &p)
+
+	a, err := assign.Parse("conversation.tools.fs_modify_file.run=unattended")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	env, err := assign.Env(&p, "MYAPP", []string{"MYAPP_CONVERSATION_MODEL=large", "MYAPP_CONVERSATION_TOOLS_FS_MODIFY_FILE_SUMMARY=Edit a file."})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := assign.Apply(&p, append([]assign.Assignment{a}, env...)...); err != nil {
+		fmt.Println(err)
+		return
+	}
+	text, _ := partial.Encode(&p, partial.TOML)
+	fmt.Print(string(text))
+	// Output:
+	// [conversation]
+	// model = "large"
+	//
+	// [conversation.tools.fs_modify_file]
+	// source = "local"
+	// summary = "Edit a file."
+	// run = "unattended"
+}

@@ -224,11 +224,14 @@ parameters.x = { type = "string" }
 command = "/nonexistent/program"
 parameters.x = { type = "string" }
 `)
-	r.Timeout = 500 * time.Millisecond
 	r.MaxOutput = 1 << 20
 	tests := []struct {
 		tool, args string
-		want       protocol.Outcome
+		// timeout is the Runner's: the hang case's short one is what it
+		// tests; the others get the default, so that no run under load
+		// (the flood's megabyte, say) meets a timeout it does not test.
+		timeout time.Duration
+		want    protocol.Outcome
 	}{
 		{tool: "echo", args: `{"path":"p"}`, want: protocol.Outcome{Type: protocol.Success, Content: `{"path":"p","count":3}`}},
 		// The base set, what env_vars names and what env sets: nothing else
@@ -239,12 +242,13 @@ parameters.x = { type = "string" }
 		{tool: "count_lines", args: `{"path":"../etc/passwd"}`, want: protocol.Outcome{Type: protocol.Failure, Message: `path "../etc/passwd" is outside the workspace root; use a relative path without ..`}},
 		{tool: "plain", args: `{"x":"y"}`, want: protocol.Outcome{Type: protocol.Success, Content: "not an outcome\n"}},
 		{tool: "fail", want: protocol.Outcome{Type: protocol.Failure, Message: "fail: exit status 1: fail: no network", Trace: []string{"fail: no network"}}},
-		{tool: "hang", want: protocol.Outcome{Type: protocol.Failure, Transient: true, Message: "hang: no answer within 500ms; it was stopped"}},
+		{tool: "hang", timeout: 500 * time.Millisecond, want: protocol.Outcome{Type: protocol.Failure, Transient: true, Message: "hang: no answer within 500ms; it was stopped"}},
 		{tool: "flood", want: protocol.Outcome{Type: protocol.Failure, Message: "flood: wrote more than 1 MiB to stdout"}},
 		{tool: "missing", args: `{"x":"y"}`, want: protocol.Outcome{Type: protocol.Failure, Message: "missing: cannot run /nonexistent/program: not found"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool+tt.args, func(t *testing.T) {
+			r.Timeout = tt.timeout
 			res, err := r.Call(context.Background(), tt.tool, json.RawMessage(tt.args))
 			if err != nil {
 				t.Fatal(err)

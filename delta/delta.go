@@ -1,5 +1,6 @@
-// Package delta computes the exact difference between two partial layers:
-// the smallest layer that, merged over the first, gives the second.
+// Package delta computes the difference between two partial layers, exact
+// after finalize: the smallest layer that, merged over the first, gives
+// what finalizes to the same config as the second.
 //
 // For partials a and b of the same type, merge(a, Between(a, b)) finalizes
 // to the same config as b, removals included: a field that b leaves out or

@@ -35,3 +35,41 @@ command = "rg --json"
 	// [tools.grep]
 	// command = "rg --json"
 }
+
+// A host application mounts the tools model in its own config, here under
+// conversation.tools, and diffs its own layers the same way.
+func ExampleBetween_hostApplication() {
+	type ConversationPartial struct {
+		Model partial.Value[string] `toml:"model"`
+		Tools config.ToolsPartial   `toml:"tools"`
+	}
+	type HostPartial struct {
+		Conversation ConversationPartial `toml:"conversation"`
+	}
+
+	before, after := new(HostPartial), new(HostPartial)
+	_ = load.Decode("before.toml", []byte(`
+[conversation]
+model = "large"
+
+[conversation.tools.grep]
+source = "local"
+command = "rg"
+run = "ask"
+`), partial.TOML, before)
+	_ = load.Decode("after.toml", []byte(`
+[conversation.tools.grep]
+source = "local"
+command = "rg"
+run = "unattended"
+`), partial.TOML, after)
+
+	d := delta.Between(before, after)
+	text, _ := partial.Encode(d, partial.TOML)
+	fmt.Print(string(text))
+	// Output:
+	// unset = ["conversation.model"]
+	//
+	// [conversation.tools.grep]
+	// run = "unattended"
+}

@@ -345,6 +345,9 @@ type reader[P, R any] struct {
 	env    map[string]string // the environment
 	dir    string            // the working directory
 	im     *importer         // for clients' files, made on first use
+	// asWritten keeps relative paths as the files write them (App.File:
+	// layers to print, not to run).
+	asWritten bool
 }
 
 // push adds a layer and merges it into the running merge.

@@ -40,7 +40,7 @@ type Document struct {
 
 // Parse reads a layer document. name labels the layer in messages (a file
 // path, or "--cfg #2"); format is the document's format. Syntax and
-// structure problems (a key defined twice) are returned as [Errors].
+// structure problems (a key defined twice) are returned as [diag.Errors].
 func Parse(name string, data []byte, format partial.Format) (*Document, error) {
 	return parse(name, data, format, false)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/decode"
 	"github.com/strata-config/strata/internal/doc"
+	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/partial"
 )
@@ -51,6 +52,26 @@ func (r *reader[P, R]) probeFile(ctx context.Context, kind Kind, base string, tr
 	default:
 		r.add(&diag.Error{Source: found[0], Msg: "another layer file is in the same place: " + strings.Join(found[1:], ", "), Hint: "keep one of them"})
 	}
+}
+
+// File reads the layer file at path and the files it extends, the way
+// [App.Load] reads each of its files: extends relative to the file, a
+// glob's matches in sorted order, "after" entries above the file, cycles
+// and missing files reported (see [ExtendsKey]), files of other tools read
+// when [App].MCPServers is set. It returns the layers, lowest first, of
+// [KindCfg] as a --cfg file's are; the warnings are those [Result].Warnings
+// would hold; the error holds every problem found. Relative paths stay as
+// the files write them: the layers are to print or compare, not to run.
+func (a *App[P, R]) File(ctx context.Context, path string) (layers []Layer[P], warnings diag.Errors, err error) {
+	if _, err := shape.OfPartial(typeOf[P]()); err != nil {
+		return nil, nil, err
+	}
+	r := reader[P, R]{app: a, res: &Result[P, R]{}, asWritten: true}
+	r.file(ctx, KindCfg, path, nil, "")
+	if len(r.errs) > 0 {
+		return nil, r.res.Warnings, r.errs
+	}
+	return r.res.Layers, r.res.Warnings, nil
 }
 
 // file reads a layer file and the files it extends, adding their layers in
@@ -124,7 +145,9 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 		r.add(err)
 		return
 	}
-	rebase(p, filepath.Dir(abs))
+	if !r.asWritten {
+		rebase(p, filepath.Dir(abs))
+	}
 	inner := append(append([]string(nil), chain...), abs)
 	var after []extend
 	for _, e := range exts {

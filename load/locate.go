@@ -9,7 +9,7 @@ import (
 )
 
 // LocateErrors gives a position to each problem in err that has a key path
-// but no source, such as the problems [Finalize] reports: the position
+// but no source, such as the problems [partial.Finalize] reports: the position
 // where the highest of docs (listed lowest first) that mentions the path
 // defines it, or, when none does, the deepest part of it any of them
 // defines (the highest such document). Other problems are kept as they are.

@@ -226,6 +226,68 @@ func mention(v reflect.Value, t *shape.Type, path partial.Path, i int) (action s
 	return "", false, false
 }
 
+// listItem returns the text of the final value at path when path names an
+// item of a list field (discover.dirs.1): the item's layer is the one that
+// gave that value, not the last that mentions the list.
+func listItem(t *shape.Type, path partial.Path, config reflect.Value) (string, bool) {
+	for i, k := range path {
+		switch t.Kind {
+		case shape.Struct:
+			f, ok := t.Field(k)
+			if !ok {
+				return "", false
+			}
+			t = f.Type
+		case shape.Map, shape.Nested:
+			t = t.Elem
+		case shape.List:
+			if i != len(path)-1 {
+				return "", false
+			}
+			text := valueText(config, path)
+			return text, text != ""
+		default:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// gives reports whether layer v adds an item whose text is item to the
+// list at path[:len(path)-1].
+func gives(v reflect.Value, t *shape.Type, path partial.Path, item string) bool {
+	for _, k := range path[:len(path)-1] {
+		switch t.Kind {
+		case shape.Struct:
+			f, _ := t.Field(k)
+			v, t = v.Field(f.Index), f.Type
+		case shape.Map:
+			e := v.Field(shape.MapEntries).MapIndex(reflect.ValueOf(k))
+			if !e.IsValid() || e.IsNil() {
+				return false
+			}
+			v, t = e.Elem(), t.Elem
+		case shape.Nested:
+			if v.Field(shape.NestedState).Uint() != shape.StatePresent {
+				return false
+			}
+			v, t = v.Field(shape.NestedV).Elem(), t.Elem
+		}
+	}
+	if t.Kind != shape.List {
+		return false
+	}
+	for _, field := range []int{shape.ListHead, shape.ListTail} {
+		items := v.Field(field)
+		for j := 0; j < items.Len(); j++ {
+			if text(items.Index(j).Interface()) == item {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // whole says what a layer does with the value v at the end of a path.
 func whole(v reflect.Value, t *shape.Type) (string, bool, bool) {
 	switch t.Kind {
@@ -544,6 +606,7 @@ func (r *Result[P, R]) locate(err error) error {
 		if pe.Source != "" || len(pe.Path) == 0 {
 			continue
 		}
+		item, inList := listItem(pt, pe.Path, reflect.ValueOf(&r.Config).Elem())
 		for i := len(r.Layers) - 1; i >= 0; i-- {
 			// A problem with a key no layer mentions stays unplaced.
 			l := r.Layers[i]
@@ -552,6 +615,9 @@ func (r *Result[P, R]) locate(err error) error {
 			}
 			if _, _, ok := mention(reflect.ValueOf(l.Partial).Elem(), pt, pe.Path, 0); !ok {
 				continue
+			}
+			if inList && !gives(reflect.ValueOf(l.Partial).Elem(), pt, pe.Path, item) {
+				continue // a layer that adds other items to the list
 			}
 			c := *pe
 			if l.Doc != nil {

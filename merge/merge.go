@@ -1,12 +1,12 @@
 // Package merge folds partial layers into one, lowest precedence first.
 //
-// Tables (partial structs, [partial.Map] entries, [partial.Any] tables)
-// merge key by key, so an upper layer changes only what it mentions. Values
-// ([partial.Value]) replace. Lists ([partial.List]) follow their strategy:
+// Tables (partial structs, partial.Map entries, partial.Any tables) merge
+// key by key, so an upper layer changes only what it mentions. Values
+// (partial.Value) replace. Lists (partial.List) follow their strategy:
 // append and prepend extend what lower layers give, replace and unset start
 // again; a plain array in a file uses the field's default strategy, given by
 // the struct tag `strata:"append"` or `strata:"prepend"` (replace when
-// there is none). Free-form values ([partial.Any], tool options) follow
+// there is none). Free-form values (partial.Any, tool options) follow
 // the strategy their layer read from a { value, strategy } table, as JP's
 // options do (append, prepend, keep, shallow merge, ...). An unset in an
 // upper layer drops what lower layers said, so the default applies again.

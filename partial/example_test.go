@@ -77,3 +77,51 @@ func ExampleEncode() {
 	// [discover]
 	// dirs = { value = ["tools"], strategy = "prepend" }
 }
+
+// A host application mounts the tools model in its own config, here under
+// conversation.tools: Finalize fills its layer in over its defaults, and
+// From gives back only what differs from them.
+func ExampleFinalize_hostApplication() {
+	type ConversationPartial struct {
+		Model partial.Value[string] `toml:"model"`
+		Tools config.ToolsPartial   `toml:"tools"`
+	}
+	type HostPartial struct {
+		Conversation ConversationPartial `toml:"conversation"`
+	}
+	type Host struct {
+		Conversation struct {
+			Model string       `toml:"model"`
+			Tools config.Tools `toml:"tools"`
+		} `toml:"conversation"`
+	}
+
+	defaults := Host{}
+	defaults.Conversation.Model = "small"
+	defaults.Conversation.Tools = config.Default().Tools
+
+	var p HostPartial
+	_ = load.Decode("host.toml", []byte(`
+[conversation.tools.grep]
+source = "local"
+command = "rg --json"
+run = "unattended"
+`), partial.TOML, &p)
+	host, err := partial.Finalize(&p, defaults)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	grep, _ := host.Conversation.Tools.Effective("grep")
+	fmt.Println(host.Conversation.Model, grep.Tool.Command, grep.Run())
+
+	back, _ := partial.From[HostPartial](host, defaults)
+	text, _ := partial.Encode(back, partial.TOML)
+	fmt.Print(string(text))
+	// Output:
+	// small rg --json unattended
+	// [conversation.tools.grep]
+	// source = "local"
+	// command = "rg --json"
+	// run = "unattended"
+}

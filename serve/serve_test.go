@@ -77,6 +77,30 @@ args = ["-echo", "-tools", "1"]
 source = "mcp.fake.echo"
 `
 
+// warnings holds the warnings of each test's server, by test.
+var warnings sync.Map // *testing.T -> chan string
+
+func warningsOf(t *testing.T) chan string {
+	c, _ := warnings.LoadOrStore(t, make(chan string, 16))
+	return c.(chan string)
+}
+
+// waitWarning waits for a warning of the test's server that says want.
+func waitWarning(t *testing.T, want string) {
+	t.Helper()
+	timeout := time.After(time.Minute) // a safety net: the wait is for the event
+	for {
+		select {
+		case w := <-warningsOf(t):
+			if strings.Contains(w, want) {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("no warning saying %q", want)
+		}
+	}
+}
+
 // serveWorkspace serves the config src (JPTOOLS and MCPFAKE stand for the
 // fixture programs) of a new workspace with the given tools, and returns
 // a client session to it and the workspace root.
@@ -119,7 +143,13 @@ func serveWorkspace(t *testing.T, src string, tools map[string]string, opts *mcp
 				Watch: []string{cfgFile, filepath.Join(root, "tools")},
 			}, nil
 		},
-		Warn:     func(err error) { t.Log("warning:", err) },
+		Warn: func(err error) {
+			t.Log("warning:", err)
+			select {
+			case warningsOf(t) <- err.Error():
+			default:
+			}
+		},
 		Debounce: 50 * time.Millisecond,
 	}
 	servers.OnChange = func(string) { s.Invalidate() }
@@ -290,9 +320,9 @@ func TestListChanged(t *testing.T) {
 	if got != "new\n" {
 		t.Errorf("calling the new tool: %q", got)
 	}
-	// A broken config keeps the catalog served.
+	// A broken config keeps the catalog served, and says why.
 	write(t, cfgFile, "[tools.x\n", 0o644)
-	time.Sleep(300 * time.Millisecond)
+	waitWarning(t, "resolving again")
 	if got, _ := callText(t, cs, &mcp.CallToolParams{Name: "new"}); got != "new\n" {
 		t.Errorf("after a broken config: %q", got)
 	}

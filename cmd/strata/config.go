@@ -1,8 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/strata-config/strata/config"
@@ -76,29 +79,48 @@ func writeSources(e *env, res *load.Result[config.Partial, config.Config]) error
 	return err
 }
 
-// rel shortens a path under the working directory to a relative one.
+// rel shortens a path for output: relative when it is under the working
+// directory, ~/... when it is under the home directory (the nearer of the
+// two when both hold it), as it is otherwise.
 func rel(path string) string {
 	if !filepath.IsAbs(path) {
 		return path
 	}
-	wd, err := filepath.Abs(".")
-	if err != nil {
-		return path
-	}
-	if r, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(r, "..") {
-		return r
+	for _, p := range shortPrefixes() {
+		if path == p.dir {
+			return cmp.Or(strings.TrimSuffix(p.short, string(filepath.Separator)), ".")
+		}
+		if r, ok := strings.CutPrefix(path, p.dir+string(filepath.Separator)); ok {
+			return p.short + r
+		}
 	}
 	return path
 }
 
-// relativeText shortens the absolute paths under the working directory in
-// a text.
+// relativeText shortens the absolute paths in a text as rel does.
 func relativeText(s string) string {
-	wd, err := filepath.Abs(".")
-	if err != nil {
-		return s
+	for _, p := range shortPrefixes() {
+		s = strings.ReplaceAll(s, p.dir+string(filepath.Separator), p.short)
 	}
-	return strings.ReplaceAll(s, wd+string(filepath.Separator), "")
+	return s
+}
+
+// shortPrefix is a directory whose paths print shorter: its own path and
+// separator become short.
+type shortPrefix struct{ dir, short string }
+
+// shortPrefixes returns the working directory (its paths print relative)
+// and the home directory (its paths print as ~/...), the longer first.
+func shortPrefixes() []shortPrefix {
+	var out []shortPrefix
+	if wd, err := filepath.Abs("."); err == nil {
+		out = append(out, shortPrefix{dir: wd})
+	}
+	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+		out = append(out, shortPrefix{dir: filepath.Clean(home), short: "~" + string(filepath.Separator)})
+	}
+	slices.SortStableFunc(out, func(a, b shortPrefix) int { return len(b.dir) - len(a.dir) })
+	return out
 }
 
 // warn prints problems that did not fail the command.

@@ -2,24 +2,27 @@ package main
 
 import (
 	"github.com/strata-config/strata/delta"
+	"github.com/strata-config/strata/merge"
 )
 
 type diffCmd struct {
 	Cfg  []string `name:"cfg" placeholder:"X" sep:"none" help:"Override applied to TO (key=value, key:=json, key+=value, key:+=json, or a JSON object); repeatable."`
 	JSON bool     `name:"json" help:"Print JSON instead of TOML."`
-	From string   `arg:"" name:"FROM" help:"The layer to start from."`
-	To   string   `arg:"" name:"TO" help:"The layer to arrive at."`
+	From string   `arg:"" name:"FROM" help:"The layer to start from, with the files it extends."`
+	To   string   `arg:"" name:"TO" help:"The layer to arrive at, with the files it extends."`
 }
 
 func (c *diffCmd) Run(e *env) error {
-	layers, _, err := readLayers([]string{c.From, c.To})
+	files, _, err := readLayers(e, []string{c.From, c.To})
 	if err != nil {
 		return err
 	}
-	if err := applyCfg(layers[1], c.Cfg); err != nil {
+	// A file with what it extends is one layer: their merge.
+	from, to := merge.Layers(partials(files[0])...), merge.Layers(partials(files[1])...)
+	if err := applyCfg(to, c.Cfg); err != nil {
 		return err
 	}
-	d := delta.Between(layers[0], layers[1])
+	d := delta.Between(from, to)
 	if err := write(e, d, c.JSON); err != nil {
 		return err
 	}

@@ -1,59 +1,47 @@
 package main
 
 import (
-	"fmt"
-	"os"
-
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/partial"
 )
 
-// readLayers reads and decodes layer files, reporting the problems of all
-// of them together.
-func readLayers(names []string) ([]*config.Partial, []*load.Document, error) {
+// readLayers reads layer files, each with the files it extends as load
+// reads them, and returns each file's layers, lowest first, and the
+// documents of all of them, reporting the problems of all files together
+// and printing the warnings.
+func readLayers(e *env, names []string) ([][]load.Layer[config.Partial], []*load.Document, error) {
 	var errs diag.Errors
-	layers := make([]*config.Partial, 0, len(names))
-	docs := make([]*load.Document, 0, len(names))
+	files := make([][]load.Layer[config.Partial], 0, len(names))
+	var docs []*load.Document
 	for _, name := range names {
-		p, d, err := readLayer(name)
+		layers, warnings, err := layerApp.File(e.ctx, name)
+		warn(e, warnings)
 		if err != nil {
 			errs = append(errs, diag.All(err)...)
 			continue
 		}
-		layers, docs = append(layers, p), append(docs, d)
+		files = append(files, layers)
+		for _, l := range layers {
+			docs = append(docs, l.Doc)
+		}
 	}
 	if len(errs) > 0 {
 		return nil, nil, errs
 	}
-	return layers, docs, nil
+	return files, docs, nil
 }
 
-func readLayer(name string) (*config.Partial, *load.Document, error) {
-	format, ok := load.FormatOf(name)
-	if !ok {
-		return nil, nil, &diag.Error{Source: name, Msg: "cannot tell the format from the file name", Hint: "use a .toml, .json, .yaml or .yml file"}
-	}
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil, nil, &diag.Error{Source: name, Msg: fmt.Sprintf("cannot read: %v", unwrapPath(err))}
-	}
-	d, err := load.Parse(name, data, format)
-	if err != nil {
-		return nil, nil, err
-	}
-	p := new(config.Partial)
-	if err := d.Decode(p); err != nil {
-		return nil, nil, err
-	}
-	return p, d, nil
-}
+// layerApp reads layer files for merge and diff: strata's own model, MCP
+// files of other clients included.
+var layerApp = &load.App[config.Partial, config.Config]{Name: "strata", Defaults: config.Default(), MCPServers: partial.Path{"mcp_servers"}}
 
-// unwrapPath drops the path from an *os.PathError, which the message names
-// already.
-func unwrapPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
+// partials returns the partials of layers, in order.
+func partials(layers []load.Layer[config.Partial]) []*config.Partial {
+	out := make([]*config.Partial, len(layers))
+	for i, l := range layers {
+		out[i] = l.Partial
 	}
-	return err
+	return out
 }

@@ -31,15 +31,13 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	const self = "github.com/strata-config/strata/cmd/strata"
-	bins, cleanup, err := testbin.Build(self, testbin.MCPFake)
+	bins, err := testbin.Build(self, testbin.MCPFake)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	strataBin, mcpfake = bins[self], bins[testbin.MCPFake]
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 // goldenDir and repoRoot are absolute: runCLI changes the working
@@ -119,6 +117,11 @@ func TestGolden(t *testing.T) {
 		{"diff", []string{"diff", "fixtures/layers/user.toml", "fixtures/layers/workspace.toml"}},
 		{"diff-json", []string{"diff", "--json", "fixtures/layers/workspace.toml", "fixtures/layers/user.toml"}},
 		{"diff-same", []string{"diff", "fixtures/layers/workspace.toml", "fixtures/layers/workspace.toml"}},
+		{"merge-extends", []string{"merge", "cmd/strata/testdata/extends/top.toml"}},
+		{"merge-extends-workspace", []string{"merge", "fixtures/home/strata/config.toml", "fixtures/workspace/.strata/config.toml"}},
+		{"diff-extends", []string{"diff", "cmd/strata/testdata/extends/base.toml", "cmd/strata/testdata/extends/top.toml"}},
+		{"error-extends", []string{"merge", "cmd/strata/testdata/extends/cycle-a.toml", "cmd/strata/testdata/extends/missing.toml"}},
+		{"error-extends-diff", []string{"diff", "cmd/strata/testdata/extends/top.toml", "cmd/strata/testdata/extends/cycle-b.toml"}},
 		{"schema", []string{"schema"}},
 		{"error-typo", []string{"merge", "fixtures/bad/typo.toml"}},
 		{"error-several", []string{"merge", "fixtures/bad/several.toml"}},

@@ -11,13 +11,17 @@ type mergeCmd struct {
 	Cfg   []string `name:"cfg" placeholder:"X" sep:"none" help:"Override after the files: key=value, key:=json, key+=value, key:+=json, or a JSON object; repeatable, applied in order."`
 	Final bool     `help:"Print the finalized config (defaults filled, unsets applied) instead of the merged layer."`
 	JSON  bool     `name:"json" help:"Print JSON instead of TOML."`
-	Files []string `arg:"" name:"FILE" help:"Layer files, lowest precedence first (.toml, .json, .yaml)."`
+	Files []string `arg:"" name:"FILE" help:"Layer files, lowest precedence first (.toml, .json, .yaml), each with the files it extends."`
 }
 
 func (c *mergeCmd) Run(e *env) error {
-	layers, docs, err := readLayers(c.Files)
+	files, docs, err := readLayers(e, c.Files)
 	if err != nil {
 		return err
+	}
+	var layers []*config.Partial
+	for _, f := range files {
+		layers = append(layers, partials(f)...)
 	}
 	merged := merge.Layers(layers...)
 	if err := applyCfg(merged, c.Cfg); err != nil {

@@ -20,11 +20,10 @@ import (
 // with invalid arguments, refused before anything runs.
 func BenchmarkServeCall(b *testing.B) {
 	const self = "github.com/strata-config/strata/cmd/strata"
-	bins, cleanup, err := testbin.Build(self)
+	bins, err := testbin.Build(self)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer cleanup()
 	root := describeTools(b, 1, "")
 	tool := filepath.Join(root, "tools", "tool_0000")
 	args := `{"path":"notes.txt","limit":5}`

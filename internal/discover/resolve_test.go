@@ -260,15 +260,14 @@ func TestForcedValue(t *testing.T) {
 
 // TestFaults resolves the fault fixtures: each misbehaving executable is
 // skipped with a diagnostic, and the well-behaved ones still resolve.
+//
+// The timeout is long enough for slow.sh (0.3 s) on a loaded machine: what
+// is tested is that the hanging ones are cut, not how fast.
 func TestFaults(t *testing.T) {
-	start := time.Now()
-	c, err := resolveIn(t, discover.Resolver{Timeout: 2 * time.Second}, `[discover]
+	c, err := resolveIn(t, discover.Resolver{Timeout: 4 * time.Second}, `[discover]
 dirs = ["`+filepath.Join(fixtures, "faults")+`", "`+filepath.Join(t.TempDir(), "missing")+`"]`)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if took := time.Since(start); took > 20*time.Second {
-		t.Errorf("resolving took %v: a fault held it up", took)
 	}
 	var names []string
 	for _, d := range c.Tools {
@@ -283,9 +282,9 @@ dirs = ["`+filepath.Join(fixtures, "faults")+`", "`+filepath.Join(t.TempDir(), "
 		"crash.sh: killed by signal",
 		"exit1.sh: exit status 1: exit1: cannot describe: missing dependency foo",
 		"flood.sh: wrote more than 4 MiB to stdout",
-		"fork.sh: timed out after 2s",
+		"fork.sh: timed out after 4s",
 		"garbage.sh: the answer is not JSON",
-		"hang.sh: timed out after 2s",
+		"hang.sh: timed out after 4s",
 		"missing: no such file or directory; no tools from it",
 	} {
 		if !strings.Contains(got, want) {
@@ -566,20 +565,21 @@ func TestCacheWriterChild(t *testing.T) {
 	}
 }
 
-// TestParallel checks that discovery runs at once, up to the bound.
+// TestParallel checks that discovery runs at once, up to the bound: each of
+// eight tools waits until all eight have started before it answers, which
+// only runs done at once can do (a run that waits too long gives up, and
+// its tool is missing).
 func TestParallel(t *testing.T) {
+	barrier := t.TempDir()
 	scripts := map[string]string{}
 	for i := 0; i < 8; i++ {
-		scripts[fmt.Sprintf("s%d.sh", i)] = "sleep 0.5\n" + describing(fmt.Sprintf("s%d", i), "S.", `{}`)
+		wait := fmt.Sprintf("touch %s/%d\nn=0\nwhile [ \"$(ls %s | wc -l)\" -lt 8 ]; do n=$((n+1)); [ $n -gt 3000 ] && exit 1; sleep 0.01; done\n", barrier, i, barrier)
+		scripts[fmt.Sprintf("s%d.sh", i)] = wait + describing(fmt.Sprintf("s%d", i), "S.", `{}`)
 	}
 	dir := describeDir(t, scripts)
-	start := time.Now()
-	c, err := resolveIn(t, discover.Resolver{Parallel: 8}, "[discover]\ndirs = [\""+dir+"\"]\n")
+	c, err := resolveIn(t, discover.Resolver{Parallel: 8, Timeout: time.Minute}, "[discover]\ndirs = [\""+dir+"\"]\n")
 	if err != nil || len(c.Tools) != 8 {
-		t.Fatalf("%v, %d tools", err, len(c.Tools))
-	}
-	if took := time.Since(start); took > 3500*time.Millisecond {
-		t.Errorf("8 runs of 0.5s took %v: they did not run at once (%d CPUs)", took, runtime.NumCPU())
+		t.Fatalf("%v, %d tools (%d CPUs): the runs did not wait for each other at once; %v", err, len(c.Tools), runtime.NumCPU(), c.Warnings)
 	}
 }
 

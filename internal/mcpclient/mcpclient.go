@@ -29,7 +29,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -439,7 +438,7 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // process group.
 type serverStdin struct {
 	io.WriteCloser
-	cmd   *exec.Cmd
+	cmd   *procs.Cmd
 	grace time.Duration
 	once  sync.Once
 	err   error

@@ -1,10 +1,6 @@
 package procs
 
-import (
-	"os/exec"
-	"syscall"
-	"time"
-)
+import "time"
 
 // End ends a program started from [Command] once it has been asked to stop
 // (its stdin closed, say): it waits at most grace for the program to exit,
@@ -14,10 +10,9 @@ import (
 // has been killed, so the group id cannot have been reused.
 //
 // The error is [exec.Cmd.Wait]'s.
-func End(cmd *exec.Cmd, grace time.Duration) error {
-	pid := cmd.Process.Pid
+func End(cmd *Cmd, grace time.Duration) error {
 	exited := make(chan error, 1)
-	go func() { exited <- waitExit(pid) }()
+	go func() { exited <- waitExit(cmd.Process.Pid) }()
 	wait := func() bool {
 		select {
 		case err := <-exited:
@@ -31,9 +26,9 @@ func End(cmd *exec.Cmd, grace time.Duration) error {
 		}
 	}
 	if !wait() {
-		_ = syscall.Kill(-pid, syscall.SIGTERM)
+		_ = cmd.group.terminate()
 		wait()
 	}
-	_ = killGroup(pid)
+	_ = cmd.group.kill(true)
 	return cmd.Wait()
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package procs
 
 import (
@@ -15,10 +17,17 @@ func TestEnd(t *testing.T) {
 		name   string
 		body   string
 		signal syscall.Signal // 0: a normal exit
+		// grace is End's. A program that exits by itself gets an hour,
+		// which End must not wait for: it ends at the exit, however slow
+		// (returns fails rather than hangs, should End wait). One that
+		// SIGTERM ends gets long enough for the signal to land (a kill
+		// takes none of the program's own time); one that ignores it, a
+		// short one: only SIGKILL ends it.
+		grace time.Duration
 	}{
-		{name: "exits when stdin closes", body: `echo $$; sleep 1000 >/dev/null 2>&1 </dev/null & echo $!; cat >/dev/null`},
-		{name: "exits on SIGTERM", body: `echo $$; sleep 1000 >/dev/null 2>&1 </dev/null & echo $!; exec sleep 1000 </dev/null`, signal: syscall.SIGTERM},
-		{name: "ignores SIGTERM", body: `trap '' TERM; echo $$; sleep 1000 >/dev/null 2>&1 </dev/null & echo $!; while :; do sleep 1 </dev/null; done`, signal: syscall.SIGKILL},
+		{name: "exits when stdin closes", body: `echo $$; sleep 1000 >/dev/null 2>&1 </dev/null & echo $!; cat >/dev/null`, grace: time.Hour},
+		{name: "exits on SIGTERM", body: `echo $$; sleep 1000 >/dev/null 2>&1 </dev/null & echo $!; exec sleep 1000 </dev/null`, signal: syscall.SIGTERM, grace: time.Second},
+		{name: "ignores SIGTERM", body: `trap '' TERM; echo $$; sleep 1000 >/dev/null 2>&1 </dev/null & echo $!; while :; do sleep 1 </dev/null; done`, signal: syscall.SIGKILL, grace: 50 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -31,7 +40,7 @@ func TestEnd(t *testing.T) {
 			}
 			stdin, pids := startWithPids(t, cmd)
 			stdin.Close()
-			err = End(cmd, 50*time.Millisecond)
+			returns(t, "End", func() { err = End(cmd, tt.grace) })
 			var exitErr *exec.ExitError
 			switch {
 			case tt.signal == 0 && err != nil:

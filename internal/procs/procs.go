@@ -14,6 +14,13 @@
 // with job control) is out of reach: Run does not wait for it longer than a
 // short delay even when it keeps the program's output open, but it cannot
 // kill it.
+//
+// On Windows the group is a Job Object: the program starts suspended, is
+// put in a job of its own before it runs, and every process it starts is
+// in the job too unless it breaks away; killing the group terminates the
+// job. Where this documentation says SIGKILL, read TerminateJobObject; the
+// SIGTERM of [End] is a CTRL_BREAK_EVENT sent to the program's console
+// process group.
 package procs
 
 import (
@@ -50,10 +57,12 @@ const (
 
 // Spec describes one run of a program.
 type Spec struct {
-	// Program is the program to run. When it has no slash it is looked up
-	// in the PATH of Env (never in strata's own environment), in the
-	// absolute directories of that PATH only; otherwise it is a path, and a
-	// relative path is relative to Dir.
+	// Program is the program to run. When it has no slash (nor, on
+	// Windows, a backslash or a drive) it is looked up in the PATH of Env
+	// (never in strata's own environment), in the absolute directories of
+	// that PATH only, trying on Windows the extensions of the PATHEXT of
+	// Env too; otherwise it is a path, and a relative path is relative to
+	// Dir.
 	Program string
 	// Args are the arguments after the program name. The program's argv[0]
 	// is Program as written.
@@ -221,9 +230,6 @@ func run(ctx context.Context, s Spec, waitExit func(pid int) error) (Result, err
 	// is an unreaped zombie, which is why Run waits for the program's exit
 	// without reaping it first (waitExit), kills the group, and only then
 	// reaps it (cmd.Wait).
-	g := &group{}
-	cmd.Cancel = func() error { return g.kill(cmd.Process.Pid, false) }
-
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		if runCtx.Err() != nil {
@@ -231,18 +237,17 @@ func run(ctx context.Context, s Spec, waitExit func(pid int) error) (Result, err
 		}
 		return Result{}, startError(s.Program, err)
 	}
-	pid := cmd.Process.Pid
-	exitErr := waitExit(pid)
+	exitErr := waitExit(cmd.Process.Pid)
 	// Whether something asked for the program to be killed before it exited.
 	killed := runCtx.Err() != nil
 	if exitErr == nil {
-		_ = g.kill(pid, true)
+		_ = cmd.group.kill(true)
 	}
 	waitErr := cmd.Wait()
 	if exitErr != nil {
 		// waitExit is not available: kill what is left of the group now.
 		killed = runCtx.Err() != nil
-		_ = g.kill(pid, true)
+		_ = cmd.group.kill(true)
 	}
 	r := Result{
 		Stdout:          stdout.buf.Bytes(),
@@ -283,8 +288,17 @@ func run(ctx context.Context, s Spec, waitExit func(pid int) error) (Result, err
 	}
 }
 
-// Command returns an [exec.Cmd] that runs the program s describes the way
-// [Run] does, for callers that manage its pipes themselves: the program is
+// Cmd is a program to run, made by [Command]: an [exec.Cmd] whose Start
+// and Wait also manage the program's group. Start it with Cmd's own Start,
+// never with the embedded exec.Cmd's Start, Run, Output or CombinedOutput:
+// on Windows the program would stay suspended.
+type Cmd struct {
+	*exec.Cmd
+	group *group
+}
+
+// Command returns a [Cmd] that runs the program s describes the way [Run]
+// does, for callers that manage its pipes themselves: the program is
 // resolved as [Spec].Program says, it starts in a process group of its own,
 // with exactly [Spec].Env as its environment and [Spec].Dir as its working
 // directory, and when ctx is done before the command has been waited for,
@@ -296,56 +310,94 @@ func run(ctx context.Context, s Spec, waitExit func(pid int) error) (Result, err
 //
 // To be sure nothing of the program's group is left, cancel ctx before
 // calling Wait: after Wait has reaped the program, its group can no longer
-// be killed safely, since its id may be reused.
+// be killed safely, since its id may be reused. (On Windows, Wait closes
+// the program's job, which terminates what is left in it.)
 //
 // The error is an [*Error] of [KindStart] when the program cannot be found
 // or is not executable, or the working directory is missing.
-func Command(ctx context.Context, s Spec) (*exec.Cmd, error) {
+func Command(ctx context.Context, s Spec) (*Cmd, error) {
 	path, err := resolve(s)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, path)
+	cmd := &Cmd{Cmd: exec.CommandContext(ctx, path), group: &group{}}
 	cmd.Args = append([]string{s.Program}, s.Args...)
 	cmd.Dir = s.Dir
 	cmd.Env = append([]string{}, s.Env...) // never nil: nil means strata's environment
 	if s.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(s.Stdin)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	cmd.SysProcAttr = procAttr()
+	cmd.Cancel = func() error { return cmd.group.kill(false) }
 	cmd.WaitDelay = WaitDelay
 	return cmd, nil
 }
 
-// group guards the killing of a program's process group.
-type group struct {
-	mu    sync.Mutex
-	final bool
+// Start starts the program in a group of its own; see [exec.Cmd.Start].
+func (c *Cmd) Start() error {
+	if err := c.Cmd.Start(); err != nil {
+		return err
+	}
+	if err := c.group.start(c.Process); err != nil {
+		_ = c.Process.Kill()
+		_ = c.Wait()
+		return err
+	}
+	return nil
 }
 
-// kill kills the process group led by pid, unless a call with final set
-// came before, in which case it returns os.ErrProcessDone.
-func (g *group) kill(pid int, final bool) error {
+// Wait waits for the program as [exec.Cmd.Wait] does, then lets go of its
+// group.
+func (c *Cmd) Wait() error {
+	err := c.Cmd.Wait()
+	c.group.release()
+	return err
+}
+
+// group is the group of processes a program runs in, and guards its
+// killing: a process group on Unix, a Job Object on Windows (osGroup).
+type group struct {
+	mu    sync.Mutex
+	final bool // killed after the program exited: the group's id may be reused
+	os    osGroup
+}
+
+// start puts the started process p, not yet waited for, in the group.
+func (g *group) start(p *os.Process) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.os.start(p)
+}
+
+// kill kills the processes of the group, unless a call with final set came
+// before, in which case it returns os.ErrProcessDone; so does a group that
+// is gone or was never started.
+func (g *group) kill(final bool) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.final {
 		return os.ErrProcessDone
 	}
 	g.final = final
-	return killGroup(pid)
+	return g.os.kill()
 }
 
-// killGroup sends SIGKILL to the process group led by pid.
-func killGroup(pid int) error {
-	if pid <= 0 {
+// terminate asks the processes of the group to end: SIGTERM on Unix, a
+// CTRL_BREAK_EVENT on Windows.
+func (g *group) terminate() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.final {
 		return os.ErrProcessDone
 	}
-	err := syscall.Kill(-pid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return os.ErrProcessDone
-	}
-	return err
+	return g.os.terminate()
+}
+
+// release lets go of the group once its program has been waited for.
+func (g *group) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.os.release()
 }
 
 // resolve returns the path to start for s.Program, checking what can be
@@ -369,7 +421,7 @@ func resolve(s Spec) (string, error) {
 			return fail("working directory "+s.Dir+" is not a directory", nil)
 		}
 	}
-	if !strings.Contains(s.Program, "/") {
+	if !hasDir(s.Program) {
 		return lookPath(s.Program, s.Env)
 	}
 	at := s.Program
@@ -386,8 +438,8 @@ func resolve(s Spec) (string, error) {
 		return fail("cannot start: "+errText(err), err)
 	case fi.IsDir():
 		return fail("is a directory", nil)
-	case fi.Mode().Perm()&0o111 == 0:
-		return fail("not executable (permission denied)", fs.ErrPermission)
+	case !executable(at, fi, s.Env):
+		return fail(notExecutable, fs.ErrPermission)
 	}
 	// exec.Cmd runs a relative path relative to Dir, as checked above.
 	return s.Program, nil
@@ -410,22 +462,30 @@ func LookPath(program string, env []string) string {
 // lookPath finds the executable file name in the absolute directories of
 // the PATH of env, the last PATH in env counting.
 func lookPath(name string, env []string) (string, error) {
-	path := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = v
-		}
-	}
+	path := getenv(env, "PATH")
 	for _, dir := range filepath.SplitList(path) {
 		if !filepath.IsAbs(dir) {
 			continue
 		}
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
-			return p, nil
+		for _, p := range candidates(filepath.Join(dir, name), env) {
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && executable(p, fi, env) {
+				return p, nil
+			}
 		}
 	}
 	return "", &Error{Program: name, Kind: KindStart, Detail: "not found in PATH", Err: fs.ErrNotExist}
+}
+
+// getenv returns the value of the variable name in env, the last one
+// counting; "" when there is none.
+func getenv(env []string, name string) string {
+	value := ""
+	for _, kv := range env {
+		if n, v, ok := strings.Cut(kv, "="); ok && sameVar(n, name) {
+			value = v
+		}
+	}
+	return value
 }
 
 // startError turns an error of exec.Cmd.Start into an *Error.

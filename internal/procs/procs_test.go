@@ -1,3 +1,5 @@
+//go:build unix
+
 package procs
 
 import (
@@ -29,10 +31,36 @@ import (
 // temporary directory at test time, so that each case shows the script it
 // runs and so that modes and PATH directories can vary per case.
 
-// bound is the generous upper bound on runs that must not wait for the
-// sleeps of their scripts (100 s and more): it proves they did not, never
-// how fast they were.
-const bound = 10 * time.Second
+// bound is how long returns waits: a safety net for runs that must not
+// wait for the sleeps of their scripts (100 s and more), which fails them
+// rather than hangs on; never a measure of how fast they were.
+const bound = 30 * time.Second
+
+// returns runs f and fails the test when f has not returned within bound.
+func returns(t *testing.T, what string, f func()) {
+	t.Helper()
+	proctest.Returns(t, what, bound, f)
+}
+
+// whenExists calls f once the file path exists, polling for it, unless ctx
+// is done first.
+func whenExists(ctx context.Context, path string, f func()) {
+	go func() {
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if _, err := os.Stat(path); err == nil {
+				f()
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+}
 
 // file is a file a test writes under its temporary directory.
 type file struct {
@@ -479,20 +507,28 @@ func TestRunKillsTheGroup(t *testing.T) {
 		name    string
 		script  string // prints its pid, then the pids of its background children, one a line
 		spec    func(s *Spec)
-		ctx     func(ctx context.Context) (context.Context, context.CancelFunc) // nil: none
-		want    Result                                                          // without Stdout
+		ctx     func(ctx context.Context, dir string) (context.Context, context.CancelFunc) // nil: none
+		want    Result                                                                      // without Stdout
 		wantErr errOf
 		wantIs  error // nil: not checked
+		// notShort skips the case in -short mode: another case tests all
+		// it does.
+		notShort string
+		// fallbackShort runs the case without waitExit in -short mode too;
+		// the other cases run without it only in the full run.
+		fallbackShort bool
 	}{
 		{
-			name:    "timeout",
-			script:  `echo $$; sleep 100`,
-			spec:    func(s *Spec) { s.Timeout = 500 * time.Millisecond },
-			want:    Result{ExitCode: -1, Signal: "killed"},
-			wantErr: errOf{Kind: KindTimeout, Msg: "tools/run.sh: timed out after 500ms"},
+			name:     "timeout",
+			notShort: `"timeout with background children" tests a timeout too`,
+			script:   `echo $$; sleep 100`,
+			spec:     func(s *Spec) { s.Timeout = 500 * time.Millisecond },
+			want:     Result{ExitCode: -1, Signal: "killed"},
+			wantErr:  errOf{Kind: KindTimeout, Msg: "tools/run.sh: timed out after 500ms"},
 		},
 		{
-			name: "timeout with background children",
+			name:          "timeout with background children",
+			fallbackShort: true,
 			script: `echo $$; sleep 1000 & echo $!
 				sleep 1000 >/dev/null 2>&1 </dev/null & echo $!
 				sleep 100`,
@@ -509,10 +545,10 @@ func TestRunKillsTheGroup(t *testing.T) {
 		},
 		{
 			name:   "context canceled",
-			script: `echo $$; sleep 1000 & echo $!; sleep 100`,
-			ctx: func(ctx context.Context) (context.Context, context.CancelFunc) {
+			script: `echo $$; sleep 1000 & echo $!; touch ready; sleep 100`,
+			ctx: func(ctx context.Context, dir string) (context.Context, context.CancelFunc) {
 				ctx, cancel := context.WithCancel(ctx)
-				time.AfterFunc(500*time.Millisecond, cancel)
+				whenExists(ctx, filepath.Join(dir, "ready"), cancel) // once the child runs
 				return ctx, cancel
 			},
 			want:    Result{ExitCode: -1, Signal: "killed"},
@@ -523,7 +559,7 @@ func TestRunKillsTheGroup(t *testing.T) {
 			name:   "context deadline before Timeout",
 			script: `echo $$; sleep 1000 & echo $!; sleep 100`,
 			spec:   func(s *Spec) { s.Timeout = time.Hour },
-			ctx: func(ctx context.Context) (context.Context, context.CancelFunc) {
+			ctx: func(ctx context.Context, _ string) (context.Context, context.CancelFunc) {
 				return context.WithTimeout(ctx, 500*time.Millisecond)
 			},
 			want:    Result{ExitCode: -1, Signal: "killed"},
@@ -538,9 +574,10 @@ func TestRunKillsTheGroup(t *testing.T) {
 			wantErr: errOf{Kind: KindOverflow, Msg: "tools/run.sh: wrote more than 1 MiB to stdout"},
 		},
 		{
-			name:   "exit with a background child holding stdout",
-			script: `echo $$; sleep 1000 & echo $!; exit 0`,
-			want:   Result{},
+			name:          "exit with a background child holding stdout",
+			fallbackShort: true,
+			script:        `echo $$; sleep 1000 & echo $!; exit 0`,
+			want:          Result{},
 		},
 		{
 			name:    "failure with a background child",
@@ -561,6 +598,12 @@ func TestRunKillsTheGroup(t *testing.T) {
 	for _, tc := range tests {
 		for _, w := range waits {
 			t.Run(tc.name+"/"+w.name, func(t *testing.T) {
+				switch {
+				case testing.Short() && tc.notShort != "":
+					t.Skip("-short: " + tc.notShort)
+				case testing.Short() && w.name == "no waitExit" && !tc.fallbackShort:
+					t.Skip("-short: the cases with fallbackShort test the way without waitExit")
+				}
 				t.Parallel()
 				dir := t.TempDir()
 				writeFiles(t, dir, script(tc.script))
@@ -571,14 +614,12 @@ func TestRunKillsTheGroup(t *testing.T) {
 				ctx := t.Context()
 				if tc.ctx != nil {
 					var cancel context.CancelFunc
-					ctx, cancel = tc.ctx(ctx)
+					ctx, cancel = tc.ctx(ctx, dir)
 					defer cancel()
 				}
-				start := time.Now()
-				got, err := run(ctx, s, w.waitExit)
-				if elapsed := time.Since(start); elapsed > bound {
-					t.Errorf("Run took %v, want less than %v", elapsed, bound)
-				}
+				var got Result
+				var err error
+				returns(t, "Run", func() { got, err = run(ctx, s, w.waitExit) })
 				pids := leadingPids(t, got.Stdout)
 				checkGone(t, pids[0], pids[1:]...)
 				if diff := cmp.Diff(tc.want, got, append(cmpResult, cmpopts.IgnoreFields(Result{}, "Stdout"))...); diff != "" {
@@ -624,13 +665,10 @@ func TestRunFlood(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			start := time.Now()
-			got, err := Run(t.Context(), baseSpec(dir))
-			elapsed := time.Since(start)
+			var got Result
+			var err error
+			returns(t, "Run", func() { got, err = Run(t.Context(), baseSpec(dir)) })
 			runtime.ReadMemStats(&after)
-			if elapsed > bound {
-				t.Errorf("Run took %v, want less than %v", elapsed, bound)
-			}
 			// Keeping the 4 MiB in a growing buffer allocates at most about
 			// twice that; buffering the flood would allocate 100 MB.
 			const maxAlloc = 32 << 20
@@ -661,11 +699,9 @@ func TestRunEscapedChild(t *testing.T) {
 	writeFiles(t, dir, script(`setsid sh -c 'echo $$ >escaped; exec sleep 1000' &
 		while [ ! -s escaped ]; do sleep 0.01; done
 		echo ok`))
-	start := time.Now()
-	got, err := Run(t.Context(), baseSpec(dir))
-	if elapsed := time.Since(start); elapsed > bound {
-		t.Errorf("Run took %v, want less than %v", elapsed, bound)
-	}
+	var got Result
+	var err error
+	returns(t, "Run", func() { got, err = Run(t.Context(), baseSpec(dir)) })
 	b, readErr := os.ReadFile(filepath.Join(dir, "escaped"))
 	if readErr != nil {
 		t.Fatal(readErr)
@@ -803,12 +839,8 @@ func TestCommandCancelKillsTheGroup(t *testing.T) {
 	}
 	stdin, pids := startWithPids(t, cmd)
 	defer stdin.Close()
-	start := time.Now()
 	cancel()
-	err = cmd.Wait()
-	if elapsed := time.Since(start); elapsed > bound {
-		t.Errorf("Wait took %v after cancel, want less than %v", elapsed, bound)
-	}
+	returns(t, "Wait after cancel", func() { err = cmd.Wait() })
 	var exitErr *exec.ExitError
 	if !errors.As(err, &exitErr) || exitErr.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Errorf("Wait = %v, want the program killed by SIGKILL", err)
@@ -944,7 +976,7 @@ func TestKindString(t *testing.T) {
 
 // startWithPids starts cmd, a script that prints its pid and a child's on
 // its first two lines, and returns its stdin and the pids.
-func startWithPids(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, []int) {
+func startWithPids(t *testing.T, cmd *Cmd) (io.WriteCloser, []int) {
 	t.Helper()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -1,5 +1,6 @@
-// Package proctest inspects processes from /proc, for the tests that check
-// that strata leaves none behind (Linux only).
+// Package proctest inspects processes from /proc (Linux only), for the
+// tests that check that strata leaves none behind, and puts a safety net
+// under the waits of tests on processes ([Returns]).
 package proctest
 
 import (
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 )
 
@@ -99,4 +101,22 @@ func WaitGone(pid int, timeout time.Duration) bool {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return true
+}
+
+// Returns runs f and fails the test when f has not returned within safety:
+// a safety net for code that must not wait for a process it should end, so
+// that such a test fails rather than hangs. safety is no measure: make it
+// long enough that only a hang reaches it.
+func Returns(t testing.TB, what string, safety time.Duration, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(safety):
+		t.Fatalf("%s did not return within %v", what, safety)
+	}
 }

@@ -174,6 +174,11 @@ func Of(t reflect.Type) (*Type, error) {
 	}
 	buildMu.Lock()
 	defer buildMu.Unlock()
+	return ofLocked(t)
+}
+
+// ofLocked is Of for a caller that holds buildMu.
+func ofLocked(t reflect.Type) (*Type, error) {
 	b := builder{pending: map[reflect.Type]*Type{}}
 	s, err := b.build(t)
 	if err != nil {
@@ -210,7 +215,7 @@ func Structure(t reflect.Type) (*Type, error) {
 		s.Kind = GoMap
 		err = b.elem(s, t.Elem())
 	default:
-		return Of(t)
+		return ofLocked(t) // Of would lock buildMu again
 	}
 	if err != nil {
 		return nil, err

@@ -1,13 +1,23 @@
 // Package testbin builds the fixture programs that tests run as real
-// processes (fixtures/jptools, fixtures/mcpfake), once per test binary.
+// processes (fixtures/jptools, fixtures/mcpfake, the strata command).
+//
+// The programs go to a directory kept between test runs, one per checkout
+// of the module (under the system's temporary directory), so that go
+// build, finding a program up to date there, does not link it again: the
+// packages whose tests run the same fixture share one build, and a second
+// run of the tests builds nothing.
 package testbin
 
 import (
+	"crypto/sha256"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
+	"strings"
 )
 
 // The fixture packages.
@@ -16,25 +26,61 @@ const (
 	MCPFake = "github.com/strata-config/strata/fixtures/mcpfake"
 )
 
-// Build builds the packages into a new temporary directory and returns
-// each program's path by package, and a function that removes them. Call
-// it from TestMain.
-func Build(pkgs ...string) (map[string]string, func(), error) {
-	dir, err := os.MkdirTemp("", "strata-testbin")
+// Build builds the packages, in one go build, and returns each program's
+// path by package. go build relinks a program only when it is out of date,
+// and replaces it by renaming, so that tests running at once can share it.
+func Build(pkgs ...string) (map[string]string, error) {
+	dir, err := Dir()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	cleanup := func() { os.RemoveAll(dir) }
+	args := append([]string{"build", "-o", dir + string(filepath.Separator)}, pkgs...)
+	if b, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("building %s: %v\n%s", strings.Join(pkgs, " "), err, b)
+	}
 	out := map[string]string{}
 	for _, pkg := range pkgs {
-		bin := filepath.Join(dir, path.Base(pkg))
-		if b, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-			cleanup()
-			return nil, nil, fmt.Errorf("building %s: %v\n%s", pkg, err, b)
+		name := path.Base(pkg)
+		if runtime.GOOS == "windows" {
+			name += ".exe"
 		}
-		out[pkg] = bin
+		out[pkg] = filepath.Join(dir, name)
 	}
-	return out, cleanup, nil
+	return out, nil
+}
+
+// Dir returns the directory the programs of this checkout of the module
+// are built in, creating it.
+func Dir() (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(root))
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("strata-testbin-%d-%x", os.Getuid(), sum[:6]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// moduleRoot returns the directory of the go.mod above the working
+// directory, which is a test's package directory.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("testbin: no go.mod above the working directory")
+		}
+		dir = parent
+	}
 }
 
 // Main builds the packages of bins, sets each one's path, runs the tests
@@ -44,7 +90,7 @@ func Main(m interface{ Run() int }, bins map[string]*string) {
 	for pkg := range bins {
 		pkgs = append(pkgs, pkg)
 	}
-	paths, cleanup, err := Build(pkgs...)
+	paths, err := Build(pkgs...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -52,7 +98,5 @@ func Main(m interface{ Run() int }, bins map[string]*string) {
 	for pkg, p := range bins {
 		*p = paths[pkg]
 	}
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
+	os.Exit(m.Run())
 }
