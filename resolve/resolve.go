@@ -224,6 +224,17 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 	}
 	d.Title = base.Title
 	d.Summary, d.Description = text(base, own)
+	switch {
+	case own.Summary != "" || own.Description != "":
+		d.Text = config.Join(d.Summary, d.Description)
+	case base.Summary != "":
+		d.Text = config.Join(base.Summary, base.Description)
+	default:
+		d.Text = base.Description // as written: not split and joined again
+	}
+	if own.Summary == "" && own.Description == "" && len(params) == 0 {
+		d.Upstream = base.Upstream
+	}
 	d.OutputSchema, d.Annotations = base.OutputSchema, base.Annotations
 	d.InputSchema = base.InputSchema
 	if len(d.InputSchema) == 0 {

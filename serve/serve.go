@@ -70,7 +70,8 @@ type Server struct {
 
 	mu      sync.Mutex
 	current *Snapshot
-	served  map[string]string // the tools served: name -> their JSON
+	served  map[string]string          // the tools served: name -> their JSON
+	wire    map[string]json.RawMessage // the same, as they go on the wire
 	mcp     *mcp.Server
 	changes chan struct{}
 }
@@ -91,7 +92,7 @@ func (s *Server) Invalidate() {
 // invalid-request error (-32600); seed 002's server/identity is answered
 // ([IdentityMethod]).
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	return s.Run(ctx, &stdio{in: in, out: out, identity: s.identity})
+	return s.Run(ctx, &stdio{in: in, out: out, identity: s.identity, wire: s.wireTools})
 }
 
 // Identity is the answer to server/identity: who the server is, by its
@@ -102,6 +103,13 @@ type Identity struct {
 	ServerID        string `json:"server_id"`
 	ToolsCount      int    `json:"tools_count"`
 	ProtocolVersion string `json:"protocol_version"`
+}
+
+// wireTools returns the JSON of the tools served now, by name.
+func (s *Server) wireTools() map[string]json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.wire
 }
 
 // identity answers server/identity with the catalog served now.
@@ -208,14 +216,15 @@ func (s *Server) install(cat *Snapshot) {
 	s.current = cat
 	want := map[string]*mcp.Tool{}
 	wantJSON := map[string]string{}
+	wire := map[string]json.RawMessage{}
 	for _, d := range cat.Runner.Catalog.Tools {
 		t, err := tool(d)
 		if err != nil {
 			s.warn(err)
 			continue
 		}
-		b, _ := json.Marshal(t)
-		want[d.Name], wantJSON[d.Name] = t, string(b)
+		wire[d.Name] = export.MCPToolJSON(d)
+		want[d.Name], wantJSON[d.Name] = t, string(wire[d.Name])
 	}
 	var gone []string
 	for name := range s.served {
@@ -231,7 +240,7 @@ func (s *Server) install(cat *Snapshot) {
 			s.mcp.AddTool(t, s.handler(name))
 		}
 	}
-	s.served = wantJSON
+	s.served, s.wire = wantJSON, wire
 }
 
 // tool is a definition as an MCP tool.

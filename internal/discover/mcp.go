@@ -217,6 +217,9 @@ func toolsOf(a upstream.Answer) map[string]resolve.Discovered {
 		if t.Annotations != nil {
 			d.Annotations = json.RawMessage(t.Annotations.JSON())
 		}
+		if t.Raw != nil {
+			d.Upstream = json.RawMessage(t.Raw.JSON())
+		}
 		out[t.Name] = d
 	}
 	return out

@@ -664,9 +664,9 @@ func TestExport(t *testing.T) {
 		format export.Dialect
 		want   string
 	}{
-		{export.OpenAI, `[{"type":"function","function":{"name":"a","description":"Short.\n\nLong text.","parameters":{"type":"object","properties":{"x":{"type":"string"}}}}}]`},
-		{export.Anthropic, `[{"name":"a","description":"Short.\n\nLong text.","input_schema":{"type":"object","properties":{"x":{"type":"string"}}}}]`},
-		{export.MCP, `{"tools":[{"name":"a","description":"Short.\n\nLong text.","inputSchema":{"type":"object","properties":{"x":{"type":"string"}}}}]}`},
+		{export.OpenAI, `[{"type":"function","function":{"name":"a","description":"Short. Long text.","parameters":{"type":"object","properties":{"x":{"type":"string"}}}}}]`},
+		{export.Anthropic, `[{"name":"a","description":"Short. Long text.","input_schema":{"type":"object","properties":{"x":{"type":"string"}}}}]`},
+		{export.MCP, `{"tools":[{"name":"a","description":"Short. Long text.","inputSchema":{"type":"object","properties":{"x":{"type":"string"}}}}]}`},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.format), func(t *testing.T) {
