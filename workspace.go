@@ -68,6 +68,10 @@ type Workspace[P, R any] struct {
 	runner  *call.Runner
 }
 
+// Equal reports whether w and o are the same workspace, a handle that owns
+// running servers. It lets go-cmp compare values that hold workspaces.
+func (w *Workspace[P, R]) Equal(o *Workspace[P, R]) bool { return w == o }
+
 // Open loads the configuration of a host whose resolved config type is R
 // and partial type P, with defaults as the lowest layer. Problems of the
 // configuration are returned all at once, positioned; a workspace that

@@ -89,6 +89,11 @@ type Runner struct {
 	schemas sync.Map // tool name -> *compiled
 }
 
+// Equal reports whether r and o are the same runner; a runner is a handle
+// whose state (the compiled schemas) is its own. It lets go-cmp compare
+// values that hold runners.
+func (r *Runner) Equal(o *Runner) bool { return r == o }
+
 // MCP calls tools of MCP servers for a [Runner].
 type MCP interface {
 	// CallTool calls tool (its name on the server) of the MCP server named

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/strata-config/strata/assign"
@@ -158,6 +160,28 @@ type Result[P, R any] struct {
 	Warnings diag.Errors
 	defaults R
 	index    *index // with App.Provenance: which layers mention each path
+}
+
+// Equal reports whether r and o hold the same load: the same config,
+// layers, probes, root, warnings and defaults (the provenance index, made
+// from the layers, does not count). It lets go-cmp compare results.
+func (r *Result[P, R]) Equal(o *Result[P, R]) bool {
+	if r == nil || o == nil {
+		return r == o
+	}
+	if len(r.Layers) != len(o.Layers) {
+		return false
+	}
+	for i := range r.Layers {
+		a, b := r.Layers[i], o.Layers[i]
+		if !a.Doc.Equal(b.Doc) || a.Kind != b.Kind || a.Name != b.Name || a.Dropped != b.Dropped ||
+			!slices.Equal(a.Extends, b.Extends) || !reflect.DeepEqual(a.Partial, b.Partial) {
+			return false
+		}
+	}
+	return reflect.DeepEqual(r.Config, o.Config) && reflect.DeepEqual(r.Merged, o.Merged) &&
+		slices.Equal(r.Probes, o.Probes) && r.Root == o.Root && reflect.DeepEqual(r.defaults, o.defaults) &&
+		slices.EqualFunc(r.Warnings, o.Warnings, (*diag.Error).Equal)
 }
 
 // Load reads every source, merges the layers and finalizes the result. A

@@ -3,6 +3,7 @@
 package load
 
 import (
+	"bytes"
 	"cmp"
 	"path/filepath"
 	"reflect"
@@ -36,6 +37,15 @@ func FormatOf(name string) (partial.Format, bool) {
 type Document struct {
 	name string
 	d    *doc.Doc
+}
+
+// Equal reports whether d and o are the same document: the same name,
+// format and bytes. It lets go-cmp compare layers.
+func (d *Document) Equal(o *Document) bool {
+	if d == nil || o == nil {
+		return d == o
+	}
+	return d.name == o.name && d.d.Format == o.d.Format && bytes.Equal(d.d.Data, o.d.Data)
 }
 
 // Parse reads a layer document. name labels the layer in messages (a file

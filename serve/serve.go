@@ -76,6 +76,10 @@ type Server struct {
 	changes chan struct{}
 }
 
+// Equal reports whether s and o are the same server, a handle with a
+// running session. It lets go-cmp compare values that hold servers.
+func (s *Server) Equal(o *Server) bool { return s == o }
+
 // Invalidate asks for the catalog to be resolved again, as a change of a
 // watched file does (for an MCP server whose tools changed, say).
 func (s *Server) Invalidate() {
