@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -161,7 +163,8 @@ func checkErrors(t *testing.T, err error, source string, data []byte) {
 	if len(es) == 0 {
 		t.Fatal("empty diag.Errors returned as an error")
 	}
-	lines := bytes.Split(data, []byte("\n"))
+	// Positions are in the document without its byte order mark.
+	lines := bytes.Split(bytes.TrimPrefix(data, []byte("\uFEFF")), []byte("\n"))
 	for _, e := range es {
 		if e == nil {
 			t.Fatal("nil *Error in Errors")
@@ -174,8 +177,8 @@ func checkErrors(t *testing.T, err error, source string, data []byte) {
 		}
 		switch {
 		case e.Line == 0:
-			if e.Column != 0 || e.Snippet != "" {
-				t.Errorf("error %q has no line but column %d, snippet %q", e.Error(), e.Column, e.Snippet)
+			if e.Column != 0 || e.Snippet() != "" {
+				t.Errorf("error %q has no line but column %d, snippet %q", e.Error(), e.Column, e.Snippet())
 			}
 		case e.Line < 0 || e.Line > len(lines):
 			t.Errorf("error %q: line %d outside the input (%d lines)", e.Error(), e.Line, len(lines))
@@ -187,8 +190,17 @@ func checkErrors(t *testing.T, err error, source string, data []byte) {
 			if e.Column < 1 || e.Column > utf8.RuneCount(raw)+1 {
 				t.Errorf("error %q: column %d outside line %d %q", e.Error(), e.Column, e.Line, raw)
 			}
-			if line := bytes.TrimSuffix(raw, []byte("\r")); e.Snippet != string(line) {
-				t.Errorf("error %q: snippet %q, want line %d %q", e.Error(), e.Snippet, e.Line, line)
+			// The snippet is the line, or the part of it around the
+			// column, shown safely.
+			line := []rune(strings.ToValidUTF8(string(bytes.TrimSuffix(raw, []byte("\r"))), "\uFFFD"))
+			for i, r := range line {
+				if r != '\t' && unicode.IsControl(r) {
+					line[i] = utf8.RuneError
+				}
+			}
+			snippet := []rune(e.Snippet())
+			if len(snippet) > 162 || !strings.Contains(string(line), strings.Trim(string(snippet), "…")) {
+				t.Errorf("error %q: snippet %q, want line %d %q or a part of it", e.Error(), e.Snippet(), e.Line, string(line))
 			}
 		}
 		_ = e.Render()

@@ -48,7 +48,7 @@ type Problem struct {
 func Problems(err error) []Problem {
 	var out []Problem
 	for _, e := range diag.All(err) {
-		out = append(out, Problem{Err: e.Error(), Line: e.Line, Column: e.Column, Path: e.Path, Hint: e.Hint, Snippet: e.Snippet})
+		out = append(out, Problem{Err: e.Error(), Line: e.Line, Column: e.Column, Path: e.Path, Hint: e.Hint, Snippet: e.Snippet()})
 	}
 	return out
 }
