@@ -190,11 +190,12 @@ type envResolver struct {
 	starts   []int    // where each token starts in rest
 }
 
-// envBudget is how much work reading one name may take, in keys tried
-// and their bytes. Each '_' may separate keys or be part of one, so a name
-// of n tokens through free-form tables reads in 2^(n-1) ways; a real name
-// takes a few thousand.
-const envBudget = 1 << 20
+// envBudget is how much work reading one name may take: the steps taken,
+// the keys they copy, and the bytes of the keys tried. Each '_' may
+// separate keys or be part of one, so a name of n tokens through
+// free-form tables reads in 2^(n-1) ways; a real name takes a few
+// thousand.
+const envBudget = 1 << 18
 
 // spans returns the key made of tokens[:k] for each k the name allows,
 // and charges them to the budget. tokens is a suffix of r.tokens, and
@@ -223,7 +224,7 @@ func (r *envResolver) fail(depth int, msg, hint string) {
 }
 
 func (r *envResolver) resolve(tokens []string, t *shape.Type, base reflect.Value, path partial.Path, existing int) {
-	if r.budget--; r.budget < 0 {
+	if r.budget -= len(path) + 1; r.budget < 0 { // a step, and the path it copies
 		return
 	}
 	if len(tokens) == 0 {

@@ -20,11 +20,11 @@ type Limits struct {
 	// array indexes included, has at most Depth parts. Default 1,000.
 	Depth int
 	// FileSize is the largest layer file, in bytes, enforced while
-	// reading. Default 4 MiB.
+	// reading. Default 1 MiB.
 	FileSize int64
 	// Files is how many files the extends of one layer file may read,
 	// counting a file once per extends that names it (each is read from
-	// disk once). Default 256.
+	// disk once). Default 64.
 	Files int
 	// Problems is how many problems one pass reports; the others are
 	// counted in a last one ("… and 1,234 more problems"). Default 100.

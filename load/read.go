@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"syscall"
 
 	"github.com/strata-config/strata/diag"
 )
@@ -31,7 +32,7 @@ func readFile(ctx context.Context, path string, max int64) ([]byte, error) {
 	}
 	// Without blocking: should a named pipe have taken the file's place
 	// since, opening it does not wait for a writer.
-	f, err := openNonBlocking(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, &diag.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
 	}
@@ -90,7 +91,7 @@ func regular(path string, info fs.FileInfo) error {
 	return &diag.Error{Source: path, Msg: "is " + what + ", not a layer file", Hint: "a layer is a regular file"}
 }
 
-// bytesText writes a size in bytes for people: 4 MiB, 1,500 bytes.
+// bytesText writes a size in bytes for people: 1 MiB, 1,500 bytes.
 func bytesText(n int64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:

@@ -145,14 +145,20 @@ func isPartialStruct(t *shape.Type) bool {
 type encoder struct {
 	unsets []string
 	err    error
+	stack  []string // the key path being written; see child
 }
 
 func (enc *encoder) unset(path []string) {
 	enc.unsets = append(enc.unsets, Path(path).String())
 }
 
-func child(path []string, key string) []string {
-	return append(path[:len(path):len(path)], key)
+// child returns the path of entry key under path. Every path is a prefix
+// of one stack, which it pushes key onto: no level copies the path (a
+// copy per level makes deep tables quadratic). A path is used before its
+// siblings are made, and kept by no one.
+func (enc *encoder) child(path []string, key string) []string {
+	enc.stack = append(enc.stack[:len(path)], key)
+	return enc.stack
 }
 
 // structure writes partial struct v. covered says that an unset of an
@@ -167,7 +173,7 @@ func (enc *encoder) structure(v reflect.Value, t *shape.Type, path []string, cov
 	tbl.Inline = false
 	for i := range t.Fields {
 		f := &t.Fields[i]
-		if n := enc.field(v.Field(f.Index), f, child(path, f.Key), covered); n != nil {
+		if n := enc.field(v.Field(f.Index), f, enc.child(path, f.Key), covered); n != nil {
 			tbl.Set(f.Key, n)
 		}
 	}
@@ -255,7 +261,7 @@ func (enc *encoder) entries(m reflect.Value, elem *shape.Type, path []string) *d
 	tbl.Inline = false
 	for _, k := range keys {
 		e := m.MapIndex(reflect.ValueOf(k))
-		p := child(path, k)
+		p := enc.child(path, k)
 		if e.IsNil() {
 			enc.unset(p)
 			continue
@@ -381,7 +387,7 @@ func (enc *encoder) plain(v reflect.Value, t *shape.Type, path []string, inline 
 	case shape.Slice:
 		a := doc.NewArray()
 		for i := 0; i < v.Len(); i++ {
-			if n := enc.plain(v.Index(i), t.Elem, child(path, fmt.Sprint(i)), true); n != nil {
+			if n := enc.plain(v.Index(i), t.Elem, enc.child(path, fmt.Sprint(i)), true); n != nil {
 				a.Append(n)
 			}
 		}
@@ -395,7 +401,7 @@ func (enc *encoder) plain(v reflect.Value, t *shape.Type, path []string, inline 
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			if n := enc.plain(v.MapIndex(reflect.ValueOf(k).Convert(v.Type().Key())), t.Elem, child(path, k), inline); n != nil {
+			if n := enc.plain(v.MapIndex(reflect.ValueOf(k).Convert(v.Type().Key())), t.Elem, enc.child(path, k), inline); n != nil {
 				tbl.Set(k, n)
 			} else {
 				tbl.Set(k, doc.NewTable())
@@ -416,7 +422,7 @@ func (enc *encoder) plain(v reflect.Value, t *shape.Type, path []string, inline 
 			if fv.IsZero() {
 				continue
 			}
-			if n := enc.plain(fv, f.Type, child(path, f.Key), inline); n != nil {
+			if n := enc.plain(fv, f.Type, enc.child(path, f.Key), inline); n != nil {
 				tbl.Set(f.Key, n)
 			}
 		}
@@ -442,7 +448,7 @@ func (enc *encoder) anyPlain(x any, path []string, inline bool) *doc.Node {
 	case []any:
 		a := doc.NewArray()
 		for i, e := range x {
-			if n := enc.anyPlain(e, child(path, fmt.Sprint(i)), true); n != nil {
+			if n := enc.anyPlain(e, enc.child(path, fmt.Sprint(i)), true); n != nil {
 				a.Append(n)
 			}
 		}
@@ -456,7 +462,7 @@ func (enc *encoder) anyPlain(x any, path []string, inline bool) *doc.Node {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			if n := enc.anyPlain(x[k], child(path, k), inline); n != nil {
+			if n := enc.anyPlain(x[k], enc.child(path, k), inline); n != nil {
 				tbl.Set(k, n)
 			}
 		}

@@ -12,7 +12,7 @@ type diffCmd struct {
 }
 
 func (c *diffCmd) Run(e *env) error {
-	layers, _, err := readLayers([]string{c.From, c.To})
+	layers, _, err := readLayers(e.ctx, []string{c.From, c.To})
 	if err != nil {
 		return err
 	}

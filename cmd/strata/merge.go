@@ -15,7 +15,7 @@ type mergeCmd struct {
 }
 
 func (c *mergeCmd) Run(e *env) error {
-	layers, docs, err := readLayers(c.Files)
+	layers, docs, err := readLayers(e.ctx, c.Files)
 	if err != nil {
 		return err
 	}

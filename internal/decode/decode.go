@@ -59,8 +59,11 @@ func (dec *decoder) mapKey(k string) reflect.Value {
 	return dec.key
 }
 
+// full reports whether Errs holds as many problems as it keeps.
+func (dec *decoder) full() bool { return len(dec.Errs) >= limits.Or(dec.MaxErrors, limits.Problems) }
+
 func (dec *decoder) fail(off int32, path []string, msg, hint string) {
-	if len(dec.Errs) >= limits.Or(dec.MaxErrors, limits.Problems) {
+	if dec.full() {
 		dec.omitted++
 		return
 	}
@@ -163,6 +166,10 @@ func (dec *decoder) structure(n *doc.Node, v reflect.Value, t *shape.Type, path 
 }
 
 func (dec *decoder) unknown(e *doc.Node, path []string, keys []string) {
+	if dec.full() {
+		dec.omitted++ // no need for a hint no one reads
+		return
+	}
 	hint := ""
 	if s := suggest.Closest(e.Key, keys); s != "" {
 		hint = "did you mean " + tomltext.Key(s) + "?"

@@ -228,6 +228,18 @@ func TestDepth(t *testing.T) {
 			})
 		}
 	}
+	t.Run("dots that are not keys", func(t *testing.T) {
+		dots := strings.Repeat(".", 3*limit)
+		for _, src := range []string{
+			`a = "` + dots + `"`, `a = '` + dots + `'`, "a = \"\"\"\n" + dots + "\n\\\"\"\"\n" + dots + "\"\"\"",
+			"a = '''" + dots + "'''", "# " + dots, "a = [1.5, 2.5, 3.5]\nb = 1979-05-27T07:32:00.999Z",
+			`"` + dots + `" = 1`, `a."` + dots + `".b = 1`,
+		} {
+			if _, errs := (Options{MaxDepth: limit}).ReadTOML([]byte(src)); len(errs) > 0 {
+				t.Errorf("%.60q: %v", src, errs)
+			}
+		}
+	})
 	t.Run("default limit", func(t *testing.T) {
 		for _, r := range readers {
 			_, errs := r.read(Options{}, []byte(deep(r.format, forms[r.format][0], 1001)))

@@ -37,9 +37,72 @@ func (o Options) ReadTOML(data []byte) (*Doc, []*Error) {
 	if bad != nil {
 		return r.doc, []*Error{bad}
 	}
+	if off := longKey(data, r.maxDepth); off >= 0 {
+		// Refused before the parser builds a node for each of its parts.
+		return r.doc, []*Error{{Off: int32(off), Msg: tooDeep(r.maxDepth)}}
+	}
 	r.doc.Root.def = defExplicit
 	r.parse()
 	return r.doc, r.errs.list()
+}
+
+// longKey returns the offset of the dot that gives a dotted key more than
+// max parts, or -1. Outside strings and comments, such a run of dots can
+// only be a key: a value holds one dot at most (1.5, a time), and a key
+// ends at '=', ']' or a line break.
+func longKey(data []byte, max int) int {
+	dots := 0
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '.':
+			if dots++; dots >= max {
+				return i
+			}
+		case '"', '\'':
+			i = skipTOMLString(data, i)
+		case '#':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+			dots = 0
+		case ' ', '\t', '_', '-':
+		default:
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+				dots = 0
+			}
+		}
+	}
+	return -1
+}
+
+// skipTOMLString returns the offset of the last byte of the string that
+// starts at data[i] (a basic or literal string, on one line or several),
+// or of the end of its line, or of data, when it does not end: the parser
+// then reports the error.
+func skipTOMLString(data []byte, i int) int {
+	q := data[i]
+	multi := i+2 < len(data) && data[i+1] == q && data[i+2] == q
+	j := i + 1
+	if multi {
+		j = i + 3
+	}
+	for ; j < len(data); j++ {
+		switch c := data[j]; {
+		case c == '\\' && q == '"':
+			j++
+		case c == '\n' && !multi:
+			return j
+		case c == q && !multi:
+			return j
+		case c == q && j+2 < len(data) && data[j+1] == q && data[j+2] == q:
+			j += 2
+			for j+1 < len(data) && data[j+1] == q { // up to two quotes end the text
+				j++
+			}
+			return j
+		}
+	}
+	return len(data) - 1
 }
 
 type tomlReader struct {

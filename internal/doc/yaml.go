@@ -180,7 +180,9 @@ type yamlReader struct {
 	doc      *Doc
 	errs     errList
 	maxDepth int
-	lines    []int32 // line starts as the YAML parser counts lines
+	lines    []int32                      // line starts as the YAML parser counts lines
+	ascii    bool                         // the document is ASCII: a column is a byte
+	at       struct{ line, col, off int } // the last position found
 
 	inAlias  int // depth of alias expansion
 	expanded int // nodes made by expanding aliases
@@ -189,6 +191,7 @@ type yamlReader struct {
 func (r *yamlReader) off(n *yaml.Node) int32 {
 	if r.lines == nil {
 		r.lines = yamlLineStarts(r.doc.Data)
+		r.ascii = !hasNonASCII(r.doc.Data)
 	}
 	starts := r.lines
 	if n.Line < 1 {
@@ -198,12 +201,32 @@ func (r *yamlReader) off(n *yaml.Node) int32 {
 		return int32(len(r.doc.Data))
 	}
 	// yaml columns count characters; convert to a byte offset.
-	off := int(starts[n.Line-1])
-	for col := 1; col < n.Column && off < len(r.doc.Data); col++ {
+	if r.ascii {
+		return min(starts[n.Line-1]+int32(n.Column)-1, int32(len(r.doc.Data)))
+	}
+	// Nodes come mostly in order: go on from the last one when it is on
+	// the same line, before this one (a line of many values is not walked
+	// again for each).
+	off, col := int(starts[n.Line-1]), 1
+	if r.at.line == n.Line && r.at.col <= n.Column {
+		off, col = r.at.off, r.at.col
+	}
+	for ; col < n.Column && off < len(r.doc.Data); col++ {
 		_, size := decodeRune(r.doc.Data[off:])
 		off += size
 	}
+	r.at.line, r.at.col, r.at.off = n.Line, col, off
 	return int32(off)
+}
+
+// hasNonASCII reports whether data holds a byte outside ASCII.
+func hasNonASCII(data []byte) bool {
+	for _, c := range data {
+		if c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *yamlReader) fail(n *yaml.Node, path []string, format string, args ...any) {

@@ -8,6 +8,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/big"
+
+	"github.com/strata-config/strata/internal/limits"
 )
 
 // Kind is the kind of a Value.
@@ -39,7 +41,7 @@ func Of(x any) (*Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parse(b, "") // b is ours alone: no copy needed
+	return parse(b, "", limits.Depth) // b is ours alone: no copy needed
 }
 
 // MustOf is Of for values known to marshal.

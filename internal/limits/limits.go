@@ -15,10 +15,10 @@ const (
 	// at most Depth parts.
 	Depth = 1000
 	// FileSize is the largest layer file, in bytes.
-	FileSize = 4 << 20
+	FileSize = 1 << 20
 	// Files is how many files the extends of one file may read, counting
 	// a file once per extends that names it.
-	Files = 256
+	Files = 64
 	// Problems is how many problems one pass reports; the others are
 	// counted.
 	Problems = 100
