@@ -209,6 +209,9 @@ func (r *reader[P, R]) extend(ctx context.Context, kind Kind, d *Document, e ext
 // whether the chain may read it: past the limit, the chain stops, with one
 // problem at the entry that went over.
 func (r *reader[P, R]) countFile(d *Document, e extend, chain []string) bool {
+	if r.chainFull {
+		return false // and said so
+	}
 	if r.chainFiles++; r.chainFiles <= r.lim.Files {
 		return true
 	}

@@ -73,6 +73,11 @@ func checkHostile(t *testing.T, in hostile.Input, root string, es []*diag.Error)
 	if len(es) > 101 {
 		t.Errorf("%d problems, want at most 100 and a count of the others", len(es))
 	}
+	for _, e := range es[1:] {
+		if e.Msg == first.Msg && !strings.Contains(e.Msg, "twice") && !strings.Contains(e.Msg, "unknown key") {
+			t.Errorf("the problem is reported again: %.300q", e.Error())
+		}
+	}
 	for _, e := range es {
 		if len(e.Error()) > 2000 || len(e.Render()) > 3000 {
 			t.Errorf("a problem of %d bytes (%d rendered): %.300q", len(e.Error()), len(e.Render()), e.Error())
