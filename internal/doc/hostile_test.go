@@ -337,3 +337,21 @@ func TestWritersDeepTrees(t *testing.T) {
 		}
 	}
 }
+
+// TestTOMLParserNesting: past go-toml's own bound on inline values, the
+// problem names that bound when a host raised ours above it.
+func TestTOMLParserNesting(t *testing.T) {
+	src := []byte("a = " + strings.Repeat("[", 10_001) + strings.Repeat("]", 10_001) + "\n")
+	for _, tt := range []struct {
+		max  int
+		want string
+	}{
+		{0, "tables and arrays nest deeper than 1,000 levels, the limit"},
+		{50_000, "inline tables and arrays nest deeper than 10,000 levels, the TOML parser's limit"},
+	} {
+		d, errs := Options{MaxDepth: tt.max}.ReadTOML(src)
+		if got := problems(d, errs); len(got) != 1 || got[0].Msg != tt.want || got[0].Line != 1 {
+			t.Errorf("MaxDepth %d: %+v, want one problem on line 1: %s", tt.max, got, tt.want)
+		}
+	}
+}

@@ -115,7 +115,7 @@ type tomlReader struct {
 	path     []string // path of current, for messages
 	keys     []string // scratch: parts of the current key
 	offs     []int32  // scratch: offsets of the parts
-	kvPath   []string // scratch: path of the current key-value
+	stack    []string // the key paths being read; see push
 	intern   map[string]string
 	slab     []Node
 }
@@ -159,8 +159,13 @@ func (r *tomlReader) parse() {
 		if errors.As(err, &perr) && perr.Highlight != nil {
 			off = r.offsetOf(perr.Highlight)
 			if strings.Contains(perr.Message, "nested more than the maximum") {
-				// The parser's own bound, above ours.
-				r.errs.add(off, nil, tooDeep(r.maxDepth))
+				// The parser's own bound on inline values, which is ours
+				// unless a host raised ours above it.
+				msg := tooDeep(r.maxDepth)
+				if r.maxDepth >= tomlParserNesting {
+					msg = fmt.Sprintf("inline tables and arrays nest deeper than %s levels, the TOML parser's limit", count(tomlParserNesting))
+				}
+				r.errs.add(off, nil, msg)
 				return
 			}
 			r.fail(off, nil, "TOML syntax: %s", perr.Message)
@@ -172,6 +177,20 @@ func (r *tomlReader) parse() {
 
 func (r *tomlReader) fail(off int32, path []string, format string, args ...any) {
 	r.errs.add(off, path, fmt.Sprintf(format, args...))
+}
+
+// tomlParserNesting is how deep go-toml's parser nests inline tables and
+// arrays before it gives up.
+const tomlParserNesting = 10_000
+
+// push returns path followed by keys. Every key path the reader works
+// with is a prefix of one stack, which push writes keys onto after it:
+// no level copies the path before it (a copy per level makes deep tables
+// quadratic). A path is used until the next one is made, and problems
+// copy theirs.
+func (r *tomlReader) push(path []string, keys ...string) []string {
+	r.stack = append(r.stack[:len(path)], keys...)
+	return r.stack
 }
 
 // tooDeep reports a key at off that makes the document nest deeper than
@@ -231,7 +250,8 @@ func (r *tomlReader) headerTarget(e *unstable.Node) (parent *Node, last string, 
 		return nil, "", 0, nil, 0, false
 	}
 	last, off = r.keys[len(r.keys)-1], r.offs[len(r.offs)-1]
-	return parent, last, off, append(path, last), depth, true
+	r.stack = append(path, last)
+	return parent, last, off, r.stack, depth, true
 }
 
 func (r *tomlReader) header(e *unstable.Node) {
@@ -305,7 +325,8 @@ func (r *tomlReader) arrayTable(e *unstable.Node) {
 // and its depth.
 func (r *tomlReader) walkHeader() (*Node, []string, int, bool) {
 	n := r.doc.Root
-	path := r.path[:0]
+	path := r.stack[:0]
+	defer func() { r.stack = path[:0] }() // keep a grown array
 	depth := 0
 	for i, k := range r.keys[:len(r.keys)-1] {
 		path = append(path, k)
@@ -362,13 +383,7 @@ func (r *tomlReader) keyValue(t *Node, tpath []string, depth int, e *unstable.No
 		r.tooDeep(offs[max(0, r.maxDepth-depth)], depth+len(keys))
 		return
 	}
-	var path []string
-	if !inline {
-		path = append(append(r.kvPath[:0], tpath...), keys...)
-		r.kvPath = path
-	} else {
-		path = append(append(make([]string, 0, len(tpath)+len(keys)), tpath...), keys...)
-	}
+	path := r.push(tpath, keys...)
 	for i, k := range keys[:len(keys)-1] {
 		c := t.Get(k)
 		switch {
@@ -479,7 +494,7 @@ func (r *tomlReader) value(v *unstable.Node, path []string, depth int, at int32)
 			if c.Kind == unstable.Comment {
 				continue
 			}
-			e := r.value(c, append(path, strconv.Itoa(i)), depth+1, at)
+			e := r.value(c, r.push(path, strconv.Itoa(i)), depth+1, at)
 			if e == nil {
 				return nil
 			}

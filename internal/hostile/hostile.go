@@ -153,7 +153,8 @@ func Inputs() []Input {
 		{Name: "env-ambiguous-name", Env: []string{"STRATA_TOOLS_X_OPTIONS_" + strings.Repeat("A_", 60) + "B=1"}, Where: AtEnv, Want: "the name reads as too many key paths"},
 		{Name: "env-deep-name", Env: []string{"STRATA_TOOLS__X__OPTIONS__" + strings.Repeat("A__", 2000) + "B=1"}, Where: AtEnv, Want: "the key path has 2,004 keys, more than the limit of 1,000"},
 		{Name: "cfg-deep-path", Cfg: []string{"tools.x.options" + strings.Repeat(".a", 5000) + "=1"}, Where: AtCfg, Want: "the key path has 5,003 keys, more than the limit of 1,000"},
-		{Name: "cfg-deep-json", Cfg: []string{"tools.x.options:=" + strings.Repeat(`{"a":`, 50_000) + "1" + strings.Repeat("}", 50_000)}, Where: AtCfg, Want: "nest deeper than 1,000 levels"},
+		// 120 KB: an argument may be 128 KB at most.
+		{Name: "cfg-deep-json", Cfg: []string{"tools.x.options:=" + strings.Repeat(`{"a":`, 20_000) + "1" + strings.Repeat("}", 20_000)}, Where: AtCfg, Want: "nest deeper than 1,000 levels"},
 	}
 }
 
