@@ -9,10 +9,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/layertest"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/merge"
@@ -258,7 +258,7 @@ func FuzzDecode(f *testing.F) {
 		// goes back to an equivalent layer.
 		c, _ := config.Finalize(p)
 		c2, _ := config.Finalize(config.ToPartial(c))
-		if diff := cmp.Diff(c, c2); diff != "" {
+		if diff := layertest.Diff(c, c2); diff != "" {
 			t.Fatalf("finalize(toPartial(x)) differs from x (-x +again):\n%s", diff)
 		}
 	})
@@ -304,7 +304,7 @@ func FuzzDeltaRoundTrip(f *testing.F) {
 		d := delta.Between(a, b)
 		want, _ := partial.Finalize(b, config.Default())
 		got, _ := partial.Finalize(merge.Layers(a, d), config.Default())
-		if diff := cmp.Diff(want, got); diff != "" {
+		if diff := layertest.Diff(want, got); diff != "" {
 			text, _ := partial.Encode(d, partial.TOML)
 			t.Fatalf("finalize(merge(a, delta(a, b))) differs from finalize(b) (-b +merged):\n%s\ndelta:\n%s", diff, text)
 		}

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	toml "github.com/pelletier/go-toml/v2"
 )
@@ -130,7 +129,7 @@ func FuzzReadTOML(f *testing.F) {
 		if want == nil {
 			want = map[string]any{}
 		}
-		if diff := cmp.Diff(normalizeGoTOML(want), plain(d.Root), cmpopts.EquateNaNs()); diff != "" {
+		if diff := deepDiff(normalizeGoTOML(want), plain(d.Root), cmpopts.EquateNaNs()); diff != "" {
 			t.Fatalf("tree differs from go-toml (-go-toml +ours):\n%s\ninput:\n%s", diff, data)
 		}
 		// What the writer renders reads back as the same tree.
@@ -142,7 +141,7 @@ func FuzzReadTOML(f *testing.F) {
 		if len(errs2) > 0 {
 			t.Fatalf("written TOML does not read back: %v\n%s", errs2, out)
 		}
-		if diff := cmp.Diff(plain(d.Root), plain(d2.Root), cmpopts.EquateNaNs()); diff != "" {
+		if diff := deepDiff(plain(d.Root), plain(d2.Root), cmpopts.EquateNaNs()); diff != "" {
 			t.Fatalf("round trip differs (-read +reread):\n%s\nwritten:\n%s", diff, out)
 		}
 	})
