@@ -144,9 +144,17 @@ func (e *Error) snippet() (string, int) {
 		return "", 0
 	}
 	text, off := e.text, e.off
-	// An offset inside a multi-byte character is that character.
-	for k := 0; k < utf8.UTFMax-1 && off > 0 && off < len(text) && !utf8.RuneStart(text[off]); k++ {
-		off--
+	// An offset inside a multi-byte character is that character (a stray
+	// continuation byte is a character of its own).
+	if off < len(text) && !utf8.RuneStart(text[off]) {
+		for s := off - 1; s >= 0 && s > off-utf8.UTFMax; s-- {
+			if utf8.RuneStart(text[s]) {
+				if _, size := utf8.DecodeRune(text[s:]); s+size > off {
+					off = s
+				}
+				break
+			}
+		}
 	}
 	start, before := back(text, off, snippetWidth)
 	end, after := forward(text, off, snippetWidth)

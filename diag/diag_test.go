@@ -72,6 +72,8 @@ func TestSnippet(t *testing.T) {
 		{name: "at the end", text: "a = ", off: 4, want: "a = ", caret: "    ^"},
 		{name: "tabs kept for the caret", text: "\t\tk = 1", off: 2, want: "\t\tk = 1", caret: "\t\t^"},
 		{name: "inside a multi-byte character", text: "k = \"é\"", off: 6, want: `k = "é"`, caret: "     ^"},
+		{name: "a stray continuation byte", text: "00\n\xb4", off: 3, want: "\uFFFD", caret: "^"},
+		{name: "after a truncated character", text: "k\xe2\x82x", off: 3, want: "k\uFFFD\uFFFDx", caret: "   ^"},
 		{name: "long line cut around the column", text: long, off: 100, want: "…" + strings.Repeat("a", 80) + "X" + strings.Repeat("b", 79) + "…", caret: strings.Repeat(" ", 81) + "^"},
 		{name: "long line cut near its start", text: long, off: 3, want: "aaa" + strings.Repeat("a", 97) + "X" + strings.Repeat("b", 59) + "…", caret: "   ^"},
 		{name: "long line cut near its end", text: long, off: 198, want: "…" + strings.Repeat("a", 59) + "X" + strings.Repeat("b", 100), caret: strings.Repeat(" ", 158) + "^"},

@@ -192,11 +192,14 @@ func checkErrors(t *testing.T, err error, source string, data []byte) {
 			}
 			// The snippet is the line, or the part of it around the
 			// column, shown safely.
-			line := []rune(strings.ToValidUTF8(string(bytes.TrimSuffix(raw, []byte("\r"))), "\uFFFD"))
-			for i, r := range line {
+			// (each bad byte a character, as columns count them).
+			var line []rune
+			for rest := bytes.TrimSuffix(raw, []byte("\r")); len(rest) > 0; {
+				r, size := utf8.DecodeRune(rest)
 				if r != '\t' && unicode.IsControl(r) {
-					line[i] = utf8.RuneError
+					r = utf8.RuneError
 				}
+				line, rest = append(line, r), rest[size:]
 			}
 			snippet := []rune(e.Snippet())
 			if len(snippet) > 162 || !strings.Contains(string(line), strings.Trim(string(snippet), "…")) {

@@ -46,8 +46,8 @@ func (o Options) ReadTOML(data []byte) (*Doc, []*Error) {
 	return r.doc, r.errs.list()
 }
 
-// longKey returns the offset of the dot that gives a dotted key more than
-// max parts, or -1. Outside strings and comments, such a run of dots can
+// longKey returns the offset of the part that gives a dotted key more
+// than max parts, or -1. Outside strings and comments, such a run of dots can
 // only be a key: a value holds one dot at most (1.5, a time), and a key
 // ends at '=', ']' or a line break.
 func longKey(data []byte, max int) int {
@@ -56,7 +56,11 @@ func longKey(data []byte, max int) int {
 		switch c := data[i]; c {
 		case '.':
 			if dots++; dots >= max {
-				return i
+				// At the part past the limit.
+				for i+1 < len(data) && (data[i+1] == ' ' || data[i+1] == '\t') {
+					i++
+				}
+				return min(i+1, len(data))
 			}
 		case '"', '\'':
 			i = skipTOMLString(data, i)

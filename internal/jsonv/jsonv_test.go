@@ -453,3 +453,17 @@ func TestOptionsMaxDepth(t *testing.T) {
 		})
 	}
 }
+
+// TestOptionsOf: a Go value converted within a limit is held to it.
+func TestOptionsOf(t *testing.T) {
+	var deep any = 1.0
+	for range 20 {
+		deep = map[string]any{"a": deep}
+	}
+	if _, err := (Options{MaxDepth: 20}).Of(deep); err != nil {
+		t.Errorf("at the limit: %v", err)
+	}
+	if _, err := (Options{MaxDepth: 19}).Of(deep); err == nil || !strings.Contains(err.Error(), "JSON nests deeper than 19 levels, the limit") {
+		t.Errorf("past the limit: %v", err)
+	}
+}
