@@ -12,9 +12,9 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
-	"strconv"
 	"unicode/utf8"
 
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/tomltext"
 )
@@ -323,16 +323,7 @@ func (o Options) errors() int { return limits.Or(o.MaxErrors, limits.Problems) }
 
 // tooDeep is the message of a document nested deeper than the limit.
 func tooDeep(max int) string {
-	return fmt.Sprintf("tables and arrays nest deeper than %s levels, the limit", count(max))
-}
-
-// count writes n with commas between thousands.
-func count(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
+	return fmt.Sprintf("tables and arrays nest deeper than %s levels, the limit", diag.Count(max))
 }
 
 // errList collects a reader's problems, keeping the first max.

@@ -10,6 +10,7 @@ import (
 
 	toml "github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
+	"github.com/strata-config/strata/diag"
 )
 
 // definition records how a TOML table came to exist, which decides whether
@@ -167,7 +168,7 @@ func (r *tomlReader) parse() {
 				// unless a host raised ours above it.
 				msg := tooDeep(r.maxDepth)
 				if r.maxDepth >= tomlParserNesting {
-					msg = fmt.Sprintf("inline tables and arrays nest deeper than %s levels, the TOML parser's limit", count(tomlParserNesting))
+					msg = fmt.Sprintf("inline tables and arrays nest deeper than %s levels, the TOML parser's limit", diag.Count(tomlParserNesting))
 				}
 				r.errs.add(off, nil, msg)
 				return

@@ -9,6 +9,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/limits"
 )
 
@@ -185,7 +186,7 @@ func (p *parser) skipSpace() {
 // value reads a value at p.pos, which is not whitespace.
 func (p *parser) value(depth int) (*Value, error) {
 	if depth > p.maxDepth {
-		return nil, p.errorf(p.pos, "JSON nests deeper than %s levels, the limit", count(p.maxDepth))
+		return nil, p.errorf(p.pos, "JSON nests deeper than %s levels, the limit", diag.Count(p.maxDepth))
 	}
 	if p.pos >= len(p.data) {
 		return nil, p.expected("a JSON value")
@@ -575,12 +576,3 @@ func (p *parser) found() string {
 }
 
 func quoteByte(c byte) string { return strconv.QuoteRune(rune(c)) }
-
-// count writes n with commas between thousands.
-func count(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
