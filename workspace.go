@@ -123,7 +123,7 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 	app := &load.App[P, R]{
 		Name: s.name, Defaults: defaults, Dir: dir, Environ: environ, Cfg: s.cfg, Flags: flags,
 		Provenance: s.provenance, MCPServers: s.mount.Append("mcp_servers"),
-		Trust: t, TrustHint: s.trustHint, UnknownEnv: s.unknownEnv, Input: s.input, Sources: s.sources,
+		Trust: t, TrustHint: s.trustHint, UnknownEnv: s.unknownEnv, Input: s.input, Sources: s.sources, Limits: s.limits,
 	}
 	res, err := app.Load(ctx)
 	if err != nil {
@@ -226,6 +226,7 @@ func (w *Workspace[P, R]) resolver() *discover.Resolver {
 		Dir: w.dir, Root: w.root, Environ: w.environ,
 		Refresh: w.s.refresh, Offline: w.s.offline, Timeout: w.s.timeout,
 		Pins: w.list.Pins, Builtins: w.s.builtins, Servers: w.servers,
+		MaxDepth: w.s.limits.WithDefaults().Depth,
 	}
 	if w.s.cacheDir != "" {
 		r.Cache = &cache.Cache{Dir: w.s.cacheDir}

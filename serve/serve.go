@@ -46,6 +46,17 @@ const MetaFingerprint = "strata/fingerprint"
 // before it resolves again.
 const DefaultDebounce = 200 * time.Millisecond
 
+// StaleError is told to Warn when the catalog does not resolve again after
+// a change: the catalog before is still served.
+type StaleError struct{ Err error }
+
+func (e *StaleError) Error() string {
+	return "resolving again: " + e.Err.Error() + "; still serving the catalog before"
+}
+
+// Unwrap returns the problem of the resolution.
+func (e *StaleError) Unwrap() error { return e.Err }
+
 // Snapshot is one resolution: what a server serves until the next.
 type Snapshot struct {
 	// Runner runs the calls; its Catalog is what tools/list lists.
@@ -201,7 +212,7 @@ func (s *Server) reloadLoop(ctx context.Context, w *watcher) {
 		cat, err := s.Load(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
-				s.warn(fmt.Errorf("resolving again: %w; still serving the catalog before", err))
+				s.warn(&StaleError{Err: err})
 			}
 			continue
 		}
