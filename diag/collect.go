@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/strata-config/strata/internal/limits"
@@ -66,6 +67,13 @@ type Collector struct {
 
 	errs    Errors
 	omitted int
+}
+
+// Equal reports whether c and o hold the same problems, have left out as
+// many, and keep as many. It lets go-cmp compare collectors.
+func (c Collector) Equal(o Collector) bool {
+	return c.Max == o.Max && c.omitted == o.omitted &&
+		len(c.errs) == len(o.errs) && c.errs.Error() == o.errs.Error() && fmt.Sprint(c.errs) == fmt.Sprint(o.errs)
 }
 
 // Add adds the problems in err (see [All]); nil adds nothing. The

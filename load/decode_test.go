@@ -1179,7 +1179,7 @@ func TestDocumentErrorf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := d.Errorf(tt.path, tt.msg, tt.hint)
+			e := d.Problem(tt.path, tt.msg, tt.hint)
 			if diff := cmp.Diff(tt.want, layertest.Problems(e)[0]); diff != "" {
 				t.Errorf("Errorf mismatch (-want +got):\n%s", diff)
 			}

@@ -43,8 +43,8 @@ type Document struct {
 // Equal reports whether d and o are the same document: the same name,
 // format and bytes. It lets go-cmp compare layers.
 func (d *Document) Equal(o *Document) bool {
-	if d == nil || o == nil {
-		return d == o
+	if d == nil || o == nil || d.d == nil || o.d == nil {
+		return d == o || d != nil && o != nil && d.name == o.name && d.d == o.d
 	}
 	return d.name == o.name && d.d.Format == o.d.Format && bytes.Equal(d.d.Data, o.d.Data)
 }
@@ -179,9 +179,9 @@ func (d *Document) unsetEntry(p partial.Path) *doc.Node {
 	return found
 }
 
-// Errorf returns an error about path p positioned where the document
+// Problem returns an error about path p positioned where the document
 // defines p (or its nearest enclosing key).
-func (d *Document) Errorf(p partial.Path, msg, hint string) *diag.Error {
+func (d *Document) Problem(p partial.Path, msg, hint string) *diag.Error {
 	e := &diag.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}
 	if off, ok := d.locate(p); ok {
 		decode.At(e, d.d, off)

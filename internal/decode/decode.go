@@ -209,7 +209,8 @@ func (dec *decoder) Field(n *doc.Node, v reflect.Value, t *shape.Type, strategy 
 			return
 		}
 		entries := v.Field(shape.MapEntries)
-		if entries.IsNil() {
+		if entries.IsNil() && len(n.Entries) > 0 {
+			// An empty table says nothing: nil, as a layer built in Go has.
 			entries.Set(reflect.MakeMapWithSize(entries.Type(), len(n.Entries)))
 		}
 		for _, e := range n.Entries {
