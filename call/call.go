@@ -156,6 +156,9 @@ func WithAnswers(answers map[string]any) Option {
 // Confirm, or the context's error when it is done; a tool that fails
 // gives an error outcome, not an error.
 func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, opts ...Option) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	o := options{answers: map[string]any{}, ask: r.Ask}
 	for _, opt := range opts {
 		opt(&o)
