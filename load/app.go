@@ -382,6 +382,7 @@ type reader[P, R any] struct {
 	asWritten bool
 
 	files      map[fileKey]*fileRead[P] // every file read, for extends
+	readBytes  int64                    // the bytes of the files read, for Limits.Total
 	chainFiles int                      // files the current extends chain read
 	chainFull  bool                     // the chain read as many as it may
 }

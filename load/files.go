@@ -149,7 +149,12 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 		r.add(&diag.Error{Source: path, Msg: "cannot tell the format from the file name", Hint: "use a .toml, .json, .yaml or .yml file"})
 		return fr
 	}
-	data, err := readFile(ctx, path, r.lim.FileSize)
+	max := min(r.lim.FileSize, r.lim.Total-r.readBytes)
+	data, err := readFile(ctx, path, max)
+	if err != nil && max < r.lim.FileSize && errors.Is(err, errTooLarge) {
+		err = &diag.Error{Source: path, Msg: fmt.Sprintf("the layer files of this load hold more than %s in all, the limit", bytesText(r.lim.Total)), Hint: "extend fewer or smaller files"}
+	}
+	r.readBytes += int64(len(data))
 	if err != nil {
 		if e, ok := err.(*diag.Error); ok && len(chain) > 0 {
 			e.Msg += " (extended by " + strings.Join(chain, " -> ") + ")"

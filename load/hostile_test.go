@@ -3,6 +3,7 @@ package load_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -272,11 +273,11 @@ func TestProblemsLimitAcrossFiles(t *testing.T) {
 }
 
 func TestLimitsWithDefaults(t *testing.T) {
-	want := load.Limits{Depth: 1000, FileSize: 1 << 20, Files: 64, Problems: 100, Quote: 100}
+	want := load.Limits{Depth: 1000, FileSize: 1 << 20, Files: 64, Problems: 100, Quote: 100, Total: 8 << 20}
 	if diff := cmp.Diff(want, load.Limits{}.WithDefaults()); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}
-	raised := load.Limits{Depth: 5000, FileSize: 1 << 30, Files: 1, Problems: 7, Quote: 3}
+	raised := load.Limits{Depth: 5000, FileSize: 1 << 30, Files: 1, Problems: 7, Quote: 3, Total: 1 << 31}
 	if diff := cmp.Diff(raised, raised.WithDefaults()); diff != "" {
 		t.Errorf("a host's limits changed (-want +got):\n%s", diff)
 	}
@@ -299,5 +300,32 @@ func TestRaisedDepth(t *testing.T) {
 		if (err == nil) != tt.ok {
 			t.Errorf("depth %d: %v, want success %v", tt.depth, err, tt.ok)
 		}
+	}
+}
+
+// TestTotalLimit: the files of one load hold at most Total bytes together,
+// however many extends name them.
+func TestTotalLimit(t *testing.T) {
+	root := t.TempDir()
+	var names []string
+	for i := range 6 {
+		name := fmt.Sprintf("w/.strata/d/%d.toml", i)
+		names = append(names, fmt.Sprintf("%q", fmt.Sprintf("d/%d.toml", i)))
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("# "+strings.Repeat("x", 1000)+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "w/.strata/config.toml"), []byte("extends = ["+strings.Join(names, ", ")+"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := app{Name: "strata", Defaults: config.Default(), Trust: trustAll{}, Dir: filepath.Join(root, "w"), Environ: []string{"STRATA_CONFIG_HOME=" + root + "/home"},
+		Limits: load.Limits{Total: 3500}}
+	_, err := a.Load(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "the layer files of this load hold more than 3,500 bytes in all, the limit") {
+		t.Errorf("err = %v", err)
 	}
 }

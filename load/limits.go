@@ -32,6 +32,10 @@ type Limits struct {
 	// Quote is how many characters of a key or value a message quotes
 	// before "…". Default 100.
 	Quote int
+	// Total is how many bytes all the layer files of one load may hold
+	// together (user, workspace, directory files, what they extend,
+	// --cfg files). Default 8 MiB.
+	Total int64
 }
 
 // WithDefaults returns l with each zero field set to its default: the
@@ -45,6 +49,9 @@ func (l Limits) WithDefaults() Limits {
 	l.Files = limits.Or(l.Files, limits.Files)
 	l.Problems = limits.Or(l.Problems, limits.Problems)
 	l.Quote = limits.Or(l.Quote, limits.Quote)
+	if l.Total <= 0 {
+		l.Total = limits.Total
+	}
 	return l
 }
 

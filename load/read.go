@@ -12,6 +12,9 @@ import (
 	"github.com/strata-config/strata/diag"
 )
 
+// errTooLarge is the cause of the problem of a file over its limit.
+var errTooLarge = errors.New("too large")
+
 // readChunk is how much a read takes at a time between looks at the
 // context.
 const readChunk = 64 << 10
@@ -56,7 +59,7 @@ func readFile(ctx context.Context, path string, max int64) ([]byte, error) {
 		n, err := f.Read(buf[len(buf):min(cap(buf), len(buf)+readChunk)])
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > max {
-			return nil, &diag.Error{Source: path, Msg: "is larger than " + bytesText(max) + ", the limit for a layer file"}
+			return nil, &diag.Error{Source: path, Msg: "is larger than " + bytesText(max) + ", the limit for a layer file", Err: errTooLarge}
 		}
 		if errors.Is(err, io.EOF) {
 			return buf, nil

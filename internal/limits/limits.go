@@ -24,6 +24,8 @@ const (
 	Problems = 100
 	// Quote is how many characters of a key or value a message quotes.
 	Quote = 100
+	// Total is how many bytes the layer files of one load hold together.
+	Total = 8 << 20
 )
 
 // Or returns n, or def when n is zero or less.
