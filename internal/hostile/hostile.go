@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -196,7 +195,7 @@ func (in Input) Write(t testing.TB, root string) {
 	case "devzero":
 		err = os.Symlink("/dev/zero", tmp)
 	case "fifo":
-		err = syscall.Mkfifo(tmp, 0o644)
+		err = mkfifo(tmp)
 	case "dir":
 		if err = os.RemoveAll(target); err == nil {
 			err = os.Mkdir(target, 0o755)
