@@ -4,5 +4,5 @@ package hostile
 
 import "errors"
 
-// mkfifo makes a named pipe at path; this system has none to make.
-func mkfifo(string) error { return errors.ErrUnsupported }
+// Mkfifo makes a named pipe at path; this system has none to make.
+func Mkfifo(string) error { return errors.ErrUnsupported }

@@ -4,5 +4,5 @@ package hostile
 
 import "syscall"
 
-// mkfifo makes a named pipe at path.
-func mkfifo(path string) error { return syscall.Mkfifo(path, 0o644) }
+// Mkfifo makes a named pipe at path.
+func Mkfifo(path string) error { return syscall.Mkfifo(path, 0o644) }

@@ -195,7 +195,7 @@ func (in Input) Write(t testing.TB, root string) {
 	case "devzero":
 		err = os.Symlink("/dev/zero", tmp)
 	case "fifo":
-		err = mkfifo(tmp)
+		err = Mkfifo(tmp)
 	case "dir":
 		if err = os.RemoveAll(target); err == nil {
 			err = os.Mkdir(target, 0o755)
