@@ -118,7 +118,14 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 	}
 	var t load.Trust = list
 	if s.trustOnce {
-		t = trust.Once{List: list, Root: workspaceOf(dir, s.name)}
+		root, err := load.WorkspaceRoot(dir, s.name)
+		if err != nil {
+			return nil, err
+		}
+		if root == "" {
+			root = dir
+		}
+		t = trust.Once{List: list, Root: root}
 	}
 	app := &load.App[P, R]{
 		Name: s.name, Defaults: defaults, Dir: dir, Environ: environ, Cfg: s.cfg, Flags: flags,
@@ -150,20 +157,6 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 		w.dir = neutralDir(s.cacheDir)
 	}
 	return w, nil
-}
-
-// workspaceOf returns the workspace root around dir, or dir.
-func workspaceOf(dir, name string) string {
-	for d := dir; ; {
-		if info, err := os.Stat(filepath.Join(d, "."+name)); err == nil && info.IsDir() {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return dir
-		}
-		d = parent
-	}
 }
 
 // neutralDir returns the empty directory where programs start while the

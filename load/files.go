@@ -375,6 +375,11 @@ func (d *Document) extends() ([]extend, error) {
 	return out, nil
 }
 
+// WorkspaceRoot returns the root of the workspace of an application called
+// name around dir: the nearest ancestor of dir (dir included) that holds a
+// directory .<name>, or "" outside a workspace. It is the root Load finds.
+func WorkspaceRoot(dir, name string) (string, error) { return workspaceRoot(dir, "."+name) }
+
 // workspaceRoot returns the nearest ancestor of dir (dir included) that
 // holds a directory named marker, or "".
 func workspaceRoot(dir, marker string) (string, error) {
