@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,7 +41,6 @@ func (s *session) mcpServers(c config.Config) {
 		}
 		defer s.r.Servers.Retain(keep)
 	}
-	var mu sync.Mutex
 	procs.Each(s.ctx, len(names), len(names), func(ctx context.Context, i int) {
 		name := names[i]
 		srv := c.MCPServers[name]
@@ -54,17 +52,17 @@ func (s *session) mcpServers(c config.Config) {
 				e.Source = "skipped"
 				e.Msg += " (the server is optional: its tools are left out)"
 				s.warn(e)
-				mu.Lock()
+				s.mu.Lock()
 				s.found.Failed[path.String()] = true
-				mu.Unlock()
+				s.mu.Unlock()
 			} else {
 				s.failed(path, e)
 			}
 			return
 		}
-		mu.Lock()
+		s.mu.Lock()
 		s.found.Servers[name] = tools
-		mu.Unlock()
+		s.mu.Unlock()
 	})
 }
 
