@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,7 +10,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-config/strata/trust"
 )
 
@@ -125,5 +128,55 @@ func TestTrustPin(t *testing.T) {
 	}
 	if _, stderr, code := strataIn(t, dir, environ, "trust", "--pin", "discover.dirs"); code != 1 || !strings.Contains(stderr, "not something that launches a program; pin tools.<name> or mcp_servers.<name>") {
 		t.Errorf("a key that launches nothing: exit %d, %s", code, stderr)
+	}
+}
+
+// TestServeTrustReloads: strata serve in an untrusted workspace serves the
+// user's tools only; once the workspace is trusted (strata trust, in
+// another process), it resolves again and serves the workspace's too.
+func TestServeTrustReloads(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "STRATA_CONFIG_HOME=" + filepath.Join(home, "strata"), "XDG_CACHE_HOME=" + filepath.Join(dir, "cache")}
+	ws := filepath.Join(dir, "ws")
+	for name, content := range map[string]string{
+		".strata/config.toml": "[discover]\ndirs = [\"../tools\"]\n",
+		"tools/hello":         "#!/bin/sh\necho '{\"name\":\"hello\",\"description\":\"Hi.\",\"parameters\":{\"type\":\"object\"}}'\n",
+	} {
+		p := filepath.Join(ws, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a safety net
+	defer cancel()
+	changed := make(chan struct{}, 10)
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	cmd := exec.Command(strataBin, "serve")
+	cmd.Dir, cmd.Env = ws, environ
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 0 {
+		t.Fatalf("untrusted: %v, %d tools", err, len(tools.Tools))
+	}
+	if _, stderr, code := strataIn(t, ws, environ, "trust"); code != 0 {
+		t.Fatalf("strata trust: %s", stderr)
+	}
+	for {
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatal("no tools/list_changed after strata trust")
+		}
+		if tools, err = cs.ListTools(ctx, nil); err == nil && len(tools.Tools) == 1 && tools.Tools[0].Name == "hello" {
+			return
+		}
 	}
 }
