@@ -15,6 +15,9 @@ import (
 // server (server-everything over streamable HTTP on 127.0.0.1), as for a
 // server strata starts: a warm open starts nothing and connects nowhere.
 func TestRemoteServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the npm server over HTTP")
+	}
 	base := mcptest.Everything(t, "streamableHttp")
 	s := newSetup(t, map[string]string{
 		"home/strata/config.toml": `

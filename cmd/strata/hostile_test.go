@@ -151,6 +151,9 @@ func describeWorkspace(t *testing.T, layer, config string) (root string, environ
 // workspace a running strata serve watches: it reports the problem once,
 // and goes on serving the catalog it had.
 func TestServeSurvivesHostileInputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a serve process per hostile file; -short has TestHostileInputsCLI")
+	}
 	good := map[string]string{
 		"config.toml": "[discover]\ndirs = [\"../tools\"]\n",
 		"config.json": `{"discover": {"dirs": ["../tools"]}}`,

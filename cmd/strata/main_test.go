@@ -297,6 +297,9 @@ func TestCallGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if testing.Short() && strings.HasPrefix(tt.name, "call-mcp") {
+				t.Skip("-short: a call starts a Node server; -short has TestServeProcess's MCP call")
+			}
 			demoEnv(t, cache)
 			t.Setenv("SHELLCLAW_STUB", "1")
 			golden(t, tt.name, runCLIInput(t, tt.stdin, tt.args...))

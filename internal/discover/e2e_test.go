@@ -39,6 +39,9 @@ func logged(log, entry string, args ...string) string {
 }
 
 func TestRealMCPServers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the npm servers; -short has the mcpfake tests")
+	}
 	everything := nodeServer(t, "server-everything")
 	filesystem := nodeServer(t, "server-filesystem")
 	root := t.TempDir()

@@ -264,6 +264,9 @@ func TestForcedValue(t *testing.T) {
 // The timeout is long enough for slow.sh (0.3 s) on a loaded machine: what
 // is tested is that the hanging ones are cut, not how fast.
 func TestFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits for the hanging faults' timeout")
+	}
 	c, err := resolveIn(t, discover.Resolver{Timeout: 4 * time.Second}, `[discover]
 dirs = ["`+filepath.Join(fixtures, "faults")+`", "`+filepath.Join(t.TempDir(), "missing")+`"]`)
 	if err != nil {
@@ -516,6 +519,9 @@ func TestCache(t *testing.T) {
 // TestCacheConcurrentWriters runs two processes that fill the same cache
 // at once; every entry they leave reads back whole.
 func TestCacheConcurrentWriters(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: two processes filling a cache")
+	}
 	if os.Getenv("STRATA_CACHE_WRITER") != "" {
 		return // the child's part is in TestCacheWriterChild
 	}

@@ -375,6 +375,9 @@ func TestLimitedBody(t *testing.T) {
 // --- Against the real npm server over HTTP on 127.0.0.1 ---
 
 func TestDialEverything(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the npm server over HTTP and SSE; -short has TestDialTransports, over the SDK in process")
+	}
 	tests := []struct {
 		mode, path, want string
 	}{
@@ -421,6 +424,9 @@ func TestDialEverything(t *testing.T) {
 // environment procs.Env builds, and asks it what it received: the base
 // set, its env and its env_vars, and nothing else of the host's.
 func TestStartEverythingEnv(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the npm server; -short has procs' tests of the environment")
+	}
 	node, entry := mcptest.EverythingEntry(t)
 	host := append(os.Environ(), "HTTPS_PROXY=http://proxy.invalid:3128", "NODE_EXTRA_CA_CERTS=/etc/ca.pem",
 		"GITHUB_TOKEN=ghp_secret", "AWS_SECRET_ACCESS_KEY=never")
