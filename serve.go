@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/serve"
 )
 
@@ -48,6 +51,14 @@ func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer
 			return &serve.Snapshot{Runner: r, Watch: cur.Watch()}, nil
 		},
 		Warn: report,
+		// The MCP servers relay for the client: they are declared its
+		// sampling and elicitation capabilities (and resolved again with
+		// them, since a server may list other tools), and their log
+		// messages, at the level it asks for, go to it.
+		Client: func(_ context.Context, ss *mcp.ServerSession) bool {
+			return w.servers.Serve(upstream.ClientOf(ss))
+		},
+		LogLevel: w.servers.SetLogLevel,
 	}
 	w.servers.OnChange = func(string) { srv.Invalidate() }
 	return srv.Serve(ctx, in, out)

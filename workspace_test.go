@@ -20,10 +20,10 @@ import (
 	"github.com/strata-config/strata/trust"
 )
 
-var jptools, mcpfake string // the built fixture binaries
+var jptools, mcpfake, strataBin string // the built fixture binaries, and strata
 
 func TestMain(m *testing.M) {
-	testbin.Main(m, map[string]*string{testbin.JPTools: &jptools, testbin.MCPFake: &mcpfake})
+	testbin.Main(m, map[string]*string{testbin.JPTools: &jptools, testbin.MCPFake: &mcpfake, "github.com/strata-config/strata/cmd/strata": &strataBin})
 }
 
 // setup is a user directory and a workspace, as a cloned repository would

@@ -78,6 +78,15 @@ type Server struct {
 	// Debounce is how long to wait after a change for more before
 	// resolving again; 0 is DefaultDebounce.
 	Debounce time.Duration
+	// Client, when not nil, is told the client once it has said who it is
+	// (its capabilities, which MCP servers relayed to may be declared),
+	// before anything else of the client is answered; when it returns
+	// true, the catalog is resolved again first (what the MCP servers list
+	// may depend on what the client can answer).
+	Client func(ctx context.Context, ss *mcp.ServerSession) (reload bool)
+	// LogLevel, when not nil, is told the log level the client asks for
+	// (logging/setLevel), to pass on to the MCP servers relayed to.
+	LogLevel func(ctx context.Context, level mcp.LoggingLevel)
 
 	mu      sync.Mutex
 	current *Snapshot
@@ -85,6 +94,13 @@ type Server struct {
 	wire    map[string]json.RawMessage // the same, as they go on the wire
 	mcp     *mcp.Server
 	changes chan struct{}
+
+	runCtx     context.Context // Run's
+	watch      *watcher
+	loadMu     sync.Mutex // one resolution at a time, installed in order
+	clientOnce sync.Once
+	pmu        sync.Mutex
+	pendings   map[string]*pending // relayed calls waiting for the client
 }
 
 // Equal reports whether s and o are the same server, a handle with a
@@ -160,23 +176,27 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 		Version:     fp,
 		Description: "The tools of a strata catalog; the version is the catalog's fingerprint.",
 	}, &mcp.ServerOptions{
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		// Logging: the log messages of the MCP servers relayed to.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}},
 	})
-	s.mcp.AddReceivingMiddleware(s.fingerprintMiddleware)
+	s.mcp.AddReceivingMiddleware(s.fingerprintMiddleware, s.clientRelay)
 	s.install(cat)
 
 	ctx, cancel := context.WithCancel(ctx)
+	s.runCtx = ctx
 	w, err := newWatcher(cat.Watch)
 	if err != nil {
 		s.warn(fmt.Errorf("not watching for changes: %w", err))
 	}
+	s.watch = w
 	var wg sync.WaitGroup
 	if w != nil {
 		wg.Go(func() { w.run(ctx, s.Invalidate) })
 	}
-	wg.Go(func() { s.reloadLoop(ctx, w) })
+	wg.Go(func() { s.reloadLoop(ctx) })
 	err = s.mcp.Run(ctx, t)
 	cancel()
+	s.forgetAll()
 	wg.Wait()
 	if w != nil {
 		w.close()
@@ -185,7 +205,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 }
 
 // reloadLoop resolves again after changes, waiting for the debounce.
-func (s *Server) reloadLoop(ctx context.Context, w *watcher) {
+func (s *Server) reloadLoop(ctx context.Context) {
 	debounce := s.Debounce
 	if debounce <= 0 {
 		debounce = DefaultDebounce
@@ -209,17 +229,25 @@ func (s *Server) reloadLoop(ctx context.Context, w *watcher) {
 				break wait
 			}
 		}
-		cat, err := s.Load(ctx)
-		if err != nil {
-			if ctx.Err() == nil {
-				s.warn(&StaleError{Err: err})
-			}
-			continue
+		s.reload(ctx)
+	}
+}
+
+// reload resolves again and serves what it gives; a failure keeps the
+// catalog served.
+func (s *Server) reload(ctx context.Context) {
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	cat, err := s.Load(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.warn(&StaleError{Err: err})
 		}
-		s.install(cat)
-		if w != nil {
-			w.set(cat.Watch)
-		}
+		return
+	}
+	s.install(cat)
+	if s.watch != nil {
+		s.watch.set(cat.Watch)
 	}
 }
 
@@ -289,42 +317,52 @@ func tool(d resolve.Definition) (*mcp.Tool, error) {
 // client for clients of earlier protocol versions), and the retried call
 // carries the answer, with the answers before it in the request state.
 // Otherwise, the question goes back as the needs_input envelope.
+//
+// A call of an MCP server's tool is relayed for the client (see relay.go).
 func (s *Server) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		s.mu.Lock()
-		r := s.current.Runner
-		s.mu.Unlock()
-		given := answers(req.Params.Meta)
-		if req.Params.RequestState != "" {
-			var state map[string]any
-			if json.Unmarshal([]byte(req.Params.RequestState), &state) == nil {
-				for k, v := range state {
-					given[k] = v
-				}
-			}
+		if id, ok := relayID(req.Params.RequestState); ok {
+			return s.resume(ctx, req, id)
 		}
-		elicited := elicitedAnswers(req.Params.InputResponses)
-		for k, v := range elicited {
-			given[k] = v
-		}
-		res, err := r.Call(ctx, name, req.Params.Arguments, call.WithAnswers(given))
-		var ce *call.Error
-		switch {
-		case errors.As(err, &ce):
-			// A refused call is the model's to fix: a tool error, not a
-			// protocol error.
-			return text(true, ce.Error()), nil
-		case err != nil:
-			return nil, err
-		}
-		if q := res.Question; res.Type == protocol.NeedsInput && q != nil && canElicit(req.Session) && forUser(r, name, q.ID) {
-			if _, asked := req.Params.InputResponses[q.ID]; !asked {
-				state, _ := json.Marshal(res.Answers)
-				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{q.ID: elicitation(name, *q)}, RequestState: string(state)}, nil
-			}
-		}
-		return result(res), nil
+		return s.relay(ctx, req, func(ctx context.Context) (*mcp.CallToolResult, error) { return s.call(ctx, name, req) })
 	}
+}
+
+// call runs a call of the tool name through the current catalog.
+func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	s.mu.Lock()
+	r := s.current.Runner
+	s.mu.Unlock()
+	given := answers(req.Params.Meta)
+	if req.Params.RequestState != "" {
+		var state map[string]any
+		if json.Unmarshal([]byte(req.Params.RequestState), &state) == nil {
+			for k, v := range state {
+				given[k] = v
+			}
+		}
+	}
+	elicited := elicitedAnswers(req.Params.InputResponses)
+	for k, v := range elicited {
+		given[k] = v
+	}
+	res, err := r.Call(ctx, name, req.Params.Arguments, call.WithAnswers(given))
+	var ce *call.Error
+	switch {
+	case errors.As(err, &ce):
+		// A refused call is the model's to fix: a tool error, not a
+		// protocol error.
+		return text(true, ce.Error()), nil
+	case err != nil:
+		return nil, err
+	}
+	if q := res.Question; res.Type == protocol.NeedsInput && q != nil && canElicit(req.Session) && forUser(r, name, q.ID) {
+		if _, asked := req.Params.InputResponses[q.ID]; !asked {
+			state, _ := json.Marshal(res.Answers)
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{q.ID: elicitation(name, *q)}, RequestState: string(state)}, nil
+		}
+	}
+	return result(res), nil
 }
 
 // forUser reports whether the question id of tool is for the user (the

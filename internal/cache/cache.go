@@ -21,7 +21,8 @@ import (
 // runs nothing. An answer is stored under a key made of everything that
 // decides it: the protocol, the executable's path, size, modification time
 // and content, and the rendered command (for MCP servers, their arguments,
-// environment and directory). The content is named by the file's identity
+// environment and directory, and the capabilities declared to them), the
+// script an interpreter runs, and the version of the package npx runs. The content is named by the file's identity
 // where the system gives one that changes with every write (on Linux: the
 // inode and the change time, which cannot be set back), and by its SHA-256
 // elsewhere; so a warm lookup reads one small file and never the
@@ -68,6 +69,13 @@ type Key struct {
 	// Files identify the script an interpreter runs, by path, so that a
 	// changed script is asked again.
 	Files map[string]string `json:"files,omitempty"`
+	// Packages identify what npx would run (see [Key.AddPackage]), so
+	// that an upgraded package is asked again.
+	Packages map[string]string `json:"packages,omitempty"`
+	// Client, for an MCP server, are the capabilities declared to it
+	// (JSON), when any: a server may list other tools to a client that can
+	// answer its requests.
+	Client string `json:"client,omitempty"`
 }
 
 // errNoCache is the fingerprint's error without a cache: there is nothing

@@ -281,6 +281,7 @@ func (s *session) run(ctx context.Context, t task) []byte {
 	key.Argv = append([]string{t.program}, t.args...)
 	key.AddScript(t.program, t.args, s.found.Dir)
 	env := procs.Env(s.environ, t.env, t.inherit)
+	key.AddPackage(t.program, t.args, s.found.Dir, env)
 	if len(t.env) > 0 || len(t.inherit) > 0 {
 		key.Env = procs.Env(nil, t.env, nil)
 		for _, name := range t.inherit {

@@ -19,7 +19,6 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/command"
-	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/upstream"
@@ -91,6 +90,7 @@ func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) ups
 		Startup:     seconds(srv.StartupTimeoutSec, config.DefaultStartupTimeoutSec),
 		ToolTimeout: seconds(srv.ToolTimeoutSec, config.DefaultToolTimeoutSec),
 		Launch:      trust.Launch{Program: program, Args: srv.Args, Env: trust.LaunchEnv(srv.Env, srv.EnvVars), Dir: sdir},
+		Client:      r.Servers.Declared(),
 	}
 	if srv.IsRemote() {
 		spec.Command, spec.Args, spec.Env, spec.Dir, spec.Launch = "", nil, nil, "", trust.Launch{}
@@ -131,7 +131,14 @@ func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) ups
 		key.Env = spec.Env
 		key.Dir = spec.Dir
 		key.AddScript(program, srv.Args, spec.Dir)
+		key.AddPackage(program, srv.Args, spec.Dir, spec.Env)
 		spec.Key = &key
+	}
+	if spec.Key != nil && !spec.Client.IsZero() {
+		// A server may list other tools to a client that can answer its
+		// requests (sampling, elicitation): they are cached apart.
+		b, _ := json.Marshal(spec.Client)
+		spec.Key.Client = string(b)
 	}
 	return spec
 }
@@ -155,41 +162,72 @@ func seconds(s, def float64) time.Duration {
 }
 
 // mcpServer returns the tools of one server, by name.
+//
+// Cached tools are used as they are, with no server reached, but for a
+// remote server that gave an identity (seed 002's server/identity) with
+// them: reaching it costs no process, so it is asked who it is, and its
+// tools are listed again only when it says it changed.
 func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServer) (map[string]resolve.Discovered, error) {
 	spec := s.r.Spec(name, srv, s.found.Dir, s.found.Root)
-	var cached []byte
+	var known *upstream.Answer
 	if spec.Key != nil {
-		cached, _ = s.r.Cache.Get(*spec.Key)
-	}
-	if cached != nil && !s.r.Refresh {
-		var a upstream.Answer
-		if json.Unmarshal(cached, &a) == nil {
-			return toolsOf(a), nil
+		if cached, ok := s.r.Cache.Get(*spec.Key); ok {
+			var a upstream.Answer
+			if json.Unmarshal(cached, &a) == nil {
+				known = &a
+			}
 		}
+	}
+	if known != nil && !s.r.Refresh {
+		if spec.Remote.URL == "" || known.Identity == nil || s.r.Offline {
+			return toolsOf(*known), nil
+		}
+		a, _, err := s.r.Servers.Tools(ctx, spec, known)
+		if err != nil {
+			s.warn(&diag.Error{Source: "changed", Path: partial.Path{"mcp_servers", name}, Msg: "cannot ask the server whether its tools changed (" + err.Error() + "); its cached tools are used", Err: err})
+			return toolsOf(*known), nil
+		}
+		s.keep(spec, name, known, a)
+		return toolsOf(a), nil
 	}
 	if s.r.Offline {
 		return nil, fmt.Errorf("its tools are not in the cache, and offline mode starts no server")
 	}
-	a, started, err := s.r.Servers.Tools(ctx, spec)
+	a, started, err := s.r.Servers.Tools(ctx, spec, nil)
 	if err != nil {
 		return nil, err
 	}
 	if started && spec.Transport == nil {
 		s.started.Add(1)
 	}
-	answer, err := json.Marshal(a)
-	if err != nil {
-		return nil, err
-	}
-	if cached != nil && !jsonv.Equal(jsonv.MustParse(string(cached)), jsonv.MustParse(string(answer))) {
+	s.keep(spec, name, known, a)
+	return toolsOf(a), nil
+}
+
+// keep caches a server's answer a, where known was cached before, and
+// says so when its tools changed. A server run through npx is also cached
+// under the key of what npx installed for it (the first run installs it).
+func (s *session) keep(spec upstream.Spec, name string, known *upstream.Answer, a upstream.Answer) {
+	if known != nil && !upstream.SameTools(*known, a) {
 		s.warn(&diag.Error{Source: "changed", Path: partial.Path{"mcp_servers", name}, Msg: "the server's tools differ from those cached; the cache now holds the new ones"})
 	}
-	if spec.Key != nil {
-		if err := s.r.Cache.Put(*spec.Key, answer); err != nil {
+	if spec.Key == nil {
+		return
+	}
+	answer, err := json.Marshal(a)
+	if err != nil {
+		return
+	}
+	keys := []cache.Key{*spec.Key}
+	if after := *spec.Key; after.AddPackage(spec.Command, spec.Args, spec.Dir, spec.Env) {
+		keys = append(keys, after)
+	}
+	for _, k := range keys {
+		if err := s.r.Cache.Put(k, answer); err != nil {
 			s.warn(&diag.Error{Source: "cache", Msg: err.Error(), Err: err})
+			return
 		}
 	}
-	return toolsOf(a), nil
 }
 
 func toolsOf(a upstream.Answer) map[string]resolve.Discovered {

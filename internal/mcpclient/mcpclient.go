@@ -18,7 +18,14 @@
 //     read off the connection, since the SDK decodes schemas into maps;
 //   - over HTTP, every response and every event is bounded in size, the
 //     event stream of the older transport outlives the startup timeout,
-//     and proxies come from the host's environment, not the process's.
+//     and proxies come from the host's environment, not the process's;
+//   - for a client strata serves, a session relays ([Relay], [Downstream]):
+//     it declares that client's sampling and elicitation capabilities and
+//     passes the server's requests for them on, passes on log messages and
+//     the progress of that client's calls (under a progress token of its
+//     own, which stands for the client's), and sends the client's _meta
+//     with its calls;
+//   - seed 002's server/identity is asked beside the SDK ([Session.Identity]).
 package mcpclient
 
 import (
@@ -48,6 +55,9 @@ type Spec struct {
 	// Grace is how long the server may take to exit once its stdin closes,
 	// and again after SIGTERM; 0 is [DefaultGrace].
 	Grace time.Duration
+	// Relay, when not nil, relays what the server sends for the client
+	// strata serves.
+	Relay *Relay
 }
 
 // DefaultGrace is how long a server may take to exit once asked.
@@ -109,6 +119,10 @@ type Session struct {
 	// TransportStreamable or TransportSSE; "" for a transport given to
 	// Connect.
 	transport string
+	// relays are the calls under way relayed for a client strata serves.
+	relays relays
+	// raw sends the requests the SDK does not know (server/identity).
+	raw rawCaller
 }
 
 // Transport returns what the session runs over: [TransportStdio] for a
@@ -146,7 +160,9 @@ func Start(ctx context.Context, spec Spec, startup time.Duration) (*Session, err
 		grace = DefaultGrace
 	}
 	in := &serverStdin{WriteCloser: stdin, cmd: cmd, grace: grace}
-	s, err := Connect(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdout), Writer: in}, startup)
+	cctx, cancel := withStartup(ctx, startup)
+	defer cancel()
+	s, err := connect(ctx, cctx, &mcp.IOTransport{Reader: io.NopCloser(stdout), Writer: in}, startup, nil, spec.Relay)
 	if err != nil {
 		stop()
 		if last := stderr.LastLine(); last != "" {
@@ -163,7 +179,7 @@ func Start(ctx context.Context, spec Spec, startup time.Duration) (*Session, err
 func Connect(ctx context.Context, t mcp.Transport, startup time.Duration) (*Session, error) {
 	cctx, cancel := withStartup(ctx, startup)
 	defer cancel()
-	return connect(ctx, cctx, t, startup, nil)
+	return connect(ctx, cctx, t, startup, nil, nil)
 }
 
 // withStartup returns ctx bounded by startup (0: not bounded).
@@ -176,16 +192,21 @@ func withStartup(ctx context.Context, startup time.Duration) (context.Context, c
 
 // connect connects over a transport under cctx, ctx bounded by the
 // startup time. tp, when not nil, is a tap that the transport feeds itself
-// (over HTTP, where the connection must stay the SDK's own: it learns the
-// session's state through methods a wrapper cannot forward); otherwise the
-// connection is wrapped to feed a new one.
-func connect(ctx, cctx context.Context, t mcp.Transport, startup time.Duration, tp *tap) (*Session, error) {
+// (over streamable HTTP, where the connection must stay the SDK's own: it
+// learns the session's state through methods a wrapper cannot forward);
+// otherwise the connection is wrapped to feed a new one, which also sends
+// the requests the SDK does not know. relay, when not nil, relays what the
+// server sends for the client strata serves.
+func connect(ctx, cctx context.Context, t mcp.Transport, startup time.Duration, tp *tap, relay *Relay) (*Session, error) {
+	var tt *tapTransport
 	if tp == nil {
 		tp = &tap{}
-		t = &tapTransport{Transport: t, tap: tp}
+		tt = &tapTransport{Transport: t, tap: tp}
+		t = tt
 	}
 	s := &Session{tap: tp, changes: make(chan struct{}, 1), done: make(chan struct{}), Stderr: &Stderr{}}
-	client := mcp.NewClient(&mcp.Implementation{Name: "strata", Version: "1"}, &mcp.ClientOptions{
+	tp.relays = &s.relays
+	opts := &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{}, // no roots: servers answer as to anyone
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select {
@@ -193,7 +214,9 @@ func connect(ctx, cctx context.Context, t mcp.Transport, startup time.Duration, 
 			default:
 			}
 		},
-	})
+	}
+	s.clientOptions(opts, relay)
+	client := mcp.NewClient(&mcp.Implementation{Name: "strata", Version: "1"}, opts)
 	// A tools/list result is never answered from the SDK's cache (SEP-2549
 	// ttlMs), where the tap cannot see the raw result.
 	client.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
@@ -213,12 +236,18 @@ func connect(ctx, cctx context.Context, t mcp.Transport, startup time.Duration, 
 		return nil, fmt.Errorf("cannot connect: %w", err)
 	}
 	s.cs = cs
+	if tt != nil {
+		s.raw = tt.conn
+	}
 	go func() {
 		_ = cs.Wait()
 		close(s.done)
 	}()
 	if ir := cs.InitializeResult(); ir != nil {
 		s.Info = ir.ServerInfo
+	}
+	if relay != nil && relay.Level != "" {
+		_ = s.SetLogLevel(cctx, relay.Level) // a server that refuses still serves
 	}
 	return s, nil
 }
@@ -352,21 +381,35 @@ func parseTools(raw []byte, res *mcp.ListToolsResult) ([]Tool, error) {
 // Call calls a tool with args, a JSON object sent as it is ({} when nil).
 // meta, when not nil, is sent as the call's _meta; it is copied first, so
 // the caller's map is never written.
+//
+// A call whose context carries a [Downstream] is relayed for it: the
+// client's _meta goes with it (meta's keys win), the server's progress
+// for it goes to the client under the client's token, and so do its log
+// messages and requests while it is under way.
 func (s *Session) Call(ctx context.Context, name string, args json.RawMessage, meta map[string]any) (*mcp.CallToolResult, error) {
 	p := &mcp.CallToolParams{Name: name}
 	if args != nil { // a nil RawMessage in the interface would go out as null
 		p.Arguments = args
 	}
+	if d := DownstreamOf(ctx); d != nil {
+		var end func()
+		meta, end = s.relays.begin(ctx, d, meta)
+		defer end()
+	} else if meta != nil {
+		meta = maps.Clone(meta)
+	}
 	if meta != nil {
-		p.Meta = mcp.Meta(maps.Clone(meta))
+		p.Meta = mcp.Meta(meta)
 	}
 	return s.cs.CallTool(ctx, p)
 }
 
-// tap records the raw result of the latest tools/list response.
+// tap records the raw result of the latest tools/list response, and
+// counts the progress notifications of relayed calls as they are read.
 type tap struct {
-	mu  sync.Mutex
-	raw []byte
+	mu     sync.Mutex
+	raw    []byte
+	relays *relays
 }
 
 func (t *tap) reset() {
@@ -382,18 +425,43 @@ func (t *tap) take() []byte {
 }
 
 func (t *tap) see(m jsonrpc.Message) {
-	if r, ok := m.(*jsonrpc.Response); ok {
-		t.seeResult(r.Result)
+	switch m := m.(type) {
+	case *jsonrpc.Response:
+		t.seeResult(m.Result)
+	case *jsonrpc.Request:
+		if m.Method == "notifications/progress" {
+			t.seeProgress(m.Params)
+		}
 	}
 }
 
 // seeRaw sees one raw JSON-RPC message, as read off an HTTP response.
 func (t *tap) seeRaw(data []byte) {
 	var msg struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
 		Result json.RawMessage `json:"result"`
 	}
-	if json.Unmarshal(data, &msg) == nil {
-		t.seeResult(msg.Result)
+	if json.Unmarshal(data, &msg) != nil {
+		return
+	}
+	if msg.Method == "notifications/progress" {
+		t.seeProgress(msg.Params)
+		return
+	}
+	t.seeResult(msg.Result)
+}
+
+// seeProgress counts a progress notification read.
+func (t *tap) seeProgress(params json.RawMessage) {
+	if t.relays == nil {
+		return
+	}
+	var p struct {
+		Token any `json:"progressToken"`
+	}
+	if json.Unmarshal(params, &p) == nil {
+		t.relays.progressRead(p.Token)
 	}
 }
 
@@ -412,9 +480,12 @@ func (t *tap) seeResult(result json.RawMessage) {
 	}
 }
 
+// tapTransport wraps the connection of a transport in a tapConn.
 type tapTransport struct {
 	mcp.Transport
-	tap *tap
+	tap  *tap
+	fed  bool     // the transport feeds the tap itself (HTTP+SSE)
+	conn *tapConn // the connection made
 }
 
 func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -422,20 +493,38 @@ func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &tapConn{Connection: c, tap: t.tap}, nil
+	tp := t.tap
+	if t.fed {
+		tp = nil
+	}
+	t.conn = &tapConn{Connection: c, tap: tp, pending: pending{ended: make(chan struct{})}}
+	return t.conn, nil
 }
 
+// tapConn shows the tap (when not nil) what the SDK reads, and carries the
+// requests strata sends beside the SDK: it writes them, and takes their
+// responses off what it reads.
 type tapConn struct {
 	mcp.Connection
-	tap *tap
+	tap     *tap
+	pending pending
 }
 
 func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	m, err := c.Connection.Read(ctx)
-	if err == nil {
-		c.tap.see(m)
+	for {
+		m, err := c.Connection.Read(ctx)
+		if err != nil {
+			c.pending.end()
+			return m, err
+		}
+		if r, ok := m.(*jsonrpc.Response); ok && c.pending.deliver(r) {
+			continue
+		}
+		if c.tap != nil {
+			c.tap.see(m)
+		}
+		return m, nil
 	}
-	return m, err
 }
 
 // serverStdin is the server's stdin; closing it ends the server and its

@@ -39,6 +39,9 @@ type Remote struct {
 	// MaxMessage bounds what is read of one response that is not an event
 	// stream, and of one server-sent event; 0 means [DefaultMaxMessage].
 	MaxMessage int
+	// Relay, when not nil, relays what the server sends for the client
+	// strata serves.
+	Relay *Relay `json:"-"`
 }
 
 // DefaultMaxMessage is the default bound on one message from a remote
@@ -78,9 +81,10 @@ func Dial(ctx context.Context, r Remote, startup time.Duration) (*Session, error
 
 	cctx, cancel := withStartup(ctx, startup)
 	defer cancel()
-	s, err := connect(ctx, cctx, &mcp.StreamableClientTransport{Endpoint: r.URL, HTTPClient: client, MaxEventSize: maxMsg}, startup, tp)
+	s, err := connect(ctx, cctx, &mcp.StreamableClientTransport{Endpoint: r.URL, HTTPClient: client, MaxEventSize: maxMsg}, startup, tp, r.Relay)
 	if err == nil {
 		s.transport = TransportStreamable
+		s.raw = &httpCaller{client: client, url: r.URL, cs: func() *mcp.ClientSession { return s.cs }, max: maxMsg}
 		return s, nil
 	}
 	status, ok := rt.postStatus()
@@ -94,7 +98,10 @@ func Dial(ctx context.Context, r Remote, startup time.Duration) (*Session, error
 	}
 	// A 4xx to the POST: a server of the HTTP+SSE transport.
 	life, stop := context.WithCancel(context.WithoutCancel(ctx))
-	s, serr := connect(ctx, cctx, &sseTransport{inner: &mcp.SSEClientTransport{Endpoint: r.URL, HTTPClient: client, MaxEventSize: maxMsg}, life: life, stop: stop}, startup, tp)
+	// The connection of the older transport is the SDK's plain one, which
+	// a tapConn may wrap, to send the requests the SDK does not know.
+	sse := &tapTransport{Transport: &sseTransport{inner: &mcp.SSEClientTransport{Endpoint: r.URL, HTTPClient: client, MaxEventSize: maxMsg}, life: life, stop: stop}, tap: tp, fed: true}
+	s, serr := connect(ctx, cctx, sse, startup, tp, r.Relay)
 	if serr != nil {
 		stop()
 		if get := rt.getStatus(); get != 0 {
@@ -102,7 +109,7 @@ func Dial(ctx context.Context, r Remote, startup time.Duration) (*Session, error
 		}
 		return nil, fmt.Errorf("a POST (streamable HTTP) answered %s, and over HTTP+SSE: %w", statusText(status), serr)
 	}
-	s.transport, s.stop = TransportSSE, stop
+	s.transport, s.stop, s.raw = TransportSSE, stop, sse.conn
 	return s, nil
 }
 

@@ -10,7 +10,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/internal/cache"
-	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/mcpclient"
 )
 
@@ -25,6 +24,17 @@ import (
 // OnChange is called, so that the host can resolve again. The same happens
 // when a running server says its tools changed.
 //
+// A server that answers seed 002's server/identity is asked who it is
+// when it is reached again (a running server listed again, a server
+// started for a call whose tools are cached, a remote server checked on a
+// warm resolution): while it says the same, its tools are those known, and
+// tools/list is not sent.
+//
+// For a host that serves an MCP client (strata serve, see [Servers.Serve]),
+// the servers relay for that client: they are declared its sampling and
+// elicitation capabilities and pass its requests on, and their log
+// messages and the progress of its calls go to it.
+//
 // The zero Servers is ready to use. A Servers must not be copied after
 // first use; a nil *Servers starts a server for each listing or call and
 // stops it after.
@@ -38,7 +48,117 @@ type Servers struct {
 	mu     sync.Mutex
 	live   map[string]*live // by server identity
 	closed bool
-	follow sync.WaitGroup // the goroutines that follow running servers
+	follow sync.WaitGroup   // the goroutines that follow running servers
+	client Client           // the client served, if any
+	level  mcp.LoggingLevel // the log level that client asked for
+}
+
+// Client is the MCP client a host serves, as the servers it is a client of
+// reach it.
+type Client struct {
+	// Capabilities are the client's sampling and elicitation
+	// capabilities: the servers started from now on are declared them
+	// (see [Spec].Client), and their requests go to the client.
+	Capabilities mcpclient.Capabilities
+	// Log is given the servers' log messages that come while no call of
+	// the client is under way (those of a call go with the call).
+	Log func(ctx context.Context, p *mcp.LoggingMessageParams)
+}
+
+// ClientOf returns the client of a session of an MCP server strata runs
+// (strata serve), as the servers relay for it: its sampling and
+// elicitation capabilities, and its session for log messages.
+func ClientOf(ss *mcp.ServerSession) Client {
+	var c Client
+	if ip := ss.InitializeParams(); ip != nil && ip.Capabilities != nil {
+		c.Capabilities = mcpclient.Capabilities{Sampling: ip.Capabilities.Sampling, Elicitation: ip.Capabilities.Elicitation}
+	}
+	c.Log = func(ctx context.Context, p *mcp.LoggingMessageParams) { _ = ss.Log(ctx, p) }
+	return c
+}
+
+// Serve makes c the client the servers relay for. It reports whether the
+// capabilities declared to servers changed: the servers started before
+// are not those that c reaches (a server may list other tools to it), and
+// the host should resolve again, with specs that declare them.
+func (p *Servers) Serve(c Client) (changed bool) {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	old, _ := json.Marshal(p.client.Capabilities)
+	now, _ := json.Marshal(c.Capabilities)
+	p.client = c
+	return string(old) != string(now)
+}
+
+// Declared returns the capabilities that the servers started now are
+// declared: those of the client served, if any (see [Spec].Client).
+func (p *Servers) Declared() mcpclient.Capabilities {
+	if p == nil {
+		return mcpclient.Capabilities{}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.client.Capabilities
+}
+
+// SetLogLevel asks the running servers that declare logging for log
+// messages of level and above, and the servers started later too: the
+// client served asked for them.
+func (p *Servers) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.level = level
+	var running []*live
+	for _, l := range p.live {
+		select {
+		case <-l.ready:
+			running = append(running, l)
+		default:
+			// Starting, maybe with the level before: it is asked the
+			// latest once it has started.
+			p.follow.Go(func() {
+				<-l.ready
+				p.mu.Lock()
+				latest := p.level
+				p.mu.Unlock()
+				if l.sess != nil {
+					_ = l.sess.SetLogLevel(context.WithoutCancel(ctx), latest)
+				}
+			})
+		}
+	}
+	p.mu.Unlock()
+	for _, l := range running {
+		if l.sess != nil {
+			_ = l.sess.SetLogLevel(ctx, level)
+		}
+	}
+}
+
+// relay is how a server started now relays for the client served.
+func (p *Servers) relay(s Spec) *mcpclient.Relay {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return &mcpclient.Relay{Capabilities: s.Client, Name: s.Name, Level: p.level, Log: p.log}
+}
+
+// log passes a log message to the client served, if any.
+func (p *Servers) log(ctx context.Context, m *mcp.LoggingMessageParams) {
+	p.mu.Lock()
+	f := p.client.Log
+	p.mu.Unlock()
+	if f != nil {
+		f(ctx, m)
+	}
 }
 
 // live is a running server, or one starting.
@@ -109,20 +229,25 @@ func (p *Servers) forget(id string, l *live) {
 }
 
 // Tools returns the tools of the server of s: listed again on the running
-// server, or listed as it starts. started says it started now.
-func (p *Servers) Tools(ctx context.Context, s Spec) (a Answer, started bool, err error) {
+// server, or listed as it starts. started says it started now. known,
+// when not nil, are the server's tools as last listed (cached): a server
+// that starts now and says it is the one that gave them (seed 002's
+// identity) is not asked for its tools; a running server is compared with
+// its own last listing.
+func (p *Servers) Tools(ctx context.Context, s Spec, known *Answer) (a Answer, started bool, err error) {
 	if p == nil {
-		a, err := List(ctx, s)
+		a, err := List(ctx, s, known)
 		return a, true, err
 	}
-	l, started, err := p.get(ctx, s)
+	l, started, err := p.get(ctx, s, func() *Answer { return known })
 	if err != nil {
 		return Answer{}, false, err
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !started {
-		if fresh, err := list(ctx, l.sess, s); err == nil {
+		last := l.answer
+		if fresh, _, err := list(ctx, l.sess, s, &last); err == nil {
 			l.answer = fresh
 		}
 	}
@@ -134,14 +259,14 @@ func (p *Servers) Tools(ctx context.Context, s Spec) (a Answer, started bool, er
 // call starts has its tools compared with the cache (see [Servers]).
 func (p *Servers) Call(ctx context.Context, s Spec, tool string, args json.RawMessage, meta map[string]any) (*mcp.CallToolResult, error) {
 	if p == nil {
-		sess, err := Start(ctx, s, mcpclient.DefaultGrace)
+		sess, err := Start(ctx, s, mcpclient.DefaultGrace, nil)
 		if err != nil {
 			return nil, fmt.Errorf("cannot start %s: %w", s.CommandLine(), err)
 		}
 		defer sess.Close()
 		return call(ctx, sess, s, tool, args, meta)
 	}
-	l, started, err := p.get(ctx, s)
+	l, started, err := p.get(ctx, s, func() *Answer { return p.cached(s) })
 	if err != nil {
 		return nil, err
 	}
@@ -154,9 +279,27 @@ func (p *Servers) Call(ctx context.Context, s Spec, tool string, args json.RawMe
 	return call(ctx, l.sess, s, tool, args, meta)
 }
 
-// get returns the running server of s, starting it (and listing its tools)
-// when it is not running; started says it was.
-func (p *Servers) get(ctx context.Context, s Spec) (l *live, started bool, err error) {
+// cached returns the tools of the server of s that the cache holds, or
+// nil.
+func (p *Servers) cached(s Spec) *Answer {
+	if s.Key == nil || p.Cache == nil {
+		return nil
+	}
+	b, ok := p.Cache.Get(*s.Key)
+	if !ok {
+		return nil
+	}
+	var a Answer
+	if json.Unmarshal(b, &a) != nil {
+		return nil
+	}
+	return &a
+}
+
+// get returns the running server of s, starting it (and listing its tools,
+// unless it says it is the server of the tools known returns) when it is
+// not running; started says it was.
+func (p *Servers) get(ctx context.Context, s Spec, known func() *Answer) (l *live, started bool, err error) {
 	id := s.id()
 	p.mu.Lock()
 	if p.closed {
@@ -184,11 +327,11 @@ func (p *Servers) get(ctx context.Context, s Spec) (l *live, started bool, err e
 		}
 		return l, false, nil
 	}
-	l.sess, l.err = Start(ctx, s, mcpclient.DefaultGrace)
+	l.sess, l.err = Start(ctx, s, mcpclient.DefaultGrace, p.relay(s))
 	if l.err != nil {
 		l.err = fmt.Errorf("cannot start %s: %w", s.CommandLine(), l.err)
 	} else {
-		l.answer, l.err = list(ctx, l.sess, s)
+		l.answer, _, l.err = list(ctx, l.sess, s, known())
 		if l.err != nil {
 			_ = l.sess.Close()
 			l.sess = nil
@@ -214,7 +357,7 @@ func (p *Servers) followServer(id string, l *live) {
 			return
 		case <-l.sess.Changes():
 			l.mu.Lock()
-			a, err := list(context.Background(), l.sess, l.spec)
+			a, _, err := list(context.Background(), l.sess, l.spec, nil)
 			if err == nil {
 				l.answer = a
 			}
@@ -236,12 +379,15 @@ func (p *Servers) revalidate(l *live, a Answer) {
 	if err != nil {
 		return
 	}
-	cached, ok := p.Cache.Get(*l.spec.Key)
-	if ok && jsonv.Equal(jsonv.MustParse(string(cached)), jsonv.MustParse(string(answer))) {
+	cached := p.cached(l.spec)
+	if cached != nil && SameTools(*cached, a) {
+		if (cached.Identity == nil) != (a.Identity == nil) || (a.Identity != nil && *a.Identity != *cached.Identity) {
+			_ = p.Cache.Put(*l.spec.Key, answer) // the same tools, under the identity given now
+		}
 		return
 	}
 	_ = p.Cache.Put(*l.spec.Key, answer)
-	if !ok {
+	if cached == nil {
 		return // nothing was cached: nothing resolved from it
 	}
 	if f := p.OnChange; f != nil {

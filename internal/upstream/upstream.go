@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/internal/cache"
+	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/trust"
 )
@@ -45,6 +46,10 @@ type Spec struct {
 	// Transport, when set, connects to the server instead of starting
 	// Command (tests give in-memory servers through it).
 	Transport func(ctx context.Context) (mcp.Transport, error)
+	// Client are the capabilities of the client strata serves that are
+	// declared to the server (see [Servers.Serve]): they are part of what
+	// the server is started with, since a server may list tools by them.
+	Client mcpclient.Capabilities
 }
 
 // Answer is what a server says: who it is, and its tools, schemas byte for
@@ -52,6 +57,18 @@ type Spec struct {
 type Answer struct {
 	ServerInfo *mcp.Implementation `json:"serverInfo,omitempty"`
 	Tools      []mcpclient.Tool    `json:"tools"`
+	// Identity is the server's answer to seed 002's server/identity, when
+	// it gave one: while it stays the same, so do the tools.
+	Identity *mcpclient.Identity `json:"identity,omitempty"`
+}
+
+// SameTools reports whether a and b list the same tools of the same
+// server, whatever identity each was given with.
+func SameTools(a, b Answer) bool {
+	a.Identity, b.Identity = nil, nil
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && jsonv.Equal(jsonv.MustParse(string(ja)), jsonv.MustParse(string(jb)))
 }
 
 // CommandLine is the server's command line, or its URL, for messages.
@@ -69,7 +86,8 @@ func (s Spec) id() string {
 		Args, Env     []string
 		Dir           string
 		Remote        mcpclient.Remote
-	}{s.Name, s.Command, s.Args, s.Env, s.Dir, s.Remote})
+		Client        *mcpclient.Capabilities `json:",omitempty"`
+	}{s.Name, s.Command, s.Args, s.Env, s.Dir, s.Remote, declared(s.Client)})
 	return string(b)
 }
 
@@ -81,9 +99,20 @@ func (s Spec) ID() string { return s.id() }
 // finish, and resolution waits for it.
 const ListGrace = 10 * time.Millisecond
 
+// declared returns c, or nil when it declares nothing, so that a server
+// started for no client is identified and keyed as before there were
+// clients.
+func declared(c mcpclient.Capabilities) *mcpclient.Capabilities {
+	if c.IsZero() {
+		return nil
+	}
+	return &c
+}
+
 // Start starts the server (or connects to it), checking its pin first.
-// started counts the programs started.
-func Start(ctx context.Context, s Spec, grace time.Duration) (*mcpclient.Session, error) {
+// relay, when not nil, relays what the server sends for the client strata
+// serves.
+func Start(ctx context.Context, s Spec, grace time.Duration, relay *mcpclient.Relay) (*mcpclient.Session, error) {
 	if s.Transport != nil {
 		t, err := s.Transport(ctx)
 		if err != nil {
@@ -95,39 +124,90 @@ func Start(ctx context.Context, s Spec, grace time.Duration) (*mcpclient.Session
 		if s.TokenVar != "" && s.Remote.BearerToken == "" {
 			return nil, fmt.Errorf("the variable %s, which bearer_token_env_var names, is not set", s.TokenVar)
 		}
-		return mcpclient.Dial(ctx, s.Remote, s.Startup)
+		r := s.Remote
+		r.Relay = relay
+		return mcpclient.Dial(ctx, r, s.Startup)
 	}
 	if s.Pin != nil {
 		if err := s.Pin.Check(s.Launch); err != nil {
 			return nil, err
 		}
 	}
-	return mcpclient.Start(ctx, mcpclient.Spec{Command: s.Command, Args: s.Args, Dir: s.Dir, Env: s.Env, Grace: grace}, s.Startup)
+	return mcpclient.Start(ctx, mcpclient.Spec{Command: s.Command, Args: s.Args, Dir: s.Dir, Env: s.Env, Grace: grace, Relay: relay}, s.Startup)
 }
 
-// List starts the server, lists its tools and stops it.
-func List(ctx context.Context, s Spec) (Answer, error) {
-	sess, err := Start(ctx, s, ListGrace)
+// List starts the server, lists its tools and stops it. known, when not
+// nil, are its tools as last listed: when the server gave an identity
+// then and gives the same now, they are its tools, and tools/list is not
+// sent.
+func List(ctx context.Context, s Spec, known *Answer) (Answer, error) {
+	sess, err := Start(ctx, s, ListGrace, nil)
 	if err != nil {
 		return Answer{}, fmt.Errorf("cannot start %s: %w", s.CommandLine(), err)
 	}
 	defer sess.Close()
-	return list(ctx, sess, s)
+	a, _, err := list(ctx, sess, s, known)
+	return a, err
 }
 
-// list lists the tools of a running server, under its tool timeout.
-func list(ctx context.Context, sess *mcpclient.Session, s Spec) (Answer, error) {
+// IdentityGrace is how long a listing waits for the answer to
+// server/identity once tools/list has answered: a server that answers
+// neither it nor an error holds up no listing for longer.
+const IdentityGrace = time.Second
+
+// list lists the tools of a running server, under its tool timeout, and
+// asks who it is (seed 002's server/identity) beside. known, when not
+// nil, are its tools as last listed: when they came with an identity, the
+// server is asked who it is first, and while it says the same, they are
+// its tools and tools/list is not sent (listed says whether it was).
+func list(ctx context.Context, sess *mcpclient.Session, s Spec, known *Answer) (a Answer, listed bool, err error) {
 	lctx, cancel := context.WithTimeout(ctx, s.ToolTimeout)
 	defer cancel()
-	tools, err := sess.Tools(lctx)
+	if known != nil && known.Identity != nil {
+		id, err := sess.Identity(lctx)
+		if err == nil && id.Same(*known.Identity) {
+			a := *known
+			a.Identity = id
+			return a, false, nil
+		}
+		tools, err := listTools(lctx, sess, s)
+		if err != nil {
+			return Answer{}, true, err
+		}
+		return Answer{ServerInfo: sess.Info, Tools: tools, Identity: id}, true, nil
+	}
+	ids := make(chan *mcpclient.Identity, 1)
+	ictx, icancel := context.WithCancel(lctx)
+	defer icancel()
+	go func() {
+		id, _ := sess.Identity(ictx)
+		ids <- id
+	}()
+	tools, err := listTools(lctx, sess, s)
+	if err != nil {
+		return Answer{}, true, err
+	}
+	a = Answer{ServerInfo: sess.Info, Tools: tools}
+	grace := time.NewTimer(IdentityGrace)
+	defer grace.Stop()
+	select {
+	case a.Identity = <-ids:
+	case <-grace.C:
+	}
+	return a, true, nil
+}
+
+// listTools sends tools/list, page by page.
+func listTools(ctx context.Context, sess *mcpclient.Session, s Spec) ([]mcpclient.Tool, error) {
+	tools, err := sess.Tools(ctx)
 	if err != nil {
 		msg := err.Error()
 		if last := sess.Stderr.LastLine(); last != "" {
 			msg += "; it said: " + last
 		}
-		return Answer{}, &Error{Msg: fmt.Sprintf("%s: %s", s.CommandLine(), msg), Err: err}
+		return nil, &Error{Msg: fmt.Sprintf("%s: %s", s.CommandLine(), msg), Err: err}
 	}
-	return Answer{ServerInfo: sess.Info, Tools: tools}, nil
+	return tools, nil
 }
 
 // call calls tool on a running server under the server's tool timeout.

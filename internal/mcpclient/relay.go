@@ -1,0 +1,334 @@
+package mcpclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Capabilities are what a session declares to its server beyond being a
+// client: the capabilities of the client strata serves, whose part strata
+// plays towards the server (sampling and elicitation requests go to that
+// client). The zero Capabilities declares nothing, as to anyone.
+type Capabilities struct {
+	Sampling    *mcp.SamplingCapabilities    `json:"sampling,omitempty"`
+	Elicitation *mcp.ElicitationCapabilities `json:"elicitation,omitempty"`
+}
+
+// IsZero reports whether c declares nothing.
+func (c Capabilities) IsZero() bool { return c.Sampling == nil && c.Elicitation == nil }
+
+// Relay is how a session passes on to the client strata serves what its
+// server sends for that client: its log messages, the progress of the
+// calls that client made, and its sampling and elicitation requests.
+type Relay struct {
+	// Capabilities are declared to the server; a request of the server
+	// for anything else is answered with an error by the SDK.
+	Capabilities
+	// Name is the server's name in the config: the logger of its log
+	// messages that name none.
+	Name string
+	// Log, when not nil, is given the server's log messages that come
+	// while no call of the client strata serves is under way (those that
+	// come during one go to its [Downstream]).
+	Log func(ctx context.Context, p *mcp.LoggingMessageParams)
+	// Level, when not empty, is the log level asked of the server right
+	// after the handshake (logging/setLevel), when it declares logging.
+	Level mcp.LoggingLevel
+}
+
+// Downstream is the client strata serves, for one call it relays to an
+// MCP server: the client's _meta, and where the server's progress, log
+// messages and requests go while the call is under way. A call's context
+// carries it ([WithDownstream]).
+type Downstream interface {
+	// Meta is the _meta of the client's call.
+	Meta() map[string]any
+	// Progress passes on a progress notification of the call; its token
+	// is already the client's.
+	Progress(ctx context.Context, p *mcp.ProgressNotificationParams) error
+	// Log passes on a log message of the server.
+	Log(ctx context.Context, p *mcp.LoggingMessageParams) error
+	// Ask passes on a request of the server to the client, an
+	// *mcp.ElicitParams or an *mcp.CreateMessageWithToolsParams, and
+	// returns the client's answer: an *mcp.ElicitResult or an
+	// *mcp.CreateMessageWithToolsResult.
+	Ask(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error)
+}
+
+type downstreamKey struct{}
+
+// WithDownstream returns ctx carrying d: the calls made under it are
+// relayed for d.
+func WithDownstream(ctx context.Context, d Downstream) context.Context {
+	return context.WithValue(ctx, downstreamKey{}, d)
+}
+
+// DownstreamOf returns the Downstream ctx carries, or nil.
+func DownstreamOf(ctx context.Context) Downstream {
+	d, _ := ctx.Value(downstreamKey{}).(Downstream)
+	return d
+}
+
+// protocolMeta is the prefix of the _meta keys that the protocol itself
+// sets on every request of its 2026-07-28 version (protocol version,
+// client capabilities, log level): the client's are not the session's.
+const protocolMeta = "io.modelcontextprotocol/"
+
+// relayed is a call under way that is relayed for a Downstream.
+type relayed struct {
+	d     Downstream
+	ctx   context.Context // the call's: what the server asks ends with it
+	token any             // the client's progress token, or nil
+
+	// The SDK hands notifications to their handlers on a goroutine of
+	// their own, so the response to a call may be handled before the
+	// progress the server sent ahead of it. The tap counts the progress
+	// notifications of the call as they are read, in order, and the call
+	// ends only once they are passed on.
+	mu      sync.Mutex
+	notes   int           // read, not yet passed on
+	drained chan struct{} // closed when notes is back to 0; nil at 0
+}
+
+// noteGrace bounds how long a call waits for the progress read before its
+// response to be passed on: a notification the SDK could not decode never
+// reaches its handler.
+const noteGrace = time.Second
+
+func (c *relayed) noteRead() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.notes++
+	if c.drained == nil {
+		c.drained = make(chan struct{})
+	}
+}
+
+func (c *relayed) notePassed() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.notes == 0 {
+		return
+	}
+	c.notes--
+	if c.notes == 0 {
+		close(c.drained)
+		c.drained = nil
+	}
+}
+
+// drain waits for the progress read so far to be passed on.
+func (c *relayed) drain(ctx context.Context) {
+	c.mu.Lock()
+	ch := c.drained
+	c.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	t := time.NewTimer(noteGrace)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// relays tracks the relayed calls of a session, oldest first, and the
+// progress tokens strata gave their server, which stand for the client's.
+type relays struct {
+	mu     sync.Mutex
+	calls  []*relayed
+	tokens map[string]*relayed
+	next   uint64
+}
+
+// begin tracks a call relayed for d, and returns the _meta to send: the
+// client's (less the protocol's own keys), then meta, with strata's own
+// progress token for the client's. end stops tracking the call.
+func (r *relays) begin(ctx context.Context, d Downstream, meta map[string]any) (out map[string]any, end func()) {
+	out = map[string]any{}
+	for k, v := range d.Meta() {
+		if !strings.HasPrefix(k, protocolMeta) {
+			out[k] = v
+		}
+	}
+	maps.Copy(out, meta)
+	c := &relayed{d: d, ctx: ctx}
+	r.mu.Lock()
+	r.calls = append(r.calls, c)
+	token := ""
+	if t, ok := out["progressToken"]; ok && t != nil {
+		// The server's notifications carry strata's token, unique on
+		// this session however many clients' calls share it.
+		r.next++
+		token = fmt.Sprintf("strata-%d", r.next)
+		c.token = t
+		if r.tokens == nil {
+			r.tokens = map[string]*relayed{}
+		}
+		r.tokens[token] = c
+		out["progressToken"] = token
+	}
+	r.mu.Unlock()
+	return out, func() {
+		c.drain(ctx)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if token != "" {
+			delete(r.tokens, token)
+		}
+		for i, x := range r.calls {
+			if x == c {
+				r.calls = append(r.calls[:i], r.calls[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// progressRead counts a progress notification read off the connection,
+// when it is for a call relayed.
+func (r *relays) progressRead(token any) {
+	if c := r.byToken(token); c != nil {
+		c.noteRead()
+	}
+}
+
+// byToken returns the call of a progress token strata gave.
+func (r *relays) byToken(token any) *relayed {
+	s, ok := token.(string)
+	if !ok {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.tokens[s]
+}
+
+// oldest returns the oldest relayed call under way, or nil.
+func (r *relays) oldest() *relayed {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.calls) == 0 {
+		return nil
+	}
+	return r.calls[0]
+}
+
+// ErrNoClient is the error a server's sampling or elicitation request is
+// answered with when no call of a client that can answer it is under way.
+var ErrNoClient = errors.New("strata relays this request only during a call of a client that can answer it, and none is under way")
+
+// clientOptions adds to opts the handlers that relay what the server sends
+// for the client strata serves, and declares that client's capabilities.
+func (s *Session) clientOptions(opts *mcp.ClientOptions, relay *Relay) {
+	if relay == nil {
+		return
+	}
+	opts.Capabilities.Sampling = relay.Sampling
+	opts.Capabilities.Elicitation = relay.Elicitation
+	opts.ProgressNotificationHandler = func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+		c := s.relays.byToken(req.Params.ProgressToken)
+		if c == nil {
+			return // not a call strata relays
+		}
+		defer c.notePassed()
+		p := *req.Params
+		p.ProgressToken = c.token
+		_ = c.d.Progress(c.ctx, &p)
+	}
+	opts.LoggingMessageHandler = func(ctx context.Context, req *mcp.LoggingMessageRequest) {
+		p := *req.Params
+		if p.Logger == "" {
+			p.Logger = relay.Name
+		}
+		if c := s.relays.oldest(); c != nil {
+			_ = c.d.Log(c.ctx, &p)
+			return
+		}
+		if relay.Log != nil {
+			relay.Log(ctx, &p)
+		}
+	}
+	if relay.Sampling != nil {
+		opts.CreateMessageWithToolsHandler = func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+			res, err := s.ask(ctx, req.Params)
+			if err != nil {
+				return nil, rpcErrorOf(err)
+			}
+			r, ok := res.(*mcp.CreateMessageWithToolsResult)
+			if !ok {
+				return nil, fmt.Errorf("the client answered sampling with a %T", res)
+			}
+			return r, nil
+		}
+	}
+	if relay.Elicitation != nil {
+		opts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			res, err := s.ask(ctx, req.Params)
+			if err != nil {
+				return nil, rpcErrorOf(err)
+			}
+			r, ok := res.(*mcp.ElicitResult)
+			if !ok {
+				return nil, fmt.Errorf("the client answered elicitation with a %T", res)
+			}
+			return r, nil
+		}
+	}
+}
+
+// rpcErrorOf is err as the JSON-RPC error the server is answered with:
+// the client's own error, ErrNoClient with the code the SDK answers a
+// request the client did not declare with (invalid params), anything else
+// as an internal error.
+func rpcErrorOf(err error) error {
+	var e *jsonrpc.Error
+	switch {
+	case errors.As(err, &e):
+		return e
+	case errors.Is(err, ErrNoClient):
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+}
+
+// ask passes on a request of the server to the client of the call it
+// belongs to: the call whose context the SDK handles it under (a request
+// in the result of a call, protocol 2026-07-28 and later), else the oldest
+// relayed call under way (a request the server sent on its own; nothing
+// on the wire says which call it is for). It is answered with an error
+// when no call is under way, and gives up when the call ends.
+func (s *Session) ask(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error) {
+	if d := DownstreamOf(ctx); d != nil {
+		return d.Ask(ctx, req)
+	}
+	c := s.relays.oldest()
+	if c == nil {
+		return nil, ErrNoClient
+	}
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(c.ctx, cancel)
+	defer stop()
+	return c.d.Ask(actx, req)
+}
+
+// SetLogLevel asks the server for log messages of level and above
+// (logging/setLevel), when it declares logging; it does nothing otherwise.
+func (s *Session) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error {
+	ir := s.cs.InitializeResult()
+	if level == "" || ir == nil || ir.Capabilities == nil || ir.Capabilities.Logging == nil {
+		return nil
+	}
+	return s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level})
+}

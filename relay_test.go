@@ -1,0 +1,284 @@
+package strata_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/internal/mcptest"
+)
+
+// lockedBuffer is a buffer that exec's copying goroutine and a test may
+// share.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// serveProcess starts strata serve, a real process, on the trusted
+// workspace of s, with the flags args, and connects the Go SDK's client
+// with opts to it.
+func (s *setup) serveProcess(t *testing.T, opts *mcp.ClientOptions, args ...string) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(strataBin, append([]string{"serve", "--root", s.repo, "--trust"}, args...)...)
+	cmd.Env = append(slices.Clone(s.environ), "XDG_CACHE_HOME="+filepath.Join(s.dir, "cache"))
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "relay-test", Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("%v; strata said:\n%s", err, stderr)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		if t.Failed() {
+			t.Logf("strata said:\n%s", stderr)
+		}
+	})
+	return cs
+}
+
+// everythingServer is the config of server-everything over stdio, all its
+// tools exposed.
+func everythingServer(t *testing.T) string {
+	node, entry := mcptest.EverythingEntry(t)
+	return "[mcp_servers.everything]\ncommand = \"" + node + "\"\nargs = [\"" + entry + "\", \"stdio\"]\nexpose = \"all\"\n"
+}
+
+// resolved is what one resolution gave.
+type resolved struct {
+	names, warnings []string
+	started         int
+}
+
+// resolveOnce opens the workspace, resolves it and closes it (which stops
+// the servers it started).
+func (s *setup) resolveOnce(t *testing.T) resolved {
+	t.Helper()
+	w := s.open(t)
+	defer w.Close()
+	cat, err := w.Resolve(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r resolved
+	for _, d := range cat.Tools {
+		r.names = append(r.names, d.Name)
+	}
+	for _, e := range cat.Warnings {
+		r.warnings = append(r.warnings, e.Msg)
+	}
+	r.started = cat.Started
+	return r
+}
+
+// receive waits for the next value a client handler recorded.
+func receive[T any](t *testing.T, ctx context.Context, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-ctx.Done():
+		t.Fatalf("no %s came", what)
+		var zero T
+		return zero
+	}
+}
+
+func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	return names
+}
+
+func textOf(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// TestServeRelays drives strata serve, a real process, with the Go SDK's
+// client, in front of a real server that logs, reports progress and asks
+// for sampling and elicitation (server-everything over stdio): what the
+// server sends for the client reaches it, the client's progress token
+// included, and the client's answers reach the server.
+func TestServeRelays(t *testing.T) {
+	s := newSetup(t, map[string]string{"home/strata/config.toml": everythingServer(t)})
+	progress := make(chan *mcp.ProgressNotificationParams, 100)
+	logs := make(chan *mcp.LoggingMessageParams, 100)
+	sampled := make(chan *mcp.CreateMessageParams, 10)
+	elicited := make(chan *mcp.ElicitParams, 10)
+	cs := s.serveProcess(t, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) { progress <- req.Params },
+		LoggingMessageHandler:       func(_ context.Context, req *mcp.LoggingMessageRequest) { logs <- req.Params },
+		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			sampled <- req.Params
+			return &mcp.CreateMessageResult{Model: "test-model", Role: "assistant", Content: &mcp.TextContent{Text: "Hi from the client"}}, nil
+		},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			elicited <- req.Params
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada Lovelace", "check": true}}, nil
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	// server-everything lists its sampling and elicitation tools only to a
+	// client that declares those capabilities: strata declared them.
+	names := toolNames(t, cs)
+	for _, want := range []string{"trigger-sampling-request", "trigger-elicitation-request", "trigger-long-running-operation", "toggle-simulated-logging"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("%s is not served: %v", want, names)
+		}
+	}
+
+	t.Run("progress", func(t *testing.T) {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "trigger-long-running-operation", Arguments: map[string]any{"duration": 0.3, "steps": 3}, Meta: mcp.Meta{"progressToken": "client-token-7"}})
+		if err != nil || res.IsError {
+			t.Fatalf("%v: %+v", err, res)
+		}
+		var got []string
+		for range 3 {
+			p := receive(t, ctx, progress, "progress notification")
+			b, _ := json.Marshal(p)
+			got = append(got, string(b))
+		}
+		want := []string{
+			`{"progressToken":"client-token-7","progress":1,"total":3}`,
+			`{"progressToken":"client-token-7","progress":2,"total":3}`,
+			`{"progressToken":"client-token-7","progress":3,"total":3}`,
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("progress (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("logging", func(t *testing.T) {
+		if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "toggle-simulated-logging"})
+		if err != nil || !strings.HasPrefix(textOf(res), "Started simulated") {
+			t.Fatalf("%v: %+v", err, res)
+		}
+		m := receive(t, ctx, logs, "log message")
+		if data, _ := m.Data.(string); m.Logger != "everything" || !strings.Contains(data, "message") {
+			t.Errorf("log message %+v", m)
+		}
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "toggle-simulated-logging"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("sampling", func(t *testing.T) {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "trigger-sampling-request", Arguments: map[string]any{"prompt": "Say hi", "maxTokens": 5}})
+		if err != nil || res.IsError {
+			t.Fatalf("%v: %+v", err, res)
+		}
+		p := receive(t, ctx, sampled, "sampling request")
+		if text, _ := p.Messages[0].Content.(*mcp.TextContent); text == nil || text.Text != "Resource trigger-sampling-request context: Say hi" || p.MaxTokens != 5 || p.SystemPrompt != "You are a helpful test server." {
+			t.Errorf("sampling request %+v", p)
+		}
+		if got := textOf(res); !strings.Contains(got, "Hi from the client") || !strings.Contains(got, "test-model") {
+			t.Errorf("the server did not get the client's answer: %s", got)
+		}
+	})
+
+	t.Run("elicitation", func(t *testing.T) {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "trigger-elicitation-request"})
+		if err != nil || res.IsError {
+			t.Fatalf("%v: %+v", err, res)
+		}
+		p := receive(t, ctx, elicited, "elicitation request")
+		if p.Message != "Please provide inputs for the following fields:" {
+			t.Errorf("elicitation request %+v", p)
+		}
+		if got := textOf(res); !strings.Contains(got, "- Name: Ada Lovelace") || !strings.Contains(got, "- Agreed to terms: true") {
+			t.Errorf("the server did not get the client's answer: %s", got)
+		}
+	})
+}
+
+// TestServeRelaysOnlyWhatTheClientCan: a client without sampling and
+// elicitation gets no tools that need them (strata declares neither to
+// the server), and a server that asks anyway is answered with an error
+// and goes on; a client with elicitation gets the request.
+func TestServeRelaysOnlyWhatTheClientCan(t *testing.T) {
+	s := newSetup(t, map[string]string{"home/strata/config.toml": everythingServer(t) + `
+[mcp_servers.asker]
+command = "MCPFAKE"
+args = ["-ask", "elicitation/create"]
+expose = "all"
+`})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	t.Run("without", func(t *testing.T) {
+		cs := s.serveProcess(t, nil)
+		names := toolNames(t, cs)
+		if slices.Contains(names, "trigger-sampling-request") || slices.Contains(names, "trigger-elicitation-request") || !slices.Contains(names, "echo") {
+			t.Errorf("tools: %v", names)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := textOf(res), `error: {"code":-32602,"message":"client does not support elicitation"}`; got != want {
+			t.Errorf("the server got %s, want %s", got, want)
+		}
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "still here"}})
+		if err != nil || textOf(res) != "Echo: still here" {
+			t.Errorf("after: %v, %+v", err, res)
+		}
+	})
+	t.Run("with", func(t *testing.T) {
+		cs := s.serveProcess(t, &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "yes: " + req.Params.Message}}, nil
+		}})
+		names := toolNames(t, cs)
+		if !slices.Contains(names, "trigger-elicitation-request") || slices.Contains(names, "trigger-sampling-request") {
+			t.Errorf("tools: %v", names)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := textOf(res), `result: {"action":"accept","content":{"answer":"yes: mcpfake asks"}}`; got != want {
+			t.Errorf("the server got %s, want %s", got, want)
+		}
+	})
+}

@@ -1,0 +1,290 @@
+package serve
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/internal/mcpclient"
+)
+
+// A call to an MCP server's tool is relayed for the client: the client's
+// _meta goes with it (its progressToken above all), and what the server
+// sends for the client during the call (progress, log messages, sampling
+// and elicitation requests) goes to the client. How a server's request
+// reaches the client depends on the client's protocol version: before
+// 2026-07-28 it is a request strata sends the client (the SDK's
+// ServerSession.Elicit and CreateMessageWithTools); from 2026-07-28 on,
+// servers send no requests, so the call's result asks for input (multi
+// round-trip requests, SEP-2322) while the call to the upstream server
+// waits, and the client's retry, which carries the answer and the request
+// state strata gave, resumes it.
+
+// relayKey is the key of the request state of a call waiting for the
+// client's answer to a request of an upstream server.
+const relayKey = "strata/relay"
+
+// clientRelay runs the host's Client once the client has said who it is
+// (for protocol 2026-07-28, at its first request), resolving again before
+// anything else is answered when the host asks for it; and tells the
+// host the log level the client asks for.
+func (s *Server) clientRelay(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && s.Client != nil && method != "initialize" && ss.InitializeParams() != nil {
+			s.clientOnce.Do(func() {
+				if s.Client(ctx, ss) {
+					// Notifications are handled in order, so the client's
+					// first tools/list waits for the catalog its
+					// capabilities give.
+					s.reload(s.runCtx)
+				}
+			})
+		}
+		res, err := next(ctx, method, req)
+		if method == "logging/setLevel" && err == nil && s.LogLevel != nil {
+			if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok {
+				s.LogLevel(ctx, p.Level)
+			}
+		}
+		return res, err
+	}
+}
+
+// downstream is the client, for one call relayed to an MCP server.
+type downstream struct {
+	ss   *mcp.ServerSession
+	meta mcp.Meta
+	ask  func(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error)
+}
+
+func (d *downstream) Meta() map[string]any { return d.meta }
+
+func (d *downstream) Progress(ctx context.Context, p *mcp.ProgressNotificationParams) error {
+	return d.ss.NotifyProgress(ctx, p)
+}
+
+func (d *downstream) Log(ctx context.Context, p *mcp.LoggingMessageParams) error {
+	return d.ss.Log(ctx, p)
+}
+
+func (d *downstream) Ask(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error) {
+	return d.ask(ctx, req)
+}
+
+// askClient sends a request of an upstream server to a client of a
+// protocol version before 2026-07-28.
+func askClient(ss *mcp.ServerSession) func(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error) {
+	return func(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error) {
+		switch r := req.(type) {
+		case *mcp.ElicitParams:
+			return ss.Elicit(ctx, r)
+		case *mcp.CreateMessageWithToolsParams:
+			return ss.CreateMessageWithTools(ctx, r)
+		}
+		return nil, fmt.Errorf("strata does not relay a %T", req)
+	}
+}
+
+// multiRoundTrip reports whether the client speaks protocol 2026-07-28 or
+// later, where servers send no requests (the SDK's own test).
+func multiRoundTrip(ss *mcp.ServerSession) bool {
+	ip := ss.InitializeParams()
+	return ip == nil || ip.ProtocolVersion >= "2026-07-28"
+}
+
+// canAnswer reports whether the client declared sampling or elicitation:
+// only then are upstream servers told they may ask.
+func canAnswer(ss *mcp.ServerSession) bool {
+	ip := ss.InitializeParams()
+	return ip != nil && ip.Capabilities != nil && (ip.Capabilities.Sampling != nil || ip.Capabilities.Elicitation != nil)
+}
+
+// relay runs a call (run) relayed for the client of req.
+func (s *Server) relay(ctx context.Context, req *mcp.CallToolRequest, run func(context.Context) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
+	ss := req.Session
+	if ss == nil {
+		return run(ctx)
+	}
+	if !canAnswer(ss) || !multiRoundTrip(ss) {
+		d := &downstream{ss: ss, meta: req.Params.Meta, ask: askClient(ss)}
+		return run(mcpclient.WithDownstream(ctx, d))
+	}
+	// The call may outlive this request: it waits for the client's
+	// answers, which come with the client's retries.
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	p := &pending{ctx: cctx, cancel: cancel, asks: make(chan *asked), done: make(chan called, 1), waiting: map[string]*asked{}}
+	d := &downstream{ss: ss, meta: req.Params.Meta, ask: p.ask}
+	go func() {
+		res, err := run(mcpclient.WithDownstream(cctx, d))
+		p.done <- called{res, err}
+	}()
+	return s.await(ctx, p)
+}
+
+// pending is a relayed call of a client of protocol 2026-07-28 or later,
+// which may wait for the client's answers to the requests of an upstream
+// server across the client's retries.
+type pending struct {
+	id     string
+	ctx    context.Context // the call's
+	cancel context.CancelFunc
+	asks   chan *asked // requests of upstream servers for the client
+	done   chan called // the call's end
+
+	mu      sync.Mutex
+	waiting map[string]*asked // asked of the client, by input key
+	next    int
+	busy    bool // a request of the client waits on the call
+}
+
+type asked struct {
+	req    mcp.InputRequest
+	answer chan answered // buffered
+}
+
+type answered struct {
+	res mcp.InputResponse
+	err error
+}
+
+type called struct {
+	res *mcp.CallToolResult
+	err error
+}
+
+// ask passes a request of an upstream server to the client, through the
+// result of the client's request waiting on the call, and waits for the
+// client's answer, which comes with its retry.
+func (p *pending) ask(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error) {
+	a := &asked{req: req, answer: make(chan answered, 1)}
+	select {
+	case p.asks <- a:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-p.ctx.Done():
+		return nil, p.ctx.Err()
+	}
+	select {
+	case r := <-a.answer:
+		return r.res, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-p.ctx.Done():
+		return nil, p.ctx.Err()
+	}
+}
+
+// await waits, for a request of the client, for the call to end or to ask
+// the client something: then the request's result asks for input, and the
+// call waits for the client's retry.
+func (s *Server) await(ctx context.Context, p *pending) (*mcp.CallToolResult, error) {
+	p.mu.Lock()
+	if p.busy {
+		p.mu.Unlock()
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "another request resumes this call already"}
+	}
+	p.busy = true
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		p.busy = false
+		p.mu.Unlock()
+	}()
+	select {
+	case c := <-p.done:
+		s.forget(p)
+		return c.res, c.err
+	case a := <-p.asks:
+		p.mu.Lock()
+		p.next++
+		key := fmt.Sprintf("upstream-%d", p.next)
+		p.waiting[key] = a
+		p.mu.Unlock()
+		state, err := json.Marshal(map[string]string{relayKey: s.keep(p)})
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{key: a.req}, RequestState: string(state)}, nil
+	case <-ctx.Done():
+		s.forget(p) // the client cancelled: so is the call
+		return nil, ctx.Err()
+	}
+}
+
+// resume gives a waiting call the client's answers, and waits on it again.
+func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, id string) (*mcp.CallToolResult, error) {
+	s.pmu.Lock()
+	p := s.pendings[id]
+	s.pmu.Unlock()
+	if p == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the request state names no call under way: it ended, or it is another session's"}
+	}
+	p.mu.Lock()
+	for key, a := range p.waiting {
+		if r, ok := req.Params.InputResponses[key]; ok {
+			a.answer <- answered{res: r}
+		} else {
+			a.answer <- answered{err: errors.New("the client retried the call without an answer to this request")}
+		}
+		delete(p.waiting, key)
+	}
+	p.mu.Unlock()
+	return s.await(ctx, p)
+}
+
+// relayID returns the id of the waiting call a request state names.
+func relayID(state string) (string, bool) {
+	if state == "" {
+		return "", false
+	}
+	var m map[string]any
+	if json.Unmarshal([]byte(state), &m) != nil {
+		return "", false
+	}
+	id, ok := m[relayKey].(string)
+	return id, ok
+}
+
+// keep registers a waiting call under an id of its own, which only this
+// server knows (it is random), and returns the id.
+func (s *Server) keep(p *pending) string {
+	s.pmu.Lock()
+	defer s.pmu.Unlock()
+	if p.id == "" {
+		b := make([]byte, 16)
+		_, _ = rand.Read(b)
+		p.id = hex.EncodeToString(b)
+	}
+	if s.pendings == nil {
+		s.pendings = map[string]*pending{}
+	}
+	s.pendings[p.id] = p
+	return p.id
+}
+
+// forget ends a waiting call and forgets it.
+func (s *Server) forget(p *pending) {
+	p.cancel()
+	s.pmu.Lock()
+	delete(s.pendings, p.id)
+	s.pmu.Unlock()
+}
+
+// forgetAll ends the calls that wait for answers that will not come: the
+// session ended.
+func (s *Server) forgetAll() {
+	s.pmu.Lock()
+	all := s.pendings
+	s.pendings = nil
+	s.pmu.Unlock()
+	for _, p := range all {
+		p.cancel()
+	}
+}
