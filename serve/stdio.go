@@ -148,7 +148,9 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return msg, nil // a response to a request of ours
 		}
 		switch {
-		case req.Method == "initialize":
+		case req.Method == "initialize" || req.Method == "server/discover":
+			// server/discover is the stateless handshake of protocol
+			// 2026-07-28, in place of initialize.
 			c.initialized = true
 		case req.Method == IdentityMethod && req.IsCall():
 			c.replyResult(req.ID, c.t.identity())
