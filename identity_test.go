@@ -58,9 +58,13 @@ func TestIdentityWarmStart(t *testing.T) {
 			server: `command = "sh"` + "\n" + `args = ["-c", "tee -a DIR/inner.log | exec STRATABIN serve --root DIR/inner --trust"]` + "\n" + `env = { STRATA_CONFIG_HOME = "DIR/innerhome", XDG_CACHE_HOME = "DIR/innercache" }`,
 			log:    "inner.log",
 			want: [][]string{
-				{"initialize", "notifications/initialized", "server/discover", "server/identity", "tools/list"},
-				{"initialize", "notifications/initialized", "server/discover", "server/identity", "tools/call"},
-				{"initialize", "notifications/initialized", "server/discover", "server/identity", "tools/call", "tools/list"},
+				// strata serve takes server/discover for the handshake
+				// (protocol 2026-07-28): the SDK's client sends no
+				// initialize, and listens for changes, which it cancels
+				// when it closes the session.
+				{"notifications/cancelled", "server/discover", "server/identity", "subscriptions/listen", "tools/list"},
+				{"notifications/cancelled", "server/discover", "server/identity", "subscriptions/listen", "tools/call"},
+				{"notifications/cancelled", "server/discover", "server/identity", "subscriptions/listen", "tools/call", "tools/list"},
 			},
 		},
 		{
@@ -161,7 +165,7 @@ expose = "all"
 	for _, p := range got {
 		slices.Sort(p)
 	}
-	want := [][]string{{"initialize", "notifications/initialized", "server/discover", "server/identity", "server/identity", "tools/list"}}
+	want := [][]string{{"server/discover", "server/identity", "server/identity", "subscriptions/listen", "tools/list"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("what the server was sent (-want +got):\n%s", diff)
 	}
