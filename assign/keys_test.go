@@ -102,45 +102,8 @@ func leafSample(t *shape.Type) string {
 
 // sets reports whether layer v (of type t) says something at path.
 func sets(v reflect.Value, t *shape.Type, path partial.Path) bool {
-	for _, k := range path {
-		switch t.Kind {
-		case shape.Struct:
-			f, ok := t.Field(k)
-			if !ok {
-				return false
-			}
-			v, t = v.Field(f.Index), f.Type
-		case shape.Map:
-			e := v.Field(shape.MapEntries).MapIndex(reflect.ValueOf(k))
-			if !e.IsValid() || e.IsNil() {
-				return false
-			}
-			v, t = e.Elem(), t.Elem
-		case shape.Nested:
-			if v.Field(shape.NestedState).Uint() != shape.StatePresent {
-				return false
-			}
-			v, t = v.Field(shape.NestedV).Elem(), t.Elem
-			if f, ok := t.Field(k); ok {
-				v, t = v.Field(f.Index), f.Type
-			} else {
-				return false
-			}
-		case shape.Any:
-			tbl := v.Field(shape.AnyTable)
-			if tbl.IsNil() {
-				return false
-			}
-			e := tbl.Elem().Field(shape.MapEntries).MapIndex(reflect.ValueOf(k))
-			if !e.IsValid() || e.IsNil() {
-				return false
-			}
-			v = e.Elem()
-		default: // inside a value: the value is set
-			return !shape.IsZero(v, t)
-		}
-	}
-	return !shape.IsZero(v, t)
+	v, t, _, ok := shape.Find(v, t, path)
+	return ok && !shape.IsZero(v, t) // inside a value: the value is set
 }
 
 // TestEveryKeyIsDeclaredAndAssignable walks the whole model and assigns

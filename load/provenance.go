@@ -230,16 +230,19 @@ func mention(v reflect.Value, t *shape.Type, path partial.Path, i int) (action s
 // item of a list field (discover.dirs.1): the item's layer is the one that
 // gave that value, not the last that mentions the list.
 func listItem(t *shape.Type, path partial.Path, config reflect.Value) (string, bool) {
-	for i, k := range path {
+	for i := 0; i < len(path); i++ {
 		switch t.Kind {
 		case shape.Struct:
-			f, ok := t.Field(k)
+			f, ok := t.Field(path[i])
 			if !ok {
 				return "", false
 			}
 			t = f.Type
-		case shape.Map, shape.Nested:
+		case shape.Map:
 			t = t.Elem
+		case shape.Nested: // takes no key: the struct inside does
+			t = t.Elem
+			i--
 		case shape.List:
 			if i != len(path)-1 {
 				return "", false
@@ -256,25 +259,8 @@ func listItem(t *shape.Type, path partial.Path, config reflect.Value) (string, b
 // gives reports whether layer v adds an item whose text is item to the
 // list at path[:len(path)-1].
 func gives(v reflect.Value, t *shape.Type, path partial.Path, item string) bool {
-	for _, k := range path[:len(path)-1] {
-		switch t.Kind {
-		case shape.Struct:
-			f, _ := t.Field(k)
-			v, t = v.Field(f.Index), f.Type
-		case shape.Map:
-			e := v.Field(shape.MapEntries).MapIndex(reflect.ValueOf(k))
-			if !e.IsValid() || e.IsNil() {
-				return false
-			}
-			v, t = e.Elem(), t.Elem
-		case shape.Nested:
-			if v.Field(shape.NestedState).Uint() != shape.StatePresent {
-				return false
-			}
-			v, t = v.Field(shape.NestedV).Elem(), t.Elem
-		}
-	}
-	if t.Kind != shape.List {
+	v, t, used, ok := shape.Find(v, t, path[:len(path)-1])
+	if !ok || used != len(path)-1 || t.Kind != shape.List {
 		return false
 	}
 	for _, field := range []int{shape.ListHead, shape.ListTail} {

@@ -126,6 +126,18 @@ func TestServeProcess(t *testing.T) {
 // it lists are the tools' own, key for key.
 func TestServeRawSchemas(t *testing.T) {
 	strata, root, environ := serveWorkspace(t)
+	line := rawToolsList(t, strata, root, environ)
+	want := `"inputSchema":{"type":"object","properties":{"unit":{"enum":["celsius"],"type":"string","default":"celsius"},"city":{"type":"string"}},"required":["city"]}`
+	if !strings.Contains(line, want) {
+		t.Errorf("tools/list does not keep the weather tool's schema as written:\n%s\nwant it to contain\n%s", line, want)
+	}
+}
+
+// rawToolsList starts strata serve in root, speaks JSON-RPC to it by hand
+// (initialize, initialized, tools/list) and returns the line that answers
+// tools/list, as it was written.
+func rawToolsList(t *testing.T, strata, root string, environ []string) string {
+	t.Helper()
 	cmd := exec.Command(strata, "serve", "--root", root, "--trust")
 	cmd.Env = environ
 	stdin, _ := cmd.StdinPipe()
@@ -152,14 +164,9 @@ func TestServeRawSchemas(t *testing.T) {
 			ID json.RawMessage `json:"id"`
 		}
 		json.Unmarshal([]byte(line), &msg)
-		if string(msg.ID) != "2" {
-			continue
+		if string(msg.ID) == "2" {
+			return line
 		}
-		want := `"inputSchema":{"type":"object","properties":{"unit":{"enum":["celsius"],"type":"string","default":"celsius"},"city":{"type":"string"}},"required":["city"]}`
-		if !strings.Contains(line, want) {
-			t.Errorf("tools/list does not keep the weather tool's schema as written:\n%s\nwant it to contain\n%s", line, want)
-		}
-		return
 	}
 }
 
@@ -256,40 +263,15 @@ func TestUpstreamDefinitionsPassThrough(t *testing.T) {
 		t.Errorf("--export openai changed the description:\n%s", out)
 	}
 
-	cmd := exec.Command(strataBin, "serve", "--root", root, "--trust")
-	cmd.Env = environ
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
+	line := rawToolsList(t, strataBin, root, environ)
+	var msg struct {
+		Result struct{ Tools []json.RawMessage }
+	}
+	if err := json.Unmarshal([]byte(line), &msg); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Wait()
-	defer stdin.Close()
-	for _, line := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
-	} {
-		fmt.Fprintln(stdin, line)
-	}
-	r := bufio.NewReader(stdout)
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		var msg struct {
-			ID     json.RawMessage `json:"id"`
-			Result struct{ Tools []json.RawMessage }
-		}
-		json.Unmarshal([]byte(line), &msg)
-		if string(msg.ID) != "2" {
-			continue
-		}
-		if len(msg.Result.Tools) != 1 || compact(t, msg.Result.Tools[0]) != renamed {
-			t.Errorf("tools/list through strata serve:\n got %s\nwant %s", line, renamed)
-		}
-		return
+	if len(msg.Result.Tools) != 1 || compact(t, msg.Result.Tools[0]) != renamed {
+		t.Errorf("tools/list through strata serve:\n got %s\nwant %s", line, renamed)
 	}
 }
 

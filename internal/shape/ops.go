@@ -331,3 +331,48 @@ next:
 	}
 	return out
 }
+
+// Find follows path through partial value v (of type t): fields of
+// structs, entries of maps and of free-form tables, and present nested
+// structs, which take no key of their own. It returns the value it reaches,
+// its type and how many keys of path it used, fewer than len(path) when a
+// value or a list comes first; ok is false when v holds nothing at path
+// (an unknown field, a missing or unset entry, an absent nested struct).
+func Find(v reflect.Value, t *Type, path []string) (_ reflect.Value, _ *Type, used int, ok bool) {
+	for used < len(path) {
+		k := path[used]
+		switch t.Kind {
+		case Struct:
+			f, ok := t.Field(k)
+			if !ok {
+				return v, t, used, false
+			}
+			v, t = v.Field(f.Index), f.Type
+		case Map:
+			e := v.Field(MapEntries).MapIndex(reflect.ValueOf(k))
+			if !e.IsValid() || e.IsNil() {
+				return v, t, used, false
+			}
+			v, t = e.Elem(), t.Elem
+		case Nested:
+			if v.Field(NestedState).Uint() != StatePresent {
+				return v, t, used, false
+			}
+			v, t = v.Field(NestedV).Elem(), t.Elem
+			continue // the struct inside takes the key
+		case Any:
+			if v.Field(AnyState).Uint() != StatePresent || v.Field(AnyTable).IsNil() {
+				return v, t, used, false
+			}
+			e := v.Field(AnyTable).Elem().Field(MapEntries).MapIndex(reflect.ValueOf(k))
+			if !e.IsValid() || e.IsNil() {
+				return v, t, used, false
+			}
+			v = e.Elem() // an entry of a free-form table is free-form too
+		default:
+			return v, t, used, true
+		}
+		used++
+	}
+	return v, t, used, true
+}
