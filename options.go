@@ -45,6 +45,7 @@ type settings struct {
 	ask        func(ctx context.Context, tool string, q protocol.Inquiry, target config.Target) (any, bool, error)
 	confirm    func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
 	input      func(ctx context.Context, id, description string, password bool) (string, error)
+	limits     load.Limits
 }
 
 // Name names the host's files and variables: .<name>/config.toml,
@@ -160,3 +161,7 @@ func Confirm(f func(ctx context.Context, tool string, args json.RawMessage) (boo
 func Input(f func(ctx context.Context, id, description string, password bool) (string, error)) Option {
 	return option(func(s *settings) { s.input = f })
 }
+
+// Limits bounds what every source holds and what tools answer (see
+// load.Limits); the default is load's.
+func Limits(l load.Limits) Option { return option(func(s *settings) { s.limits = l }) }

@@ -68,6 +68,10 @@ type Workspace[P, R any] struct {
 	runner  *call.Runner
 }
 
+// Equal reports whether w and o are the same workspace, a handle that owns
+// running servers. It lets go-cmp compare values that hold workspaces.
+func (w *Workspace[P, R]) Equal(o *Workspace[P, R]) bool { return w == o }
+
 // Open loads the configuration of a host whose resolved config type is R
 // and partial type P, with defaults as the lowest layer. Problems of the
 // configuration are returned all at once, positioned; a workspace that
@@ -114,12 +118,19 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 	}
 	var t load.Trust = list
 	if s.trustOnce {
-		t = trust.Once{List: list, Root: workspaceOf(dir, s.name)}
+		root, err := load.WorkspaceRoot(dir, s.name)
+		if err != nil {
+			return nil, err
+		}
+		if root == "" {
+			root = dir
+		}
+		t = trust.Once{List: list, Root: root}
 	}
 	app := &load.App[P, R]{
 		Name: s.name, Defaults: defaults, Dir: dir, Environ: environ, Cfg: s.cfg, Flags: flags,
 		Provenance: s.provenance, MCPServers: s.mount.Append("mcp_servers"),
-		Trust: t, TrustHint: s.trustHint, UnknownEnv: s.unknownEnv, Input: s.input, Sources: s.sources,
+		Trust: t, TrustHint: s.trustHint, UnknownEnv: s.unknownEnv, Input: s.input, Sources: s.sources, Limits: s.limits,
 	}
 	res, err := app.Load(ctx)
 	if err != nil {
@@ -146,20 +157,6 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 		w.dir = neutralDir(s.cacheDir)
 	}
 	return w, nil
-}
-
-// workspaceOf returns the workspace root around dir, or dir.
-func workspaceOf(dir, name string) string {
-	for d := dir; ; {
-		if info, err := os.Stat(filepath.Join(d, "."+name)); err == nil && info.IsDir() {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return dir
-		}
-		d = parent
-	}
 }
 
 // neutralDir returns the empty directory where programs start while the
@@ -222,6 +219,7 @@ func (w *Workspace[P, R]) resolver() *discover.Resolver {
 		Dir: w.dir, Root: w.root, Environ: w.environ,
 		Refresh: w.s.refresh, Offline: w.s.offline, Timeout: w.s.timeout,
 		Pins: w.list.Pins, Builtins: w.s.builtins, Servers: w.servers,
+		MaxDepth: w.s.limits.WithDefaults().Depth,
 	}
 	if w.s.cacheDir != "" {
 		r.Cache = &cache.Cache{Dir: w.s.cacheDir}

@@ -10,6 +10,7 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/decode"
 	"github.com/strata-config/strata/internal/doc"
+	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/internal/tomltext"
@@ -20,11 +21,14 @@ import (
 // partial struct: usually the merge of the layers below the overrides. An
 // assignment that fails leaves p exactly as it was; the others still apply,
 // and every problem is returned.
+//
+// The limits are the defaults (see [Option]).
 func Apply[P any](p *P, as ...Assignment) error {
 	t := partialType[P]()
 	var errs diag.Errors
+	o := newOptions(nil)
 	for _, a := range as {
-		if err := apply(reflect.ValueOf(p).Elem(), t, a); err != nil {
+		if err := apply(reflect.ValueOf(p).Elem(), t, a, o); err != nil {
 			errs = append(errs, diag.All(err)...)
 		}
 	}
@@ -37,12 +41,13 @@ func Apply[P any](p *P, as ...Assignment) error {
 // Layer returns the layer that assignment a makes over base: merged over
 // base, it gives what the assignment asks for. base is only read (an index
 // into a list, or += on a list held in a value, needs what base holds).
-// Loaders keep such layers to tell which override set what.
-func Layer[P any](base *P, a Assignment) (*P, error) {
+// Loaders keep such layers to tell which override set what. A JSON value
+// is read within the limits opts set.
+func Layer[P any](base *P, a Assignment, opts ...Option) (*P, error) {
 	if base == nil {
 		base = new(P)
 	}
-	l, err := layer(reflect.ValueOf(base).Elem(), partialType[P](), a)
+	l, err := layer(reflect.ValueOf(base).Elem(), partialType[P](), a, newOptions(opts))
 	if err != nil {
 		return nil, err
 	}
@@ -61,8 +66,8 @@ func partialType[P any]() *shape.Type {
 // the change is built for the target alone and merged into it there;
 // otherwise a whole layer is built and merged. Either way p changes only
 // once the change is known to be good.
-func apply(p reflect.Value, t *shape.Type, a Assignment) error {
-	b, err := newBuilder(a)
+func apply(p reflect.Value, t *shape.Type, a Assignment, o options) error {
+	b, err := newBuilder(a, o)
 	if err != nil {
 		return err
 	}
@@ -70,7 +75,7 @@ func apply(p reflect.Value, t *shape.Type, a Assignment) error {
 	if err := b.walk(p, p, t, 0, shape.Replace); err != errNeedLayer {
 		return err
 	}
-	l, err := layer(p, t, a)
+	l, err := layer(p, t, a, o)
 	if err != nil {
 		return err
 	}
@@ -82,8 +87,8 @@ func apply(p reflect.Value, t *shape.Type, a Assignment) error {
 var errNeedLayer = errors.New("assign: the path needs new tables")
 
 // layer builds the layer of a over base.
-func layer(base reflect.Value, t *shape.Type, a Assignment) (reflect.Value, error) {
-	b, err := newBuilder(a)
+func layer(base reflect.Value, t *shape.Type, a Assignment, o options) (reflect.Value, error) {
+	b, err := newBuilder(a, o)
 	if err != nil {
 		return reflect.Value{}, err
 	}
@@ -94,12 +99,19 @@ func layer(base reflect.Value, t *shape.Type, a Assignment) (reflect.Value, erro
 	return out, nil
 }
 
-// newBuilder checks what does not depend on the layer: the JSON value,
-// and that an assignment without a key is an object.
-func newBuilder(a Assignment) (*builder, error) {
-	b := &builder{a: a}
+// newBuilder checks what does not depend on the layer: the depth of the
+// key path and the JSON value, the JSON value itself, and that an
+// assignment without a key is an object.
+func newBuilder(a Assignment, o options) (*builder, error) {
+	b := &builder{a: a, opts: o}
+	if len(a.Path) > o.depth {
+		return nil, b.fail(0, tooDeep(len(a.Path), o.depth).Error(), "")
+	}
 	if a.Op == SetJSON || a.Op == MergeJSON {
-		d, errs := doc.ReadJSONValue([]byte(a.Value))
+		d, errs := doc.Options{MaxDepth: o.depth, MaxQuote: o.quote}.ReadJSONValue([]byte(a.Value))
+		if len(errs) == 0 && len(a.Path)+d.Root.Depth() > o.depth {
+			errs = []*doc.Error{{Off: 0, Msg: fmt.Sprintf("the value nests %s levels deep under a key path of %s keys, more than the limit of %s levels", diag.Count(d.Root.Depth()), diag.Count(len(a.Path)), diag.Count(o.depth))}}
+		}
 		if len(errs) > 0 {
 			e := errs[0]
 			return nil, b.fail(len(a.Path), fmt.Sprintf("invalid JSON after %s at column %d: %s", a.Op, e.Off+1, strings.TrimPrefix(e.Msg, "JSON syntax: ")), "quote strings and keys: key:='\"text\"'")
@@ -117,6 +129,7 @@ func newBuilder(a Assignment) (*builder, error) {
 // itself and only the target's change is built apart, then merged in.
 type builder struct {
 	a       Assignment
+	opts    options
 	json    *doc.Doc // the value of := and :+=
 	inPlace bool
 }
@@ -125,9 +138,14 @@ type builder struct {
 func (b *builder) fail(n int, msg, hint string) error {
 	var p partial.Path
 	if n > 0 {
-		p = b.a.Path[:n:n]
+		p = limits.CutPath(b.a.Path[:n:n], b.opts.quote)
 	}
-	return &diag.Error{Source: b.a.Source, Path: p, Msg: msg, Hint: hint}
+	return &diag.Error{Source: limits.Cut(b.a.Source, b.opts.quote), Path: p, Msg: limits.CutQuoted(msg, b.opts.quote), Hint: limits.CutQuoted(hint, b.opts.quote)}
+}
+
+// decoder returns a decoder for the assignment's values.
+func (b *builder) decoder() decode.Decoder {
+	return decode.Decoder{Source: limits.Cut(b.a.Source, b.opts.quote), MaxQuote: b.opts.quote, MaxDepth: b.opts.depth}
 }
 
 // walk follows the path from key i, in base (read only) and in the layer
@@ -309,7 +327,7 @@ func (b *builder) target(base, l reflect.Value, t *shape.Type, strategy shape.St
 			return b.appendToAny(base, l, t, root)
 		}
 		if len(path) == 0 {
-			dec := decode.Decoder{Source: b.a.Source}
+			dec := b.decoder()
 			dec.Root(root, l, t) // a root object may hold an unset list
 			if len(dec.Errs) > 0 {
 				return dec.Errs
@@ -324,7 +342,7 @@ func (b *builder) target(base, l reflect.Value, t *shape.Type, strategy shape.St
 // alt, text that fails to decode is tried again as a boolean or a number,
 // for types that take those as well as strings (enable=false).
 func (b *builder) decode(n *doc.Node, l reflect.Value, t *shape.Type, strategy shape.Strategy, alt bool) error {
-	dec := decode.Decoder{Source: b.a.Source}
+	dec := b.decoder()
 	dec.Field(n, l, t, strategy, b.a.Path)
 	if len(dec.Errs) == 0 {
 		return nil
@@ -438,7 +456,7 @@ func describeKind(t *shape.Type) string {
 // base, giving the layer a Value with the longer slice.
 func (b *builder) appendToValue(base, l reflect.Value, t *shape.Type, a *doc.Node) error {
 	items := reflect.New(t.Elem.Go).Elem()
-	dec := decode.Decoder{Source: b.a.Source}
+	dec := b.decoder()
 	if !dec.Leaf(a, items, t.Elem, b.a.Path) {
 		return dec.Errs
 	}
@@ -469,7 +487,7 @@ func (b *builder) appendToAny(base, l reflect.Value, t *shape.Type, a *doc.Node)
 			}
 		}
 	}
-	dec := decode.Decoder{Source: b.a.Source}
+	dec := b.decoder()
 	x, ok := dec.FreeForm(a, b.a.Path)
 	if !ok {
 		return dec.Errs
@@ -628,7 +646,7 @@ func (b *builder) setPlain(v reflect.Value, t *shape.Type) error {
 		}
 	}
 	tmp := reflect.New(t.Go).Elem()
-	dec := decode.Decoder{Source: b.a.Source}
+	dec := b.decoder()
 	if !dec.Leaf(n, tmp, t, b.a.Path) {
 		if alt := b.alternative(n); alt != nil && b.a.Op == Set {
 			dec2 := decode.Decoder{}

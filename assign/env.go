@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/partial"
@@ -36,9 +37,14 @@ import (
 // backslash before a first '+' or ':' makes it literal: '\+1' is the text
 // "+1".
 //
-// A variable whose name reaches no key is an error whose cause is
-// [ErrUnknownName], so that a host can choose to ignore it.
-func Env[P any](p *P, prefix string, environ []string) ([]Assignment, error) {
+// A name with nothing after the prefix (PREFIX_=x), a name or value that
+// is not UTF-8, and a name of more keys than the limit (see [MaxDepth])
+// are errors; so is a name that reads in more ways than strata tries
+// before giving up (a long run of '_' through free-form tables), which
+// '__' settles. A variable whose name reaches no key is an error whose
+// cause is [ErrUnknownName], so that a host can choose to ignore it.
+func Env[P any](p *P, prefix string, environ []string, opts ...Option) ([]Assignment, error) {
+	o := newOptions(opts)
 	t := partialType[P]()
 	base := reflect.ValueOf(p).Elem()
 	head := strings.ToUpper(prefix) + "_"
@@ -48,7 +54,7 @@ func Env[P any](p *P, prefix string, environ []string) ([]Assignment, error) {
 	values := map[string]string{}
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
-		if !ok || len(name) <= len(head) || !strings.EqualFold(name[:len(head)], head) {
+		if !ok || len(name) < len(head) || !strings.EqualFold(name[:len(head)], head) {
 			continue
 		}
 		if _, dup := values[name]; !dup {
@@ -59,14 +65,23 @@ func Env[P any](p *P, prefix string, environ []string) ([]Assignment, error) {
 	sort.Strings(names) // deterministic order, whatever the environment's
 	for _, name := range names {
 		a := Assignment{Source: "env " + name}
-		if !utf8.ValidString(values[name]) {
-			errs = append(errs, &diag.Error{Source: a.Source, Msg: "the value is not valid UTF-8"})
+		// Messages name the variable as it can be printed.
+		source := "env " + limits.Cut(strings.ToValidUTF8(name, "\uFFFD"), o.quote)
+		switch {
+		case !utf8.ValidString(name):
+			errs = append(errs, &diag.Error{Source: source, Msg: "the name is not valid UTF-8", Hint: "key paths in names are ASCII letters, digits and '_'"})
+			continue
+		case len(name) == len(head):
+			errs = append(errs, &diag.Error{Source: source, Msg: "the name has no key after " + head, Hint: "name the key path, as in " + head + "TOOLS_GREP_RUN=ask"})
+			continue
+		case !utf8.ValidString(values[name]):
+			errs = append(errs, &diag.Error{Source: source, Msg: "the value is not valid UTF-8"})
 			continue
 		}
 		a.Op, a.Value = envValue(values[name])
-		path, err := envPath(name[len(head):], t, base, a.Op)
+		path, err := envPath(name[len(head):], t, base, a.Op, o)
 		if err != nil {
-			errs = append(errs, &diag.Error{Source: a.Source, Msg: err.msg, Hint: err.hint, Err: ErrUnknownName})
+			errs = append(errs, &diag.Error{Source: source, Msg: limits.CutQuoted(err.msg, o.quote), Hint: limits.CutQuoted(err.hint, o.quote), Err: ErrUnknownName})
 			continue
 		}
 		a.Path = path
@@ -100,7 +115,7 @@ var ErrUnknownName = errors.New("the variable's name reaches no key")
 type envErr struct{ msg, hint string }
 
 // envPath reads a variable name (without the prefix) as a key path.
-func envPath(rest string, t *shape.Type, base reflect.Value, op Op) (partial.Path, *envErr) {
+func envPath(rest string, t *shape.Type, base reflect.Value, op Op, o options) (partial.Path, *envErr) {
 	var tokens []string
 	explicit := strings.Contains(rest, "__")
 	if explicit {
@@ -113,8 +128,18 @@ func envPath(rest string, t *shape.Type, base reflect.Value, op Op) (partial.Pat
 			return nil, &envErr{msg: "the name has an empty key", hint: "separate keys with one '_', or all of them with '__'"}
 		}
 	}
-	r := envResolver{explicit: explicit, json: op == SetJSON || op == MergeJSON}
+	if len(tokens) > o.depth {
+		return nil, &envErr{msg: tooDeep(len(tokens), o.depth).Error()}
+	}
+	r := envResolver{explicit: explicit, json: op == SetJSON || op == MergeJSON, budget: envBudget, rest: rest, tokens: tokens}
+	for i, off := 0, 0; i < len(tokens); i++ {
+		r.starts = append(r.starts, off)
+		off += len(tokens[i]) + 1
+	}
 	r.resolve(tokens, t, base, nil, 0)
+	if r.budget < 0 {
+		return nil, &envErr{msg: "the name reads as too many key paths to try them all", hint: "separate the keys with '__'"}
+	}
 	if len(r.found) == 0 {
 		if r.miss != nil {
 			return nil, r.miss
@@ -165,16 +190,35 @@ type envResolver struct {
 	found    []envCandidate
 	miss     *envErr // the deepest failure, for the message
 	missAt   int
+	budget   int // work left; below 0, the name is given up
+	rest     string
+	tokens   []string // rest split at '_' (not explicit)
+	starts   []int    // where each token starts in rest
 }
 
-// spans returns the key made of tokens[:k] for each k the name allows.
+// envBudget is how much work reading one name may take: the steps taken,
+// the keys they copy, and the bytes of the keys tried. Each '_' may
+// separate keys or be part of one, so a name of n tokens through
+// free-form tables reads in 2^(n-1) ways; a real name takes a few
+// thousand.
+const envBudget = 1 << 18
+
+// spans returns the key made of tokens[:k] for each k the name allows,
+// and charges them to the budget. tokens is a suffix of r.tokens, and
+// the keys are cut from r.rest, the name they were split from.
 func (r *envResolver) spans(tokens []string) []string {
 	if r.explicit {
+		r.budget -= len(tokens[0]) + 1
 		return []string{tokens[0]}
 	}
-	out := make([]string, len(tokens))
+	i := len(r.tokens) - len(tokens)
+	out := make([]string, 0, len(tokens))
 	for k := range tokens {
-		out[k] = strings.Join(tokens[:k+1], "_")
+		end := r.starts[i+k] + len(tokens[k])
+		if r.budget -= end - r.starts[i] + 1; r.budget < 0 {
+			break
+		}
+		out = append(out, r.rest[r.starts[i]:end])
 	}
 	return out
 }
@@ -186,6 +230,9 @@ func (r *envResolver) fail(depth int, msg, hint string) {
 }
 
 func (r *envResolver) resolve(tokens []string, t *shape.Type, base reflect.Value, path partial.Path, existing int) {
+	if r.budget -= len(path) + 1; r.budget < 0 { // a step, and the path it copies
+		return
+	}
 	if len(tokens) == 0 {
 		if r.json || t.Kind == shape.Value || t.Kind == shape.List || t.Kind == shape.Any || !t.Kind.IsPartial() || t.Kind == shape.Struct && t.ValueCodec {
 			r.found = append(r.found, envCandidate{path: path.Append(), existing: existing})
@@ -287,6 +334,7 @@ func (r *envResolver) entries(tokens []string, elem *shape.Type, entries reflect
 		key, found := strings.ToLower(name), false
 		var ev reflect.Value
 		if entries.IsValid() {
+			r.budget -= entries.Len()
 			iter := entries.MapRange()
 			for iter.Next() {
 				if strings.EqualFold(iter.Key().String(), name) {

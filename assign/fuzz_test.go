@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata/assign"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
@@ -50,7 +49,7 @@ func FuzzAssign(f *testing.F) {
 		if err == nil {
 			want, _ := partial.Finalize(&p, config.Default())
 			got, _ := partial.Finalize(merge.Layers(before, l), config.Default())
-			if diff := cmp.Diff(want, got); diff != "" {
+			if diff := layertest.Diff(want, got); diff != "" {
 				t.Fatalf("%q: merge(base, Layer) differs from Apply (-Apply +Layer):\n%s", s, diff)
 			}
 		}

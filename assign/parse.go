@@ -23,10 +23,13 @@
 package assign
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -78,8 +81,27 @@ var operators = []struct {
 }{{":+=", MergeJSON}, {"+:=", MergeJSON}, {":=", SetJSON}, {"+=", Merge}, {"=", Set}}
 
 // Parse reads one assignment: key=value, key:=json, key+=value,
-// key:+=json (or key+:=json), or a JSON object.
-func Parse(s string) (Assignment, error) {
+// key:+=json (or key+:=json), or a JSON object. A key path deeper than
+// the limit (see [MaxDepth]) is an error; messages quote a prefix of a
+// long input (see [MaxQuote]).
+func Parse(s string, opts ...Option) (Assignment, error) {
+	o := newOptions(opts)
+	a, err := parse(s)
+	if err != nil {
+		return Assignment{}, errors.New(limits.CutQuoted(err.Error(), o.quote))
+	}
+	if len(a.Path) > o.depth {
+		return Assignment{}, tooDeep(len(a.Path), o.depth)
+	}
+	return a, nil
+}
+
+// tooDeep is the problem of a key path of n keys, more than max.
+func tooDeep(n, max int) error {
+	return fmt.Errorf("the key path has %s keys, more than the limit of %s", diag.Count(n), diag.Count(max))
+}
+
+func parse(s string) (Assignment, error) {
 	if !utf8.ValidString(s) {
 		return Assignment{}, fmt.Errorf("%q is not valid UTF-8", s)
 	}

@@ -3,6 +3,8 @@ package call
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"slices"
 
 	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/schemacheck"
@@ -28,7 +30,7 @@ func (r *Runner) prepare(def resolve.Definition, args json.RawMessage) (json.Raw
 		return nil, &Error{Tool: def.Name, Msg: "its input schema is not JSON: " + err.Error()}
 	}
 	fillDefaults(v, schema)
-	for _, k := range sortedKeys(def.Exec.Forced) {
+	for _, k := range slices.Sorted(maps.Keys(def.Exec.Forced)) {
 		if v.Get(k) == nil {
 			v.Set(k, jsonv.MustOf(def.Exec.Forced[k]))
 		}

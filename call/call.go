@@ -27,7 +27,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -88,6 +87,11 @@ type Runner struct {
 
 	schemas sync.Map // tool name -> *compiled
 }
+
+// Equal reports whether r and o are the same runner; a runner is a handle
+// whose state (the compiled schemas) is its own. It lets go-cmp compare
+// values that hold runners.
+func (r *Runner) Equal(o *Runner) bool { return r == o }
 
 // MCP calls tools of MCP servers for a [Runner].
 type MCP interface {
@@ -151,6 +155,9 @@ func WithAnswers(answers map[string]any) Option {
 // Confirm, or the context's error when it is done; a tool that fails
 // gives an error outcome, not an error.
 func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, opts ...Option) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	o := options{answers: map[string]any{}, ask: r.Ask}
 	for _, opt := range opts {
 		opt(&o)
@@ -424,14 +431,4 @@ func (e *Error) Lines() []string {
 		lines = append(lines, p.String())
 	}
 	return lines
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

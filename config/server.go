@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -43,7 +44,7 @@ func (s MCPServer) validate(p partial.Path) diag.Errors {
 			add("url", msg, `write url = "https://example.com/mcp"`)
 		}
 	}
-	for _, k := range sortedKeys(s.Headers) {
+	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
 		switch {
 		case !httpguts.ValidHeaderFieldName(k):
 			errs = append(errs, &diag.Error{Path: p.Append("headers", k), Msg: fmt.Sprintf("%q is not a valid HTTP header name", k), Hint: "a header name is letters, digits and !#$%&'*+-.^_`|~"})
@@ -61,7 +62,7 @@ func (s MCPServer) validate(p partial.Path) diag.Errors {
 			errs = append(errs, &diag.Error{Path: p.Append("env_vars", fmt.Sprint(i)), Msg: fmt.Sprintf("%q is not a variable name", v)})
 		}
 	}
-	for _, k := range sortedKeys(s.Env) {
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 		if !validVarName(k) {
 			add("env", fmt.Sprintf("%q is not a variable name", k), "")
 		}
@@ -121,13 +122,4 @@ func checkURL(raw string) string {
 // validVarName reports whether name can be an environment variable's name.
 func validVarName(name string) bool {
 	return name != "" && !strings.ContainsAny(name, "=\x00")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -10,10 +10,13 @@
 package diag
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/strata-config/strata/internal/tomltext"
@@ -41,6 +44,11 @@ func (s Severity) String() string {
 
 // Error is one problem: where it is, which key, what is wrong, and what
 // might fix it.
+//
+// An Error does not hold a copy of its source line: [Error.SetText]
+// points it at the text of its source, and [Error.Snippet] cuts the line
+// out of it when the problem is shown. Many problems of one document share
+// its text.
 type Error struct {
 	Severity Severity
 	// Source names the layer or the place: a file path, or a label such as
@@ -56,10 +64,11 @@ type Error struct {
 	Msg string
 	// Hint suggests a fix, such as "did you mean run?"; may be empty.
 	Hint string
-	// Snippet is the source line of the problem, when known.
-	Snippet string
 	// Err is the cause, when the problem comes from another error.
 	Err error
+
+	text []byte // the text of the source, shared; see SetText
+	off  int    // the byte offset of the problem in text
 }
 
 // Error renders e on one line:
@@ -89,43 +98,145 @@ func (e *Error) Error() string {
 // Key returns the key path as TOML writes it: tools.'fs.read'.run.
 func (e *Error) Key() string { return tomltext.Path(e.Path) }
 
-// Equal reports whether e and o say the same: the same fields, and causes
-// with the same text. It lets go-cmp compare problems whatever their
-// causes hold.
-func (e *Error) Equal(o *Error) bool {
-	if e == nil || o == nil {
-		return e == o
-	}
+// Equal reports whether e and o say the same: the same fields, the same
+// snippet, and causes with the same text. It lets go-cmp compare problems,
+// and pointers to them, whatever their causes hold.
+func (e Error) Equal(o Error) bool {
 	if (e.Err == nil) != (o.Err == nil) || e.Err != nil && e.Err.Error() != o.Err.Error() {
 		return false
 	}
 	return e.Severity == o.Severity && e.Source == o.Source && e.Line == o.Line && e.Column == o.Column &&
-		slices.Equal(e.Path, o.Path) && e.Msg == o.Msg && e.Hint == o.Hint && e.Snippet == o.Snippet
+		slices.Equal(e.Path, o.Path) && e.Msg == o.Msg && e.Hint == o.Hint && e.Snippet() == o.Snippet()
 }
 
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
+
+// SetText points e at the text of its source and the byte offset of the
+// problem in it, for [Error.Snippet] and [Error.Render]. The text is kept,
+// not copied: it must not change afterwards. It does not set Line and
+// Column, which the caller knows (a document computes them once for all
+// its problems).
+func (e *Error) SetText(text []byte, off int) {
+	if off < 0 {
+		text, off = nil, 0
+	}
+	e.text, e.off = text, min(off, len(text))
+}
+
+// Snippet returns the source line of the problem, cut to the characters
+// around its column ("…" marks a cut) and with control characters and
+// invalid UTF-8 shown as U+FFFD; "" when e has no text (see
+// [Error.SetText]).
+func (e *Error) Snippet() string {
+	s, _ := e.snippet()
+	return s
+}
+
+// snippetWidth is how many characters of a line a snippet shows at most:
+// a longer line is cut around the problem's column.
+const snippetWidth = 160
+
+// snippet returns the snippet and the index, in characters, of the
+// problem's column in it.
+func (e *Error) snippet() (string, int) {
+	if e.text == nil {
+		return "", 0
+	}
+	text, off := e.text, e.off
+	// An offset inside a multi-byte character is that character (a stray
+	// continuation byte is a character of its own).
+	if off < len(text) && !utf8.RuneStart(text[off]) {
+		for s := off - 1; s >= 0 && s > off-utf8.UTFMax; s-- {
+			if utf8.RuneStart(text[s]) {
+				if _, size := utf8.DecodeRune(text[s:]); s+size > off {
+					off = s
+				}
+				break
+			}
+		}
+	}
+	start, before := back(text, off, snippetWidth)
+	end, after := forward(text, off, snippetWidth)
+	if before+after > snippetWidth {
+		// Half the width on each side, or more on one side when the
+		// other has less.
+		keep := min(before, max(snippetWidth/2, snippetWidth-after))
+		start, before = back(text, off, keep)
+		end, _ = forward(text, off, snippetWidth-keep)
+	}
+	var b strings.Builder
+	caret := before
+	if start > 0 && text[start-1] != '\n' {
+		b.WriteString("…")
+		caret++
+	}
+	line := text[start:end]
+	if end == len(text) || text[end] == '\n' {
+		line = bytes.TrimSuffix(line, []byte("\r"))
+	}
+	for len(line) > 0 {
+		r, size := utf8.DecodeRune(line)
+		switch {
+		case r == utf8.RuneError && size == 1, r != '\t' && unicode.IsControl(r):
+			r = utf8.RuneError
+		}
+		b.WriteRune(r)
+		line = line[size:]
+	}
+	if end < len(text) && text[end] != '\n' {
+		b.WriteString("…")
+	}
+	return b.String(), caret
+}
 
 // Render renders e for people, over several lines, with the offending
 // source line and a caret under the column.
 func (e *Error) Render() string {
 	var b strings.Builder
 	b.WriteString(e.Error())
-	if e.Snippet != "" && e.Line > 0 {
-		gutter := fmt.Sprintf("%d", e.Line)
-		fmt.Fprintf(&b, "\n %s | %s\n %s | %s^", gutter, e.Snippet, strings.Repeat(" ", len(gutter)), caretPad(e.Snippet, e.Column))
+	if s, caret := e.snippet(); s != "" && e.Line > 0 {
+		gutter := strconv.Itoa(e.Line)
+		fmt.Fprintf(&b, "\n %s | %s\n %s | %s^", gutter, s, strings.Repeat(" ", len(gutter)), caretPad(s, caret))
 	}
 	return b.String()
 }
 
-// caretPad returns the blanks that put a caret under 1-based column col of
-// line, keeping tabs so that the caret lines up.
-func caretPad(line string, col int) string {
+// back returns where the line of text around off starts, or the offset n
+// characters before off when that is nearer, and how many characters lie
+// between.
+func back(text []byte, off, n int) (int, int) {
+	count := 0
+	for off > 0 && text[off-1] != '\n' && count < n {
+		_, size := utf8.DecodeLastRune(text[:off])
+		off -= size
+		count++
+	}
+	return off, count
+}
+
+// forward returns where the line of text around off ends, or the offset n
+// characters after off when that is nearer, and how many characters lie
+// between.
+func forward(text []byte, off, n int) (int, int) {
+	count := 0
+	for off < len(text) && text[off] != '\n' && count < n {
+		_, size := utf8.DecodeRune(text[off:])
+		off += size
+		count++
+	}
+	return off, count
+}
+
+// caretPad returns the blanks that put a caret under the character at
+// index i of line, keeping tabs so that the caret lines up.
+func caretPad(line string, i int) string {
 	var b strings.Builder
-	for i, r := range line {
-		if utf8.RuneCountInString(line[:i]) >= col-1 {
+	for _, r := range line {
+		if i == 0 {
 			break
 		}
+		i--
 		if r == '\t' {
 			b.WriteByte('\t')
 		} else {
@@ -138,17 +249,23 @@ func caretPad(line string, col int) string {
 // Errors is every problem found in one pass, in the order found.
 type Errors []*Error
 
-// Error renders the first problem and counts the others.
+// Error renders the first problem and counts the others, those that a
+// list cut short at a limit left out included (see [Collector]).
 func (es Errors) Error() string {
-	switch len(es) {
-	case 0:
+	if len(es) == 0 {
 		return "no errors"
-	case 1:
+	}
+	more := len(es) - 1
+	if n := omitted(es[len(es)-1]); n > 0 && len(es) > 1 {
+		more += n - 1
+	}
+	switch more {
+	case 0:
 		return es[0].Error()
-	case 2:
+	case 1:
 		return es[0].Error() + " (and 1 more problem)"
 	}
-	return fmt.Sprintf("%s (and %d more problems)", es[0].Error(), len(es)-1)
+	return fmt.Sprintf("%s (and %s more problems)", es[0].Error(), Count(more))
 }
 
 // Render renders every problem for people.

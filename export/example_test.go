@@ -10,7 +10,8 @@ import (
 )
 
 // JSON writes the catalog as a vendor expects it: here as OpenAI's
-// functions, whose description is the summary and the rest of the text.
+// functions. A tool whose text the config does not change keeps its
+// description as the tool wrote it.
 func ExampleJSON() {
 	echo := resolve.Discovered{Name: "echo", Description: "Repeat a text. The text comes back as it was given.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)}
@@ -33,7 +34,7 @@ func ExampleJSON() {
 	//     "type": "function",
 	//     "function": {
 	//       "name": "echo",
-	//       "description": "Repeat a text.\n\nThe text comes back as it was given.",
+	//       "description": "Repeat a text. The text comes back as it was given.",
 	//       "parameters": {
 	//         "type": "object",
 	//         "properties": {

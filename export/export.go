@@ -10,6 +10,7 @@ import (
 
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/resolve"
 )
@@ -61,7 +62,12 @@ var nameRules = map[Dialect]nameRule{
 // modelText is what a model is told about a tool: its summary, then its
 // description after a blank line when it has one (and does not begin with
 // the summary already).
-func modelText(d resolve.Definition) string { return config.Join(d.Summary, d.Description) }
+func modelText(d resolve.Definition) string {
+	if d.Text != "" {
+		return d.Text
+	}
+	return config.Join(d.Summary, d.Description)
+}
 
 // JSON writes the catalog c in dialect f, as indented JSON. Every tool
 // name must follow the vendor's rules; those that do not are all reported.
@@ -108,12 +114,12 @@ func JSON(c *resolve.Catalog, f Dialect) ([]byte, error) {
 		}
 		v = out
 	case MCP:
-		out := make([]MCPTool, len(c.Tools))
+		out := make([]json.RawMessage, len(c.Tools))
 		for i, d := range c.Tools {
-			out[i] = MCPToolOf(d)
+			out[i] = MCPToolJSON(d)
 		}
 		v = struct {
-			Tools []MCPTool `json:"tools"`
+			Tools []json.RawMessage `json:"tools"`
 		}{out}
 	default:
 		return nil, fmt.Errorf("unknown dialect %q; expected strata, openai, anthropic or mcp", f)
@@ -157,7 +163,22 @@ type MCPTool struct {
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
 }
 
-// MCPToolOf returns the tool d as MCP's tools/list gives it.
+// MCPToolJSON returns the tool d as MCP's tools/list gives it, as JSON: the
+// upstream tool as its server listed it, every key kept, when the config
+// changed nothing of it but its name; otherwise the tool strata resolved.
+func MCPToolJSON(d resolve.Definition) json.RawMessage {
+	if len(d.Upstream) > 0 {
+		if v, err := jsonv.Parse(d.Upstream); err == nil && v.Kind() == jsonv.Object {
+			v.Set("name", jsonv.MustOf(d.Name))
+			return json.RawMessage(v.JSON())
+		}
+	}
+	b, _ := json.Marshal(MCPToolOf(d))
+	return b
+}
+
+// MCPToolOf returns the tool d as MCP's tools/list gives it, from what
+// strata resolved (see MCPToolJSON for the upstream tool as it was).
 func MCPToolOf(d resolve.Definition) MCPTool {
 	return MCPTool{Name: d.Name, Title: d.Title, Description: modelText(d), InputSchema: d.InputSchema, OutputSchema: d.OutputSchema, Annotations: d.Annotations}
 }

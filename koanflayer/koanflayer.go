@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -180,7 +181,7 @@ func (l *layer) shape(m map[string]any) (map[string]any, error) {
 // unflatten returns m with every key split at delim, at every depth.
 func unflatten(m map[string]any, delim string, path []string, errs *diag.Errors) map[string]any {
 	out := make(map[string]any, len(m))
-	for _, k := range sortedKeys(m) { // the same problems in the same order, every time
+	for _, k := range slices.Sorted(maps.Keys(m)) { // the same problems in the same order, every time
 		v := m[k]
 		if t, ok := v.(map[string]any); ok {
 			v = unflatten(t, delim, append(path[:len(path):len(path)], k), errs)
@@ -203,7 +204,7 @@ func put(t map[string]any, parts []string, v any, path []string, errs *diag.Erro
 			case !exists:
 				t[k] = v
 			case oldTable && newTable:
-				for _, nk := range sortedKeys(nt) {
+				for _, nk := range slices.Sorted(maps.Keys(nt)) {
 					put(ot, []string{nk}, nt[nk], at, errs)
 				}
 			case oldTable || newTable:
@@ -225,15 +226,6 @@ func put(t map[string]any, parts []string, v any, path []string, errs *diag.Erro
 		}
 		t = n
 	}
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // packageOf names the package of a provider's type: "etcd" for

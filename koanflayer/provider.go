@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/knadh/koanf/v2"
@@ -21,6 +22,15 @@ import (
 // leaves out its zero fields; a layer lists what it unsets under the root
 // "unset" key, so that [FromKoanf] reads it back as the same layer.
 type Provider struct{ v any }
+
+// Equal reports whether p and o provide the same value. It lets go-cmp
+// compare providers.
+func (p *Provider) Equal(o *Provider) bool {
+	if p == nil || o == nil {
+		return p == o
+	}
+	return reflect.DeepEqual(p.v, o.v)
+}
 
 // Of returns a koanf.Provider of v: see [Provider].
 func Of(v any) *Provider { return &Provider{v: v} }

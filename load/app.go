@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/strata-config/strata/assign"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
@@ -64,6 +67,9 @@ type App[P, R any] struct {
 	// strata's own model). When set, files in the formats other tools keep
 	// servers in are read as layers of servers: see Foreign.
 	MCPServers partial.Path
+	// Limits bound what every source may hold; the zero Limits gives the
+	// defaults.
+	Limits Limits
 	// Trust decides which workspaces' own files apply; nil trusts none.
 	Trust Trust
 	// UnknownEnv is what a <NAME>_ variable whose name reaches no key
@@ -160,6 +166,28 @@ type Result[P, R any] struct {
 	index    *index // with App.Provenance: which layers mention each path
 }
 
+// Equal reports whether r and o hold the same load: the same config,
+// layers, probes, root, warnings and defaults (the provenance index, made
+// from the layers, does not count). It lets go-cmp compare results.
+func (r *Result[P, R]) Equal(o *Result[P, R]) bool {
+	if r == nil || o == nil {
+		return r == o
+	}
+	if len(r.Layers) != len(o.Layers) {
+		return false
+	}
+	for i := range r.Layers {
+		a, b := r.Layers[i], o.Layers[i]
+		if !a.Doc.Equal(b.Doc) || a.Kind != b.Kind || a.Name != b.Name || a.Dropped != b.Dropped ||
+			!slices.Equal(a.Extends, b.Extends) || !reflect.DeepEqual(a.Partial, b.Partial) {
+			return false
+		}
+	}
+	return reflect.DeepEqual(r.Config, o.Config) && reflect.DeepEqual(r.Merged, o.Merged) &&
+		slices.Equal(r.Probes, o.Probes) && r.Root == o.Root && reflect.DeepEqual(r.defaults, o.defaults) &&
+		slices.EqualFunc(r.Warnings, o.Warnings, func(a, b *diag.Error) bool { return (a == nil) == (b == nil) && (a == nil || a.Equal(*b)) })
+}
+
 // Load reads every source, merges the layers and finalizes the result. A
 // problem in any source stops the load with every problem found: no
 // partial config is returned as if it were complete.
@@ -191,7 +219,8 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 		return nil, fmt.Errorf("load: %w", err)
 	}
 	res := &Result[P, R]{defaults: a.Defaults}
-	r := reader[P, R]{app: a, res: res, env: env, dir: dir}
+	lim := a.Limits.WithDefaults()
+	r := reader[P, R]{app: a, res: res, env: env, dir: dir, lim: lim, errs: diag.Collector{Max: lim.Problems}}
 
 	// Files: user, workspace, directories.
 	r.sources(ctx, KindDefault, dir)
@@ -212,12 +241,12 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 		r.probeFile(ctx, KindDirectory, filepath.Join(d, "."+a.Name), a.trusts(d))
 	}
 	r.sources(ctx, KindDirectory, dir)
-	if len(r.errs) > 0 {
-		return nil, r.errs
+	if r.errs.Len() > 0 {
+		return nil, r.errs.Err()
 	}
 	r.untrusted(root)
 	// Environment: each variable is a layer of its own.
-	as, err := assign.Env(r.below(), a.Name, a.envAssignments(environ))
+	as, err := assign.Env(r.below(), a.Name, a.envAssignments(environ), r.assignOptions()...)
 	for _, e := range diag.All(err) {
 		switch {
 		case !errors.Is(e, assign.ErrUnknownName) || a.UnknownEnv == EnvError:
@@ -231,16 +260,16 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 		r.assignment(KindEnv, strings.TrimPrefix(as.Source, "env "), as)
 	}
 	r.sources(ctx, KindEnv, dir)
-	if len(r.errs) > 0 {
-		return nil, r.errs
+	if r.errs.Len() > 0 {
+		return nil, r.errs.Err()
 	}
 	// --cfg, left to right.
 	for i, arg := range a.Cfg {
 		r.cfg(ctx, i+1, arg)
 	}
 	r.sources(ctx, KindCfg, dir)
-	if len(r.errs) > 0 {
-		return nil, r.errs
+	if r.errs.Len() > 0 {
+		return nil, r.errs.Err()
 	}
 	if a.Flags != nil {
 		r.push(Layer[P]{Kind: KindFlags, Name: "flags", Partial: a.Flags})
@@ -251,7 +280,9 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	}
 	res.Config, err = partial.Finalize(res.Merged, a.Defaults)
 	if err != nil {
-		return nil, res.locate(err)
+		c := diag.Collector{Max: lim.Problems}
+		c.Add(err)
+		return nil, res.locate(c.Err())
 	}
 	return res, nil
 }
@@ -340,7 +371,8 @@ func envMap(environ []string) map[string]string {
 type reader[P, R any] struct {
 	app    *App[P, R]
 	res    *Result[P, R]
-	errs   diag.Errors
+	lim    Limits // the app's, with defaults
+	errs   diag.Collector
 	merged *P
 	env    map[string]string // the environment
 	dir    string            // the working directory
@@ -348,6 +380,16 @@ type reader[P, R any] struct {
 	// asWritten keeps relative paths as the files write them (App.File:
 	// layers to print, not to run).
 	asWritten bool
+
+	files      map[fileKey]*fileRead[P] // every file read, for extends
+	readBytes  int64                    // the bytes of the files read, for Limits.Total
+	chainFiles int                      // files the current extends chain read
+	chainFull  bool                     // the chain read as many as it may
+}
+
+// assignOptions are the limits of overrides and variables.
+func (r *reader[P, R]) assignOptions() []assign.Option {
+	return []assign.Option{assign.MaxDepth(r.lim.Depth), assign.MaxQuote(r.lim.Quote)}
 }
 
 // push adds a layer and merges it into the running merge.
@@ -364,9 +406,7 @@ func (r *reader[P, R]) warn(e *diag.Error) {
 }
 
 func (r *reader[P, R]) add(err error) {
-	if err != nil {
-		r.errs = append(r.errs, diag.All(err)...)
-	}
+	r.errs.Add(err)
 }
 
 // below returns the merge of the layers that apply so far.
@@ -379,7 +419,7 @@ func (r *reader[P, R]) below() *P {
 
 // assignment adds the layer an override makes over the layers below it.
 func (r *reader[P, R]) assignment(kind Kind, name string, a assign.Assignment) {
-	l, err := assign.Layer(r.below(), a)
+	l, err := assign.Layer(r.below(), a, r.assignOptions()...)
 	if err != nil {
 		r.add(err)
 		return
@@ -407,16 +447,16 @@ func (r *reader[P, R]) cfg(ctx context.Context, n int, arg string) {
 		r.file(ctx, KindCfg, arg, nil, "")
 		return
 	}
-	a, err := assign.Parse(arg)
+	a, err := assign.Parse(arg, r.assignOptions()...)
 	if err != nil {
 		if !strings.ContainsAny(arg, "=") {
-			err = fmt.Errorf("%q is neither a layer file (.toml, .json, .yaml) nor an override (key=value, key:=json, key+=value, key:+=json)", arg)
+			err = fmt.Errorf("%q is neither a layer file (.toml, .json, .yaml) nor an override (key=value, key:=json, key+=value, key:+=json)", limits.Cut(arg, r.lim.Quote))
 		}
 		r.add(&diag.Error{Source: label, Msg: err.Error()})
 		return
 	}
 	a.Source = label
-	r.assignment(KindCfg, label+" ("+arg+")", a)
+	r.assignment(KindCfg, label+" ("+limits.Cut(arg, r.lim.Quote)+")", a)
 }
 
 // isFileArg reports whether a --cfg argument names a file: it is not an

@@ -571,3 +571,36 @@ func TestUntrustedLayersDoNotApply(t *testing.T) {
 		})
 	}
 }
+
+// TestUnknownEnv: a host chooses what a variable whose name reaches no key
+// does; strata's own default is an error.
+func TestUnknownEnv(t *testing.T) {
+	environ := []string{"STRATA_TOOLS_GREP_RNU=ask", "STRATA_TOOLS_GREP_RUN=ask"}
+	for _, tt := range []struct {
+		policy   load.EnvPolicy
+		err      string
+		warnings int
+	}{
+		{load.EnvError, "env STRATA_TOOLS_GREP_RNU: tools.grep has no key rnu; did you mean tools.grep.run?", 0},
+		{load.EnvWarn, "", 1},
+		{load.EnvIgnore, "", 0},
+	} {
+		a := app{Name: "strata", Defaults: config.Default(), Dir: t.TempDir(), Environ: environ, UnknownEnv: tt.policy}
+		res, err := a.Load(context.Background())
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("policy %d: err = %v, want %q", tt.policy, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("policy %d: %v", tt.policy, err)
+		}
+		if len(res.Warnings) != tt.warnings {
+			t.Errorf("policy %d: warnings %v", tt.policy, res.Warnings)
+		}
+		if g, _ := res.Config.Tools.Effective("grep"); g.Tool.Run != config.RunAsk {
+			t.Errorf("policy %d: the known variable did not apply", tt.policy)
+		}
+	}
+}

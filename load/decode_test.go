@@ -1179,7 +1179,7 @@ func TestDocumentErrorf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := d.Errorf(tt.path, tt.msg, tt.hint)
+			e := d.Problem(tt.path, tt.msg, tt.hint)
 			if diff := cmp.Diff(tt.want, layertest.Problems(e)[0]); diff != "" {
 				t.Errorf("Errorf mismatch (-want +got):\n%s", diff)
 			}
@@ -1344,6 +1344,12 @@ func TestErrorRender(t *testing.T) {
 	}
 }
 
+// withText points e at text, at byte offset off.
+func withText(e *diag.Error, text string, off int) *diag.Error {
+	e.SetText([]byte(text), off)
+	return e
+}
+
 func TestErrorWithoutPosition(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -1354,7 +1360,7 @@ func TestErrorWithoutPosition(t *testing.T) {
 		{"message only", &diag.Error{Msg: "bad"}, "bad", "bad"},
 		{"path and hint", &diag.Error{Path: partial.Path{"tools", "*", "options"}, Msg: "not allowed", Hint: "move it"}, "tools.'*'.options: not allowed; move it", "tools.'*'.options: not allowed; move it"},
 		{"source without line", &diag.Error{Source: "--cfg #2", Path: partial.Path{"tools"}, Msg: "bad"}, "--cfg #2: tools: bad", "--cfg #2: tools: bad"},
-		{"snippet without line is not rendered", &diag.Error{Source: "a.toml", Msg: "bad", Snippet: "x = 1"}, "a.toml: bad", "a.toml: bad"},
+		{"snippet without line is not rendered", withText(&diag.Error{Source: "a.toml", Msg: "bad"}, "x = 1", 0), "a.toml: bad", "a.toml: bad"},
 		{"line without snippet", &diag.Error{Source: "a.toml", Line: 3, Column: 4, Msg: "bad"}, "a.toml:3:4: bad", "a.toml:3:4: bad"},
 	}
 	for _, tt := range tests {
@@ -1370,8 +1376,8 @@ func TestErrorWithoutPosition(t *testing.T) {
 }
 
 func TestErrorsSummary(t *testing.T) {
-	a := &diag.Error{Source: "a.toml", Line: 1, Column: 1, Msg: "first", Snippet: "x = 1"}
-	b := &diag.Error{Source: "a.toml", Line: 2, Column: 5, Msg: "second", Snippet: "y = 2"}
+	a := withText(&diag.Error{Source: "a.toml", Line: 1, Column: 1, Msg: "first"}, "x = 1\ny = 2\n", 0)
+	b := withText(&diag.Error{Source: "a.toml", Line: 2, Column: 5, Msg: "second"}, "x = 1\ny = 2\n", 10)
 	c := &diag.Error{Msg: "third"}
 	tests := []struct {
 		name       string

@@ -3,6 +3,7 @@
 package load
 
 import (
+	"bytes"
 	"cmp"
 	"path/filepath"
 	"reflect"
@@ -32,46 +33,63 @@ func FormatOf(name string) (partial.Format, bool) {
 }
 
 // Document is a parsed layer document: its tree and its bytes, kept to give
-// the position of any key.
+// the position of any key, and the limits it was read within.
 type Document struct {
 	name string
 	d    *doc.Doc
+	lim  Limits
 }
 
-// Parse reads a layer document. name labels the layer in messages (a file
-// path, or "--cfg #2"); format is the document's format. Syntax and
-// structure problems (a key defined twice) are returned as [diag.Errors].
+// Equal reports whether d and o are the same document: the same name,
+// format and bytes. It lets go-cmp compare layers.
+func (d *Document) Equal(o *Document) bool {
+	if d == nil || o == nil || d.d == nil || o.d == nil {
+		return d == o || d != nil && o != nil && d.name == o.name && d.d == o.d
+	}
+	return d.name == o.name && d.d.Format == o.d.Format && bytes.Equal(d.d.Data, o.d.Data)
+}
+
+// Parse reads a layer document within the default [Limits]. name labels
+// the layer in messages (a file path, or "--cfg #2"); format is the
+// document's format. Syntax and structure problems (a key defined twice,
+// nesting deeper than the limit, bytes that are not UTF-8) are returned as
+// [diag.Errors]. A UTF-8 byte order mark is skipped.
 func Parse(name string, data []byte, format partial.Format) (*Document, error) {
-	return parse(name, data, format, false)
+	return parse(name, data, format, Limits{}.WithDefaults(), false)
 }
 
-// parse is Parse, reading JSON as JSONC (comments and trailing commas)
-// when jsonc is set.
-func parse(name string, data []byte, format partial.Format, jsonc bool) (*Document, error) {
+// parse is Parse within lim, whose fields are set, reading JSON as JSONC
+// (comments and trailing commas) when jsonc is set.
+func parse(name string, data []byte, format partial.Format, lim Limits, jsonc bool) (*Document, error) {
 	var d *doc.Doc
 	var errs []*doc.Error
+	o := lim.docOptions()
 	switch {
 	case format == partial.JSON && jsonc:
-		d, errs = doc.ReadJSONC(data)
+		d, errs = o.ReadJSONC(data)
 	case format == partial.JSON:
-		d, errs = doc.ReadJSON(data)
+		d, errs = o.ReadJSON(data)
 	case format == partial.YAML:
-		d, errs = doc.ReadYAML(data)
+		d, errs = o.ReadYAML(data)
 	default:
-		d, errs = doc.ReadTOML(data)
+		d, errs = o.ReadTOML(data)
 	}
 	if len(errs) > 0 {
-		out := make(diag.Errors, len(errs))
-		for i, e := range errs {
+		c := diag.Collector{Max: lim.Problems}
+		for _, e := range errs {
+			if e.More > 0 {
+				c.Omit(e.More)
+				continue
+			}
 			var p partial.Path
 			if len(e.Path) > 0 {
 				p = e.Path
 			}
-			out[i] = decode.At(&diag.Error{Source: name, Path: p, Msg: stripPath(e.Msg, e.Path)}, d, e.Off)
+			c.AddError(decode.At(&diag.Error{Source: name, Path: p, Msg: stripPath(e.Msg, e.Path)}, d, e.Off))
 		}
-		return nil, out
+		return nil, c.Err()
 	}
-	return &Document{name: name, d: d}, nil
+	return &Document{name: name, d: d, lim: lim}, nil
 }
 
 // stripPath removes a leading "path: " from a reader's message, since the
@@ -108,6 +126,16 @@ func (d *Document) node(p partial.Path) *doc.Node {
 // of p's nearest enclosing key that is defined; ok is false when the
 // document mentions no part of p.
 func (d *Document) Locate(p partial.Path) (line, col int, ok bool) {
+	off, ok := d.locate(p)
+	if !ok {
+		return 0, 0, false
+	}
+	line, col = d.d.Position(off)
+	return line, col, line > 0
+}
+
+// locate is Locate as a byte offset.
+func (d *Document) locate(p partial.Path) (int32, bool) {
 	n := d.d.Root
 	var best *doc.Node
 	depth := 0
@@ -121,15 +149,13 @@ func (d *Document) Locate(p partial.Path) (line, col int, ok bool) {
 	}
 	if depth < len(p) {
 		if u := d.unsetEntry(p); u != nil {
-			line, col = d.d.Position(u.ValuePos())
-			return line, col, line > 0
+			return u.ValuePos(), u.ValuePos() >= 0
 		}
 	}
 	if best == nil {
-		return 0, 0, false
+		return 0, false
 	}
-	line, col = d.d.Position(best.Pos())
-	return line, col, line > 0
+	return best.Pos(), best.Pos() >= 0
 }
 
 // unsetEntry returns the entry of the unset list that names p or a key
@@ -153,12 +179,12 @@ func (d *Document) unsetEntry(p partial.Path) *doc.Node {
 	return found
 }
 
-// Errorf returns an error about path p positioned where the document
+// Problem returns an error about path p positioned where the document
 // defines p (or its nearest enclosing key).
-func (d *Document) Errorf(p partial.Path, msg, hint string) *diag.Error {
+func (d *Document) Problem(p partial.Path, msg, hint string) *diag.Error {
 	e := &diag.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}
-	if line, col, ok := d.Locate(p); ok {
-		e.Line, e.Column, e.Snippet = line, col, d.d.Line(line)
+	if off, ok := d.locate(p); ok {
+		decode.At(e, d.d, off)
 	}
 	return e
 }
@@ -199,17 +225,15 @@ func (d *Document) Decode(v any) error {
 	if err != nil {
 		return err
 	}
-	dec := decode.Decoder{Doc: d.d, Source: d.name}
+	lim := d.lim.WithDefaults()
+	dec := decode.Decoder{Doc: d.d, Source: d.name, MaxErrors: lim.Problems, MaxQuote: lim.Quote, MaxDepth: lim.Depth}
 	dec.Root(d.d.Root, rv.Elem(), t)
-	if len(dec.Errs) == 0 {
-		return nil
-	}
 	// The tree is walked table by table and the unset list last; report the
 	// problems in document order.
 	slices.SortStableFunc(dec.Errs, func(a, b *diag.Error) int {
 		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 	})
-	return dec.Errs
+	return dec.Err()
 }
 
 // Decode parses data and decodes it into v, a pointer to a partial struct;

@@ -122,3 +122,16 @@ func ExampleApp_clientFiles() {
 	// https://api.example.com/mcp Bearer k-123 true
 	// npx [-y search-mcp] s3cret true
 }
+
+// A host raises or lowers the limits every source is read within; a zero
+// field keeps its default.
+func ExampleLimits() {
+	fmt.Printf("%+v\n", load.Limits{Depth: 5000}.WithDefaults())
+
+	strict := load.Limits{Depth: 3}
+	_, err := strict.Parse("deep.toml", []byte("a.b.c.d = 1\n"), partial.TOML)
+	fmt.Println(err)
+	// Output:
+	// {Depth:5000 FileSize:1048576 Files:64 Problems:100 Quote:100 Total:8388608}
+	// deep.toml:1:7: tables and arrays nest deeper than 3 levels, the limit
+}

@@ -66,20 +66,40 @@ func (a *App[P, R]) File(ctx context.Context, path string) (layers []Layer[P], w
 	if _, err := shape.OfPartial(typeOf[P]()); err != nil {
 		return nil, nil, err
 	}
-	r := reader[P, R]{app: a, res: &Result[P, R]{}, asWritten: true}
+	lim := a.Limits.WithDefaults()
+	r := reader[P, R]{app: a, res: &Result[P, R]{}, asWritten: true, lim: lim, errs: diag.Collector{Max: lim.Problems}}
 	r.file(ctx, KindCfg, path, nil, "")
-	if len(r.errs) > 0 {
-		return nil, r.res.Warnings, r.errs
+	if err := r.errs.Err(); err != nil {
+		return nil, r.res.Warnings, err
 	}
 	return r.res.Layers, r.res.Warnings, nil
+}
+
+// fileKey names a file read: its absolute path, and the foreign format it
+// was read in.
+type fileKey struct {
+	abs string
+	f   Foreign
+}
+
+// fileRead is what reading a file gave, kept so that a file that several
+// extends name is read once; a file that failed is reported once.
+type fileRead[P any] struct {
+	d      *Document
+	p      *P
+	exts   []extend
+	failed bool
 }
 
 // file reads a layer file and the files it extends, adding their layers in
 // order. chain lists the files whose extends led here; f names a foreign
 // format the file is in, or is empty to recognise one.
 func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain []string, f Foreign) {
+	if len(chain) == 0 {
+		r.chainFiles, r.chainFull = 0, false // a new chain
+	}
 	if err := ctx.Err(); err != nil {
-		r.add(err)
+		r.add(&diag.Error{Source: path, Msg: "not read: " + err.Error(), Err: err})
 		return
 	}
 	abs, err := filepath.Abs(path)
@@ -93,27 +113,62 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 			return
 		}
 	}
+	fr := r.read(ctx, path, abs, chain, f)
+	if fr.failed {
+		return
+	}
+	inner := append(append([]string(nil), chain...), abs)
+	var after []extend
+	for _, e := range fr.exts {
+		if e.after {
+			after = append(after, e)
+			continue
+		}
+		r.extend(ctx, kind, fr.d, e, inner)
+	}
+	r.push(Layer[P]{Kind: kind, Name: path, Extends: chain, Partial: fr.p, Doc: fr.d})
+	for _, e := range after {
+		r.extend(ctx, kind, fr.d, e, inner)
+	}
+}
+
+// read reads, parses and decodes the file at path, once: later calls give
+// what the first one gave, without its problems.
+func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []string, f Foreign) *fileRead[P] {
+	key := fileKey{abs, f}
+	if fr, ok := r.files[key]; ok {
+		return fr
+	}
+	fr := &fileRead[P]{failed: true}
+	if r.files == nil {
+		r.files = make(map[fileKey]*fileRead[P])
+	}
+	r.files[key] = fr
 	format, ok := FormatOf(path)
 	if !ok {
 		r.add(&diag.Error{Source: path, Msg: "cannot tell the format from the file name", Hint: "use a .toml, .json, .yaml or .yml file"})
-		return
+		return fr
 	}
-	data, err := os.ReadFile(path)
+	max := min(r.lim.FileSize, r.lim.Total-r.readBytes)
+	data, err := readFile(ctx, path, max)
+	if err != nil && max < r.lim.FileSize && errors.Is(err, errTooLarge) {
+		err = &diag.Error{Source: path, Msg: fmt.Sprintf("the layer files of this load hold more than %s in all, the limit", bytesText(r.lim.Total)), Hint: "extend fewer or smaller files"}
+	}
+	r.readBytes += int64(len(data))
 	if err != nil {
-		msg := "cannot read: " + unwrapPath(err).Error()
-		if len(chain) > 0 {
-			msg += " (extended by " + strings.Join(chain, " -> ") + ")"
+		if e, ok := err.(*diag.Error); ok && len(chain) > 0 {
+			e.Msg += " (extended by " + strings.Join(chain, " -> ") + ")"
 		}
-		r.add(&diag.Error{Source: path, Msg: msg})
-		return
+		r.add(err)
+		return fr
 	}
 	if f == "" && r.app.MCPServers != nil {
 		f = foreignByName(path)
 	}
-	d, err := parse(path, data, format, f.jsonc())
+	d, err := parse(path, data, format, r.lim, f.jsonc())
 	if err != nil {
 		r.add(err)
-		return
+		return fr
 	}
 	if f == "" && r.app.MCPServers != nil {
 		f = detectForeign(d)
@@ -121,12 +176,12 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 	if f != "" {
 		if r.app.MCPServers == nil {
 			r.add(&diag.Error{Source: path, Msg: fmt.Sprintf("this application does not read %s files", f)})
-			return
+			return fr
 		}
 		warnings, err := d.foreign(ctx, f, r.app.MCPServers, r.importer())
 		if err != nil {
 			r.add(err)
-			return
+			return fr
 		}
 		for _, w := range warnings {
 			r.warn(w)
@@ -135,7 +190,7 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 	exts, err := d.extends()
 	if err != nil {
 		r.add(err)
-		return
+		return fr
 	}
 	p := new(P)
 	if err := d.Decode(p); err != nil {
@@ -143,28 +198,21 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 			err = h
 		}
 		r.add(err)
-		return
+		return fr
 	}
 	if !r.asWritten {
 		rebase(p, filepath.Dir(abs))
 	}
-	inner := append(append([]string(nil), chain...), abs)
-	var after []extend
-	for _, e := range exts {
-		if e.after {
-			after = append(after, e)
-			continue
-		}
-		r.extend(ctx, kind, d, e, inner)
-	}
-	r.push(Layer[P]{Kind: kind, Name: path, Extends: chain, Partial: p, Doc: d})
-	for _, e := range after {
-		r.extend(ctx, kind, d, e, inner)
-	}
+	*fr = fileRead[P]{d: d, p: p, exts: exts}
+	return fr
 }
 
-// extend reads the files one extends entry names.
+// extend reads the files one extends entry names, as long as the chain
+// has read fewer files than the limit.
 func (r *reader[P, R]) extend(ctx context.Context, kind Kind, d *Document, e extend, chain []string) {
+	if r.chainFull {
+		return
+	}
 	dir := filepath.Dir(d.Name())
 	pattern := e.path
 	if !filepath.IsAbs(pattern) {
@@ -175,7 +223,9 @@ func (r *reader[P, R]) extend(ctx context.Context, kind Kind, d *Document, e ext
 			r.add(d.errAt(e.node, e.at, "extends a missing file "+pattern+" ("+chainText(chain)+")", "the path is relative to "+d.Name()))
 			return
 		}
-		r.file(ctx, kind, pattern, chain, e.format)
+		if r.countFile(d, e, chain) {
+			r.file(ctx, kind, pattern, chain, e.format)
+		}
 		return
 	}
 	matches, err := filepath.Glob(pattern)
@@ -189,8 +239,26 @@ func (r *reader[P, R]) extend(ctx context.Context, kind Kind, d *Document, e ext
 		return
 	}
 	for _, m := range matches {
+		if !r.countFile(d, e, chain) {
+			return
+		}
 		r.file(ctx, kind, m, chain, e.format)
 	}
+}
+
+// countFile counts a file that extends entry e of d reads, and reports
+// whether the chain may read it: past the limit, the chain stops, with one
+// problem at the entry that went over.
+func (r *reader[P, R]) countFile(d *Document, e extend, chain []string) bool {
+	if r.chainFull {
+		return false // and said so
+	}
+	if r.chainFiles++; r.chainFiles <= r.lim.Files {
+		return true
+	}
+	r.chainFull = true
+	r.add(d.errAt(e.node, e.at, fmt.Sprintf("the extends of %s read more than %s files, the limit (counting a file once for each extends that names it)", chain[0], diag.Count(r.lim.Files)), "extend fewer files, or have one file extend them all once"))
+	return false
 }
 
 func chainText(chain []string) string {
@@ -306,6 +374,11 @@ func (d *Document) extends() ([]extend, error) {
 	}
 	return out, nil
 }
+
+// WorkspaceRoot returns the root of the workspace of an application called
+// name around dir: the nearest ancestor of dir (dir included) that holds a
+// directory .<name>, or "" outside a workspace. It is the root Load finds.
+func WorkspaceRoot(dir, name string) (string, error) { return workspaceRoot(dir, "."+name) }
 
 // workspaceRoot returns the nearest ancestor of dir (dir included) that
 // holds a directory named marker, or "".

@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/layertest"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/merge"
@@ -181,7 +183,8 @@ func checkErrors(t *testing.T, err error, source string, data []byte) {
 	if len(es) == 0 {
 		t.Fatal("empty diag.Errors returned as an error")
 	}
-	lines := bytes.Split(data, []byte("\n"))
+	// Positions are in the document without its byte order mark.
+	lines := bytes.Split(bytes.TrimPrefix(data, []byte("\uFEFF")), []byte("\n"))
 	for _, e := range es {
 		if e == nil {
 			t.Fatal("nil *Error in Errors")
@@ -194,8 +197,8 @@ func checkErrors(t *testing.T, err error, source string, data []byte) {
 		}
 		switch {
 		case e.Line == 0:
-			if e.Column != 0 || e.Snippet != "" {
-				t.Errorf("error %q has no line but column %d, snippet %q", e.Error(), e.Column, e.Snippet)
+			if e.Column != 0 || e.Snippet() != "" {
+				t.Errorf("error %q has no line but column %d, snippet %q", e.Error(), e.Column, e.Snippet())
 			}
 		case e.Line < 0 || e.Line > len(lines):
 			t.Errorf("error %q: line %d outside the input (%d lines)", e.Error(), e.Line, len(lines))
@@ -207,8 +210,20 @@ func checkErrors(t *testing.T, err error, source string, data []byte) {
 			if e.Column < 1 || e.Column > utf8.RuneCount(raw)+1 {
 				t.Errorf("error %q: column %d outside line %d %q", e.Error(), e.Column, e.Line, raw)
 			}
-			if line := bytes.TrimSuffix(raw, []byte("\r")); e.Snippet != string(line) {
-				t.Errorf("error %q: snippet %q, want line %d %q", e.Error(), e.Snippet, e.Line, line)
+			// The snippet is the line, or the part of it around the
+			// column, shown safely.
+			// (each bad byte a character, as columns count them).
+			var line []rune
+			for rest := bytes.TrimSuffix(raw, []byte("\r")); len(rest) > 0; {
+				r, size := utf8.DecodeRune(rest)
+				if r != '\t' && unicode.IsControl(r) {
+					r = utf8.RuneError
+				}
+				line, rest = append(line, r), rest[size:]
+			}
+			snippet := []rune(e.Snippet())
+			if len(snippet) > 162 || !strings.Contains(string(line), strings.Trim(string(snippet), "…")) {
+				t.Errorf("error %q: snippet %q, want line %d %q or a part of it", e.Error(), e.Snippet(), e.Line, string(line))
 			}
 		}
 		_ = e.Render()
@@ -266,7 +281,7 @@ func FuzzDecode(f *testing.F) {
 		// goes back to an equivalent layer.
 		c, _ := config.Finalize(p)
 		c2, _ := config.Finalize(config.ToPartial(c))
-		if diff := cmp.Diff(c, c2); diff != "" {
+		if diff := layertest.Diff(c, c2); diff != "" {
 			t.Fatalf("finalize(toPartial(x)) differs from x (-x +again):\n%s", diff)
 		}
 	})
@@ -312,7 +327,7 @@ func FuzzDeltaRoundTrip(f *testing.F) {
 		d := delta.Between(a, b)
 		want, _ := partial.Finalize(b, config.Default())
 		got, _ := partial.Finalize(merge.Layers(a, d), config.Default())
-		if diff := cmp.Diff(want, got); diff != "" {
+		if diff := layertest.Diff(want, got); diff != "" {
 			text, _ := partial.Encode(d, partial.TOML)
 			t.Fatalf("finalize(merge(a, delta(a, b))) differs from finalize(b) (-b +merged):\n%s\ndelta:\n%s", diff, text)
 		}

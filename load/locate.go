@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/decode"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -51,9 +52,10 @@ func LocateErrors(err error, docs ...*Document) error {
 		if best < 0 {
 			continue
 		}
-		if line, col, ok := docs[best].Locate(e.Path); ok {
+		if off, ok := docs[best].locate(e.Path); ok {
 			c := *e
-			c.Source, c.Line, c.Column, c.Snippet = docs[best].name, line, col, docs[best].d.Line(line)
+			c.Source = docs[best].name
+			decode.At(&c, docs[best].d, off)
 			out[i] = &c
 			rank[&c] = best
 		}

@@ -145,14 +145,20 @@ func isPartialStruct(t *shape.Type) bool {
 type encoder struct {
 	unsets []string
 	err    error
+	stack  []string // the key path being written; see child
 }
 
 func (enc *encoder) unset(path []string) {
 	enc.unsets = append(enc.unsets, Path(path).String())
 }
 
-func child(path []string, key string) []string {
-	return append(path[:len(path):len(path)], key)
+// child returns the path of entry key under path. Every path is a prefix
+// of one stack, which it pushes key onto: no level copies the path (a
+// copy per level makes deep tables quadratic). A path is used before its
+// siblings are made, and kept by no one.
+func (enc *encoder) child(path []string, key string) []string {
+	enc.stack = append(enc.stack[:len(path)], key)
+	return enc.stack
 }
 
 // structure writes partial struct v. covered says that an unset of an
@@ -176,7 +182,7 @@ func (enc *encoder) structure(v reflect.Value, t *shape.Type, path []string, cov
 	tbl.Inline = t.ValueCodec
 	for i := range t.Fields {
 		f := &t.Fields[i]
-		if n := enc.field(v.Field(f.Index), f, child(path, f.Key), covered); n != nil {
+		if n := enc.field(v.Field(f.Index), f, enc.child(path, f.Key), covered); n != nil {
 			tbl.Set(f.Key, n)
 		}
 	}
@@ -269,7 +275,7 @@ func (enc *encoder) entries(m reflect.Value, elem *shape.Type, path []string) *d
 	tbl.Inline = false
 	for _, k := range keys {
 		e := m.MapIndex(reflect.ValueOf(k))
-		p := child(path, k)
+		p := enc.child(path, k)
 		if e.IsNil() {
 			enc.unset(p)
 			continue
@@ -395,7 +401,7 @@ func (enc *encoder) plain(v reflect.Value, t *shape.Type, path []string, inline 
 	case shape.Slice:
 		a := doc.NewArray()
 		for i := 0; i < v.Len(); i++ {
-			if n := enc.plain(v.Index(i), t.Elem, child(path, fmt.Sprint(i)), true); n != nil {
+			if n := enc.plain(v.Index(i), t.Elem, enc.child(path, fmt.Sprint(i)), true); n != nil {
 				a.Append(n)
 			}
 		}
@@ -409,7 +415,7 @@ func (enc *encoder) plain(v reflect.Value, t *shape.Type, path []string, inline 
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			if n := enc.plain(v.MapIndex(reflect.ValueOf(k).Convert(v.Type().Key())), t.Elem, child(path, k), inline); n != nil {
+			if n := enc.plain(v.MapIndex(reflect.ValueOf(k).Convert(v.Type().Key())), t.Elem, enc.child(path, k), inline); n != nil {
 				tbl.Set(k, n)
 			} else {
 				tbl.Set(k, doc.NewTable())
@@ -430,7 +436,7 @@ func (enc *encoder) plain(v reflect.Value, t *shape.Type, path []string, inline 
 			if fv.IsZero() {
 				continue
 			}
-			if n := enc.plain(fv, f.Type, child(path, f.Key), inline); n != nil {
+			if n := enc.plain(fv, f.Type, enc.child(path, f.Key), inline); n != nil {
 				tbl.Set(f.Key, n)
 			}
 		}
@@ -456,7 +462,7 @@ func (enc *encoder) anyPlain(x any, path []string, inline bool) *doc.Node {
 	case []any:
 		a := doc.NewArray()
 		for i, e := range x {
-			if n := enc.anyPlain(e, child(path, fmt.Sprint(i)), true); n != nil {
+			if n := enc.anyPlain(e, enc.child(path, fmt.Sprint(i)), true); n != nil {
 				a.Append(n)
 			}
 		}
@@ -470,7 +476,7 @@ func (enc *encoder) anyPlain(x any, path []string, inline bool) *doc.Node {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			if n := enc.anyPlain(x[k], child(path, k), inline); n != nil {
+			if n := enc.anyPlain(x[k], enc.child(path, k), inline); n != nil {
 				tbl.Set(k, n)
 			}
 		}
@@ -508,7 +514,7 @@ func (enc *encoder) anyValue(a Any, t *shape.Type, path []string, covered bool) 
 		case keepsOnly(a.Table):
 			value := doc.NewTable()
 			for _, k := range a.Table.Keys() {
-				value.Set(k, enc.plainAny(a.Table.Entries[k].Fill, child(path, k)))
+				value.Set(k, enc.plainAny(a.Table.Entries[k].Fill, enc.child(path, k)))
 			}
 			return strategyNode(value, "keep", nil)
 		case a.Table.Entries["value"] != nil && a.Table.Entries["strategy"] != nil:
@@ -616,7 +622,7 @@ func (enc *encoder) literal(x any, path []string) *doc.Node {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		if n := enc.plainAny(m[k], child(path, k)); n != nil {
+		if n := enc.plainAny(m[k], enc.child(path, k)); n != nil {
 			tbl.Set(k, n)
 		}
 	}
@@ -638,7 +644,7 @@ func (enc *encoder) plainAny(x any, path []string) *doc.Node {
 	case []any:
 		a := doc.NewArray()
 		for i, e := range x {
-			if n := enc.plainAny(e, child(path, fmt.Sprint(i))); n != nil {
+			if n := enc.plainAny(e, enc.child(path, fmt.Sprint(i))); n != nil {
 				a.Append(n)
 			}
 		}

@@ -22,6 +22,8 @@ type Discovered struct {
 	// OutputSchema and Annotations pass through from MCP tools.
 	OutputSchema json.RawMessage
 	Annotations  json.RawMessage
+	// Upstream is an MCP tool as its server listed it, every key of it.
+	Upstream json.RawMessage
 }
 
 // Definition is a resolved tool: what a model is told about it, and what
@@ -40,6 +42,16 @@ type Definition struct {
 	Questions    map[string]config.Question `json:"questions"`
 	Run          config.RunMode             `json:"run"`
 	Result       config.ResultMode          `json:"result"`
+	// Text is what a model is told about the tool: the discovered text as
+	// written when the config changes none of it, else the summary and the
+	// description joined (config.Join).
+	Text string `json:"-"`
+	// Upstream is the MCP tool as its server listed it, every key of it
+	// (_meta, icons, execution, annotations strata does not know), when the
+	// config changes nothing of what a model sees but perhaps the name:
+	// exports and serve pass it on as it is, with the name of the
+	// definition. Nil otherwise.
+	Upstream json.RawMessage `json:"-"`
 	// Exec says how the tool runs; it is not part of what a model sees.
 	Exec Exec `json:"-"`
 }

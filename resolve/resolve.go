@@ -14,6 +14,8 @@ package resolve
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -78,7 +80,7 @@ func Build(c config.Config, f Found) (*Catalog, error) {
 		}
 	}
 	// Discovered executables that the config does not name.
-	for _, name := range sortedKeys(b.described) {
+	for _, name := range slices.Sorted(maps.Keys(b.described)) {
 		dt := b.described[name]
 		if _, named := c.Tools[name]; named {
 			continue
@@ -170,7 +172,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 			return Definition{}, false
 		}
 		if !ok {
-			b.fail(&diag.Error{Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s has no tool named %s", src.Server, upstream), Hint: closestHint(upstream, sortedKeys(tools))})
+			b.fail(&diag.Error{Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s has no tool named %s", src.Server, upstream), Hint: closestHint(upstream, slices.Sorted(maps.Keys(tools)))})
 			return Definition{}, false
 		}
 		base, d.Source = mt, config.Source{Kind: config.SourceMCP, Server: src.Server, Tool: src.Tool}.String()
@@ -200,7 +202,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		dt, ok := b.described[upstream]
 		if !ok {
 			if src.Tool != "" {
-				b.fail(&diag.Error{Path: path.Append("source"), Msg: "no tool of the discovery directories is named " + upstream, Hint: closestHint(upstream, sortedKeys(b.f.Described))})
+				b.fail(&diag.Error{Path: path.Append("source"), Msg: "no tool of the discovery directories is named " + upstream, Hint: closestHint(upstream, slices.Sorted(maps.Keys(b.f.Described)))})
 			} else if src.Kind == "" {
 				// Settings for a tool that nothing here defines: an override
 				// meant for tools some workspaces have.
@@ -224,6 +226,17 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 	}
 	d.Title = base.Title
 	d.Summary, d.Description = text(base, own)
+	switch {
+	case own.Summary != "" || own.Description != "":
+		d.Text = config.Join(d.Summary, d.Description)
+	case base.Summary != "":
+		d.Text = config.Join(base.Summary, base.Description)
+	default:
+		d.Text = base.Description // as written: not split and joined again
+	}
+	if own.Summary == "" && own.Description == "" && len(params) == 0 {
+		d.Upstream = base.Upstream
+	}
 	d.OutputSchema, d.Annotations = base.OutputSchema, base.Annotations
 	d.InputSchema = base.InputSchema
 	if len(d.InputSchema) == 0 {
@@ -256,14 +269,14 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 func (b *builder) exposed() []Definition {
 	var out []Definition
 	taken := map[string]string{}
-	for _, server := range sortedKeys(b.f.Servers) {
+	for _, server := range slices.Sorted(maps.Keys(b.f.Servers)) {
 		tools := b.f.Servers[server]
 		srv := b.c.MCPServers[server]
 		expose := srv.Expose
 		if expose.IsZero() {
 			continue
 		}
-		names := sortedKeys(tools)
+		names := slices.Sorted(maps.Keys(tools))
 		for _, want := range expose.Tools {
 			if _, ok := tools[want]; !ok {
 				b.fail(&diag.Error{Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("the server has no tool named %s", want), Hint: closestHint(want, names)})
@@ -301,7 +314,7 @@ func (b *builder) exposed() []Definition {
 
 // exposer returns the server that exposes a tool named name on its own.
 func (b *builder) exposer(name string) (string, bool) {
-	for _, server := range sortedKeys(b.f.Servers) {
+	for _, server := range slices.Sorted(maps.Keys(b.f.Servers)) {
 		if _, ok := b.f.Servers[server][name]; ok && b.c.MCPServers[server].Exposes(name) {
 			return server, true
 		}
@@ -350,13 +363,4 @@ func closestHint(name string, names []string) string {
 		return "it has no tools"
 	}
 	return "it has " + strings.Join(names, ", ")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

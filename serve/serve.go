@@ -46,6 +46,17 @@ const MetaFingerprint = "strata/fingerprint"
 // before it resolves again.
 const DefaultDebounce = 200 * time.Millisecond
 
+// StaleError is told to Warn when the catalog does not resolve again after
+// a change: the catalog before is still served.
+type StaleError struct{ Err error }
+
+func (e *StaleError) Error() string {
+	return "resolving again: " + e.Err.Error() + "; still serving the catalog before"
+}
+
+// Unwrap returns the problem of the resolution.
+func (e *StaleError) Unwrap() error { return e.Err }
+
 // Snapshot is one resolution: what a server serves until the next.
 type Snapshot struct {
 	// Runner runs the calls; its Catalog is what tools/list lists.
@@ -70,10 +81,15 @@ type Server struct {
 
 	mu      sync.Mutex
 	current *Snapshot
-	served  map[string]string // the tools served: name -> their JSON
+	served  map[string]string          // the tools served: name -> their JSON
+	wire    map[string]json.RawMessage // the same, as they go on the wire
 	mcp     *mcp.Server
 	changes chan struct{}
 }
+
+// Equal reports whether s and o are the same server, a handle with a
+// running session. It lets go-cmp compare values that hold servers.
+func (s *Server) Equal(o *Server) bool { return s == o }
 
 // Invalidate asks for the catalog to be resolved again, as a change of a
 // watched file does (for an MCP server whose tools changed, say).
@@ -91,7 +107,7 @@ func (s *Server) Invalidate() {
 // invalid-request error (-32600); seed 002's server/identity is answered
 // ([IdentityMethod]).
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	return s.Run(ctx, &stdio{in: in, out: out, identity: s.identity})
+	return s.Run(ctx, &stdio{in: in, out: out, identity: s.identity, wire: s.wireTools})
 }
 
 // Identity is the answer to server/identity: who the server is, by its
@@ -102,6 +118,13 @@ type Identity struct {
 	ServerID        string `json:"server_id"`
 	ToolsCount      int    `json:"tools_count"`
 	ProtocolVersion string `json:"protocol_version"`
+}
+
+// wireTools returns the JSON of the tools served now, by name.
+func (s *Server) wireTools() map[string]json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.wire
 }
 
 // identity answers server/identity with the catalog served now.
@@ -189,7 +212,7 @@ func (s *Server) reloadLoop(ctx context.Context, w *watcher) {
 		cat, err := s.Load(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
-				s.warn(fmt.Errorf("resolving again: %w; still serving the catalog before", err))
+				s.warn(&StaleError{Err: err})
 			}
 			continue
 		}
@@ -208,14 +231,15 @@ func (s *Server) install(cat *Snapshot) {
 	s.current = cat
 	want := map[string]*mcp.Tool{}
 	wantJSON := map[string]string{}
+	wire := map[string]json.RawMessage{}
 	for _, d := range cat.Runner.Catalog.Tools {
 		t, err := tool(d)
 		if err != nil {
 			s.warn(err)
 			continue
 		}
-		b, _ := json.Marshal(t)
-		want[d.Name], wantJSON[d.Name] = t, string(b)
+		wire[d.Name] = export.MCPToolJSON(d)
+		want[d.Name], wantJSON[d.Name] = t, string(wire[d.Name])
 	}
 	var gone []string
 	for name := range s.served {
@@ -231,7 +255,7 @@ func (s *Server) install(cat *Snapshot) {
 			s.mcp.AddTool(t, s.handler(name))
 		}
 	}
-	s.served = wantJSON
+	s.served, s.wire = wantJSON, wire
 }
 
 // tool is a definition as an MCP tool.

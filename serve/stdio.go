@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/strata-config/strata/internal/jsonv"
 )
 
 // MaxLine bounds one JSON-RPC message read from the client; a longer line
@@ -33,6 +34,10 @@ type stdio struct {
 	in       io.Reader
 	out      io.Writer
 	identity func() any // the answer to server/identity
+	// wire returns the tools as they are served, JSON by name: an
+	// upstream tool as its server listed it, every key kept, where the
+	// SDK's Tool type would drop keys it does not know.
+	wire func() map[string]json.RawMessage
 }
 
 // Connect implements mcp.Transport.
@@ -55,6 +60,9 @@ type stdioConn struct {
 	once   sync.Once
 
 	initialized bool // read only by Read's goroutine
+
+	lmu   sync.Mutex
+	lists map[any]bool // ids of the tools/list requests not answered yet
 }
 
 // readLoop reads lines until the input ends, so that Close unblocks Read.
@@ -149,6 +157,13 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		case !c.initialized && req.IsCall() && req.Method != "ping":
 			c.reply(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: the session is not initialized; send initialize first"})
 			continue
+		case req.Method == "tools/list" && req.IsCall():
+			c.lmu.Lock()
+			if c.lists == nil {
+				c.lists = map[any]bool{}
+			}
+			c.lists[req.ID.Raw()] = true
+			c.lmu.Unlock()
 		}
 		return msg, nil
 	}
@@ -265,6 +280,15 @@ func (c *stdioConn) write(v any) {
 
 // Write implements mcp.Connection.
 func (c *stdioConn) Write(_ context.Context, msg jsonrpc.Message) error {
+	if res, ok := msg.(*jsonrpc.Response); ok && res.Error == nil && c.t.wire != nil {
+		c.lmu.Lock()
+		list := c.lists[res.ID.Raw()]
+		delete(c.lists, res.ID.Raw())
+		c.lmu.Unlock()
+		if list {
+			res.Result = withWireTools(res.Result, c.t.wire())
+		}
+	}
 	b, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return err
@@ -292,4 +316,25 @@ func trimSpace(b []byte) []byte {
 		b = b[:len(b)-1]
 	}
 	return b
+}
+
+// withWireTools replaces the tools of a tools/list result with the JSON
+// they are served as, by name; a result it cannot read is left alone.
+func withWireTools(result json.RawMessage, wire map[string]json.RawMessage) json.RawMessage {
+	v, err := jsonv.Parse(result)
+	if err != nil || v.Get("tools") == nil {
+		return result
+	}
+	tools := jsonv.NewArray()
+	for _, t := range v.Get("tools").Items() {
+		name, _ := t.Get("name").Str()
+		if raw, ok := wire[name]; ok {
+			if w, err := jsonv.Parse(raw); err == nil {
+				t = w
+			}
+		}
+		tools.Append(t)
+	}
+	v.Set("tools", tools)
+	return json.RawMessage(v.JSON())
 }

@@ -18,6 +18,7 @@
 package trust
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -132,12 +133,12 @@ func (s *Store) Read() (List, error) {
 	if s == nil || s.Path == "" {
 		return List{}, nil
 	}
-	data, err := os.ReadFile(s.Path)
-	if errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(s.Path); errors.Is(err, fs.ErrNotExist) {
 		return List{}, nil
 	}
+	data, err := load.Limits{}.ReadFile(context.Background(), s.Path)
 	if err != nil {
-		return List{}, &diag.Error{Source: s.Path, Msg: "cannot read the trust list", Err: err}
+		return List{}, err
 	}
 	return parse(s.Path, data)
 }

@@ -125,7 +125,10 @@ func shortPrefixes() []shortPrefix {
 
 // warn prints problems that did not fail the command.
 func warn(e *env, ws diag.Errors) {
-	for _, w := range ws {
-		fmt.Fprintf(e.stderr, "strata: warning: %s\n", relativeText(oneLine(w.Error())))
+	if len(ws) == 0 {
+		return
+	}
+	for _, w := range bounded(ws) {
+		fmt.Fprintf(e.stderr, "strata: warning: %s\n", line(w))
 	}
 }

@@ -12,14 +12,14 @@ import (
 // documents of all of them, reporting the problems of all files together
 // and printing the warnings.
 func readLayers(e *env, names []string) ([][]load.Layer[config.Partial], []*load.Document, error) {
-	var errs diag.Errors
+	var errs diag.Collector
 	files := make([][]load.Layer[config.Partial], 0, len(names))
 	var docs []*load.Document
 	for _, name := range names {
 		layers, warnings, err := layerApp.File(e.ctx, name)
 		warn(e, warnings)
 		if err != nil {
-			errs = append(errs, diag.All(err)...)
+			errs.Add(err)
 			continue
 		}
 		files = append(files, layers)
@@ -27,8 +27,8 @@ func readLayers(e *env, names []string) ([][]load.Layer[config.Partial], []*load
 			docs = append(docs, l.Doc)
 		}
 	}
-	if len(errs) > 0 {
-		return nil, nil, errs
+	if err := errs.Err(); err != nil {
+		return nil, nil, err
 	}
 	return files, docs, nil
 }

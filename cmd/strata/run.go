@@ -10,6 +10,7 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/limits"
 )
 
 // cli is the command line.
@@ -95,10 +96,27 @@ func report(stderr io.Writer, err error) int {
 		}
 		return code
 	}
-	for _, e := range diag.All(err) {
-		fmt.Fprintf(stderr, "strata: %s\n", relativeText(oneLine(e.Error())))
+	for _, e := range bounded(err) {
+		fmt.Fprintf(stderr, "strata: %s\n", line(e))
 	}
 	return code
+}
+
+// bounded returns the problems in err, as many as the default limit
+// allows and one that counts the others: whatever made them, a flood of
+// problems is not printed whole.
+func bounded(err error) []*diag.Error {
+	var c diag.Collector
+	c.Add(err)
+	return diag.All(c.Err())
+}
+
+// line renders a problem on one line, with paths relative to the working
+// directory, quoting no more of a key or value than the default limit
+// (the readers already cut what they quote; this keeps any other message
+// short too).
+func line(e *diag.Error) string {
+	return limits.CutQuoted(relativeText(oneLine(e.Error())), limits.Quote)
 }
 
 // oneLine folds a message onto one line.

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/strata-config/strata"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/serve"
 )
 
 type serveCmd struct {
@@ -20,7 +23,13 @@ func (c *serveCmd) Run(e *env) error {
 		return err
 	}
 	defer w.Close()
-	err = w.Serve(e.ctx, e.stdin, e.stdout, func(err error) { warn(e, diag.All(err)) })
+	err = w.Serve(e.ctx, e.stdin, e.stdout, func(err error) {
+		var stale *serve.StaleError
+		if errors.As(err, &stale) {
+			fmt.Fprintln(e.stderr, "strata: warning: the config changed and does not resolve; still serving the catalog before:")
+		}
+		warn(e, diag.All(err))
+	})
 	if e.ctx.Err() != nil {
 		return nil // stopped by a signal: a clean end
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -211,4 +212,92 @@ func TestServeNodeClient(t *testing.T) {
 	if c := got.Calls[3]; c.Error == "" && !c.Result.IsError {
 		t.Errorf("an unknown tool was called: %+v", c)
 	}
+}
+
+// upstreamTool is an MCP tool with every key a server may send: strata
+// must pass it on as it is when the config changes nothing of it.
+const upstreamTool = `{"name":"browse","title":"Browse","description":"Open a page. Returns its text; scripts do not run.","inputSchema":{"type":"object","properties":{"url":{"type":"string","format":"uri"}},"required":["url"],"$defs":{"x":{"type":"string"}}},"outputSchema":{"type":"object","properties":{"text":{"type":"string"}}},"annotations":{"readOnlyHint":true,"openWorldHint":true,"x-vendor":{"cost":3}},"icons":[{"src":"https://example.com/i.png","mimeType":"image/png"}],"execution":{"taskSupport":"optional"},"_meta":{"vendor/id":"b-1"}}`
+
+// TestUpstreamDefinitionsPassThrough: a tool the config does not change
+// reaches exports and MCP clients field for field: its description not
+// split and joined again, its _meta, icons, execution and unknown
+// annotations kept, nothing added; renamed, only its name changes.
+func TestUpstreamDefinitionsPassThrough(t *testing.T) {
+	dir := t.TempDir()
+	toolFile := filepath.Join(dir, "tool.json")
+	if err := os.WriteFile(toolFile, []byte(upstreamTool), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, "ws")
+	if err := os.MkdirAll(filepath.Join(root, ".strata"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "[mcp_servers.up]\ncommand = \"" + mcpfake + "\"\nargs = [\"-tool\", \"" + toolFile + "\"]\nexpose = \"all\"\n[tools.open_page]\nsource = \"mcp.up.browse\"\n"
+	if err := os.WriteFile(filepath.Join(root, ".strata", "config.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(dir, "home")
+	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, "cache"), "STRATA_CONFIG_HOME=" + filepath.Join(home, "strata")}
+	renamed := strings.Replace(upstreamTool, `"name":"browse"`, `"name":"open_page"`, 1)
+
+	out, stderr, code := strataIn(t, root, environ, "resolve", "--trust", "--export", "mcp")
+	if code != 0 {
+		t.Fatalf("resolve: %s", stderr)
+	}
+	var exported struct{ Tools []json.RawMessage }
+	if err := json.Unmarshal([]byte(out), &exported); err != nil || len(exported.Tools) != 1 {
+		t.Fatalf("export: %v, %s", err, out)
+	}
+	if got := compact(t, exported.Tools[0]); got != renamed {
+		t.Errorf("--export mcp:\n got %s\nwant %s", got, renamed)
+	}
+	out, _, _ = strataIn(t, root, environ, "resolve", "--trust", "--export", "openai")
+	if !strings.Contains(out, `"description": "Open a page. Returns its text; scripts do not run."`) {
+		t.Errorf("--export openai changed the description:\n%s", out)
+	}
+
+	cmd := exec.Command(strataBin, "serve", "--root", root, "--trust")
+	cmd.Env = environ
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer stdin.Close()
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+	} {
+		fmt.Fprintln(stdin, line)
+	}
+	r := bufio.NewReader(stdout)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Result struct{ Tools []json.RawMessage }
+		}
+		json.Unmarshal([]byte(line), &msg)
+		if string(msg.ID) != "2" {
+			continue
+		}
+		if len(msg.Result.Tools) != 1 || compact(t, msg.Result.Tools[0]) != renamed {
+			t.Errorf("tools/list through strata serve:\n got %s\nwant %s", line, renamed)
+		}
+		return
+	}
+}
+
+func compact(t *testing.T, b []byte) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
 }

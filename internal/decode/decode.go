@@ -15,6 +15,7 @@ import (
 
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/doc"
+	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/internal/tomltext"
@@ -24,9 +25,27 @@ import (
 // Decoder decodes the nodes of one document into partial values.
 type Decoder struct {
 	Doc    *doc.Doc
-	Source string        // names the document in problems
-	Errs   diag.Errors   // the problems found so far
-	key    reflect.Value // reused map key; SetMapIndex copies it
+	Source string      // names the document in problems
+	Errs   diag.Errors // the problems kept so far (see MaxErrors)
+	// MaxErrors is how many problems Errs keeps; the others are counted
+	// (see Err). MaxQuote is how many characters of a key or value a
+	// problem quotes. MaxDepth is how many keys an unset path may have.
+	// Zero means the default of package limits.
+	MaxErrors, MaxQuote, MaxDepth int
+
+	omitted int           // problems found beyond MaxErrors
+	key     reflect.Value // reused map key; SetMapIndex copies it
+}
+
+// Err returns the problems found, nil when there are none: Errs, and a
+// last problem that counts those left out, if any (see diag.Collector).
+func (dec *Decoder) Err() error {
+	c := diag.Collector{Max: len(dec.Errs)}
+	for _, e := range dec.Errs {
+		c.AddError(e)
+	}
+	c.Omit(dec.omitted)
+	return c.Err()
 }
 
 type decoder = Decoder
@@ -40,21 +59,31 @@ func (dec *decoder) mapKey(k string) reflect.Value {
 	return dec.key
 }
 
+// full reports whether Errs holds as many problems as it keeps.
+func (dec *decoder) full() bool { return len(dec.Errs) >= limits.Or(dec.MaxErrors, limits.Problems) }
+
 func (dec *decoder) fail(off int32, path []string, msg, hint string) {
+	if dec.full() {
+		dec.omitted++
+		return
+	}
+	quote := limits.Or(dec.MaxQuote, limits.Quote)
 	var p partial.Path
 	if len(path) > 0 {
-		p = slices.Clone(path)
+		p = slices.Clone(limits.CutPath(path, quote))
 	}
-	dec.Errs = append(dec.Errs, At(&diag.Error{Source: dec.Source, Path: p, Msg: msg, Hint: hint}, dec.Doc, off))
+	e := &diag.Error{Source: dec.Source, Path: p, Msg: limits.CutQuoted(msg, quote), Hint: limits.CutQuoted(hint, quote)}
+	dec.Errs = append(dec.Errs, At(e, dec.Doc, off))
 }
 
-// At fills e's position and snippet from offset off in d.
+// At fills e's position from offset off in d, and points it at d's text
+// for its snippet.
 func At(e *diag.Error, d *doc.Doc, off int32) *diag.Error {
 	if d == nil || off < 0 {
 		return e
 	}
 	e.Line, e.Column = d.Position(off)
-	e.Snippet = d.Line(e.Line)
+	e.SetText(d.Data, int(off))
 	return e
 }
 
@@ -89,6 +118,10 @@ func (dec *decoder) Root(n *doc.Node, v reflect.Value, t *shape.Type) {
 		p, err := partial.ParsePath(e.Str)
 		if err != nil {
 			dec.fail(e.ValuePos(), ip, err.Error(), "")
+			continue
+		}
+		if max := limits.Or(dec.MaxDepth, limits.Depth); len(p) > max {
+			dec.fail(e.ValuePos(), ip, fmt.Sprintf("the key path has %s keys, more than the limit of %s", diag.Count(len(p)), diag.Count(max)), "")
 			continue
 		}
 		paths = append(paths, unset{i, p})
@@ -133,6 +166,10 @@ func (dec *decoder) structure(n *doc.Node, v reflect.Value, t *shape.Type, path 
 }
 
 func (dec *decoder) unknown(e *doc.Node, path []string, keys []string) {
+	if dec.full() {
+		dec.omitted++ // no need for a hint no one reads
+		return
+	}
 	hint := ""
 	if s := suggest.Closest(e.Key, keys); s != "" {
 		hint = "did you mean " + tomltext.Key(s) + "?"
@@ -172,7 +209,8 @@ func (dec *decoder) Field(n *doc.Node, v reflect.Value, t *shape.Type, strategy 
 			return
 		}
 		entries := v.Field(shape.MapEntries)
-		if entries.IsNil() {
+		if entries.IsNil() && len(n.Entries) > 0 {
+			// An empty table says nothing: nil, as a layer built in Go has.
 			entries.Set(reflect.MakeMapWithSize(entries.Type(), len(n.Entries)))
 		}
 		for _, e := range n.Entries {

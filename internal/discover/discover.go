@@ -69,6 +69,9 @@ type Resolver struct {
 	Pins map[string]trust.Pin
 	// Builtins are the tools the host implements, by name.
 	Builtins map[string]resolve.Discovered
+	// MaxDepth bounds how deeply the answers of tools nest; 0 is the
+	// default of load.Limits.
+	MaxDepth int
 	// Servers, when not nil, keeps the MCP servers that resolutions and
 	// calls start running, for the next ones.
 	Servers *upstream.Servers
@@ -362,8 +365,12 @@ func (s *session) describeAnswer(t task, answer []byte) {
 	skip := func(msg string) {
 		s.warn(&diag.Error{Source: "skipped", Path: t.path, Msg: t.program + ": " + msg})
 	}
-	v, err := jsonv.Parse(answer)
-	if err != nil || v.Kind() != jsonv.Object {
+	v, err := jsonv.Options{MaxDepth: s.r.MaxDepth}.Parse(answer)
+	if err != nil {
+		skip("the answer cannot be read: " + err.Error())
+		return
+	}
+	if v.Kind() != jsonv.Object {
 		skip("the answer is not a JSON object; --describe must print {name, description, parameters}")
 		return
 	}
@@ -438,7 +445,7 @@ func (s *session) schemaAnswer(c config.Config, t task, answer []byte) {
 		}
 		var params *jsonv.Value
 		if len(d.Parameters) > 0 && string(d.Parameters) != "null" {
-			v, err := jsonv.Parse(d.Parameters)
+			v, err := jsonv.Options{MaxDepth: s.r.MaxDepth}.Parse(d.Parameters)
 			if err != nil {
 				s.failed(toolPath, &diag.Error{Path: t.path, Msg: "the schema answer for " + upstream + " has invalid parameters: " + err.Error(), Err: err})
 				return

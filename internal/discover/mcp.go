@@ -6,9 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -113,7 +114,7 @@ func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) ups
 			// it; the token counts by its hash, so the cache holds no
 			// secret.
 			key := cache.Key{Protocol: "mcp-remote", Path: srv.URL}
-			for _, h := range sortedKeys(srv.Headers) {
+			for _, h := range slices.Sorted(maps.Keys(srv.Headers)) {
 				key.Env = append(key.Env, h+"="+srv.Headers[h])
 			}
 			if spec.Remote.BearerToken != "" {
@@ -146,15 +147,6 @@ func lookupEnv(environ []string, name string) string {
 		}
 	}
 	return v
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func seconds(s, def float64) time.Duration {
@@ -216,6 +208,9 @@ func toolsOf(a upstream.Answer) map[string]resolve.Discovered {
 		}
 		if t.Annotations != nil {
 			d.Annotations = json.RawMessage(t.Annotations.JSON())
+		}
+		if t.Raw != nil {
+			d.Upstream = json.RawMessage(t.Raw.JSON())
 		}
 		out[t.Name] = d
 	}

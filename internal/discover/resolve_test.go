@@ -318,7 +318,7 @@ func TestDescribeAnswers(t *testing.T) {
 		{name: "a number for a name", answer: `{"name":7}`, warn: "t.sh: the answer has no name"},
 		{name: "a description that is not a string", answer: `{"name":"a","description":["A."]}`, warn: "t.sh: the description must be a string"},
 		{name: "parameters that are not an object", answer: `{"name":"a","parameters":"x"}`, warn: "t.sh: parameters must be a JSON Schema object"},
-		{name: "a repeated key", answer: `{"name":"a","name":"b"}`, warn: "t.sh: the answer is not a JSON object"},
+		{name: "a repeated key", answer: `{"name":"a","name":"b"}`, warn: `t.sh: the answer cannot be read: offset 12: key "name" appears twice in an object`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -664,9 +664,9 @@ func TestExport(t *testing.T) {
 		format export.Dialect
 		want   string
 	}{
-		{export.OpenAI, `[{"type":"function","function":{"name":"a","description":"Short.\n\nLong text.","parameters":{"type":"object","properties":{"x":{"type":"string"}}}}}]`},
-		{export.Anthropic, `[{"name":"a","description":"Short.\n\nLong text.","input_schema":{"type":"object","properties":{"x":{"type":"string"}}}}]`},
-		{export.MCP, `{"tools":[{"name":"a","description":"Short.\n\nLong text.","inputSchema":{"type":"object","properties":{"x":{"type":"string"}}}}]}`},
+		{export.OpenAI, `[{"type":"function","function":{"name":"a","description":"Short. Long text.","parameters":{"type":"object","properties":{"x":{"type":"string"}}}}}]`},
+		{export.Anthropic, `[{"name":"a","description":"Short. Long text.","input_schema":{"type":"object","properties":{"x":{"type":"string"}}}}]`},
+		{export.MCP, `{"tools":[{"name":"a","description":"Short. Long text.","inputSchema":{"type":"object","properties":{"x":{"type":"string"}}}}]}`},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.format), func(t *testing.T) {
@@ -693,5 +693,19 @@ func TestExport(t *testing.T) {
 	}
 	if _, err := export.JSON(bad, export.MCP); len(errLines(err)) != 1 || !strings.Contains(err.Error(), `"has space" is not a valid tool name for mcp`) {
 		t.Errorf("MCP names: %v", err)
+	}
+}
+
+// TestDeepDescribeAnswer: a schema nested past the limit skips the tool
+// with a message that says so, instead of failing somewhere inside.
+func TestDeepDescribeAnswer(t *testing.T) {
+	deep := `{"name":"deep","parameters":{"type":"object","properties":{"x":` + strings.Repeat(`{"items":`, 2000) + `{}` + strings.Repeat("}", 2000) + `}}}`
+	dir := describeDir(t, map[string]string{"t.sh": "echo '" + deep + "'"})
+	c, err := resolveIn(t, discover.Resolver{}, "[discover]\ndirs = [\""+dir+"\"]\n")
+	if err != nil || len(c.Tools) != 0 {
+		t.Fatalf("%v, %v", err, c.Tools)
+	}
+	if got := strings.Join(errLines(c.Warnings), "\n"); !strings.Contains(got, "t.sh: the answer cannot be read") || !strings.Contains(got, "deeper than") {
+		t.Errorf("warnings: %s", got)
 	}
 }

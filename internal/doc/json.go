@@ -8,24 +8,36 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/strata-config/strata/internal/tomltext"
+	"github.com/strata-config/strata/internal/limits"
 )
+
+// ReadJSON parses a JSON document with the default [Options].
+func ReadJSON(data []byte) (*Doc, []*Error) { return Options{}.ReadJSON(data) }
 
 // ReadJSON parses a JSON document whose top level is an object. A key
 // defined twice in one object is an error; null becomes a [Null] node.
-func ReadJSON(data []byte) (*Doc, []*Error) {
-	return readJSON(data, true)
+// The document must be UTF-8 (a byte order mark is skipped: the Doc's Data
+// is the document without it) and nest at most o.MaxDepth levels deep.
+func (o Options) ReadJSON(data []byte) (*Doc, []*Error) {
+	return o.readJSON(data, true)
 }
+
+// ReadJSONValue parses one JSON value with the default [Options].
+func ReadJSONValue(data []byte) (*Doc, []*Error) { return Options{}.ReadJSONValue(data) }
 
 // ReadJSONValue parses one JSON value of any kind; the document's Root is
 // that value.
-func ReadJSONValue(data []byte) (*Doc, []*Error) {
-	return readJSON(data, false)
+func (o Options) ReadJSONValue(data []byte) (*Doc, []*Error) {
+	return o.readJSON(data, false)
 }
 
-func readJSON(data []byte, object bool) (*Doc, []*Error) {
+func (o Options) readJSON(data []byte, object bool) (*Doc, []*Error) {
+	data, bad := checkEncoding(data)
 	d := &Doc{Format: JSON, Data: data}
-	r := jsonReader{data: data, dec: json.NewDecoder(bytes.NewReader(data))}
+	if bad != nil {
+		return d, []*Error{bad}
+	}
+	r := jsonReader{data: data, dec: json.NewDecoder(bytes.NewReader(data)), errs: newErrList(o), maxDepth: o.depth()}
 	r.dec.UseNumber()
 	root, err := r.value(nil)
 	if err == nil && object && root.Kind != Table {
@@ -40,14 +52,15 @@ func readJSON(data []byte, object bool) (*Doc, []*Error) {
 		return d, []*Error{r.wrap(err)}
 	}
 	d.Root = root
-	return d, r.errs
+	return d, r.errs.list()
 }
 
 type jsonReader struct {
-	data []byte
-	dec  *json.Decoder
-	errs []*Error
-	last int32 // where the token being read starts
+	data     []byte
+	dec      *json.Decoder
+	errs     errList
+	maxDepth int
+	last     int32 // where the token being read starts
 }
 
 // start returns the offset where the next token begins.
@@ -67,6 +80,10 @@ func (r *jsonReader) start() int32 {
 func (r *jsonReader) wrap(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
+		e.Msg = limits.CutQuoted(e.Msg, r.errs.quote)
+		if e.Path != nil {
+			e.Path = limits.CutPath(e.Path, r.errs.quote)
+		}
 		return e
 	}
 	var se *json.SyntaxError
@@ -83,6 +100,9 @@ func (r *jsonReader) wrap(err error) *Error {
 func (r *jsonReader) value(path []string) (*Node, error) {
 	off := r.start()
 	r.last = off
+	if len(path) > r.maxDepth {
+		return nil, &Error{Off: off, Msg: tooDeep(r.maxDepth)}
+	}
 	tok, err := r.dec.Token()
 	if err != nil {
 		return nil, err
@@ -108,7 +128,7 @@ func (r *jsonReader) value(path []string) (*Node, error) {
 				}
 				e.Key, e.KeyOff = key, koff
 				if prev := n.Get(key); prev != nil {
-					r.errs = append(r.errs, &Error{Off: koff, Path: append([]string(nil), kpath...), Msg: tomltext.Path(kpath) + " is defined twice in the same object"})
+					r.errs.add(koff, kpath, r.errs.key(kpath)+" is defined twice in the same object")
 					continue
 				}
 				n.add(e)
@@ -137,13 +157,13 @@ func (r *jsonReader) value(path []string) (*Node, error) {
 		if strings.ContainsAny(s, ".eE") {
 			f, err := strconv.ParseFloat(s, 64)
 			if err != nil {
-				return nil, &Error{Off: off, Path: path, Msg: tomltext.Path(path) + ": number " + s + " is out of range"}
+				return nil, &Error{Off: off, Path: path, Msg: r.errs.key(path) + ": number " + limits.Cut(s, r.errs.quote) + " is out of range"}
 			}
 			n.Kind, n.Float = Float, f
 		} else {
 			i, err := strconv.ParseInt(s, 10, 64)
 			if err != nil {
-				return nil, &Error{Off: off, Path: path, Msg: tomltext.Path(path) + ": integer " + s + " does not fit in 64 bits"}
+				return nil, &Error{Off: off, Path: path, Msg: r.errs.key(path) + ": integer " + limits.Cut(s, r.errs.quote) + " does not fit in 64 bits"}
 			}
 			n.Kind, n.Int = Integer, i
 		}

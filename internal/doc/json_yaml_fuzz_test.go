@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -247,7 +249,7 @@ func checkWriters(t *testing.T, root *Node) {
 		if len(errs) > 0 {
 			t.Fatalf("written JSON does not read back: %v\n%s", errs, out)
 		}
-		if diff := cmp.Diff(ordered(root), ordered(d.Root)); diff != "" {
+		if diff := deepDiff(ordered(root), ordered(d.Root)); diff != "" {
 			t.Fatalf("JSON round trip differs (-read +reread):\n%s\nwritten:\n%s", diff, out)
 		}
 	} else if _, err := WriteJSON(root); err == nil && contains(root, func(n *Node) bool { return n.Kind == Float && (math.IsNaN(n.Float) || math.IsInf(n.Float, 0)) }) {
@@ -269,7 +271,7 @@ func checkWriters(t *testing.T, root *Node) {
 	}
 	// The TOML writer puts [sections] after a table's values, so entry
 	// order is not kept; compare without it.
-	if diff := cmp.Diff(plain(root), plain(d.Root), cmpopts.EquateNaNs()); diff != "" {
+	if diff := deepDiff(plain(root), plain(d.Root), cmpopts.EquateNaNs()); diff != "" {
 		t.Fatalf("TOML round trip differs (-read +reread):\n%s\nwritten:\n%s", diff, out)
 	}
 }
@@ -310,9 +312,9 @@ func FuzzReadJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, errs := ReadJSON(data)
+		d, errs := fuzzOptions.ReadJSON(data)
 		for _, e := range errs {
-			if e == nil || e.Msg == "" {
+			if e == nil || e.Msg == "" && e.More == 0 {
 				t.Fatalf("empty error in %v", errs)
 			}
 			if e.Off < -1 || e.Off > int32(len(data)) {
@@ -322,6 +324,8 @@ func FuzzReadJSON(f *testing.F) {
 		if len(errs) == 0 && d.Root == nil {
 			t.Fatal("no errors and no tree")
 		}
+		// A byte order mark is skipped, which encoding/json does not do.
+		data = bytes.TrimPrefix(data, utf8BOM)
 
 		valid := json.Valid(data)
 		var ref any
@@ -356,7 +360,10 @@ func FuzzReadJSON(f *testing.F) {
 			checkTree(t, d.Root, true)
 			checkOffsets(t, d.Root, data, true, true)
 			checkJSONPositions(t, d.Root, data)
-			if diff := cmp.Diff(fromEncodingJSON(ref), plain(d.Root)); diff != "" {
+			if depth := nesting(d.Root); depth > fuzzOptions.MaxDepth {
+				t.Fatalf("ReadJSON accepts a document %d levels deep, over the limit of %d", depth, fuzzOptions.MaxDepth)
+			}
+			if diff := deepDiff(fromEncodingJSON(ref), plain(d.Root)); diff != "" {
 				t.Fatalf("tree differs from encoding/json (-encoding/json +ours):\n%s\ninput:\n%q", diff, data)
 			}
 			checkWriters(t, d.Root)
@@ -366,10 +373,27 @@ func FuzzReadJSON(f *testing.F) {
 			return // both reject
 		}
 		// encoding/json accepts what ours rejects. Our rules are stricter
-		// in three ways, and every error must be one of them, with the
+		// in five ways, and every error must be one of them, with the
 		// document actually breaking that rule.
 		for _, e := range errs {
 			switch {
+			case e.More > 0:
+				if len(errs) != fuzzOptions.MaxErrors+1 || e != errs[len(errs)-1] {
+					t.Fatalf("%d problems left out after %d kept, want them counted after %d", e.More, len(errs)-1, fuzzOptions.MaxErrors)
+				}
+				continue
+			case strings.Contains(e.Msg, "invalid UTF-8"):
+				if utf8.Valid(data) {
+					t.Fatalf("invalid UTF-8 reported in valid UTF-8: %v\n%q", e, data)
+				}
+				if n := invalidUTF8(data); int32(n) != e.Off {
+					t.Fatalf("invalid UTF-8 reported at %d, the first invalid byte is at %d", e.Off, n)
+				}
+			case strings.Contains(e.Msg, "nest deeper than"):
+				var ref any
+				if err := json.Unmarshal(data, &ref); err != nil || jsonNesting(ref) <= fuzzOptions.MaxDepth {
+					t.Fatalf("nesting reported in a document %d levels deep (limit %d): %v", jsonNesting(ref), fuzzOptions.MaxDepth, e)
+				}
 			case strings.Contains(e.Msg, "is defined twice in the same object"):
 				if !dup {
 					t.Fatalf("duplicate key reported, but there is none: %v\n%q", e, data)
@@ -427,10 +451,13 @@ func FuzzReadYAML(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, errs := ReadYAML(data)
+		d, errs := fuzzOptions.ReadYAML(data)
 		for _, e := range errs {
-			if e == nil || e.Msg == "" {
+			if e == nil || e.Msg == "" && e.More == 0 {
 				t.Fatalf("empty error in %v", errs)
+			}
+			if e.Off < 0 && e.More == 0 {
+				t.Fatalf("error without position: %v\n%q", e, data)
 			}
 			if e.Off < -1 || e.Off > int32(len(data)) {
 				t.Fatalf("error offset %d outside the input (%d bytes): %v", e.Off, len(data), e)
@@ -446,9 +473,52 @@ func FuzzReadYAML(f *testing.F) {
 			t.Fatal("no errors and no tree")
 		}
 		checkTree(t, d.Root, true)
-		checkOffsets(t, d.Root, data, true, true)
+		checkOffsets(t, d.Root, d.Data, true, true)
 		checkWriters(t, d.Root)
+		if depth := nesting(d.Root); depth > fuzzOptions.MaxDepth {
+			t.Fatalf("ReadYAML accepts a document %d levels deep, over the limit of %d", depth, fuzzOptions.MaxDepth)
+		}
 	})
+}
+
+// deepDiff is cmp.Diff(want, got, opts...) for trees that may nest deep:
+// go-cmp takes time exponential in how deep slices nest, so trees that
+// reflect.DeepEqual finds equal are equal without it.
+func deepDiff(want, got any, opts ...cmp.Option) string {
+	if reflect.DeepEqual(want, got) {
+		return ""
+	}
+	return cmp.Diff(want, got, opts...)
+}
+
+// fuzzOptions are the limits the fuzz targets read with: low enough that
+// the fuzzer reaches them.
+var fuzzOptions = Options{MaxDepth: 20, MaxErrors: 5, MaxQuote: 10}
+
+// nesting returns how deep a tree nests: the longest key path, array
+// indexes included.
+func nesting(n *Node) int {
+	deepest := 0
+	for _, e := range n.Entries {
+		deepest = max(deepest, 1+nesting(e))
+	}
+	return deepest
+}
+
+// jsonNesting is nesting for a value decoded by encoding/json.
+func jsonNesting(v any) int {
+	deepest := 0
+	switch v := v.(type) {
+	case map[string]any:
+		for _, e := range v {
+			deepest = max(deepest, 1+jsonNesting(e))
+		}
+	case []any:
+		for _, e := range v {
+			deepest = max(deepest, 1+jsonNesting(e))
+		}
+	}
+	return deepest
 }
 
 // aliasBomb returns a YAML document of levels anchors, each a list of ten
@@ -517,12 +587,14 @@ func TestReadYAMLPositions(t *testing.T) {
 		if len(errs) > 0 {
 			t.Fatalf("%q: %v", src, errs)
 		}
+		// Offsets are into the document without its byte order mark.
+		data := string(d.Data)
 		a := d.Root.Get("a")
-		if got := src[a.KeyOff:]; !strings.HasPrefix(got, "a:") {
+		if got := data[a.KeyOff:]; !strings.HasPrefix(got, "a:") {
 			t.Errorf("%q: key a at %d points at %q", src, a.KeyOff, got)
 		}
 		for _, e := range a.Entries {
-			if got := src[e.Off:]; !strings.HasPrefix(got, e.Str) {
+			if got := data[e.Off:]; !strings.HasPrefix(got, e.Str) {
 				t.Errorf("%q: value %q at %d points at %q", src, e.Str, e.Off, got)
 			}
 		}

@@ -5,12 +5,15 @@ package doc
 // trailing commas are blanked rather than removed (see [BlankJSONC]), so
 // every key and value keeps its byte offset, and the document keeps the
 // original bytes for messages.
-func ReadJSONC(data []byte) (*Doc, []*Error) {
+func ReadJSONC(data []byte) (*Doc, []*Error) { return Options{}.ReadJSONC(data) }
+
+// ReadJSONC is [ReadJSONC] within o's limits.
+func (o Options) ReadJSONC(data []byte) (*Doc, []*Error) {
 	clean, err := BlankJSONC(data)
 	if err != nil {
 		return &Doc{Format: JSON, Data: data}, []*Error{err}
 	}
-	d, errs := ReadJSON(clean)
+	d, errs := o.ReadJSON(clean)
 	d.Data = data
 	return d, errs
 }

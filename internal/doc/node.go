@@ -10,8 +10,13 @@ package doc
 
 import (
 	"bytes"
+	"fmt"
 	"sort"
 	"unicode/utf8"
+
+	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/limits"
+	"github.com/strata-config/strata/internal/tomltext"
 )
 
 // Kind is the kind of a [Node].
@@ -182,6 +187,17 @@ func (n *Node) ValuePos() int32 {
 	return n.KeyOff
 }
 
+// Depth returns how deep n nests: the longest key path (array indexes
+// included) from n to a value under it; 0 for a scalar or an empty table
+// or array.
+func (n *Node) Depth() int {
+	deepest := 0
+	for _, e := range n.Entries {
+		deepest = max(deepest, 1+e.Depth())
+	}
+	return deepest
+}
+
 // SortEntries orders a table's entries by key.
 func (n *Node) SortEntries() {
 	sort.SliceStable(n.Entries, func(i, j int) bool { return n.Entries[i].Key < n.Entries[j].Key })
@@ -267,13 +283,135 @@ func (d *Doc) lineStarts() []int32 {
 	return d.lines
 }
 
+func decodeRune(b []byte) (rune, int) { return utf8.DecodeRune(b) }
+
 // Error is a problem found while reading a document.
 type Error struct {
 	Off  int32    // byte offset of the problem, or -1
 	Path []string // key path of the problem, when known
 	Msg  string
+	// More is set on the last problem of a list cut short at
+	// Options.MaxErrors: it stands for More problems that were found and
+	// left out (and has no position or message of its own).
+	More int
 }
 
-func (e *Error) Error() string { return e.Msg }
+func (e *Error) Error() string {
+	if e.More > 0 {
+		return fmt.Sprintf("and %d more problems", e.More)
+	}
+	return e.Msg
+}
 
-func decodeRune(b []byte) (rune, int) { return utf8.DecodeRune(b) }
+// Options bound what a reader accepts, so that any document, however
+// hostile, is read in time and memory linear in its size. The zero Options
+// gives the defaults of package limits.
+type Options struct {
+	// MaxDepth is how deep tables and arrays may nest: a value's key path
+	// (array indexes included) has at most MaxDepth parts.
+	MaxDepth int
+	// MaxErrors is how many problems a reader keeps; it counts the others
+	// (see Error.More).
+	MaxErrors int
+	// MaxQuote is how many characters of a key or value a message quotes.
+	MaxQuote int
+}
+
+func (o Options) depth() int  { return limits.Or(o.MaxDepth, limits.Depth) }
+func (o Options) quote() int  { return limits.Or(o.MaxQuote, limits.Quote) }
+func (o Options) errors() int { return limits.Or(o.MaxErrors, limits.Problems) }
+
+// tooDeep is the message of a document nested deeper than the limit.
+func tooDeep(max int) string {
+	return fmt.Sprintf("tables and arrays nest deeper than %s levels, the limit", diag.Count(max))
+}
+
+// errList collects a reader's problems, keeping the first max.
+type errList struct {
+	max     int
+	quote   int
+	errs    []*Error
+	omitted int
+}
+
+func newErrList(o Options) errList { return errList{max: o.errors(), quote: o.quote()} }
+
+// add adds a problem at off about path; the message is cut where it quotes
+// too much, and so are the keys of the path.
+func (l *errList) add(off int32, path []string, msg string) {
+	if len(l.errs) >= l.max {
+		l.omitted++
+		return
+	}
+	var p []string
+	if len(path) > 0 {
+		p = append([]string(nil), limits.CutPath(path, l.quote)...)
+	}
+	l.errs = append(l.errs, &Error{Off: off, Path: p, Msg: limits.CutQuoted(msg, l.quote)})
+}
+
+// count returns how many problems were added, those left out included.
+func (l *errList) count() int { return len(l.errs) + l.omitted }
+
+// key renders a key path for a message, its keys cut.
+func (l *errList) key(path []string) string {
+	return tomltext.Path(limits.CutPath(path, l.quote))
+}
+
+// list returns the problems, closed by one that counts those left out.
+func (l *errList) list() []*Error {
+	if l.omitted > 0 {
+		return append(l.errs, &Error{Off: -1, More: l.omitted})
+	}
+	return l.errs
+}
+
+// utf8BOM is the byte order mark editors may write at the start of a UTF-8
+// file.
+var utf8BOM = []byte("\uFEFF")
+
+// checkEncoding checks what every format requires of its bytes: UTF-8,
+// without NUL. A UTF-8 byte order mark is skipped: data comes back without
+// it. The problem is the first one found, at its offset in the returned
+// data; a document in another encoding is refused at its start.
+func checkEncoding(data []byte) ([]byte, *Error) {
+	data = bytes.TrimPrefix(data, utf8BOM)
+	for _, bom := range []struct {
+		mark []byte
+		name string
+	}{
+		{[]byte{0, 0, 0xFE, 0xFF}, "UTF-32"}, {[]byte{0xFF, 0xFE, 0, 0}, "UTF-32"},
+		{[]byte{0xFE, 0xFF}, "UTF-16"}, {[]byte{0xFF, 0xFE}, "UTF-16"},
+	} {
+		if bytes.HasPrefix(data, bom.mark) {
+			return data, &Error{Off: 0, Msg: "the file is " + bom.name + " (it starts with a " + bom.name + " byte order mark); save it as UTF-8"}
+		}
+	}
+	if i := invalidUTF8(data); i >= 0 {
+		return data, &Error{Off: int32(i), Msg: fmt.Sprintf("invalid UTF-8: the byte 0x%02x does not start a character here; save the file as UTF-8", data[i])}
+	}
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return data, &Error{Off: int32(i), Msg: "a NUL byte (U+0000) is not allowed; write it escaped in a string"}
+	}
+	return data, nil
+}
+
+// invalidUTF8 returns the offset of the first byte of data that is not
+// part of a valid UTF-8 character, or -1.
+func invalidUTF8(data []byte) int {
+	if utf8.Valid(data) {
+		return -1
+	}
+	for i := 0; i < len(data); {
+		if data[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}

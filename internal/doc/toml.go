@@ -10,7 +10,7 @@ import (
 
 	toml "github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
-	"github.com/strata-config/strata/internal/tomltext"
+	"github.com/strata-config/strata/diag"
 )
 
 // definition records how a TOML table came to exist, which decides whether
@@ -25,26 +25,104 @@ const (
 	defArrayTable                   // an array of tables, from [[header]]
 )
 
+// ReadTOML parses a TOML document with the default [Options].
+func ReadTOML(data []byte) (*Doc, []*Error) { return Options{}.ReadTOML(data) }
+
 // ReadTOML parses a TOML document. Structural problems (a key defined twice,
-// a table redefined) are all collected; a syntax error stops the parse.
-func ReadTOML(data []byte) (*Doc, []*Error) {
-	r := tomlReader{doc: &Doc{Format: TOML, Data: data, Root: NewTable()}}
+// a table redefined, nesting deeper than o.MaxDepth) are all collected, up
+// to o.MaxErrors; a syntax error stops the parse. A UTF-8 byte order mark
+// is skipped; the Doc's Data is the document without it.
+func (o Options) ReadTOML(data []byte) (*Doc, []*Error) {
+	data, bad := checkEncoding(data)
+	r := tomlReader{doc: &Doc{Format: TOML, Data: data, Root: NewTable()}, errs: newErrList(o), maxDepth: o.depth()}
+	if bad != nil {
+		return r.doc, []*Error{bad}
+	}
+	if off := longKey(data, r.maxDepth); off >= 0 {
+		// Refused before the parser builds a node for each of its parts.
+		return r.doc, []*Error{{Off: int32(off), Msg: tooDeep(r.maxDepth)}}
+	}
 	r.doc.Root.def = defExplicit
 	r.parse()
-	return r.doc, r.errs
+	return r.doc, r.errs.list()
+}
+
+// longKey returns the offset of the part that gives a dotted key more
+// than max parts, or -1. Outside strings and comments, such a run of dots can
+// only be a key: a value holds one dot at most (1.5, a time), and a key
+// ends at '=', ']' or a line break.
+func longKey(data []byte, max int) int {
+	dots := 0
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '.':
+			if dots++; dots >= max {
+				// At the part past the limit.
+				for i+1 < len(data) && (data[i+1] == ' ' || data[i+1] == '\t') {
+					i++
+				}
+				return min(i+1, len(data))
+			}
+		case '"', '\'':
+			i = skipTOMLString(data, i)
+		case '#':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+			dots = 0
+		case ' ', '\t', '_', '-':
+		default:
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+				dots = 0
+			}
+		}
+	}
+	return -1
+}
+
+// skipTOMLString returns the offset of the last byte of the string that
+// starts at data[i] (a basic or literal string, on one line or several),
+// or of the end of its line, or of data, when it does not end: the parser
+// then reports the error.
+func skipTOMLString(data []byte, i int) int {
+	q := data[i]
+	multi := i+2 < len(data) && data[i+1] == q && data[i+2] == q
+	j := i + 1
+	if multi {
+		j = i + 3
+	}
+	for ; j < len(data); j++ {
+		switch c := data[j]; {
+		case c == '\\' && q == '"':
+			j++
+		case c == '\n' && !multi:
+			return j
+		case c == q && !multi:
+			return j
+		case c == q && j+2 < len(data) && data[j+1] == q && data[j+2] == q:
+			j += 2
+			for j+1 < len(data) && data[j+1] == q { // up to two quotes end the text
+				j++
+			}
+			return j
+		}
+	}
+	return len(data) - 1
 }
 
 type tomlReader struct {
-	p       unstable.Parser
-	doc     *Doc
-	errs    []*Error
-	current *Node
-	path    []string // path of current, for messages
-	keys    []string // scratch: parts of the current key
-	offs    []int32  // scratch: offsets of the parts
-	kvPath  []string // scratch: path of the current key-value
-	intern  map[string]string
-	slab    []Node
+	p        unstable.Parser
+	doc      *Doc
+	errs     errList
+	maxDepth int
+	current  *Node
+	depth    int      // depth of current: how many keys (and array indexes) lead to it
+	path     []string // path of current, for messages
+	keys     []string // scratch: parts of the current key
+	offs     []int32  // scratch: offsets of the parts
+	stack    []string // the key paths being read; see push
+	intern   map[string]string
+	slab     []Node
 }
 
 // node returns a new node from the reader's slab: nodes are allocated in
@@ -73,7 +151,7 @@ func (r *tomlReader) parse() {
 		e := r.p.Expression()
 		switch e.Kind {
 		case unstable.KeyValue:
-			r.keyValue(r.current, r.path, e, false)
+			r.keyValue(r.current, r.path, r.depth, e, false)
 		case unstable.Table:
 			r.header(e)
 		case unstable.ArrayTable:
@@ -85,6 +163,16 @@ func (r *tomlReader) parse() {
 		var perr *unstable.ParserError
 		if errors.As(err, &perr) && perr.Highlight != nil {
 			off = r.offsetOf(perr.Highlight)
+			if strings.Contains(perr.Message, "nested more than the maximum") {
+				// The parser's own bound on inline values, which is ours
+				// unless a host raised ours above it.
+				msg := tooDeep(r.maxDepth)
+				if r.maxDepth >= tomlParserNesting {
+					msg = fmt.Sprintf("inline tables and arrays nest deeper than %s levels, the TOML parser's limit", diag.Count(tomlParserNesting))
+				}
+				r.errs.add(off, nil, msg)
+				return
+			}
 			r.fail(off, nil, "TOML syntax: %s", perr.Message)
 			return
 		}
@@ -93,7 +181,31 @@ func (r *tomlReader) parse() {
 }
 
 func (r *tomlReader) fail(off int32, path []string, format string, args ...any) {
-	r.errs = append(r.errs, &Error{Off: off, Path: append([]string(nil), path...), Msg: fmt.Sprintf(format, args...)})
+	r.errs.add(off, path, fmt.Sprintf(format, args...))
+}
+
+// tomlParserNesting is how deep go-toml's parser nests inline tables and
+// arrays before it gives up.
+const tomlParserNesting = 10_000
+
+// push returns path followed by keys. Every key path the reader works
+// with is a prefix of one stack, which push writes keys onto after it:
+// no level copies the path before it (a copy per level makes deep tables
+// quadratic). A path is used until the next one is made, and problems
+// copy theirs.
+func (r *tomlReader) push(path []string, keys ...string) []string {
+	r.stack = append(r.stack[:len(path)], keys...)
+	return r.stack
+}
+
+// tooDeep reports a key at off that makes the document nest deeper than
+// the limit when depth exceeds it.
+func (r *tomlReader) tooDeep(off int32, depth int) bool {
+	if depth <= r.maxDepth {
+		return false
+	}
+	r.errs.add(off, nil, tooDeep(r.maxDepth))
+	return true
 }
 
 func (r *tomlReader) offsetOf(b []byte) int32 {
@@ -134,23 +246,29 @@ func (r *tomlReader) splitKey(e *unstable.Node) {
 }
 
 // headerTarget reads the key of a [header] or [[header]] and walks to the
-// table that holds its last part.
-func (r *tomlReader) headerTarget(e *unstable.Node) (parent *Node, last string, off int32, path []string, ok bool) {
+// table that holds its last part, at depth.
+func (r *tomlReader) headerTarget(e *unstable.Node) (parent *Node, last string, off int32, path []string, depth int, ok bool) {
 	r.splitKey(e)
-	parent, path, ok = r.walkHeader()
+	parent, path, depth, ok = r.walkHeader()
 	if !ok {
 		r.current = nil
-		return nil, "", 0, nil, false
+		return nil, "", 0, nil, 0, false
 	}
 	last, off = r.keys[len(r.keys)-1], r.offs[len(r.offs)-1]
-	return parent, last, off, append(path, last), true
+	r.stack = append(path, last)
+	return parent, last, off, r.stack, depth, true
 }
 
 func (r *tomlReader) header(e *unstable.Node) {
-	parent, last, off, path, ok := r.headerTarget(e)
+	parent, last, off, path, depth, ok := r.headerTarget(e)
 	if !ok {
 		return
 	}
+	if r.tooDeep(off, depth+1) {
+		r.current = nil
+		return
+	}
+	r.depth = depth + 1
 	switch n := parent.Get(last); {
 	case n == nil:
 		t := r.table()
@@ -161,26 +279,31 @@ func (r *tomlReader) header(e *unstable.Node) {
 		n.def, n.KeyOff, n.Off = defExplicit, off, off
 		r.current = n
 	case n.Kind == Table && !n.Inline && n.def == defExplicit:
-		r.fail(off, path, "table [%s] is defined twice (first at %s)", tomltext.Path(path), r.where(n.KeyOff))
+		r.fail(off, path, "table [%s] is defined twice (first at %s)", r.errs.key(path), r.where(n.KeyOff))
 		r.current = nil
 	case n.Kind == Table && n.def == defDotted:
-		r.fail(off, path, "table [%s] was already defined by dotted keys at %s", tomltext.Path(path), r.where(n.KeyOff))
+		r.fail(off, path, "table [%s] was already defined by dotted keys at %s", r.errs.key(path), r.where(n.KeyOff))
 		r.current = nil
 	case n.Kind == Array && n.def == defArrayTable:
-		r.fail(off, path, "[%s] is an array of tables ([[%s]]) and cannot be redefined as a table", tomltext.Path(path), tomltext.Path(path))
+		r.fail(off, path, "[%s] is an array of tables ([[%s]]) and cannot be redefined as a table", r.errs.key(path), r.errs.key(path))
 		r.current = nil
 	default:
-		r.fail(off, path, "%s is already defined as a value at %s", tomltext.Path(path), r.where(n.KeyOff))
+		r.fail(off, path, "%s is already defined as a value at %s", r.errs.key(path), r.where(n.KeyOff))
 		r.current = nil
 	}
 	r.path = path
 }
 
 func (r *tomlReader) arrayTable(e *unstable.Node) {
-	parent, last, off, path, ok := r.headerTarget(e)
+	parent, last, off, path, depth, ok := r.headerTarget(e)
 	if !ok {
 		return
 	}
+	if r.tooDeep(off, depth+2) { // the array, then its new table
+		r.current = nil
+		return
+	}
+	r.depth = depth + 2
 	elem := r.table()
 	elem.KeyOff, elem.Off, elem.def = off, off, defExplicit
 	switch n := parent.Get(last); {
@@ -193,7 +316,7 @@ func (r *tomlReader) arrayTable(e *unstable.Node) {
 	case n.Kind == Array && n.def == defArrayTable:
 		n.Append(elem)
 	default:
-		r.fail(off, path, "[[%s]] cannot append to %s, which is already defined at %s", tomltext.Path(path), tomltext.Path(path), r.where(n.KeyOff))
+		r.fail(off, path, "[[%s]] cannot append to %s, which is already defined at %s", r.errs.key(path), r.errs.key(path), r.where(n.KeyOff))
 		r.current = nil
 		r.path = path
 		return
@@ -203,12 +326,18 @@ func (r *tomlReader) arrayTable(e *unstable.Node) {
 }
 
 // walkHeader walks all but the last part of a [header] key from the root,
-// creating implicit tables.
-func (r *tomlReader) walkHeader() (*Node, []string, bool) {
+// creating implicit tables; it returns the table that holds the last part
+// and its depth.
+func (r *tomlReader) walkHeader() (*Node, []string, int, bool) {
 	n := r.doc.Root
-	path := r.path[:0]
+	path := r.stack[:0]
+	defer func() { r.stack = path[:0] }() // keep a grown array
+	depth := 0
 	for i, k := range r.keys[:len(r.keys)-1] {
 		path = append(path, k)
+		if depth++; r.tooDeep(r.offs[i], depth) {
+			return nil, nil, 0, false
+		}
 		c := n.Get(k)
 		switch {
 		case c == nil:
@@ -218,18 +347,19 @@ func (r *tomlReader) walkHeader() (*Node, []string, bool) {
 		case c.Kind == Table && !c.Inline:
 		case c.Kind == Array && c.def == defArrayTable:
 			c = c.Entries[len(c.Entries)-1]
+			depth++ // the array's last table
 		default:
-			r.fail(r.offs[i], path, "%s is already defined as a value at %s, not a table", tomltext.Path(path), r.where(c.KeyOff))
-			return nil, nil, false
+			r.fail(r.offs[i], path, "%s is already defined as a value at %s, not a table", r.errs.key(path), r.where(c.KeyOff))
+			return nil, nil, 0, false
 		}
 		n = c
 	}
-	return n, path, true
+	return n, path, depth, true
 }
 
-// keyValue adds the key-value expression e to table t. Inside inline tables
-// (inline=true) the created tables are inline too.
-func (r *tomlReader) keyValue(t *Node, tpath []string, e *unstable.Node, inline bool) {
+// keyValue adds the key-value expression e to table t, at depth. Inside
+// inline tables (inline=true) the created tables are inline too.
+func (r *tomlReader) keyValue(t *Node, tpath []string, depth int, e *unstable.Node, inline bool) {
 	if t == nil {
 		return // under a table header that failed; already reported
 	}
@@ -251,13 +381,14 @@ func (r *tomlReader) keyValue(t *Node, tpath []string, e *unstable.Node, inline 
 			keyEnd = int(part.Raw.Offset + part.Raw.Length)
 		}
 	}
-	var path []string
 	if !inline {
-		path = append(append(r.kvPath[:0], tpath...), keys...)
-		r.keys, r.offs, r.kvPath = keys, offs, path
-	} else {
-		path = append(append(make([]string, 0, len(tpath)+len(keys)), tpath...), keys...)
+		r.keys, r.offs = keys, offs
 	}
+	if depth+len(keys) > r.maxDepth {
+		r.tooDeep(offs[max(0, r.maxDepth-depth)], depth+len(keys))
+		return
+	}
+	path := r.push(tpath, keys...)
 	for i, k := range keys[:len(keys)-1] {
 		c := t.Get(k)
 		switch {
@@ -269,9 +400,9 @@ func (r *tomlReader) keyValue(t *Node, tpath []string, e *unstable.Node, inline 
 		default:
 			p := path[:len(tpath)+i+1]
 			if c.Kind == Table {
-				r.fail(offs[i], p, "%s is already defined at %s and cannot be extended with a dotted key", tomltext.Path(p), r.where(c.KeyOff))
+				r.fail(offs[i], p, "%s is already defined at %s and cannot be extended with a dotted key", r.errs.key(p), r.where(c.KeyOff))
 			} else {
-				r.fail(offs[i], p, "%s is already defined as a value at %s, not a table", tomltext.Path(p), r.where(c.KeyOff))
+				r.fail(offs[i], p, "%s is already defined as a value at %s, not a table", r.errs.key(p), r.where(c.KeyOff))
 			}
 			return
 		}
@@ -279,10 +410,10 @@ func (r *tomlReader) keyValue(t *Node, tpath []string, e *unstable.Node, inline 
 	}
 	last, off := keys[len(keys)-1], offs[len(offs)-1]
 	if prev := t.Get(last); prev != nil {
-		r.fail(off, path, "%s is defined twice (first at %s)", tomltext.Path(path), r.where(prev.KeyOff))
+		r.fail(off, path, "%s is defined twice (first at %s)", r.errs.key(path), r.where(prev.KeyOff))
 		return
 	}
-	v := r.value(value, path)
+	v := r.value(value, path, depth+len(keys), r.afterEquals(keyEnd))
 	if v == nil {
 		return
 	}
@@ -322,9 +453,17 @@ func (r *tomlReader) where(off int32) string {
 	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
-// value converts a value node; it returns nil after reporting a problem.
-func (r *tomlReader) value(v *unstable.Node, path []string) *Node {
+// value converts a value node at depth; it returns nil after reporting a
+// problem. at is the offset of the enclosing value, for problems with
+// arrays, which the parser gives no position.
+func (r *tomlReader) value(v *unstable.Node, path []string, depth int, at int32) *Node {
 	off := r.rangeOff(v)
+	if off >= 0 {
+		at = off
+	}
+	if r.tooDeep(at, depth) {
+		return nil
+	}
 	n := r.node()
 	n.Off = off
 	switch v.Kind {
@@ -335,20 +474,20 @@ func (r *tomlReader) value(v *unstable.Node, path []string) *Node {
 	case unstable.Integer:
 		i, err := parseTOMLInt(v.Data)
 		if err != nil {
-			r.fail(off, path, "%s: %v", tomltext.Path(path), err)
+			r.fail(off, path, "%s: %v", r.errs.key(path), err)
 			return nil
 		}
 		n.Kind, n.Int = Integer, i
 	case unstable.Float:
 		f, err := parseTOMLFloat(v.Data)
 		if err != nil {
-			r.fail(off, path, "%s: %v", tomltext.Path(path), err)
+			r.fail(off, path, "%s: %v", r.errs.key(path), err)
 			return nil
 		}
 		n.Kind, n.Float = Float, f
 	case unstable.LocalDate, unstable.LocalTime, unstable.LocalDateTime, unstable.DateTime:
 		if err := checkDatetime(v.Kind, v.Data); err != nil {
-			r.fail(off, path, "%s: invalid datetime %q: %v", tomltext.Path(path), v.Data, err)
+			r.fail(off, path, "%s: invalid datetime %q: %v", r.errs.key(path), v.Data, err)
 			return nil
 		}
 		n.Kind, n.Str = Datetime, string(v.Data)
@@ -360,7 +499,7 @@ func (r *tomlReader) value(v *unstable.Node, path []string) *Node {
 			if c.Kind == unstable.Comment {
 				continue
 			}
-			e := r.value(c, append(path, strconv.Itoa(i)))
+			e := r.value(c, r.push(path, strconv.Itoa(i)), depth+1, at)
 			if e == nil {
 				return nil
 			}
@@ -378,14 +517,14 @@ func (r *tomlReader) value(v *unstable.Node, path []string) *Node {
 			if c.Kind != unstable.KeyValue {
 				continue
 			}
-			before := len(r.errs)
-			r.keyValue(n, path, c, true)
-			if len(r.errs) > before {
+			before := r.errs.count()
+			r.keyValue(n, path, depth, c, true)
+			if r.errs.count() > before {
 				return nil
 			}
 		}
 	default:
-		r.fail(off, path, "%s: unsupported TOML value", tomltext.Path(path))
+		r.fail(off, path, "%s: unsupported TOML value", r.errs.key(path))
 		return nil
 	}
 	return n

@@ -17,21 +17,28 @@ import (
 // is meaningful). Entries keep their order. Null nodes cannot be written.
 func WriteTOML(root *Node) ([]byte, error) {
 	w := tomlWriter{}
-	if err := w.table(root, nil, true); err != nil {
+	if err := w.table(root, true); err != nil {
 		return nil, err
 	}
 	return w.buf.Bytes(), nil
 }
 
+// tomlWriter writes TOML. path is the key path of the value being written,
+// a stack that each level pushes its key onto and pops: no level copies
+// it, which would make deep tables quadratic.
 type tomlWriter struct {
-	buf bytes.Buffer
+	buf  bytes.Buffer
+	path []string
 }
+
+func (w *tomlWriter) push(key string) { w.path = append(w.path, key) }
+func (w *tomlWriter) pop()            { w.path = w.path[:len(w.path)-1] }
 
 // InlineTOML renders a value as TOML writes it after "key = ": tables and
 // arrays inline.
 func InlineTOML(n *Node) (string, error) {
 	w := tomlWriter{}
-	if err := w.value(n, nil); err != nil {
+	if err := w.value(n); err != nil {
 		return "", err
 	}
 	return w.buf.String(), nil
@@ -41,7 +48,8 @@ func isSection(n *Node) bool {
 	return n.Kind == Table && !n.Inline
 }
 
-func (w *tomlWriter) table(t *Node, path []string, root bool) error {
+// table writes table t, at w.path.
+func (w *tomlWriter) table(t *Node, root bool) error {
 	hasValues := false
 	for _, e := range t.Entries {
 		if !isSection(e) {
@@ -53,7 +61,14 @@ func (w *tomlWriter) table(t *Node, path []string, root bool) error {
 		if w.buf.Len() > 0 {
 			w.buf.WriteByte('\n')
 		}
-		w.buf.WriteString("[" + tomltext.Path(path) + "]\n")
+		w.buf.WriteByte('[')
+		for i, k := range w.path {
+			if i > 0 {
+				w.buf.WriteByte('.')
+			}
+			w.buf.WriteString(tomltext.Key(k))
+		}
+		w.buf.WriteString("]\n")
 	}
 	for _, e := range t.Entries {
 		if isSection(e) {
@@ -61,22 +76,27 @@ func (w *tomlWriter) table(t *Node, path []string, root bool) error {
 		}
 		w.buf.WriteString(tomltext.Key(e.Key))
 		w.buf.WriteString(" = ")
-		if err := w.value(e, append(path, e.Key)); err != nil {
+		w.push(e.Key)
+		if err := w.value(e); err != nil {
 			return err
 		}
+		w.pop()
 		w.buf.WriteByte('\n')
 	}
 	for _, e := range t.Entries {
 		if isSection(e) {
-			if err := w.table(e, append(path[:len(path):len(path)], e.Key), false); err != nil {
+			w.push(e.Key)
+			if err := w.table(e, false); err != nil {
 				return err
 			}
+			w.pop()
 		}
 	}
 	return nil
 }
 
-func (w *tomlWriter) value(n *Node, path []string) error {
+// value writes n inline, at w.path.
+func (w *tomlWriter) value(n *Node) error {
 	switch n.Kind {
 	case String:
 		w.buf.WriteString(tomlString(n.Str))
@@ -94,9 +114,11 @@ func (w *tomlWriter) value(n *Node, path []string) error {
 			if i > 0 {
 				w.buf.WriteString(", ")
 			}
-			if err := w.value(e, append(path, strconv.Itoa(i))); err != nil {
+			w.push(strconv.Itoa(i))
+			if err := w.value(e); err != nil {
 				return err
 			}
+			w.pop()
 		}
 		w.buf.WriteByte(']')
 	case Table:
@@ -111,13 +133,15 @@ func (w *tomlWriter) value(n *Node, path []string) error {
 			}
 			w.buf.WriteString(tomltext.Key(e.Key))
 			w.buf.WriteString(" = ")
-			if err := w.value(e, append(path, e.Key)); err != nil {
+			w.push(e.Key)
+			if err := w.value(e); err != nil {
 				return err
 			}
+			w.pop()
 		}
 		w.buf.WriteString(" }")
 	default:
-		return fmt.Errorf("%s: a %s value cannot be written in TOML", tomltext.Path(path), n.Kind)
+		return fmt.Errorf("%s: a %s value cannot be written in TOML", tomltext.Path(w.path), n.Kind)
 	}
 	return nil
 }
@@ -147,19 +171,45 @@ func tomlString(s string) string {
 	return tomltext.String(s, '"')
 }
 
-// WriteJSON renders a tree as indented JSON with entries in order. Float
-// values that are whole numbers keep a fraction so that they read back as
-// floats. NaN and infinities cannot be written.
+// WriteJSON renders a tree as indented JSON with entries in order (levels
+// deeper than 100 are indented as the 100th). Float values that are whole
+// numbers keep a fraction so that they read back as floats. NaN and
+// infinities cannot be written.
 func WriteJSON(root *Node) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := writeJSON(&buf, root, "", nil); err != nil {
+	var w jsonWriter
+	if err := w.value(root, 0); err != nil {
 		return nil, err
 	}
-	buf.WriteByte('\n')
-	return buf.Bytes(), nil
+	w.buf.WriteByte('\n')
+	return w.buf.Bytes(), nil
 }
 
-func writeJSON(buf *bytes.Buffer, n *Node, indent string, path []string) error {
+// jsonWriter writes indented JSON; path is a stack, as in tomlWriter.
+type jsonWriter struct {
+	buf    bytes.Buffer
+	path   []string
+	blanks []byte // the deepest indentation written so far, reused
+}
+
+// maxIndent is the deepest level the JSON writer indents for: deeper
+// levels line up with it, so that the output stays linear in the size of
+// the tree (a tree 30,000 levels deep, indented in full, is 1.8 GB of
+// blanks).
+const maxIndent = 100
+
+// newline starts a line indented for depth.
+func (w *jsonWriter) newline(depth int) {
+	depth = min(depth, maxIndent)
+	for len(w.blanks) < 2*depth {
+		w.blanks = append(w.blanks, ' ')
+	}
+	w.buf.WriteByte('\n')
+	w.buf.Write(w.blanks[:2*depth])
+}
+
+// value writes n at depth, at w.path.
+func (w *jsonWriter) value(n *Node, depth int) error {
+	buf := &w.buf
 	switch n.Kind {
 	case String, Datetime:
 		buf.WriteString(jsonString(n.Str))
@@ -167,7 +217,7 @@ func writeJSON(buf *bytes.Buffer, n *Node, indent string, path []string) error {
 		buf.WriteString(strconv.FormatInt(n.Int, 10))
 	case Float:
 		if math.IsNaN(n.Float) || math.IsInf(n.Float, 0) {
-			return fmt.Errorf("%s: %v cannot be written in JSON", tomltext.Path(path), n.Float)
+			return fmt.Errorf("%s: %v cannot be written in JSON", tomltext.Path(w.path), n.Float)
 		}
 		s := strconv.FormatFloat(n.Float, 'g', -1, 64)
 		if !strings.ContainsAny(s, ".eE") {
@@ -188,12 +238,15 @@ func writeJSON(buf *bytes.Buffer, n *Node, indent string, path []string) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			buf.WriteString("\n" + indent + "  ")
-			if err := writeJSON(buf, e, indent+"  ", append(path, strconv.Itoa(i))); err != nil {
+			w.newline(depth + 1)
+			w.path = append(w.path, strconv.Itoa(i))
+			if err := w.value(e, depth+1); err != nil {
 				return err
 			}
+			w.path = w.path[:len(w.path)-1]
 		}
-		buf.WriteString("\n" + indent + "]")
+		w.newline(depth)
+		buf.WriteByte(']')
 	case Table:
 		if len(n.Entries) == 0 {
 			buf.WriteString("{}")
@@ -204,16 +257,19 @@ func writeJSON(buf *bytes.Buffer, n *Node, indent string, path []string) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			buf.WriteString("\n" + indent + "  ")
+			w.newline(depth + 1)
 			buf.WriteString(jsonString(e.Key))
 			buf.WriteString(": ")
-			if err := writeJSON(buf, e, indent+"  ", append(path, e.Key)); err != nil {
+			w.path = append(w.path, e.Key)
+			if err := w.value(e, depth+1); err != nil {
 				return err
 			}
+			w.path = w.path[:len(w.path)-1]
 		}
-		buf.WriteString("\n" + indent + "}")
+		w.newline(depth)
+		buf.WriteByte('}')
 	default:
-		return fmt.Errorf("%s: invalid node", tomltext.Path(path))
+		return fmt.Errorf("%s: invalid node", tomltext.Path(w.path))
 	}
 	return nil
 }

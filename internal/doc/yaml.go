@@ -7,21 +7,39 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
-	"github.com/strata-config/strata/internal/tomltext"
+	"github.com/strata-config/strata/internal/limits"
 	yaml "go.yaml.in/yaml/v3"
 )
 
+// ReadYAML parses a YAML document with the default [Options].
+func ReadYAML(data []byte) (*Doc, []*Error) { return Options{}.ReadYAML(data) }
+
 // ReadYAML parses a YAML document whose top level is a mapping. Aliases are
 // expanded; merge keys (<<) and non-string keys are errors; a key defined
-// twice in one mapping is an error; null becomes a [Null] node.
-func ReadYAML(data []byte) (*Doc, []*Error) {
+// twice in one mapping is an error; null becomes a [Null] node. The
+// document must be UTF-8 of characters YAML allows (a byte order mark is
+// skipped: the Doc's Data is the document without it) and nest at most
+// o.MaxDepth levels deep.
+func (o Options) ReadYAML(data []byte) (*Doc, []*Error) {
+	data, bad := checkEncoding(data)
 	d := &Doc{Format: YAML, Data: data}
+	if bad == nil {
+		bad = yamlCharacters(data)
+	}
+	if bad != nil {
+		return d, []*Error{bad}
+	}
+	r := yamlReader{doc: d, errs: newErrList(o), maxDepth: o.depth()}
 	var top yaml.Node
 	if err := yaml.Unmarshal(data, &top); err != nil {
-		return d, []*Error{{Off: yamlErrOff(d, err.Error()), Msg: "YAML syntax: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
+		if strings.Contains(err.Error(), "exceeded max depth") {
+			// The parser's own bound, above ours, says no more than that.
+			return d, []*Error{{Off: yamlDeepAt(data, r.maxDepth), Msg: tooDeep(r.maxDepth)}}
+		}
+		return d, []*Error{{Off: yamlErrOff(d, err.Error()), Msg: limits.CutQuoted("YAML syntax: "+strings.TrimPrefix(err.Error(), "yaml: "), r.errs.quote)}}
 	}
-	r := yamlReader{doc: d}
 	if top.Kind == 0 { // empty document
 		d.Root = NewTable()
 		return d, nil
@@ -36,21 +54,95 @@ func ReadYAML(data []byte) (*Doc, []*Error) {
 	}
 	root := r.node(body, nil, 0)
 	if root == nil {
-		return d, r.errs
+		return d, r.errs.list()
 	}
 	if root.Kind != Table {
 		return d, []*Error{{Off: root.Off, Msg: "a YAML layer must be a mapping at the top level, found " + root.Kind.String()}}
 	}
 	d.Root = root
-	return d, r.errs
+	return d, r.errs.list()
+}
+
+// yamlDeepAt returns the offset where data nests deeper than max, for a
+// document the YAML parser found too deep: where its flow collections ([
+// and {) or the sequences a line opens ("- - - x") go deeper than max
+// (quoted scalars and comments skipped), or 0 when neither does.
+func yamlDeepAt(data []byte, max int) int32 {
+	flow, dashes, lineStart := 0, 0, true
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '\n':
+			dashes, lineStart = 0, true
+			continue
+		case '[', '{':
+			if flow++; flow > max {
+				return int32(i)
+			}
+		case ']', '}':
+			flow--
+		case '-':
+			if lineStart && flow == 0 && (i+1 == len(data) || data[i+1] == ' ' || data[i+1] == '\t') {
+				if dashes++; dashes > max {
+					return int32(i)
+				}
+				continue
+			}
+		case '#':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+			i--
+			continue
+		case '"', '\'':
+			for i++; i < len(data) && data[i] != c; i++ {
+				if c == '"' && data[i] == '\\' {
+					i++
+				}
+			}
+		case ' ', '\t':
+			continue
+		}
+		lineStart = false
+	}
+	return 0
+}
+
+// yamlCharacters returns a problem at the first character of data that
+// YAML does not allow (control characters but tab and line breaks, and
+// U+FFFE and U+FFFF), or nil. data is valid UTF-8.
+func yamlCharacters(data []byte) *Error {
+	for i := 0; i < len(data); {
+		c := data[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7F {
+				return unprintable(i, rune(c))
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		if r >= 0x80 && r < 0xA0 && r != 0x85 || r == 0xFFFE || r == 0xFFFF {
+			return unprintable(i, r)
+		}
+		i += size
+	}
+	return nil
+}
+
+func unprintable(off int, r rune) *Error {
+	return &Error{Off: int32(off), Msg: fmt.Sprintf("the character U+%04X is not allowed in YAML; write it escaped in a double-quoted string (\\u%04X)", r, r)}
 }
 
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 
+// yamlErrOff returns the offset of the line a YAML parser error names. The
+// parser leaves the line out of its message when it is the first one (its
+// lines count from 0, and 0 means "no line"); its errors without a line
+// (bad bytes) are refused before it runs.
 func yamlErrOff(d *Doc, msg string) int32 {
 	m := yamlLine.FindStringSubmatch(msg)
 	if m == nil {
-		return -1
+		return 0
 	}
 	line, _ := strconv.Atoi(m[1])
 	starts := yamlLineStarts(d.Data)
@@ -85,9 +177,12 @@ func yamlLineStarts(data []byte) []int32 {
 }
 
 type yamlReader struct {
-	doc   *Doc
-	errs  []*Error
-	lines []int32 // line starts as the YAML parser counts lines
+	doc      *Doc
+	errs     errList
+	maxDepth int
+	lines    []int32                      // line starts as the YAML parser counts lines
+	ascii    bool                         // the document is ASCII: a column is a byte
+	at       struct{ line, col, off int } // the last position found
 
 	inAlias  int // depth of alias expansion
 	expanded int // nodes made by expanding aliases
@@ -96,6 +191,7 @@ type yamlReader struct {
 func (r *yamlReader) off(n *yaml.Node) int32 {
 	if r.lines == nil {
 		r.lines = yamlLineStarts(r.doc.Data)
+		r.ascii = !hasNonASCII(r.doc.Data)
 	}
 	starts := r.lines
 	if n.Line < 1 {
@@ -105,19 +201,37 @@ func (r *yamlReader) off(n *yaml.Node) int32 {
 		return int32(len(r.doc.Data))
 	}
 	// yaml columns count characters; convert to a byte offset.
-	off := int(starts[n.Line-1])
-	for col := 1; col < n.Column && off < len(r.doc.Data); col++ {
+	if r.ascii {
+		return min(starts[n.Line-1]+int32(n.Column)-1, int32(len(r.doc.Data)))
+	}
+	// Nodes come mostly in order: go on from the last one when it is on
+	// the same line, before this one (a line of many values is not walked
+	// again for each).
+	off, col := int(starts[n.Line-1]), 1
+	if r.at.line == n.Line && r.at.col <= n.Column {
+		off, col = r.at.off, r.at.col
+	}
+	for ; col < n.Column && off < len(r.doc.Data); col++ {
 		_, size := decodeRune(r.doc.Data[off:])
 		off += size
 	}
+	r.at.line, r.at.col, r.at.off = n.Line, col, off
 	return int32(off)
 }
 
-func (r *yamlReader) fail(n *yaml.Node, path []string, format string, args ...any) {
-	r.errs = append(r.errs, &Error{Off: r.off(n), Path: append([]string(nil), path...), Msg: fmt.Sprintf(format, args...)})
+// hasNonASCII reports whether data holds a byte outside ASCII.
+func hasNonASCII(data []byte) bool {
+	for _, c := range data {
+		if c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
 }
 
-const maxYAMLDepth = 1000
+func (r *yamlReader) fail(n *yaml.Node, path []string, format string, args ...any) {
+	r.errs.add(r.off(n), path, fmt.Sprintf(format, args...))
+}
 
 // maxYAMLExpansion bounds the nodes that aliases expand to, beyond one per
 // input byte: nested aliases grow a small document exponentially (the
@@ -125,8 +239,8 @@ const maxYAMLDepth = 1000
 const maxYAMLExpansion = 10000
 
 func (r *yamlReader) node(y *yaml.Node, path []string, depth int) *Node {
-	if depth > maxYAMLDepth {
-		r.fail(y, path, "%s: nesting is too deep", tomltext.Path(path))
+	if depth > r.maxDepth {
+		r.errs.add(r.off(y), nil, tooDeep(r.maxDepth))
 		return nil
 	}
 	if y.Kind == yaml.AliasNode {
@@ -136,7 +250,7 @@ func (r *yamlReader) node(y *yaml.Node, path []string, depth int) *Node {
 	}
 	if r.inAlias > 0 {
 		if r.expanded++; r.expanded > maxYAMLExpansion+len(r.doc.Data) {
-			r.fail(y, path, "%s: YAML aliases expand to too many values; write the values out", tomltext.Path(path))
+			r.fail(y, path, "%s: YAML aliases expand to too many values; write the values out", r.errs.key(path))
 			return nil
 		}
 	}
@@ -150,11 +264,11 @@ func (r *yamlReader) node(y *yaml.Node, path []string, depth int) *Node {
 				k = k.Alias
 			}
 			if k.Tag == "!!merge" {
-				r.fail(k, path, "%s: YAML merge keys (<<) are not supported; write the keys out", tomltext.Path(path))
+				r.fail(k, path, "%s: YAML merge keys (<<) are not supported; write the keys out", r.errs.key(path))
 				return nil
 			}
 			if k.Kind != yaml.ScalarNode {
-				r.fail(k, path, "%s: keys must be strings", tomltext.Path(path))
+				r.fail(k, path, "%s: keys must be strings", r.errs.key(path))
 				return nil
 			}
 			kp := append(path, k.Value)
@@ -164,7 +278,7 @@ func (r *yamlReader) node(y *yaml.Node, path []string, depth int) *Node {
 			}
 			e.Key, e.KeyOff = k.Value, r.off(k)
 			if prev := n.Get(k.Value); prev != nil {
-				r.fail(k, kp, "%s is defined twice in the same mapping", tomltext.Path(kp))
+				r.fail(k, kp, "%s is defined twice in the same mapping", r.errs.key(kp))
 				continue
 			}
 			n.add(e)
@@ -183,7 +297,7 @@ func (r *yamlReader) node(y *yaml.Node, path []string, depth int) *Node {
 			return nil
 		}
 	default:
-		r.fail(y, path, "%s: unsupported YAML node", tomltext.Path(path))
+		r.fail(y, path, "%s: unsupported YAML node", r.errs.key(path))
 		return nil
 	}
 	return n
@@ -198,21 +312,21 @@ func (r *yamlReader) scalar(y *yaml.Node, n *Node, path []string) bool {
 	case "!!bool":
 		var b bool
 		if err := y.Decode(&b); err != nil {
-			r.fail(y, path, "%s: invalid boolean %q", tomltext.Path(path), y.Value)
+			r.fail(y, path, "%s: invalid boolean %q", r.errs.key(path), y.Value)
 			return false
 		}
 		n.Kind, n.Bool = Bool, b
 	case "!!int":
 		var i int64
 		if err := y.Decode(&i); err != nil {
-			r.fail(y, path, "%s: integer %s does not fit in 64 bits", tomltext.Path(path), y.Value)
+			r.fail(y, path, "%s: integer %s does not fit in 64 bits", r.errs.key(path), y.Value)
 			return false
 		}
 		n.Kind, n.Int = Integer, i
 	case "!!float":
 		var f float64
 		if err := y.Decode(&f); err != nil {
-			r.fail(y, path, "%s: invalid float %q", tomltext.Path(path), y.Value)
+			r.fail(y, path, "%s: invalid float %q", r.errs.key(path), y.Value)
 			return false
 		}
 		if math.IsNaN(f) {
@@ -222,7 +336,7 @@ func (r *yamlReader) scalar(y *yaml.Node, n *Node, path []string) bool {
 	case "!!timestamp":
 		n.Kind, n.Str = Datetime, y.Value
 	default:
-		r.fail(y, path, "%s: unsupported YAML tag %s", tomltext.Path(path), y.Tag)
+		r.fail(y, path, "%s: unsupported YAML tag %s", r.errs.key(path), y.Tag)
 		return false
 	}
 	return true

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/strata-config/strata/internal/limits"
 )
 
 // parseViaDecoder is the parser Parse replaced, driven by encoding/json's
@@ -33,7 +35,7 @@ type decoderParser struct {
 }
 
 func (p *decoderParser) value(depth int) (*Value, error) {
-	if depth > maxDepth {
+	if depth > limits.Depth {
 		return nil, errors.New("JSON nested too deeply")
 	}
 	start := p.next()

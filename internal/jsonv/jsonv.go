@@ -8,6 +8,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/big"
+
+	"github.com/strata-config/strata/internal/limits"
 )
 
 // Kind is the kind of a Value.
@@ -33,13 +35,19 @@ type Value struct {
 	items   []*Value // object values (parallel to keys) or array elements
 }
 
-// Of converts a Go value (as encoding/json marshals it) to a Value.
-func Of(x any) (*Value, error) {
+// Of converts a Go value (as encoding/json marshals it) to a Value, with
+// the default [Options].
+func Of(x any) (*Value, error) { return Options{}.Of(x) }
+
+// Of converts a Go value (as encoding/json marshals it) to a Value within
+// o: a value that nests deeper than o.MaxDepth (a schema an MCP server
+// answered, decoded by its SDK) is an error.
+func (o Options) Of(x any) (*Value, error) {
 	b, err := json.Marshal(x)
 	if err != nil {
 		return nil, err
 	}
-	return parse(b, "") // b is ours alone: no copy needed
+	return parse(b, "", limits.Or(o.MaxDepth, limits.Depth)) // b is ours alone: no copy needed
 }
 
 // MustOf is Of for values known to marshal.

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/strata-config/strata/internal/limits"
 )
 
 func FuzzRoundTrip(f *testing.F) {
@@ -107,7 +109,7 @@ func FuzzKey(f *testing.F) {
 }
 
 // decoderAccepts reports whether valid JSON b has no key twice in an
-// object and no value deeper than maxDepth, deciding it with
+// object and no value deeper than limits.Depth, deciding it with
 // encoding/json's Decoder.
 func decoderAccepts(b []byte) bool {
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -145,7 +147,7 @@ func decoderAccepts(b []byte) bool {
 			stack[n-1].wantKey = false
 			continue
 		}
-		if len(stack) > maxDepth {
+		if len(stack) > limits.Depth {
 			return false
 		}
 		switch tok {
@@ -278,9 +280,9 @@ func TestParseErrors(t *testing.T) {
 		{`"\'"`, `offset 2: expected an escape: \" \\ \/ \b \f \n \r \t or \uXXXX, found '\''`},
 		{`"\u12g4"`, `offset 5: expected 4 hexadecimal digits after \u, found 'g'`},
 		{`"\u12`, `offset 5: expected 4 hexadecimal digits after \u, found the end of the input`},
-		{deep(1002, ``), `offset 1001: JSON nested too deeply`},
-		{deep(1001, `1`), `offset 1001: JSON nested too deeply`},
-		{`{"a":` + deep(1001, ``) + `}`, `offset 1005: JSON nested too deeply`},
+		{deep(1002, ``), `offset 1001: JSON nests deeper than 1,000 levels, the limit`},
+		{deep(1001, `1`), `offset 1001: JSON nests deeper than 1,000 levels, the limit`},
+		{`{"a":` + deep(1001, ``) + `}`, `offset 1005: JSON nests deeper than 1,000 levels, the limit`},
 	}
 	for _, tt := range tests {
 		_, err := Parse([]byte(tt.in))
@@ -291,7 +293,7 @@ func TestParseErrors(t *testing.T) {
 		if err.Error() != tt.want {
 			t.Errorf("Parse(%.40q):\n got %s\nwant %s", tt.in, err, tt.want)
 		}
-		if json.Valid([]byte(tt.in)) && !strings.Contains(tt.want, "twice") && !strings.Contains(tt.want, "deeply") {
+		if json.Valid([]byte(tt.in)) && !strings.Contains(tt.want, "twice") && !strings.Contains(tt.want, "deeper") {
 			t.Errorf("%.40q is valid JSON", tt.in)
 		}
 	}
@@ -421,5 +423,47 @@ func TestMustParseTypes(t *testing.T) {
 		if v.Kind() != tt.kind || v.String() != tt.in {
 			t.Errorf("MustParse(%s): kind %d, text %s", tt.in, v.Kind(), v)
 		}
+	}
+}
+
+// TestOptionsMaxDepth: a host's limit holds at its value, and a document
+// far deeper than any limit ends at the limit with its offset.
+func TestOptionsMaxDepth(t *testing.T) {
+	tests := []struct {
+		name string
+		max  int
+		in   string
+		want string // the error; "" for none
+	}{
+		{"at a lowered limit", 3, `{"a":[[1]]}`, ""},
+		{"past a lowered limit", 3, `{"a":[[[1]]]}`, "offset 8: JSON nests deeper than 3 levels, the limit"},
+		{"a raised limit", 2000, strings.Repeat("[", 1500) + strings.Repeat("]", 1500), ""},
+		{"far past the default", 0, strings.Repeat(`{"a":`, 1_000_000) + "1" + strings.Repeat("}", 1_000_000), "offset 5005: JSON nests deeper than 1,000 levels, the limit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Options{MaxDepth: tt.max}.Parse([]byte(tt.in))
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Errorf("error %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestOptionsOf: a Go value converted within a limit is held to it.
+func TestOptionsOf(t *testing.T) {
+	var deep any = 1.0
+	for range 20 {
+		deep = map[string]any{"a": deep}
+	}
+	if _, err := (Options{MaxDepth: 20}).Of(deep); err != nil {
+		t.Errorf("at the limit: %v", err)
+	}
+	if _, err := (Options{MaxDepth: 19}).Of(deep); err == nil || !strings.Contains(err.Error(), "JSON nests deeper than 19 levels, the limit") {
+		t.Errorf("past the limit: %v", err)
 	}
 }

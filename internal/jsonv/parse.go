@@ -8,35 +8,50 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/limits"
 )
 
-// Parse reads one JSON value. A key repeated in an object is an error.
+// Parse reads one JSON value with the default [Options]. A key repeated
+// in an object is an error.
 //
 // It accepts exactly what encoding/json accepts (json.Valid), keys decoded
-// as json.Unmarshal decodes them. The Value keeps its own copy of b: the
-// caller may reuse b afterwards.
-func Parse(b []byte) (*Value, error) {
-	return parse(bytes.Clone(b), "")
+// as json.Unmarshal decodes them, and nothing deeper than the default
+// limit. The Value keeps its own copy of b: the caller may reuse b
+// afterwards.
+func Parse(b []byte) (*Value, error) { return Options{}.Parse(b) }
+
+// Options bound what Parse accepts. The zero Options gives the defaults.
+type Options struct {
+	// MaxDepth is how deep objects and arrays may nest: a value's path
+	// has at most MaxDepth keys and indexes. 0 means 1,000, the default of
+	// load.Limits.Depth, which a host passes on for the schemas tools
+	// describe and MCP servers answer.
+	MaxDepth int
+}
+
+// Parse is [Parse] within o.
+func (o Options) Parse(b []byte) (*Value, error) {
+	return parse(bytes.Clone(b), "", limits.Or(o.MaxDepth, limits.Depth))
 }
 
 // MustParse is Parse for values known to be valid.
 func MustParse(s string) *Value {
-	v, err := parse([]byte(s), s) // the conversion is already a copy
+	v, err := parse([]byte(s), s, limits.Depth) // the conversion is already a copy
 	if err != nil {
 		panic(err)
 	}
 	return v
 }
 
-const maxDepth = 1000
-
 // parse reads one JSON value from data, which the Value keeps: the scalars'
 // text and the keys' text are slices of it, so nothing may change data
 // afterwards. Those slices have no spare capacity, and nothing in this
 // package writes through them. str is data as a string, or "" to have
 // parse make it if a key needs it.
-func parse(data []byte, str string) (*Value, error) {
-	p := parser{data: data, str: str}
+func parse(data []byte, str string, maxDepth int) (*Value, error) {
+	p := parser{data: data, str: str, maxDepth: maxDepth}
 	s := scratchPool.Get().(*scratch)
 	p.keys, p.keyText, p.items = s.keys[:0], s.keyText[:0], s.items[:0]
 	defer func() {
@@ -75,9 +90,10 @@ const maxScratch = 1 << 16
 
 // parser is a single-pass recursive descent over a []byte.
 type parser struct {
-	data []byte
-	pos  int
-	str  string // data as a string, made when a key needs it
+	data     []byte
+	pos      int
+	str      string // data as a string, made when a key needs it
+	maxDepth int
 
 	// The keys and values of the objects and arrays being read, innermost
 	// last; each container moves its part into the arenas when it ends.
@@ -169,8 +185,8 @@ func (p *parser) skipSpace() {
 
 // value reads a value at p.pos, which is not whitespace.
 func (p *parser) value(depth int) (*Value, error) {
-	if depth > maxDepth {
-		return nil, p.errorf(p.pos, "JSON nested too deeply")
+	if depth > p.maxDepth {
+		return nil, p.errorf(p.pos, "JSON nests deeper than %s levels, the limit", diag.Count(p.maxDepth))
 	}
 	if p.pos >= len(p.data) {
 		return nil, p.expected("a JSON value")

@@ -3,13 +3,27 @@
 package layertest
 
 import (
+	"reflect"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
+
+// Diff is cmp.Diff(want, got, opts...) for values that may nest deep:
+// go-cmp takes time exponential in how deep slices nest (a layer near the
+// depth limit would take hours), so values that reflect.DeepEqual finds
+// equal are equal without it.
+func Diff(want, got any, opts ...cmp.Option) string {
+	if reflect.DeepEqual(want, got) {
+		return ""
+	}
+	return cmp.Diff(want, got, opts...)
+}
 
 // Ptr returns a pointer to v.
 func Ptr[T any](v T) *T { return &v }
@@ -50,7 +64,7 @@ type Problem struct {
 func Problems(err error) []Problem {
 	var out []Problem
 	for _, e := range diag.All(err) {
-		out = append(out, Problem{Err: e.Error(), Line: e.Line, Column: e.Column, Path: e.Path, Hint: e.Hint, Snippet: e.Snippet})
+		out = append(out, Problem{Err: e.Error(), Line: e.Line, Column: e.Column, Path: e.Path, Hint: e.Hint, Snippet: e.Snippet()})
 	}
 	return out
 }

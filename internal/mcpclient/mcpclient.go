@@ -272,6 +272,10 @@ type Tool struct {
 	InputSchema  *jsonv.Value `json:"inputSchema"`
 	OutputSchema *jsonv.Value `json:"outputSchema,omitempty"`
 	Annotations  *jsonv.Value `json:"annotations,omitempty"`
+	// Raw is the tool as the server listed it, every key of it (_meta,
+	// icons, execution, annotations it does not know), to pass on as it
+	// is.
+	Raw *jsonv.Value `json:"raw,omitempty"`
 }
 
 // MaxPages bounds the pages of tools/list read from one server.
@@ -322,7 +326,7 @@ func parseTools(raw []byte, res *mcp.ListToolsResult) ([]Tool, error) {
 				}
 				title, _ := t.Get("title").Str()
 				desc, _ := t.Get("description").Str()
-				out = append(out, Tool{Name: name, Title: title, Description: desc, InputSchema: t.Get("inputSchema"), OutputSchema: t.Get("outputSchema"), Annotations: t.Get("annotations")})
+				out = append(out, Tool{Name: name, Title: title, Description: desc, InputSchema: t.Get("inputSchema"), OutputSchema: t.Get("outputSchema"), Annotations: t.Get("annotations"), Raw: t})
 			}
 			return out, nil
 		}

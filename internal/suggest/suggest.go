@@ -1,11 +1,17 @@
 // Package suggest finds the closest of a set of names to a misspelt one.
 package suggest
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Closest returns the candidate nearest to name by edit distance (with
 // transpositions), or "" when none is near enough to be a plausible typo.
 func Closest(name string, candidates []string) string {
+	if !anyNearEnough(name, candidates) {
+		return "" // and a long name costs no edit distance
+	}
 	best, bestDist := "", -1
 	lname := strings.ToLower(name)
 	for _, c := range candidates {
@@ -22,6 +28,20 @@ func Closest(name string, candidates []string) string {
 		return ""
 	}
 	return best
+}
+
+// anyNearEnough reports whether a candidate could be near enough to name:
+// the edit distance is at least the difference in length, and Closest
+// accepts no more than a third of the longer one.
+func anyNearEnough(name string, candidates []string) bool {
+	n := utf8.RuneCountInString(name)
+	for _, c := range candidates {
+		limit := max(1, (max(len(name), len(c))+1)/3)
+		if d := n - utf8.RuneCountInString(c); d <= limit && -d <= limit {
+			return true
+		}
+	}
+	return false
 }
 
 // distance is the optimal string alignment distance between a and b.

@@ -1,0 +1,176 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/internal/hostile"
+	"github.com/strata-config/strata/internal/testbin"
+	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/partial"
+)
+
+// hostileApp is the load of a workspace holding a hostile input.
+func hostileApp(b *testing.B, in hostile.Input) *load.App[config.Partial, config.Config] {
+	root, home := hostile.Workspace(b)
+	in.Write(b, root)
+	return &load.App[config.Partial, config.Config]{Name: "strata", Defaults: config.Default(), Dir: root, Cfg: in.Cfg,
+		Environ: append([]string{"STRATA_CONFIG_HOME=" + home}, in.Env...)}
+}
+
+// BenchmarkHostile loads a workspace holding each hostile input, as
+// strata config does, in this process: the time and memory it takes to
+// end with its problem.
+func BenchmarkHostile(b *testing.B) {
+	for _, in := range hostile.Inputs() {
+		b.Run(in.Name, func(b *testing.B) {
+			app := hostileApp(b, in)
+			b.ReportAllocs()
+			for b.Loop() {
+				_, err := app.Load(context.Background())
+				if (err == nil) != (in.Where == hostile.Accepted) {
+					b.Fatalf("error %v", err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkHostileProcess runs strata config, the built binary, on each
+// hostile input, and reports the largest resident set of its runs
+// (maxRSS-MB) along with the time of a run: what a user sees.
+func BenchmarkHostileProcess(b *testing.B) {
+	const self = "github.com/strata-config/strata/cmd/strata"
+	bins, err := testbin.Build(self)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, in := range hostile.Inputs() {
+		b.Run(in.Name, func(b *testing.B) {
+			root, home := hostile.Workspace(b)
+			in.Write(b, root)
+			args := []string{"config", "--root", root}
+			for _, c := range in.Cfg {
+				args = append(args, "--cfg", c)
+			}
+			environ := append([]string{"PATH=/usr/bin:/bin", "HOME=" + home, "STRATA_CONFIG_HOME=" + home}, in.Env...)
+			b.ReportMetric(maxRSS(b, bins[self], args, environ, in.Where == hostile.Accepted), "maxRSS-MB")
+		})
+	}
+}
+
+// maxRSS runs strata with args b.N times under GNU time and returns the
+// largest resident set of the runs, in MB; ok says whether strata is to
+// succeed. (The rusage of a child started by os/exec would not do: it is
+// started with vfork, so its maximum counts the benchmark's own memory.)
+func maxRSS(b *testing.B, strata string, args, environ []string, ok bool) float64 {
+	const gnuTime = "/usr/bin/time"
+	if _, err := os.Stat(gnuTime); err != nil {
+		b.Skipf("measuring memory needs GNU time: %v", err)
+	}
+	var most int
+	for b.Loop() {
+		cmd := exec.Command(gnuTime, append([]string{"-f", "maxrss=%M", strata}, args...)...)
+		cmd.Env = environ
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if (err == nil) != ok || !ok && cmd.ProcessState.ExitCode() != 1 {
+			b.Fatalf("%v: %.500s", err, stderr.String())
+		}
+		out := strings.TrimSpace(stderr.String())
+		kb, err := strconv.Atoi(out[strings.LastIndex(out, "maxrss=")+len("maxrss="):])
+		if err != nil {
+			b.Fatalf("GNU time said %.500q", out)
+		}
+		most = max(most, kb)
+	}
+	return float64(most) / 1024
+}
+
+// deepLayer is a layer whose tools.x.options table nests so that its one
+// value's key path has depth keys: the table of the issue that found
+// printing quadratic.
+func deepLayer(depth int) []byte {
+	return []byte("[tools.x.options" + strings.Repeat(".a", depth-4) + "]\nv = 1\n")
+}
+
+// BenchmarkPrintDeep reads a layer nesting 10,000 and 30,000 levels deep
+// (the depth limit raised to allow it) and writes it as strata merge
+// does: the time per level stays the same as the depth grows (it grew
+// with the depth when each level copied the key path).
+func BenchmarkPrintDeep(b *testing.B) {
+	for _, depth := range []int{10_000, 30_000} {
+		data := deepLayer(depth)
+		lim := load.Limits{Depth: depth}
+		b.Run(fmt.Sprintf("depth=%d", depth), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				d, err := lim.Parse("deep.toml", data, partial.TOML)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var p config.Partial
+				if err := d.Decode(&p); err != nil {
+					b.Fatal(err)
+				}
+				out, err := partial.Encode(&p, partial.TOML)
+				if err != nil || len(out) < depth {
+					b.Fatalf("%d bytes, %v", len(out), err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(depth), "ns/level")
+		})
+	}
+}
+
+// BenchmarkPrintDeepProcess runs strata merge on a layer at the default
+// depth limit, printing it, and reports its largest resident set.
+func BenchmarkPrintDeepProcess(b *testing.B) {
+	const self = "github.com/strata-config/strata/cmd/strata"
+	bins, err := testbin.Build(self)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "deep.toml")
+	if err := os.WriteFile(path, deepLayer(1000), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(maxRSS(b, bins[self], []string{"merge", path}, []string{"PATH=/usr/bin:/bin"}, true), "maxRSS-MB")
+}
+
+// BenchmarkLargestLayersProcess runs strata config on a workspace file
+// just under the size limit, in each format, that holds as many values as
+// the format lets 1 MiB hold (an array of half a million numbers): the
+// most memory a layer within the limits asks for.
+func BenchmarkLargestLayersProcess(b *testing.B) {
+	const self = "github.com/strata-config/strata/cmd/strata"
+	bins, err := testbin.Build(self)
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 1<<19 - 100
+	items := strings.TrimSuffix(strings.Repeat("1,", n), ",")
+	for _, tt := range []struct{ layer, content string }{
+		{"config.toml", "[tools.x]\nsource = \"builtin\"\noptions.a = [" + items + "]\n"},
+		{"config.json", `{"tools": {"x": {"source": "builtin", "options": {"a": [` + items + `]}}}}`},
+		{"config.yaml", "tools:\n  x:\n    source: builtin\n    options:\n      a: [" + items + "]\n"},
+	} {
+		b.Run(tt.layer, func(b *testing.B) {
+			root, home := hostile.Workspace(b)
+			if err := os.WriteFile(filepath.Join(root, ".strata", tt.layer), []byte(tt.content), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			environ := []string{"PATH=/usr/bin:/bin", "HOME=" + home, "STRATA_CONFIG_HOME=" + home}
+			b.ReportMetric(maxRSS(b, bins[self], []string{"config", "--root", root}, environ, true), "maxRSS-MB")
+		})
+	}
+}

@@ -1,0 +1,56 @@
+package strata_test
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/delta"
+	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/partial"
+)
+
+func mustDecode(t *testing.T, name, text string, p *config.Partial) {
+	t.Helper()
+	if err := load.Decode(name, []byte(text), partial.TOML, p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWorkspaceOverridesUser is the README's host test: it diffs two
+// layers with cmp.Diff and with delta, with no cmp options.
+func TestWorkspaceOverridesUser(t *testing.T) {
+	var user, workspace config.Partial
+	mustDecode(t, "user.toml", "[tools.grep]\nrun = \"ask\"\n[tools.old]\nrun = \"skip\"\n", &user)
+	mustDecode(t, "workspace.toml", "unset = [\"tools.old\"]\n[tools.grep]\nrun = \"unattended\"\n", &workspace)
+
+	want := config.Partial{}
+	want.Tools.Set("grep", config.ToolPartial{Run: partial.Of(config.RunUnattended)})
+	want.Tools.Remove("old")
+	if diff := cmp.Diff(want, *delta.Between(&user, &workspace)); diff != "" {
+		t.Errorf("delta (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(user, workspace); diff == "" {
+		t.Error("the layers should differ")
+	}
+}
+
+// TestReadmeShowsThisTest holds the README's host test to the one above.
+func TestReadmeShowsThisTest(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("layers_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := bytes.Index(src, []byte("func TestWorkspaceOverridesUser"))
+	end := bytes.Index(src[start:], []byte("\n}\n"))
+	if start < 0 || end < 0 || !bytes.Contains(readme, src[start:start+end+2]) {
+		t.Error("README.md does not show TestWorkspaceOverridesUser as layers_test.go has it")
+	}
+}

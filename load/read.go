@@ -1,0 +1,106 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+
+	"github.com/strata-config/strata/diag"
+)
+
+// errTooLarge is the cause of the problem of a file over its limit.
+var errTooLarge = errors.New("too large")
+
+// readChunk is how much a read takes at a time between looks at the
+// context.
+const readChunk = 64 << 10
+
+// readFile reads the regular file at path, of at most max bytes, while ctx
+// lasts; see Limits.ReadFile.
+func readFile(ctx context.Context, path string, max int64) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, &diag.Error{Source: path, Msg: "not read: " + err.Error(), Err: err}
+	}
+	// Look before opening: opening a device may do something of its own.
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, &diag.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
+	}
+	if err := regular(path, info); err != nil {
+		return nil, err
+	}
+	// Without blocking: should a named pipe have taken the file's place
+	// since, opening it does not wait for a writer.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, &diag.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
+	}
+	defer f.Close()
+	if info, err = f.Stat(); err != nil {
+		return nil, &diag.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
+	}
+	if err := regular(path, info); err != nil {
+		return nil, err
+	}
+	// The size is a hint (files in /proc say 0): the limit is kept while
+	// reading.
+	buf := make([]byte, 0, min(max, info.Size())+1)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, &diag.Error{Source: path, Msg: "not read: " + err.Error(), Err: err}
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):min(cap(buf), len(buf)+readChunk)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > max {
+			return nil, &diag.Error{Source: path, Msg: "is larger than " + bytesText(max) + ", the limit for a layer file", Err: errTooLarge}
+		}
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, &diag.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
+		}
+	}
+}
+
+// regular returns a problem when info, of the file at path, is not a
+// regular file.
+func regular(path string, info fs.FileInfo) error {
+	var what string
+	switch m := info.Mode(); {
+	case m.IsRegular():
+		return nil
+	case m.IsDir():
+		what = "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeDevice != 0:
+		what = "a device"
+	default:
+		what = "not a regular file"
+	}
+	if target, err := os.Readlink(path); err == nil {
+		what += " (through a symbolic link to " + target + ")"
+	}
+	return &diag.Error{Source: path, Msg: "is " + what + ", not a layer file", Hint: "a layer is a regular file"}
+}
+
+// bytesText writes a size in bytes for people: 1 MiB, 1,500 bytes.
+func bytesText(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return diag.Count(int(n)) + " bytes"
+}
