@@ -56,7 +56,7 @@ func (k Kind) String() string {
 
 // indexThreshold is the number of entries above which a table builds a map
 // for key lookups.
-const indexThreshold = 8
+const indexThreshold = 32
 
 // Node is one value of a document: a table, an array or a scalar.
 type Node struct {
