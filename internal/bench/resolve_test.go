@@ -100,18 +100,22 @@ func resolveLoop(b *testing.B, r discover.Resolver, cfg config.Config, tools, st
 // parallel discovery with nothing cached (without a cache, and with an
 // empty one), and strata answering from its cache.
 func BenchmarkDescribe(b *testing.B) {
-	benchDescribe(b, 200, "")
+	benchDescribe(b, 200, "", false)
 }
 
 // BenchmarkDescribeWaiting is BenchmarkDescribe with 100 tools that each
 // wait 20 ms before they answer, as a tool does that starts a slow
 // interpreter or asks a server: there parallel discovery has waits to
-// overlap even on a machine that starts processes one at a time.
+// overlap even on a machine that starts processes one at a time. Its
+// cold runs are measured against the sequential loop (x-sequential).
 func BenchmarkDescribeWaiting(b *testing.B) {
-	benchDescribe(b, 100, "sleep 0.02")
+	benchDescribe(b, 100, "sleep 0.02", true)
 }
 
-func benchDescribe(b *testing.B, n int, first string) {
+// benchDescribe runs n tools that run first when asked to describe
+// themselves. The floor of strata's cold runs is the parallel loop, or the
+// sequential one with sequential set.
+func benchDescribe(b *testing.B, n int, first string, sequential bool) {
 	root := describeTools(b, n, first)
 	cfg := loadConfig(b, root, benchEnviron)
 	// describeAll runs --describe of every tool with the given number of
@@ -168,9 +172,14 @@ func benchDescribe(b *testing.B, n int, first string) {
 	})
 	// strata with nothing cached: without a cache, and with an empty one
 	// (as the command line's first run: keys computed, answers stored).
-	// Each iteration also runs the floor, the parallel loop, untimed:
-	// x-floor is strata's time over the floor's in the same iterations, so
-	// that load on the machine moves both alike.
+	// Each iteration also runs the floor (the parallel loop, or the
+	// sequential one), untimed: x-floor (x-sequential) is strata's time
+	// over the floor's in the same iterations, so that load on the machine
+	// moves both alike.
+	workers, metric := runtime.NumCPU(), "x-floor"
+	if sequential {
+		workers, metric = 1, "x-sequential"
+	}
 	for _, cached := range []bool{false, true} {
 		name := "strata-cold"
 		if cached {
@@ -183,7 +192,7 @@ func benchDescribe(b *testing.B, n int, first string) {
 			runFloor := func() {
 				b.StopTimer()
 				start := time.Now()
-				describeAll(b, runtime.NumCPU())
+				describeAll(b, workers)
 				floor += time.Since(start)
 				b.StartTimer()
 			}
@@ -218,7 +227,7 @@ func benchDescribe(b *testing.B, n int, first string) {
 				}
 				i++
 			}
-			b.ReportMetric(float64(took)/float64(floor), "x-floor")
+			b.ReportMetric(float64(took)/float64(floor), metric)
 		})
 	}
 	b.Run("strata-warm", func(b *testing.B) {
