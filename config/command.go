@@ -43,7 +43,7 @@ func (c *Command) Rebase(dir string) {
 
 // ParseCommand splits a command string into words.
 func ParseCommand(s string) (Command, error) {
-	words, err := shellquote.Split(s)
+	words, err := splitWords(s)
 	if err != nil {
 		return Command{}, &diag.Error{Msg: fmt.Sprintf("invalid command %q: %s", s, lowerFirst(err.Error())), Hint: "balance the quotes, or write { program = \"...\", args = [...] }"}
 	}
@@ -58,6 +58,27 @@ func ParseCommand(s string) (Command, error) {
 		c.Args = words[1:]
 	}
 	return c, nil
+}
+
+// splitWords splits s into shell words as shellquote.Split does. Words
+// without quotes or backslashes, as most commands are, are split here,
+// without copying them: shellquote copies every word through a buffer.
+func splitWords(s string) ([]string, error) {
+	if strings.ContainsAny(s, `'"\`) {
+		return shellquote.Split(s)
+	}
+	words := make([]string, 0, 1+strings.Count(s, " "))
+	for len(s) > 0 {
+		i := strings.IndexAny(s, " \n\t")
+		switch {
+		case i < 0:
+			return append(words, s), nil
+		case i > 0:
+			words = append(words, s[:i])
+		}
+		s = s[i+1:]
+	}
+	return words, nil
 }
 
 func lowerFirst(s string) string {

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/strata-config/strata/diag"
@@ -24,15 +25,15 @@ func (t Types) Has(name string) bool { return slices.Contains(t, name) }
 
 // UnmarshalValue reads one type name or a list of them.
 func (t *Types) UnmarshalValue(v any) error {
-	check := func(s string, path partial.Path) error {
+	check := func(s string) *diag.Error {
 		if !slices.Contains(jsonTypes, s) {
-			return &diag.Error{Path: path, Msg: fmt.Sprintf("unknown type %q; expected one of %s", s, strings.Join(jsonTypes, ", ")), Hint: didYouMean(s, jsonTypes)}
+			return &diag.Error{Msg: fmt.Sprintf("unknown type %q; expected one of %s", s, strings.Join(jsonTypes, ", ")), Hint: didYouMean(s, jsonTypes)}
 		}
 		return nil
 	}
 	switch v := v.(type) {
 	case string:
-		if err := check(v, nil); err != nil {
+		if err := check(v); err != nil {
 			return err
 		}
 		*t = Types{v}
@@ -43,15 +44,19 @@ func (t *Types) UnmarshalValue(v any) error {
 		}
 		out := make(Types, 0, len(v))
 		for i, x := range v {
-			s, err := asString(x, partial.Path{fmt.Sprint(i)}, "a type name")
-			if err != nil {
+			// The path of an item is made only for its problem.
+			at := func() partial.Path { return partial.Path{strconv.Itoa(i)} }
+			s, ok := x.(string)
+			if !ok {
+				_, err := asString(x, at(), "a type name")
 				return err
 			}
-			if err := check(s, partial.Path{fmt.Sprint(i)}); err != nil {
+			if err := check(s); err != nil {
+				err.Path = at()
 				return err
 			}
 			if slices.Contains(out, s) {
-				return &diag.Error{Path: partial.Path{fmt.Sprint(i)}, Msg: fmt.Sprintf("type %q is listed twice", s)}
+				return &diag.Error{Path: at(), Msg: fmt.Sprintf("type %q is listed twice", s)}
 			}
 			out = append(out, s)
 		}

@@ -6,7 +6,7 @@ package export
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
+	"strings"
 
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
@@ -29,14 +29,34 @@ const (
 // Dialects lists the dialects JSON writes.
 func Dialects() []Dialect { return []Dialect{Strata, OpenAI, Anthropic, MCP} }
 
+// nameRule is a vendor's rule for tool names: 1 to max ASCII letters,
+// digits and the bytes of extra. (A check, not a regular expression: a
+// bounded repetition compiles to that many copies, at every start.)
+type nameRule struct {
+	max   int
+	extra string
+	text  string
+}
+
+// allows reports whether name follows the rule.
+func (r nameRule) allows(name string) bool {
+	if name == "" || len(name) > r.max {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(r.extra, c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
 // nameRules are the vendors' rules for tool names.
-var nameRules = map[Dialect]struct {
-	re   *regexp.Regexp
-	text string
-}{
-	OpenAI:    {regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`), "an OpenAI function name is 1 to 64 letters, digits, '_' or '-'"},
-	Anthropic: {regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`), "an Anthropic tool name is 1 to 64 letters, digits, '_' or '-'"},
-	MCP:       {regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,128}$`), "an MCP tool name is 1 to 128 letters, digits, '_', '-' or '.'"},
+var nameRules = map[Dialect]nameRule{
+	OpenAI:    {64, "_-", "an OpenAI function name is 1 to 64 letters, digits, '_' or '-'"},
+	Anthropic: {64, "_-", "an Anthropic tool name is 1 to 64 letters, digits, '_' or '-'"},
+	MCP:       {128, "_.-", "an MCP tool name is 1 to 128 letters, digits, '_', '-' or '.'"},
 }
 
 // modelText is what a model is told about a tool: its summary, then its
@@ -55,7 +75,7 @@ func JSON(c *resolve.Catalog, f Dialect) ([]byte, error) {
 	if rule, ok := nameRules[f]; ok {
 		var errs diag.Errors
 		for _, d := range c.Tools {
-			if !rule.re.MatchString(d.Name) {
+			if !rule.allows(d.Name) {
 				errs = append(errs, &diag.Error{Path: partial.Path{"tools", d.Name}, Msg: fmt.Sprintf("%q is not a valid tool name for %s", d.Name, f), Hint: rule.text + "; " + renameHint(d)})
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"regexp"
+	"sync"
 
 	"github.com/strata-config/strata/internal/shape"
 )
@@ -74,7 +75,9 @@ func recursiveTypes(root *shape.Type) map[*shape.Type]bool {
 	return out
 }
 
-var nonIdent = regexp.MustCompile(`[^A-Za-z0-9_]+`)
+// nonIdent matches what a definition name cannot hold. It is compiled on
+// first use, not at start-up.
+var nonIdent = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_]+`) })
 
 func (g *schemaGen) partial(t *shape.Type, strategy shape.Strategy) map[string]any {
 	switch t.Kind {
@@ -87,7 +90,7 @@ func (g *schemaGen) partial(t *shape.Type, strategy shape.Strategy) map[string]a
 		}
 		name, ok := g.names[t]
 		if !ok {
-			name = nonIdent.ReplaceAllString(t.Go.Name(), "_")
+			name = nonIdent().ReplaceAllString(t.Go.Name(), "_")
 			g.names[t] = name
 			g.defs[name] = map[string]any{} // placeholder against recursion
 			g.defs[name] = g.structure(t)

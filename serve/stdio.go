@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -138,7 +139,7 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			c.reply(nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "parse error: the line is not JSON"})
 			continue
 		}
-		msg, err := jsonrpc.DecodeMessage(line)
+		msg, err := decode(line)
 		if err != nil {
 			c.reply(idOf(line), &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: " + err.Error()})
 			continue
@@ -168,6 +169,68 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		return msg, nil
 	}
+}
+
+// decode decodes a message. Requests and notifications, nearly all a
+// client sends, are decoded here: the SDK's decoder (jsonrpc.DecodeMessage)
+// gives its JSON decoder a new 32 KiB buffer for each of the two values it
+// decodes, however small the message. Anything else, and anything unusual
+// in a request (an id that is not an integer or a string, a null, a
+// jsonrpc other than "2.0" as written), goes to the SDK's decoder, so that
+// its answer, and its error, are the SDK's own. A fuzz test holds the two
+// to the same result.
+func decode(line []byte) (jsonrpc.Message, error) {
+	if req, ok := decodeRequest(line); ok {
+		return req, nil
+	}
+	return jsonrpc.DecodeMessage(line)
+}
+
+// decodeRequest decodes a request or a notification whose members are
+// plain: ok is false for anything it leaves to the SDK.
+func decodeRequest(line []byte) (req *jsonrpc.Request, ok bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return nil, false
+	}
+	method, params := m["method"], m["params"]
+	if string(m["jsonrpc"]) != `"2.0"` || len(method) == 0 || method[0] != '"' || string(params) == "null" {
+		return nil, false
+	}
+	req = &jsonrpc.Request{Params: params}
+	if json.Unmarshal(method, &req.Method) != nil {
+		return nil, false
+	}
+	if raw, has := m["id"]; has {
+		id, ok := plainID(raw)
+		if !ok {
+			return nil, false
+		}
+		req.ID = id
+	}
+	return req, true
+}
+
+// plainID reads an id that is a string, or an integer that a float64
+// holds exactly (the SDK reads numbers as float64).
+func plainID(raw json.RawMessage) (jsonrpc.ID, bool) {
+	var v any
+	switch {
+	case raw[0] == '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return jsonrpc.ID{}, false
+		}
+		v = s
+	default:
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil || n > 1<<53 || n < -(1<<53) || string(raw) == "-0" {
+			return jsonrpc.ID{}, false
+		}
+		v = float64(n)
+	}
+	id, err := jsonrpc.MakeID(v)
+	return id, err == nil
 }
 
 // idOf finds the id of a message that does not decode, for the error.

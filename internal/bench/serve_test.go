@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -27,14 +28,17 @@ func BenchmarkServeCall(b *testing.B) {
 	root := describeTools(b, 1, "")
 	tool := filepath.Join(root, "tools", "tool_0000")
 	args := `{"path":"notes.txt","limit":5}`
+	direct := func(b *testing.B) {
+		cmd := exec.Command(tool, args)
+		cmd.Dir, cmd.Env = root, benchEnviron
+		out, err := cmd.Output()
+		if err != nil || string(out) != "{\"ok\":true}\n" {
+			b.Fatalf("%v: %q", err, out)
+		}
+	}
 	b.Run("direct", func(b *testing.B) {
 		for b.Loop() {
-			cmd := exec.Command(tool, args)
-			cmd.Dir, cmd.Env = root, benchEnviron
-			out, err := cmd.Output()
-			if err != nil || string(out) != "{\"ok\":true}\n" {
-				b.Fatalf("%v: %q", err, out)
-			}
+			direct(b)
 		}
 	})
 	serve := func(b *testing.B) *mcp.ClientSession {
@@ -48,15 +52,27 @@ func BenchmarkServeCall(b *testing.B) {
 		b.Cleanup(func() { cs.Close() })
 		return cs
 	}
+	// Each iteration also runs the tool directly, untimed: x-direct is the
+	// call's time over the direct run's in the same iterations, so that
+	// load on the machine moves both alike.
 	b.Run("strata-serve", func(b *testing.B) {
 		cs := serve(b)
 		params := &mcp.CallToolParams{Name: "tool_0000", Arguments: json.RawMessage(args)}
+		var took, floor time.Duration
 		for b.Loop() {
+			b.StopTimer()
+			start := time.Now()
+			direct(b)
+			floor += time.Since(start)
+			b.StartTimer()
+			start = time.Now()
 			res, err := cs.CallTool(context.Background(), params)
+			took += time.Since(start)
 			if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "{\"ok\":true}\n" {
 				b.Fatalf("%v: %+v", err, res)
 			}
 		}
+		b.ReportMetric(float64(took)/float64(floor), "x-direct")
 	})
 	b.Run("strata-serve-refused", func(b *testing.B) {
 		cs := serve(b)

@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/strata-config/strata/internal/suggest"
 )
@@ -24,7 +25,11 @@ import (
 // Shell is the shell that runs commands with Shell set.
 const Shell = "/bin/sh"
 
-var ref = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]+)*)\s*\}\}`)
+// ref matches a reference, {{name}} or {{name.key...}}. It is compiled on
+// first use, not at start-up.
+var ref = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]+)*)\s*\}\}`)
+})
 
 // Render renders the words of a command (the program, then its arguments)
 // with the tool context data (protocol.Context.Value): {{tool}} and
@@ -79,7 +84,7 @@ func Check(words []string, shell bool) error {
 		return nil
 	}
 	line := strings.Join(words, " ")
-	for _, loc := range ref.FindAllStringIndex(line, -1) {
+	for _, loc := range ref().FindAllStringIndex(line, -1) {
 		if before := line[:loc[0]]; strings.Contains(before, "$(") || strings.Contains(before, "`") {
 			return fmt.Errorf("%s follows a command substitution ($(…) or `…`), where a value cannot be quoted safely; pass values as separate arguments, or use shell = false", line[loc[0]:loc[1]])
 		}
@@ -114,7 +119,7 @@ func shellLine(line string, data map[string]any) (string, error) {
 // value is quoted for where it sits.
 func expand(s string, data map[string]any, shell bool) (string, error) {
 	w := s
-	locs := ref.FindAllStringSubmatchIndex(w, -1)
+	locs := ref().FindAllStringSubmatchIndex(w, -1)
 	if locs == nil {
 		return w, nil
 	}

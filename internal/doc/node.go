@@ -55,8 +55,10 @@ func (k Kind) String() string {
 }
 
 // indexThreshold is the number of entries above which a table builds a map
-// for key lookups.
-const indexThreshold = 8
+// for key lookups. Below it a scan is about as fast, and a tool's table
+// (ten keys or so) builds no map: one per table was most of a layer's
+// allocations.
+const indexThreshold = 32
 
 // Node is one value of a document: a table, an array or a scalar.
 type Node struct {

@@ -1,6 +1,7 @@
 package doc
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -123,6 +124,7 @@ type tomlReader struct {
 	stack    []string // the key paths being read; see push
 	intern   map[string]string
 	slab     []Node
+	ptrs     []*Node // the entries of tables and arrays; see room
 }
 
 // node returns a new node from the reader's slab: nodes are allocated in
@@ -136,6 +138,29 @@ func (r *tomlReader) node() *Node {
 	n.KeyOff, n.Off = -1, -1
 	return n
 }
+
+// room makes room for one more entry in n.Entries, taking the array from
+// a block the reader allocates, as node does nodes: a table or an array
+// grows without an allocation of its own. Past maxRoom entries it grows
+// as append does.
+func (r *tomlReader) room(n *Node) {
+	if len(n.Entries) < cap(n.Entries) {
+		return
+	}
+	c := max(4, 2*cap(n.Entries))
+	if c > maxRoom {
+		return
+	}
+	if len(r.ptrs) < c {
+		r.ptrs = make([]*Node, 1024)
+	}
+	e := r.ptrs[:c:c] // its own capacity: an append never reaches the next
+	r.ptrs = r.ptrs[c:]
+	n.Entries = e[:copy(e, n.Entries)]
+}
+
+// maxRoom is the largest entries array room takes from a block.
+const maxRoom = 64
 
 func (r *tomlReader) table() *Node {
 	n := r.node()
@@ -223,6 +248,9 @@ func (r *tomlReader) rangeOff(n *unstable.Node) int32 {
 	return int32(n.Raw.Offset)
 }
 
+// maxInterned is the length up to which string values are interned.
+const maxInterned = 16
+
 func (r *tomlReader) str(b []byte) string {
 	if s, ok := r.intern[string(b)]; ok {
 		return s
@@ -273,6 +301,7 @@ func (r *tomlReader) header(e *unstable.Node) {
 	case n == nil:
 		t := r.table()
 		t.Key, t.KeyOff, t.Off, t.def = last, off, off, defExplicit
+		r.room(parent)
 		parent.add(t)
 		r.current = t
 	case n.Kind == Table && !n.Inline && n.def == defImplicit:
@@ -311,9 +340,12 @@ func (r *tomlReader) arrayTable(e *unstable.Node) {
 		a := NewArray()
 		a.Inline = false
 		a.Key, a.KeyOff, a.Off, a.def = last, off, off, defArrayTable
+		r.room(a)
 		a.Append(elem)
+		r.room(parent)
 		parent.add(a)
 	case n.Kind == Array && n.def == defArrayTable:
+		r.room(n)
 		n.Append(elem)
 	default:
 		r.fail(off, path, "[[%s]] cannot append to %s, which is already defined at %s", r.errs.key(path), r.errs.key(path), r.where(n.KeyOff))
@@ -343,6 +375,7 @@ func (r *tomlReader) walkHeader() (*Node, []string, int, bool) {
 		case c == nil:
 			c = r.table()
 			c.Key, c.KeyOff, c.Off, c.def = k, r.offs[i], r.offs[i], defImplicit
+			r.room(n)
 			n.add(c)
 		case c.Kind == Table && !c.Inline:
 		case c.Kind == Array && c.def == defArrayTable:
@@ -395,6 +428,7 @@ func (r *tomlReader) keyValue(t *Node, tpath []string, depth int, e *unstable.No
 		case c == nil:
 			c = r.table()
 			c.Key, c.KeyOff, c.Off, c.def, c.Inline = k, offs[i], offs[i], defDotted, inline
+			r.room(t)
 			t.add(c)
 		case c.Kind == Table && c.def == defDotted && c.Inline == inline:
 		default:
@@ -424,6 +458,7 @@ func (r *tomlReader) keyValue(t *Node, tpath []string, depth int, e *unstable.No
 		}
 	}
 	v.Key, v.KeyOff = last, off
+	r.room(t)
 	t.add(v)
 }
 
@@ -468,7 +503,12 @@ func (r *tomlReader) value(v *unstable.Node, path []string, depth int, at int32)
 	n.Off = off
 	switch v.Kind {
 	case unstable.String:
-		n.Kind, n.Str = String, string(v.Data)
+		n.Kind = String
+		if len(v.Data) <= maxInterned {
+			n.Str = r.str(v.Data) // short values repeat: names, modes, types
+		} else {
+			n.Str = string(v.Data)
+		}
 	case unstable.Bool:
 		n.Kind, n.Bool = Bool, len(v.Data) == 4 // "true"
 	case unstable.Integer:
@@ -506,6 +546,7 @@ func (r *tomlReader) value(v *unstable.Node, path []string, depth int, at int32)
 			if n.Off < 0 {
 				n.Off = e.Off
 			}
+			r.room(n)
 			n.Append(e)
 			i++
 		}
@@ -548,6 +589,13 @@ func checkDatetime(k unstable.Kind, b []byte) error {
 }
 
 func parseTOMLInt(b []byte) (int64, error) {
+	if bytes.IndexByte(b, '_') < 0 && len(b) < 19 && (len(b) < 2 || b[0] != '0') {
+		// A plain decimal that fits, the common case: parsed without
+		// copying it into a string (strconv does not keep its argument).
+		if i, err := strconv.ParseInt(string(b), 10, 64); err == nil {
+			return i, nil
+		}
+	}
 	s := strings.ReplaceAll(string(b), "_", "")
 	base := 10
 	if len(s) > 2 && s[0] == '0' {

@@ -5,15 +5,19 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
-// interpreters are programs that run what their arguments or input say.
-var interpreters = regexp.MustCompile(`^(sh|bash|dash|zsh|ksh|mksh|fish|csh|tcsh|busybox|env|python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|bunx|npx|npm|pnpm|yarn|uv|uvx|pipx|ruby|perl|php|lua|luajit|java|osascript|pwsh|powershell|cmd|docker|podman)(\.exe)?$`)
+// interpreters matches programs that run what their arguments or input
+// say. It is compiled on first use, not at start-up.
+var interpreters = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(sh|bash|dash|zsh|ksh|mksh|fish|csh|tcsh|busybox|env|python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|bunx|npx|npm|pnpm|yarn|uv|uvx|pipx|ruby|perl|php|lua|luajit|java|osascript|pwsh|powershell|cmd|docker|podman)(\.exe)?$`)
+})
 
 // IsInterpreter reports whether program is a shell, an interpreter or a
 // package runner: what it runs is what its arguments name.
 func IsInterpreter(program string) bool {
-	return interpreters.MatchString(filepath.Base(program))
+	return interpreters().MatchString(filepath.Base(program))
 }
 
 // Script returns the script an interpreter runs: the first argument that

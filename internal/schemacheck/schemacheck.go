@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
@@ -104,7 +105,9 @@ func (s *Schema) Validate(doc []byte) ([]Problem, error) {
 	return out, nil
 }
 
-var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// identifier matches a key JSONPath writes after a dot. It is compiled on
+// first use, not at start-up.
+var identifier = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // jsonPath renders a location in inst as a JSONPath.
 func jsonPath(inst any, loc []string) string {
@@ -126,7 +129,7 @@ func jsonPath(inst any, loc []string) string {
 		default:
 			cur = nil
 		}
-		if identifier.MatchString(tok) {
+		if identifier().MatchString(tok) {
 			b.WriteString("." + tok)
 		} else {
 			b.WriteString("[" + strconv.Quote(tok) + "]")

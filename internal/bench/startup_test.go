@@ -1,0 +1,86 @@
+package bench
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/strata-config/strata/internal/testbin"
+)
+
+// BenchmarkStartup runs the commands of the CLI that start no program, as
+// whole processes: strata config on an empty setup, merge of one small
+// file, diff of two, schema. The floor is hello, a Go hello world; linked
+// is the same program linking every package the strata command links, so
+// that its time over hello's is what their initialisation costs. Each
+// iteration of a command also runs hello, untimed, and x-hello reports the
+// command's time over hello's in the same iterations, so that load on the
+// machine moves both alike.
+func BenchmarkStartup(b *testing.B) {
+	const (
+		self   = "github.com/strata-config/strata/cmd/strata"
+		hello  = "github.com/strata-config/strata/internal/bench/hello"
+		linked = "github.com/strata-config/strata/internal/bench/linked"
+	)
+	bins, err := testbin.Build(self, hello, linked)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	home, work := filepath.Join(dir, "home"), filepath.Join(dir, "work")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	write(b, filepath.Join(work, "low.toml"), "[tools.'*']\nrun = \"ask\"\n\n[tools.grep]\nsource = \"local\"\ncommand = \"grep -n {{pattern}}\"\nsummary = \"Search files.\"\n")
+	write(b, filepath.Join(work, "high.toml"), "[tools.grep]\nrun = \"unattended\"\n\n[tools.grep.parameters.pattern]\ntype = \"string\"\nrequired = true\n")
+	// An empty setup: no user files, no workspace, no variables of strata's.
+	environ := []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home}
+	run := func(b *testing.B, args []string, want int) time.Duration {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Dir, cmd.Env = work, environ
+		start := time.Now()
+		out, err := cmd.Output()
+		d := time.Since(start)
+		code := 0
+		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			b.Fatal(err)
+		}
+		if code != want || len(out) == 0 {
+			b.Fatalf("%v: exit status %d, want %d, and %d bytes of output: %v", args, code, want, len(out), err)
+		}
+		return d
+	}
+	floor := []string{bins[hello]}
+	b.Run("hello", func(b *testing.B) {
+		for b.Loop() {
+			run(b, floor, 0)
+		}
+	})
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"linked", []string{bins[linked]}, 0},
+		{"config", []string{bins[self], "config"}, 0},
+		{"merge", []string{bins[self], "merge", "low.toml"}, 0},
+		{"diff", []string{bins[self], "diff", "low.toml", "high.toml"}, 1},
+		{"schema", []string{bins[self], "schema"}, 0},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var cmd, base time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				base += run(b, floor, 0)
+				b.StartTimer()
+				cmd += run(b, c.args, c.code)
+			}
+			b.ReportMetric(float64(cmd)/float64(base), "x-hello")
+		})
+	}
+}
