@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // AddPackage records, for a program run through npx (or npm exec), what
@@ -187,8 +188,11 @@ func NpxHash(specs []string) string {
 	return hex.EncodeToString(sum[:])[:16]
 }
 
-// npmNamePattern is a registry package name, scoped or not.
-var npmNamePattern = regexp.MustCompile(`^(@[A-Za-z0-9][A-Za-z0-9._~-]*/)?[A-Za-z0-9][A-Za-z0-9._~-]*$`)
+// npmNamePattern is a registry package name, scoped or not. It is
+// compiled on first use, not at start-up.
+var npmNamePattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(@[A-Za-z0-9][A-Za-z0-9._~-]*/)?[A-Za-z0-9][A-Za-z0-9._~-]*$`)
+})
 
 // npmName returns the package name of a registry spec (name,
 // name@version, @scope/name@range, name@tag); false for other specs.
@@ -197,7 +201,7 @@ func npmName(spec string) (string, bool) {
 	if at := strings.LastIndex(spec, "@"); at > 0 {
 		name, version = spec[:at], spec[at+1:]
 	}
-	if !npmNamePattern.MatchString(name) || len(name) > 214 || strings.ContainsAny(version, ":/\\") {
+	if !npmNamePattern().MatchString(name) || len(name) > 214 || strings.ContainsAny(version, ":/\\") {
 		return "", false
 	}
 	return name, true

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/strata-config/strata/internal/limits"
@@ -133,14 +134,14 @@ func unprintable(off int, r rune) *Error {
 	return &Error{Off: int32(off), Msg: fmt.Sprintf("the character U+%04X is not allowed in YAML; write it escaped in a double-quoted string (\\u%04X)", r, r)}
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
 
 // yamlErrOff returns the offset of the line a YAML parser error names. The
 // parser leaves the line out of its message when it is the first one (its
 // lines count from 0, and 0 means "no line"); its errors without a line
 // (bad bytes) are refused before it runs.
 func yamlErrOff(d *Doc, msg string) int32 {
-	m := yamlLine.FindStringSubmatch(msg)
+	m := yamlLine().FindStringSubmatch(msg)
 	if m == nil {
 		return 0
 	}
