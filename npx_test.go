@@ -14,6 +14,9 @@ import (
 // not before: a change npx's package.json does not show is not noticed
 // until --refresh (CONTRIBUTING says what else is not).
 func TestNpxServerUpgrade(t *testing.T) {
+	if testing.Short() {
+		t.Skip("installs and starts npm packages; runs without -short")
+	}
 	if _, err := exec.LookPath("npx"); err != nil {
 		if os.Getenv("REQUIRE_MCP_SERVERS") != "" {
 			t.Fatal("no npx")

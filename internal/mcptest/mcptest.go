@@ -45,8 +45,13 @@ func Everything(t testing.TB, mode string) string {
 
 // EverythingEntry returns node and the entry point of server-everything,
 // or skips the test without them (fails it under REQUIRE_MCP_SERVERS).
+// With -short it skips the test: a Node server takes a second or more to
+// start, and the full suite (CI's) runs these tests.
 func EverythingEntry(t testing.TB) (node, entry string) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts server-everything under Node; runs without -short")
+	}
 	entry, err := filepath.Abs(filepath.Join(repoRoot(), "fixtures/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js"))
 	if err != nil {
 		t.Fatal(err)
