@@ -57,21 +57,23 @@ func BenchmarkHostileProcess(b *testing.B) {
 		b.Run(in.Name, func(b *testing.B) {
 			root, home := hostile.Workspace(b)
 			in.Write(b, root)
-			args := []string{"config", "--root", root}
+			// --trust: the workspace's layers are read only when trusted, and
+			// the hostile input is one of them.
+			args := []string{"config", "--trust", "--root", root}
 			for _, c := range in.Cfg {
 				args = append(args, "--cfg", c)
 			}
 			environ := append([]string{"PATH=/usr/bin:/bin", "HOME=" + home, "STRATA_CONFIG_HOME=" + home}, in.Env...)
-			b.ReportMetric(maxRSS(b, bins[self], args, environ, in.Where == hostile.Accepted), "maxRSS-MB")
+			b.ReportMetric(maxRSS(b, bins[self], args, environ, in.Where == hostile.Accepted, 0), "maxRSS-MB")
 		})
 	}
 }
 
 // maxRSS runs strata with args b.N times under GNU time and returns the
 // largest resident set of the runs, in MB; ok says whether strata is to
-// succeed. (The rusage of a child started by os/exec would not do: it is
+// succeed, and then print at least minOut bytes. (The rusage of a child started by os/exec would not do: it is
 // started with vfork, so its maximum counts the benchmark's own memory.)
-func maxRSS(b *testing.B, strata string, args, environ []string, ok bool) float64 {
+func maxRSS(b *testing.B, strata string, args, environ []string, ok bool, minOut int) float64 {
 	const gnuTime = "/usr/bin/time"
 	if _, err := os.Stat(gnuTime); err != nil {
 		b.Skipf("measuring memory needs GNU time: %v", err)
@@ -80,11 +82,15 @@ func maxRSS(b *testing.B, strata string, args, environ []string, ok bool) float6
 	for b.Loop() {
 		cmd := exec.Command(gnuTime, append([]string{"-f", "maxrss=%M", strata}, args...)...)
 		cmd.Env = environ
+		var stdout counter
 		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()
 		if (err == nil) != ok || !ok && cmd.ProcessState.ExitCode() != 1 {
 			b.Fatalf("%v: %.500s", err, stderr.String())
+		}
+		if ok && int(stdout) < minOut {
+			b.Fatalf("%d bytes of output, want %d or more: %.500s", stdout, minOut, stderr.String())
 		}
 		out := strings.TrimSpace(stderr.String())
 		kb, err := strconv.Atoi(out[strings.LastIndex(out, "maxrss=")+len("maxrss="):])
@@ -94,6 +100,14 @@ func maxRSS(b *testing.B, strata string, args, environ []string, ok bool) float6
 		most = max(most, kb)
 	}
 	return float64(most) / 1024
+}
+
+// counter counts the bytes written to it.
+type counter int
+
+func (c *counter) Write(p []byte) (int, error) {
+	*c += counter(len(p))
+	return len(p), nil
 }
 
 // deepLayer is a layer whose tools.x.options table nests so that its one
@@ -144,7 +158,7 @@ func BenchmarkPrintDeepProcess(b *testing.B) {
 	if err := os.WriteFile(path, deepLayer(1000), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(maxRSS(b, bins[self], []string{"merge", path}, []string{"PATH=/usr/bin:/bin"}, true), "maxRSS-MB")
+	b.ReportMetric(maxRSS(b, bins[self], []string{"merge", path}, []string{"PATH=/usr/bin:/bin"}, true, 1000), "maxRSS-MB")
 }
 
 // BenchmarkLargestLayersProcess runs strata config on a workspace file
@@ -170,7 +184,9 @@ func BenchmarkLargestLayersProcess(b *testing.B) {
 				b.Fatal(err)
 			}
 			environ := []string{"PATH=/usr/bin:/bin", "HOME=" + home, "STRATA_CONFIG_HOME=" + home}
-			b.ReportMetric(maxRSS(b, bins[self], []string{"config", "--root", root}, environ, true), "maxRSS-MB")
+			// --trust: the layer is the workspace's; the output holds
+			// every number of the array.
+			b.ReportMetric(maxRSS(b, bins[self], []string{"config", "--trust", "--root", root}, environ, true, 2*n), "maxRSS-MB")
 		})
 	}
 }
