@@ -33,8 +33,9 @@ type Decoder struct {
 	// Zero means the default of package limits.
 	MaxErrors, MaxQuote, MaxDepth int
 
-	omitted int           // problems found beyond MaxErrors
-	key     reflect.Value // reused map key; SetMapIndex copies it
+	omitted int            // problems found beyond MaxErrors
+	key     reflect.Value  // reused map key; SetMapIndex copies it
+	boxes   map[string]any // short strings already boxed; see box
 }
 
 // Err returns the problems found, nil when there are none: Errs, and a
@@ -57,6 +58,30 @@ func (dec *decoder) mapKey(k string) reflect.Value {
 	}
 	dec.key.SetString(k)
 	return dec.key
+}
+
+// maxBoxed is the length up to which box reuses a string's interface
+// value, and maxBoxes how many it keeps.
+const maxBoxed, maxBoxes = 16, 1024
+
+// box returns s as an interface value. Short strings repeat in free-form
+// values (modes, types, enums), and converting a string to an interface
+// allocates: each is boxed once per document.
+func (dec *decoder) box(s string) any {
+	if len(s) > maxBoxed {
+		return s
+	}
+	if x, ok := dec.boxes[s]; ok {
+		return x
+	}
+	var x any = s
+	if dec.boxes == nil {
+		dec.boxes = make(map[string]any, 16)
+	}
+	if len(dec.boxes) < maxBoxes {
+		dec.boxes[s] = x
+	}
+	return x
 }
 
 // full reports whether Errs holds as many problems as it keeps.
@@ -543,7 +568,7 @@ func (dec *decoder) custom(n *doc.Node, v reflect.Value, t *shape.Type, path []s
 func (dec *decoder) plain(n *doc.Node, path []string) (any, bool) {
 	switch n.Kind {
 	case doc.String:
-		return n.Str, true
+		return dec.box(n.Str), true
 	case doc.Integer:
 		return n.Int, true
 	case doc.Float:
