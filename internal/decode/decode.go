@@ -428,30 +428,30 @@ func (dec *decoder) Leaf(n *doc.Node, v reflect.Value, t *shape.Type, path []str
 		if n.Kind != doc.Integer {
 			return dec.mismatch(n, "an integer", path)
 		}
-		if v.OverflowInt(n.Int) {
-			dec.fail(n.ValuePos(), path, fmt.Sprintf("integer %d is out of range for %s", n.Int, v.Type()), "")
+		if v.OverflowInt(n.Int()) {
+			dec.fail(n.ValuePos(), path, fmt.Sprintf("integer %d is out of range for %s", n.Int(), v.Type()), "")
 			return false
 		}
-		v.SetInt(n.Int)
+		v.SetInt(n.Int())
 	case shape.Uint:
 		if n.Kind != doc.Integer {
 			return dec.mismatch(n, "a non-negative integer", path)
 		}
-		if n.Int < 0 || v.OverflowUint(uint64(n.Int)) {
-			dec.fail(n.ValuePos(), path, fmt.Sprintf("integer %d is out of range for %s", n.Int, v.Type()), "")
+		if n.Int() < 0 || v.OverflowUint(uint64(n.Int())) {
+			dec.fail(n.ValuePos(), path, fmt.Sprintf("integer %d is out of range for %s", n.Int(), v.Type()), "")
 			return false
 		}
-		v.SetUint(uint64(n.Int))
+		v.SetUint(uint64(n.Int()))
 	case shape.Float:
 		switch n.Kind {
 		case doc.Float:
-			if math.IsNaN(n.Float) || math.IsInf(n.Float, 0) {
-				dec.fail(n.ValuePos(), path, fmt.Sprintf("%v is not a valid number here", n.Float), "")
+			if math.IsNaN(n.Float()) || math.IsInf(n.Float(), 0) {
+				dec.fail(n.ValuePos(), path, fmt.Sprintf("%v is not a valid number here", n.Float()), "")
 				return false
 			}
-			v.SetFloat(n.Float)
+			v.SetFloat(n.Float())
 		case doc.Integer:
-			v.SetFloat(float64(n.Int))
+			v.SetFloat(float64(n.Int()))
 		default:
 			return dec.mismatch(n, "a number", path)
 		}
@@ -570,13 +570,13 @@ func (dec *decoder) plain(n *doc.Node, path []string) (any, bool) {
 	case doc.String:
 		return dec.box(n.Str), true
 	case doc.Integer:
-		return n.Int, true
+		return n.Int(), true
 	case doc.Float:
-		if math.IsNaN(n.Float) || math.IsInf(n.Float, 0) {
-			dec.fail(n.ValuePos(), path, fmt.Sprintf("%v cannot be passed on as JSON", n.Float), "")
+		if math.IsNaN(n.Float()) || math.IsInf(n.Float(), 0) {
+			dec.fail(n.ValuePos(), path, fmt.Sprintf("%v cannot be passed on as JSON", n.Float()), "")
 			return nil, false
 		}
-		return n.Float, true
+		return n.Float(), true
 	case doc.Bool:
 		return n.Bool, true
 	case doc.Datetime:
@@ -611,9 +611,9 @@ func Plain(n *doc.Node) any {
 	case doc.String, doc.Datetime:
 		return n.Str
 	case doc.Integer:
-		return n.Int
+		return n.Int()
 	case doc.Float:
-		return n.Float
+		return n.Float()
 	case doc.Bool:
 		return n.Bool
 	case doc.Array:
@@ -643,9 +643,9 @@ func Describe(n *doc.Node) string {
 		}
 		return "string " + strconv.Quote(s)
 	case doc.Integer:
-		return "integer " + strconv.FormatInt(n.Int, 10)
+		return "integer " + strconv.FormatInt(n.Int(), 10)
 	case doc.Float:
-		return "float " + strconv.FormatFloat(n.Float, 'g', -1, 64)
+		return "float " + strconv.FormatFloat(n.Float(), 'g', -1, 64)
 	case doc.Bool:
 		return "boolean " + strconv.FormatBool(n.Bool)
 	case doc.Datetime:
