@@ -420,13 +420,10 @@ func (r *tomlReader) keyValue(t *Node, tpath []string, depth int, e *unstable.No
 		return // under a table header that failed; already reported
 	}
 	value := e.Value()
-	// Inline tables nest key-values, so the scratch buffers are only used
-	// at the top level.
-	var keys []string
-	var offs []int32
-	if !inline {
-		keys, offs = r.keys[:0], r.offs[:0]
-	}
+	// The key's parts go to the scratch buffers, at every level: an inline
+	// table's key-values reuse them, but only once its value is read, and
+	// by then the parts have been copied into the path and last.
+	keys, offs := r.keys[:0], r.offs[:0]
 	it := e.Key()
 	keyEnd := -1
 	for it.Next() {
@@ -437,9 +434,7 @@ func (r *tomlReader) keyValue(t *Node, tpath []string, depth int, e *unstable.No
 			keyEnd = int(part.Raw.Offset + part.Raw.Length)
 		}
 	}
-	if !inline {
-		r.keys, r.offs = keys, offs
-	}
+	r.keys, r.offs = keys, offs
 	if depth+len(keys) > r.maxDepth {
 		r.tooDeep(offs[max(0, r.maxDepth-depth)], depth+len(keys))
 		return
