@@ -386,9 +386,9 @@ func envStrings(env *doc.Node) {
 	for _, v := range env.Entries {
 		switch v.Kind {
 		case doc.Integer:
-			v.Kind, v.Str = doc.String, strconv.FormatInt(v.Int, 10)
+			v.Kind, v.Str = doc.String, strconv.FormatInt(v.Int(), 10)
 		case doc.Float:
-			v.Kind, v.Str = doc.String, strconv.FormatFloat(v.Float, 'g', -1, 64)
+			v.Kind, v.Str = doc.String, strconv.FormatFloat(v.Float(), 'g', -1, 64)
 		case doc.Bool:
 			v.Kind, v.Str = doc.String, strconv.FormatBool(v.Bool)
 		}
@@ -513,10 +513,10 @@ func (fi *foreignFile) codex(srv, out *doc.Node, p partial.Path) {
 	}
 	if e := srv.Get("startup_timeout_ms"); e != nil {
 		switch {
-		case e.Kind != doc.Integer || e.Int < 0:
+		case e.Kind != doc.Integer || e.Int() < 0:
 			fi.fail(e, p.Append("startup_timeout_ms"), "expected a whole number of milliseconds, found "+decode.Describe(e), "")
 		case srv.Get("startup_timeout_sec") == nil: // Codex lets startup_timeout_sec win
-			out.Set("startup_timeout_sec", positioned(doc.NewFloat(float64(e.Int)/1000), e))
+			out.Set("startup_timeout_sec", positioned(doc.NewFloat(float64(e.Int())/1000), e))
 		}
 	}
 	if e := srv.Get("required"); e != nil {

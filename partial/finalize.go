@@ -259,14 +259,20 @@ func finalizeMap(p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape.T
 		return def
 	}
 	out := reflect.MakeMapWithSize(rt.Go, def.Len()+entries.Len())
+	// Keys are copied into reused values: iter.Key and Convert copy each to
+	// the heap.
+	k := reflect.New(rt.Go.Key()).Elem()
 	iter := def.MapRange()
 	for iter.Next() {
-		out.SetMapIndex(iter.Key(), iter.Value())
+		k.SetIterKey(iter)
+		out.SetMapIndex(k, iter.Value())
 	}
 	var tmpl reflect.Value
+	ek := reflect.New(entries.Type().Key()).Elem()
 	iter = entries.MapRange()
 	for iter.Next() {
-		k := iter.Key().Convert(rt.Go.Key())
+		ek.SetIterKey(iter)
+		k.SetString(ek.String())
 		e := iter.Value()
 		if e.IsNil() {
 			// An unset entry is what the defaults give: theirs, or none.

@@ -33,8 +33,9 @@ type Decoder struct {
 	// Zero means the default of package limits.
 	MaxErrors, MaxQuote, MaxDepth int
 
-	omitted int           // problems found beyond MaxErrors
-	key     reflect.Value // reused map key; SetMapIndex copies it
+	omitted int            // problems found beyond MaxErrors
+	key     reflect.Value  // reused map key; SetMapIndex copies it
+	boxes   map[string]any // short strings already boxed; see box
 }
 
 // Err returns the problems found, nil when there are none: Errs, and a
@@ -57,6 +58,30 @@ func (dec *decoder) mapKey(k string) reflect.Value {
 	}
 	dec.key.SetString(k)
 	return dec.key
+}
+
+// maxBoxed is the length up to which box reuses a string's interface
+// value, and maxBoxes how many it keeps.
+const maxBoxed, maxBoxes = 16, 1024
+
+// box returns s as an interface value. Short strings repeat in free-form
+// values (modes, types, enums), and converting a string to an interface
+// allocates: each is boxed once per document.
+func (dec *decoder) box(s string) any {
+	if len(s) > maxBoxed {
+		return s
+	}
+	if x, ok := dec.boxes[s]; ok {
+		return x
+	}
+	var x any = s
+	if dec.boxes == nil {
+		dec.boxes = make(map[string]any, 16)
+	}
+	if len(dec.boxes) < maxBoxes {
+		dec.boxes[s] = x
+	}
+	return x
 }
 
 // full reports whether Errs holds as many problems as it keeps.
@@ -403,30 +428,30 @@ func (dec *decoder) Leaf(n *doc.Node, v reflect.Value, t *shape.Type, path []str
 		if n.Kind != doc.Integer {
 			return dec.mismatch(n, "an integer", path)
 		}
-		if v.OverflowInt(n.Int) {
-			dec.fail(n.ValuePos(), path, fmt.Sprintf("integer %d is out of range for %s", n.Int, v.Type()), "")
+		if v.OverflowInt(n.Int()) {
+			dec.fail(n.ValuePos(), path, fmt.Sprintf("integer %d is out of range for %s", n.Int(), v.Type()), "")
 			return false
 		}
-		v.SetInt(n.Int)
+		v.SetInt(n.Int())
 	case shape.Uint:
 		if n.Kind != doc.Integer {
 			return dec.mismatch(n, "a non-negative integer", path)
 		}
-		if n.Int < 0 || v.OverflowUint(uint64(n.Int)) {
-			dec.fail(n.ValuePos(), path, fmt.Sprintf("integer %d is out of range for %s", n.Int, v.Type()), "")
+		if n.Int() < 0 || v.OverflowUint(uint64(n.Int())) {
+			dec.fail(n.ValuePos(), path, fmt.Sprintf("integer %d is out of range for %s", n.Int(), v.Type()), "")
 			return false
 		}
-		v.SetUint(uint64(n.Int))
+		v.SetUint(uint64(n.Int()))
 	case shape.Float:
 		switch n.Kind {
 		case doc.Float:
-			if math.IsNaN(n.Float) || math.IsInf(n.Float, 0) {
-				dec.fail(n.ValuePos(), path, fmt.Sprintf("%v is not a valid number here", n.Float), "")
+			if math.IsNaN(n.Float()) || math.IsInf(n.Float(), 0) {
+				dec.fail(n.ValuePos(), path, fmt.Sprintf("%v is not a valid number here", n.Float()), "")
 				return false
 			}
-			v.SetFloat(n.Float)
+			v.SetFloat(n.Float())
 		case doc.Integer:
-			v.SetFloat(float64(n.Int))
+			v.SetFloat(float64(n.Int()))
 		default:
 			return dec.mismatch(n, "a number", path)
 		}
@@ -543,15 +568,15 @@ func (dec *decoder) custom(n *doc.Node, v reflect.Value, t *shape.Type, path []s
 func (dec *decoder) plain(n *doc.Node, path []string) (any, bool) {
 	switch n.Kind {
 	case doc.String:
-		return n.Str, true
+		return dec.box(n.Str), true
 	case doc.Integer:
-		return n.Int, true
+		return n.Int(), true
 	case doc.Float:
-		if math.IsNaN(n.Float) || math.IsInf(n.Float, 0) {
-			dec.fail(n.ValuePos(), path, fmt.Sprintf("%v cannot be passed on as JSON", n.Float), "")
+		if math.IsNaN(n.Float()) || math.IsInf(n.Float(), 0) {
+			dec.fail(n.ValuePos(), path, fmt.Sprintf("%v cannot be passed on as JSON", n.Float()), "")
 			return nil, false
 		}
-		return n.Float, true
+		return n.Float(), true
 	case doc.Bool:
 		return n.Bool, true
 	case doc.Datetime:
@@ -586,9 +611,9 @@ func Plain(n *doc.Node) any {
 	case doc.String, doc.Datetime:
 		return n.Str
 	case doc.Integer:
-		return n.Int
+		return n.Int()
 	case doc.Float:
-		return n.Float
+		return n.Float()
 	case doc.Bool:
 		return n.Bool
 	case doc.Array:
@@ -618,9 +643,9 @@ func Describe(n *doc.Node) string {
 		}
 		return "string " + strconv.Quote(s)
 	case doc.Integer:
-		return "integer " + strconv.FormatInt(n.Int, 10)
+		return "integer " + strconv.FormatInt(n.Int(), 10)
 	case doc.Float:
-		return "float " + strconv.FormatFloat(n.Float, 'g', -1, 64)
+		return "float " + strconv.FormatFloat(n.Float(), 'g', -1, 64)
 	case doc.Bool:
 		return "boolean " + strconv.FormatBool(n.Bool)
 	case doc.Datetime:

@@ -53,9 +53,17 @@ func isStrategy(n *doc.Node) bool {
 var anyShape = shape.MustOf(reflect.TypeFor[partial.Any]())
 
 func (dec *decoder) anyValue(n *doc.Node, v reflect.Value, path []string) {
-	if a, ok := dec.anyNode(n, path, false); ok {
-		v.Set(reflect.ValueOf(a))
+	a, ok := dec.anyNode(n, path, false)
+	if !ok {
+		return
 	}
+	if v.CanAddr() {
+		if p, isAny := v.Addr().Interface().(*partial.Any); isAny {
+			*p = a // through a pointer: reflect.ValueOf(a) would copy a to the heap
+			return
+		}
+	}
+	v.Set(reflect.ValueOf(a))
 }
 
 // anyNode decodes a free-form value. In plain mode (inside a value that

@@ -159,13 +159,13 @@ func (r *jsonReader) value(path []string) (*Node, error) {
 			if err != nil {
 				return nil, &Error{Off: off, Path: path, Msg: r.errs.key(path) + ": number " + limits.Cut(s, r.errs.quote) + " is out of range"}
 			}
-			n.Kind, n.Float = Float, f
+			n.SetFloat(f)
 		} else {
 			i, err := strconv.ParseInt(s, 10, 64)
 			if err != nil {
 				return nil, &Error{Off: off, Path: path, Msg: r.errs.key(path) + ": integer " + limits.Cut(s, r.errs.quote) + " does not fit in 64 bits"}
 			}
-			n.Kind, n.Int = Integer, i
+			n.SetInt(i)
 		}
 	}
 	return n, nil

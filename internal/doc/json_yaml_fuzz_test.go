@@ -45,9 +45,9 @@ func ordered(n *Node) any {
 	case String:
 		return n.Str
 	case Integer:
-		return n.Int
+		return n.Int()
 	case Float:
-		return n.Float
+		return n.Float()
 	case Bool:
 		return n.Bool
 	case Datetime:
@@ -238,7 +238,7 @@ func fromEncodingJSON(v any) any {
 func checkWriters(t *testing.T, root *Node) {
 	t.Helper()
 	finite := !contains(root, func(n *Node) bool {
-		return n.Kind == Float && (math.IsNaN(n.Float) || math.IsInf(n.Float, 0)) || n.Kind == Datetime
+		return n.Kind == Float && (math.IsNaN(n.Float()) || math.IsInf(n.Float(), 0)) || n.Kind == Datetime
 	})
 	if finite {
 		out, err := WriteJSON(root)
@@ -252,7 +252,7 @@ func checkWriters(t *testing.T, root *Node) {
 		if diff := deepDiff(ordered(root), ordered(d.Root)); diff != "" {
 			t.Fatalf("JSON round trip differs (-read +reread):\n%s\nwritten:\n%s", diff, out)
 		}
-	} else if _, err := WriteJSON(root); err == nil && contains(root, func(n *Node) bool { return n.Kind == Float && (math.IsNaN(n.Float) || math.IsInf(n.Float, 0)) }) {
+	} else if _, err := WriteJSON(root); err == nil && contains(root, func(n *Node) bool { return n.Kind == Float && (math.IsNaN(n.Float()) || math.IsInf(n.Float(), 0)) }) {
 		t.Fatal("WriteJSON wrote a NaN or an infinity")
 	}
 	if contains(root, func(n *Node) bool { return n.Kind == Null || n.Kind == Datetime }) {

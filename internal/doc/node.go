@@ -11,6 +11,7 @@ package doc
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"sort"
 	"unicode/utf8"
 
@@ -61,6 +62,10 @@ func (k Kind) String() string {
 const indexThreshold = 32
 
 // Node is one value of a document: a table, an array or a scalar.
+//
+// A document holds a node for each of its keys and values, so the fields
+// are laid out to keep a node small: an integer and a float share one
+// word (see [Node.Int] and [Node.Float]).
 type Node struct {
 	Kind Kind
 	// Inline marks a table or array written inline. Readers set it for TOML
@@ -69,17 +74,16 @@ type Node struct {
 	Inline bool
 	Bool   bool
 	def    definition // how a TOML table came to be; see toml.go
-	// Key is the node's name in its parent table; empty for array elements
-	// and for the root.
-	Key string
 	// KeyOff is the byte offset of the key that defines the node, or -1.
 	KeyOff int32
 	// Off is the byte offset of the value, or -1.
 	Off int32
+	// Key is the node's name in its parent table; empty for array elements
+	// and for the root.
+	Key string
 
-	Str   string // String; the raw text of a Datetime
-	Int   int64
-	Float float64
+	Str string // String; the raw text of a Datetime
+	num uint64 // Integer: the value; Float: its bits
 
 	// Entries are a table's entries in document order, or an array's
 	// elements.
@@ -87,6 +91,28 @@ type Node struct {
 
 	index map[string]*Node
 }
+
+// Int returns the value of an Integer node; 0 for other kinds.
+func (n *Node) Int() int64 {
+	if n.Kind != Integer {
+		return 0
+	}
+	return int64(n.num)
+}
+
+// Float returns the value of a Float node; 0 for other kinds.
+func (n *Node) Float() float64 {
+	if n.Kind != Float {
+		return 0
+	}
+	return math.Float64frombits(n.num)
+}
+
+// SetInt makes n the Integer i.
+func (n *Node) SetInt(i int64) { n.Kind, n.num = Integer, uint64(i) }
+
+// SetFloat makes n the Float f.
+func (n *Node) SetFloat(f float64) { n.Kind, n.num = Float, math.Float64bits(f) }
 
 // NewTable returns an empty table node without position.
 func NewTable() *Node { return &Node{Kind: Table, KeyOff: -1, Off: -1} }
@@ -98,10 +124,12 @@ func NewArray() *Node { return &Node{Kind: Array, KeyOff: -1, Off: -1, Inline: t
 func NewString(s string) *Node { return &Node{Kind: String, Str: s, KeyOff: -1, Off: -1} }
 
 // NewInt returns an integer node without position.
-func NewInt(i int64) *Node { return &Node{Kind: Integer, Int: i, KeyOff: -1, Off: -1} }
+func NewInt(i int64) *Node { return &Node{Kind: Integer, num: uint64(i), KeyOff: -1, Off: -1} }
 
 // NewFloat returns a float node without position.
-func NewFloat(f float64) *Node { return &Node{Kind: Float, Float: f, KeyOff: -1, Off: -1} }
+func NewFloat(f float64) *Node {
+	return &Node{Kind: Float, num: math.Float64bits(f), KeyOff: -1, Off: -1}
+}
 
 // NewBool returns a boolean node without position.
 func NewBool(b bool) *Node { return &Node{Kind: Bool, Bool: b, KeyOff: -1, Off: -1} }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	toml "github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
@@ -112,26 +113,30 @@ func skipTOMLString(data []byte, i int) int {
 }
 
 type tomlReader struct {
-	p        unstable.Parser
-	doc      *Doc
-	errs     errList
-	maxDepth int
-	current  *Node
-	depth    int      // depth of current: how many keys (and array indexes) lead to it
-	path     []string // path of current, for messages
-	keys     []string // scratch: parts of the current key
-	offs     []int32  // scratch: offsets of the parts
-	stack    []string // the key paths being read; see push
-	intern   map[string]string
-	slab     []Node
-	ptrs     []*Node // the entries of tables and arrays; see room
+	p         unstable.Parser
+	doc       *Doc
+	errs      errList
+	maxDepth  int
+	current   *Node
+	depth     int      // depth of current: how many keys (and array indexes) lead to it
+	path      []string // path of current, for messages
+	keys      []string // scratch: parts of the current key
+	offs      []int32  // scratch: offsets of the parts
+	stack     []string // the key paths being read; see push
+	intern    map[string]string
+	slab      []Node
+	slabBytes uintptr // the size of the last slab; see node
+	block     []*Node // the entries of tables and arrays; see room
+	used      int     // how much of block is taken
+	last      *Node   // the node whose entries were last taken from block
 }
 
 // node returns a new node from the reader's slab: nodes are allocated in
 // blocks, which spares the allocator and the garbage collector.
 func (r *tomlReader) node() *Node {
 	if len(r.slab) == 0 {
-		r.slab = make([]Node, 256)
+		r.slabBytes = min(max(2*r.slabBytes, minSlab), maxSlab)
+		r.slab = make([]Node, r.slabBytes/unsafe.Sizeof(Node{}))
 	}
 	n := &r.slab[0]
 	r.slab = r.slab[1:]
@@ -139,28 +144,46 @@ func (r *tomlReader) node() *Node {
 	return n
 }
 
+// A slab of nodes fills minSlab bytes, then twice as many as the one
+// before, up to maxSlab: a small document takes little, and a power of
+// two is a size the allocator serves without rounding up.
+const minSlab, maxSlab = 4 << 10, 32 << 10
+
 // room makes room for one more entry in n.Entries, taking the array from
 // a block the reader allocates, as node does nodes: a table or an array
-// grows without an allocation of its own. Past maxRoom entries it grows
-// as append does.
+// grows without an allocation of its own. The array of the node that
+// took the block's last one grows in place, a slot at a time, which is
+// how a table under its [header] or an inline value grows: its array ends
+// up the size of its entries. Another node's array moves to the end of
+// the block, half as large again; past maxRoom entries it grows as append
+// does.
 func (r *tomlReader) room(n *Node) {
-	if len(n.Entries) < cap(n.Entries) {
+	l := len(n.Entries)
+	if l < cap(n.Entries) {
 		return
 	}
-	c := max(4, 2*cap(n.Entries))
+	if l > 0 && n == r.last && l <= r.used && r.used < len(r.block) && &n.Entries[0] == &r.block[r.used-l] {
+		r.used++
+		n.Entries = r.block[r.used-1-l : r.used-1 : r.used]
+		return
+	}
+	c := l + l/2 + 1
 	if c > maxRoom {
 		return
 	}
-	if len(r.ptrs) < c {
-		r.ptrs = make([]*Node, 1024)
+	if len(r.block)-r.used < c {
+		r.block, r.used = make([]*Node, min(max(2*len(r.block), minBlock), maxBlock)), 0
 	}
-	e := r.ptrs[:c:c] // its own capacity: an append never reaches the next
-	r.ptrs = r.ptrs[c:]
+	e := r.block[r.used : r.used+c : r.used+c] // its own capacity: an append never reaches the next
+	r.used += c
 	n.Entries = e[:copy(e, n.Entries)]
+	r.last = n
 }
 
-// maxRoom is the largest entries array room takes from a block.
-const maxRoom = 64
+// maxRoom is the largest entries array room takes from a block. A block
+// holds minBlock entries, then twice as many as the one before, up to
+// maxBlock.
+const maxRoom, minBlock, maxBlock = 64, 128, 1024
 
 func (r *tomlReader) table() *Node {
 	n := r.node()
@@ -397,13 +420,10 @@ func (r *tomlReader) keyValue(t *Node, tpath []string, depth int, e *unstable.No
 		return // under a table header that failed; already reported
 	}
 	value := e.Value()
-	// Inline tables nest key-values, so the scratch buffers are only used
-	// at the top level.
-	var keys []string
-	var offs []int32
-	if !inline {
-		keys, offs = r.keys[:0], r.offs[:0]
-	}
+	// The key's parts go to the scratch buffers, at every level: an inline
+	// table's key-values reuse them, but only once its value is read, and
+	// by then the parts have been copied into the path and last.
+	keys, offs := r.keys[:0], r.offs[:0]
 	it := e.Key()
 	keyEnd := -1
 	for it.Next() {
@@ -414,9 +434,7 @@ func (r *tomlReader) keyValue(t *Node, tpath []string, depth int, e *unstable.No
 			keyEnd = int(part.Raw.Offset + part.Raw.Length)
 		}
 	}
-	if !inline {
-		r.keys, r.offs = keys, offs
-	}
+	r.keys, r.offs = keys, offs
 	if depth+len(keys) > r.maxDepth {
 		r.tooDeep(offs[max(0, r.maxDepth-depth)], depth+len(keys))
 		return
@@ -517,14 +535,14 @@ func (r *tomlReader) value(v *unstable.Node, path []string, depth int, at int32)
 			r.fail(off, path, "%s: %v", r.errs.key(path), err)
 			return nil
 		}
-		n.Kind, n.Int = Integer, i
+		n.SetInt(i)
 	case unstable.Float:
 		f, err := parseTOMLFloat(v.Data)
 		if err != nil {
 			r.fail(off, path, "%s: %v", r.errs.key(path), err)
 			return nil
 		}
-		n.Kind, n.Float = Float, f
+		n.SetFloat(f)
 	case unstable.LocalDate, unstable.LocalTime, unstable.LocalDateTime, unstable.DateTime:
 		if err := checkDatetime(v.Kind, v.Data); err != nil {
 			r.fail(off, path, "%s: invalid datetime %q: %v", r.errs.key(path), v.Data, err)

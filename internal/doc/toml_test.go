@@ -30,9 +30,9 @@ func plain(n *Node) any {
 	case String:
 		return n.Str
 	case Integer:
-		return n.Int
+		return n.Int()
 	case Float:
-		return n.Float
+		return n.Float()
 	case Bool:
 		return n.Bool
 	case Datetime:
@@ -212,8 +212,8 @@ func TestTOMLFloatFormat(t *testing.T) {
 		if errs != nil {
 			t.Fatalf("%v -> %q: %v", f, s, errs)
 		}
-		if got := d.Root.Get("x"); got.Kind != Float || got.Float != f {
-			t.Errorf("%v -> %q -> %v (%s)", f, s, got.Float, got.Kind)
+		if got := d.Root.Get("x"); got.Kind != Float || got.Float() != f {
+			t.Errorf("%v -> %q -> %v (%s)", f, s, got.Float(), got.Kind)
 		}
 	}
 }

@@ -101,9 +101,9 @@ func (w *tomlWriter) value(n *Node) error {
 	case String:
 		w.buf.WriteString(tomlString(n.Str))
 	case Integer:
-		w.buf.WriteString(strconv.FormatInt(n.Int, 10))
+		w.buf.WriteString(strconv.FormatInt(n.Int(), 10))
 	case Float:
-		w.buf.WriteString(tomlFloat(n.Float))
+		w.buf.WriteString(tomlFloat(n.Float()))
 	case Bool:
 		w.buf.WriteString(strconv.FormatBool(n.Bool))
 	case Datetime:
@@ -214,12 +214,12 @@ func (w *jsonWriter) value(n *Node, depth int) error {
 	case String, Datetime:
 		buf.WriteString(jsonString(n.Str))
 	case Integer:
-		buf.WriteString(strconv.FormatInt(n.Int, 10))
+		buf.WriteString(strconv.FormatInt(n.Int(), 10))
 	case Float:
-		if math.IsNaN(n.Float) || math.IsInf(n.Float, 0) {
-			return fmt.Errorf("%s: %v cannot be written in JSON", tomltext.Path(w.path), n.Float)
+		if math.IsNaN(n.Float()) || math.IsInf(n.Float(), 0) {
+			return fmt.Errorf("%s: %v cannot be written in JSON", tomltext.Path(w.path), n.Float())
 		}
-		s := strconv.FormatFloat(n.Float, 'g', -1, 64)
+		s := strconv.FormatFloat(n.Float(), 'g', -1, 64)
 		if !strings.ContainsAny(s, ".eE") {
 			s += ".0"
 		}

@@ -323,7 +323,7 @@ func (r *yamlReader) scalar(y *yaml.Node, n *Node, path []string) bool {
 			r.fail(y, path, "%s: integer %s does not fit in 64 bits", r.errs.key(path), y.Value)
 			return false
 		}
-		n.Kind, n.Int = Integer, i
+		n.SetInt(i)
 	case "!!float":
 		var f float64
 		if err := y.Decode(&f); err != nil {
@@ -333,7 +333,7 @@ func (r *yamlReader) scalar(y *yaml.Node, n *Node, path []string) bool {
 		if math.IsNaN(f) {
 			f = math.NaN()
 		}
-		n.Kind, n.Float = Float, f
+		n.SetFloat(f)
 	case "!!timestamp":
 		n.Kind, n.Str = Datetime, y.Value
 	default:

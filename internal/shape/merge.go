@@ -83,9 +83,11 @@ func mergeEntries(dst, src reflect.Value, reset bool, elem *Type) {
 	if dst.IsNil() {
 		dst.Set(reflect.MakeMapWithSize(dst.Type(), src.Len()))
 	}
+	k := reflect.New(src.Type().Key()).Elem() // reused: iter.Key copies each key to the heap
 	iter := src.MapRange()
 	for iter.Next() {
-		k, sv := iter.Key(), iter.Value()
+		k.SetIterKey(iter)
+		sv := iter.Value()
 		dv := dst.MapIndex(k)
 		switch {
 		case sv.IsNil():

@@ -160,16 +160,18 @@ func CloneEntries(m reflect.Value, elem *Type) reflect.Value {
 		return reflect.Zero(m.Type())
 	}
 	out := reflect.MakeMapWithSize(m.Type(), m.Len())
+	k := reflect.New(m.Type().Key()).Elem() // reused: iter.Key copies each key to the heap
 	iter := m.MapRange()
 	for iter.Next() {
+		k.SetIterKey(iter)
 		e := iter.Value()
 		if e.IsNil() {
-			out.SetMapIndex(iter.Key(), e)
+			out.SetMapIndex(k, e)
 			continue
 		}
 		n := reflect.New(elem.Go)
 		CloneInto(n.Elem(), e.Elem(), elem)
-		out.SetMapIndex(iter.Key(), n)
+		out.SetMapIndex(k, n)
 	}
 	return out
 }
