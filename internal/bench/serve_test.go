@@ -18,10 +18,14 @@ import (
 // argument (the baseline), and through strata serve, a process driven by
 // the Go SDK's client over stdio (validation, defaults, the run, and
 // JSON-RPC both ways). strata-serve-refused is the round trip alone: a call
-// with invalid arguments, refused before anything runs.
+// with invalid arguments, refused before anything runs; sdk-server is a
+// round trip to a server of the SDK's that does nothing.
 func BenchmarkServeCall(b *testing.B) {
-	const self = "github.com/strata-config/strata/cmd/strata"
-	bins, err := testbin.Build(self)
+	const (
+		self = "github.com/strata-config/strata/cmd/strata"
+		fake = "github.com/strata-config/strata/fixtures/mcpfake"
+	)
+	bins, err := testbin.Build(self, fake)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -73,6 +77,25 @@ func BenchmarkServeCall(b *testing.B) {
 			}
 		}
 		b.ReportMetric(float64(took)/float64(floor), "x-direct")
+	})
+	// sdk-server is the round trip without strata: a tool of a server
+	// built with the same SDK (mcpfake) that answers at once. Against it,
+	// strata-serve-refused is what strata's handling adds to a round trip.
+	b.Run("sdk-server", func(b *testing.B) {
+		cmd := exec.Command(bins[fake], "-echo")
+		cmd.Stderr = os.Stderr
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { cs.Close() })
+		params := &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"limit":"many"}`)}
+		for b.Loop() {
+			res, err := cs.CallTool(context.Background(), params)
+			if err != nil || res.IsError {
+				b.Fatalf("%v: %+v", err, res)
+			}
+		}
 	})
 	b.Run("strata-serve-refused", func(b *testing.B) {
 		cs := serve(b)
