@@ -383,6 +383,7 @@ type reader[P, R any] struct {
 
 	files      map[fileKey]*fileRead[P] // every file read, for extends
 	readBytes  int64                    // the bytes of the files read, for Limits.Total
+	readValues int                      // the values of the files read, for Limits.Values
 	chainFiles int                      // files the current extends chain read
 	chainFull  bool                     // the chain read as many as it may
 }

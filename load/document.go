@@ -55,15 +55,18 @@ func (d *Document) Equal(o *Document) bool {
 // nesting deeper than the limit, bytes that are not UTF-8) are returned as
 // [diag.Errors]. A UTF-8 byte order mark is skipped.
 func Parse(name string, data []byte, format partial.Format) (*Document, error) {
-	return parse(name, data, format, Limits{}.WithDefaults(), false)
+	d, _, err := parse(name, data, format, Limits{}.WithDefaults(), false, 0)
+	return d, err
 }
 
 // parse is Parse within lim, whose fields are set, reading JSON as JSONC
-// (comments and trailing commas) when jsonc is set.
-func parse(name string, data []byte, format partial.Format, lim Limits, jsonc bool) (*Document, error) {
+// (comments and trailing commas) when jsonc is set, after documents of the
+// same load that hold valuesBefore values. It returns how many values the
+// document holds, also when it fails.
+func parse(name string, data []byte, format partial.Format, lim Limits, jsonc bool, valuesBefore int) (*Document, int, error) {
 	var d *doc.Doc
 	var errs []*doc.Error
-	o := lim.docOptions()
+	o := lim.docOptions(valuesBefore)
 	switch {
 	case format == partial.JSON && jsonc:
 		d, errs = o.ReadJSONC(data)
@@ -87,9 +90,9 @@ func parse(name string, data []byte, format partial.Format, lim Limits, jsonc bo
 			}
 			c.AddError(decode.At(&diag.Error{Source: name, Path: p, Msg: stripPath(e.Msg, e.Path)}, d, e.Off))
 		}
-		return nil, c.Err()
+		return nil, d.Values, c.Err()
 	}
-	return &Document{name: name, d: d, lim: lim}, nil
+	return &Document{name: name, d: d, lim: lim}, d.Values, nil
 }
 
 // stripPath removes a leading "path: " from a reader's message, since the

@@ -165,7 +165,13 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 	if f == "" && r.app.MCPServers != nil {
 		f = foreignByName(path)
 	}
-	d, err := parse(path, data, format, r.lim, f.jsonc())
+	if r.readValues > r.lim.Values {
+		// The files before went past Limits.Values, which a problem
+		// says: no more is read.
+		return fr
+	}
+	d, values, err := parse(path, data, format, r.lim, f.jsonc(), r.readValues)
+	r.readValues += values
 	if err != nil {
 		r.add(err)
 		return fr

@@ -36,6 +36,11 @@ type Limits struct {
 	// together (user, workspace, directory files, what they extend,
 	// --cfg files). Default 8 MiB.
 	Total int64
+	// Values is how many values (tables, arrays and scalars) all the
+	// layer files of one load may hold together. Memory follows values
+	// more than bytes: 1 MiB holds half a million numbers. Default
+	// 250,000.
+	Values int
 }
 
 // WithDefaults returns l with each zero field set to its default: the
@@ -52,17 +57,20 @@ func (l Limits) WithDefaults() Limits {
 	if l.Total <= 0 {
 		l.Total = limits.Total
 	}
+	l.Values = limits.Or(l.Values, limits.Values)
 	return l
 }
 
-// docOptions returns the options of the document readers.
-func (l Limits) docOptions() doc.Options {
-	return doc.Options{MaxDepth: l.Depth, MaxErrors: l.Problems, MaxQuote: l.Quote}
+// docOptions returns the options of the document readers, for a document
+// read after documents that hold valuesBefore values.
+func (l Limits) docOptions(valuesBefore int) doc.Options {
+	return doc.Options{MaxDepth: l.Depth, MaxErrors: l.Problems, MaxQuote: l.Quote, MaxValues: l.Values, ValuesBefore: valuesBefore}
 }
 
 // Parse is [Parse] within limits l.
 func (l Limits) Parse(name string, data []byte, format partial.Format) (*Document, error) {
-	return parse(name, data, format, l.WithDefaults(), false)
+	d, _, err := parse(name, data, format, l.WithDefaults(), false, 0)
+	return d, err
 }
 
 // ReadFile reads the layer file at path within limits l: only a regular

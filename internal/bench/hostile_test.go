@@ -13,6 +13,7 @@ import (
 
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/hostile"
+	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/testbin"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
@@ -162,16 +163,16 @@ func BenchmarkPrintDeepProcess(b *testing.B) {
 }
 
 // BenchmarkLargestLayersProcess runs strata config on a workspace file
-// just under the size limit, in each format, that holds as many values as
-// the format lets 1 MiB hold (an array of half a million numbers): the
-// most memory a layer within the limits asks for.
+// that holds as many values as the limits let a load hold (the root, five
+// tables and keys, and an array of numbers), in each format: the most
+// memory a layer within the limits asks for.
 func BenchmarkLargestLayersProcess(b *testing.B) {
 	const self = "github.com/strata-config/strata/cmd/strata"
 	bins, err := testbin.Build(self)
 	if err != nil {
 		b.Fatal(err)
 	}
-	const n = 1<<19 - 100
+	const n = limits.Values - 6
 	items := strings.TrimSuffix(strings.Repeat("1,", n), ",")
 	for _, tt := range []struct{ layer, content string }{
 		{"config.toml", "[tools.x]\nsource = \"builtin\"\noptions.a = [" + items + "]\n"},

@@ -355,3 +355,96 @@ func TestTOMLParserNesting(t *testing.T) {
 		}
 	}
 }
+
+// TestValues: each reader counts every value (the root, tables, arrays
+// and scalars, a table of a header or a dotted key too) and stops at the
+// first one past the limit, with one positioned problem; the values of
+// the documents before count against it.
+func TestValues(t *testing.T) {
+	const limit = 100
+	ones := func(n int) string { return strings.TrimSuffix(strings.Repeat("1,", n), ",") }
+	// Each document holds n values.
+	docs := []struct {
+		name   string
+		format Format
+		make   func(n int) string
+	}{
+		{"toml array", TOML, func(n int) string { return "a = [" + ones(n-2) + "]" }},
+		{"toml headers", TOML, func(n int) string {
+			var b strings.Builder
+			for i := range n - 1 {
+				fmt.Fprintf(&b, "[t%d]\n", i)
+			}
+			return b.String()
+		}},
+		{"toml dotted keys", TOML, func(n int) string {
+			var b strings.Builder
+			for i := range (n - 1) / 2 {
+				fmt.Fprintf(&b, "t%d.v = 1\n", i)
+			}
+			if (n-1)%2 == 1 {
+				b.WriteString("z = 1\n")
+			}
+			return b.String()
+		}},
+		{"toml inline tables", TOML, func(n int) string { return "a = [" + strings.Repeat("{},", n-2) + "]" }},
+		{"json array", JSON, func(n int) string { return `{"a": [` + ones(n-2) + "]}" }},
+		{"json objects", JSON, func(n int) string {
+			var b strings.Builder
+			b.WriteString("{")
+			for i := range n - 1 {
+				if i > 0 {
+					b.WriteString(",")
+				}
+				fmt.Fprintf(&b, `"k%d": {}`, i)
+			}
+			return b.String() + "}"
+		}},
+		{"yaml flow", YAML, func(n int) string { return "a: [" + ones(n-2) + "]" }},
+		{"yaml block", YAML, func(n int) string { return "a:\n" + strings.Repeat("- 1\n", n-2) }},
+		{"yaml aliases", YAML, func(n int) string {
+			// x is five values, and so is each alias of it.
+			return "x: &x [1, 1, 1, 1]\na: [" + strings.Repeat("*x,", (n-7)/5) + ones((n-7)%5) + "]"
+		}},
+	}
+	for _, tt := range docs {
+		read := map[Format]func(Options, []byte) (*Doc, []*Error){TOML: Options.ReadTOML, JSON: Options.ReadJSON, YAML: Options.ReadYAML}[tt.format]
+		t.Run(tt.name, func(t *testing.T) {
+			d, errs := read(Options{MaxValues: limit}, []byte(tt.make(limit)))
+			if len(errs) > 0 {
+				t.Fatalf("at the limit: %v", errs)
+			}
+			if d.Values != limit {
+				t.Fatalf("the document holds %d values, want %d (the test's generator is wrong)", d.Values, limit)
+			}
+			for _, tc := range []struct {
+				name   string
+				o      Options
+				values int
+				msg    string
+			}{
+				{"one more", Options{MaxValues: limit}, limit + 1, "the file holds more than 100 values (tables, arrays and scalars), the limit"},
+				{"many more", Options{MaxValues: limit}, 50 * limit, "the file holds more than 100 values (tables, arrays and scalars), the limit"},
+				{"after other documents", Options{MaxValues: 3 * limit, ValuesBefore: 2*limit + 1}, limit, "the layer files of this load hold more than 300 values (tables, arrays and scalars), the limit"},
+			} {
+				d, errs := read(tc.o, []byte(tt.make(tc.values)))
+				got := problems(d, errs)
+				if len(got) != 1 || got[0].Line < 1 || got[0].Msg != tc.msg {
+					t.Errorf("%s: problems %+v, want one positioned %q", tc.name, got, tc.msg)
+				}
+				if d.Values > tc.o.MaxValues-tc.o.ValuesBefore+1 {
+					t.Errorf("%s: the reader made %d values, past the limit and one", tc.name, d.Values)
+				}
+			}
+		})
+	}
+	t.Run("default limit", func(t *testing.T) {
+		for _, r := range readers {
+			src := map[Format]string{TOML: "a = [" + ones(250_000) + "]", JSON: `{"a": [` + ones(250_000) + "]}", YAML: "a: [" + ones(250_000) + "]"}[r.format]
+			_, errs := r.read(Options{}, []byte(src))
+			if len(errs) != 1 || !strings.Contains(errs[0].Msg, "more than 250,000 values") {
+				t.Errorf("%s: %v, want the default limit of 250,000 values", r.format, errs)
+			}
+		}
+	})
+}

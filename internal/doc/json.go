@@ -37,9 +37,10 @@ func (o Options) readJSON(data []byte, object bool) (*Doc, []*Error) {
 	if bad != nil {
 		return d, []*Error{bad}
 	}
-	r := jsonReader{data: data, dec: json.NewDecoder(bytes.NewReader(data)), errs: newErrList(o), maxDepth: o.depth()}
+	r := jsonReader{data: data, dec: json.NewDecoder(bytes.NewReader(data)), errs: newErrList(o), maxDepth: o.depth(), values: newValueCount(o)}
 	r.dec.UseNumber()
 	root, err := r.value(nil)
+	d.Values = r.values.n
 	if err == nil && object && root.Kind != Table {
 		err = &Error{Off: root.Off, Msg: "a JSON layer must be an object at the top level, found " + root.Kind.String()}
 	}
@@ -60,6 +61,7 @@ type jsonReader struct {
 	dec      *json.Decoder
 	errs     errList
 	maxDepth int
+	values   valueCount
 	last     int32 // where the token being read starts
 }
 
@@ -102,6 +104,9 @@ func (r *jsonReader) value(path []string) (*Node, error) {
 	r.last = off
 	if len(path) > r.maxDepth {
 		return nil, &Error{Off: off, Msg: tooDeep(r.maxDepth)}
+	}
+	if r.values.n++; r.values.n > r.values.left {
+		return nil, &Error{Off: off, Msg: r.values.msg}
 	}
 	tok, err := r.dec.Token()
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	yaml "go.yaml.in/yaml/v3"
 )
 
 // entry is one entry of an ordered tree, for comparisons that see the
@@ -618,4 +619,28 @@ func TestPositionInsideCharacter(t *testing.T) {
 	if line, c := d.Position(7); line != 2 || c != 3 {
 		t.Errorf("Position(7) = %d:%d, want 2:3", line, c)
 	}
+}
+
+// FuzzPlainInt holds plainInt, the YAML reader's fast path for integers,
+// to yaml.v3: what it reads, yaml.v3 reads as the same integer.
+func FuzzPlainInt(f *testing.F) {
+	for _, s := range []string{"0", "-0", "1", "-1", "42", "0123", "+1", "1_000", "9223372036854775807",
+		"9223372036854775808", "-9223372036854775808", "0x1F", "0o17", "1e3", "", "-", "١٢"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		i, ok := plainInt(s)
+		if !ok {
+			return
+		}
+		var y yaml.Node
+		if err := yaml.Unmarshal([]byte("a: "+s), &y); err != nil {
+			t.Fatalf("plainInt reads %q, which yaml.v3 does not parse: %v", s, err)
+		}
+		v := y.Content[0].Content[1]
+		var want int64
+		if v.ShortTag() != "!!int" || v.Decode(&want) != nil || want != i {
+			t.Fatalf("plainInt reads %q as %d; yaml.v3 reads it as %s %q", s, i, v.ShortTag(), v.Value)
+		}
+	})
 }

@@ -259,6 +259,9 @@ type Doc struct {
 	Format Format
 	Data   []byte
 	Root   *Node
+	// Values is how many values the reader made (see Options.MaxValues),
+	// also when it stopped with a problem.
+	Values int
 
 	lines []int32 // offsets of line starts, built on first use
 }
@@ -345,9 +348,55 @@ type Options struct {
 	MaxErrors int
 	// MaxQuote is how many characters of a key or value a message quotes.
 	MaxQuote int
+	// MaxValues is how many values (tables, arrays and scalars, an
+	// alias's expansion included) the documents of one load may hold
+	// together, and ValuesBefore how many the documents read before this
+	// one hold: a document may hold MaxValues - ValuesBefore. Memory
+	// follows values, not bytes (half a million numbers fit in 1 MiB), so
+	// this bounds what a load of many dense files costs. A document that
+	// goes past it stops being read, with one problem.
+	MaxValues    int
+	ValuesBefore int
 }
 
-func (o Options) depth() int  { return limits.Or(o.MaxDepth, limits.Depth) }
+func (o Options) depth() int { return limits.Or(o.MaxDepth, limits.Depth) }
+
+// values returns how many values the document may hold, and the message
+// of one that holds more.
+func (o Options) values() (left int, msg string) {
+	max := limits.Or(o.MaxValues, limits.Values)
+	msg = fmt.Sprintf("the file holds more than %s values (tables, arrays and scalars), the limit", diag.Count(max))
+	if o.ValuesBefore > 0 {
+		msg = fmt.Sprintf("the layer files of this load hold more than %s values (tables, arrays and scalars), the limit", diag.Count(max))
+	}
+	return max - o.ValuesBefore, msg
+}
+
+// valueCount counts a reader's values against the limit of [Options].
+type valueCount struct {
+	n, left int
+	msg     string
+	over    bool // the count went past the limit, which errs holds
+}
+
+func newValueCount(o Options) valueCount {
+	left, msg := o.values()
+	return valueCount{left: left, msg: msg}
+}
+
+// add counts one more value, at off. Past the limit it adds the problem to
+// errs the first time and returns false: the reader stops.
+func (c *valueCount) add(errs *errList, off int32) bool {
+	c.n++
+	if c.n <= c.left {
+		return true
+	}
+	if !c.over {
+		c.over = true
+		errs.add(off, nil, c.msg)
+	}
+	return false
+}
 func (o Options) quote() int  { return limits.Or(o.MaxQuote, limits.Quote) }
 func (o Options) errors() int { return limits.Or(o.MaxErrors, limits.Problems) }
 

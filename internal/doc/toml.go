@@ -36,7 +36,7 @@ func ReadTOML(data []byte) (*Doc, []*Error) { return Options{}.ReadTOML(data) }
 // is skipped; the Doc's Data is the document without it.
 func (o Options) ReadTOML(data []byte) (*Doc, []*Error) {
 	data, bad := checkEncoding(data)
-	r := tomlReader{doc: &Doc{Format: TOML, Data: data, Root: NewTable()}, errs: newErrList(o), maxDepth: o.depth()}
+	r := tomlReader{doc: &Doc{Format: TOML, Data: data, Root: NewTable()}, errs: newErrList(o), maxDepth: o.depth(), values: newValueCount(o)}
 	if bad != nil {
 		return r.doc, []*Error{bad}
 	}
@@ -45,7 +45,9 @@ func (o Options) ReadTOML(data []byte) (*Doc, []*Error) {
 		return r.doc, []*Error{{Off: int32(off), Msg: tooDeep(r.maxDepth)}}
 	}
 	r.doc.Root.def = defExplicit
+	r.values.n = 1 // the root, as the other readers count it
 	r.parse()
+	r.doc.Values = r.values.n
 	return r.doc, r.errs.list()
 }
 
@@ -117,6 +119,8 @@ type tomlReader struct {
 	doc       *Doc
 	errs      errList
 	maxDepth  int
+	values    valueCount
+	exprOff   int32 // where the expression being read starts: its first key
 	current   *Node
 	depth     int      // depth of current: how many keys (and array indexes) lead to it
 	path      []string // path of current, for messages
@@ -185,7 +189,11 @@ func (r *tomlReader) room(n *Node) {
 // maxBlock.
 const maxRoom, minBlock, maxBlock = 64, 128, 1024
 
+// table returns a new table. It counts as a value: past the limit, the
+// problem is placed at the key of the expression being read, and parse
+// reads no further expression.
 func (r *tomlReader) table() *Node {
+	r.values.add(&r.errs, r.exprOff)
 	n := r.node()
 	n.Kind = Table
 	return n
@@ -196,7 +204,14 @@ func (r *tomlReader) parse() {
 	r.current = r.doc.Root
 	r.intern = make(map[string]string, 64)
 	for r.p.NextExpression() {
+		if r.values.over {
+			return // past Options.MaxValues, which a problem says
+		}
 		e := r.p.Expression()
+		r.exprOff = -1
+		if e.Kind != unstable.Comment {
+			r.exprOff = r.keyOff(e)
+		}
 		switch e.Kind {
 		case unstable.KeyValue:
 			r.keyValue(r.current, r.path, r.depth, e, false)
@@ -254,6 +269,15 @@ func (r *tomlReader) tooDeep(off int32, depth int) bool {
 	}
 	r.errs.add(off, nil, tooDeep(r.maxDepth))
 	return true
+}
+
+// keyOff returns the offset of the first key of expression e, or -1.
+func (r *tomlReader) keyOff(e *unstable.Node) int32 {
+	it := e.Key()
+	if it.Next() {
+		return r.rangeOff(it.Node())
+	}
+	return -1
 }
 
 func (r *tomlReader) offsetOf(b []byte) int32 {
@@ -514,7 +538,7 @@ func (r *tomlReader) value(v *unstable.Node, path []string, depth int, at int32)
 	if off >= 0 {
 		at = off
 	}
-	if r.tooDeep(at, depth) {
+	if r.tooDeep(at, depth) || r.values.over || !r.values.add(&r.errs, at) {
 		return nil
 	}
 	n := r.node()

@@ -32,7 +32,7 @@ func (o Options) ReadYAML(data []byte) (*Doc, []*Error) {
 	if bad != nil {
 		return d, []*Error{bad}
 	}
-	r := yamlReader{doc: d, errs: newErrList(o), maxDepth: o.depth()}
+	r := yamlReader{doc: d, errs: newErrList(o), maxDepth: o.depth(), values: newValueCount(o)}
 	var top yaml.Node
 	if err := yaml.Unmarshal(data, &top); err != nil {
 		if strings.Contains(err.Error(), "exceeded max depth") {
@@ -54,6 +54,7 @@ func (o Options) ReadYAML(data []byte) (*Doc, []*Error) {
 		return d, nil
 	}
 	root := r.node(body, nil, 0)
+	d.Values = r.values.n
 	if root == nil {
 		return d, r.errs.list()
 	}
@@ -187,6 +188,7 @@ type yamlReader struct {
 
 	inAlias  int // depth of alias expansion
 	expanded int // nodes made by expanding aliases
+	values   valueCount
 }
 
 func (r *yamlReader) off(n *yaml.Node) int32 {
@@ -255,6 +257,9 @@ func (r *yamlReader) node(y *yaml.Node, path []string, depth int) *Node {
 			return nil
 		}
 	}
+	if r.values.over || !r.values.add(&r.errs, r.off(y)) {
+		return nil
+	}
 	n := &Node{KeyOff: -1, Off: r.off(y)}
 	switch y.Kind {
 	case yaml.MappingNode:
@@ -304,6 +309,25 @@ func (r *yamlReader) node(y *yaml.Node, path []string, depth int) *Node {
 	return n
 }
 
+// plainInt reads a decimal integer written plainly (an optional minus,
+// no leading zero, no underscore), which is most of them, without the
+// decoder yaml.v3 builds for each value. Any other form, and one that does
+// not fit, is left to yaml.v3 (ok is false), which reads 0o17, 0x1F, +1
+// and 1_000 as YAML says.
+func plainInt(s string) (i int64, ok bool) {
+	d := strings.TrimPrefix(s, "-")
+	if d == "" || len(d) > 1 && d[0] == '0' {
+		return 0, false
+	}
+	for _, c := range []byte(d) {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	i, err := strconv.ParseInt(s, 10, 64)
+	return i, err == nil
+}
+
 func (r *yamlReader) scalar(y *yaml.Node, n *Node, path []string) bool {
 	switch y.ShortTag() {
 	case "!!str":
@@ -311,15 +335,15 @@ func (r *yamlReader) scalar(y *yaml.Node, n *Node, path []string) bool {
 	case "!!null":
 		n.Kind = Null
 	case "!!bool":
-		var b bool
-		if err := y.Decode(&b); err != nil {
+		b, plain := y.Value == "true", y.Value == "true" || y.Value == "false"
+		if !plain && y.Decode(&b) != nil {
 			r.fail(y, path, "%s: invalid boolean %q", r.errs.key(path), y.Value)
 			return false
 		}
 		n.Kind, n.Bool = Bool, b
 	case "!!int":
-		var i int64
-		if err := y.Decode(&i); err != nil {
+		i, plain := plainInt(y.Value)
+		if !plain && y.Decode(&i) != nil {
 			r.fail(y, path, "%s: integer %s does not fit in 64 bits", r.errs.key(path), y.Value)
 			return false
 		}

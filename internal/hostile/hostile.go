@@ -126,6 +126,21 @@ func Inputs() []Input {
 				}
 				return files
 			}},
+		{Name: "dense-yaml", Layer: "config.yaml", Where: AtLine, Want: "the file holds more than 250,000 values",
+			// Half a million numbers in 1 MiB: memory follows values,
+			// not bytes.
+			Content: func() []byte { return []byte("tools:\n  x:\n    options:\n      a: [" + numbers(1<<19-100) + "]\n") }},
+		{Name: "dense-files", Layer: "config.toml", Where: AtLine, Want: "the layer files of this load hold more than 250,000 values", At: "dense/1",
+			Content: func() []byte { return []byte("extends = [\"dense/*.json\"]\n") },
+			Files: func() map[string][]byte {
+				// Files within every limit of their own, past the
+				// limit of one load together.
+				files := map[string][]byte{}
+				for i := range 7 {
+					files[fmt.Sprintf("dense/%d.json", i)] = []byte(fmt.Sprintf(`{"tools": {"x%d": {"options": {"a": [%s]}}}}`, i, numbers(200_000)))
+				}
+				return files
+			}},
 		{Name: "symlink-to-dev-zero", Layer: "config.toml", Special: "devzero", Where: AtFile, Want: "is a device (through a symbolic link to /dev/zero), not a layer file"},
 		{Name: "named-pipe", Layer: "config.toml", Special: "fifo", Where: AtFile, Want: "is a named pipe, not a layer file"},
 		{Name: "directory", Layer: "config.toml", Special: "dir", Where: AtFile, Want: "is a directory, not a layer file"},
@@ -156,6 +171,9 @@ func Inputs() []Input {
 		{Name: "cfg-deep-json", Cfg: []string{"tools.x.options:=" + strings.Repeat(`{"a":`, 20_000) + "1" + strings.Repeat("}", 20_000)}, Where: AtCfg, Want: "nest deeper than 1,000 levels"},
 	}
 }
+
+// numbers returns n ones separated by commas.
+func numbers(n int) string { return strings.TrimSuffix(strings.Repeat("1,", n), ",") }
 
 // Workspace returns a new workspace directory (with .strata/) and a
 // directory for the user's files, under t's temporary directory.

@@ -26,6 +26,9 @@ const (
 	Quote = 100
 	// Total is how many bytes the layer files of one load hold together.
 	Total = 8 << 20
+	// Values is how many values (tables, arrays and scalars) the layer
+	// files of one load hold together.
+	Values = 250_000
 )
 
 // Or returns n, or def when n is zero or less.
