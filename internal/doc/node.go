@@ -359,7 +359,9 @@ type Options struct {
 	ValuesBefore int
 }
 
-func (o Options) depth() int { return limits.Or(o.MaxDepth, limits.Depth) }
+func (o Options) depth() int  { return limits.Or(o.MaxDepth, limits.Depth) }
+func (o Options) quote() int  { return limits.Or(o.MaxQuote, limits.Quote) }
+func (o Options) errors() int { return limits.Or(o.MaxErrors, limits.Problems) }
 
 // values returns how many values the document may hold, and the message
 // of one that holds more.
@@ -397,8 +399,6 @@ func (c *valueCount) add(errs *errList, off int32) bool {
 	}
 	return false
 }
-func (o Options) quote() int  { return limits.Or(o.MaxQuote, limits.Quote) }
-func (o Options) errors() int { return limits.Or(o.MaxErrors, limits.Problems) }
 
 // tooDeep is the message of a document nested deeper than the limit.
 func tooDeep(max int) string {
