@@ -586,13 +586,7 @@ func (dec *decoder) plain(n *doc.Node, path []string) (any, bool) {
 		dec.fail(n.ValuePos(), path, "null is not allowed inside a value", "")
 		return nil, false
 	case doc.Array:
-		out := make([]any, len(n.Entries))
-		ok := true
-		for i, e := range n.Entries {
-			x, eok := dec.plain(e, append(path, strconv.Itoa(i)))
-			out[i], ok = x, ok && eok
-		}
-		return out, ok
+		return dec.array(n, path, dec.plain)
 	case doc.Table:
 		out := make(map[string]any, len(n.Entries))
 		ok := true
@@ -603,6 +597,19 @@ func (dec *decoder) plain(n *doc.Node, path []string) (any, bool) {
 		return out, ok
 	}
 	return nil, false
+}
+
+// array decodes the elements of array n with elem, each at its index
+// below path; ok is false when any element fails (all are tried, so that
+// every problem is reported).
+func (dec *decoder) array(n *doc.Node, path []string, elem func(*doc.Node, []string) (any, bool)) ([]any, bool) {
+	out := make([]any, len(n.Entries))
+	ok := true
+	for i, e := range n.Entries {
+		x, eok := elem(e, append(path, strconv.Itoa(i)))
+		out[i], ok = x, ok && eok
+	}
+	return out, ok
 }
 
 // Plain converts a node to a plain value without checks, for directives.

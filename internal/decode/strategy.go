@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/strata-config/strata/internal/doc"
@@ -116,13 +115,7 @@ func (dec *Decoder) FreeForm(n *doc.Node, path []string) (any, bool) { return de
 func (dec *decoder) plainValue(n *doc.Node, path []string) (any, bool) {
 	switch n.Kind {
 	case doc.Array:
-		out := make([]any, len(n.Entries))
-		ok := true
-		for i, e := range n.Entries {
-			x, eok := dec.plainValue(e, append(path, strconv.Itoa(i)))
-			out[i], ok = x, ok && eok
-		}
-		return out, ok
+		return dec.array(n, path, dec.plainValue)
 	case doc.Table:
 		if !isStrategy(n) {
 			return dec.literal(n, path)
