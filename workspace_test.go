@@ -15,7 +15,6 @@ import (
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/testbin"
-	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/trust"
 )
@@ -324,26 +323,10 @@ parameters.text = { type = "string" }
 	}
 }
 
-// assistantPartial and assistant are a host's config with strata's tools
-// model mounted at assistant.tools.
-type assistantPartial struct {
-	Assistant struct {
-		Model      partial.Value[string]    `toml:"model"`
-		Tools      config.ToolsPartial      `toml:"tools"`
-		MCPServers config.MCPServersPartial `toml:"mcp_servers"`
-	} `toml:"assistant"`
-}
-
-type assistant struct {
-	Assistant struct {
-		Model      string            `toml:"model"`
-		Tools      config.Tools      `toml:"tools"`
-		MCPServers config.MCPServers `toml:"mcp_servers"`
-	} `toml:"assistant"`
-}
-
-func assistantDefaults() assistant {
-	var a assistant
+// assistantDefaults are the defaults of the example's Host: strata's
+// tools model mounted at assistant.tools.
+func assistantDefaults() Host {
+	var a Host
 	a.Assistant.Model = "small"
 	a.Assistant.Tools = config.Default().Tools
 	return a
@@ -359,7 +342,7 @@ func TestHostWithoutTrustStore(t *testing.T) {
 		"repo2/.myapp/config.toml": "[assistant]\nmodel = \"large\"\n",
 	})
 	s.environ = append(s.environ, "MYAPP_CONFIG_HOME="+filepath.Join(s.home, "myapp"))
-	_, err := strata.Open[assistantPartial](context.Background(), assistantDefaults(),
+	_, err := strata.Open[HostPartial](context.Background(), assistantDefaults(),
 		strata.Name("myapp"), strata.Mount("assistant"), strata.Dir(s.repo), strata.Environ(s.environ))
 	want := []string{
 		s.home + "/myapp/config.toml:4:1: assistant.tools.'*'.command: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set command on each tool",
@@ -376,7 +359,7 @@ func TestHostWithoutTrustStore(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(s.home, "myapp", "config.toml"), []byte("[assistant.tools.x]\nsource = \"builtin\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w, err := strata.Open[assistantPartial](context.Background(), assistantDefaults(),
+	w, err := strata.Open[HostPartial](context.Background(), assistantDefaults(),
 		strata.Name("myapp"), strata.Mount("assistant"), strata.Dir(s.repo), strata.Environ(s.environ))
 	if err != nil {
 		t.Fatal(err)
