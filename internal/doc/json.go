@@ -106,7 +106,7 @@ func (r *jsonReader) value(path []string) (*Node, error) {
 		return nil, &Error{Off: off, Msg: tooDeep(r.maxDepth)}
 	}
 	if r.values.n++; r.values.n > r.values.left {
-		return nil, &Error{Off: off, Msg: r.values.msg}
+		return nil, &Error{Off: off, Msg: r.values.msg()}
 	}
 	tok, err := r.dec.Token()
 	if err != nil {

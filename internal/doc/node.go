@@ -363,27 +363,26 @@ func (o Options) depth() int  { return limits.Or(o.MaxDepth, limits.Depth) }
 func (o Options) quote() int  { return limits.Or(o.MaxQuote, limits.Quote) }
 func (o Options) errors() int { return limits.Or(o.MaxErrors, limits.Problems) }
 
-// values returns how many values the document may hold, and the message
-// of one that holds more.
-func (o Options) values() (left int, msg string) {
-	max := limits.Or(o.MaxValues, limits.Values)
-	msg = fmt.Sprintf("the file holds more than %s values (tables, arrays and scalars), the limit", diag.Count(max))
-	if o.ValuesBefore > 0 {
-		msg = fmt.Sprintf("the layer files of this load hold more than %s values (tables, arrays and scalars), the limit", diag.Count(max))
-	}
-	return max - o.ValuesBefore, msg
-}
-
 // valueCount counts a reader's values against the limit of [Options].
 type valueCount struct {
-	n, left int
-	msg     string
-	over    bool // the count went past the limit, which errs holds
+	n, left   int
+	max       int  // Options.MaxValues, or its default
+	afterOthers bool // documents before this one hold values
+	over      bool // the count went past the limit, which errs holds
 }
 
 func newValueCount(o Options) valueCount {
-	left, msg := o.values()
-	return valueCount{left: left, msg: msg}
+	max := limits.Or(o.MaxValues, limits.Values)
+	return valueCount{left: max - o.ValuesBefore, max: max, afterOthers: o.ValuesBefore > 0}
+}
+
+// msg is the problem of a document past the limit.
+func (c *valueCount) msg() string {
+	what := "the file holds"
+	if c.afterOthers {
+		what = "the layer files of this load hold"
+	}
+	return fmt.Sprintf("%s more than %s values (tables, arrays and scalars), the limit", what, diag.Count(c.max))
 }
 
 // add counts one more value, at off. Past the limit it adds the problem to
@@ -395,7 +394,7 @@ func (c *valueCount) add(errs *errList, off int32) bool {
 	}
 	if !c.over {
 		c.over = true
-		errs.add(off, nil, c.msg)
+		errs.add(off, nil, c.msg())
 	}
 	return false
 }
