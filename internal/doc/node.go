@@ -365,10 +365,10 @@ func (o Options) errors() int { return limits.Or(o.MaxErrors, limits.Problems) }
 
 // valueCount counts a reader's values against the limit of [Options].
 type valueCount struct {
-	n, left   int
-	max       int  // Options.MaxValues, or its default
+	n, left     int
+	max         int  // Options.MaxValues, or its default
 	afterOthers bool // documents before this one hold values
-	over      bool // the count went past the limit, which errs holds
+	over        bool // the count went past the limit, which errs holds
 }
 
 func newValueCount(o Options) valueCount {
