@@ -1,6 +1,7 @@
 // Package schemacheck validates JSON values against JSON Schemas (draft-07
-// and 2020-12, with santhosh-tekuri/jsonschema) and reports every problem
-// at its JSONPath, for people.
+// and 2020-12, with strata's fork of santhosh-tekuri/jsonschema in
+// internal/third_party/jsonschema) and reports every problem at its
+// JSONPath, for people.
 package schemacheck
 
 import (
@@ -13,9 +14,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/strata-config/strata/internal/third_party/jsonschema"
+	"github.com/strata-config/strata/internal/third_party/jsonschema/kind"
 )
 
 // Schema is a compiled schema.
@@ -80,7 +80,7 @@ func (s *Schema) Validate(doc []byte) ([]Problem, error) {
 	}
 	var out []Problem
 	seen := map[Problem]bool{}
-	p := message.NewPrinter(language.English)
+	p := &kind.Printer{}
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
