@@ -18,7 +18,8 @@ import (
 // that its time over hello's is what their initialisation costs. Each
 // iteration of a command also runs hello, untimed, and x-hello reports the
 // command's time over hello's in the same iterations, so that load on the
-// machine moves both alike.
+// machine moves both alike. The -static cases are built with cgo off, as
+// the README installs strata (hello links nothing of libc either way).
 func BenchmarkStartup(b *testing.B) {
 	const (
 		self   = "github.com/strata-config/strata/cmd/strata"
@@ -26,6 +27,10 @@ func BenchmarkStartup(b *testing.B) {
 		linked = "github.com/strata-config/strata/internal/bench/linked"
 	)
 	bins, err := testbin.Build(self, hello, linked)
+	if err != nil {
+		b.Fatal(err)
+	}
+	static, err := testbin.BuildStatic(self, linked)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -71,6 +76,9 @@ func BenchmarkStartup(b *testing.B) {
 		{"merge", []string{bins[self], "merge", "low.toml"}, 0},
 		{"diff", []string{bins[self], "diff", "low.toml", "high.toml"}, 1},
 		{"schema", []string{bins[self], "schema"}, 0},
+		{"linked-static", []string{static[linked]}, 0},
+		{"config-static", []string{static[self], "config"}, 0},
+		{"merge-static", []string{static[self], "merge", "low.toml"}, 0},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var cmd, base time.Duration

@@ -30,12 +30,30 @@ const (
 // path by package. go build relinks a program only when it is out of date,
 // and replaces it by renaming, so that tests running at once can share it.
 func Build(pkgs ...string) (map[string]string, error) {
+	return build("", nil, pkgs)
+}
+
+// BuildStatic is [Build] with cgo off (CGO_ENABLED=0), as the README
+// installs strata: programs linked statically, built beside Build's.
+func BuildStatic(pkgs ...string) (map[string]string, error) {
+	return build("static", []string{"CGO_ENABLED=0"}, pkgs)
+}
+
+func build(sub string, env, pkgs []string) (map[string]string, error) {
 	dir, err := Dir()
 	if err != nil {
 		return nil, err
 	}
+	if sub != "" {
+		dir = filepath.Join(dir, sub)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+	}
 	args := append([]string{"build", "-o", dir + string(filepath.Separator)}, pkgs...)
-	if b, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+	cmd := exec.Command("go", args...)
+	cmd.Env = append(os.Environ(), env...)
+	if b, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("building %s: %v\n%s", strings.Join(pkgs, " "), err, b)
 	}
 	out := map[string]string{}
