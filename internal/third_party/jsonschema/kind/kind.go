@@ -1,3 +1,5 @@
+// Modified by strata: README.md says what differs from upstream.
+
 package kind
 
 import (
