@@ -216,10 +216,16 @@ func finalize(out, p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape
 			out.Set(reflect.Zero(rt.Go))
 			return
 		}
-		s := reflect.MakeSlice(rt.Go, 0, n)
-		s = reflect.AppendSlice(s, head)
-		s = reflect.AppendSlice(s, base)
-		s = reflect.AppendSlice(s, tail)
+		// Copied item by item: AppendSlice allocates a slice header for
+		// each call.
+		s := reflect.MakeSlice(rt.Go, n, n)
+		i := 0
+		for _, part := range [...]reflect.Value{head, base, tail} {
+			for j := range part.Len() {
+				s.Index(i).Set(part.Index(j))
+				i++
+			}
+		}
 		if p.Field(shape.ListDedup).Bool() {
 			s = shape.DedupSlice(s, rt.Elem)
 		}
