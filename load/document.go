@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/decode"
@@ -34,19 +35,38 @@ func FormatOf(name string) (partial.Format, bool) {
 
 // Document is a parsed layer document: its tree and its bytes, kept to give
 // the position of any key, and the limits it was read within.
+//
+// A TOML document decoded as it was read (see [decode.TOML]) has no tree
+// until something asks where a key is: then it is read again.
 type Document struct {
-	name string
-	d    *doc.Doc
-	lim  Limits
+	name   string
+	format partial.Format
+	data   []byte // without a byte order mark
+	lim    Limits
+	d      *doc.Doc // the tree; for a lazy document, nil until tree builds it
+	lazy   bool     // the document was decoded as it was read
+	once   sync.Once
+}
+
+// tree returns the document's tree, reading it again if it has none.
+func (d *Document) tree() *doc.Doc {
+	d.once.Do(func() {
+		if d.lazy {
+			// The document was read without a problem within d.lim, with
+			// documents before it: alone it is too.
+			d.d, _ = d.lim.docOptions(0).ReadTOML(d.data)
+		}
+	})
+	return d.d
 }
 
 // Equal reports whether d and o are the same document: the same name,
 // format and bytes. It lets go-cmp compare layers.
 func (d *Document) Equal(o *Document) bool {
-	if d == nil || o == nil || d.d == nil || o.d == nil {
-		return d == o || d != nil && o != nil && d.name == o.name && d.d == o.d
+	if d == nil || o == nil {
+		return d == o
 	}
-	return d.name == o.name && d.d.Format == o.d.Format && bytes.Equal(d.d.Data, o.d.Data)
+	return d.name == o.name && d.format == o.format && bytes.Equal(d.data, o.data)
 }
 
 // Parse reads a layer document within the default [Limits]. name labels
@@ -92,7 +112,7 @@ func parse(name string, data []byte, format partial.Format, lim Limits, jsonc bo
 		}
 		return nil, d.Values, c.Err()
 	}
-	return &Document{name: name, d: d, lim: lim}, d.Values, nil
+	return &Document{name: name, format: format, data: d.Data, lim: lim, d: d}, d.Values, nil
 }
 
 // stripPath removes a leading "path: " from a reader's message, since the
@@ -108,13 +128,13 @@ func stripPath(msg string, path []string) string {
 func (d *Document) Name() string { return d.name }
 
 // Format returns the document's format.
-func (d *Document) Format() partial.Format { return partial.Format(d.d.Format) }
+func (d *Document) Format() partial.Format { return d.format }
 
 // Has reports whether the document mentions path p.
 func (d *Document) Has(p partial.Path) bool { return d.node(p) != nil }
 
 func (d *Document) node(p partial.Path) *doc.Node {
-	n := d.d.Root
+	n := d.tree().Root
 	for _, k := range p {
 		if n == nil {
 			return nil
@@ -133,13 +153,13 @@ func (d *Document) Locate(p partial.Path) (line, col int, ok bool) {
 	if !ok {
 		return 0, 0, false
 	}
-	line, col = d.d.Position(off)
+	line, col = d.tree().Position(off)
 	return line, col, line > 0
 }
 
 // locate is Locate as a byte offset.
 func (d *Document) locate(p partial.Path) (int32, bool) {
-	n := d.d.Root
+	n := d.tree().Root
 	var best *doc.Node
 	depth := 0
 	for _, k := range p {
@@ -164,7 +184,7 @@ func (d *Document) locate(p partial.Path) (int32, bool) {
 // unsetEntry returns the entry of the unset list that names p or a key
 // enclosing it, the deepest, or nil.
 func (d *Document) unsetEntry(p partial.Path) *doc.Node {
-	list := d.d.Root.Get(partial.UnsetKey)
+	list := d.tree().Root.Get(partial.UnsetKey)
 	if list == nil || list.Kind != doc.Array {
 		return nil
 	}
@@ -187,19 +207,19 @@ func (d *Document) unsetEntry(p partial.Path) *doc.Node {
 func (d *Document) Problem(p partial.Path, msg, hint string) *diag.Error {
 	e := &diag.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}
 	if off, ok := d.locate(p); ok {
-		decode.At(e, d.d, off)
+		decode.At(e, d.tree(), off)
 	}
 	return e
 }
 
 // errAt returns an error about path p at the value of node n.
 func (d *Document) errAt(n *doc.Node, p partial.Path, msg, hint string) *diag.Error {
-	return decode.At(&diag.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}, d.d, n.ValuePos())
+	return decode.At(&diag.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}, d.tree(), n.ValuePos())
 }
 
 // errAtKey returns an error about path p at the key of node n.
 func (d *Document) errAtKey(n *doc.Node, p partial.Path, msg, hint string) *diag.Error {
-	return decode.At(&diag.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}, d.d, n.Pos())
+	return decode.At(&diag.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}, d.tree(), n.Pos())
 }
 
 // Take removes the root entry key from the document and returns its plain
@@ -207,11 +227,11 @@ func (d *Document) errAtKey(n *doc.Node, p partial.Path, msg, hint string) *diag
 // whether it was there. Loaders use it for directives such as extends that
 // are not part of the partial.
 func (d *Document) Take(key string) (any, bool) {
-	n := d.d.Root.Get(key)
+	n := d.tree().Root.Get(key)
 	if n == nil {
 		return nil, false
 	}
-	d.d.Root.Delete(key)
+	d.tree().Root.Delete(key)
 	return decode.Plain(n), true
 }
 
@@ -229,8 +249,8 @@ func (d *Document) Decode(v any) error {
 		return err
 	}
 	lim := d.lim.WithDefaults()
-	dec := decode.Decoder{Doc: d.d, Source: d.name, MaxErrors: lim.Problems, MaxQuote: lim.Quote, MaxDepth: lim.Depth}
-	dec.Root(d.d.Root, rv.Elem(), t)
+	dec := decode.Decoder{Doc: d.tree(), Source: d.name, MaxErrors: lim.Problems, MaxQuote: lim.Quote, MaxDepth: lim.Depth}
+	dec.Root(d.tree().Root, rv.Elem(), t)
 	// The tree is walked table by table and the unset list last; report the
 	// problems in document order.
 	slices.SortStableFunc(dec.Errs, func(a, b *diag.Error) int {
@@ -242,9 +262,42 @@ func (d *Document) Decode(v any) error {
 // Decode parses data and decodes it into v, a pointer to a partial struct;
 // see [Document.Decode].
 func Decode(name string, data []byte, format partial.Format, v any) error {
+	if format == partial.TOML {
+		if _, _, ok := decodeTOML(name, data, Limits{}.WithDefaults(), 0, v); ok {
+			return nil
+		}
+	}
 	d, err := Parse(name, data, format)
 	if err != nil {
 		return err
 	}
 	return d.Decode(v)
 }
+
+// decodeTOML decodes TOML document data into v, a pointer to the zero
+// value of a partial struct, as it reads it (see [decode.TOML]), within
+// lim (whose fields are set) after documents of the same load that hold
+// valuesBefore values; a root key of stop leaves the document to the
+// usual reading. It returns the document, which reads its tree again when
+// a position is asked for, and how many values it holds; ok is false when
+// the document is to be read the usual way, which reports its problems (v
+// is then the zero value still).
+func decodeTOML(name string, data []byte, lim Limits, valuesBefore int, v any, stop ...string) (d *Document, values int, ok bool) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || !rv.Elem().IsZero() {
+		return nil, 0, false
+	}
+	t, err := shape.OfPartial(rv.Type().Elem())
+	if err != nil {
+		return nil, 0, false
+	}
+	values, ok = decode.TOML(lim.docOptions(valuesBefore), data, rv.Elem(), t, stop...)
+	if !ok {
+		return nil, 0, false
+	}
+	data = bytes.TrimPrefix(data, utf8BOM) // as the reader gives its data
+	return &Document{name: name, format: partial.TOML, data: data, lim: lim, lazy: true}, values, true
+}
+
+// utf8BOM is the byte order mark the document readers skip.
+var utf8BOM = []byte("\uFEFF")

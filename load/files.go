@@ -170,6 +170,24 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 		// says: no more is read.
 		return fr
 	}
+	if format == partial.TOML && f == "" {
+		// Decoded as it is read, without a tree, unless it has a problem
+		// or a key that is read from the tree: extends, or what tells
+		// another client's file.
+		stop := []string{ExtendsKey}
+		if r.app.MCPServers != nil {
+			stop = append(stop, "mcpServers")
+		}
+		p := new(P)
+		if d, values, ok := decodeTOML(path, data, r.lim, r.readValues, p, stop...); ok {
+			r.readValues += values
+			if !r.asWritten {
+				rebase(p, filepath.Dir(abs))
+			}
+			*fr = fileRead[P]{d: d, p: p}
+			return fr
+		}
+	}
 	d, values, err := parse(path, data, format, r.lim, f.jsonc(), r.readValues)
 	r.readValues += values
 	if err != nil {
@@ -295,11 +313,11 @@ type extend struct {
 
 // extends takes the extends entry out of the document.
 func (d *Document) extends() ([]extend, error) {
-	n := d.d.Root.Get(ExtendsKey)
+	n := d.tree().Root.Get(ExtendsKey)
 	if n == nil {
 		return nil, nil
 	}
-	defer d.d.Root.Delete(ExtendsKey)
+	defer d.tree().Root.Delete(ExtendsKey)
 	where := partial.Path{ExtendsKey}
 	items := n.Entries
 	switch n.Kind {

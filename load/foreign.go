@@ -104,11 +104,11 @@ func foreignByName(path string) Foreign {
 
 // detectForeign tells a foreign file by its root keys.
 func detectForeign(d *Document) Foreign {
-	root := d.d.Root
+	root := d.tree().Root
 	switch {
 	case root.Get("mcpServers") != nil:
 		return foreignMCPServers
-	case d.d.Format == doc.JSON && root.Get("servers") != nil:
+	case d.tree().Format == doc.JSON && root.Get("servers") != nil:
 		return ForeignVSCode
 	}
 	return ""
@@ -272,7 +272,7 @@ func (fi *foreignFile) warn(n *doc.Node, p partial.Path, msg, hint string) {
 // are errors.
 func (d *Document) foreign(ctx context.Context, f Foreign, at partial.Path, im *importer) (diag.Errors, error) {
 	fi := &foreignFile{ctx: ctx, d: d, f: f, im: im, passwords: map[string]string{}}
-	root := d.d.Root
+	root := d.tree().Root
 	key := foreignKey(f)
 	servers := root.Get(key)
 	out := doc.NewTable()
@@ -280,7 +280,7 @@ func (d *Document) foreign(ctx context.Context, f Foreign, at partial.Path, im *
 		fi.readInputs(root.Get("inputs"))
 	}
 	if servers == nil {
-		d.d.Root = out
+		d.tree().Root = out
 		return nil, fi.result()
 	}
 	where := partial.Path{key}
@@ -305,7 +305,7 @@ func (d *Document) foreign(ctx context.Context, f Foreign, at partial.Path, im *
 		t = c
 	}
 	t.Set(at[len(at)-1], mapped)
-	d.d.Root = out
+	d.tree().Root = out
 	return fi.warnings, nil
 }
 
@@ -644,17 +644,17 @@ var codexServerKeys = []string{
 // layer, which would otherwise fail with an unknown key for each of
 // Codex's settings; nil when the document does not look like one.
 func (d *Document) codexHint() *diag.Error {
-	if d.d.Format != doc.TOML {
+	if d.tree().Format != doc.TOML {
 		return nil
 	}
 	var first *doc.Node
-	for _, e := range d.d.Root.Entries {
+	for _, e := range d.tree().Root.Entries {
 		if slices.Contains(codexRootKeys, e.Key) {
 			first = e
 			break
 		}
 	}
-	if servers := d.d.Root.Get("mcp_servers"); first == nil && servers != nil {
+	if servers := d.tree().Root.Get("mcp_servers"); first == nil && servers != nil {
 		for _, s := range servers.Entries {
 			for _, e := range s.Entries {
 				if first == nil && slices.Contains(codexServerKeys, e.Key) {

@@ -75,7 +75,7 @@ func LocateErrors(err error, docs ...*Document) error {
 
 // depth returns how many leading keys of p the document defines.
 func (d *Document) depth(p partial.Path) int {
-	n := d.d.Root
+	n := d.tree().Root
 	for i, k := range p {
 		if n = n.Get(k); n == nil {
 			return i

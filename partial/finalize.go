@@ -216,10 +216,16 @@ func finalize(out, p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape
 			out.Set(reflect.Zero(rt.Go))
 			return
 		}
-		s := reflect.MakeSlice(rt.Go, 0, n)
-		s = reflect.AppendSlice(s, head)
-		s = reflect.AppendSlice(s, base)
-		s = reflect.AppendSlice(s, tail)
+		// Copied item by item: AppendSlice allocates a slice header for
+		// each call.
+		s := reflect.MakeSlice(rt.Go, n, n)
+		i := 0
+		for _, part := range [...]reflect.Value{head, base, tail} {
+			for j := range part.Len() {
+				s.Index(i).Set(part.Index(j))
+				i++
+			}
+		}
 		if p.Field(shape.ListDedup).Bool() {
 			s = shape.DedupSlice(s, rt.Elem)
 		}
@@ -261,14 +267,21 @@ func finalizeMap(p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape.T
 	out := reflect.MakeMapWithSize(rt.Go, def.Len()+entries.Len())
 	// Keys are copied into reused values: iter.Key and Convert copy each to
 	// the heap.
-	k := reflect.New(rt.Go.Key()).Elem()
+	kp := shape.Key(rt.Go.Key())
+	defer shape.PutKey(kp)
+	k := *kp
 	iter := def.MapRange()
 	for iter.Next() {
 		k.SetIterKey(iter)
 		out.SetMapIndex(k, iter.Value())
 	}
 	var tmpl reflect.Value
-	ek := reflect.New(entries.Type().Key()).Elem()
+	// Each entry is finalized into one reused value: SetMapIndex copies it
+	// (and a large one to a slot of the map's own).
+	nv := reflect.New(rt.Elem.Go).Elem()
+	ekp := shape.Key(entries.Type().Key())
+	defer shape.PutKey(ekp)
+	ek := *ekp
 	iter = entries.MapRange()
 	for iter.Next() {
 		ek.SetIterKey(iter)
@@ -293,7 +306,7 @@ func finalizeMap(p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape.T
 			}
 			base = tmpl
 		}
-		nv := reflect.New(rt.Elem.Go).Elem()
+		nv.SetZero()
 		finalize(nv, e.Elem(), pt.Elem, base, rt.Elem)
 		if pt.Elem.Kind == shape.Any && nv.IsNil() {
 			out.SetMapIndex(k, reflect.Value{})

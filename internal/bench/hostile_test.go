@@ -17,6 +17,7 @@ import (
 	"github.com/strata-config/strata/internal/testbin"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/trust"
 )
 
 // hostileApp is the load of a workspace holding a hostile input.
@@ -24,7 +25,8 @@ func hostileApp(b *testing.B, in hostile.Input) *load.App[config.Partial, config
 	root, home := hostile.Workspace(b)
 	in.Write(b, root)
 	return &load.App[config.Partial, config.Config]{Name: "strata", Defaults: config.Default(), Dir: root, Cfg: in.Cfg,
-		Environ: append([]string{"STRATA_CONFIG_HOME=" + home}, in.Env...)}
+		Environ: append([]string{"STRATA_CONFIG_HOME=" + home}, in.Env...),
+		Trust:   trust.List{Workspaces: []string{root}}}
 }
 
 // BenchmarkHostile loads a workspace holding each hostile input, as

@@ -36,6 +36,19 @@ type Decoder struct {
 	omitted int            // problems found beyond MaxErrors
 	key     reflect.Value  // reused map key; SetMapIndex copies it
 	boxes   map[string]any // short strings already boxed; see box
+	tmp     reflect.Value  // see scratch
+}
+
+// scratch returns the zero value of type t, settable, to decode into
+// before the result is copied where it goes: the same value again when
+// the type is the last one asked for (a tool's enable, in every tool).
+func (dec *decoder) scratch(t reflect.Type) reflect.Value {
+	if !dec.tmp.IsValid() || dec.tmp.Type() != t {
+		dec.tmp = reflect.New(t).Elem()
+		return dec.tmp
+	}
+	dec.tmp.SetZero()
+	return dec.tmp
 }
 
 // Err returns the problems found, nil when there are none: Errs, and a
@@ -215,7 +228,7 @@ func (dec *decoder) Field(n *doc.Node, v reflect.Value, t *shape.Type, strategy 
 	switch t.Kind {
 	case shape.Struct:
 		if t.ValueCodec { // it reads itself, shorthands included
-			tmp := reflect.New(t.Go).Elem()
+			tmp := dec.scratch(t.Go)
 			if dec.custom(n, tmp, t, path) {
 				v.Set(tmp)
 			}

@@ -127,25 +127,53 @@ type tomlReader struct {
 	keys      []string // scratch: parts of the current key
 	offs      []int32  // scratch: offsets of the parts
 	stack     []string // the key paths being read; see push
-	intern    map[string]string
+	intern    []string // see keep
 	slab      []Node
 	slabBytes uintptr // the size of the last slab; see node
 	block     []*Node // the entries of tables and arrays; see room
 	used      int     // how much of block is taken
 	last      *Node   // the node whose entries were last taken from block
+	// With reuse (a TOMLStream's reader), the slabs are kept and their
+	// nodes handed out again after each reset.
+	reuse  bool
+	slabs  [][]Node
+	reused int // how many of slabs the nodes since the reset took
 }
 
 // node returns a new node from the reader's slab: nodes are allocated in
 // blocks, which spares the allocator and the garbage collector.
 func (r *tomlReader) node() *Node {
 	if len(r.slab) == 0 {
-		r.slabBytes = min(max(2*r.slabBytes, minSlab), maxSlab)
-		r.slab = make([]Node, r.slabBytes/unsafe.Sizeof(Node{}))
+		r.nextSlab()
 	}
 	n := &r.slab[0]
 	r.slab = r.slab[1:]
+	if r.reuse {
+		*n = Node{}
+	}
 	n.KeyOff, n.Off = -1, -1
 	return n
+}
+
+func (r *tomlReader) nextSlab() {
+	if r.reuse && r.reused < len(r.slabs) {
+		r.slab = r.slabs[r.reused]
+		r.reused++
+		return
+	}
+	r.slabBytes = min(max(2*r.slabBytes, minSlab), maxSlab)
+	r.slab = make([]Node, r.slabBytes/unsafe.Sizeof(Node{}))
+	if r.reuse {
+		r.slabs = append(r.slabs, r.slab)
+		r.reused++
+	}
+}
+
+// reset hands the nodes and entries arrays out again from the start: the
+// nodes made before are no longer used.
+func (r *tomlReader) reset() {
+	r.slab, r.reused = nil, 0
+	r.used, r.last = 0, nil
 }
 
 // A slab of nodes fills minSlab bytes, then twice as many as the one
@@ -202,7 +230,6 @@ func (r *tomlReader) table() *Node {
 func (r *tomlReader) parse() {
 	r.p.Reset(r.doc.Data)
 	r.current = r.doc.Root
-	r.intern = make(map[string]string, 64)
 	for r.p.NextExpression() {
 		if r.values.over {
 			return // past Options.MaxValues, which a problem says
@@ -298,16 +325,50 @@ func (r *tomlReader) rangeOff(n *unstable.Node) int32 {
 // maxInterned is the length up to which string values are interned.
 const maxInterned = 16
 
-func (r *tomlReader) str(b []byte) string {
-	if s, ok := r.intern[string(b)]; ok {
-		return s
+// The reader keeps the strings it made in a cache, each string in the
+// slot its hash picks, so that keys and short values that repeat (field
+// names, modes, types) are made once. A string of more than
+// maxInternedKey bytes is not kept. The cache has a slot for every
+// internBytes bytes of the document, between minIntern and maxIntern: a
+// cache of fixed size costs the same however many distinct strings the
+// document holds (a map of them grew with each tool's name, and cost more
+// than the strings).
+const (
+	maxInternedKey       = 64
+	internBytes          = 128
+	minIntern, maxIntern = 16, 512
+)
+
+func (r *tomlReader) str(b []byte) string { return r.keep(view(b)) }
+
+// keep returns a string equal to v that does not share v's memory.
+func (r *tomlReader) keep(v string) string {
+	if len(v) > maxInternedKey {
+		return strings.Clone(v)
 	}
-	s := string(b)
-	if len(r.intern) < 4096 {
-		r.intern[s] = s
+	if r.intern == nil {
+		n := minIntern
+		for n < maxIntern && n*internBytes < len(r.doc.Data) {
+			n *= 2
+		}
+		r.intern = make([]string, n)
 	}
+	h := uint32(2166136261) // FNV-1a
+	for i := 0; i < len(v); i++ {
+		h = (h ^ uint32(v[i])) * 16777619
+	}
+	slot := &r.intern[h&uint32(len(r.intern)-1)]
+	if *slot == v {
+		return *slot
+	}
+	s := strings.Clone(v)
+	*slot = s
 	return s
 }
+
+// view returns the bytes of b as a string without copying them: the
+// string is valid as long as b is not changed, and must not be kept.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // splitKey fills r.keys and r.offs with the parts of e's key.
 func (r *tomlReader) splitKey(e *unstable.Node) {

@@ -83,7 +83,9 @@ func mergeEntries(dst, src reflect.Value, reset bool, elem *Type) {
 	if dst.IsNil() {
 		dst.Set(reflect.MakeMapWithSize(dst.Type(), src.Len()))
 	}
-	k := reflect.New(src.Type().Key()).Elem() // reused: iter.Key copies each key to the heap
+	kp := Key(src.Type().Key()) // reused: iter.Key copies each key to the heap
+	defer PutKey(kp)
+	k := *kp
 	iter := src.MapRange()
 	for iter.Next() {
 		k.SetIterKey(iter)

@@ -2,6 +2,7 @@ package shape
 
 import (
 	"reflect"
+	"sync"
 )
 
 // IsZero reports whether partial value v says nothing: every leaf absent.
@@ -160,7 +161,9 @@ func CloneEntries(m reflect.Value, elem *Type) reflect.Value {
 		return reflect.Zero(m.Type())
 	}
 	out := reflect.MakeMapWithSize(m.Type(), m.Len())
-	k := reflect.New(m.Type().Key()).Elem() // reused: iter.Key copies each key to the heap
+	kp := Key(m.Type().Key()) // reused: iter.Key copies each key to the heap
+	defer PutKey(kp)
+	k := *kp
 	iter := m.MapRange()
 	for iter.Next() {
 		k.SetIterKey(iter)
@@ -377,4 +380,30 @@ func Find(v reflect.Value, t *Type, path []string) (_ reflect.Value, _ *Type, us
 		used++
 	}
 	return v, t, used, true
+}
+
+var stringType = reflect.TypeFor[string]()
+
+// keys holds settable string values for the loops over a map's keys:
+// SetIterKey needs one (iter.Key copies each key to the heap), and a new
+// one for each map merged, cloned or finalized was an allocation for each
+// tool and each of its maps.
+var keys = sync.Pool{New: func() any { k := reflect.New(stringType).Elem(); return &k }}
+
+// Key returns a settable value of map key type t, for SetIterKey; give
+// it back with PutKey.
+func Key(t reflect.Type) *reflect.Value {
+	if t == stringType {
+		return keys.Get().(*reflect.Value)
+	}
+	k := reflect.New(t).Elem()
+	return &k
+}
+
+// PutKey gives back a value Key returned.
+func PutKey(k *reflect.Value) {
+	if k.Type() == stringType {
+		k.SetString("") // not to keep the last key alive
+		keys.Put(k)
+	}
 }
