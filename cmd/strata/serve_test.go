@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -282,4 +283,22 @@ func compact(t *testing.T, b []byte) string {
 		t.Fatal(err)
 	}
 	return buf.String()
+}
+
+// TestOneProc: strata serve runs on one P, unless GOMAXPROCS says
+// otherwise.
+func TestOneProc(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	t.Cleanup(func() { runtime.GOMAXPROCS(before) })
+	t.Setenv("GOMAXPROCS", "3") // restored after the test
+	runtime.GOMAXPROCS(3)
+	oneProc()
+	if got := runtime.GOMAXPROCS(0); got != 3 {
+		t.Errorf("with GOMAXPROCS=3, GOMAXPROCS is %d after oneProc, want 3", got)
+	}
+	os.Unsetenv("GOMAXPROCS")
+	oneProc()
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Errorf("without GOMAXPROCS, GOMAXPROCS is %d after oneProc, want 1", got)
+	}
 }
