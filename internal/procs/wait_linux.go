@@ -17,8 +17,8 @@ import (
 // waking every 20 µs to 10 ms meanwhile; parked in the poller, the process
 // is idle while the program runs, and leaves the CPUs to it.
 func waitExit(pid int) error {
-	if pollExit(pid) == nil {
-		return nil
+	if polled, err := pollExit(pid); polled {
+		return err
 	}
 	return waitExitBlocking(pid)
 }
@@ -34,20 +34,20 @@ func waitExitBlocking(pid int) error {
 	}
 }
 
-// pollExit waits as waitExit does, in the network poller. An error means
-// it could not wait that way (no pidfds, or none that can be polled), and
-// that the child may not have exited.
-func pollExit(pid int) error {
+// pollExit waits as waitExit does, in the network poller. polled is false
+// when it could not wait that way (no pidfds, or none the poller takes):
+// the child may not have exited then. Otherwise err is waitid's.
+func pollExit(pid int) (polled bool, err error) {
 	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
 	if err != nil {
-		return err
+		return false, err
 	}
 	// A descriptor in non-blocking mode is one the poller waits on.
 	f := os.NewFile(uintptr(fd), "pidfd")
 	defer f.Close()
 	rc, err := f.SyscallConn()
 	if err != nil {
-		return err
+		return false, err
 	}
 	var waitErr error
 	err = rc.Read(func(fd uintptr) bool {
@@ -66,7 +66,9 @@ func pollExit(pid int) error {
 		}
 	})
 	if err != nil {
-		return err
+		// The poller does not take it: the child is not known to have
+		// exited, nor reaped.
+		return false, err
 	}
-	return waitErr
+	return true, waitErr
 }

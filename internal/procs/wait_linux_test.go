@@ -18,7 +18,14 @@ var platformWaits = []waitWay{{"waitid", waitExitBlocking}}
 // reap.
 func TestWaitExitLeavesTheChildUnreaped(t *testing.T) {
 	t.Parallel()
-	ways := []waitWay{{"pidfd", pollExit}, {"waitid", waitExitBlocking}}
+	pidfd := func(pid int) error {
+		polled, err := pollExit(pid)
+		if !polled {
+			t.Errorf("pollExit(%d) did not poll: %v", pid, err)
+		}
+		return err
+	}
+	ways := []waitWay{{"pidfd", pidfd}, {"waitid", waitExitBlocking}}
 	starts := []struct {
 		name   string
 		script string
