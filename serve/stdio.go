@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-config/strata/internal/jsonv"
+	"github.com/strata-config/strata/internal/pollfile"
 )
 
 // MaxLine bounds one JSON-RPC message read from the client; a longer line
@@ -45,7 +46,9 @@ type stdio struct {
 func (t *stdio) Connect(context.Context) (mcp.Connection, error) {
 	c := &stdioConn{t: t, in: t.in, lines: make(chan lineOrErr), closed: make(chan struct{})}
 	if f, ok := t.in.(*os.File); ok {
-		if p := pollable(f); p != nil {
+		// A pipe is read in the poller (see pollfile), through a file of
+		// the connection's own.
+		if p := pollfile.Reopen(f); p != nil {
 			c.in, c.own = p, p
 		}
 	}
@@ -60,7 +63,7 @@ type lineOrErr struct {
 
 type stdioConn struct {
 	t      *stdio
-	in     io.Reader // t.in, or a file of its own for reading it (see pollable)
+	in     io.Reader // t.in, or a file of its own for reading it
 	own    *os.File  // that file, closed with the connection
 	lines  chan lineOrErr
 	wmu    sync.Mutex

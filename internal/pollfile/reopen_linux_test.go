@@ -1,4 +1,4 @@
-package serve
+package pollfile
 
 import (
 	"io"
@@ -9,30 +9,31 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// TestPollable: a blocking pipe is opened anew in non-blocking mode, and
+// TestReopen: a blocking pipe is opened anew in non-blocking mode, and
 // reads what is written to the pipe up to its end, the pipe given staying
-// as it was; anything else is read as it is.
-func TestPollable(t *testing.T) {
+// as it was; anything else is left alone.
+func TestReopen(t *testing.T) {
 	t.Run("a pipe", func(t *testing.T) {
 		r, w, err := os.Pipe()
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		// os.Pipe's are non-blocking; a client's pipe, as a process
-		// inherits it, is blocking.
 		given := os.NewFile(dupBlocking(t, r), "stdin")
 		defer given.Close()
-		p := pollable(given)
+		if Polled(given) {
+			t.Fatal("Polled(a blocking pipe) = true")
+		}
+		p := Reopen(given)
 		if p == nil {
-			t.Fatal("pollable(a blocking pipe) = nil, want a file")
+			t.Fatal("Reopen(a blocking pipe) = nil, want a file")
 		}
 		defer p.Close()
-		if nonblocking(t, given) {
+		if Polled(given) {
 			t.Error("the pipe given is non-blocking now")
 		}
-		if !nonblocking(t, p) {
-			t.Error("the file of its own is blocking")
+		if !Polled(p) {
+			t.Error("Polled(the file Reopen gives) = false")
 		}
 		go func() {
 			_, _ = io.WriteString(w, "line\n")
@@ -44,15 +45,18 @@ func TestPollable(t *testing.T) {
 		}
 	})
 	t.Run("a pipe already non-blocking", func(t *testing.T) {
-		r, w, err := os.Pipe()
+		r, w, err := os.Pipe() // os.Pipe's are
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer r.Close()
 		defer w.Close()
-		if p := pollable(r); p != nil {
+		if !Polled(r) {
+			t.Error("Polled(a non-blocking pipe) = false")
+		}
+		if p := Reopen(r); p != nil {
 			p.Close()
-			t.Error("pollable(a non-blocking pipe) is a file, want nil: it is read in the poller already")
+			t.Error("Reopen(a non-blocking pipe) is a file, want nil: it is read in the poller already")
 		}
 	})
 	t.Run("a regular file", func(t *testing.T) {
@@ -61,9 +65,9 @@ func TestPollable(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		if p := pollable(f); p != nil {
+		if p := Reopen(f); p != nil {
 			p.Close()
-			t.Error("pollable(a regular file) is a file, want nil")
+			t.Error("Reopen(a regular file) is a file, want nil")
 		}
 	})
 }
@@ -78,20 +82,4 @@ func dupBlocking(t *testing.T, f *os.File) uintptr {
 		t.Fatal(err)
 	}
 	return uintptr(fd)
-}
-
-func nonblocking(t *testing.T, f *os.File) bool {
-	t.Helper()
-	rc, err := f.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var flags int
-	if err := rc.Control(func(fd uintptr) { flags, err = unix.FcntlInt(fd, unix.F_GETFL, 0) }); err != nil {
-		t.Fatal(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return flags&unix.O_NONBLOCK != 0
 }
