@@ -25,22 +25,21 @@ func (r *Runner) prepare(def resolve.Definition, args json.RawMessage) (json.Raw
 	if v.Kind() != jsonv.Object {
 		return nil, &Error{Tool: def.Name, Msg: "the arguments must be a JSON object"}
 	}
-	schema, err := jsonv.Parse(def.InputSchema)
-	if err != nil {
-		return nil, &Error{Tool: def.Name, Msg: "its input schema is not JSON: " + err.Error()}
+	c := r.compiled(def)
+	if c.parseErr != nil {
+		return nil, &Error{Tool: def.Name, Msg: "its input schema is not JSON: " + c.parseErr.Error()}
 	}
-	fillDefaults(v, schema)
+	fillDefaults(v, c.input)
 	for _, k := range slices.Sorted(maps.Keys(def.Exec.Forced)) {
 		if v.Get(k) == nil {
 			v.Set(k, jsonv.MustOf(def.Exec.Forced[k]))
 		}
 	}
 	out := v.JSON()
-	sch, err := r.schema(def)
-	if err != nil {
-		return nil, &Error{Tool: def.Name, Msg: err.Error()}
+	if c.err != nil {
+		return nil, &Error{Tool: def.Name, Msg: c.err.Error()}
 	}
-	problems, err := sch.Validate(out)
+	problems, err := c.schema.Validate(out)
 	if err != nil {
 		return nil, &Error{Tool: def.Name, Msg: err.Error()}
 	}
@@ -56,7 +55,7 @@ func (r *Runner) prepare(def resolve.Definition, args json.RawMessage) (json.Raw
 
 // fillDefaults gives the properties of object v that schema describes
 // with a default and v lacks their default, in the schema's order, and
-// goes into the objects v has.
+// goes into the objects v has. It does not change schema.
 func fillDefaults(v, schema *jsonv.Value) {
 	props := schema.Get("properties")
 	for _, k := range props.Keys() {
@@ -72,14 +71,18 @@ func fillDefaults(v, schema *jsonv.Value) {
 	}
 }
 
-// schema returns the compiled schema of a tool, compiling it once.
-func (r *Runner) schema(def resolve.Definition) (*schemacheck.Schema, error) {
+// compiled returns the input schema of a tool, read and compiled once:
+// the calls of the tool share it, and none changes it.
+func (r *Runner) compiled(def resolve.Definition) *compiled {
 	c, _ := r.schemas.LoadOrStore(def.Name, &compiled{})
 	cs := c.(*compiled)
 	cs.once.Do(func() {
+		if cs.input, cs.parseErr = jsonv.Parse(def.InputSchema); cs.parseErr != nil {
+			return
+		}
 		cs.schema, cs.err = schemacheck.Compile(def.InputSchema, "")
 	})
-	return cs.schema, cs.err
+	return cs
 }
 
 // decode decodes JSON with numbers as json.Number, so that they keep

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/schemacheck"
 	"github.com/strata-config/strata/internal/suggest"
@@ -100,11 +101,13 @@ type MCP interface {
 	CallTool(ctx context.Context, server, tool string, args json.RawMessage, meta map[string]any) (*protocol.MCPResult, error)
 }
 
-// compiled is a tool's schema, compiled once.
+// compiled is a tool's input schema, read and compiled once.
 type compiled struct {
-	once   sync.Once
-	schema *schemacheck.Schema
-	err    error
+	once     sync.Once
+	input    *jsonv.Value // the schema as read, for its defaults
+	parseErr error        // why it could not be read
+	schema   *schemacheck.Schema
+	err      error // why it could not be compiled
 }
 
 // Result is the outcome of a call.

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-config/strata/internal/jsonv"
+	"github.com/strata-config/strata/internal/pollfile"
 )
 
 // MaxLine bounds one JSON-RPC message read from the client; a longer line
@@ -42,7 +44,14 @@ type stdio struct {
 
 // Connect implements mcp.Transport.
 func (t *stdio) Connect(context.Context) (mcp.Connection, error) {
-	c := &stdioConn{t: t, lines: make(chan lineOrErr), closed: make(chan struct{})}
+	c := &stdioConn{t: t, in: t.in, lines: make(chan lineOrErr), closed: make(chan struct{})}
+	if f, ok := t.in.(*os.File); ok {
+		// A pipe is read in the poller (see pollfile), through a file of
+		// the connection's own.
+		if p := pollfile.Reopen(f); p != nil {
+			c.in, c.own = p, p
+		}
+	}
 	go c.readLoop()
 	return c, nil
 }
@@ -54,6 +63,8 @@ type lineOrErr struct {
 
 type stdioConn struct {
 	t      *stdio
+	in     io.Reader // t.in, or a file of its own for reading it
+	own    *os.File  // that file, closed with the connection
 	lines  chan lineOrErr
 	wmu    sync.Mutex
 	closed chan struct{}
@@ -67,7 +78,10 @@ type stdioConn struct {
 
 // readLoop reads lines until the input ends, so that Close unblocks Read.
 func (c *stdioConn) readLoop() {
-	r := bufio.NewReaderSize(c.t.in, 64<<10)
+	if c.own != nil {
+		defer c.own.Close()
+	}
+	r := bufio.NewReaderSize(c.in, 64<<10)
 	for {
 		line, err := readLine(r, MaxLine)
 		select {
@@ -303,7 +317,13 @@ func (c *stdioConn) Write(_ context.Context, msg jsonrpc.Message) error {
 
 // Close implements mcp.Connection.
 func (c *stdioConn) Close() error {
-	c.once.Do(func() { close(c.closed) })
+	c.once.Do(func() {
+		close(c.closed)
+		if c.own != nil {
+			// A read of a file in the poller ends when it is closed.
+			_ = c.own.Close()
+		}
+	})
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -18,8 +19,10 @@ import (
 )
 
 // rawSession serves a catalog of one builtin tool over pipes and returns a
-// function that sends a line and one that reads the next answer.
-func rawSession(t *testing.T) (send func(string), recv func() map[string]any, fingerprint string) {
+// function that sends a line and one that reads the next answer. With
+// osPipe, the server reads a pipe of the system, as strata serve reads its
+// stdin, rather than an io.Pipe.
+func rawSession(t *testing.T, osPipe bool) (send func(string), recv func() map[string]any, fingerprint string) {
 	t.Helper()
 	cfg := config.Default()
 	cfg.Tools["echo"] = config.Tool{Source: config.Source{Kind: config.SourceBuiltin}, Run: config.RunUnattended}
@@ -30,7 +33,19 @@ func rawSession(t *testing.T) (send func(string), recv func() map[string]any, fi
 	s := &serve.Server{Load: func(context.Context) (*serve.Snapshot, error) {
 		return &serve.Snapshot{Runner: &call.Runner{Catalog: cat}}, nil
 	}}
-	inR, inW := io.Pipe()
+	var inR io.Reader
+	var inW io.WriteCloser
+	if osPipe {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		r.Fd() // blocking, as a process inherits a pipe
+		inR, inW = r, w
+	} else {
+		inR, inW = io.Pipe()
+	}
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -64,7 +79,13 @@ func rawSession(t *testing.T) (send func(string), recv func() map[string]any, fi
 // requests before initialize are refused with a JSON-RPC code; the
 // identity method is answered.
 func TestStdioRobust(t *testing.T) {
-	send, recv, fingerprint := rawSession(t)
+	for _, osPipe := range []bool{false, true} {
+		t.Run(map[bool]string{false: "io.Pipe", true: "os.Pipe"}[osPipe], func(t *testing.T) { testStdioRobust(t, osPipe) })
+	}
+}
+
+func testStdioRobust(t *testing.T, osPipe bool) {
+	send, recv, fingerprint := rawSession(t, osPipe)
 	errorOf := func(m map[string]any) (any, float64) {
 		e, _ := m["error"].(map[string]any)
 		code, _ := e["code"].(float64)

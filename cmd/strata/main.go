@@ -17,6 +17,7 @@ import (
 const stopGrace = 5 * time.Second
 
 func main() {
+	serving = oneProc
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go stopOnSignal(ctx, stop)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

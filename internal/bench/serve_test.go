@@ -18,8 +18,9 @@ import (
 // argument (the baseline), and through strata serve, a process driven by
 // the Go SDK's client over stdio (validation, defaults, the run, and
 // JSON-RPC both ways). strata-serve-refused is the round trip alone: a call
-// with invalid arguments, refused before anything runs; sdk-server is a
-// round trip to a server of the SDK's that does nothing.
+// with invalid arguments, refused before anything runs; sdk-server is the
+// SDK's client's round trip to a server that does nothing (mcpfake, whose
+// JSON-RPC is written by hand: no SDK server).
 func BenchmarkServeCall(b *testing.B) {
 	const (
 		self = "github.com/strata-config/strata/cmd/strata"
@@ -78,9 +79,11 @@ func BenchmarkServeCall(b *testing.B) {
 		}
 		b.ReportMetric(float64(took)/float64(floor), "x-direct")
 	})
-	// sdk-server is the round trip without strata: a tool of a server
-	// built with the same SDK (mcpfake) that answers at once. Against it,
-	// strata-serve-refused is what strata's handling adds to a round trip.
+	// sdk-server is the round trip without strata: the same client calls
+	// a tool of mcpfake, which answers at once, with JSON-RPC written by
+	// hand. Against it, strata-serve-refused is what strata's handling and
+	// the SDK's server (its decoding of each request, its dispatch) add to
+	// a round trip.
 	b.Run("sdk-server", func(b *testing.B) {
 		cmd := exec.Command(bins[fake], "-echo")
 		cmd.Stderr = os.Stderr

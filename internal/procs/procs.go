@@ -28,6 +28,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -223,6 +224,14 @@ func run(ctx context.Context, s Spec, waitExit func(pid int) error) (Result, err
 	stderr := &capWriter{max: limit(s.MaxStderr, DefaultMaxStderr)}
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
+	if s.Stdin == nil {
+		// The one /dev/null of every run, passed to the program as it is,
+		// rather than one that exec.Cmd opens (and registers with the
+		// poller, and closes) for each run.
+		if f := devNull(); f != nil {
+			cmd.Stdin = f
+		}
+	}
 
 	// Until the program has exited and its group been killed, Cancel kills
 	// the group; after that the group may be gone and its id reused, so
@@ -560,6 +569,57 @@ func (w *capWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// ReadFrom implements [io.ReaderFrom]: exec.Cmd copies a program's output
+// to its writer with io.Copy, which then reads into w's buffer directly
+// instead of allocating a 32 KiB buffer for each stream of each run.
+// Beyond the cap, it reads into a pooled buffer and drops what it read.
+func (w *capWriter) ReadFrom(r io.Reader) (int64, error) {
+	var total int64
+	for {
+		var n int
+		var err error
+		if room := w.max - int64(w.buf.Len()); room > 0 {
+			w.buf.Grow(int(min(room, minRead)))
+			b := w.buf.AvailableBuffer()
+			n, err = r.Read(b[:min(int64(cap(b)), room)])
+			w.buf.Write(b[:n])
+		} else {
+			scratch := scratchPool.Get().(*[]byte)
+			n, err = r.Read(*scratch)
+			scratchPool.Put(scratch)
+			if n > 0 && !w.dropped {
+				w.dropped = true
+				if w.overflow != nil {
+					w.overflow()
+				}
+			}
+		}
+		total += int64(n)
+		switch {
+		case err == io.EOF:
+			return total, nil
+		case err != nil:
+			return total, err
+		}
+	}
+}
+
+// minRead is the room capWriter.ReadFrom makes for a read, at least.
+const minRead = 512
+
+// scratchPool holds the buffers that output beyond a cap is read into.
+var scratchPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// devNull returns /dev/null, opened once for reading, as the standard input
+// of every program that is given none; nil when it cannot be opened.
+var devNull = sync.OnceValue(func() *os.File {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil
+	}
+	return f
+})
 
 // limit returns n, or def when n is not positive.
 func limit(n, def int64) int64 {

@@ -501,6 +501,13 @@ func leadingPids(t *testing.T, out []byte) []int {
 	return pids
 }
 
+// waitWay is a way of waiting for a program's exit without reaping it:
+// waitExit, or one it falls back to.
+type waitWay struct {
+	name     string
+	waitExit func(pid int) error
+}
+
 func TestRunKillsTheGroup(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -588,21 +595,18 @@ func TestRunKillsTheGroup(t *testing.T) {
 	}
 	// Where waitid is missing, Run kills the group after reaping the
 	// program instead of before.
-	waits := []struct {
-		name     string
-		waitExit func(int) error
-	}{
+	waits := append([]waitWay{
 		{"waitExit", waitExit},
 		{"no waitExit", func(int) error { return errors.ErrUnsupported }},
-	}
+	}, platformWaits...)
 	for _, tc := range tests {
 		for _, w := range waits {
 			t.Run(tc.name+"/"+w.name, func(t *testing.T) {
 				switch {
 				case testing.Short() && tc.notShort != "":
 					t.Skip("-short: " + tc.notShort)
-				case testing.Short() && w.name == "no waitExit" && !tc.fallbackShort:
-					t.Skip("-short: the cases with fallbackShort test the way without waitExit")
+				case testing.Short() && w.name != "waitExit" && !tc.fallbackShort:
+					t.Skip("-short: the cases with fallbackShort test the other ways of waiting")
 				}
 				t.Parallel()
 				dir := t.TempDir()
