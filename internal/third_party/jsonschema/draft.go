@@ -17,7 +17,8 @@ type Draft struct {
 	id            string             // property name used to represent id
 	subschemas    []SchemaPath       // locations of subschemas
 	vocabPrefix   string             // prefix used for vocabulary
-	allVocabs     map[string]*Schema // names of supported vocabs with its schemas
+	allVocabs     map[string]*Schema // names of supported vocabs (strata's fork: values stay nil)
+	vocabSchemas  map[string]*Schema // strata's fork: the schemas of allVocabs, set by compileMeta
 	defaultVocabs []string           // names of default vocabs
 }
 
@@ -132,6 +133,8 @@ var (
 // where it cost every process that links the package about 10 ms.
 // Compiling them never asks for a meta-schema (the json-schema.org roots
 // are not validated in [roots.addRoot]), so the Once does not re-enter.
+// It writes the schemas of the vocabularies to vocabSchemas, not to
+// allVocabs, whose names compilers read (getVocabs) while it runs.
 func compileMetaSchemas() { metaSchemas.Do(compileMeta) }
 
 var metaSchemas sync.Once
@@ -141,9 +144,11 @@ func compileMeta() {
 	c.AssertFormat()
 	for _, d := range []*Draft{Draft4, Draft6, Draft7, Draft2019, Draft2020} {
 		d.sch = c.MustCompile(d.url)
+		vocabs := map[string]*Schema{}
 		for name := range d.allVocabs {
-			d.allVocabs[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
+			vocabs[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
 		}
+		d.vocabSchemas = vocabs
 	}
 }
 
@@ -284,7 +289,7 @@ func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabula
 
 	var allOf []*Schema
 	for _, vocab := range vocabs {
-		sch := d.draft.allVocabs[vocab]
+		sch := d.draft.vocabSchemas[vocab]
 		if sch == nil {
 			if v, ok := vocabularies[vocab]; ok {
 				sch = v.Schema
@@ -295,7 +300,7 @@ func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabula
 		}
 	}
 	if !slices.Contains(vocabs, "core") {
-		sch := d.draft.allVocabs["core"]
+		sch := d.draft.vocabSchemas["core"]
 		if sch == nil {
 			sch = d.draft.sch
 		}
