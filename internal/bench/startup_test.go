@@ -20,6 +20,8 @@ import (
 // command's time over hello's in the same iterations, so that load on the
 // machine moves both alike. The -static cases are built with cgo off, as
 // the README installs strata (hello links nothing of libc either way).
+// x-linked is a command's time over its build's linked floor, in the same
+// iterations: what strata's own work adds to what linking costs.
 func BenchmarkStartup(b *testing.B) {
 	const (
 		self   = "github.com/strata-config/strata/cmd/strata"
@@ -67,28 +69,35 @@ func BenchmarkStartup(b *testing.B) {
 		}
 	})
 	for _, c := range []struct {
-		name string
-		args []string
-		code int
+		name   string
+		args   []string
+		code   int
+		linked string // the linked floor of the same build; "" for the floors
 	}{
-		{"linked", []string{bins[linked]}, 0},
-		{"config", []string{bins[self], "config"}, 0},
-		{"merge", []string{bins[self], "merge", "low.toml"}, 0},
-		{"diff", []string{bins[self], "diff", "low.toml", "high.toml"}, 1},
-		{"schema", []string{bins[self], "schema"}, 0},
-		{"linked-static", []string{static[linked]}, 0},
-		{"config-static", []string{static[self], "config"}, 0},
-		{"merge-static", []string{static[self], "merge", "low.toml"}, 0},
+		{"linked", []string{bins[linked]}, 0, ""},
+		{"config", []string{bins[self], "config"}, 0, bins[linked]},
+		{"merge", []string{bins[self], "merge", "low.toml"}, 0, bins[linked]},
+		{"diff", []string{bins[self], "diff", "low.toml", "high.toml"}, 1, bins[linked]},
+		{"schema", []string{bins[self], "schema"}, 0, bins[linked]},
+		{"linked-static", []string{static[linked]}, 0, ""},
+		{"config-static", []string{static[self], "config"}, 0, static[linked]},
+		{"merge-static", []string{static[self], "merge", "low.toml"}, 0, static[linked]},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			var cmd, base time.Duration
+			var cmd, base, link time.Duration
 			for b.Loop() {
 				b.StopTimer()
 				base += run(b, floor, 0)
+				if c.linked != "" {
+					link += run(b, []string{c.linked}, 0)
+				}
 				b.StartTimer()
 				cmd += run(b, c.args, c.code)
 			}
 			b.ReportMetric(float64(cmd)/float64(base), "x-hello")
+			if c.linked != "" {
+				b.ReportMetric(float64(cmd)/float64(link), "x-linked")
+			}
 		})
 	}
 }
