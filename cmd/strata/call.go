@@ -25,6 +25,8 @@ type callCmd struct {
 }
 
 func (c *callCmd) Run(e *env) error {
+	e, stop := e.handleSignals()
+	defer stop()
 	answers, err := parseAnswers(c.Answer)
 	if err != nil {
 		return err

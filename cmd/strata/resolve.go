@@ -68,6 +68,8 @@ type resolveCmd struct {
 }
 
 func (c *resolveCmd) Run(e *env) error {
+	e, stop := e.handleSignals()
+	defer stop()
 	w, err := c.open(e)
 	if err != nil {
 		return err
@@ -94,6 +96,8 @@ type trustCmd struct {
 }
 
 func (c *trustCmd) Run(e *env) error {
+	e, stop := e.handleSignals()
+	defer stop()
 	environ := os.Environ()
 	store := &trust.Store{Path: trust.DefaultPath("strata", environ)}
 	if store.Path == "" {

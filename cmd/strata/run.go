@@ -34,6 +34,25 @@ type env struct {
 	stderr io.Writer
 }
 
+// startsPrograms returns the context for a command that starts programs or
+// writes files, from the context run was given; main sets it to
+// stopOnSignals. (Tests run commands in their own process, which they keep
+// as it is.)
+var startsPrograms = func(ctx context.Context) (context.Context, context.CancelFunc) {
+	return ctx, func() {}
+}
+
+// handleSignals is called first by the commands that start programs or
+// write files: it returns their env, whose context ends on SIGINT and
+// SIGTERM in the strata process, and the function that restores the
+// signals' default action.
+func (e *env) handleSignals() (*env, context.CancelFunc) {
+	ctx, stop := startsPrograms(e.ctx)
+	c := *e
+	c.ctx = ctx
+	return &c, stop
+}
+
 // exitError ends a command with a status and no message.
 type exitError int
 

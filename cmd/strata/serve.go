@@ -53,6 +53,8 @@ type serveCmd struct {
 }
 
 func (c *serveCmd) Run(e *env) error {
+	e, stop := e.handleSignals()
+	defer stop()
 	// stdin is the MCP client's: inputs are never asked there.
 	w, err := c.open(&env{ctx: e.ctx, stdin: strings.NewReader(""), stdout: e.stdout, stderr: e.stderr}, strata.CallTimeout(c.Timeout))
 	if err != nil {
