@@ -22,17 +22,20 @@ import (
 // the README installs strata (hello links nothing of libc either way).
 // x-linked is a command's time over its build's linked floor, in the same
 // iterations: what strata's own work adds to what linking costs.
+// mcpsdk-static, a hello world linking the MCP SDK alone, shows how much of
+// linked-static's cost is the SDK's.
 func BenchmarkStartup(b *testing.B) {
 	const (
 		self   = "github.com/strata-config/strata/cmd/strata"
 		hello  = "github.com/strata-config/strata/internal/bench/hello"
 		linked = "github.com/strata-config/strata/internal/bench/linked"
+		mcpsdk = "github.com/strata-config/strata/internal/bench/mcpsdk"
 	)
 	bins, err := testbin.Build(self, hello, linked)
 	if err != nil {
 		b.Fatal(err)
 	}
-	static, err := testbin.BuildStatic(self, linked)
+	static, err := testbin.BuildStatic(self, linked, mcpsdk)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -79,6 +82,7 @@ func BenchmarkStartup(b *testing.B) {
 		{"merge", []string{bins[self], "merge", "low.toml"}, 0, bins[linked]},
 		{"diff", []string{bins[self], "diff", "low.toml", "high.toml"}, 1, bins[linked]},
 		{"schema", []string{bins[self], "schema"}, 0, bins[linked]},
+		{"mcpsdk-static", []string{static[mcpsdk]}, 0, ""},
 		{"linked-static", []string{static[linked]}, 0, ""},
 		{"config-static", []string{static[self], "config"}, 0, static[linked]},
 		{"merge-static", []string{static[self], "merge", "low.toml"}, 0, static[linked]},
