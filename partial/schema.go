@@ -1,7 +1,6 @@
 package partial
 
 import (
-	"encoding/json"
 	"reflect"
 	"regexp"
 	"sync"
@@ -39,7 +38,7 @@ func JSONSchema[P any](title string) ([]byte, error) {
 	if len(g.defs) > 0 {
 		root["definitions"] = g.defs
 	}
-	return json.MarshalIndent(root, "", "  ")
+	return indentJSON(root)
 }
 
 type schemaGen struct {
