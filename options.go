@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/internal/workspace"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/protocol"
@@ -20,37 +21,25 @@ type option func(*settings)
 
 func (f option) apply(s *settings) { f(s) }
 
-// settings are what the options set.
+// settings are what the options set: what loading is given, and what
+// resolving, calling and serving are.
 type settings struct {
-	name       string
-	mount      partial.Path
-	mountErr   error
-	dir        string
-	environ    []string
-	cfg        []string
-	flags      any // *P
-	store      *trust.Store
-	trustOnce  bool
-	trustHint  string
-	cacheDir   string
-	refresh    bool
-	offline    bool
-	timeout    time.Duration
-	callTime   time.Duration
-	unknownEnv load.EnvPolicy
-	sources    []load.Source
-	provenance bool
-	builtins   map[string]resolve.Discovered
-	builtin    func(ctx context.Context, pc protocol.Context) (protocol.Outcome, error)
-	ask        func(ctx context.Context, tool string, q protocol.Inquiry, target config.Target) (any, bool, error)
-	confirm    func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
-	input      func(ctx context.Context, id, description string, password bool) (string, error)
-	limits     load.Limits
+	workspace.Settings
+	mountErr error
+	cacheDir string
+	refresh  bool
+	offline  bool
+	timeout  time.Duration
+	callTime time.Duration
+	builtins map[string]resolve.Discovered
+	builtin  func(ctx context.Context, pc protocol.Context) (protocol.Outcome, error)
+	ask      func(ctx context.Context, tool string, q protocol.Inquiry, target config.Target) (any, bool, error)
+	confirm  func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
 }
 
 // Name names the host's files and variables: .<name>/config.toml,
 // .<name>.toml and <NAME>_... variables. The default is "strata".
-func Name(name string) Option { return option(func(s *settings) { s.name = name }) }
+func Name(name string) Option { return option(func(s *settings) { s.Name = name }) }
 
 // Mount says where the tools model sits in the host's config: the key
 // path of the table that holds its tools, mcp_servers and discover keys
@@ -60,27 +49,27 @@ func Name(name string) Option { return option(func(s *settings) { s.name = name 
 func Mount(path string) Option {
 	return option(func(s *settings) {
 		if path == "" {
-			s.mount = nil
+			s.Mount = nil
 			return
 		}
-		s.mount, s.mountErr = partial.ParsePath(path)
+		s.Mount, s.mountErr = partial.ParsePath(path)
 	})
 }
 
 // Dir is the working directory; the default is the process's.
-func Dir(dir string) Option { return option(func(s *settings) { s.dir = dir }) }
+func Dir(dir string) Option { return option(func(s *settings) { s.Dir = dir }) }
 
 // Environ is the environment, as NAME=VALUE entries; the default is the
 // process's. Variables, the user's directories and the programs' base
 // environment are read from it, and from nowhere else.
 func Environ(environ []string) Option {
-	return option(func(s *settings) { s.environ = environ })
+	return option(func(s *settings) { s.Environ = environ })
 }
 
 // Cfg adds --cfg arguments, in order: a file, a key=value override, a JSON
 // object, or NONE.
 func Cfg(args ...string) Option {
-	return option(func(s *settings) { s.cfg = append(s.cfg, args...) })
+	return option(func(s *settings) { s.Cfg = append(s.Cfg, args...) })
 }
 
 // Sources adds layers the host reads from elsewhere, each at the place it
@@ -88,26 +77,26 @@ func Cfg(args ...string) Option {
 // defaults, below the user's file), settings the host loads itself.
 // Package koanflayer makes them of koanf's providers.
 func Sources(src ...load.Source) Option {
-	return option(func(s *settings) { s.sources = append(s.sources, src...) })
+	return option(func(s *settings) { s.Sources = append(s.Sources, src...) })
 }
 
 // Flags is the layer of the host's explicit command-line flags, the
 // highest. Its type must be the host's partial type P.
-func Flags[P any](p *P) Option { return option(func(s *settings) { s.flags = p }) }
+func Flags[P any](p *P) Option { return option(func(s *settings) { s.Flags = p }) }
 
 // TrustStore is where the user's trust is kept. Without one, no workspace
 // is trusted: its own files do not apply, and programs start in a neutral
 // directory.
 func TrustStore(store *trust.Store) Option {
-	return option(func(s *settings) { s.store = store })
+	return option(func(s *settings) { s.Store = store })
 }
 
 // TrustWorkspace trusts the workspace for this open only, as --trust does.
-func TrustWorkspace() Option { return option(func(s *settings) { s.trustOnce = true }) }
+func TrustWorkspace() Option { return option(func(s *settings) { s.TrustOnce = true }) }
 
 // TrustHint tells the user how to trust a workspace, in the warning about
 // its files not applied; the default says to trust it.
-func TrustHint(hint string) Option { return option(func(s *settings) { s.trustHint = hint }) }
+func TrustHint(hint string) Option { return option(func(s *settings) { s.TrustHint = hint }) }
 
 // CacheDir keeps discovery answers in dir, so that resolving again runs
 // nothing; without it nothing is cached. See [DefaultCacheDir].
@@ -130,11 +119,11 @@ func CallTimeout(d time.Duration) Option { return option(func(s *settings) { s.c
 
 // UnknownEnv is what a <NAME>_ variable whose name reaches no key does:
 // load.EnvError (the default), load.EnvWarn or load.EnvIgnore.
-func UnknownEnv(p load.EnvPolicy) Option { return option(func(s *settings) { s.unknownEnv = p }) }
+func UnknownEnv(p load.EnvPolicy) Option { return option(func(s *settings) { s.UnknownEnv = p }) }
 
 // Provenance indexes, while loading, which layers set each key, for fast
 // [Workspace.Explain] of many keys.
-func Provenance() Option { return option(func(s *settings) { s.provenance = true }) }
+func Provenance() Option { return option(func(s *settings) { s.Provenance = true }) }
 
 // Builtins declares the tools the host implements (for source = "builtin"),
 // by name, and runs them.
@@ -159,9 +148,9 @@ func Confirm(f func(ctx context.Context, tool string, args json.RawMessage) (boo
 // must not be echoed, and no answer is kept beyond the open. Without it,
 // such an input is an error that names it.
 func Input(f func(ctx context.Context, id, description string, password bool) (string, error)) Option {
-	return option(func(s *settings) { s.input = f })
+	return option(func(s *settings) { s.Input = f })
 }
 
 // Limits bounds what every source holds and what tools answer (see
 // load.Limits); the default is load's.
-func Limits(l load.Limits) Option { return option(func(s *settings) { s.limits = l }) }
+func Limits(l load.Limits) Option { return option(func(s *settings) { s.Limits = l }) }

@@ -39,6 +39,7 @@ import (
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/upstream"
+	"github.com/strata-config/strata/internal/workspace"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/protocol"
@@ -52,7 +53,7 @@ import (
 type Workspace[P, R any] struct {
 	s        settings
 	defaults R
-	loaded   *load.Result[P, R]
+	loaded   *workspace.Loaded[P, R]
 	model    config.Config
 	trusted  bool   // the workspace (or the working directory) is trusted
 	root     string // the workspace root, or the working directory
@@ -77,7 +78,7 @@ func (w *Workspace[P, R]) Equal(o *Workspace[P, R]) bool { return w == o }
 // configuration are returned all at once, positioned; a workspace that
 // does not load is not returned.
 func Open[P, R any](ctx context.Context, defaults R, opts ...Option) (*Workspace[P, R], error) {
-	s := settings{name: "strata"}
+	s := settings{Settings: workspace.Settings{Name: "strata"}}
 	for _, o := range opts {
 		o.apply(&s)
 	}
@@ -88,70 +89,23 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 	if s.mountErr != nil {
 		return nil, fmt.Errorf("strata: Mount: %w", s.mountErr)
 	}
-	var flags *P
-	if s.flags != nil {
-		f, ok := s.flags.(*P)
-		if !ok {
-			return nil, fmt.Errorf("strata: Flags is a %T, not a *%s", s.flags, reflect.TypeFor[P]())
-		}
-		flags = f
-	}
-	environ := s.environ
-	if environ == nil {
-		environ = os.Environ()
-	}
-	dir := s.dir
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("strata: the working directory: %w", err)
-		}
-		dir = wd
-	}
-	dir, err := filepath.Abs(dir)
+	l, err := workspace.Load[P](ctx, defaults, s.Settings)
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.store.Read()
-	if err != nil {
+	w := &Workspace[P, R]{s: s, defaults: defaults, loaded: l, list: l.List, environ: l.Environ, servers: servers, owned: owned}
+	res := l.Result
+	if w.model, err = modelOf(&res.Config, s.Mount); err != nil {
 		return nil, err
 	}
-	var t load.Trust = list
-	if s.trustOnce {
-		root, err := load.WorkspaceRoot(dir, s.name)
-		if err != nil {
-			return nil, err
-		}
-		if root == "" {
-			root = dir
-		}
-		t = trust.Once{List: list, Root: root}
-	}
-	app := &load.App[P, R]{
-		Name: s.name, Defaults: defaults, Dir: dir, Environ: environ, Cfg: s.cfg, Flags: flags,
-		Provenance: s.provenance, MCPServers: s.mount.Append("mcp_servers"),
-		Trust: t, TrustHint: s.trustHint, UnknownEnv: s.unknownEnv, Input: s.input, Sources: s.sources, Limits: s.limits,
-	}
-	res, err := app.Load(ctx)
-	if err != nil {
-		return nil, err
-	}
-	w := &Workspace[P, R]{s: s, defaults: defaults, loaded: res, list: list, environ: environ, servers: servers, owned: owned}
-	if w.model, err = modelOf(&res.Config, s.mount); err != nil {
-		return nil, err
-	}
-	if _, own := any(&res.Config).(*config.Config); !own || len(s.mount) > 0 {
+	if _, own := any(&res.Config).(*config.Config); !own || len(s.Mount) > 0 {
 		// strata's own model validates as it finalizes; a host's model is
 		// validated here, at the host's key paths.
-		if err := w.model.ValidateAt(s.mount); err != nil {
+		if err := w.model.ValidateAt(s.Mount); err != nil {
 			return nil, w.place(err)
 		}
 	}
-	w.root = res.Root
-	if w.root == "" {
-		w.root = dir
-	}
-	w.trusted = t.Trusts(w.root)
+	w.root, w.trusted = l.Root, l.Trusted
 	w.dir = w.root
 	if !w.trusted {
 		w.dir = neutralDir(s.cacheDir)
@@ -177,14 +131,14 @@ func neutralDir(cacheDir string) string {
 func DefaultCacheDir(name string, environ []string) string { return cache.DefaultDir(name, environ) }
 
 // Config returns the resolved config: the host's whole config.
-func (w *Workspace[P, R]) Config() R { return w.loaded.Config }
+func (w *Workspace[P, R]) Config() R { return w.loaded.Result.Config }
 
 // Model returns strata's tools model, as mounted in the host's config.
 func (w *Workspace[P, R]) Model() config.Config { return w.model }
 
 // Loaded returns what loading found: every layer and where it came from,
 // the files looked for, the workspace root.
-func (w *Workspace[P, R]) Loaded() *load.Result[P, R] { return w.loaded }
+func (w *Workspace[P, R]) Loaded() *load.Result[P, R] { return w.loaded.Result }
 
 // Root returns the workspace root, or the working directory outside a
 // workspace.
@@ -197,17 +151,11 @@ func (w *Workspace[P, R]) Trusted() bool { return w.trusted }
 // Warnings returns the problems of loading that did not fail it: files of
 // an untrusted workspace not applied, servers of another tool's file that
 // cannot start.
-func (w *Workspace[P, R]) Warnings() diag.Errors { return w.loaded.Warnings }
+func (w *Workspace[P, R]) Warnings() diag.Errors { return w.loaded.Result.Warnings }
 
 // Explain says which layers set the key (a dotted key path of the host's
 // config, such as "assistant.tools.grep.run"), in order, and which wins.
-func (w *Workspace[P, R]) Explain(key string) (load.Explanation, error) {
-	path, err := partial.ParsePath(key)
-	if err != nil {
-		return load.Explanation{}, err
-	}
-	return w.loaded.Explain(path)
-}
+func (w *Workspace[P, R]) Explain(key string) (load.Explanation, error) { return w.loaded.Explain(key) }
 
 // resolver is the resolver of the workspace. It makes the directory
 // programs start in, when it is the neutral one.
@@ -219,7 +167,7 @@ func (w *Workspace[P, R]) resolver() *discover.Resolver {
 		Dir: w.dir, Root: w.root, Environ: w.environ,
 		Refresh: w.s.refresh, Offline: w.s.offline, Timeout: w.s.timeout,
 		Pins: w.list.Pins, Builtins: w.s.builtins, Servers: w.servers,
-		MaxDepth: w.s.limits.WithDefaults().Depth,
+		MaxDepth: w.s.Limits.WithDefaults().Depth,
 	}
 	if w.s.cacheDir != "" {
 		r.Cache = &cache.Cache{Dir: w.s.cacheDir}
@@ -282,11 +230,11 @@ func (w *Workspace[P, R]) placeOne(e *diag.Error) *diag.Error {
 		return e // positioned by its source already
 	}
 	c := *e
-	if len(w.s.mount) > 0 && !partial.Path(c.Path).HasPrefix(w.s.mount) {
-		c.Path = w.s.mount.Append(c.Path...)
+	if len(w.s.Mount) > 0 && !partial.Path(c.Path).HasPrefix(w.s.Mount) {
+		c.Path = w.s.Mount.Append(c.Path...)
 	}
 	c.Source = ""
-	if located := w.loaded.Locate(&c); located.Source != "" {
+	if located := w.loaded.Result.Locate(&c); located.Source != "" {
 		return located // the file and line say where; the message what
 	}
 	c.Source = label
@@ -299,13 +247,13 @@ func (w *Workspace[P, R]) placeOne(e *diag.Error) *diag.Error {
 // servers. Paths that do not exist yet count when they appear.
 func (w *Workspace[P, R]) Watch() []string {
 	set := map[string]bool{}
-	if w.s.store != nil && w.s.store.Path != "" {
-		set[w.s.store.Path] = true
+	if w.s.Store != nil && w.s.Store.Path != "" {
+		set[w.s.Store.Path] = true
 	}
-	for _, p := range w.loaded.Probes {
+	for _, p := range w.loaded.Result.Probes {
 		set[p.Path] = true
 	}
-	for _, l := range w.loaded.Layers {
+	for _, l := range w.loaded.Result.Layers {
 		if l.Doc != nil {
 			set[l.Name] = true
 		}
@@ -358,10 +306,10 @@ func (w *Workspace[P, R]) Launch(key string) (trust.Launch, error) {
 	}
 	p := partial.Path(path)
 	notLaunch := &diag.Error{Path: path, Msg: "not something that launches a program", Hint: "pin " + w.key("tools.<name>") + " or " + w.key("mcp_servers.<name>")}
-	if !p.HasPrefix(w.s.mount) || len(p) != len(w.s.mount)+2 {
+	if !p.HasPrefix(w.s.Mount) || len(p) != len(w.s.Mount)+2 {
 		return trust.Launch{}, notLaunch
 	}
-	kind, name := p[len(w.s.mount)], p[len(w.s.mount)+1]
+	kind, name := p[len(w.s.Mount)], p[len(w.s.Mount)+1]
 	switch kind {
 	case "tools":
 		t, ok := w.model.Tools[name]
@@ -386,10 +334,10 @@ func (w *Workspace[P, R]) Launch(key string) (trust.Launch, error) {
 
 // key writes a key of the model (tools.<name>) at the host's mount.
 func (w *Workspace[P, R]) key(k string) string {
-	if len(w.s.mount) == 0 {
+	if len(w.s.Mount) == 0 {
 		return k
 	}
-	return w.s.mount.String() + "." + k
+	return w.s.Mount.String() + "." + k
 }
 
 // Close stops the MCP servers the workspace started.
