@@ -22,7 +22,7 @@ import (
 var jptools, mcpfake, strataBin string // the built fixture binaries, and strata
 
 func TestMain(m *testing.M) {
-	testbin.Main(m, map[string]*string{testbin.JPTools: &jptools, testbin.MCPFake: &mcpfake, "github.com/strata-config/strata/cmd/strata": &strataBin})
+	testbin.Main(m, map[string]*string{testbin.JPTools: &jptools, testbin.MCPFake: &mcpfake, testbin.Strata: &strataBin})
 }
 
 // setup is a user directory and a workspace, as a cloned repository would

@@ -1,50 +1,42 @@
 // Command strata resolves the tool definitions an LLM application gives to
 // a model: it merges layered configuration, shows differences between
-// layers, and prints the JSON Schema of the config file.
+// layers, prints the JSON Schema of the config file, and resolves, calls
+// and serves tools.
+//
+// strata links no MCP SDK, whose initialisation alone (net/http, TLS, gob)
+// would double the time of a small command such as strata config. The
+// commands that need it (resolve, call, serve, trust) run in strata-mcp,
+// the same command line with the SDK linked, which strata finds beside
+// itself and runs in its place.
 package main
 
 import (
 	"context"
-	"fmt"
+	"io"
 	"os"
-	"os/signal"
-	"syscall"
-	"time"
+	"slices"
+
+	"github.com/strata-config/strata/internal/cli"
 )
 
-// stopGrace is how long strata may take to end cleanly after SIGINT or
-// SIGTERM (stopping the programs it started) before it exits anyway.
-const stopGrace = 5 * time.Second
-
 func main() {
-	serving = oneProc
-	startsPrograms = stopOnSignals
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// stopOnSignals returns ctx ended also by the first SIGINT or SIGTERM:
-// the programs a command started run in process groups of their own, where
-// a Ctrl-C on the terminal does not reach them, so the command must stop
-// them (every command that starts programs ends with its context). A
-// second signal then ends strata at once, as it would have without
-// strata's handler; so does the end of the grace period, should something
-// not have looked at ctx.
-//
-// Commands that start no program and write no file leave signals as they
-// are: the handler's thread and system calls cost such a small command a
-// twentieth of its time, and the default action, to end the process, loses
-// nothing of theirs.
-func stopOnSignals(ctx context.Context) (context.Context, context.CancelFunc) {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-ctx.Done()
-		stop() // the next signal kills
-		if context.Cause(ctx) == context.Canceled {
-			return // the command ended
+// programs runs resolve, call, serve and trust: strata-mcp, in strata's
+// place. (Tests run them in the test's process.)
+var programs cli.Programs = sibling{}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if _, ok := programs.(sibling); ok && len(args) > 0 && slices.Contains(handedOver, args[0]) {
+		// strata-mcp parses the command line with the same grammar, and
+		// says the same of its mistakes: strata, whose start is all the
+		// hand-over costs, does not parse it first.
+		e := &cli.Env{Ctx: ctx, Stdin: stdin, Stdout: stdout, Stderr: stderr, Args: args}
+		if err := delegate(e, args[0]); err != nil {
+			return cli.Report(stderr, err)
 		}
-		time.Sleep(stopGrace)
-		fmt.Fprintln(os.Stderr, "strata: stopped by a signal; not ended after", stopGrace)
-		os.Exit(1)
-	}()
-	return ctx, stop
+		return 0
+	}
+	return cli.Run(ctx, args, stdin, stdout, stderr, programs)
 }

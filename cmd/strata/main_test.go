@@ -18,9 +18,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// strataBin and mcpfake are built by TestMain, for the tests that run them
-// as processes.
-var strataBin, mcpfake string
+// strataBin, strataMCP (beside it) and mcpfake are built by TestMain, for
+// the tests that run them as processes.
+var strataBin, strataMCP, mcpfake string
 
 // TestMain builds the demo workspace's multi-tool binary, as the README's
 // demo command does, and strata and mcpfake.
@@ -30,13 +30,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building jptools: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	const self = "github.com/strata-config/strata/cmd/strata"
+	const self = testbin.Strata
 	bins, err := testbin.Build(self, testbin.MCPFake)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	strataBin, mcpfake = bins[self], bins[testbin.MCPFake]
+	strataBin, strataMCP, mcpfake = bins[self], bins[testbin.StrataMCP], bins[testbin.MCPFake]
 	os.Exit(m.Run())
 }
 

@@ -51,7 +51,7 @@ func BenchmarkHostile(b *testing.B) {
 // hostile input, and reports the largest resident set of its runs
 // (maxRSS-MB) along with the time of a run: what a user sees.
 func BenchmarkHostileProcess(b *testing.B) {
-	const self = "github.com/strata-config/strata/cmd/strata"
+	const self = testbin.Strata
 	bins, err := testbin.Build(self)
 	if err != nil {
 		b.Fatal(err)
@@ -152,7 +152,7 @@ func BenchmarkPrintDeep(b *testing.B) {
 // BenchmarkPrintDeepProcess runs strata merge on a layer at the default
 // depth limit, printing it, and reports its largest resident set.
 func BenchmarkPrintDeepProcess(b *testing.B) {
-	const self = "github.com/strata-config/strata/cmd/strata"
+	const self = testbin.Strata
 	bins, err := testbin.Build(self)
 	if err != nil {
 		b.Fatal(err)
@@ -169,7 +169,7 @@ func BenchmarkPrintDeepProcess(b *testing.B) {
 // tables and keys, and an array of numbers), in each format: the most
 // memory a layer within the limits asks for.
 func BenchmarkLargestLayersProcess(b *testing.B) {
-	const self = "github.com/strata-config/strata/cmd/strata"
+	const self = testbin.Strata
 	bins, err := testbin.Build(self)
 	if err != nil {
 		b.Fatal(err)

@@ -19,7 +19,7 @@ import (
 // client over stdio, which validates the call and relays it over its own
 // HTTP session to the server.
 func BenchmarkServeRemote(b *testing.B) {
-	const self = "github.com/strata-config/strata/cmd/strata"
+	const self = testbin.Strata
 	bins, err := testbin.Build(self)
 	if err != nil {
 		b.Fatal(err)

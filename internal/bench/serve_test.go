@@ -23,7 +23,7 @@ import (
 // JSON-RPC is written by hand: no SDK server).
 func BenchmarkServeCall(b *testing.B) {
 	const (
-		self = "github.com/strata-config/strata/cmd/strata"
+		self = testbin.Strata
 		fake = "github.com/strata-config/strata/fixtures/mcpfake"
 	)
 	bins, err := testbin.Build(self, fake)

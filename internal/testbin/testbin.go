@@ -17,6 +17,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -24,6 +25,14 @@ import (
 const (
 	JPTools = "github.com/strata-config/strata/fixtures/jptools"
 	MCPFake = "github.com/strata-config/strata/fixtures/mcpfake"
+)
+
+// The commands: strata hands resolve, call, serve and trust to
+// strata-mcp, which it finds beside itself, so that building strata
+// builds strata-mcp too.
+const (
+	Strata    = "github.com/strata-config/strata/cmd/strata"
+	StrataMCP = "github.com/strata-config/strata/cmd/strata-mcp"
 )
 
 // Build builds the packages, in one go build, and returns each program's
@@ -40,6 +49,9 @@ func BuildStatic(pkgs ...string) (map[string]string, error) {
 }
 
 func build(sub string, env, pkgs []string) (map[string]string, error) {
+	if slices.Contains(pkgs, Strata) && !slices.Contains(pkgs, StrataMCP) {
+		pkgs = append(slices.Clip(pkgs), StrataMCP)
+	}
 	dir, err := Dir()
 	if err != nil {
 		return nil, err

@@ -7,12 +7,7 @@ package main
 import (
 	"fmt"
 
-	_ "github.com/alecthomas/kong"
-	_ "github.com/strata-config/strata"
-	_ "github.com/strata-config/strata/delta"
-	_ "github.com/strata-config/strata/export"
-	_ "github.com/strata-config/strata/merge"
-	_ "golang.org/x/term"
+	_ "github.com/strata-config/strata/internal/cli"
 )
 
 func main() { fmt.Println("hello, world") }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -17,54 +17,44 @@ import (
 // cli is the command line.
 type cli struct {
 	Config  configCmd  `cmd:"" help:"Print the final config from all sources: defaults, user, workspace and directory files, environment, --cfg."`
-	Resolve resolveCmd `cmd:"" help:"Print the resolved tool definitions, as strata's JSON or a vendor's."`
-	Call    callCmd    `cmd:"" help:"Validate and run one resolved tool; print its outcome."`
-	Serve   serveCmd   `cmd:"" help:"Serve the resolved tools as an MCP server over stdio."`
-	Trust   trustCmd   `cmd:"" help:"Trust the current workspace (or a program, by checksum): let the programs its files name run."`
+	Resolve ResolveCmd `cmd:"" help:"Print the resolved tool definitions, as strata's JSON or a vendor's."`
+	Call    CallCmd    `cmd:"" help:"Validate and run one resolved tool; print its outcome."`
+	Serve   ServeCmd   `cmd:"" help:"Serve the resolved tools as an MCP server over stdio."`
+	Trust   TrustCmd   `cmd:"" help:"Trust the current workspace (or a program, by checksum): let the programs its files name run."`
 	Merge   mergeCmd   `cmd:"" help:"Merge layer files in order (first lowest) and print the merged layer."`
 	Diff    diffCmd    `cmd:"" help:"Print the layer that turns FROM into TO; exit 1 when they differ."`
 	Schema  schemaCmd  `cmd:"" help:"Print the JSON Schema of the config file, for editors."`
 }
 
-// env is what a command runs with.
-type env struct {
-	ctx    context.Context
-	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
+// Env is what a command runs with.
+type Env struct {
+	Ctx    context.Context
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Args is the command line, as [Run] was given it.
+	Args []string
+	// Programs runs resolve, call, serve and trust.
+	Programs Programs
 }
 
-// startsPrograms returns the context for a command that starts programs or
-// writes files, from the context run was given; main sets it to
-// stopOnSignals. (Tests run commands in their own process, which they keep
-// as it is.)
-var startsPrograms = func(ctx context.Context) (context.Context, context.CancelFunc) {
-	return ctx, func() {}
-}
+// ExitError ends a command with a status and no message.
+type ExitError int
 
-// handleSignals is called first by the commands that start programs or
-// write files: it returns their env, whose context ends on SIGINT and
-// SIGTERM in the strata process, and the function that restores the
-// signals' default action.
-func (e *env) handleSignals() (*env, context.CancelFunc) {
-	ctx, stop := startsPrograms(e.ctx)
-	c := *e
-	c.ctx = ctx
-	return &c, stop
-}
-
-// exitError ends a command with a status and no message.
-type exitError int
-
-func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+func (e ExitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 // usageError is a problem with the command line (exit status 2).
 type usageError struct{ error }
 
+// Usage makes err a problem with the command line.
+func Usage(err error) error { return usageError{err} }
+
 type kongExit int
 
-// run runs the command line args and returns the exit status.
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+// Run runs the command line args and returns the exit status: strata's
+// whole command line, whose commands that start programs (or may: resolve,
+// call, serve, trust) programs runs.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, programs Programs) (code int) {
 	parser, err := kong.New(grammar(args),
 		kong.Name("strata"),
 		kong.Description("Resolve the tool definitions an LLM application gives to a model."),
@@ -90,9 +80,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "strata: %v; see strata --help\n", err)
 		return 2
 	}
-	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
+	e := &Env{Ctx: ctx, Stdin: stdin, Stdout: stdout, Stderr: stderr, Args: args, Programs: programs}
 	if err := kctx.Run(e); err != nil {
-		return report(stderr, err)
+		return Report(stderr, err)
 	}
 	return 0
 }
@@ -125,9 +115,9 @@ func grammar(args []string) any {
 	return &cli{}
 }
 
-// report prints err, one line per problem, and returns the exit status.
-func report(stderr io.Writer, err error) int {
-	var ex exitError
+// Report prints err, one line per problem, and returns the exit status.
+func Report(stderr io.Writer, err error) int {
+	var ex ExitError
 	if errors.As(err, &ex) {
 		return int(ex)
 	}
@@ -139,7 +129,7 @@ func report(stderr io.Writer, err error) int {
 	var ce *call.Error
 	if errors.As(err, &ce) {
 		for _, line := range ce.Lines() {
-			fmt.Fprintf(stderr, "strata: %s\n", relativeText(oneLine(line)))
+			fmt.Fprintf(stderr, "strata: %s\n", RelativeText(oneLine(line)))
 		}
 		return code
 	}
@@ -163,7 +153,7 @@ func bounded(err error) []*diag.Error {
 // (the readers already cut what they quote; this keeps any other message
 // short too).
 func line(e *diag.Error) string {
-	return limits.CutQuoted(relativeText(oneLine(e.Error())), limits.Quote)
+	return limits.CutQuoted(RelativeText(oneLine(e.Error())), limits.Quote)
 }
 
 // oneLine folds a message onto one line.

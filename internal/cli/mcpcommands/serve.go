@@ -1,4 +1,4 @@
-package main
+package mcpcommands
 
 import (
 	"errors"
@@ -7,18 +7,13 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"time"
 
 	"github.com/strata-config/strata"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/cli"
 	"github.com/strata-config/strata/internal/pollfile"
 	"github.com/strata-config/strata/serve"
 )
-
-// serving is called once strata serve has resolved the catalog, before it
-// serves, with the stdin it reads; main sets it to oneProc. (Tests run
-// commands in their own process, which they keep as it is.)
-var serving = func(in io.Reader) {}
 
 // oneProc runs the goroutines of the process on one thread at a time
 // (GOMAXPROCS=1) when stdin is read in the poller, unless the GOMAXPROCS
@@ -47,21 +42,17 @@ func oneProc(in io.Reader) {
 	}
 }
 
-type serveCmd struct {
-	resolveFlags `embed:""`
-	Timeout      time.Duration `default:"60s" help:"Bound each run of a local tool (MCP tools have their server's tool_timeout_sec)."`
-}
-
-func (c *serveCmd) Run(e *env) error {
-	e, stop := e.handleSignals()
+// Serve runs strata serve.
+func (p Programs) Serve(e *cli.Env, c *cli.ServeCmd) error {
+	e, stop := p.handleSignals(e)
 	defer stop()
 	// stdin is the MCP client's: inputs are never asked there.
-	w, err := c.open(&env{ctx: e.ctx, stdin: strings.NewReader(""), stdout: e.stdout, stderr: e.stderr}, strata.CallTimeout(c.Timeout))
+	w, err := openResolve(&cli.Env{Ctx: e.Ctx, Stdin: strings.NewReader(""), Stdout: e.Stdout, Stderr: e.Stderr}, c.ResolveFlags, strata.CallTimeout(c.Timeout))
 	if err != nil {
 		return err
 	}
 	defer w.Close()
-	in := e.stdin
+	in := e.Stdin
 	if f, ok := in.(*os.File); ok {
 		// A pipe is read in the poller, through a file of its own (which
 		// serve would open too).
@@ -70,15 +61,17 @@ func (c *serveCmd) Run(e *env) error {
 			in = p
 		}
 	}
-	serving(in)
-	err = w.Serve(e.ctx, in, e.stdout, func(err error) {
+	if p.OneProc {
+		oneProc(in)
+	}
+	err = w.Serve(e.Ctx, in, e.Stdout, func(err error) {
 		var stale *serve.StaleError
 		if errors.As(err, &stale) {
-			fmt.Fprintln(e.stderr, "strata: warning: the config changed and does not resolve; still serving the catalog before:")
+			fmt.Fprintln(e.Stderr, "strata: warning: the config changed and does not resolve; still serving the catalog before:")
 		}
-		warn(e, diag.All(err))
+		cli.Warn(e, diag.All(err))
 	})
-	if e.ctx.Err() != nil {
+	if e.Ctx.Err() != nil {
 		return nil // stopped by a signal: a clean end
 	}
 	return err

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"github.com/strata-config/strata/config"
@@ -7,11 +7,11 @@ import (
 
 type schemaCmd struct{}
 
-func (c *schemaCmd) Run(e *env) error {
+func (c *schemaCmd) Run(e *Env) error {
 	b, err := partial.JSONSchema[config.Partial]("strata configuration")
 	if err != nil {
 		return err
 	}
-	_, err = e.stdout.Write(append(b, '\n'))
+	_, err = e.Stdout.Write(append(b, '\n'))
 	return err
 }

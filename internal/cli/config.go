@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"cmp"
@@ -10,30 +10,31 @@ import (
 
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/workspace"
 	"github.com/strata-config/strata/load"
 )
 
 type configCmd struct {
-	openFlags `embed:""`
+	OpenFlags `embed:""`
 	JSON      bool   `name:"json" help:"Print JSON instead of TOML."`
 	Explain   string `placeholder:"KEY" help:"Show every layer that sets KEY, in order, and which one wins."`
 	Sources   bool   `help:"List the layers read, in order, and the files looked for."`
 }
 
-func (c *configCmd) Run(e *env) error {
-	w, err := c.open(e)
+func (c *configCmd) Run(e *Env) error {
+	w, err := workspace.Load[config.Partial](e.Ctx, config.Default(), c.Settings(e))
 	if err != nil {
 		return err
 	}
-	defer w.Close()
-	res := w.Loaded()
+	Warn(e, w.Result.Warnings)
+	res := w.Result
 	switch {
 	case c.Explain != "":
 		ex, err := w.Explain(c.Explain)
 		if err != nil {
 			return usageError{err}
 		}
-		_, err = fmt.Fprint(e.stdout, relativeText(ex.String()))
+		_, err = fmt.Fprint(e.Stdout, RelativeText(ex.String()))
 		return err
 	case c.Sources:
 		return writeSources(e, res)
@@ -42,10 +43,10 @@ func (c *configCmd) Run(e *env) error {
 }
 
 // writeSources lists the files looked for and the layers read.
-func writeSources(e *env, res *load.Result[config.Partial, config.Config]) error {
+func writeSources(e *Env, res *load.Result[config.Partial, config.Config]) error {
 	var b strings.Builder
 	if res.Root != "" {
-		fmt.Fprintf(&b, "workspace root: %s\n", rel(res.Root))
+		fmt.Fprintf(&b, "workspace root: %s\n", Rel(res.Root))
 	} else {
 		b.WriteString("no workspace\n")
 	}
@@ -58,15 +59,15 @@ func writeSources(e *env, res *load.Result[config.Partial, config.Config]) error
 		case p.Found:
 			state = "read"
 		}
-		fmt.Fprintf(&b, "  %-9s %-9s %s\n", p.Kind, state, rel(p.Path))
+		fmt.Fprintf(&b, "  %-9s %-9s %s\n", p.Kind, state, Rel(p.Path))
 	}
 	b.WriteString("\nlayers, lowest first:\n")
 	for _, l := range res.Layers {
-		name := rel(l.Name)
+		name := Rel(l.Name)
 		if len(l.Extends) > 0 {
 			var chain []string
 			for _, x := range l.Extends {
-				chain = append(chain, rel(x))
+				chain = append(chain, Rel(x))
 			}
 			name += " (extended by " + strings.Join(chain, " -> ") + ")"
 		}
@@ -75,14 +76,14 @@ func writeSources(e *env, res *load.Result[config.Partial, config.Config]) error
 		}
 		fmt.Fprintf(&b, "  %-9s %s\n", l.Kind, name)
 	}
-	_, err := fmt.Fprint(e.stdout, b.String())
+	_, err := fmt.Fprint(e.Stdout, b.String())
 	return err
 }
 
-// rel shortens a path for output: relative when it is under the working
+// Rel shortens a path for output: relative when it is under the working
 // directory, ~/... when it is under the home directory (the nearer of the
 // two when both hold it), as it is otherwise.
-func rel(path string) string {
+func Rel(path string) string {
 	if !filepath.IsAbs(path) {
 		return path
 	}
@@ -97,8 +98,8 @@ func rel(path string) string {
 	return path
 }
 
-// relativeText shortens the absolute paths in a text as rel does.
-func relativeText(s string) string {
+// RelativeText shortens the absolute paths in a text as [Rel] does.
+func RelativeText(s string) string {
 	for _, p := range shortPrefixes() {
 		s = strings.ReplaceAll(s, p.dir+string(filepath.Separator), p.short)
 	}
@@ -123,12 +124,12 @@ func shortPrefixes() []shortPrefix {
 	return out
 }
 
-// warn prints problems that did not fail the command.
-func warn(e *env, ws diag.Errors) {
+// Warn prints problems that did not fail the command.
+func Warn(e *Env, ws diag.Errors) {
 	if len(ws) == 0 {
 		return
 	}
 	for _, w := range bounded(ws) {
-		fmt.Fprintf(e.stderr, "strata: warning: %s\n", line(w))
+		fmt.Fprintf(e.Stderr, "strata: warning: %s\n", line(w))
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -11,19 +11,19 @@ import (
 	"golang.org/x/term"
 )
 
-// terminalInput asks for VS Code inputs (${input:id}) on the terminal of
+// TerminalInput asks for VS Code inputs (${input:id}) on the terminal of
 // stdin, writing the question to stderr; a password is read without echo.
 // It is nil when stdin is not a terminal: such an input is then an error.
-func terminalInput(e *env) func(ctx context.Context, id, description string, password bool) (string, error) {
-	f, ok := e.stdin.(*os.File)
+func TerminalInput(e *Env) func(ctx context.Context, id, description string, password bool) (string, error) {
+	f, ok := e.Stdin.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
 	return func(_ context.Context, id, description string, password bool) (string, error) {
-		fmt.Fprintf(e.stderr, "%s (input %s): ", strings.TrimSpace(description), id)
+		fmt.Fprintf(e.Stderr, "%s (input %s): ", strings.TrimSpace(description), id)
 		if password {
 			b, err := term.ReadPassword(int(f.Fd()))
-			fmt.Fprintln(e.stderr)
+			fmt.Fprintln(e.Stderr)
 			return string(b), err
 		}
 		line, err := bufio.NewReader(f).ReadString('\n')
@@ -34,8 +34,8 @@ func terminalInput(e *env) func(ctx context.Context, id, description string, pas
 	}
 }
 
-// isTerminal reports whether r is a terminal.
-func isTerminal(r io.Reader) bool {
+// IsTerminal reports whether r is a terminal.
+func IsTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -1,4 +1,4 @@
-package main
+package mcpcommands
 
 import (
 	"bufio"
@@ -13,26 +13,20 @@ import (
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/cli"
 	"github.com/strata-config/strata/protocol"
 )
 
-type callCmd struct {
-	resolveFlags `embed:""`
-	Answer       []string `placeholder:"ID=VALUE" help:"Answer the tool's question ID with VALUE (JSON, or else a string); repeatable."`
-	Ask          bool     `help:"Ask questions on stdin even when it is not a terminal."`
-	Name         string   `arg:"" help:"The tool to call."`
-	Args         string   `arg:"" optional:"" help:"Its arguments: a JSON object, or - to read it from stdin (default: {})."`
-}
-
-func (c *callCmd) Run(e *env) error {
-	e, stop := e.handleSignals()
+// Call runs strata call.
+func (p Programs) Call(e *cli.Env, c *cli.CallCmd) error {
+	e, stop := p.handleSignals(e)
 	defer stop()
 	answers, err := parseAnswers(c.Answer)
 	if err != nil {
 		return err
 	}
 	args := json.RawMessage(c.Args)
-	in := bufio.NewReader(e.stdin)
+	in := bufio.NewReader(e.Stdin)
 	if c.Args == "-" {
 		b, err := io.ReadAll(in)
 		if err != nil {
@@ -40,24 +34,24 @@ func (c *callCmd) Run(e *env) error {
 		}
 		args = b
 	}
-	terminal := isTerminal(e.stdin)
+	terminal := cli.IsTerminal(e.Stdin)
 	interactive := c.Ask || terminal
 	ask := func(_ context.Context, tool string, q protocol.Inquiry, _ config.Target) (any, bool, error) {
 		if !interactive {
 			return nil, false, &diag.Error{Msg: fmt.Sprintf("%s asks %s: %s", tool, q.ID, questionText(q)),
 				Hint: fmt.Sprintf("answer with --answer %s=VALUE, or run strata call on a terminal", q.ID)}
 		}
-		a, err := prompt(e.stderr, in, !terminal, tool, q)
+		a, err := prompt(e.Stderr, in, !terminal, tool, q)
 		return a, err == nil, err
 	}
-	w, err := c.open(e, strata.Ask(ask),
+	w, err := openResolve(e, c.ResolveFlags, strata.Ask(ask),
 		// The user typed the call: it is confirmed.
 		strata.Confirm(func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }))
 	if err != nil {
 		return err
 	}
 	defer w.Close()
-	r, err := w.Runner(e.ctx)
+	r, err := w.Runner(e.Ctx)
 	if r == nil {
 		return err
 	}
@@ -78,9 +72,9 @@ func (c *callCmd) Run(e *env) error {
 			return &diag.Error{Msg: fmt.Sprintf("call %s: no such tool in the catalog", c.Name), Hint: "the workspace's own files do not apply: it is not trusted (strata trust, or --trust)"}
 		}
 	}
-	warn(e, diag.All(err))
-	warn(e, r.Catalog.Warnings)
-	res, err := r.Call(e.ctx, c.Name, args, call.WithAnswers(answers))
+	cli.Warn(e, diag.All(err))
+	cli.Warn(e, r.Catalog.Warnings)
+	res, err := r.Call(e.Ctx, c.Name, args, call.WithAnswers(answers))
 	if err != nil {
 		return err
 	}
@@ -88,11 +82,11 @@ func (c *callCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintf(e.stdout, "%s\n", b); err != nil {
+	if _, err := fmt.Fprintf(e.Stdout, "%s\n", b); err != nil {
 		return err
 	}
 	if res.Type != protocol.Success {
-		return exitError(1)
+		return cli.ExitError(1)
 	}
 	return nil
 }
@@ -104,7 +98,7 @@ func parseAnswers(flags []string) (map[string]any, error) {
 	for _, f := range flags {
 		id, value, ok := strings.Cut(f, "=")
 		if !ok || id == "" {
-			return nil, usageError{fmt.Errorf("--answer %s: expected ID=VALUE", f)}
+			return nil, cli.Usage(fmt.Errorf("--answer %s: expected ID=VALUE", f))
 		}
 		answers[id] = jsonOrString(value)
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"github.com/strata-config/strata/config"
@@ -14,7 +14,7 @@ type mergeCmd struct {
 	Files []string `arg:"" name:"FILE" help:"Layer files, lowest precedence first (.toml, .json, .yaml), each with the files it extends."`
 }
 
-func (c *mergeCmd) Run(e *env) error {
+func (c *mergeCmd) Run(e *Env) error {
 	files, docs, err := readLayers(e, c.Files)
 	if err != nil {
 		return err
@@ -39,7 +39,7 @@ func (c *mergeCmd) Run(e *env) error {
 }
 
 // write prints v as TOML, or as JSON when asJSON is set.
-func write(e *env, v any, asJSON bool) error {
+func write(e *Env, v any, asJSON bool) error {
 	f := partial.TOML
 	if asJSON {
 		f = partial.JSON
@@ -48,6 +48,6 @@ func write(e *env, v any, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	_, err = e.stdout.Write(b)
+	_, err = e.Stdout.Write(b)
 	return err
 }
