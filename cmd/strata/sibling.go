@@ -46,9 +46,18 @@ func delegate(e *cli.Env, command string) error {
 	}
 	dir := filepath.Dir(self)
 	path := filepath.Join(dir, mcpName())
-	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
 		return &diag.Error{
 			Msg:  fmt.Sprintf("strata %s needs strata-mcp, the strata command with the MCP SDK, and there is none beside strata in %s", command, dir),
+			Hint: "install both: go install github.com/strata-config/strata/cmd/...@latest",
+		}
+	}
+	if me, err := os.Stat(self); err == nil && os.SameFile(me, fi) {
+		// A link to strata itself would run strata in its own place
+		// forever.
+		return &diag.Error{
+			Msg:  fmt.Sprintf("strata %s needs strata-mcp, and %s is strata itself", command, path),
 			Hint: "install both: go install github.com/strata-config/strata/cmd/...@latest",
 		}
 	}

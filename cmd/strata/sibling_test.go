@@ -188,3 +188,41 @@ func TestStrataWithoutStrataMCP(t *testing.T) {
 		t.Errorf("strata config without strata-mcp: %v\n%s", err, out)
 	}
 }
+
+// TestStrataMCPIsStrata: a strata-mcp that is strata itself (a link to
+// it) is refused, not run in strata's place again and again.
+func TestStrataMCPIsStrata(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("links need privileges on Windows")
+	}
+	root := delegationWorkspace(t)
+	dir := t.TempDir()
+	self := filepath.Join(dir, "strata")
+	b, err := os.ReadFile(strataBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(self, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, link := range []struct {
+		name string
+		make func(old, new string) error
+	}{{"symlink", os.Symlink}, {"hard link", os.Link}} {
+		t.Run(link.name, func(t *testing.T) {
+			mcp := filepath.Join(dir, "strata-mcp")
+			os.Remove(mcp)
+			if err := link.make(self, mcp); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(self, "resolve", "--root", root)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			got := result{exitCode(t, cmd.Run()), stdout.String(), stderr.String()}
+			want := result{1, "", "strata: strata resolve needs strata-mcp, and " + mcp + " is strata itself; install both: go install github.com/strata-config/strata/cmd/...@latest\n"}
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(result{})); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
