@@ -94,6 +94,8 @@ func BenchmarkStartup(b *testing.B) {
 		{"linked-static", []string{static[linked]}, 0, ""},
 		{"config-static", []string{static[self], "config"}, 0, static[linked]},
 		{"merge-static", []string{static[self], "merge", "low.toml"}, 0, static[linked]},
+		{"diff-static", []string{static[self], "diff", "low.toml", "high.toml"}, 1, static[linked]},
+		{"schema-static", []string{static[self], "schema"}, 0, static[linked]},
 		{"config-mcp-static", []string{static[testbin.StrataMCP], "config"}, 0, ""},
 	} {
 		b.Run(c.name, func(b *testing.B) {
