@@ -1,3 +1,9 @@
+// Package cli is strata's command line: its grammar, every command's
+// flags, and the commands that start no program (config, merge, diff,
+// schema). It links no MCP SDK: the commands that need it (resolve, call,
+// serve, trust) run through a [Programs], which the strata command has
+// hand them to strata-mcp and strata-mcp runs in its own process
+// (internal/cli/mcpcommands).
 package cli
 
 import (
