@@ -12,6 +12,9 @@ import (
 	"github.com/strata-config/strata/internal/cli"
 )
 
+// installBoth says how to install strata with strata-mcp beside it.
+const installBoth = "install both: go install github.com/strata-config/strata/cmd/...@latest"
+
 // handedOver are the commands strata-mcp runs.
 var handedOver = []string{"resolve", "call", "serve", "trust"}
 
@@ -50,7 +53,7 @@ func delegate(e *cli.Env, command string) error {
 	if err != nil || !fi.Mode().IsRegular() {
 		return &diag.Error{
 			Msg:  fmt.Sprintf("strata %s needs strata-mcp, the strata command with the MCP SDK, and there is none beside strata in %s", command, dir),
-			Hint: "install both: go install github.com/strata-config/strata/cmd/...@latest",
+			Hint: installBoth,
 		}
 	}
 	if me, err := os.Stat(self); err == nil && os.SameFile(me, fi) {
@@ -58,7 +61,7 @@ func delegate(e *cli.Env, command string) error {
 		// forever.
 		return &diag.Error{
 			Msg:  fmt.Sprintf("strata %s needs strata-mcp, and %s is strata itself", command, path),
-			Hint: "install both: go install github.com/strata-config/strata/cmd/...@latest",
+			Hint: installBoth,
 		}
 	}
 	if canReplace && e.Stdin == os.Stdin && e.Stdout == os.Stdout && e.Stderr == os.Stderr {

@@ -31,16 +31,13 @@ type OpenFlags struct {
 // files, variables and trust list, and the terminal of e for inputs.
 func (f OpenFlags) Settings(e *Env) workspace.Settings {
 	environ := os.Environ()
-	s := workspace.Settings{
+	return workspace.Settings{
 		Name: "strata", Dir: f.Root, Environ: environ, Cfg: f.Cfg,
 		Store:     &trust.Store{Path: trust.DefaultPath("strata", environ)},
 		TrustHint: "to apply them, run strata trust there, or pass --trust",
 		TrustOnce: f.Trust,
+		Input:     TerminalInput(e),
 	}
-	if input := TerminalInput(e); input != nil {
-		s.Input = input
-	}
-	return s
 }
 
 // ResolveFlags are the flags of the commands that resolve a workspace.
