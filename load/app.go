@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 )
@@ -222,18 +224,30 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	lim := a.Limits.WithDefaults()
 	r := reader[P, R]{app: a, res: res, env: env, dir: dir, lim: lim, errs: diag.Collector{Max: lim.Problems}}
 
+	// The workspace is found first: what resolves into it is its content,
+	// in the user's files too, until it is trusted.
+	root, broken := workspaceRoot(dir, "."+a.Name)
+	res.Root = root
+	if ws := root; !a.trusts(cmp.Or(ws, dir)) {
+		r.ws = untrusted.New(cmp.Or(ws, dir), homeOf(env))
+	}
+
 	// Files: user, workspace, directories.
 	r.sources(ctx, KindDefault, dir)
 	if userDir := a.userDir(env); userDir != "" {
 		r.probeFile(ctx, KindUser, filepath.Join(userDir, "config"), true)
 	}
 	r.sources(ctx, KindUser, dir)
-	root, err := workspaceRoot(dir, "."+a.Name)
-	if err != nil {
-		return nil, err
-	}
-	res.Root = root
-	if root != "" {
+	switch {
+	case broken != nil && a.trusts(root):
+		r.add(broken)
+	case broken != nil:
+		// The untrusted workspace's files are never opened in a way that
+		// can fail the user's load.
+		broken.Severity = diag.SeverityWarning
+		broken.Msg += "; the workspace is not trusted: none of its files apply"
+		r.warn(broken)
+	case root != "":
 		r.probeFile(ctx, KindWorkspace, filepath.Join(root, "."+a.Name, "config"), a.trusts(root))
 	}
 	r.sources(ctx, KindWorkspace, dir)
@@ -356,6 +370,14 @@ func (a *App[P, R]) envAssignments(environ []string) []string {
 	return out
 }
 
+// homeOf returns the home directory of the environment env.
+func homeOf(env map[string]string) string {
+	if h := env["HOME"]; h != "" {
+		return h
+	}
+	return env["USERPROFILE"]
+}
+
 func envMap(environ []string) map[string]string {
 	m := make(map[string]string, len(environ))
 	for _, kv := range environ {
@@ -377,6 +399,9 @@ type reader[P, R any] struct {
 	env    map[string]string // the environment
 	dir    string            // the working directory
 	im     *importer         // for clients' files, made on first use
+	// ws is the workspace when it is not trusted: what resolves into it
+	// is refused.
+	ws untrusted.Workspace
 	// asWritten keeps relative paths as the files write them (App.File:
 	// layers to print, not to run).
 	asWritten bool
