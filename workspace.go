@@ -20,6 +20,7 @@
 package strata
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,6 +39,7 @@ import (
 	"github.com/strata-config/strata/internal/discover"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/internal/workspace"
 	"github.com/strata-config/strata/load"
@@ -167,13 +169,30 @@ func (w *Workspace[P, R]) resolver() *discover.Resolver {
 		Dir: w.dir, Root: w.root, Environ: w.environ,
 		Refresh: w.s.refresh, Offline: w.s.offline, Timeout: w.s.timeout,
 		Pins: w.list.Pins, Builtins: w.s.builtins, Servers: w.servers,
-		MaxDepth: w.s.Limits.WithDefaults().Depth,
+		MaxDepth: w.s.Limits.WithDefaults().Depth, Untrusted: w.untrusted(),
 	}
 	if w.s.cacheDir != "" {
 		r.Cache = &cache.Cache{Dir: w.s.cacheDir}
 		w.servers.Cache = r.Cache
 	}
 	return r
+}
+
+// untrusted returns the workspace when nobody trusted it: what resolves
+// into it is its content, and never runs.
+func (w *Workspace[P, R]) untrusted() untrusted.Workspace {
+	if w.trusted {
+		return untrusted.Workspace{}
+	}
+	var home, profile string
+	for _, kv := range w.environ {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = v
+		} else if v, ok := strings.CutPrefix(kv, "USERPROFILE="); ok {
+			profile = v
+		}
+	}
+	return untrusted.New(w.root, cmp.Or(home, profile))
 }
 
 // Resolve returns the catalog of the workspace's tools: discovered (from

@@ -83,6 +83,10 @@ type Exec struct {
 	// Dir is the directory the tool's program starts in; Root is the
 	// workspace root the tool is told about (the JP context's root).
 	Dir, Root string
+	// Untrusted is the root of the workspace when nobody trusted it, else
+	// "": a run whose program, directory, script or variables resolve into
+	// it is refused (package call checks each run).
+	Untrusted string
 	// Key is the config key of what launches the tool's program, for its
 	// pin: tools.<name>, mcp_servers.<server>, or discover.dirs.
 	Key string

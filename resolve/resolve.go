@@ -45,6 +45,9 @@ type Found struct {
 	// Dir is where tools start; Root is the workspace root they are told
 	// about. Both are absolute.
 	Dir, Root string
+	// Untrusted is the root of the workspace when nobody trusted it, else
+	// "": what resolves into it never runs (see [Exec].Untrusted).
+	Untrusted string
 	// Errors and Warnings are the problems discovery reported.
 	Errors, Warnings diag.Errors
 	// Started counts the programs discovery started.
@@ -91,7 +94,7 @@ func Build(c config.Config, f Found) (*Catalog, error) {
 		}
 		if d, ok := b.definition(name, t); ok {
 			d.Source = "local"
-			d.Exec = Exec{Kind: ExecDescribe, Path: dt.Path, Dir: f.Dir, Root: f.Root, Key: "discover.dirs"}
+			d.Exec = Exec{Kind: ExecDescribe, Path: dt.Path, Dir: f.Dir, Root: f.Root, Untrusted: f.Untrusted, Key: "discover.dirs"}
 			tools = append(tools, d)
 		}
 	}
@@ -125,7 +128,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 	path := partial.Path{"tools", name}
 	own := t.Tool // what overrides the discovered text and schema
 	d := Definition{Name: name, Examples: own.Examples, Options: own.Options, Questions: own.Questions, Run: t.Run(), Result: t.Result()}
-	exec := Exec{Dir: b.f.Dir, Root: b.f.Root, Key: path.String(), Env: t.Tool.Env, EnvVars: t.Tool.EnvVars}
+	exec := Exec{Dir: b.f.Dir, Root: b.f.Root, Untrusted: b.f.Untrusted, Key: path.String(), Env: t.Tool.Env, EnvVars: t.Tool.EnvVars}
 	var base Discovered
 	params := own.Parameters
 	src := own.Source
