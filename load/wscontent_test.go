@@ -5,12 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/internal/hostile"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
@@ -123,7 +123,7 @@ func TestForeignWorkspaceContent(t *testing.T) {
 			// The workspace's .env is a named pipe: opening it would wait for
 			// a writer, and reading it is refused; a refused envFile is never
 			// opened.
-			if err := syscall.Mkfifo(filepath.Join(root, "w", ".env"), 0o644); err != nil {
+			if err := hostile.Mkfifo(filepath.Join(root, "w", ".env")); err != nil {
 				t.Fatal(err)
 			}
 			r := strings.NewReplacer("ROOT", root)
@@ -182,7 +182,7 @@ func TestEnvFileBoundedReader(t *testing.T) {
 		make       func(path string) error
 	}{
 		{"a link to /dev/zero", "is a device (through a symbolic link to /dev/zero), not an environment file; an environment file must be a regular file", func(p string) error { return os.Symlink("/dev/zero", p) }},
-		{"a named pipe", "is a named pipe, not an environment file; an environment file must be a regular file", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
+		{"a named pipe", "is a named pipe, not an environment file; an environment file must be a regular file", func(p string) error { return hostile.Mkfifo(p) }},
 		{"a directory", "is a directory, not an environment file; an environment file must be a regular file", func(p string) error { return os.Mkdir(p, 0o755) }},
 		{"over the limit", "is larger than 200 bytes, the limit for an environment file", func(p string) error { return os.WriteFile(p, []byte(strings.Repeat("A=1\n", 60)), 0o644) }},
 	}

@@ -7,11 +7,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/internal/hostile"
 )
 
 // clone is a user's home and a repository the user cloned, under one
@@ -49,7 +50,7 @@ func newClone(t *testing.T, files map[string]string) *clone {
 		case strings.HasPrefix(content, "->"):
 			err = os.Symlink(strings.TrimSpace(content[2:]), p)
 		case content == "FIFO":
-			err = syscall.Mkfifo(p, 0o644)
+			err = hostile.Mkfifo(p)
 		case strings.HasPrefix(content, "#!"):
 			err = os.WriteFile(p, []byte(content), 0o755)
 		default:
