@@ -45,8 +45,14 @@ import (
 // The workspace file and the directory files apply only where Trust trusts
 // their directory; without a Trust, none does. Files that are not applied
 // are listed in the Result ([Probe].Untrusted) and reported once, as a
-// warning; everything else loads as usual. Relative paths in a file are
-// relative to the file (see [Rebaser]).
+// warning; everything else loads as usual. A file of such a workspace
+// that cannot be read (a directory where a file should be, a link loop)
+// is a warning too, never an error of the user's load. Until the
+// workspace is trusted, what resolves into it is its content, whichever
+// layer wrote it: a server of another client's file (see [Foreign]) whose
+// ${workspaceFolder}, other variable or envFile resolves there is left
+// out, disabled, with a warning, and its envFile is not read. Relative
+// paths in a file are relative to the file (see [Rebaser]).
 type App[P, R any] struct {
 	// Name names the files (.<name>/, .<name>.toml) and the environment
 	// variables (<NAME>_...).
