@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -236,7 +237,7 @@ func TestTrustGolden(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(h.dir, "cache"))
 	hello := "#!/bin/sh\nif [ \"$1\" = --describe ]; then echo '{\"name\":\"hello\",\"description\":\"Say hello.\",\"parameters\":{\"type\":\"object\"}}'; exit; fi\necho hello\n"
 	writeFiles(t, h.dir, map[string]string{
-		"w/.strata/config.toml":     "[discover]\ndirs = [\"../tools\"]\n\n[mcp_servers.fs]\ncommand = \"sh\"\nargs = [\"-c\", \"exit 0\"]\n",
+		"w/.strata/config.toml":     "[discover]\ndirs = [\"../tools\"]\n\n[mcp_servers.fs]\ncommand = \"sh\"\nargs = [\"-c\", \"exit 0\"]\nexpose = \"all\"\n",
 		"w/vendor/lib/.git/":        "",
 		"w/vendor/lib/.strata.toml": marker("vendored"),
 		"w/tools/hello":             hello,
@@ -269,11 +270,13 @@ func TestTrustGolden(t *testing.T) {
 		{"trust-pin-typo", "w", []string{"trust", "--pin", "mcp_servers.fss"}, nil},
 		{"trust-pin-tool-typo", "w", []string{"trust", "--pin", "tools.helo"}, nil},
 		{"trust-pin-discovered", "w", []string{"trust", "--pin", "tools.hello"}, nil},
+		{"trust-pin-server", "w", []string{"trust", "--pin", "mcp_servers.fs"}, nil},
 		{"trust-list", "w", []string{"trust", "--list"}, nil},
 		{"resolve-pin-changed", "w", []string{"resolve"}, func() {
 			if err := os.WriteFile(filepath.Join(h.dir, "w/tools/hello"), []byte(hello+"# changed\n"), 0o755); err != nil {
 				t.Fatal(err)
 			}
+			writeFiles(t, h.dir, map[string]string{"w/.strata/config.toml": "[discover]\ndirs = [\"../tools\"]\n\n[mcp_servers.fs]\ncommand = \"sh\"\nargs = [\"-c\", \"exit 1\"]\nexpose = \"all\"\n"})
 		}},
 		{"trust-forget-unknown", "w", []string{"trust", "--forget", "../ww"}, nil},
 		{"trust-forget", "w", []string{"trust", "--forget", "."}, nil},
@@ -288,8 +291,12 @@ func TestTrustGolden(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			code := run(context.Background(), s.args, strings.NewReader(""), &stdout, &stderr)
 			r := result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+			sh, err := exec.LookPath("sh")
+			if err != nil {
+				t.Fatal(err)
+			}
 			for _, out := range []*string{&r.stdout, &r.stderr} {
-				*out = hashes.ReplaceAllString(strings.ReplaceAll(*out, h.dir, "<tmp>"), "sha256:<hash>")
+				*out = hashes.ReplaceAllString(strings.NewReplacer(h.dir, "<tmp>", sh+" ", "<sh> ", sh+",", "<sh>,").Replace(*out), "sha256:<hash>")
 			}
 			golden(t, s.name, r)
 		}) {
