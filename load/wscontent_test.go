@@ -222,7 +222,7 @@ func TestUntrustedFilesCannotFailTheLoad(t *testing.T) {
 		{
 			name:    "config.toml is a directory",
 			make:    func(root string) error { return os.MkdirAll(filepath.Join(root, "w/.strata/config.toml"), 0o755) },
-			warning: "ROOT/w: workspace layers not applied: untrusted (ROOT/w/.strata/config.toml); trust the workspace to apply them",
+			warning: "ROOT/w: workspace layers not applied: untrusted (ROOT/w/.strata/config.toml); trust ROOT/w to apply them",
 			err:     "ROOT/w/.strata/config.toml: is a directory, not a layer file",
 		},
 		{
@@ -234,7 +234,7 @@ func TestUntrustedFilesCannotFailTheLoad(t *testing.T) {
 		{
 			name:    ".strata.toml is a link loop",
 			make:    func(root string) error { return os.Symlink(".strata.toml", filepath.Join(root, "w/.strata.toml")) },
-			warning: "ROOT/w: workspace layers not applied: untrusted (ROOT/w/.strata.toml); trust the workspace to apply them",
+			warning: "ROOT/w: directory layers not applied: untrusted, outside any workspace (ROOT/w/.strata.toml); trust ROOT/w to apply them",
 			err:     "ROOT/w/.strata.toml: cannot read: too many levels of symbolic links",
 		},
 	}

@@ -196,8 +196,11 @@ func merged(maps ...map[string]string) map[string]string {
 }
 
 // TestEnvFileBounded: an envFile that is a link to /dev/zero or a named
-// pipe ends strata at once with a clear error, in resolve and in trust,
-// never a read without end or a wait for a writer.
+// pipe ends strata at once, never a read without end or a wait for a
+// writer: read (the user's own, or the workspace's trusted once), it is a
+// clear error that names it; the untrusted workspace's is never opened, so
+// strata trust, and trust --pin, which loads the user's layers, end as
+// usual.
 func TestEnvFileBounded(t *testing.T) {
 	tests := []struct {
 		name, env, want string
@@ -210,20 +213,28 @@ func TestEnvFileBounded(t *testing.T) {
 			for _, run := range []struct {
 				name, file, envFile string // file is where the special file is
 				args                []string
+				code                int
 			}{
-				{"the user's own envFile", "home/notes.env", "DIR/home/notes.env", []string{"resolve"}},
-				{"the workspace's envFile, trusted once", "repo/.env", ".env", []string{"resolve", "--trust"}},
-				{"strata trust", "repo/.env", ".env", []string{"trust"}},
+				{"the user's own envFile", "home/notes.env", "DIR/home/notes.env", []string{"resolve"}, 1},
+				{"the user's own envFile, trust --pin", "home/notes.env", "DIR/home/notes.env", []string{"trust", "--pin", "mcp_servers.notes"}, 1},
+				{"the workspace's envFile, trusted once", "repo/.env", ".env", []string{"resolve", "--trust"}, 1},
+				{"the workspace's envFile, untrusted", "repo/.env", ".env", []string{"resolve"}, 0},
+				{"the workspace's envFile, strata trust", "repo/.env", ".env", []string{"trust"}, 0},
+				{"the workspace's envFile, trust --pin", "repo/.env", ".env", []string{"trust", "--pin", "mcp_servers.notes"}, 0},
 			} {
 				t.Run(run.name, func(t *testing.T) {
 					c := newClone(t, map[string]string{
 						"home/.config/strata/config.toml": `extends = ["../../.cursor/mcp.json"]`,
 						"home/.cursor/mcp.json":           `{"mcpServers": {"notes": {"command": "MCPFAKE", "args": ["-echo"], "envFile": "` + run.envFile + `"}}}`,
+						"repo/.strata/settings":           "a workspace",
 						run.file:                          tt.env,
 					})
 					_, stderr, code := strataBounded(t, c.repo, c.environ, run.args...)
-					if code != 1 || !strings.Contains(stderr, tt.want) || !strings.Contains(stderr, "envFile") {
-						t.Errorf("exit %d, want 1 and an error that the envFile %s:\n%.2000s", code, tt.want, stderr)
+					if code != run.code {
+						t.Errorf("exit %d, want %d:\n%.2000s", code, run.code, stderr)
+					}
+					if run.code == 1 && (!strings.Contains(stderr, tt.want) || !strings.Contains(stderr, "envFile")) {
+						t.Errorf("want an error that the envFile %s:\n%.2000s", tt.want, stderr)
 					}
 				})
 			}
