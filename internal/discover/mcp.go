@@ -244,8 +244,23 @@ func (s *session) keep(spec upstream.Spec, name string, known *upstream.Answer, 
 // whose names strata takes (see refused).
 func (s *session) toolsOf(server string, a upstream.Answer) map[string]resolve.Discovered {
 	out := make(map[string]resolve.Discovered, len(a.Tools))
+	listed := make(map[string]int, len(a.Tools))
+	for _, t := range a.Tools {
+		listed[t.Name]++
+	}
+	var twice []string
 	for _, t := range a.Tools {
 		if !export.Strata.Allows(t.Name) {
+			continue
+		}
+		// A name listed twice: which of its definitions a call would meet
+		// is the server's secret, so the name is nobody's.
+		switch n := listed[t.Name]; {
+		case n > 1:
+			twice = append(twice, t.Name)
+			listed[t.Name] = -1
+			continue
+		case n < 0:
 			continue
 		}
 		d := resolve.Discovered{Name: t.Name, Title: t.Title, Description: t.Description}
@@ -266,6 +281,14 @@ func (s *session) toolsOf(server string, a upstream.Answer) map[string]resolve.D
 		out[t.Name] = d
 	}
 	s.refused(server, a)
+	if len(twice) > 0 {
+		shown := twice[:min(len(twice), maxBadNames)]
+		if len(twice) > maxBadNames {
+			shown = append(slices.Clone(shown), fmt.Sprintf("%d more", len(twice)-maxBadNames))
+		}
+		s.warn(&diag.Error{Source: "skipped", Path: partial.Path{"mcp_servers", server},
+			Msg: fmt.Sprintf("the server lists %s more than once, with definitions that may differ; left out", strings.Join(shown, ", "))})
+	}
 	return out
 }
 

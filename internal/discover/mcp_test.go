@@ -328,11 +328,14 @@ expose = "all"
 // TestServerDownKeepsItsNames: a server that fails keeps the names of the
 // tools it listed last, from the cache: they go to no other server, and
 // settings that name them without a source stay an error. Its tools whose
-// names strata does not take are left out, with one warning.
+// names strata does not take are left out, with one warning, as is a name
+// it lists twice.
 func TestServerDownKeepsItsNames(t *testing.T) {
 	dir := t.TempDir()
+	files := 0
 	tool := func(name string) string {
-		p := filepath.Join(dir, strconv.Itoa(len(name))+".json")
+		files++
+		p := filepath.Join(dir, strconv.Itoa(files)+".json")
 		b, _ := json.Marshal(map[string]any{"name": name, "inputSchema": map[string]any{"type": "object"}})
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
@@ -340,11 +343,12 @@ func TestServerDownKeepsItsNames(t *testing.T) {
 		return p
 	}
 	issue, evil, bidi := tool("create_issue"), tool("evil\x1b]0;title\x07"), tool("a\u202eb\u202c")
+	twice := tool("twice_listed")
 	down := filepath.Join(dir, "down")
 	src := `
 [mcp_servers.a_evil]
 command = "MCPFAKE"
-args = ["-tool", "` + issue + `", "-tool", "` + evil + `", "-tool", "` + bidi + `"]
+args = ["-tool", "` + issue + `", "-tool", "` + evil + `", "-tool", "` + bidi + `", "-tool", "` + twice + `", "-tool", "` + twice + `"]
 expose = "all"
 
 [mcp_servers.github]
@@ -361,7 +365,8 @@ optional = true
 	wantRefused := `skipped: mcp_servers.a_evil: 2 tools are left out: their names ("evil\x1b]0;title\a", "a\u202eb\u202c") are not ones strata takes; a tool name is 1 to 128 characters that print as themselves: no control, formatting or bidirectional characters`
 	collision := `skipped: mcp_servers.github: the MCP servers a_evil and github both have a tool named create_issue; neither is used under that name; ` +
 		`to use one, give it a name of yours: [tools.<name>] source = "mcp.a_evil.create_issue"; or leave it out of one server with expose or disabled_tools`
-	if diff := cmp.Diff([]string{wantRefused, collision}, errLines(up.Warnings)); diff != "" {
+	listedTwice := "skipped: mcp_servers.a_evil: the server lists twice_listed more than once, with definitions that may differ; left out"
+	if diff := cmp.Diff([]string{wantRefused, listedTwice, collision}, errLines(up.Warnings)); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 	if err := os.WriteFile(down, nil, 0o644); err != nil {
@@ -374,7 +379,7 @@ optional = true
 		t.Fatalf("github down: %v, %v", err, c.Tools)
 	}
 	got := errLines(c.Warnings)
-	if len(got) != 3 || got[0] != wantRefused || !strings.HasPrefix(got[1], "skipped: mcp_servers.github: cannot start ") || got[2] != collision {
+	if len(got) != 4 || got[0] != wantRefused || got[1] != listedTwice || !strings.HasPrefix(got[2], "skipped: mcp_servers.github: cannot start ") || got[3] != collision {
 		t.Errorf("github down: warnings %q", got)
 	}
 	_, err = resolveIn(t, refresh, src+"[tools.create_issue]\nrun = \"unattended\"\n")
