@@ -139,11 +139,13 @@ func TestDuplicateToolsOneWarning(t *testing.T) {
 command = "`+bin+`"
 args = ["ROOT/docs"]
 expose = "all"
+startup_timeout_sec = 60
 
 [mcp_servers.src]
 command = "`+bin+`"
 args = ["ROOT/src"]
 expose = "all"
+startup_timeout_sec = 60
 `, map[string]string{"docs/a.txt": "a\n", "src/b.txt": "b\n"})
 	stdout, stderr, code := strataIn(t, root, environ, "resolve", "--trust")
 	golden(t, "names-duplicates", result{code: code, stdout: catalogLines(t, stdout), stderr: stderr})
