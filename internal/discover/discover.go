@@ -30,9 +30,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/export"
 	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/command"
 	"github.com/strata-config/strata/internal/jsonv"
+	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/internal/upstream"
@@ -145,6 +147,7 @@ func (r *Resolver) session(ctx context.Context) *session {
 		Described: map[string]resolve.Described{},
 		Servers:   map[string]map[string]resolve.Discovered{},
 		Failed:    map[string]bool{},
+		Known:     map[string][]string{},
 		Dir:       dir,
 		Root:      root,
 	}
@@ -418,6 +421,10 @@ func (s *session) describeAnswer(t task, answer []byte) {
 	name, ok := v.Get("name").Str()
 	if !ok || name == "" {
 		skip("the answer has no name; --describe must print {name, description, parameters}")
+		return
+	}
+	if !export.Strata.Allows(name) {
+		skip(fmt.Sprintf("the name %s is not one strata takes; %s", limits.CutQuoted(strconv.Quote(name), limits.Quote), export.Strata.NameRule()))
 		return
 	}
 	var description string
