@@ -1,0 +1,163 @@
+package schemacheck
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		schema string
+		ptr    string
+		value  string
+		want   []string
+	}{
+		{name: "valid", schema: `{"type":"object","properties":{"a":{"type":"string"}}}`, value: `{"a":"x"}`},
+		{name: "type", schema: `{"type":"string"}`, value: `1`, want: []string{"$: got number, want string"}},
+		{name: "types", schema: `{"type":["string","null"]}`, value: `1`, want: []string{"$: got number, want null or string"}},
+		{name: "integer", schema: `{"type":"integer"}`, value: `1.5`, want: []string{"$: got number, want integer"}},
+		{name: "enum of one", schema: `{"enum":["celsius"]}`, value: `"kelvin"`, want: []string{"$: value must be 'celsius'"}},
+		{name: "enum", schema: `{"enum":["a",1,null]}`, value: `"c"`, want: []string{"$: value must be one of 'a', 1, <nil>"}},
+		{name: "const", schema: `{"const":"a"}`, value: `"b"`, want: []string{"$: value must be 'a'"}},
+		{name: "const object", schema: `{"const":{"a":1}}`, value: `{}`, want: []string{"$: 'const' failed"}},
+		{name: "required", schema: `{"required":["a"]}`, value: `{}`, want: []string{"$: missing property 'a'"}},
+		{name: "required several", schema: `{"required":["a","b"]}`, value: `{}`, want: []string{"$: missing properties 'a', 'b'"}},
+		{name: "additional properties", schema: `{"properties":{"a":{}},"additionalProperties":false}`, value: `{"a":1,"c d":3}`, want: []string{"$: additional properties 'c d' not allowed"}},
+		{name: "property names", schema: `{"propertyNames":{"maxLength":2}}`, value: `{"abc":1}`, want: []string{"$: maxLength: got 3, want 2"}},
+		{name: "min and max properties", schema: `{"anyOf":[{"minProperties":2},{"maxProperties":0}]}`, value: `{"a":1}`, want: []string{
+			"$: maxProperties: got 1, want 0",
+			"$: minProperties: got 1, want 2",
+		}},
+		{name: "dependent required", schema: `{"dependentRequired":{"a":["b"]}}`, value: `{"a":1}`, want: []string{"$: properties 'b' required, if 'a' exists"}},
+		{name: "minimum", schema: `{"minimum":0}`, value: `-1`, want: []string{"$: minimum: got -1, want 0"}},
+		{name: "maximum", schema: `{"maximum":10}`, value: `11`, want: []string{"$: maximum: got 11, want 10"}},
+		{name: "large numbers as JSON writes them", schema: `{"maximum":1000}`, value: `1500`, want: []string{"$: maximum: got 1500, want 1000"}},
+		{name: "huge numbers", schema: `{"maximum":1e300}`, value: `1e308`, want: []string{"$: maximum: got 1e+308, want 1e+300"}},
+		{name: "fractions", schema: `{"minimum":0.5}`, value: `0.25`, want: []string{"$: minimum: got 0.25, want 0.5"}},
+		{name: "exclusive minimum", schema: `{"exclusiveMinimum":1000}`, value: `1000`, want: []string{"$: exclusiveMinimum: got 1000, want 1000"}},
+		{name: "exclusive maximum", schema: `{"exclusiveMaximum":0}`, value: `0`, want: []string{"$: exclusiveMaximum: got 0, want 0"}},
+		{name: "multiple of", schema: `{"multipleOf":1500}`, value: `2000`, want: []string{"$: multipleOf: got 2000, want 1500"}},
+		{name: "min length", schema: `{"minLength":1000}`, value: `""`, want: []string{"$: minLength: got 0, want 1000"}},
+		{name: "max length", schema: `{"maxLength":1}`, value: `"ab"`, want: []string{"$: maxLength: got 2, want 1"}},
+		{name: "pattern", schema: `{"pattern":"^[a-z]+$"}`, value: `"A"`, want: []string{"$: 'A' does not match pattern '^[a-z]+$'"}},
+		{name: "min items", schema: `{"minItems":2000}`, value: `[]`, want: []string{"$: minItems: got 0, want 2000"}},
+		{name: "max items", schema: `{"maxItems":1}`, value: `[1,2]`, want: []string{"$: maxItems: got 2, want 1"}},
+		{name: "unique items", schema: `{"uniqueItems":true}`, value: `[1,2,1]`, want: []string{"$: items at 0 and 2 are equal"}},
+		{name: "contains", schema: `{"contains":{"const":1}}`, value: `[2]`, want: []string{"$[0]: value must be 1"}},
+		{name: "min contains", schema: `{"contains":{"const":1},"minContains":2}`, value: `[1,2]`, want: []string{"$[1]: value must be 1"}},
+		{name: "not", schema: `{"not":{"type":"string"}}`, value: `"a"`, want: []string{"$: 'not' failed"}},
+		{name: "false schema", schema: `{"properties":{"a":false}}`, value: `{"a":1}`, want: []string{"$.a: false schema"}},
+		{name: "one of, none", schema: `{"oneOf":[{"type":"string"},{"type":"boolean"}]}`, value: `1`, want: []string{
+			"$: got number, want boolean",
+			"$: got number, want string",
+		}},
+		{name: "one of, two", schema: `{"oneOf":[{"type":"number"},{"minimum":0}]}`, value: `1`, want: []string{"$: 'oneOf' failed, subschemas 0, 1 matched"}},
+		{name: "every problem at its path", schema: `{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"array","items":{"type":"string"}}}},"odd key":{"type":"string"},"":{"type":"string"}}}`,
+			value: `{"a":{"b":["x",1,true]},"odd key":1,"":2}`, want: []string{
+				"$.a.b[1]: got number, want string",
+				"$.a.b[2]: got boolean, want string",
+				`$[""]: got number, want string`,
+				`$["odd key"]: got number, want string`,
+			}},
+		{name: "an index key of an object", schema: `{"properties":{"0":{"type":"string"}}}`, value: `{"0":1}`, want: []string{`$["0"]: got number, want string`}},
+		{name: "a repeated problem once", schema: `{"anyOf":[{"type":"string"},{"type":"string","minLength":1}]}`, value: `1`, want: []string{"$: got number, want string"}},
+		{name: "ref to defs", schema: `{"$defs":{"n":{"enum":[1,2,3]}},"properties":{"x":{"$ref":"#/$defs/n"}}}`, value: `{"x":4}`, want: []string{"$.x: value must be one of 1, 2, 3"}},
+		{name: "subschema at a pointer", schema: `{"$defs":{"n":{"enum":[1,2,3]}},"properties":{"x":{"properties":{"y":{"$ref":"#/$defs/n"}}}}}`, ptr: "/properties/x", value: `{"y":4}`, want: []string{"$.y: value must be one of 1, 2, 3"}},
+		{name: "2020-12 without $schema: prefixItems", schema: `{"prefixItems":[{"type":"string"}],"items":false}`, value: `[1,2]`, want: []string{
+			"$[0]: got number, want string",
+			"$[1]: false schema",
+		}},
+		{name: "2020-12: format not asserted", schema: `{"format":"email"}`, value: `"nope"`},
+		{name: "draft-07: items as a list", schema: `{"$schema":"http://json-schema.org/draft-07/schema#","items":[{"type":"string"}],"additionalItems":false}`, value: `[1,2]`, want: []string{
+			"$: last 1 additionalItem(s) not allowed",
+			"$[0]: got number, want string",
+		}},
+		{name: "draft-07: definitions", schema: `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"s":{"type":"string"}},"properties":{"a":{"$ref":"#/definitions/s"}}}`, value: `{"a":1}`, want: []string{"$.a: got number, want string"}},
+		{name: "draft-07: dependencies", schema: `{"$schema":"http://json-schema.org/draft-07/schema#","dependencies":{"a":["b"]}}`, value: `{"a":1}`, want: []string{"$: properties 'b' required, if 'a' exists"}},
+		{name: "draft-07: if then else", schema: `{"$schema":"http://json-schema.org/draft-07/schema#","if":{"type":"string"},"then":{"minLength":2},"else":{"type":"number"}}`, value: `true`, want: []string{"$: got boolean, want number"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Compile([]byte(tt.schema), tt.ptr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			problems, err := s.Validate([]byte(tt.value))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range problems {
+				got = append(got, p.String())
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(wd, "tool.json"))}).String()
+	tests := []struct {
+		name   string
+		schema string
+		ptr    string
+		want   string // DOC stands for the document's URL
+	}{
+		{name: "not JSON", schema: `{"type":`, want: "unexpected EOF"},
+		{name: "not a schema", schema: `{"type":"strin"}`, want: `the schema cannot be compiled: "DOC#" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'`},
+		{name: "draft-07 checked against draft-07", schema: `{"$schema":"http://json-schema.org/draft-07/schema#","type":1}`, want: `the schema cannot be compiled: "DOC#" is not valid against metaschema: jsonschema validation failed with 'http://json-schema.org/draft-07/schema#'`},
+		{name: "a bad pattern", schema: `{"pattern":"("}`, want: `the schema cannot be compiled: "DOC#" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'`},
+		{name: "a reference outside", schema: `{"$ref":"https://example.com/s.json"}`, want: `the schema cannot be compiled: failing loading "https://example.com/s.json": https://example.com/s.json is outside the schema; only references within it are followed`},
+		{name: "a missing definition", schema: `{"$ref":"#/$defs/nowhere"}`, want: `the schema cannot be compiled: json-pointer in "DOC#/$defs/nowhere" not found`},
+		{name: "no such pointer", schema: `{}`, ptr: "/properties/x", want: `the schema cannot be compiled: json-pointer in "DOC#/properties/x" not found`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Compile([]byte(tt.schema), tt.ptr)
+			if err == nil {
+				t.Fatal("compiled")
+			}
+			if diff := cmp.Diff(tt.want, strings.ReplaceAll(err.Error(), doc, "DOC")); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestConcurrent compiles and validates from several goroutines at once,
+// for the race detector.
+func TestConcurrent(t *testing.T) {
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			schema := `{"type":"string"}`
+			if i%2 == 1 {
+				schema = `{"$schema":"http://json-schema.org/draft-07/schema#","type":"string"}`
+			}
+			s, err := Compile([]byte(schema), "")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if p, err := s.Validate([]byte(`1`)); err != nil || len(p) != 1 {
+				t.Errorf("got %v, %v, want one problem", p, err)
+			}
+		}()
+	}
+	wg.Wait()
+}
