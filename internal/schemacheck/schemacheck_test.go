@@ -1,14 +1,18 @@
 package schemacheck
 
 import (
+	"math/big"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
 func TestValidate(t *testing.T) {
@@ -30,6 +34,7 @@ func TestValidate(t *testing.T) {
 		{name: "required", schema: `{"required":["a"]}`, value: `{}`, want: []string{"$: missing property 'a'"}},
 		{name: "required several", schema: `{"required":["a","b"]}`, value: `{}`, want: []string{"$: missing properties 'a', 'b'"}},
 		{name: "additional properties", schema: `{"properties":{"a":{}},"additionalProperties":false}`, value: `{"a":1,"c d":3}`, want: []string{"$: additional properties 'c d' not allowed"}},
+		{name: "additional properties, sorted", schema: `{"additionalProperties":false}`, value: `{"b":1,"c d":2,"a":3,"B":4}`, want: []string{"$: additional properties 'B', 'a', 'b', 'c d' not allowed"}},
 		{name: "property names", schema: `{"propertyNames":{"maxLength":2}}`, value: `{"abc":1}`, want: []string{"$: maxLength: got 3, want 2"}},
 		{name: "min and max properties", schema: `{"anyOf":[{"minProperties":2},{"maxProperties":0}]}`, value: `{"a":1}`, want: []string{
 			"$: maxProperties: got 1, want 0",
@@ -52,6 +57,9 @@ func TestValidate(t *testing.T) {
 		{name: "unique items", schema: `{"uniqueItems":true}`, value: `[1,2,1]`, want: []string{"$: items at 0 and 2 are equal"}},
 		{name: "contains", schema: `{"contains":{"const":1}}`, value: `[2]`, want: []string{"$[0]: value must be 1"}},
 		{name: "min contains", schema: `{"contains":{"const":1},"minContains":2}`, value: `[1,2]`, want: []string{"$[1]: value must be 1"}},
+		{name: "max contains", schema: `{"contains":{"const":1},"maxContains":1}`, value: `[1,2,1]`, want: []string{"$: max 1 items required to match contains schema, but matched 2 items at 0 2"}},
+		{name: "unique items far apart", schema: `{"uniqueItems":true}`, value: "[" + count(1200) + ",1100]", want: []string{"$: items at 1100 and 1200 are equal"}},
+		{name: "additional items", schema: `{"$schema":"http://json-schema.org/draft-07/schema#","items":[{}],"additionalItems":false}`, value: "[" + strings.Repeat("0,", 1500) + "0]", want: []string{"$: last 1500 additionalItem(s) not allowed"}},
 		{name: "not", schema: `{"not":{"type":"string"}}`, value: `"a"`, want: []string{"$: 'not' failed"}},
 		{name: "false schema", schema: `{"properties":{"a":false}}`, value: `{"a":1}`, want: []string{"$.a: false schema"}},
 		{name: "one of, none", schema: `{"oneOf":[{"type":"string"},{"type":"boolean"}]}`, value: `1`, want: []string{
@@ -99,6 +107,66 @@ func TestValidate(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// count writes the numbers 0 to n-1 as a list's items.
+func count(n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(i))
+	}
+	return b.String()
+}
+
+// TestDescribe holds the messages schemacheck writes itself to upstream's
+// words, and their numbers to JSON's form.
+func TestDescribe(t *testing.T) {
+	r := func(s string) *big.Rat {
+		x, ok := new(big.Rat).SetString(s)
+		if !ok {
+			t.Fatalf("bad number %s", s)
+		}
+		return x
+	}
+	tests := []struct {
+		name  string
+		small jsonschema.ErrorKind // numbers under 1,000: upstream's message is the same
+		large jsonschema.ErrorKind
+		want  string // of large
+	}{
+		{"minimum", &kind.Minimum{Got: r("-1"), Want: r("0.5")}, &kind.Minimum{Got: r("-12345"), Want: r("1e300")}, "minimum: got -12345, want 1e+300"},
+		{"maximum", &kind.Maximum{Got: r("11"), Want: r("10")}, &kind.Maximum{Got: r("1500"), Want: r("1000")}, "maximum: got 1500, want 1000"},
+		{"exclusive minimum", &kind.ExclusiveMinimum{Got: r("1"), Want: r("1")}, &kind.ExclusiveMinimum{Got: r("1000"), Want: r("1000")}, "exclusiveMinimum: got 1000, want 1000"},
+		{"exclusive maximum", &kind.ExclusiveMaximum{Got: r("2.5"), Want: r("2")}, &kind.ExclusiveMaximum{Got: r("2500.5"), Want: r("2000")}, "exclusiveMaximum: got 2500.5, want 2000"},
+		{"multiple of", &kind.MultipleOf{Got: r("7"), Want: r("2")}, &kind.MultipleOf{Got: r("7000"), Want: r("2000")}, "multipleOf: got 7000, want 2000"},
+		{"min length", &kind.MinLength{Got: 0, Want: 1}, &kind.MinLength{Got: 999, Want: 1000}, "minLength: got 999, want 1000"},
+		{"max length", &kind.MaxLength{Got: 2, Want: 1}, &kind.MaxLength{Got: 1001, Want: 1000}, "maxLength: got 1001, want 1000"},
+		{"min items", &kind.MinItems{Got: 0, Want: 1}, &kind.MinItems{Got: 0, Want: 1000}, "minItems: got 0, want 1000"},
+		{"max items", &kind.MaxItems{Got: 2, Want: 1}, &kind.MaxItems{Got: 1001, Want: 1000}, "maxItems: got 1001, want 1000"},
+		{"min properties", &kind.MinProperties{Got: 0, Want: 1}, &kind.MinProperties{Got: 0, Want: 1000}, "minProperties: got 0, want 1000"},
+		{"max properties", &kind.MaxProperties{Got: 2, Want: 1}, &kind.MaxProperties{Got: 1001, Want: 1000}, "maxProperties: got 1001, want 1000"},
+		{"additional items", &kind.AdditionalItems{Count: 2}, &kind.AdditionalItems{Count: 1500}, "last 1500 additionalItem(s) not allowed"},
+		{"unique items", &kind.UniqueItems{Duplicates: [2]int{0, 2}}, &kind.UniqueItems{Duplicates: [2]int{1000, 2000}}, "items at 1000 and 2000 are equal"},
+		{"one of", &kind.OneOf{Subschemas: []int{0, 1}}, &kind.OneOf{Subschemas: []int{1000, 1001}}, "'oneOf' failed, subschemas 1000, 1001 matched"},
+		{"one of, none", &kind.OneOf{}, &kind.OneOf{}, "'oneOf' failed, none matched"},
+		{"min contains", &kind.MinContains{Got: []int{1, 3}, Want: 3}, &kind.MinContains{Got: []int{1000, 1001}, Want: 3000}, "min 3000 items required to match contains schema, but matched 2 items at 1000 1001"},
+		{"min contains, none", &kind.MinContains{Want: 3}, &kind.MinContains{Want: 3000}, "min 3000 items required to match contains schema, but none matched"},
+		{"max contains", &kind.MaxContains{Got: []int{0, 2}, Want: 1}, &kind.MaxContains{Got: []int{0, 2000}, Want: 1000}, "max 1000 items required to match contains schema, but matched 2 items at 0 2000"},
+		{"additional properties", &kind.AdditionalProperties{Properties: []string{"a"}}, &kind.AdditionalProperties{Properties: []string{"b", "a"}}, "additional properties 'a', 'b' not allowed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.small.LocalizedString(english()), describe(tt.small)); diff != "" {
+				t.Errorf("describe differs from upstream (-upstream +describe):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.want, describe(tt.large)); diff != "" {
+				t.Errorf("describe (-want +got):\n%s", diff)
 			}
 		})
 	}
