@@ -38,7 +38,9 @@ const maxSweep = 256
 // parents too), and checked with [CheckBase] whether made or found.
 //
 // Until release, the directory is held (on Unix, by a lock on it), so that
-// [SweepPrivate] in another process leaves it alone.
+// [SweepPrivate] in another process leaves it alone. Where the file system
+// cannot lock, it is not held, and no sweep can lock it either: it is left
+// alone all the same.
 func PrivateDir(base string) (dir string, release func(), err error) {
 	if !filepath.IsAbs(base) {
 		return "", nil, fmt.Errorf("%s, where strata starts the programs of workspaces not trusted, is not an absolute path", base)
@@ -55,11 +57,7 @@ func PrivateDir(base string) (dir string, release func(), err error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("cannot make a directory to start in, in %s: %w", base, pathErr(err))
 	}
-	unlock, err := hold(dir)
-	if err != nil {
-		_ = os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("cannot hold the directory to start in, %s: %w", dir, pathErr(err))
-	}
+	unlock := hold(dir)
 	return dir, func() {
 		// Removed while held, so that no sweep races the removal; a
 		// directory that cannot be removed whole (a process that left

@@ -40,17 +40,18 @@ func CheckBase(base string) error {
 // hold locks the directory dir, which this process just made, until
 // unlock: a sweep in another process sees it is in use. The lock goes
 // with this process (the descriptor is closed on exec, so no program
-// inherits it), and so goes when a crash ends it.
-func hold(dir string) (unlock func(), err error) {
+// inherits it), and so goes when a crash ends it. A directory that cannot
+// be locked (a file system without locks) is not held.
+func hold(dir string) (unlock func()) {
 	f, err := os.Open(dir)
 	if err != nil {
-		return nil, err
+		return func() {}
 	}
 	if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
-		return nil, err
+		return func() {}
 	}
-	return func() { f.Close() }, nil // closing the last descriptor unlocks
+	return func() { f.Close() } // closing the last descriptor unlocks
 }
 
 // sweep removes the directory dir of a base, unless a process holds it.

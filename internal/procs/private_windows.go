@@ -27,7 +27,7 @@ func CheckBase(base string) error {
 
 // hold holds nothing on Windows: a directory a process works in cannot be
 // removed there, and nothing is swept (see [SweepPrivate]).
-func hold(string) (func(), error) { return func() {}, nil }
+func hold(string) func() { return func() {} }
 
 // sweep removes nothing on Windows: no lock tells a directory in use.
 func sweep(string) bool { return false }
