@@ -282,7 +282,7 @@ expose = "all"
 		t.Errorf("programs started by two resolutions: %v; want %v", got, want)
 	}
 
-	launch, err := s.open(t).Launch("tools.count_lines")
+	launch, err := s.open(t).Launch(context.Background(), "tools.count_lines")
 	if err != nil {
 		t.Fatal(err)
 	}
