@@ -301,7 +301,7 @@ func (r *Runner) runLocal(ctx context.Context, def resolve.Definition, pc protoc
 		maxOut = DefaultMaxOutput
 	}
 	res, err := procs.Run(ctx, procs.Spec{
-		Program: argv[0], Args: argv[1:], Dir: def.Exec.Dir, Env: procs.Env(r.environ(), def.Exec.Env, def.Exec.EnvVars),
+		Program: argv[0], Args: argv[1:], Dir: def.Exec.Dir, Private: def.Exec.Private, Env: procs.Env(r.environ(), def.Exec.Env, def.Exec.EnvVars),
 		Timeout: timeout, MaxStdout: maxOut,
 	})
 	var pe *procs.Error

@@ -83,6 +83,10 @@ type Exec struct {
 	// Dir is the directory the tool's program starts in; Root is the
 	// workspace root the tool is told about (the JP context's root).
 	Dir, Root string
+	// Private makes Dir the base of a private place to start: each run
+	// starts in a new, empty directory made there, removed once it has
+	// ended. A pin names Dir.
+	Private bool
 	// Key is the config key of what launches the tool's program, for its
 	// pin: tools.<name> (a --describe tool's too) or mcp_servers.<server>.
 	Key string

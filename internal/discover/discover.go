@@ -52,6 +52,12 @@ type Resolver struct {
 	// the tools are told about, and what relative discovery directories and
 	// programs are relative to; "" is the current directory.
 	Dir, Root string
+	// Private makes Dir the base of private places to start: each program
+	// (each discovery run, each call, each MCP server's session) starts
+	// in a new, empty directory made there, removed once it has ended.
+	// Cache keys and pins name Dir, so they stay the same from one run to
+	// the next.
+	Private bool
 	// Environ is the host's environment; nil is the process's. Programs get
 	// the part of it procs.Env gives, plus what the config sets.
 	Environ []string
@@ -150,6 +156,7 @@ func (r *Resolver) session(ctx context.Context) *session {
 		Known:     map[string][]string{},
 		Dir:       dir,
 		Root:      root,
+		Private:   r.Private,
 	}
 	return s
 }
@@ -339,6 +346,7 @@ func (s *session) run(ctx context.Context, t task) []byte {
 		Program: t.program,
 		Args:    t.args,
 		Dir:     s.found.Dir,
+		Private: s.found.Private,
 		Env:     env,
 		Timeout: timeout,
 	})

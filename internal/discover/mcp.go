@@ -75,20 +75,22 @@ func (s *session) mcpServers(c config.Config) {
 }
 
 // Spec is how to reach the server name, configured as srv, for programs
-// that start in dir of a workspace at root.
+// that start in dir of a workspace at root: with r.Private, a server
+// without a cwd of its own starts in a new, empty directory made in dir
+// for its session, and dir is what its cache key, identity and pin name.
 func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) upstream.Spec {
 	environ := r.Environ
 	if environ == nil {
 		environ = os.Environ()
 	}
 	program := procs.LookPath(command.Absolute(srv.Command, root), environ)
-	sdir := dir
+	sdir, private := dir, r.Private
 	switch {
 	case srv.Cwd == "":
 	case filepath.IsAbs(srv.Cwd):
-		sdir = srv.Cwd
+		sdir, private = srv.Cwd, false
 	default:
-		sdir = filepath.Join(root, srv.Cwd)
+		sdir, private = filepath.Join(root, srv.Cwd), false
 	}
 	spec := upstream.Spec{
 		Name:        name,
@@ -96,13 +98,14 @@ func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) ups
 		Args:        srv.Args,
 		Env:         procs.Env(environ, srv.Env, srv.EnvVars),
 		Dir:         sdir,
+		Private:     private,
 		Startup:     seconds(srv.StartupTimeoutSec, config.DefaultStartupTimeoutSec),
 		ToolTimeout: seconds(srv.ToolTimeoutSec, config.DefaultToolTimeoutSec),
 		Launch:      trust.Launch{Program: program, Args: srv.Args, Env: trust.LaunchEnv(srv.Env, srv.EnvVars), Dir: sdir},
 		Client:      r.Servers.Declared(),
 	}
 	if srv.IsRemote() {
-		spec.Command, spec.Args, spec.Env, spec.Dir, spec.Launch = "", nil, nil, "", trust.Launch{}
+		spec.Command, spec.Args, spec.Env, spec.Dir, spec.Private, spec.Launch = "", nil, nil, "", false, trust.Launch{}
 		spec.Remote = mcpclient.Remote{URL: srv.URL, Headers: srv.Headers, Environ: environ}
 		if srv.BearerTokenEnvVar != "" {
 			spec.TokenVar = srv.BearerTokenEnvVar
