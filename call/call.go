@@ -287,7 +287,7 @@ func (r *Runner) runLocal(ctx context.Context, def resolve.Definition, pc protoc
 	}
 	program := procs.LookPath(argv[0], r.environ())
 	ws := untrusted.New(def.Exec.Untrusted, "")
-	if err := ws.Check(untrusted.Launch{Program: program, Args: argv[1:], Dir: def.Exec.Dir, Env: trust.LaunchEnv(def.Exec.Env, def.Exec.EnvVars), Interpreter: procs.IsInterpreter(program)}); err != nil {
+	if err := ws.Check(untrusted.Launch{Program: program, Args: argv[1:], Dir: def.Exec.Dir, Private: def.Exec.Private, Env: trust.LaunchEnv(def.Exec.Env, def.Exec.EnvVars), Interpreter: procs.IsInterpreter(program)}); err != nil {
 		// The last guard: what a call renders (a template, a relative
 		// program) may resolve into the untrusted workspace.
 		msg := def.Name + " was not run: " + err.Error()
@@ -314,7 +314,7 @@ func (r *Runner) runLocal(ctx context.Context, def resolve.Definition, pc protoc
 		maxOut = DefaultMaxOutput
 	}
 	res, err := procs.Run(ctx, procs.Spec{
-		Program: argv[0], Args: argv[1:], Dir: def.Exec.Dir, Env: procs.Env(r.environ(), def.Exec.Env, def.Exec.EnvVars),
+		Program: argv[0], Args: argv[1:], Dir: def.Exec.Dir, Private: def.Exec.Private, Env: procs.Env(r.environ(), def.Exec.Env, def.Exec.EnvVars),
 		Timeout: timeout, MaxStdout: maxOut,
 	})
 	var pe *procs.Error

@@ -83,6 +83,10 @@ type Exec struct {
 	// Dir is the directory the tool's program starts in; Root is the
 	// workspace root the tool is told about (the JP context's root).
 	Dir, Root string
+	// Private makes Dir the base of a private place to start: each run
+	// starts in a new, empty directory made there, removed once it has
+	// ended. A pin names Dir.
+	Private bool
 	// Untrusted is the root of the workspace when nobody trusted it, else
 	// "": a run whose program, directory, script or variables resolve into
 	// it is refused (package call checks each run).

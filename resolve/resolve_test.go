@@ -116,13 +116,22 @@ func TestRenameHint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = export.JSON(c, export.OpenAI)
-	want := []string{
-		`tools.'list.dir': "list.dir" is not a valid tool name for openai; an OpenAI function name is 1 to 64 letters, digits, '_' or '-'; rename it: [tools.new_name] source = "mcp.fs.'list.dir'"`,
-		`tools.'word count': "word count" is not a valid tool name for openai; an OpenAI function name is 1 to 64 letters, digits, '_' or '-'; rename it: [tools.new_name] source = "local.'word count'"`,
+	out, skipped, err := export.JSON(c, export.OpenAI)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, errLines(err)); diff != "" {
+	want := []string{
+		`skipped: tools.'list.dir': "list.dir" is not a valid tool name for openai; the tool is left out of it; an OpenAI function name is 1 to 64 letters, digits, '_' or '-'; rename it: [tools.new_name] source = "mcp.fs.'list.dir'"`,
+		`skipped: tools.'word count': "word count" is not a valid tool name for openai; the tool is left out of it; an OpenAI function name is 1 to 64 letters, digits, '_' or '-'; rename it: [tools.new_name] source = "local.'word count'"`,
+	}
+	if diff := cmp.Diff(want, errLines(skipped)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// The other tools are exported.
+	for _, name := range []string{`"read_file"`, `"write_file"`} {
+		if !strings.Contains(string(out), name) {
+			t.Errorf("%s is not exported:\n%s", name, out)
+		}
 	}
 	// The fix the hint gives works.
 	cfg, _ = layerConfig("[mcp_servers.fs]\ncommand = \"x\"\nexpose = \"all\"\n[tools.list_dir]\nsource = \"mcp.fs.'list.dir'\"\n[tools.word_count]\nsource = \"local.'word count'\"\n")
@@ -130,10 +139,10 @@ func TestRenameHint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := export.JSON(c, export.OpenAI); err != nil {
-		t.Errorf("after the rename: %v", err)
+	if _, skipped, err := export.JSON(c, export.OpenAI); err != nil || skipped != nil {
+		t.Errorf("after the rename: %v, %v", err, skipped)
 	}
-	if b, _ := export.JSON(c, export.OpenAI); strings.Contains(string(b), "list.dir\"") {
+	if b, _, _ := export.JSON(c, export.OpenAI); strings.Contains(string(b), "list.dir\"") {
 		t.Error("the original name is still exported")
 	}
 }

@@ -30,9 +30,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/export"
 	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/command"
 	"github.com/strata-config/strata/internal/jsonv"
+	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/internal/untrusted"
@@ -51,6 +53,12 @@ type Resolver struct {
 	// the tools are told about, and what relative discovery directories and
 	// programs are relative to; "" is the current directory.
 	Dir, Root string
+	// Private makes Dir the base of private places to start: each program
+	// (each discovery run, each call, each MCP server's session) starts
+	// in a new, empty directory made there, removed once it has ended.
+	// Cache keys and pins name Dir, so they stay the same from one run to
+	// the next.
+	Private bool
 	// Environ is the host's environment; nil is the process's. Programs get
 	// the part of it procs.Env gives, plus what the config sets.
 	Environ []string
@@ -150,8 +158,10 @@ func (r *Resolver) session(ctx context.Context) *session {
 		Described: map[string]resolve.Described{},
 		Servers:   map[string]map[string]resolve.Discovered{},
 		Failed:    map[string]bool{},
+		Known:     map[string][]string{},
 		Dir:       dir,
 		Root:      root,
+		Private:   r.Private,
 		Untrusted: r.Untrusted.Root(),
 	}
 	return s
@@ -170,9 +180,9 @@ func (s *session) warn(e *diag.Error) {
 	s.mu.Unlock()
 }
 
-// refused leaves out the tool or server at key, whose launch resolves
+// leaveOut leaves out the tool or server at key, whose launch resolves
 // into the untrusted workspace, with one warning at at that says why.
-func (s *session) refused(key, at partial.Path, err error) {
+func (s *session) leaveOut(key, at partial.Path, err error) {
 	s.mu.Lock()
 	s.found.Failed[key.String()] = true
 	s.mu.Unlock()
@@ -193,7 +203,7 @@ func refusal(path partial.Path, err error) *diag.Error {
 // check returns why a launch of program with args and the config's
 // variables env may not run: it resolves into the untrusted workspace.
 func (s *session) check(program string, args []string, env []string) error {
-	return s.r.Untrusted.Check(untrusted.Launch{Program: program, Args: args, Dir: s.found.Dir, Env: env, Interpreter: procs.IsInterpreter(program)})
+	return s.r.Untrusted.Check(untrusted.Launch{Program: program, Args: args, Dir: s.found.Dir, Private: s.found.Private, Env: env, Interpreter: procs.IsInterpreter(program)})
 }
 
 // failed marks a config key whose discovery failed, and reports it.
@@ -234,7 +244,7 @@ func (s *session) discover(c config.Config) {
 			// its first call (its arguments are checked at each call).
 			if program, err := command.Program(words(t.Command), t.Command.Shell, ctxData, s.found.Root); err == nil {
 				if err := s.check(s.lookPath(program), nil, trust.LaunchEnv(t.Env, t.EnvVars)); err != nil {
-					s.refused(path, path.Append("command"), err)
+					s.leaveOut(path, path.Append("command"), err)
 				}
 			}
 			continue
@@ -246,7 +256,7 @@ func (s *session) discover(c config.Config) {
 		}
 		program = s.lookPath(command.Absolute(program, s.found.Root))
 		if err := s.check(program, args, trust.LaunchEnv(t.Env, t.EnvVars)); err != nil {
-			s.refused(path, path.Append("command"), err)
+			s.leaveOut(path, path.Append("command"), err)
 			continue
 		}
 		if pin, ok := s.r.Pins[path.String()]; ok {
@@ -392,6 +402,7 @@ func (s *session) run(ctx context.Context, t task) []byte {
 		Program: t.program,
 		Args:    t.args,
 		Dir:     s.found.Dir,
+		Private: s.found.Private,
 		Env:     env,
 		Timeout: timeout,
 	})
@@ -474,6 +485,10 @@ func (s *session) describeAnswer(t task, answer []byte) {
 	name, ok := v.Get("name").Str()
 	if !ok || name == "" {
 		skip("the answer has no name; --describe must print {name, description, parameters}")
+		return
+	}
+	if !export.Strata.Allows(name) {
+		skip(fmt.Sprintf("the name %s is not one strata takes; %s", limits.CutQuoted(strconv.Quote(name), limits.Quote), export.Strata.NameRule()))
 		return
 	}
 	var description string

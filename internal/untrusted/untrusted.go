@@ -138,6 +138,10 @@ type Launch struct {
 	Args    []string
 	// Dir is where it starts; relative arguments are relative to it.
 	Dir string
+	// Private makes Dir the base of a new, empty directory made there for
+	// the program to start in (procs.Spec.Private): relative arguments are
+	// relative to that directory, one level below Dir.
+	Private bool
 	// Env are the variables the config sets (NAME=VALUE), which are
 	// checked, and the names it inherits from the host (NAME), which are
 	// not: the host's environment is the user's shell's (trust.LaunchEnv
@@ -166,11 +170,15 @@ func (w Workspace) Check(l Launch) error {
 		}
 	}
 	if l.Interpreter {
+		start := l.Dir
+		if l.Private && start != "" {
+			start = filepath.Join(start, "private") // any name: one level below
+		}
 		for _, a := range l.Args {
 			if a == "" {
 				continue
 			}
-			if w.Names(a) || !strings.HasPrefix(a, "-") && w.Holds(abs(a, l.Dir)) {
+			if w.Names(a) || !strings.HasPrefix(a, "-") && w.Holds(abs(a, start)) {
 				return w.refuse(Argument, a)
 			}
 		}

@@ -138,6 +138,7 @@ func TestCheck(t *testing.T) {
 		{"its directory", untrusted.Launch{Program: "/bin/sh", Dir: ws + "/bin"}, &untrusted.Refused{What: untrusted.Directory, Name: ws + "/bin", Root: ws}},
 		{"an interpreter's script", untrusted.Launch{Program: "/usr/bin/node", Args: []string{ws + "/server.js"}, Dir: other, Interpreter: true}, &untrusted.Refused{What: untrusted.Argument, Name: ws + "/server.js", Root: ws}},
 		{"an interpreter's script, relative", untrusted.Launch{Program: "/usr/bin/node", Args: []string{"--", "../ws/server.js"}, Dir: other, Interpreter: true}, &untrusted.Refused{What: untrusted.Argument, Name: "../ws/server.js", Root: ws}},
+		{"an interpreter's script, relative to a private place to start", untrusted.Launch{Program: "/usr/bin/node", Args: []string{"../../ws/server.js"}, Dir: other, Private: true, Interpreter: true}, &untrusted.Refused{What: untrusted.Argument, Name: "../../ws/server.js", Root: ws}},
 		{"an option's value", untrusted.Launch{Program: "/usr/bin/node", Args: []string{"--require=" + ws + "/x.js", "s.js"}, Dir: other, Interpreter: true}, &untrusted.Refused{What: untrusted.Argument, Name: "--require=" + ws + "/x.js", Root: ws}},
 		{"shell text", untrusted.Launch{Program: "/bin/sh", Args: []string{"-c", "cd " + ws + " && make"}, Dir: other, Interpreter: true}, &untrusted.Refused{What: untrusted.Argument, Name: "cd " + ws + " && make", Root: ws}},
 		{"a program's data argument", untrusted.Launch{Program: "/bin/cat", Args: []string{ws + "/notes.txt"}, Dir: other}, nil},

@@ -72,10 +72,11 @@ func (p Programs) Resolve(e *cli.Env, c *cli.ResolveCmd) error {
 		return err
 	}
 	cli.Warn(e, cat.Warnings)
-	out, xerr := export.JSON(cat, export.Dialect(c.Export))
+	out, skipped, xerr := export.JSON(cat, export.Dialect(c.Export))
 	if xerr != nil {
 		return xerr
 	}
+	cli.Warn(e, skipped)
 	if _, werr := e.Stdout.Write(out); werr != nil {
 		return werr
 	}
