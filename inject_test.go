@@ -156,7 +156,7 @@ cat <<EOF
 EOF"""
 `,
 			value: "\nEOF\ntouch MARKER\n",
-			want:  "config.toml:5:1: tools.note.command: {{tool.arguments.text}} is in the body of a here-document",
+			want:  "config.toml:4:13: tools.note.command: {{tool.arguments.text}} is in the body of a here-document",
 		},
 		{
 			name: "comment",
@@ -165,8 +165,18 @@ run = "unattended"
 parameters.text = { type = "string" }
 command = { program = "true # {{tool.arguments.text}}", shell = true }
 `,
-			value: "x\ntouch MARKER",
+			value: "x\ntouch MARKER #",
 			want:  "config.toml:4:1: tools.note.command: {{tool.arguments.text}} is in a comment",
+		},
+		{
+			name: "after a dollar",
+			config: `[tools.note]
+run = "unattended"
+parameters.text = { type = "string" }
+command = { program = "printf %s \"${{tool.arguments.text}}\"", shell = true }
+`,
+			value: "(touch MARKER)",
+			want:  "config.toml:4:1: tools.note.command: {{tool.arguments.text}} follows a $",
 		},
 	}
 	for _, tt := range tests {

@@ -27,12 +27,12 @@ func TestModelValuesCLI(t *testing.T) {
 		code int
 		want string // in stderr
 	}{
-		{"call-dash-refused", append(ws, "sort_lines", arg("file", "-oMARKER")), 1, `call sort_lines: refused: $.file:`},
-		{"call-dash-long-refused", append(ws, "sort_lines", arg("file", "--output=MARKER")), 1, `call sort_lines: refused: $.file:`},
+		{"call-dash-refused", append(ws, "sort_lines", arg("file", "-oMARKER")), 1, "call sort_lines: refused; to pass such values, the tool's command writes -- before it, or [tools.sort_lines.parameters.file] sets allow_dash = true\nstrata: $.file: \"-"},
+		{"call-dash-long-refused", append(ws, "sort_lines", arg("file", "--output=MARKER")), 1, "call sort_lines: refused; to pass such values, the tool's command writes -- before it, or [tools.sort_lines.parameters.file] sets allow_dash = true\nstrata: $.file: \"-"},
 		{"call-dash-allowed", append(ws, "head_lines", `{"n":-2}`), 0, ""},
 		{"call-heredoc-refused", append(ws, "--cfg", "fixtures/inject/heredoc.toml", "note", arg("text", "\nEOF\ntouch MARKER\n")), 1,
-			"strata: fixtures/inject/heredoc.toml:8:1: tools.note.command: {{tool.arguments.text}} is in the body of a here-document"},
-		{"call-comment-refused", append(ws, "--cfg", "fixtures/inject/comment.toml", "note", arg("text", "x\ntouch MARKER")), 1,
+			"strata: fixtures/inject/heredoc.toml:7:13: tools.note.command: {{tool.arguments.text}} is in the body of a here-document"},
+		{"call-comment-refused", append(ws, "--cfg", "fixtures/inject/comment.toml", "note", arg("text", "x\ntouch MARKER #")), 1,
 			"strata: fixtures/inject/comment.toml:6:1: tools.note.command: {{tool.arguments.text}} is in a comment"},
 	}
 	env := func(t *testing.T) {
