@@ -138,8 +138,9 @@ func Model(ref string) bool {
 
 // Check finds what would make a command unsafe to render, before any
 // call: a model's value as the program (the model would choose what
-// runs), and, with a shell, a template where no quoting keeps a value
-// literal: a comment, a here-document, a command substitution ($(…) or
+// runs) or, with a shell, as an argument of eval, ., trap, or the command
+// that exec, command or builtin run; and, with a shell, a template where
+// no quoting keeps a value literal: a comment, a here-document, a command substitution ($(…) or
 // `…`), an arithmetic or parameter expansion, $'…', right after a
 // backslash or a $, or shell text that does not parse as both POSIX sh
 // and bash. The error is an [*Error].
@@ -180,8 +181,13 @@ func check(line string, locs [][]int) ([]site, error) {
 		return nil, err
 	}
 	for i, st := range sites {
-		if name := line[locs[i][2]:locs[i][3]]; st.command && Model(name) {
+		name := line[locs[i][2]:locs[i][3]]
+		switch {
+		case st.command && Model(name):
 			return nil, commandName(line[locs[i][0]:locs[i][1]])
+		case st.code != "" && Model(name):
+			return nil, &Error{Msg: fmt.Sprintf("%s is an argument of %s, which runs it as shell code or as a command", line[locs[i][0]:locs[i][1]], st.code),
+				Hint: "pass the value to a program as data"}
 		}
 	}
 	return sites, nil

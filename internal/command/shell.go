@@ -17,6 +17,26 @@ type site struct {
 	prev    []int   // the references before it in its word, whose values may be empty
 	after   bool    // a literal -- argument comes before its word in its command
 	command bool    // its word is the name of a command
+	code    string  // the builtin (eval, exec, ...) whose argument it is, which runs it as code or a command
+}
+
+// runsCode reports whether argument i of a command is run as shell code
+// or names the command run: any argument of eval, . (source) and trap,
+// the first operand of exec, command and builtin (the words after it
+// are that command's arguments).
+func runsCode(args []*syntax.Word, i int) bool {
+	switch args[0].Lit() {
+	case "eval", ".", "source", "trap":
+		return true
+	case "exec", "command", "builtin":
+		for j := 1; j < i; j++ {
+			if lit := args[j].Lit(); !strings.HasPrefix(lit, "-") {
+				return false // the command is an earlier word
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // shellSites finds where each reference of shell text sits (refs are
@@ -60,7 +80,7 @@ func shellSites(line string, refs [][]int) ([]site, error) {
 		}
 		for i, b := range sites {
 			a := &out[i]
-			if a.q != b.q || a.command != b.command {
+			if a.q != b.q || a.command != b.command || a.code != b.code {
 				return nil, &Error{Msg: name(i) + " is quoted differently by sh and by bash" + lineOf(line, refs[i][0]), Hint: hintArgs}
 			}
 			a.start = a.start || b.start
@@ -354,6 +374,9 @@ func (s *scan) place(n syntax.Node, text string, at sentinel) (site, *refusal) {
 		for i, a := range p.Args {
 			if a == word {
 				st.command = i == 0
+				if i > 0 && runsCode(p.Args, i) {
+					st.code = p.Args[0].Lit()
+				}
 				break
 			}
 			if i > 0 && a.Lit() == "--" {
@@ -424,7 +447,9 @@ func (s *scan) literal(wp syntax.Node) bool {
 	var text string
 	switch p := wp.(type) {
 	case *syntax.Lit:
-		text = strings.ReplaceAll(p.Value, "\\\n", "")
+		// Braces and commas may be bash's brace expansion, which {,}
+		// turns into nothing.
+		text = strings.NewReplacer("\\\n", "", "{", "", "}", "", ",", "").Replace(p.Value)
 	case *syntax.SglQuoted:
 		text = p.Value
 	case *syntax.DblQuoted:
