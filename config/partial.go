@@ -47,6 +47,7 @@ type ParameterPartial struct {
 	Examples    partial.List[any]                `toml:"examples" doc:"Example values."`
 	Items       partial.Nested[ParameterPartial] `toml:"items" doc:"Schema of the items of an array parameter."`
 	Properties  partial.Map[ParameterPartial]    `toml:"properties" doc:"Schemas of the properties of an object parameter."`
+	AllowDash   partial.Value[bool]              `toml:"allow_dash" doc:"Whether a value that starts with - may be an argument of its own in the tool's command (the program would read it as an option); strata refuses such a value otherwise. Write -- before it in the command instead where the program allows it."`
 }
 
 // QuestionPartial is the partial twin of [Question].

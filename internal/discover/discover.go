@@ -206,7 +206,7 @@ func (s *session) discover(c config.Config) {
 		}
 		path := partial.Path{"tools", name}
 		ctxData := protocol.NewContext(protocol.ActionSchema, s.found.Root, t.Source.Name(name), nil, nil, t.Options).Value()
-		program, args, err := command.Render(words(t.Command), t.Command.Shell, ctxData)
+		program, args, err := command.Render(words(t.Command), t.Command.Shell, ctxData, nil)
 		if err != nil {
 			s.failed(path, &diag.Error{Path: path.Append("command"), Msg: err.Error()})
 			continue
