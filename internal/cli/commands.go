@@ -9,10 +9,7 @@ import (
 )
 
 // Programs runs the commands that start programs, or may (resolve, call,
-// serve), and trust, which reads the launches of MCP servers: all of them
-// need the MCP SDK. The strata command links none of it, so that its other
-// commands start as fast as a small Go program; it hands these to
-// strata-mcp, the same command line with the SDK linked.
+// serve), and trust, which reads the launches of MCP servers.
 type Programs interface {
 	Resolve(e *Env, c *ResolveCmd) error
 	Call(e *Env, c *CallCmd) error

@@ -1,8 +1,7 @@
 // Package cli is strata's command line: its grammar, every command's
 // flags, and the commands that start no program (config, merge, diff,
-// schema). It links no MCP SDK: the commands that need it (resolve, call,
-// serve, trust) run through a [Programs], which the strata command has
-// hand them to strata-mcp and strata-mcp runs in its own process
+// schema). The commands that start programs or talk to MCP servers
+// (resolve, call, serve, trust) run through a [Programs]
 // (internal/cli/mcpcommands).
 package cli
 
