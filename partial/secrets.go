@@ -2,6 +2,7 @@ package partial
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/strata-config/strata/internal/doc"
@@ -62,6 +63,25 @@ func containsValue(hs []hidden, v string) bool {
 		}
 	}
 	return false
+}
+
+// Equal reports whether s and o hide the same values at the same paths,
+// shown the same way.
+func (s *Secrets) Equal(o *Secrets) bool {
+	if s.Len() != o.Len() {
+		return false
+	}
+	if s == nil || o == nil {
+		return true // both hide nothing
+	}
+	for k, hs := range s.hidden {
+		for _, h := range hs {
+			if !slices.Contains(o.hidden[k], h) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Len is the number of values hidden.
