@@ -160,17 +160,6 @@ func (fi *foreignFile) resolver(n *doc.Node, p partial.Path) func(string) (strin
 	}
 }
 
-// secretRef reports whether the reference ${body} takes its value from the
-// user's environment or an input, which may hold a secret: ${NAME} of
-// Claude Code, ${env:NAME} and ${input:id} of Cursor and VS Code. The
-// editor's own variables (${userHome}, ${workspaceFolder}, ...) are paths.
-func (fi *foreignFile) secretRef(body string) bool {
-	if fi.f == ForeignClaudeCode {
-		return true
-	}
-	return strings.HasPrefix(body, "env:") || strings.HasPrefix(body, "input:")
-}
-
 // claudeCodeVar resolves ${NAME} and ${NAME:-default} as Claude Code does:
 // the variable's value when it is set (even empty), else the default,
 // else an error.
@@ -312,4 +301,15 @@ func (fi *foreignFile) input(id string) (string, error) {
 		fi.im.answers[id] = v
 	}
 	return v, nil
+}
+
+// secretRef reports whether the reference ${body} takes its value from the
+// user's environment or an input, which may hold a secret: ${NAME} of
+// Claude Code, ${env:NAME} and ${input:id} of Cursor and VS Code. The
+// editor's own variables (${userHome}, ${workspaceFolder}, ...) are paths.
+func (fi *foreignFile) secretRef(body string) bool {
+	if fi.f == ForeignClaudeCode {
+		return true
+	}
+	return strings.HasPrefix(body, "env:") || strings.HasPrefix(body, "input:")
 }
