@@ -94,11 +94,12 @@ func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) ups
 	}
 	if srv.IsRemote() {
 		spec.Command, spec.Args, spec.Env, spec.Dir, spec.Launch = "", nil, nil, "", trust.Launch{}
-		spec.Remote = mcpclient.Remote{URL: srv.URL, Headers: srv.Headers, Environ: environ, AllowHTTP: srv.AllowHTTP}
+		spec.Remote = mcpclient.Remote{URL: srv.URL, Headers: srv.Headers, Environ: environ}
 		if srv.BearerTokenEnvVar != "" {
 			spec.TokenVar = srv.BearerTokenEnvVar
 			spec.Remote.BearerToken = lookupEnv(environ, srv.BearerTokenEnvVar)
 		}
+		spec.Remote.AllowHTTP = srv.AllowHTTP
 	}
 	if pin, ok := r.Pins[partial.Path{"mcp_servers", name}.String()]; ok {
 		spec.Pin = &pin
