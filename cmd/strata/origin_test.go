@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -79,8 +80,22 @@ func TestRemoteCredentialsEndToEnd(t *testing.T) {
 			t.Errorf("strata %s: exit %d\n%s-- stderr --\n%s-- want --\n%s", cmd[0], code, out, stderr, want)
 		}
 	}
-	write("[mcp_servers.lan]\nurl = \"http://10.1.2.3/mcp\"\nallow_http = true\n")
-	if out, stderr, code = strataIn(t, dir, environ, "config", "--explain", "mcp_servers.lan.allow_http"); code != 0 || !strings.Contains(out, "mcp_servers.lan.allow_http = true") {
+	// With allow_http, the server is reached (here through the proxy the
+	// environment names, an MCP server that answers for any host).
+	lan := mcp.NewServer(&mcp.Implementation{Name: "lan", Version: "1"}, nil)
+	mcp.AddTool(lan, &mcp.Tool{Name: "on_lan"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return lan }, nil)
+	var proxy string
+	proxied := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Host = strings.TrimPrefix(proxy, "http://")
+		handler.ServeHTTP(w, r)
+	}))
+	defer proxied.Close()
+	proxy = proxied.URL
+	write("[mcp_servers.lan]\nurl = \"http://mcp.example.invalid/mcp\"\nallow_http = true\nexpose = \"all\"\n")
+	if out, stderr, code = strataIn(t, dir, append(environ, "HTTP_PROXY="+proxy), "resolve"); code != 0 || !strings.Contains(out, `"name": "on_lan"`) {
 		t.Errorf("allow_http: exit %d\n%s%s", code, out, stderr)
 	}
 }
