@@ -209,7 +209,7 @@ func (p Pin) Check(l Launch) error {
 	if len(changed) == 0 {
 		changed = append(changed, "it names other files")
 	}
-	return &diag.Error{Msg: "the launch differs from the one pinned: " + strings.Join(changed, "; ")}
+	return &diag.Error{Msg: "the launch differs from the one pinned: " + strings.Join(changed, "; "), Err: ErrChanged}
 }
 
 // argsDiffer says which arguments differ, by position, or "".
