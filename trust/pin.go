@@ -180,7 +180,7 @@ func (p Pin) Check(l Launch) error {
 		return err
 	}
 	if p.Launch != p.identity() {
-		return &diag.Error{Msg: "the pin does not match itself: it was changed by hand", Hint: "pin again"}
+		return &diag.Error{Msg: "the pin does not match itself: it was changed by hand", Hint: "pin again", Err: ErrChanged}
 	}
 	if now.Launch == p.Launch {
 		return nil
