@@ -105,6 +105,10 @@ type MCPServer struct {
 	// BearerTokenEnvVar names the variable of the host's environment whose
 	// value is sent as "Authorization: Bearer <value>".
 	BearerTokenEnvVar string `toml:"bearer_token_env_var"`
+	// AllowHTTP lets URL be plain http to a host other than this machine,
+	// where the token, the headers and every message travel in clear;
+	// without it such a URL is an error. Loopback needs no permission.
+	AllowHTTP bool `toml:"allow_http"`
 	// Enabled is false for a server that is configured but not used; nil
 	// means true. See [MCPServer.IsEnabled].
 	Enabled           *bool   `toml:"enabled"`
