@@ -282,6 +282,11 @@ func (r *Runner) run(ctx context.Context, def resolve.Definition, pc protocol.Co
 // runLocal runs a JP or --describe tool.
 func (r *Runner) runLocal(ctx context.Context, def resolve.Definition, pc protocol.Context, args json.RawMessage) (protocol.Outcome, error) {
 	argv, err := Argv(def.Exec, pc, args)
+	var refused *Error
+	if errors.As(err, &refused) {
+		refused.Tool = def.Name
+		return protocol.Outcome{}, refused
+	}
 	if err != nil {
 		return protocol.Outcome{Type: protocol.Failure, Message: def.Name + ": " + err.Error()}, nil
 	}

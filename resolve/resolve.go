@@ -236,6 +236,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 			d.Source = "local"
 		}
 		exec.Kind, exec.Command, exec.Tool = ExecJP, t.Tool.Command, t.Tool.Source.Name(name)
+		exec.AllowDash = allowDash(t.Tool.Parameters, "")
 	default:
 		if b.f.Failed[path.String()] {
 			return Definition{}, false // a pinned executable that changed: reported by discovery
@@ -393,4 +394,18 @@ func closestHint(name string, names []string) string {
 		return "it has no tools"
 	}
 	return "it has " + strings.Join(names, ", ")
+}
+
+// allowDash lists the parameters (dotted paths, under prefix) whose
+// config sets allow_dash, sorted.
+func allowDash(params map[string]config.Parameter, prefix string) []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(params)) {
+		p := params[name]
+		if p.AllowDash {
+			out = append(out, prefix+name)
+		}
+		out = append(out, allowDash(p.Properties, prefix+name+".")...)
+	}
+	return out
 }

@@ -249,7 +249,7 @@ func (s *session) discover(c config.Config) {
 			}
 			continue
 		}
-		program, args, err := command.Render(words(t.Command), t.Command.Shell, ctxData)
+		program, args, err := command.Render(words(t.Command), t.Command.Shell, ctxData, nil)
 		if err != nil {
 			s.failed(path, &diag.Error{Path: path.Append("command"), Msg: err.Error()})
 			continue

@@ -119,6 +119,7 @@ func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) ups
 			spec.TokenVar = srv.BearerTokenEnvVar
 			spec.Remote.BearerToken = lookupEnv(environ, srv.BearerTokenEnvVar)
 		}
+		spec.Remote.AllowHTTP = srv.AllowHTTP
 	}
 	if pin, ok := r.Pins[partial.Path{"mcp_servers", name}.String()]; ok {
 		spec.Pin = &pin
