@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,7 +44,10 @@ func (s *session) mcpServers(c config.Config) {
 	procs.Each(s.ctx, len(names), len(names), func(ctx context.Context, i int) {
 		name := names[i]
 		srv := c.MCPServers[name]
-		tools, err := s.mcpServer(ctx, name, srv)
+		tools, cut, err := s.mcpServer(ctx, name, srv)
+		if cut != nil {
+			s.warn(cutWarning(name, cut))
+		}
 		if err != nil {
 			path := partial.Path{"mcp_servers", name}
 			e := &diag.Error{Path: path, Msg: err.Error(), Err: err}
@@ -91,6 +95,7 @@ func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) ups
 		ToolTimeout: seconds(srv.ToolTimeoutSec, config.DefaultToolTimeoutSec),
 		Launch:      trust.Launch{Program: program, Args: srv.Args, Env: trust.LaunchEnv(srv.Env, srv.EnvVars), Dir: sdir},
 		Client:      r.Servers.Declared(),
+		Budget:      r.Budget.WithDefaults(),
 	}
 	if srv.IsRemote() {
 		spec.Command, spec.Args, spec.Env, spec.Dir, spec.Launch = "", nil, nil, "", trust.Launch{}
@@ -134,6 +139,10 @@ func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) ups
 		key.AddPackage(program, srv.Args, spec.Dir, spec.Env)
 		spec.Key = &key
 	}
+	if spec.Key != nil && spec.Budget != (mcpclient.Budget{}).WithDefaults() {
+		// A list is cut by the budget it was listed within.
+		spec.Key.Budget = fmt.Sprintf("tools=%d bytes=%d", spec.Budget.Tools, spec.Budget.Bytes)
+	}
 	if spec.Key != nil && !spec.Client.IsZero() {
 		// A server may list other tools to a client that can answer its
 		// requests (sampling, elicitation): they are cached apart.
@@ -167,41 +176,59 @@ func seconds(s, def float64) time.Duration {
 // remote server that gave an identity (seed 002's server/identity) with
 // them: reaching it costs no process, so it is asked who it is, and its
 // tools are listed again only when it says it changed.
-func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServer) (map[string]resolve.Discovered, error) {
+func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServer) (map[string]resolve.Discovered, *mcpclient.Cut, error) {
 	spec := s.r.Spec(name, srv, s.found.Dir, s.found.Root)
-	var known *upstream.Answer
-	if spec.Key != nil {
-		if cached, ok := s.r.Cache.Get(*spec.Key); ok {
-			var a upstream.Answer
-			if json.Unmarshal(cached, &a) == nil {
-				known = &a
-			}
-		}
-	}
+	known := upstream.Cached(s.r.Cache, spec)
 	if known != nil && !s.r.Refresh {
 		if spec.Remote.URL == "" || known.Identity == nil || s.r.Offline {
-			return toolsOf(*known), nil
+			return toolsOf(*known), known.Cut, nil
 		}
 		a, _, err := s.r.Servers.Tools(ctx, spec, known)
 		if err != nil {
 			s.warn(&diag.Error{Source: "changed", Path: partial.Path{"mcp_servers", name}, Msg: "cannot ask the server whether its tools changed (" + err.Error() + "); its cached tools are used", Err: err})
-			return toolsOf(*known), nil
+			return toolsOf(*known), known.Cut, nil
 		}
 		s.keep(spec, name, known, a)
-		return toolsOf(a), nil
+		return toolsOf(a), a.Cut, nil
 	}
 	if s.r.Offline {
-		return nil, fmt.Errorf("its tools are not in the cache, and offline mode starts no server")
+		return nil, nil, fmt.Errorf("its tools are not in the cache, and offline mode starts no server")
 	}
 	a, started, err := s.r.Servers.Tools(ctx, spec, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if started && spec.Transport == nil {
 		s.started.Add(1)
 	}
 	s.keep(spec, name, known, a)
-	return toolsOf(a), nil
+	return toolsOf(a), a.Cut, nil
+}
+
+// cutWarning says that the tool list of the server name went past its
+// budget, and what was kept.
+func cutWarning(name string, cut *mcpclient.Cut) *diag.Error {
+	bound, setting := fmt.Sprintf("%s tools", thousands(cut.Bound)), "ServerTools"
+	if cut.By == "bytes" {
+		bound, setting = fmt.Sprintf("%d MiB", cut.Bound>>20), "ServerListing"
+		if cut.Bound%(1<<20) != 0 {
+			bound = fmt.Sprintf("%s bytes", thousands(cut.Bound))
+		}
+	}
+	return &diag.Error{
+		Path: partial.Path{"mcp_servers", name},
+		Msg:  fmt.Sprintf("the server's tool list goes past %s: strata keeps its first %s tools (%.1f MiB) and leaves out the rest", bound, thousands(int64(cut.Kept)), float64(cut.Bytes)/(1<<20)),
+		Hint: "a host raises the bound with load.Limits." + setting,
+	}
+}
+
+// thousands writes n with commas between thousands.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // keep caches a server's answer a, where known was cached before, and
