@@ -91,12 +91,17 @@ func TrustStore(store *trust.Store) Option {
 	return option(func(s *settings) { s.Store = store })
 }
 
-// TrustWorkspace trusts the workspace for this open only, as --trust does.
+// TrustWorkspace trusts the workspace root (outside a workspace, the
+// directory loading starts in) for this open only, exactly, as --trust
+// does: not the repositories nested in it.
 func TrustWorkspace() Option { return option(func(s *settings) { s.TrustOnce = true }) }
 
-// TrustHint tells the user how to trust a workspace, in the warning about
-// its files not applied; the default says to trust it.
-func TrustHint(hint string) Option { return option(func(s *settings) { s.TrustHint = hint }) }
+// TrustHint tells the user how to trust the directory whose files were not
+// applied, in the warning about them (see [load.App].TrustHint); the
+// default says to trust it. It is never asked about the home directory.
+func TrustHint(hint func(load.Untrusted) string) Option {
+	return option(func(s *settings) { s.TrustHint = hint })
+}
 
 // CacheDir keeps discovery answers in dir, so that resolving again runs
 // nothing; without it nothing is cached. See [DefaultCacheDir].

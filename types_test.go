@@ -93,6 +93,7 @@ var valueTypes = map[string]reflect.Type{
 	"load.Result":              reflect.TypeFor[*load.Result[config.Partial, config.Config]](),
 	"load.Source":              reflect.TypeFor[load.Source](),
 	"load.Step":                reflect.TypeFor[load.Step](),
+	"load.Untrusted":           reflect.TypeFor[load.Untrusted](),
 	"trust.Launch":             reflect.TypeFor[trust.Launch](),
 	"trust.List":               reflect.TypeFor[trust.List](),
 	"trust.Once":               reflect.TypeFor[trust.Once](),

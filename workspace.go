@@ -23,9 +23,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -39,6 +41,8 @@ import (
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/internal/suggest"
+	"github.com/strata-config/strata/internal/tomltext"
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/internal/workspace"
 	"github.com/strata-config/strata/load"
@@ -299,9 +303,11 @@ func (w *Workspace[P, R]) Watch() []string {
 }
 
 // Launch returns the launch of what the config key launches: tools.<name>
-// (a local tool's command) or mcp_servers.<name>, at the host's key path.
-// It is what [trust.Launch.Pin] pins.
-func (w *Workspace[P, R]) Launch(key string) (trust.Launch, error) {
+// (a local tool's command, or the executable of a discovery directory that
+// described the tool) or mcp_servers.<name>, at the host's key path. It is
+// what [trust.Launch.Pin] pins. A tool that is not configured is looked
+// for in the catalog, which may run discovery.
+func (w *Workspace[P, R]) Launch(ctx context.Context, key string) (trust.Launch, error) {
 	path, err := partial.ParsePath(key)
 	if err != nil {
 		return trust.Launch{}, err
@@ -315,23 +321,61 @@ func (w *Workspace[P, R]) Launch(key string) (trust.Launch, error) {
 	switch kind {
 	case "tools":
 		t, ok := w.model.Tools[name]
-		if !ok || !t.IsLocal() || t.Command.IsZero() {
-			return trust.Launch{}, &diag.Error{Path: path, Msg: "no local tool with a command has this name"}
+		if ok && t.IsLocal() && !t.Command.IsZero() {
+			data := protocol.NewContext(protocol.ActionRun, w.root, t.Source.Name(name), nil, nil, t.Options).Value()
+			program, err := command.Program(append([]string{t.Command.Program}, t.Command.Args...), t.Command.Shell, data, w.root)
+			if err != nil {
+				return trust.Launch{}, &diag.Error{Path: path.Append("command"), Msg: err.Error(), Err: err}
+			}
+			return trust.Launch{Program: procs.LookPath(program, w.environ), Args: t.Command.Args, Dir: w.dir}, nil
 		}
-		data := protocol.NewContext(protocol.ActionRun, w.root, t.Source.Name(name), nil, nil, t.Options).Value()
-		program, err := command.Program(append([]string{t.Command.Program}, t.Command.Args...), t.Command.Shell, data, w.root)
-		if err != nil {
-			return trust.Launch{}, &diag.Error{Path: path.Append("command"), Msg: err.Error(), Err: err}
-		}
-		return trust.Launch{Program: procs.LookPath(program, w.environ), Args: t.Command.Args, Dir: w.dir}, nil
+		return w.discoveredLaunch(ctx, path, name)
 	case "mcp_servers":
 		srv, ok := w.model.MCPServers[name]
 		if !ok {
-			return trust.Launch{}, &diag.Error{Path: path, Msg: "no MCP server has this name"}
+			e := &diag.Error{Path: path, Msg: "no MCP server has this name"}
+			if c := suggest.Closest(name, slices.Sorted(maps.Keys(w.model.MCPServers))); c != "" {
+				e.Hint = "did you mean " + w.key("mcp_servers."+tomltext.Key(c)) + "?"
+			}
+			return trust.Launch{}, e
+		}
+		if srv.IsRemote() {
+			return trust.Launch{}, &diag.Error{Path: path, Msg: "a remote server (url) launches no program: there is nothing to pin"}
 		}
 		return w.resolver().Spec(name, srv, w.dir, w.root).Launch, nil
 	}
 	return trust.Launch{}, notLaunch
+}
+
+// discoveredLaunch is the launch of a tool of the catalog that no
+// configured command runs: the executable of a discovery directory that
+// described it.
+func (w *Workspace[P, R]) discoveredLaunch(ctx context.Context, path partial.Path, name string) (trust.Launch, error) {
+	cat, err := w.Resolve(ctx)
+	if cat == nil {
+		return trust.Launch{}, err
+	}
+	def, ok := cat.Tool(name)
+	if !ok {
+		e := &diag.Error{Path: path, Msg: "no tool of the catalog has this name"}
+		names := make([]string, 0, len(cat.Tools))
+		for _, d := range cat.Tools {
+			names = append(names, d.Name)
+		}
+		if c := suggest.Closest(name, names); c != "" {
+			e.Hint = "did you mean " + w.key("tools."+tomltext.Key(c)) + "?"
+		} else if err != nil {
+			e.Hint = "it may be among the tools that did not resolve: " + err.Error()
+		}
+		return trust.Launch{}, e
+	}
+	switch def.Exec.Kind {
+	case resolve.ExecDescribe:
+		return trust.Launch{Program: def.Exec.Path, Env: trust.LaunchEnv(def.Exec.Env, def.Exec.EnvVars), Dir: def.Exec.Dir}, nil
+	case resolve.ExecMCP:
+		return trust.Launch{}, &diag.Error{Path: path, Msg: "the MCP server " + def.Exec.Server + " runs this tool", Hint: "pin " + w.key("mcp_servers."+tomltext.Key(def.Exec.Server)) + ", which launches it"}
+	}
+	return trust.Launch{}, &diag.Error{Path: path, Msg: "the tool launches no program of its own (" + string(def.Exec.Kind) + "): there is nothing to pin"}
 }
 
 // key writes a key of the model (tools.<name>) at the host's mount.

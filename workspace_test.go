@@ -154,7 +154,7 @@ expose = "all"
 		t.Fatal(err)
 	}
 	w := s.open(t)
-	launch, err := w.Launch("mcp_servers.fake")
+	launch, err := w.Launch(context.Background(), "mcp_servers.fake")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func TestPinCheckedBeforeEachRun(t *testing.T) {
 	if err := s.store.Update(func(l *trust.List) error { l.AddWorkspace(s.repo); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	launch, err := s.open(t).Launch("tools.count_lines")
+	launch, err := s.open(t).Launch(context.Background(), "tools.count_lines")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +374,7 @@ func TestHostWithoutTrustStore(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "assistant.tools.x.source: the host has no builtin tool named x") {
 		t.Errorf("a resolution problem at the host's key path: %v", err)
 	}
-	if _, err := w.Launch("tools.x"); err == nil || !strings.Contains(err.Error(), "assistant.tools.<name>") {
+	if _, err := w.Launch(context.Background(), "tools.x"); err == nil || !strings.Contains(err.Error(), "assistant.tools.<name>") {
 		t.Errorf("Launch of a key outside the mount: %v", err)
 	}
 }

@@ -284,10 +284,12 @@ func (r *Runner) runLocal(ctx context.Context, def resolve.Definition, pc protoc
 	if err != nil {
 		return protocol.Outcome{Type: protocol.Failure, Message: def.Name + ": " + err.Error()}, nil
 	}
-	if pin, ok := r.Pins[def.Exec.Key]; ok && def.Exec.Kind == resolve.ExecJP {
+	if pin, ok := r.Pins[def.Exec.Key]; ok {
+		// A --describe tool's command has no arguments of its own: each
+		// call gives it one JSON argument.
 		launch := trust.Launch{Program: procs.LookPath(argv[0], r.environ()), Args: def.Exec.Command.Args, Env: trust.LaunchEnv(def.Exec.Env, def.Exec.EnvVars), Dir: def.Exec.Dir}
 		if err := pin.Check(launch); err != nil {
-			return protocol.Outcome{Type: protocol.Failure, Message: def.Name + " was not run: " + err.Error()}, nil
+			return protocol.Outcome{Type: protocol.Failure, Message: def.Name + " was not run: " + err.Error() + "; check what changed, and if the change is yours, pin " + def.Exec.Key + " again"}, nil
 		}
 	}
 	timeout := r.Timeout

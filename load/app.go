@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -41,10 +42,11 @@ import (
 // them in one place is an error), and may extend others (see [ExtendsKey]).
 //
 // The workspace file and the directory files apply only where Trust trusts
-// their directory; without a Trust, none does. Files that are not applied
-// are listed in the Result ([Probe].Untrusted) and reported once, as a
-// warning; everything else loads as usual. Relative paths in a file are
-// relative to the file (see [Rebaser]).
+// their directory (see [Trust] for which directory decides); without a
+// Trust, none does. Files that are not applied are listed in the Result
+// ([Probe].Untrusted) and reported once for each directory whose trust
+// would apply them, as a warning; everything else loads as usual.
+// Relative paths in a file are relative to the file (see [Rebaser]).
 type App[P, R any] struct {
 	// Name names the files (.<name>/, .<name>.toml) and the environment
 	// variables (<NAME>_...).
@@ -75,9 +77,12 @@ type App[P, R any] struct {
 	// UnknownEnv is what a <NAME>_ variable whose name reaches no key
 	// does: an error (the default), a warning, or nothing.
 	UnknownEnv EnvPolicy
-	// TrustHint tells the user how to trust a workspace, in the warning
-	// about files not applied: "run strata trust".
-	TrustHint string
+	// TrustHint tells the user how to trust the directory that would apply
+	// files not applied, in the warning about them: "run strata trust
+	// --root DIR". It is never asked about the home directory or the root
+	// of the file system (see [Broad]): for those the warning says where
+	// such settings belong instead. nil says to trust the directory.
+	TrustHint func(Untrusted) string
 	// Input asks the user for the value of a VS Code input (${input:id} in
 	// an mcp.json), showing its description; a password input must not be
 	// echoed. Its answer is used for this load only and never stored. nil
@@ -99,12 +104,85 @@ const (
 	EnvIgnore                  // the variable is ignored
 )
 
-// Trust decides whether the files of a workspace apply: the workspace file
-// of a root, and the directory files of a directory.
+// Trust decides whether the files of a workspace apply. Trust names exact
+// roots; Load asks about these directories:
+//
+//   - the workspace file applies when the workspace root is trusted;
+//   - a directory file inside a workspace applies when the workspace root
+//     is trusted, and, when a repository is nested in the workspace
+//     between the root and the file (a directory below the root that holds
+//     its own .git, file or directory: a submodule, a vendored
+//     repository), when that repository's directory is trusted too;
+//   - a directory file outside any workspace applies when its own
+//     directory is trusted.
+//
+// An implementation that trusts a directory with everything below it
+// (trust.List's recursive entries) answers yes for each directory below.
 type Trust interface {
-	// Trusts reports whether dir (a workspace root, or the directory of a
-	// directory file) is trusted.
+	// Trusts reports whether dir is trusted: by itself, not because a
+	// directory above it is (see above).
 	Trusts(dir string) bool
+}
+
+// Untrusted describes files that were not applied because one directory
+// is not trusted, for [App].TrustHint.
+type Untrusted struct {
+	// Dir is the directory whose trust would apply the files.
+	Dir string
+	// Files are the files not applied.
+	Files []string
+	// Workspace reports that Dir is the workspace root.
+	Workspace bool
+	// Nested reports that Dir is a repository nested in a trusted
+	// workspace: the workspace's trust does not reach it.
+	Nested bool
+	// Outside reports that Dir is outside any workspace: trusting it
+	// applies its own directory file, and no other.
+	Outside bool
+}
+
+// Broad says why dir is too broad to trust by itself, or "": it is the
+// home directory (HOME in environ; nil is the process's environment), or
+// the root of the file system. Trusting either would trust whatever lands
+// there, and no hint of Load suggests it.
+func Broad(dir string, environ []string) string {
+	if environ == nil {
+		environ = os.Environ()
+	}
+	return broad(dir, envMap(environ))
+}
+
+func broad(dir string, env map[string]string) string {
+	dir = realDir(dir)
+	if filepath.Dir(dir) == dir {
+		return "the root of the file system"
+	}
+	for _, k := range []string{"HOME", "USERPROFILE"} {
+		if h := env[k]; h != "" && filepath.IsAbs(h) && realDir(h) == dir {
+			return "your home directory"
+		}
+	}
+	return ""
+}
+
+// realDir is dir absolute, clean, and with symbolic links resolved where it
+// exists.
+func realDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return filepath.Clean(dir)
+}
+
+// nestedRepository reports whether dir holds a repository of its own: a
+// .git entry of any kind (a submodule's is a file). A .git that cannot be
+// looked at counts.
+func nestedRepository(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, ".git"))
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // Kind is the kind of a layer's source.
@@ -145,6 +223,11 @@ type Probe struct {
 	// Untrusted is set on a file found but not applied: its workspace is
 	// not trusted.
 	Untrusted bool
+	// TrustDir is the directory whose trust decides whether a workspace or
+	// directory file applies (see [Trust]): the workspace root, a
+	// repository nested in the workspace, or outside any workspace the
+	// file's own directory.
+	TrustDir string
 }
 
 // Result is what Load found: the config and where every part came from.
@@ -233,18 +316,28 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 		return nil, err
 	}
 	res.Root = root
+	rootTrusted := root != "" && a.trusts(root)
 	if root != "" {
-		r.probeFile(ctx, KindWorkspace, filepath.Join(root, "."+a.Name, "config"), a.trusts(root))
+		r.probe(ctx, KindWorkspace, filepath.Join(root, "."+a.Name, "config"), root, rootTrusted)
 	}
 	r.sources(ctx, KindWorkspace, dir)
+	trustDir := root // the nearest repository nested in the workspace, or its root
 	for _, d := range directories(root, dir) {
-		r.probeFile(ctx, KindDirectory, filepath.Join(d, "."+a.Name), a.trusts(d))
+		switch {
+		case root == "":
+			r.probe(ctx, KindDirectory, filepath.Join(d, "."+a.Name), d, a.trusts(d))
+			continue
+		case d != root && nestedRepository(d):
+			trustDir = d
+		}
+		trusted := rootTrusted && (trustDir == root || a.trusts(trustDir))
+		r.probe(ctx, KindDirectory, filepath.Join(d, "."+a.Name), trustDir, trusted)
 	}
 	r.sources(ctx, KindDirectory, dir)
 	if r.errs.Len() > 0 {
 		return nil, r.errs.Err()
 	}
-	r.untrusted(root)
+	r.untrusted(root, rootTrusted)
 	// Environment: each variable is a layer of its own.
 	as, err := assign.Env(r.below(), a.Name, a.envAssignments(environ), r.assignOptions()...)
 	for _, e := range diag.All(err) {
@@ -287,30 +380,69 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	return res, nil
 }
 
-// trusts reports whether the files of dir apply.
+// trusts reports whether dir is trusted.
 func (a *App[P, R]) trusts(dir string) bool { return a.Trust != nil && a.Trust.Trusts(dir) }
 
-// untrusted reports, once, the files that were found but not applied.
-func (r *reader[P, R]) untrusted(root string) {
-	var files []string
+// probe looks for a workspace or directory file whose trust trustDir
+// decides (see [Trust]).
+func (r *reader[P, R]) probe(ctx context.Context, kind Kind, base, trustDir string, trusted bool) {
+	n := len(r.res.Probes)
+	r.probeFile(ctx, kind, base, trusted)
+	for i := n; i < len(r.res.Probes); i++ {
+		r.res.Probes[i].TrustDir = trustDir
+	}
+}
+
+// untrusted reports the files that were found but not applied: once for
+// each directory whose trust would apply them.
+func (r *reader[P, R]) untrusted(root string, rootTrusted bool) {
+	var groups []Untrusted
 	for _, p := range r.res.Probes {
-		if p.Untrusted {
-			files = append(files, p.Path)
+		if !p.Untrusted {
+			continue
 		}
+		dir := p.TrustDir
+		if !rootTrusted && root != "" {
+			dir = root // the workspace first: nothing of it applies before
+		}
+		if i := slices.IndexFunc(groups, func(g Untrusted) bool { return g.Dir == dir }); i >= 0 {
+			groups[i].Files = append(groups[i].Files, p.Path)
+			continue
+		}
+		groups = append(groups, Untrusted{Dir: dir, Files: []string{p.Path}, Workspace: dir == root, Nested: root != "" && dir != root, Outside: root == ""})
 	}
-	if len(files) == 0 {
-		return
+	for _, g := range groups {
+		var msg string
+		switch {
+		case g.Nested:
+			msg = fmt.Sprintf("layers of a nested repository not applied: %s holds a repository of its own (.git), which the trust of the workspace %s does not reach (%s)", g.Dir, root, strings.Join(g.Files, ", "))
+		case g.Outside:
+			msg = "directory layers not applied: untrusted, outside any workspace (" + strings.Join(g.Files, ", ") + ")"
+		default:
+			msg = "workspace layers not applied: untrusted (" + strings.Join(g.Files, ", ") + ")"
+		}
+		r.warn(&diag.Error{Severity: diag.SeverityWarning, Source: g.Dir, Msg: msg, Hint: r.trustHint(g)})
 	}
-	where := root
-	if where == "" {
-		where = filepath.Dir(files[0])
+}
+
+// trustHint says how to apply the files of g: the host's hint, except for
+// a directory too broad to trust, for which it says where such settings
+// belong.
+func (r *reader[P, R]) trustHint(g Untrusted) string {
+	if why := broad(g.Dir, r.env); why != "" {
+		user := "your user file"
+		if d := r.app.userDir(r.env); d != "" {
+			user += " (" + filepath.Join(d, "config.toml") + ")"
+		}
+		return fmt.Sprintf("%s is %s, which is not trusted as a workspace: put settings of your own in %s, and a project's in a .%s/ directory at the project's root", g.Dir, why, user, r.app.Name)
 	}
-	hint := r.app.TrustHint
-	if hint == "" {
-		hint = "trust the workspace to apply them"
+	if r.app.TrustHint != nil {
+		return r.app.TrustHint(g)
 	}
-	msg := "workspace layers not applied: untrusted (" + strings.Join(files, ", ") + ")"
-	r.warn(&diag.Error{Severity: diag.SeverityWarning, Source: where, Msg: msg, Hint: hint})
+	if g.Nested {
+		return "trust " + g.Dir + " with everything below it to apply them"
+	}
+	return "trust " + g.Dir + " to apply them"
 }
 
 // userDir returns the directory of the user file.

@@ -520,11 +520,11 @@ func TestUntrustedLayersDoNotApply(t *testing.T) {
 		{
 			name: "no trust", trust: nil, run: config.RunAsk,
 			untrusted: []string{"w/.strata/config.toml", "w/d/.strata.toml"},
-			warnings:  []string{"ROOT/w: workspace layers not applied: untrusted (ROOT/w/.strata/config.toml, ROOT/w/d/.strata.toml); trust the workspace to apply them"},
+			warnings:  []string{"ROOT/w: workspace layers not applied: untrusted (ROOT/w/.strata/config.toml, ROOT/w/d/.strata.toml); trust ROOT/w to apply them"},
 		},
 		{name: "another directory trusted", trust: trustDirs{"ROOT/other"}, run: config.RunAsk,
 			untrusted: []string{"w/.strata/config.toml", "w/d/.strata.toml"},
-			warnings:  []string{"ROOT/w: workspace layers not applied: untrusted (ROOT/w/.strata/config.toml, ROOT/w/d/.strata.toml); trust the workspace to apply them"},
+			warnings:  []string{"ROOT/w: workspace layers not applied: untrusted (ROOT/w/.strata/config.toml, ROOT/w/d/.strata.toml); trust ROOT/w to apply them"},
 		},
 		{name: "workspace trusted", trust: trustDirs{"ROOT/w"}, run: config.RunUnattended},
 	}

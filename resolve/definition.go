@@ -84,7 +84,7 @@ type Exec struct {
 	// workspace root the tool is told about (the JP context's root).
 	Dir, Root string
 	// Key is the config key of what launches the tool's program, for its
-	// pin: tools.<name>, mcp_servers.<server>, or discover.dirs.
+	// pin: tools.<name> (a --describe tool's too) or mcp_servers.<server>.
 	Key string
 	// Env and EnvVars are the variables a local tool's program gets
 	// besides the base set: set, and inherited from the host by name.

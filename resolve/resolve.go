@@ -91,7 +91,7 @@ func Build(c config.Config, f Found) (*Catalog, error) {
 		}
 		if d, ok := b.definition(name, t); ok {
 			d.Source = "local"
-			d.Exec = Exec{Kind: ExecDescribe, Path: dt.Path, Dir: f.Dir, Root: f.Root, Key: "discover.dirs"}
+			d.Exec = Exec{Kind: ExecDescribe, Path: dt.Path, Dir: f.Dir, Root: f.Root, Key: partial.Path{"tools", name}.String()}
 			tools = append(tools, d)
 		}
 	}
@@ -198,6 +198,9 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		}
 		exec.Kind, exec.Command, exec.Tool = ExecJP, t.Tool.Command, t.Tool.Source.Name(name)
 	default:
+		if b.f.Failed[path.String()] {
+			return Definition{}, false // a pinned executable that changed: reported by discovery
+		}
 		upstream := src.Name(name)
 		dt, ok := b.described[upstream]
 		if !ok {
@@ -222,7 +225,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		if src.Tool != "" {
 			d.Source = config.Source{Kind: config.SourceLocal, Tool: src.Tool}.String()
 		}
-		exec.Kind, exec.Path, exec.Key = ExecDescribe, dt.Path, "discover.dirs"
+		exec.Kind, exec.Path = ExecDescribe, dt.Path
 	}
 	d.Title = base.Title
 	d.Summary, d.Description = text(base, own)

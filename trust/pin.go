@@ -133,7 +133,7 @@ func (p Pin) Check(l Launch) error {
 	if len(changed) == 0 {
 		changed = append(changed, "it names other files")
 	}
-	return &diag.Error{Msg: "the launch differs from the one pinned: " + strings.Join(changed, "; ")}
+	return &diag.Error{Msg: "the launch differs from the one pinned: " + strings.Join(changed, "; "), Err: ErrChanged}
 }
 
 func fileSum(path string) (string, error) {

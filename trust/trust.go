@@ -28,9 +28,14 @@ import (
 	"strings"
 
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
+
+// ErrChanged is what the error of [Pin.Check] wraps: the launch is not the
+// one pinned.
+var ErrChanged = errors.New("the launch differs from the one pinned")
 
 // File is the name of the trust list in the user's config directory.
 const File = "trusted.toml"
@@ -48,26 +53,48 @@ func DefaultPath(name string, environ []string) string {
 }
 
 // List is what the user trusts.
+//
+// Trust names exact roots: an entry of Workspaces trusts that directory
+// and nothing else, neither the directories above it nor a repository
+// nested in it (see [load.Trust]). Trusting a directory with everything
+// below it is a choice of its own, kept apart in Recursive.
 type List struct {
-	// Workspaces are the roots of trusted workspaces (absolute, symbolic
-	// links resolved). A directory file applies when its directory is a
-	// trusted root or inside one.
+	// Workspaces are trusted directories (absolute, symbolic links
+	// resolved), each trusted exactly: a workspace root, whose workspace
+	// file and directory files apply (not those of a repository nested in
+	// it), or, outside any workspace, a directory whose directory file
+	// applies. A list written when entries were matched as prefixes is
+	// read the same way: each of its entries is exact.
 	Workspaces []string `toml:"workspaces"`
+	// Recursive are directories trusted with everything below them: every
+	// workspace, directory file and nested repository there, present and
+	// future.
+	Recursive []string `toml:"recursive"`
 	// Pins are pinned launches by the key path of what launches them:
 	// tools.<name> or mcp_servers.<name>.
 	Pins map[string]Pin `toml:"pins"`
 }
 
-// Trusts reports whether dir is a trusted workspace root or inside one. It
-// implements load.Trust.
+// Trusts reports whether dir is trusted: an entry of Workspaces names it,
+// or an entry of Recursive names it or a directory above it. It
+// implements [load.Trust].
 func (l List) Trusts(dir string) bool {
 	dir = canonical(dir)
-	for _, w := range l.Workspaces {
-		if dir == w || strings.HasPrefix(dir, w+string(filepath.Separator)) || w == string(filepath.Separator) {
+	if slices.Contains(l.Workspaces, dir) {
+		return true
+	}
+	for _, r := range l.Recursive {
+		if within(dir, r) {
 			return true
 		}
 	}
 	return false
+}
+
+// within reports whether dir is top or below it.
+func within(dir, top string) bool {
+	rel, err := filepath.Rel(top, dir)
+	return err == nil && filepath.IsAbs(top) && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // canonical makes a directory absolute and clean, with symbolic links
@@ -82,7 +109,7 @@ func canonical(dir string) string {
 	return filepath.Clean(dir)
 }
 
-// AddWorkspace trusts the workspace at root.
+// AddWorkspace trusts the directory root exactly (see [List]).
 func (l *List) AddWorkspace(root string) {
 	root = canonical(root)
 	if !slices.Contains(l.Workspaces, root) {
@@ -91,8 +118,48 @@ func (l *List) AddWorkspace(root string) {
 	}
 }
 
-// Once is a [load.Trust] that trusts the workspace at one root besides
-// what a list trusts: --trust, for one run.
+// AddRecursive trusts the directory top and everything below it.
+func (l *List) AddRecursive(top string) {
+	top = canonical(top)
+	if !slices.Contains(l.Recursive, top) {
+		l.Recursive = append(l.Recursive, top)
+		slices.Sort(l.Recursive)
+	}
+}
+
+// Forget stops trusting dir: it removes the entries that name it (exact
+// and recursive) and the pins of the launches that start there (or below
+// it, for a recursive entry), and returns the keys of those pins. A
+// directory no entry names is an error that suggests the nearest entry.
+func (l *List) Forget(dir string) (pins []string, err error) {
+	dir = canonical(dir)
+	exact, recursive := slices.Contains(l.Workspaces, dir), slices.Contains(l.Recursive, dir)
+	if !exact && !recursive {
+		e := &diag.Error{Source: dir, Msg: "not in the trust list"}
+		all := slices.Concat(l.Workspaces, l.Recursive)
+		if s := suggest.Closest(dir, all); s != "" {
+			e.Hint = "did you mean " + s + "?"
+		} else if len(all) > 0 {
+			e.Hint = "the list names " + strings.Join(all, ", ")
+		} else {
+			e.Hint = "the list is empty"
+		}
+		return nil, e
+	}
+	l.Workspaces = slices.DeleteFunc(l.Workspaces, func(w string) bool { return w == dir })
+	l.Recursive = slices.DeleteFunc(l.Recursive, func(w string) bool { return w == dir })
+	for key, p := range l.Pins {
+		if d := canonical(p.Dir); p.Dir != "" && (d == dir || recursive && within(d, dir)) {
+			pins = append(pins, key)
+			delete(l.Pins, key)
+		}
+	}
+	slices.Sort(pins)
+	return pins, nil
+}
+
+// Once is a [load.Trust] that trusts one root exactly besides what a list
+// trusts: --trust, for one run.
 type Once struct {
 	List List
 	Root string
@@ -100,7 +167,7 @@ type Once struct {
 
 // Trusts implements load.Trust.
 func (o Once) Trusts(dir string) bool {
-	if o.Root != "" && (List{Workspaces: []string{canonical(o.Root)}}).Trusts(dir) {
+	if o.Root != "" && canonical(dir) == canonical(o.Root) {
 		return true
 	}
 	return o.List.Trusts(dir)
@@ -115,6 +182,7 @@ type Store struct {
 // listLayer is a [List] as a layer, for reading and writing the file.
 type listLayer struct {
 	Workspaces partial.List[string]  `toml:"workspaces" strata:"append"`
+	Recursive  partial.List[string]  `toml:"recursive" strata:"append"`
 	Pins       partial.Map[pinLayer] `toml:"pins"`
 }
 
@@ -176,6 +244,15 @@ func (s *Store) Update(change func(*List) error) error {
 	return s.write(l)
 }
 
+// header opens the file: what its keys mean.
+const header = `# What you trust; written by strata trust. Each of workspaces is trusted
+# exactly: that directory's own config files apply (a workspace root's
+# .strata/ and the .strata.toml files below it), not those of the
+# directories above it or of a repository nested in it. Each of recursive
+# is trusted with everything below it, nested repositories included. Pins
+# hold launches to what they were.
+`
+
 // write replaces the file with l.
 func (s *Store) write(l List) error {
 	p, err := partial.From[listLayer](l, List{})
@@ -186,7 +263,7 @@ func (s *Store) write(l List) error {
 	if err != nil {
 		return err
 	}
-	b = append([]byte("# What you trust; written by `strata trust`. Workspaces listed here may\n# apply their own config files; pins hold launches to what they were.\n"), b...)
+	b = append([]byte(header), b...)
 	tmp, err := os.CreateTemp(filepath.Dir(s.Path), filepath.Base(s.Path)+".*.tmp")
 	if err != nil {
 		return &diag.Error{Source: s.Path, Msg: "cannot write the trust list", Err: err}
@@ -207,5 +284,5 @@ func (s *Store) write(l List) error {
 
 // String describes the list for messages.
 func (l List) String() string {
-	return fmt.Sprintf("%d workspaces, %d pins", len(l.Workspaces), len(l.Pins))
+	return fmt.Sprintf("%d workspaces, %d recursive, %d pins", len(l.Workspaces), len(l.Recursive), len(l.Pins))
 }

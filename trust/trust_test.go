@@ -13,9 +13,11 @@ import (
 )
 
 func TestTrusts(t *testing.T) {
-	dir := t.TempDir()
-	ws := filepath.Join(dir, "ws")
-	for _, d := range []string{"ws/sub", "wsother", "elsewhere"} {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"ws/sub", "ws-evil", "wsother", "elsewhere", "src/a/b", "src-evil"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -25,30 +27,99 @@ func TestTrusts(t *testing.T) {
 		t.Fatal(err)
 	}
 	var l trust.List
-	l.AddWorkspace(ws)
+	l.AddWorkspace(filepath.Join(dir, "ws"))
+	l.AddRecursive(filepath.Join(dir, "src"))
 	tests := []struct {
 		dir  string
 		want bool
 	}{
-		{ws, true},
-		{filepath.Join(ws, "sub"), true},
-		{filepath.Join(dir, "wsother"), false}, // a prefix of the name is not the directory
-		{dir, false},
-		{link, false},
+		{"ws", true},
+		{"ws/sub", false},   // an exact entry trusts that directory alone
+		{"ws-evil", false},  // a sibling whose name starts with the entry's
+		{"wsother", false},  // a prefix of the name is not the directory
+		{".", false},        // nor the directory above
+		{"link", false},     // a link to an untrusted directory
+		{"src", true},       // a recursive entry trusts itself
+		{"src/a/b", true},   // and everything below it
+		{"src-evil", false}, // but not a sibling
+		{"ws/sub/..", true}, // paths are cleaned
 	}
 	for _, tt := range tests {
-		if got := l.Trusts(tt.dir); got != tt.want {
+		if got := l.Trusts(filepath.Join(dir, tt.dir)); got != tt.want {
 			t.Errorf("Trusts(%s) = %v, want %v", tt.dir, got, tt.want)
 		}
 	}
 	// A trusted link trusts where it points, and only that.
 	var ll trust.List
 	ll.AddWorkspace(link)
-	if !ll.Trusts(filepath.Join(dir, "elsewhere")) || ll.Trusts(ws) {
+	if !ll.Trusts(filepath.Join(dir, "elsewhere")) || ll.Trusts(filepath.Join(dir, "ws")) {
 		t.Errorf("a link: %v", ll.Workspaces)
 	}
-	if once := (trust.Once{List: l, Root: link}); !once.Trusts(link) || !once.Trusts(ws) || once.Trusts(dir) {
-		t.Error("Once trusts its root besides the list")
+	if once := (trust.Once{List: l, Root: link}); !once.Trusts(link) || !once.Trusts(filepath.Join(dir, "ws")) || once.Trusts(dir) || once.Trusts(filepath.Join(dir, "elsewhere", "x")) {
+		t.Error("Once trusts its root exactly besides the list")
+	}
+}
+
+// TestTrustsOldList: a list written when entries were prefixes is read
+// with each entry exact.
+func TestTrustsOldList(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &trust.Store{Path: filepath.Join(dir, trust.File)}
+	home := filepath.Join(dir, "home")
+	if err := os.MkdirAll(filepath.Join(home, "clone"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := "# What you trust; written by `strata trust`. Workspaces listed here may\n# apply their own config files; pins hold launches to what they were.\nworkspaces = [\"" + home + "\"]\n"
+	if err := os.WriteFile(s.Path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.Trusts(home) || l.Trusts(filepath.Join(home, "clone")) {
+		t.Errorf("an old entry: Trusts(home) %v, Trusts(home/clone) %v; want true, false", l.Trusts(home), l.Trusts(filepath.Join(home, "clone")))
+	}
+}
+
+// TestForget: forgetting a directory removes its entries and the pins of
+// the launches that start there; an unknown directory is an error with a
+// suggestion.
+func TestForget(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, src := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "src")
+	l := trust.List{Pins: map[string]trust.Pin{
+		"tools.x":       {Dir: a},
+		"mcp_servers.y": {Dir: b},
+		"mcp_servers.z": {Dir: filepath.Join(src, "p")},
+		"tools.w":       {Dir: filepath.Join(a, "sub")},
+	}}
+	l.AddWorkspace(a)
+	l.AddWorkspace(b)
+	l.AddRecursive(src)
+	pins, err := l.Forget(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"tools.x"}, pins); diff != "" {
+		t.Errorf("the pins of an exact entry (-want +got):\n%s", diff)
+	}
+	if pins, err = l.Forget(src); err != nil || !cmp.Equal(pins, []string{"mcp_servers.z"}) {
+		t.Errorf("a recursive entry: %v, %v", pins, err)
+	}
+	want := trust.List{Workspaces: []string{b}, Recursive: []string{}, Pins: map[string]trust.Pin{"mcp_servers.y": {Dir: b}, "tools.w": {Dir: filepath.Join(a, "sub")}}}
+	if diff := cmp.Diff(want, l); diff != "" {
+		t.Errorf("the list (-want +got):\n%s", diff)
+	}
+	_, err = l.Forget(filepath.Join(dir, "bb"))
+	if err == nil || !strings.Contains(err.Error(), "not in the trust list; did you mean "+b+"?") {
+		t.Errorf("an unknown directory: %v", err)
 	}
 }
 
@@ -76,6 +147,13 @@ func TestStoreUpdate(t *testing.T) {
 	}
 	if len(l.Workspaces) != len(dirs) {
 		t.Errorf("%d workspaces after %d concurrent updates", len(l.Workspaces), len(dirs))
+	}
+	top := t.TempDir()
+	if err := s.Update(func(l *trust.List) error { l.AddRecursive(top); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := s.Read(); err != nil || len(l.Recursive) != 1 || !l.Trusts(filepath.Join(top, "x")) || len(l.Workspaces) != len(dirs) {
+		t.Errorf("a recursive entry read back: %v, %v", l, err)
 	}
 	info, err := os.Stat(s.Path)
 	if err != nil || info.Mode().Perm()&0o022 != 0 {

@@ -18,9 +18,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// strataBin, strataMCP (beside it) and mcpfake are built by TestMain, for
+// strataBin and mcpfake are built by TestMain, for
 // the tests that run them as processes.
-var strataBin, strataMCP, mcpfake string
+var strataBin, mcpfake string
 
 // TestMain builds the demo workspace's multi-tool binary, as the README's
 // demo command does, and strata and mcpfake.
@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	strataBin, strataMCP, mcpfake = bins[self], bins[testbin.StrataMCP], bins[testbin.MCPFake]
+	strataBin, mcpfake = bins[self], bins[testbin.MCPFake]
 	os.Exit(m.Run())
 }
 

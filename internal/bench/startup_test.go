@@ -23,12 +23,8 @@ import (
 // x-linked is a command's time over its build's linked floor, in the same
 // iterations: what strata's own work adds to what linking costs.
 // mcpsdk-static, a hello world linking the MCP SDK alone, shows what the
-// SDK would cost: strata links none of it, and hands the commands that
-// need it to strata-mcp. config-mcp is strata-mcp config, the command as
-// it ran when strata linked the SDK; resolve and resolve-mcp are strata
-// resolve of the empty setup (no program to start) through strata, which
-// runs strata-mcp in its place, and in strata-mcp directly: the difference
-// is what the hand-over costs.
+// SDK's initialisation costs every command; resolve is strata resolve of
+// the empty setup (no program to start).
 func BenchmarkStartup(b *testing.B) {
 	const (
 		self   = testbin.Strata
@@ -87,16 +83,14 @@ func BenchmarkStartup(b *testing.B) {
 		{"merge", []string{bins[self], "merge", "low.toml"}, 0, bins[linked]},
 		{"diff", []string{bins[self], "diff", "low.toml", "high.toml"}, 1, bins[linked]},
 		{"schema", []string{bins[self], "schema"}, 0, bins[linked]},
-		{"config-mcp", []string{bins[testbin.StrataMCP], "config"}, 0, ""},
-		{"resolve", []string{bins[self], "resolve"}, 0, ""},
-		{"resolve-mcp", []string{bins[testbin.StrataMCP], "resolve"}, 0, ""},
+		{"resolve", []string{bins[self], "resolve"}, 0, bins[linked]},
 		{"mcpsdk-static", []string{static[mcpsdk]}, 0, ""},
 		{"linked-static", []string{static[linked]}, 0, ""},
 		{"config-static", []string{static[self], "config"}, 0, static[linked]},
 		{"merge-static", []string{static[self], "merge", "low.toml"}, 0, static[linked]},
 		{"diff-static", []string{static[self], "diff", "low.toml", "high.toml"}, 1, static[linked]},
 		{"schema-static", []string{static[self], "schema"}, 0, static[linked]},
-		{"config-mcp-static", []string{static[testbin.StrataMCP], "config"}, 0, ""},
+		{"resolve-static", []string{static[self], "resolve"}, 0, static[linked]},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var cmd, base, link time.Duration

@@ -1,18 +1,21 @@
 package cli
 
 import (
+	"errors"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/kballard/go-shellquote"
 	"github.com/strata-config/strata/internal/workspace"
+	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/trust"
 )
 
 // Programs runs the commands that start programs, or may (resolve, call,
-// serve), and trust, which reads the launches of MCP servers: all of them
-// need the MCP SDK. The strata command links none of it, so that its other
-// commands start as fast as a small Go program; it hands these to
-// strata-mcp, the same command line with the SDK linked.
+// serve), and trust, which reads the launches of MCP servers.
 type Programs interface {
 	Resolve(e *Env, c *ResolveCmd) error
 	Call(e *Env, c *CallCmd) error
@@ -24,7 +27,38 @@ type Programs interface {
 type OpenFlags struct {
 	Root  string   `help:"Directory to load from, as if strata ran there (default: the current one)." placeholder:"DIR"`
 	Cfg   []string `name:"cfg" placeholder:"X" sep:"none" help:"A layer on top: a file, key=value, key:=json, key+=value, key:+=json, a JSON object, or NONE to drop the layers below; repeatable."`
-	Trust bool     `help:"Trust this workspace for this run: let its own files apply and its programs run."`
+	Trust bool     `help:"Trust this workspace for this run: let its own files apply and its programs run (not those of a repository nested in it)."`
+}
+
+// Validate checks that --root names a directory.
+func (f OpenFlags) Validate() error { return CheckRoot(f.Root) }
+
+// CheckRoot reports a --root that is not an existing directory; "" is the
+// working directory.
+func CheckRoot(root string) error {
+	if root == "" {
+		return nil
+	}
+	info, err := os.Stat(root)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Usage(errors.New("--root " + root + ": no such directory"))
+	case err != nil:
+		return Usage(errors.New("--root " + root + ": " + unwrapPath(err).Error()))
+	case !info.IsDir():
+		return Usage(errors.New("--root " + root + ": not a directory"))
+	}
+	return nil
+}
+
+// unwrapPath drops the path from an *fs.PathError, which the message
+// names already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // Settings returns what loading is given for the flags: strata's own
@@ -34,10 +68,32 @@ func (f OpenFlags) Settings(e *Env) workspace.Settings {
 	return workspace.Settings{
 		Name: "strata", Dir: f.Root, Environ: environ, Cfg: f.Cfg,
 		Store:     &trust.Store{Path: trust.DefaultPath("strata", environ)},
-		TrustHint: "to apply them, run strata trust there, or pass --trust",
+		TrustHint: TrustHint,
 		TrustOnce: f.Trust,
 		Input:     TerminalInput(e),
 	}
+}
+
+// TrustHint says how to apply the files of u with strata trust, naming
+// the directory to trust.
+func TrustHint(u load.Untrusted) string {
+	root := shellquote.Join(Rel(u.Dir))
+	wd, _ := filepath.Abs(".")
+	switch {
+	case u.Nested:
+		return "to apply them, trust that repository and everything below it: run strata trust --root " + root + " --recursive"
+	case u.Outside:
+		return "to apply it, run strata trust --root " + root + " (that directory's file alone), or make a .strata/ directory at the project's root and trust that"
+	case isWithin(wd, u.Dir):
+		return "to apply them, run strata trust, or pass --trust"
+	}
+	return "to apply them, run strata trust --root " + root + ", or pass --trust"
+}
+
+// isWithin reports whether dir is top or below it.
+func isWithin(dir, top string) bool {
+	rel, err := filepath.Rel(top, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // ResolveFlags are the flags of the commands that resolve a workspace.
@@ -76,8 +132,20 @@ func (c *ServeCmd) Run(e *Env) error { return e.Programs.Serve(e, c) }
 
 // TrustCmd is strata trust.
 type TrustCmd struct {
-	Root string `help:"The workspace to trust (default: the one around the current directory)." placeholder:"DIR"`
-	Pin  string `help:"Pin the launch of KEY (tools.<name> or mcp_servers.<name>): it runs only as it is now, checked before every run." placeholder:"KEY"`
+	Root      string `help:"The workspace to trust: the one around DIR (default: around the current directory); outside any workspace, DIR itself, its .strata.toml alone." placeholder:"DIR"`
+	Recursive bool   `xor:"action" help:"Trust the directory (the workspace root, or DIR itself) and everything below it: every workspace, directory file and nested repository there, present and future. Needed for your home directory or /."`
+	Pin       string `xor:"action" help:"Pin the launch of KEY (tools.<name>, a configured or discovered tool, or mcp_servers.<name>): it runs only as it is now, checked before every run." placeholder:"KEY"`
+	List      bool   `xor:"action" help:"List what you trust: each directory (recursive ones marked) and each pin."`
+	Forget    string `xor:"action" help:"Stop trusting DIR: remove its entry and the pins of the launches that start there." placeholder:"DIR"`
+}
+
+// Validate checks that --root names a directory, and is not given with
+// --list or --forget.
+func (c *TrustCmd) Validate() error {
+	if c.Root != "" && (c.List || c.Forget != "") {
+		return Usage(errors.New("--root names a directory to trust; --list and --forget take none"))
+	}
+	return CheckRoot(c.Root)
 }
 
 func (c *TrustCmd) Run(e *Env) error { return e.Programs.Trust(e, c) }

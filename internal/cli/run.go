@@ -1,8 +1,7 @@
 // Package cli is strata's command line: its grammar, every command's
 // flags, and the commands that start no program (config, merge, diff,
-// schema). It links no MCP SDK: the commands that need it (resolve, call,
-// serve, trust) run through a [Programs], which the strata command has
-// hand them to strata-mcp and strata-mcp runs in its own process
+// schema). The commands that start programs or talk to MCP servers
+// (resolve, call, serve, trust) run through a [Programs]
 // (internal/cli/mcpcommands).
 package cli
 
@@ -15,9 +14,11 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+	"github.com/kballard/go-shellquote"
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/limits"
+	"github.com/strata-config/strata/trust"
 )
 
 // cli is the command line.
@@ -26,7 +27,7 @@ type cli struct {
 	Resolve ResolveCmd `cmd:"" help:"Print the resolved tool definitions, as strata's JSON or a vendor's."`
 	Call    CallCmd    `cmd:"" help:"Validate and run one resolved tool; print its outcome."`
 	Serve   ServeCmd   `cmd:"" help:"Serve the resolved tools as an MCP server over stdio."`
-	Trust   TrustCmd   `cmd:"" help:"Trust the current workspace (or a program, by checksum): let the programs its files name run."`
+	Trust   TrustCmd   `cmd:"" help:"Trust a workspace, exactly or with everything below it: let its own files apply and the programs they name run; pin a launch; list or forget what you trust."`
 	Merge   mergeCmd   `cmd:"" help:"Merge layer files in order (first lowest) and print the merged layer."`
 	Diff    diffCmd    `cmd:"" help:"Print the layer that turns FROM into TO; exit 1 when they differ."`
 	Schema  schemaCmd  `cmd:"" help:"Print the JSON Schema of the config file, for editors."`
@@ -159,7 +160,18 @@ func bounded(err error) []*diag.Error {
 // (the readers already cut what they quote; this keeps any other message
 // short too).
 func line(e *diag.Error) string {
-	return limits.CutQuoted(RelativeText(oneLine(e.Error())), limits.Quote)
+	return limits.CutQuoted(RelativeText(oneLine(repin(e).Error())), limits.Quote)
+}
+
+// repin names the fix of a launch that differs from its pin: strata trust
+// --pin, once the user has checked what changed.
+func repin(e *diag.Error) *diag.Error {
+	if len(e.Path) == 0 || !errors.Is(e, trust.ErrChanged) {
+		return e
+	}
+	c := *e
+	c.Hint = "check what changed; if the change is yours, run strata trust --pin " + shellquote.Join(c.Key()) + " again"
+	return &c
 }
 
 // oneLine folds a message onto one line.

@@ -15,9 +15,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -226,6 +228,10 @@ func (s *session) discover(c config.Config) {
 			if err != nil || !info.Mode().IsRegular() || info.Mode().Perm()&0o111 == 0 {
 				continue // not an executable file
 			}
+			if key, err := s.describePin(c, p); err != nil {
+				s.failed(key, pinError(key, err))
+				continue
+			}
 			tasks = append(tasks, task{kind: resolve.ExecDescribe, path: dirPath, program: p, args: []string{"--describe"}})
 		}
 	}
@@ -257,9 +263,33 @@ func (s *session) toolLaunch(t config.Tool, program string) trust.Launch {
 	return trust.Launch{Program: program, Args: t.Command.Args, Env: trust.LaunchEnv(t.Env, t.EnvVars), Dir: s.found.Dir}
 }
 
+// describePin checks the executable program of a discovery directory
+// against the pin of the tool it was pinned as (tools.<name>, whose
+// program it is), and returns that tool's key. The launch is the one a
+// call of the tool makes: the program, with the env of the tool's config,
+// in the directory programs start in.
+func (s *session) describePin(c config.Config, program string) (partial.Path, error) {
+	for _, key := range slices.Sorted(maps.Keys(s.r.Pins)) {
+		pin := s.r.Pins[key]
+		if pin.Program != program {
+			continue
+		}
+		path, err := partial.ParsePath(key)
+		if err != nil || len(path) != 2 || path[0] != "tools" {
+			continue
+		}
+		if t := c.Tools[path[1]]; !t.Command.IsZero() {
+			continue // a configured command's pin, checked as its tool's
+		}
+		t, _ := c.Tools.Effective(path[1])
+		return path, pin.Check(trust.Launch{Program: program, Env: trust.LaunchEnv(t.Tool.Env, t.Tool.EnvVars), Dir: s.found.Dir})
+	}
+	return nil, nil
+}
+
 // pinError reports a launch that differs from its pin.
 func pinError(path partial.Path, err error) *diag.Error {
-	return &diag.Error{Path: path, Msg: "not run: " + err.Error(), Hint: "if the change is yours, pin the launch again", Err: err}
+	return &diag.Error{Path: path, Msg: "not run: " + err.Error(), Hint: "check what changed; if the change is yours, pin " + path.String() + " again", Err: err}
 }
 
 // expand makes a discovery directory absolute: ~ is the home directory,

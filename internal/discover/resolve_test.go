@@ -616,7 +616,7 @@ command = "` + tool + ` {{tool}} {{context}}"
 		t.Fatal(err)
 	}
 	c, err := resolveIn(t, discover.Resolver{Root: root, Pins: pins}, src)
-	want := []string{"tools.count_lines: not run: the launch differs from the one pinned: the program " + tool + " changed on disk; if the change is yours, pin the launch again"}
+	want := []string{"tools.count_lines: not run: the launch differs from the one pinned: the program " + tool + " changed on disk; check what changed; if the change is yours, pin tools.count_lines again"}
 	if diff := cmp.Diff(want, errLines(err)); diff != "" {
 		t.Errorf("changed program (-want +got):\n%s", diff)
 	}
@@ -626,6 +626,43 @@ command = "` + tool + ` {{tool}} {{context}}"
 	_, err = resolveIn(t, discover.Resolver{Root: root, Pins: pins}, strings.Replace(src, "{{context}}", "{{context}} --extra", 1))
 	if got := errLines(err); len(got) != 1 || !strings.Contains(got[0], "its arguments differ") {
 		t.Errorf("changed arguments: %v", got)
+	}
+}
+
+// TestPinnedDescribe: a --describe executable pinned as its tool runs only
+// as pinned: changed, it is not run and its tool is left out, with a
+// message that names the key to pin again; the other executables resolve.
+func TestPinnedDescribe(t *testing.T) {
+	dir := describeDir(t, map[string]string{"a.sh": describing("a", "A.", `{}`), "b.sh": describing("b", "B.", `{}`)})
+	root := t.TempDir()
+	a := filepath.Join(dir, "a.sh")
+	pin, err := trust.Launch{Program: a, Dir: root}.Pin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pins := map[string]trust.Pin{"tools.a": pin}
+	src := "[discover]\ndirs = [\"" + dir + "\"]\n"
+	if c, err := resolveIn(t, discover.Resolver{Root: root, Pins: pins}, src); err != nil || len(c.Tools) != 2 {
+		t.Fatalf("as pinned: %v, %v", c.Tools, err)
+	}
+	ran := filepath.Join(root, "ran")
+	if err := os.WriteFile(a, []byte("#!/bin/sh\ntouch "+ran+"\n"+describing("a", "A.", `{}`)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c, err := resolveIn(t, discover.Resolver{Root: root, Pins: pins}, src)
+	want := []string{"tools.a: not run: the launch differs from the one pinned: the program " + a + " changed on disk; check what changed; if the change is yours, pin tools.a again"}
+	if diff := cmp.Diff(want, errLines(err)); diff != "" {
+		t.Errorf("a changed executable (-want +got):\n%s", diff)
+	}
+	if len(c.Tools) != 1 || c.Tools[0].Name != "b" {
+		t.Errorf("the tools: %v", c.Tools)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("the changed executable ran")
+	}
+	// Settings of the tool do not add a warning of their own.
+	if c, err := resolveIn(t, discover.Resolver{Root: root, Pins: pins}, src+"[tools.a]\nrun = \"unattended\"\n"); len(errLines(err)) != 1 || len(c.Warnings) != 0 {
+		t.Errorf("with settings: %v, %v", errLines(err), c.Warnings)
 	}
 }
 

@@ -17,7 +17,6 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 )
 
@@ -27,13 +26,8 @@ const (
 	MCPFake = "github.com/strata-config/strata/fixtures/mcpfake"
 )
 
-// The commands: strata hands resolve, call, serve and trust to
-// strata-mcp, which it finds beside itself, so that building strata
-// builds strata-mcp too.
-const (
-	Strata    = "github.com/strata-config/strata/cmd/strata"
-	StrataMCP = "github.com/strata-config/strata/cmd/strata-mcp"
-)
+// Strata is the command.
+const Strata = "github.com/strata-config/strata/cmd/strata"
 
 // Build builds the packages, in one go build, and returns each program's
 // path by package. go build relinks a program only when it is out of date,
@@ -49,9 +43,6 @@ func BuildStatic(pkgs ...string) (map[string]string, error) {
 }
 
 func build(sub string, env, pkgs []string) (map[string]string, error) {
-	if slices.Contains(pkgs, Strata) && !slices.Contains(pkgs, StrataMCP) {
-		pkgs = append(slices.Clip(pkgs), StrataMCP)
-	}
 	dir, err := Dir()
 	if err != nil {
 		return nil, err

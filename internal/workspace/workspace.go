@@ -30,7 +30,7 @@ type Settings struct {
 	// this load, and TrustHint says how to trust it, in messages.
 	Store      *trust.Store
 	TrustOnce  bool
-	TrustHint  string
+	TrustHint  func(load.Untrusted) string
 	Provenance bool
 	UnknownEnv load.EnvPolicy
 	Input      func(ctx context.Context, id, description string, password bool) (string, error)

@@ -1,14 +1,23 @@
 package mcpcommands
 
 import (
+	"cmp"
 	"fmt"
+	"io"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/kballard/go-shellquote"
 
 	"github.com/strata-config/strata"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/export"
 	"github.com/strata-config/strata/internal/cli"
+	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/trust"
 )
 
@@ -82,24 +91,130 @@ func (p Programs) Trust(e *cli.Env, c *cli.TrustCmd) error {
 	if store.Path == "" {
 		return &diag.Error{Msg: "no user config directory: set HOME, XDG_CONFIG_HOME or STRATA_CONFIG_HOME"}
 	}
-	if c.Pin == "" {
-		w, err := open(&cli.Env{Ctx: e.Ctx, Stdout: e.Stdout, Stderr: nopWriter{}}, cli.OpenFlags{Root: c.Root, Trust: true})
-		if err != nil {
-			return err
-		}
-		defer w.Close()
-		if err := store.Update(func(l *trust.List) error { l.AddWorkspace(w.Root()); return nil }); err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(e.Stdout, "trusted %s (in %s)\n", cli.Rel(w.Root()), cli.Rel(store.Path))
+	switch {
+	case c.List:
+		return listTrust(e, store)
+	case c.Forget != "":
+		return forget(e, store, c.Forget)
+	case c.Pin != "":
+		return pin(e, store, c)
+	}
+	dir, err := filepath.Abs(cmp.Or(c.Root, "."))
+	if err != nil {
 		return err
 	}
+	root, err := load.WorkspaceRoot(dir, "strata")
+	if err != nil {
+		return err
+	}
+	target := root
+	if c.Recursive && c.Root != "" || root == "" {
+		target = dir // DIR itself, named
+	}
+	if why := load.Broad(target, environ); why != "" && !c.Recursive {
+		return &diag.Error{Source: target, Msg: "not trusted: it is " + why + ", not a project: trusting it would apply whatever config files land there",
+			Hint: "keep settings of your own in your user file (" + filepath.Join(filepath.Dir(store.Path), "config.toml") + "), make a .strata/ directory at a project's root and trust that; or, to trust every workspace below " + target + ", present and future, pass --recursive"}
+	}
+	if root == "" && c.Root == "" {
+		return cli.Usage(&diag.Error{Source: dir, Msg: "not in a workspace: no .strata/ directory here or above",
+			Hint: fmt.Sprintf("strata trust would trust %s alone (its .strata.toml, not the directories below it); to do that, run strata trust --root %s; for a project, make a .strata/ directory at its root and run strata trust there", dir, shellquote.Join(dir))})
+	}
+	if err := store.Update(func(l *trust.List) error {
+		if c.Recursive {
+			l.AddRecursive(target)
+		} else {
+			l.AddWorkspace(target)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	what, where := cli.Rel(target), "in "+cli.Rel(store.Path)
+	switch {
+	case c.Recursive:
+		what += " and everything below it, nested repositories included"
+		where = "recursive; " + where
+	case root == "":
+		what += ", its own .strata.toml alone: it is in no workspace"
+	}
+	_, err = fmt.Fprintf(e.Stdout, "trusted %s (%s)\n", what, where)
+	return err
+}
+
+// listTrust prints the trust list: every directory, recursive ones
+// marked, and every pin.
+func listTrust(e *cli.Env, store *trust.Store) error {
+	l, err := store.Read()
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	if len(l.Workspaces)+len(l.Recursive)+len(l.Pins) == 0 {
+		fmt.Fprintf(&b, "nothing is trusted (%s)\n", cli.Rel(store.Path))
+		_, err = io.WriteString(e.Stdout, b.String())
+		return err
+	}
+	fmt.Fprintf(&b, "trusted (%s):\n", cli.Rel(store.Path))
+	type entry struct {
+		dir       string
+		recursive bool
+	}
+	var entries []entry
+	for _, w := range l.Workspaces {
+		entries = append(entries, entry{w, false})
+	}
+	for _, w := range l.Recursive {
+		entries = append(entries, entry{w, true})
+	}
+	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.dir, b.dir) })
+	for _, en := range entries {
+		if en.recursive {
+			fmt.Fprintf(&b, "  %s  recursive: with everything below it\n", en.dir)
+		} else {
+			fmt.Fprintf(&b, "  %s\n", en.dir)
+		}
+	}
+	if len(entries) == 0 {
+		b.WriteString("  no directory\n")
+	}
+	if len(l.Pins) > 0 {
+		b.WriteString("pinned:\n")
+		for _, key := range slices.Sorted(maps.Keys(l.Pins)) {
+			p := l.Pins[key]
+			fmt.Fprintf(&b, "  %s  %s  %s  in %s\n", key, p.Launch, shellquote.Join(append([]string{p.Program}, p.Args...)...), p.Dir)
+		}
+	}
+	_, err = io.WriteString(e.Stdout, b.String())
+	return err
+}
+
+// forget removes a directory from the trust list, with the pins of the
+// launches that start there.
+func forget(e *cli.Env, store *trust.Store, dir string) error {
+	var pins []string
+	if err := store.Update(func(l *trust.List) (err error) {
+		pins, err = l.Forget(dir)
+		return err
+	}); err != nil {
+		return err
+	}
+	abs, _ := filepath.Abs(dir)
+	msg := "forgot " + cli.Rel(abs)
+	if len(pins) > 0 {
+		msg += " and its pins: " + strings.Join(pins, ", ")
+	}
+	_, err := fmt.Fprintf(e.Stdout, "%s (in %s)\n", msg, cli.Rel(store.Path))
+	return err
+}
+
+// pin pins the launch of c.Pin.
+func pin(e *cli.Env, store *trust.Store, c *cli.TrustCmd) error {
 	w, err := open(e, cli.OpenFlags{Root: c.Root})
 	if err != nil {
 		return err
 	}
 	defer w.Close()
-	launch, err := w.Launch(c.Pin)
+	launch, err := w.Launch(e.Ctx, c.Pin)
 	if err != nil {
 		return err
 	}
@@ -122,7 +237,3 @@ func (p Programs) Trust(e *cli.Env, c *cli.TrustCmd) error {
 	_, err = fmt.Fprintf(e.Stdout, "pinned %s: %s (in %s)\n", c.Pin, pin.Launch, cli.Rel(store.Path))
 	return err
 }
-
-type nopWriter struct{}
-
-func (nopWriter) Write(p []byte) (int, error) { return len(p), nil }

@@ -1,7 +1,5 @@
 // Package mcpcommands runs the commands of strata's command line that
-// need the MCP SDK: resolve, call, serve and trust. strata-mcp runs them
-// (and every other command); the strata command, which links no SDK,
-// hands them to it.
+// start programs or talk to MCP servers: resolve, call, serve and trust.
 package mcpcommands
 
 import (
