@@ -23,9 +23,10 @@ import (
 
 // What a hostile MCP server may cost strata serve: its peak resident set,
 // from /proc (the process's own, whatever the test's memory is). A flood
-// costs the relay queue (about 25 MB in all; it took 920 MB before the
-// queue had a bound); a tool list the budget (about 125 MB for 4 MiB of
-// tools, 185 MB for 10,000 tools: 1.4 to 1.7 GB before there was one).
+// costs the relay queue (about 25 MB in all; it took 460 MB before the
+// queue had a bound, and grew as long as the flood lasted); a tool list
+// the budget (125 to 145 MB for 4 MiB of tools, 180 MB for 10,000 tools:
+// 1.5 and 2.1 GB before there was one).
 const (
 	floodBound = 100 << 20
 	listBound  = 256 << 20
