@@ -281,6 +281,11 @@ func (r *Runner) run(ctx context.Context, def resolve.Definition, pc protocol.Co
 // runLocal runs a JP or --describe tool.
 func (r *Runner) runLocal(ctx context.Context, def resolve.Definition, pc protocol.Context, args json.RawMessage) (protocol.Outcome, error) {
 	argv, err := Argv(def.Exec, pc, args)
+	var refused *Error
+	if errors.As(err, &refused) {
+		refused.Tool = def.Name
+		return protocol.Outcome{}, refused
+	}
 	if err != nil {
 		return protocol.Outcome{Type: protocol.Failure, Message: def.Name + ": " + err.Error()}, nil
 	}
@@ -301,7 +306,7 @@ func (r *Runner) runLocal(ctx context.Context, def resolve.Definition, pc protoc
 		maxOut = DefaultMaxOutput
 	}
 	res, err := procs.Run(ctx, procs.Spec{
-		Program: argv[0], Args: argv[1:], Dir: def.Exec.Dir, Env: procs.Env(r.environ(), def.Exec.Env, def.Exec.EnvVars),
+		Program: argv[0], Args: argv[1:], Dir: def.Exec.Dir, Private: def.Exec.Private, Env: procs.Env(r.environ(), def.Exec.Env, def.Exec.EnvVars),
 		Timeout: timeout, MaxStdout: maxOut,
 	})
 	var pe *procs.Error

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/doc"
-	"github.com/strata-config/strata/internal/third_party/jsonschema"
 	"github.com/strata-config/strata/partial"
 )
 

@@ -2,6 +2,10 @@
 // layer, a line and column, a key path), how bad it is, what is wrong, what
 // might fix it, and the error that caused it, if any.
 //
+// Rendered, a problem is safe to print on a terminal whoever wrote the text
+// it quotes: [Error.Error] and [Error.Render] escape what a terminal would
+// act on.
+//
 // Every package of strata reports problems as an [*Error], or as [Errors]
 // when one pass finds several. [Error.Error] gives one line;
 // [Error.Render] adds the offending source line for people. A wrapped
@@ -19,6 +23,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/strata-config/strata/internal/termtext"
 	"github.com/strata-config/strata/internal/tomltext"
 )
 
@@ -74,6 +79,12 @@ type Error struct {
 // Error renders e on one line:
 //
 //	config.toml:3:1: tools.grep.rnu: unknown key; did you mean run?
+//
+// A problem may quote what a server, a tool or a file said: the line
+// escapes what a terminal would act on rather than show (escape
+// sequences, carriage returns, C1 controls, bidirectional overrides, bytes
+// that are not UTF-8: \x1b, \r, \u202e), and a newline is a space.
+// The fields keep the text as it was.
 func (e *Error) Error() string {
 	var b strings.Builder
 	if e.Source != "" {
@@ -92,7 +103,7 @@ func (e *Error) Error() string {
 		b.WriteString("; ")
 		b.WriteString(e.Hint)
 	}
-	return b.String()
+	return termtext.Line(b.String())
 }
 
 // Key returns the key path as TOML writes it: tools.'fs.read'.run.

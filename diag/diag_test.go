@@ -38,6 +38,12 @@ func TestErrorText(t *testing.T) {
 			one:   "nothing to say",
 			multi: "nothing to say",
 		},
+		{
+			name:  "what a hostile server said is escaped",
+			err:   &diag.Error{Path: partial.Path{"mcp_servers", "evil"}, Msg: "cannot start: it said: \x1b[2J\x1b]0;pwned\x07\x1b]52;c;cm0g\x07\u009b31m\u202e\rstrata: all OK\nstrata: ok\xff", Hint: "fix\x1b[0m it"},
+			one:   `mcp_servers.evil: cannot start: it said: \x1b[2J\x1b]0;pwned\x07\x1b]52;c;cm0g\x07\u009b31m\u202e\rstrata: all OK strata: ok\xff; fix\x1b[0m it`,
+			multi: `mcp_servers.evil: cannot start: it said: \x1b[2J\x1b]0;pwned\x07\x1b]52;c;cm0g\x07\u009b31m\u202e\rstrata: all OK strata: ok\xff; fix\x1b[0m it`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

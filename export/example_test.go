@@ -22,7 +22,7 @@ func ExampleJSON() {
 		fmt.Println(err)
 		return
 	}
-	out, err := export.JSON(cat, export.OpenAI)
+	out, _, err := export.JSON(cat, export.OpenAI)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/jsonv"
+	"github.com/strata-config/strata/internal/termtext"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/resolve"
 )
@@ -29,17 +31,24 @@ const (
 // Dialects lists the dialects JSON writes.
 func Dialects() []Dialect { return []Dialect{Strata, OpenAI, Anthropic, MCP} }
 
-// nameRule is a vendor's rule for tool names: 1 to max ASCII letters,
-// digits and the bytes of extra. (A check, not a regular expression: a
-// bounded repetition compiles to that many copies, at every start.)
+// nameRule is a dialect's rule for tool names: 1 to max ASCII letters,
+// digits and the bytes of extra, or, with graphic, 1 to max characters
+// that show as themselves (termtext.Graphic). (A check, not a regular
+// expression: a bounded repetition compiles to that many copies, at
+// every start.)
 type nameRule struct {
-	max   int
-	extra string
-	text  string
+	max     int
+	extra   string
+	graphic bool
+	text    string
 }
 
 // allows reports whether name follows the rule.
 func (r nameRule) allows(name string) bool {
+	if r.graphic {
+		n := utf8.RuneCountInString(name)
+		return 1 <= n && n <= r.max && termtext.Graphic(name)
+	}
 	if name == "" || len(name) > r.max {
 		return false
 	}
@@ -52,11 +61,51 @@ func (r nameRule) allows(name string) bool {
 	return true
 }
 
-// nameRules are the vendors' rules for tool names.
+// nameRules are the dialects' rules for tool names. OpenAI's and
+// Anthropic's are their APIs' patterns (^[a-zA-Z0-9_-]{1,64}$). MCP's is
+// the specification's (2025-11-25, "Tool names": 1 to 128 characters,
+// ASCII letters, digits, '_', '-' and '.'), which the official Go SDK
+// checks when a server adds a tool. strata's own takes any name that
+// prints as itself, up to MCP's length: names with spaces, dots or
+// letters beyond ASCII stay in its catalog, and only the dialects that
+// refuse them leave them out.
 var nameRules = map[Dialect]nameRule{
-	OpenAI:    {64, "_-", "an OpenAI function name is 1 to 64 letters, digits, '_' or '-'"},
-	Anthropic: {64, "_-", "an Anthropic tool name is 1 to 64 letters, digits, '_' or '-'"},
-	MCP:       {128, "_.-", "an MCP tool name is 1 to 128 letters, digits, '_', '-' or '.'"},
+	Strata:    {max: 128, graphic: true, text: "a tool name is 1 to 128 characters that print as themselves: no control, formatting or bidirectional characters"},
+	OpenAI:    {max: 64, extra: "_-", text: "an OpenAI function name is 1 to 64 letters, digits, '_' or '-'"},
+	Anthropic: {max: 64, extra: "_-", text: "an Anthropic tool name is 1 to 64 letters, digits, '_' or '-'"},
+	MCP:       {max: 128, extra: "_.-", text: "an MCP tool name is 1 to 128 letters, digits, '_', '-' or '.'"},
+}
+
+// Allows reports whether f takes name as a tool name.
+func (f Dialect) Allows(name string) bool {
+	if f == "" {
+		f = Strata
+	}
+	r, ok := nameRules[f]
+	return ok && r.allows(name)
+}
+
+// NameRule says which tool names f takes.
+func (f Dialect) NameRule() string {
+	if f == "" {
+		f = Strata
+	}
+	return nameRules[f].text
+}
+
+// Refused returns the warning that d is left out of dialect f, whose
+// rules its name does not follow, with the rule and the entry that
+// renames it; nil when f takes the name.
+func Refused(f Dialect, d resolve.Definition) *diag.Error {
+	if f.Allows(d.Name) {
+		return nil
+	}
+	if f == "" {
+		f = Strata
+	}
+	return &diag.Error{Severity: diag.SeverityWarning, Source: "skipped", Path: partial.Path{"tools", d.Name},
+		Msg:  fmt.Sprintf("%q is not a valid tool name for %s; the tool is left out of it", d.Name, f),
+		Hint: nameRules[f].text + "; " + renameHint(d)}
 }
 
 // modelText is what a model is told about a tool: its summary, then its
@@ -69,18 +118,24 @@ func modelText(d resolve.Definition) string {
 	return config.Join(d.Summary, d.Description)
 }
 
-// JSON writes the catalog c in dialect f, as indented JSON. Every tool
-// name must follow the vendor's rules; those that do not are all reported.
-func JSON(c *resolve.Catalog, f Dialect) ([]byte, error) {
-	if rule, ok := nameRules[f]; ok {
-		var errs diag.Errors
+// JSON writes the catalog c in dialect f, as indented JSON. A tool whose
+// name a vendor's dialect does not take is left out of it, and skipped
+// says so (see [Refused]); the others are written. strata's own dialect
+// writes the catalog whole: the names its tools and servers give were
+// checked against its rule when they were found, and the config's own
+// are the user's. The JSON escapes the characters a terminal acts on
+// that JSON leaves raw (C1 controls, bidirectional formatting), so it
+// prints safely and means the same to a parser.
+func JSON(c *resolve.Catalog, f Dialect) (out []byte, skipped diag.Errors, err error) {
+	tools := c.Tools
+	if f != Strata && f != "" {
+		tools = nil
 		for _, d := range c.Tools {
-			if !rule.allows(d.Name) {
-				errs = append(errs, &diag.Error{Path: partial.Path{"tools", d.Name}, Msg: fmt.Sprintf("%q is not a valid tool name for %s", d.Name, f), Hint: rule.text + "; " + renameHint(d)})
+			if w := Refused(f, d); w != nil {
+				skipped = append(skipped, w)
+				continue
 			}
-		}
-		if len(errs) > 0 {
-			return nil, errs
+			tools = append(tools, d)
 		}
 	}
 	var v any
@@ -97,38 +152,38 @@ func JSON(c *resolve.Catalog, f Dialect) ([]byte, error) {
 			Type     string   `json:"type"`
 			Function function `json:"function"`
 		}
-		out := make([]tool, len(c.Tools))
-		for i, d := range c.Tools {
-			out[i] = tool{Type: "function", Function: function{Name: d.Name, Description: modelText(d), Parameters: d.InputSchema}}
+		list := make([]tool, len(tools))
+		for i, d := range tools {
+			list[i] = tool{Type: "function", Function: function{Name: d.Name, Description: modelText(d), Parameters: d.InputSchema}}
 		}
-		v = out
+		v = list
 	case Anthropic:
 		type tool struct {
 			Name        string          `json:"name"`
 			Description string          `json:"description"`
 			InputSchema json.RawMessage `json:"input_schema"`
 		}
-		out := make([]tool, len(c.Tools))
-		for i, d := range c.Tools {
-			out[i] = tool{Name: d.Name, Description: modelText(d), InputSchema: d.InputSchema}
+		list := make([]tool, len(tools))
+		for i, d := range tools {
+			list[i] = tool{Name: d.Name, Description: modelText(d), InputSchema: d.InputSchema}
 		}
-		v = out
+		v = list
 	case MCP:
-		out := make([]json.RawMessage, len(c.Tools))
-		for i, d := range c.Tools {
-			out[i] = MCPToolJSON(d)
+		list := make([]json.RawMessage, len(tools))
+		for i, d := range tools {
+			list[i] = MCPToolJSON(d)
 		}
 		v = struct {
 			Tools []json.RawMessage `json:"tools"`
-		}{out}
+		}{list}
 	default:
-		return nil, fmt.Errorf("unknown dialect %q; expected strata, openai, anthropic or mcp", f)
+		return nil, nil, fmt.Errorf("unknown dialect %q; expected strata, openai, anthropic or mcp", f)
 	}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return append(b, '\n'), nil
+	return termtext.JSON(append(b, '\n')), skipped, nil
 }
 
 // renameHint says how to give d a name of its own: a config entry whose

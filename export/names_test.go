@@ -26,3 +26,23 @@ func TestNameRules(t *testing.T) {
 		}
 	}
 }
+
+// TestStrataNameRule: strata's own catalog takes every name that prints
+// as itself, up to 128 characters, and no other.
+func TestStrataNameRule(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		want bool
+	}{
+		{"read_file", true}, {"has space", true}, {"list.dir", true}, {"grüße", true}, {strings.Repeat("é", 128), true},
+		{"", false}, {strings.Repeat("é", 129), false}, {"evil\x1b[2J", false}, {"a\u202eb", false}, {"a\u009bb", false},
+		{"a\nb", false}, {"a\tb", false}, {"a\xffb", false}, {"a\u200bb", false},
+	} {
+		if got := Strata.Allows(tt.name); got != tt.want {
+			t.Errorf("Strata.Allows(%q) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if !Dialect("").Allows("a") || Dialect("yaml").Allows("a") {
+		t.Error("the empty dialect is strata's, an unknown one takes nothing")
+	}
+}

@@ -249,6 +249,17 @@ type Result[P, R any] struct {
 	index    *index // with App.Provenance: which layers mention each path
 }
 
+// Secrets are the values of every layer that came from the user's
+// environment or an input (see [Document.Secrets]): what output must show
+// as something else.
+func (r *Result[P, R]) Secrets() *partial.Secrets {
+	var s partial.Secrets
+	for _, l := range r.Layers {
+		s.Add(l.Doc.Secrets())
+	}
+	return &s
+}
+
 // Equal reports whether r and o hold the same load: the same config,
 // layers, probes, root, warnings and defaults (the provenance index, made
 // from the layers, does not count). It lets go-cmp compare results.

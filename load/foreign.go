@@ -244,6 +244,7 @@ type foreignFile struct {
 	ctx       context.Context
 	d         *Document
 	f         Foreign
+	at        partial.Path // where the host keeps servers
 	im        *importer
 	inputs    map[string]*doc.Node // VS Code's inputs by id
 	inputIDs  []string
@@ -265,13 +266,19 @@ func (fi *foreignFile) warn(n *doc.Node, p partial.Path, msg, hint string) {
 	fi.warnings = append(fi.warnings, fi.d.errAtKey(n, p, msg, hint))
 }
 
+// hide records value, at p in the client's file (servers.<name>...), as a
+// secret of the layer, shown as shown.
+func (fi *foreignFile) hide(p partial.Path, value, shown string) {
+	fi.d.secrets.Hide(fi.at.Append(p[1:]...), value, shown)
+}
+
 // foreign rewrites the tree of a foreign document into a layer that holds
 // its MCP servers at path at. Nodes keep their offsets, so problems still
 // point into the file. Settings strata does not apply are returned as
 // warnings; settings it cannot honour, and variables it cannot resolve,
 // are errors.
 func (d *Document) foreign(ctx context.Context, f Foreign, at partial.Path, im *importer) (diag.Errors, error) {
-	fi := &foreignFile{ctx: ctx, d: d, f: f, im: im, passwords: map[string]string{}}
+	fi := &foreignFile{ctx: ctx, d: d, f: f, at: at, im: im, passwords: map[string]string{}}
 	root := d.tree().Root
 	key := foreignKey(f)
 	servers := root.Get(key)
@@ -499,6 +506,7 @@ func (fi *foreignFile) envFile(e, out *doc.Node, p partial.Path) {
 	for _, name := range order {
 		if env.Get(name) == nil {
 			env.Set(name, positioned(doc.NewString(fromFile[name]), e))
+			fi.hide(p[:len(p)-1].Append("env", name), fromFile[name], "<from "+name+" in "+path+">")
 		}
 	}
 }
@@ -592,6 +600,7 @@ func (fi *foreignFile) codexEnvHeaders(e, out *doc.Node, p partial.Path) {
 			continue
 		}
 		headers.Set(h.Key, positioned(doc.NewString(v), h))
+		fi.hide(p[:len(p)-1].Append("headers", h.Key), v, "<from $"+h.Str+">")
 	}
 }
 

@@ -112,8 +112,16 @@ func firstRef(s string) string {
 func (fi *foreignFile) walk(n *doc.Node, p partial.Path) {
 	switch n.Kind {
 	case doc.String:
-		out, errs := expandRefs(n.Str, fi.resolver(n, p))
+		written, resolve, secret := n.Str, fi.resolver(n, p), false
+		out, errs := expandRefs(n.Str, func(body string) (string, bool, error) {
+			v, ok, err := resolve(body)
+			secret = secret || ok && err == nil && fi.secretRef(body)
+			return v, ok, err
+		})
 		n.Str = out
+		if secret {
+			fi.hide(p, out, "<from "+written+">")
+		}
 		for _, err := range errs {
 			e := fi.d.errAt(n, p, err.Error(), "")
 			var ve *varError
@@ -293,4 +301,15 @@ func (fi *foreignFile) input(id string) (string, error) {
 		fi.im.answers[id] = v
 	}
 	return v, nil
+}
+
+// secretRef reports whether the reference ${body} takes its value from the
+// user's environment or an input, which may hold a secret: ${NAME} of
+// Claude Code, ${env:NAME} and ${input:id} of Cursor and VS Code. The
+// editor's own variables (${userHome}, ${workspaceFolder}, ...) are paths.
+func (fi *foreignFile) secretRef(body string) bool {
+	if fi.f == ForeignClaudeCode {
+		return true
+	}
+	return strings.HasPrefix(body, "env:") || strings.HasPrefix(body, "input:")
 }

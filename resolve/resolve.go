@@ -42,9 +42,18 @@ type Found struct {
 	// (tools.<name>, mcp_servers.<name>): their tools are left out without
 	// a second report.
 	Failed map[string]bool
+	// Known are the names of the tools of MCP servers that failed, as the
+	// server last listed them (from the cache), by server name. A name
+	// stays its server's while the server is down: no other server's tool
+	// takes it. A failed server missing here has no list on record.
+	Known map[string][]string
 	// Dir is where tools start; Root is the workspace root they are told
 	// about. Both are absolute.
 	Dir, Root string
+	// Private makes Dir the base of the private places tools start in:
+	// each run starts in a new, empty directory made there, removed once
+	// it has ended.
+	Private bool
 	// Errors and Warnings are the problems discovery reported.
 	Errors, Warnings diag.Errors
 	// Started counts the programs discovery started.
@@ -64,10 +73,11 @@ type Described struct {
 // errors), at key paths of c. Problems that leave a tool out without
 // failing are in the catalog's Warnings (with Found's warnings).
 func Build(c config.Config, f Found) (*Catalog, error) {
-	b := &builder{c: c, f: f, described: map[string]Described{}}
+	b := &builder{c: c, f: f, described: map[string]Described{}, collided: map[string]owners{}}
 	for name, d := range f.Described {
 		b.described[name] = d
 	}
+	b.index()
 	var tools []Definition
 	for _, name := range c.Tools.Names() {
 		t, _ := c.Tools.Effective(name)
@@ -89,13 +99,18 @@ func Build(c config.Config, f Found) (*Catalog, error) {
 		if !t.Enabled() {
 			continue
 		}
+		if o := b.owners(name); o.count() > 1 {
+			b.collided[name] = o
+			continue
+		}
 		if d, ok := b.definition(name, t); ok {
 			d.Source = "local"
-			d.Exec = Exec{Kind: ExecDescribe, Path: dt.Path, Dir: f.Dir, Root: f.Root, Key: partial.Path{"tools", name}.String()}
+			d.Exec = Exec{Kind: ExecDescribe, Path: dt.Path, Dir: f.Dir, Private: f.Private, Root: f.Root, Key: partial.Path{"tools", name}.String()}
 			tools = append(tools, d)
 		}
 	}
 	tools = append(tools, b.exposed()...)
+	b.warnCollisions()
 	cat := newCatalog(tools)
 	cat.Warnings = append(append(diag.Errors(nil), f.Warnings...), b.warnings...)
 	sort.SliceStable(cat.Warnings, func(i, j int) bool { return cat.Warnings[i].Error() < cat.Warnings[j].Error() })
@@ -115,6 +130,14 @@ type builder struct {
 	described map[string]Described // the discovered executables not yet used
 	errs      diag.Errors
 	warnings  diag.Errors
+	// owned says who has a tool of each name under that name; unsure
+	// are the servers that failed, expose all their tools and have no
+	// list on record (see index).
+	owned  map[string]*owners
+	unsure []string
+	// collided are the names that the config does not mention and that
+	// several have: none of them is used (see warnCollisions).
+	collided map[string]owners
 }
 
 func (b *builder) fail(e *diag.Error) { b.errs = append(b.errs, e) }
@@ -125,17 +148,30 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 	path := partial.Path{"tools", name}
 	own := t.Tool // what overrides the discovered text and schema
 	d := Definition{Name: name, Examples: own.Examples, Options: own.Options, Questions: own.Questions, Run: t.Run(), Result: t.Result()}
-	exec := Exec{Dir: b.f.Dir, Root: b.f.Root, Key: path.String(), Env: t.Tool.Env, EnvVars: t.Tool.EnvVars}
+	exec := Exec{Dir: b.f.Dir, Private: b.f.Private, Root: b.f.Root, Key: path.String(), Env: t.Tool.Env, EnvVars: t.Tool.EnvVars}
 	var base Discovered
 	params := own.Parameters
 	src := own.Source
-	if src.Kind == "" && own.Command.IsZero() {
-		if _, described := b.described[name]; !described {
-			if server, ok := b.exposer(name); ok {
-				// Settings for a tool a server exposes on its own: no need
-				// to repeat its source.
-				src = config.Source{Kind: config.SourceMCP, Server: server}
-			}
+	if _, configured := b.c.Tools[name]; configured && src.Kind == "" && own.Command.IsZero() {
+		// Settings for a tool that a server exposes or a discovery
+		// directory has, on its own: no need to repeat its source, when
+		// only one has it.
+		o, unsure := b.owners(name), b.unsureOf(name)
+		switch {
+		case o.count() > 1:
+			b.fail(&diag.Error{Path: path, Msg: fmt.Sprintf("%s %s a tool named %s", o.text(), o.verb(), name), Hint: "say which one these settings are for: " + o.sources(name)})
+			return Definition{}, false
+		case o.count() == 1 && len(o.down) == 1:
+			return Definition{}, false // its server failed: reported
+		case o.count() == 1 && len(unsure) > 0:
+			b.warnings = append(b.warnings, &diag.Error{Severity: diag.SeverityWarning, Source: "skipped", Path: path,
+				Msg:  fmt.Sprintf("left out: %s did not answer, and may have a tool of this name too", serversText(unsure)),
+				Hint: "say which tool these settings are for: " + o.sources(name)})
+			return Definition{}, false
+		case o.count() == 1 && !o.local:
+			src = config.Source{Kind: config.SourceMCP, Server: o.servers[0]}
+		case o.count() == 0 && len(unsure) > 0:
+			return Definition{}, false // perhaps a tool of a server that failed: reported
 		}
 	}
 	if src.Kind == config.SourceLocal && src.Tool != "" && own.Command.IsZero() {
@@ -197,6 +233,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 			d.Source = "local"
 		}
 		exec.Kind, exec.Command, exec.Tool = ExecJP, t.Tool.Command, t.Tool.Source.Name(name)
+		exec.AllowDash = allowDash(t.Tool.Parameters, "")
 	default:
 		if b.f.Failed[path.String()] {
 			return Definition{}, false // a pinned executable that changed: reported by discovery
@@ -271,7 +308,6 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 // that the config does not name.
 func (b *builder) exposed() []Definition {
 	var out []Definition
-	taken := map[string]string{}
 	for _, server := range slices.Sorted(maps.Keys(b.f.Servers)) {
 		tools := b.f.Servers[server]
 		srv := b.c.MCPServers[server]
@@ -298,13 +334,12 @@ func (b *builder) exposed() []Definition {
 			if renamed[n] && expose.All {
 				continue // the config serves it under another name; a list that names it still exposes it
 			}
-			if other, dup := taken[n]; dup {
-				b.warnings = append(b.warnings, &diag.Error{Severity: diag.SeverityWarning, Source: "skipped", Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("%s is also exposed by the server %s, which is used", n, other)})
-				continue
-			}
-			taken[n] = server
 			t, _ := config.Tools{config.EveryTool: b.c.Tools[config.EveryTool], n: {Source: config.Source{Kind: config.SourceMCP, Server: server}}}.Effective(n)
 			if !t.Enabled() {
+				continue
+			}
+			if o := b.owners(n); o.count() > 1 {
+				b.collided[n] = o
 				continue
 			}
 			if d, ok := b.definition(n, t); ok {
@@ -313,16 +348,6 @@ func (b *builder) exposed() []Definition {
 		}
 	}
 	return out
-}
-
-// exposer returns the server that exposes a tool named name on its own.
-func (b *builder) exposer(name string) (string, bool) {
-	for _, server := range slices.Sorted(maps.Keys(b.f.Servers)) {
-		if _, ok := b.f.Servers[server][name]; ok && b.c.MCPServers[server].Exposes(name) {
-			return server, true
-		}
-	}
-	return "", false
 }
 
 // renamed returns the tools of server that config entries take under
@@ -366,4 +391,18 @@ func closestHint(name string, names []string) string {
 		return "it has no tools"
 	}
 	return "it has " + strings.Join(names, ", ")
+}
+
+// allowDash lists the parameters (dotted paths, under prefix) whose
+// config sets allow_dash, sorted.
+func allowDash(params map[string]config.Parameter, prefix string) []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(params)) {
+		p := params[name]
+		if p.AllowDash {
+			out = append(out, prefix+name)
+		}
+		out = append(out, allowDash(p.Properties, prefix+name+".")...)
+	}
+	return out
 }

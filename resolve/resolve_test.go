@@ -75,6 +75,31 @@ func TestRenamesAndOverrides(t *testing.T) {
 			errs:  []string{"tools.wc.source: no tool of the discovery directories is named word cont; did you mean word count?"},
 		},
 		{
+			name: "allow_dash reaches the exec, not the schema",
+			layer: "[tools.git_log]\ncommand = \"git log {{tool.arguments.rev}}\"\n" +
+				"parameters.rev = { type = \"string\", allow_dash = true }\n" +
+				"parameters.opts = { type = \"object\", properties.flag = { type = \"string\", allow_dash = true }, properties.other = { type = \"string\" } }\n" +
+				"parameters.path = { type = \"string\" }\n",
+			tools: []string{"git_log=local", "word count=local"},
+			check: func(t *testing.T, c *resolve.Catalog) {
+				d, _ := c.Tool("git_log")
+				if diff := cmp.Diff([]string{"opts.flag", "rev"}, d.Exec.AllowDash); diff != "" {
+					t.Errorf("AllowDash (-want +got):\n%s", diff)
+				}
+				if strings.Contains(string(d.InputSchema), "allow_dash") {
+					t.Errorf("the model sees allow_dash: %s", d.InputSchema)
+				}
+				for ref, want := range map[string]bool{
+					"tool.arguments.rev": true, "tool.arguments.opts.flag": true, "tool.arguments.opts.other": false,
+					"tool.arguments.opts": false, "tool.arguments.path": false, "tool.answers.rev": false, "tool.arguments.revision": false,
+				} {
+					if got := d.Exec.DashAllowed(ref); got != want {
+						t.Errorf("DashAllowed(%s) = %v, want %v", ref, got, want)
+					}
+				}
+			},
+		},
+		{
 			name:     "settings for nothing",
 			layer:    "[mcp_servers.fs]\ncommand = \"x\"\nexpose = [\"read_file\"]\n[tools.write_fil]\nrun = \"skip\"\n",
 			tools:    []string{"read_file=mcp.fs", "word count=local"},
@@ -116,13 +141,22 @@ func TestRenameHint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = export.JSON(c, export.OpenAI)
-	want := []string{
-		`tools.'list.dir': "list.dir" is not a valid tool name for openai; an OpenAI function name is 1 to 64 letters, digits, '_' or '-'; rename it: [tools.new_name] source = "mcp.fs.'list.dir'"`,
-		`tools.'word count': "word count" is not a valid tool name for openai; an OpenAI function name is 1 to 64 letters, digits, '_' or '-'; rename it: [tools.new_name] source = "local.'word count'"`,
+	out, skipped, err := export.JSON(c, export.OpenAI)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, errLines(err)); diff != "" {
+	want := []string{
+		`skipped: tools.'list.dir': "list.dir" is not a valid tool name for openai; the tool is left out of it; an OpenAI function name is 1 to 64 letters, digits, '_' or '-'; rename it: [tools.new_name] source = "mcp.fs.'list.dir'"`,
+		`skipped: tools.'word count': "word count" is not a valid tool name for openai; the tool is left out of it; an OpenAI function name is 1 to 64 letters, digits, '_' or '-'; rename it: [tools.new_name] source = "local.'word count'"`,
+	}
+	if diff := cmp.Diff(want, errLines(skipped)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// The other tools are exported.
+	for _, name := range []string{`"read_file"`, `"write_file"`} {
+		if !strings.Contains(string(out), name) {
+			t.Errorf("%s is not exported:\n%s", name, out)
+		}
 	}
 	// The fix the hint gives works.
 	cfg, _ = layerConfig("[mcp_servers.fs]\ncommand = \"x\"\nexpose = \"all\"\n[tools.list_dir]\nsource = \"mcp.fs.'list.dir'\"\n[tools.word_count]\nsource = \"local.'word count'\"\n")
@@ -130,10 +164,10 @@ func TestRenameHint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := export.JSON(c, export.OpenAI); err != nil {
-		t.Errorf("after the rename: %v", err)
+	if _, skipped, err := export.JSON(c, export.OpenAI); err != nil || skipped != nil {
+		t.Errorf("after the rename: %v, %v", err, skipped)
 	}
-	if b, _ := export.JSON(c, export.OpenAI); strings.Contains(string(b), "list.dir\"") {
+	if b, _, _ := export.JSON(c, export.OpenAI); strings.Contains(string(b), "list.dir\"") {
 		t.Error("the original name is still exported")
 	}
 }

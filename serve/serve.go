@@ -261,6 +261,10 @@ func (s *Server) install(cat *Snapshot) {
 	wantJSON := map[string]string{}
 	wire := map[string]json.RawMessage{}
 	for _, d := range cat.Runner.Catalog.Tools {
+		if w := export.Refused(export.MCP, d); w != nil {
+			s.warn(w)
+			continue
+		}
 		t, err := tool(d)
 		if err != nil {
 			s.warn(err)

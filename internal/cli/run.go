@@ -18,6 +18,7 @@ import (
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/limits"
+	"github.com/strata-config/strata/internal/termtext"
 	"github.com/strata-config/strata/trust"
 )
 
@@ -61,7 +62,12 @@ type kongExit int
 // Run runs the command line args and returns the exit status: strata's
 // whole command line, whose commands that start programs (or may: resolve,
 // call, serve, trust) programs runs.
+//
+// Everything written to stderr goes through a [termtext.Writer]: servers'
+// and tools' texts reach it in warnings, errors and questions, and what a
+// terminal would act on in them is shown escaped.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, programs Programs) (code int) {
+	stderr = termtext.NewWriter(stderr)
 	parser, err := kong.New(grammar(args),
 		kong.Name("strata"),
 		kong.Description("Resolve the tool definitions an LLM application gives to a model."),
@@ -123,7 +129,11 @@ func grammar(args []string) any {
 }
 
 // Report prints err, one line per problem, and returns the exit status.
+// What a terminal would act on in the problems is shown escaped.
 func Report(stderr io.Writer, err error) int {
+	if _, ok := stderr.(*termtext.Writer); !ok {
+		stderr = termtext.NewWriter(stderr)
+	}
 	var ex ExitError
 	if errors.As(err, &ex) {
 		return int(ex)

@@ -30,9 +30,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/export"
 	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/command"
 	"github.com/strata-config/strata/internal/jsonv"
+	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/suggest"
@@ -51,6 +53,12 @@ type Resolver struct {
 	// the tools are told about, and what relative discovery directories and
 	// programs are relative to; "" is the current directory.
 	Dir, Root string
+	// Private makes Dir the base of private places to start: each program
+	// (each discovery run, each call, each MCP server's session) starts
+	// in a new, empty directory made there, removed once it has ended.
+	// Cache keys and pins name Dir, so they stay the same from one run to
+	// the next.
+	Private bool
 	// Environ is the host's environment; nil is the process's. Programs get
 	// the part of it procs.Env gives, plus what the config sets.
 	Environ []string
@@ -149,8 +157,10 @@ func (r *Resolver) session(ctx context.Context) *session {
 		Described: map[string]resolve.Described{},
 		Servers:   map[string]map[string]resolve.Discovered{},
 		Failed:    map[string]bool{},
+		Known:     map[string][]string{},
 		Dir:       dir,
 		Root:      root,
+		Private:   r.Private,
 	}
 	return s
 }
@@ -200,7 +210,7 @@ func (s *session) discover(c config.Config) {
 		}
 		path := partial.Path{"tools", name}
 		ctxData := protocol.NewContext(protocol.ActionSchema, s.found.Root, t.Source.Name(name), nil, nil, t.Options).Value()
-		program, args, err := command.Render(words(t.Command), t.Command.Shell, ctxData)
+		program, args, err := command.Render(words(t.Command), t.Command.Shell, ctxData, nil)
 		if err != nil {
 			s.failed(path, &diag.Error{Path: path.Append("command"), Msg: err.Error()})
 			continue
@@ -340,6 +350,7 @@ func (s *session) run(ctx context.Context, t task) []byte {
 		Program: t.program,
 		Args:    t.args,
 		Dir:     s.found.Dir,
+		Private: s.found.Private,
 		Env:     env,
 		Timeout: timeout,
 	})
@@ -422,6 +433,10 @@ func (s *session) describeAnswer(t task, answer []byte) {
 	name, ok := v.Get("name").Str()
 	if !ok || name == "" {
 		skip("the answer has no name; --describe must print {name, description, parameters}")
+		return
+	}
+	if !export.Strata.Allows(name) {
+		skip(fmt.Sprintf("the name %s is not one strata takes; %s", limits.CutQuoted(strconv.Quote(name), limits.Quote), export.Strata.NameRule()))
 		return
 	}
 	var description string

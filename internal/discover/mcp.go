@@ -18,8 +18,10 @@ import (
 
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/export"
 	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/command"
+	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/upstream"
@@ -44,12 +46,15 @@ func (s *session) mcpServers(c config.Config) {
 	procs.Each(s.ctx, len(names), len(names), func(ctx context.Context, i int) {
 		name := names[i]
 		srv := c.MCPServers[name]
-		tools, cut, err := s.mcpServer(ctx, name, srv)
-		if cut != nil {
-			s.warn(cutWarning(name, cut))
-		}
+		tools, known, err := s.mcpServer(ctx, name, srv)
 		if err != nil {
 			path := partial.Path{"mcp_servers", name}
+			if known != nil {
+				// Its names stay its own while it is down.
+				s.mu.Lock()
+				s.found.Known[name] = knownNames(*known)
+				s.mu.Unlock()
+			}
 			e := &diag.Error{Path: path, Msg: err.Error(), Err: err}
 			if srv.Optional {
 				e.Source = "skipped"
@@ -70,20 +75,22 @@ func (s *session) mcpServers(c config.Config) {
 }
 
 // Spec is how to reach the server name, configured as srv, for programs
-// that start in dir of a workspace at root.
+// that start in dir of a workspace at root: with r.Private, a server
+// without a cwd of its own starts in a new, empty directory made in dir
+// for its session, and dir is what its cache key, identity and pin name.
 func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) upstream.Spec {
 	environ := r.Environ
 	if environ == nil {
 		environ = os.Environ()
 	}
 	program := procs.LookPath(command.Absolute(srv.Command, root), environ)
-	sdir := dir
+	sdir, private := dir, r.Private
 	switch {
 	case srv.Cwd == "":
 	case filepath.IsAbs(srv.Cwd):
-		sdir = srv.Cwd
+		sdir, private = srv.Cwd, false
 	default:
-		sdir = filepath.Join(root, srv.Cwd)
+		sdir, private = filepath.Join(root, srv.Cwd), false
 	}
 	spec := upstream.Spec{
 		Name:        name,
@@ -91,6 +98,7 @@ func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) ups
 		Args:        srv.Args,
 		Env:         procs.Env(environ, srv.Env, srv.EnvVars),
 		Dir:         sdir,
+		Private:     private,
 		Startup:     seconds(srv.StartupTimeoutSec, config.DefaultStartupTimeoutSec),
 		ToolTimeout: seconds(srv.ToolTimeoutSec, config.DefaultToolTimeoutSec),
 		Launch:      trust.Launch{Program: program, Args: srv.Args, Env: trust.LaunchEnv(srv.Env, srv.EnvVars), Dir: sdir},
@@ -98,12 +106,13 @@ func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) ups
 		Budget:      r.Budget.WithDefaults(),
 	}
 	if srv.IsRemote() {
-		spec.Command, spec.Args, spec.Env, spec.Dir, spec.Launch = "", nil, nil, "", trust.Launch{}
+		spec.Command, spec.Args, spec.Env, spec.Dir, spec.Private, spec.Launch = "", nil, nil, "", false, trust.Launch{}
 		spec.Remote = mcpclient.Remote{URL: srv.URL, Headers: srv.Headers, Environ: environ}
 		if srv.BearerTokenEnvVar != "" {
 			spec.TokenVar = srv.BearerTokenEnvVar
 			spec.Remote.BearerToken = lookupEnv(environ, srv.BearerTokenEnvVar)
 		}
+		spec.Remote.AllowHTTP = srv.AllowHTTP
 	}
 	if pin, ok := r.Pins[partial.Path{"mcp_servers", name}.String()]; ok {
 		spec.Pin = &pin
@@ -170,44 +179,52 @@ func seconds(s, def float64) time.Duration {
 	return time.Duration(s * float64(time.Second))
 }
 
-// mcpServer returns the tools of one server, by name.
+// mcpServer returns the tools of one server, by name; when the server
+// fails, the error and what the cache held for it, if anything.
 //
 // Cached tools are used as they are, with no server reached, but for a
 // remote server that gave an identity (seed 002's server/identity) with
 // them: reaching it costs no process, so it is asked who it is, and its
 // tools are listed again only when it says it changed.
-func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServer) (map[string]resolve.Discovered, *mcpclient.Cut, error) {
+func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServer) (map[string]resolve.Discovered, *upstream.Answer, error) {
 	spec := s.r.Spec(name, srv, s.found.Dir, s.found.Root)
 	known := upstream.Cached(s.r.Cache, spec)
 	if known != nil && !s.r.Refresh {
 		if spec.Remote.URL == "" || known.Identity == nil || s.r.Offline {
-			return toolsOf(*known), known.Cut, nil
+			s.cut(name, known.Cut)
+			return s.toolsOf(name, *known), nil, nil
 		}
 		a, _, err := s.r.Servers.Tools(ctx, spec, known)
 		if err != nil {
 			s.warn(&diag.Error{Source: "changed", Path: partial.Path{"mcp_servers", name}, Msg: "cannot ask the server whether its tools changed (" + err.Error() + "); its cached tools are used", Err: err})
-			return toolsOf(*known), known.Cut, nil
+			s.cut(name, known.Cut)
+			return s.toolsOf(name, *known), nil, nil
 		}
 		s.keep(spec, name, known, a)
-		return toolsOf(a), a.Cut, nil
+		s.cut(name, a.Cut)
+		return s.toolsOf(name, a), nil, nil
 	}
 	if s.r.Offline {
-		return nil, nil, fmt.Errorf("its tools are not in the cache, and offline mode starts no server")
+		return nil, known, fmt.Errorf("its tools are not in the cache, and offline mode starts no server")
 	}
 	a, started, err := s.r.Servers.Tools(ctx, spec, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, known, err
 	}
 	if started && spec.Transport == nil {
 		s.started.Add(1)
 	}
 	s.keep(spec, name, known, a)
-	return toolsOf(a), a.Cut, nil
+	s.cut(name, a.Cut)
+	return s.toolsOf(name, a), nil, nil
 }
 
-// cutWarning says that the tool list of the server name went past its
-// budget, and what was kept.
-func cutWarning(name string, cut *mcpclient.Cut) *diag.Error {
+// cut warns that the tool list of the server name went past its budget,
+// and says what was kept; a nil cut says nothing.
+func (s *session) cut(name string, cut *mcpclient.Cut) {
+	if cut == nil {
+		return
+	}
 	bound, setting := fmt.Sprintf("%s tools", thousands(cut.Bound)), "ServerTools"
 	if cut.By == "bytes" {
 		bound, setting = fmt.Sprintf("%d MiB", cut.Bound>>20), "ServerListing"
@@ -215,11 +232,11 @@ func cutWarning(name string, cut *mcpclient.Cut) *diag.Error {
 			bound = fmt.Sprintf("%s bytes", thousands(cut.Bound))
 		}
 	}
-	return &diag.Error{
+	s.warn(&diag.Error{
 		Path: partial.Path{"mcp_servers", name},
 		Msg:  fmt.Sprintf("the server's tool list goes past %s: strata keeps its first %s tools (%.1f MiB) and leaves out the rest", bound, thousands(int64(cut.Kept)), float64(cut.Bytes)/(1<<20)),
 		Hint: "a host raises the bound with load.Limits." + setting,
-	}
+	})
 }
 
 // thousands writes n with commas between thousands.
@@ -257,9 +274,29 @@ func (s *session) keep(spec upstream.Spec, name string, known *upstream.Answer, 
 	}
 }
 
-func toolsOf(a upstream.Answer) map[string]resolve.Discovered {
+// toolsOf returns the tools of a, the answer of server, by name: those
+// whose names strata takes (see refused).
+func (s *session) toolsOf(server string, a upstream.Answer) map[string]resolve.Discovered {
 	out := make(map[string]resolve.Discovered, len(a.Tools))
+	listed := make(map[string]int, len(a.Tools))
 	for _, t := range a.Tools {
+		listed[t.Name]++
+	}
+	var twice []string
+	for _, t := range a.Tools {
+		if !export.Strata.Allows(t.Name) {
+			continue
+		}
+		// A name listed twice: which of its definitions a call would meet
+		// is the server's secret, so the name is nobody's.
+		switch n := listed[t.Name]; {
+		case n > 1:
+			twice = append(twice, t.Name)
+			listed[t.Name] = -1
+			continue
+		case n < 0:
+			continue
+		}
 		d := resolve.Discovered{Name: t.Name, Title: t.Title, Description: t.Description}
 		if t.InputSchema != nil {
 			d.InputSchema = json.RawMessage(t.InputSchema.JSON())
@@ -277,5 +314,54 @@ func toolsOf(a upstream.Answer) map[string]resolve.Discovered {
 		}
 		out[t.Name] = d
 	}
+	s.refused(server, a)
+	if len(twice) > 0 {
+		shown := twice[:min(len(twice), maxBadNames)]
+		if len(twice) > maxBadNames {
+			shown = append(slices.Clone(shown), fmt.Sprintf("%d more", len(twice)-maxBadNames))
+		}
+		s.warn(&diag.Error{Source: "skipped", Path: partial.Path{"mcp_servers", server},
+			Msg: fmt.Sprintf("the server lists %s more than once, with definitions that may differ; left out", strings.Join(shown, ", "))})
+	}
 	return out
+}
+
+// knownNames returns the names of the tools of a, a server's answer on
+// record, that strata takes.
+func knownNames(a upstream.Answer) []string {
+	names := []string{}
+	for _, t := range a.Tools {
+		if export.Strata.Allows(t.Name) {
+			names = append(names, t.Name)
+		}
+	}
+	return names
+}
+
+// maxBadNames is how many refused names a warning quotes.
+const maxBadNames = 3
+
+// refused warns once of the tools of a, the answer of server, whose names
+// strata does not take: a name is data the server sent, and one that would
+// not print as itself (an escape sequence, a bidirectional override)
+// leaves its tool out.
+func (s *session) refused(server string, a upstream.Answer) {
+	var bad []string
+	for _, t := range a.Tools {
+		if !export.Strata.Allows(t.Name) {
+			bad = append(bad, limits.CutQuoted(strconv.Quote(t.Name), limits.Quote))
+		}
+	}
+	if len(bad) == 0 {
+		return
+	}
+	msg := "a tool is left out: its name " + bad[0] + " is not one strata takes"
+	if len(bad) > 1 {
+		shown := bad[:min(len(bad), maxBadNames)]
+		if len(bad) > maxBadNames {
+			shown = append(slices.Clone(shown), fmt.Sprintf("%d more", len(bad)-maxBadNames))
+		}
+		msg = fmt.Sprintf("%d tools are left out: their names (%s) are not ones strata takes", len(bad), strings.Join(shown, ", "))
+	}
+	s.warn(&diag.Error{Source: "skipped", Path: partial.Path{"mcp_servers", server}, Msg: msg, Hint: export.Strata.NameRule()})
 }

@@ -92,12 +92,14 @@ run = "ask"
 		names = append(names, d.Name+"="+d.Source)
 	}
 	// read_text_file is renamed read: it is not also served under its own
-	// name.
-	want := []string{"list_directory=mcp.fs", "read=mcp.fs.read_text_file", "write_file=mcp.fs"}
+	// name. Both servers expose list_directory: it is nobody's.
+	want := []string{"read=mcp.fs.read_text_file", "write_file=mcp.fs"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"skipped: mcp_servers.other.expose: list_directory is also exposed by the server fs, which is used"}, errLines(c.Warnings)); diff != "" {
+	wantWarnings := []string{`skipped: mcp_servers.other: the MCP servers fs and other both have a tool named list_directory; neither is used under that name; ` +
+		`to use one, give it a name of yours: [tools.<name>] source = "mcp.fs.list_directory"; or leave it out of one server with expose or disabled_tools`}
+	if diff := cmp.Diff(wantWarnings, errLines(c.Warnings)); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 	read, _ := c.Tool("read")
@@ -110,7 +112,7 @@ run = "ask"
 	if got := string(read.InputSchema); got != `{"type":"object","properties":{"path":{"type":"string"},"encoding":{"type":"string","enum":["utf8"],"default":"utf8"}},"required":["path"]}` {
 		t.Errorf("schema with the override: %s", got)
 	}
-	b, _ := export.JSON(c, export.MCP)
+	b, _, _ := export.JSON(c, export.MCP)
 	for _, want := range []string{`"title": "Read a file"`, `"readOnlyHint": true`, `"outputSchema": {`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("MCP export lacks %s:\n%s", want, b)
@@ -320,5 +322,69 @@ expose = "all"
 	pid, _ := strconv.Atoi(pids[1])
 	if !proctest.WaitGone(pid, 10*time.Second) {
 		t.Fatal("the server runs on after the config dropped it")
+	}
+}
+
+// TestServerDownKeepsItsNames: a server that fails keeps the names of the
+// tools it listed last, from the cache: they go to no other server, and
+// settings that name them without a source stay an error. Its tools whose
+// names strata does not take are left out, with one warning, as is a name
+// it lists twice.
+func TestServerDownKeepsItsNames(t *testing.T) {
+	dir := t.TempDir()
+	files := 0
+	tool := func(name string) string {
+		files++
+		p := filepath.Join(dir, strconv.Itoa(files)+".json")
+		b, _ := json.Marshal(map[string]any{"name": name, "inputSchema": map[string]any{"type": "object"}})
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	issue, evil, bidi := tool("create_issue"), tool("evil\x1b]0;title\x07"), tool("a\u202eb\u202c")
+	twice := tool("twice_listed")
+	down := filepath.Join(dir, "down")
+	src := `
+[mcp_servers.a_evil]
+command = "MCPFAKE"
+args = ["-tool", "` + issue + `", "-tool", "` + evil + `", "-tool", "` + bidi + `", "-tool", "` + twice + `", "-tool", "` + twice + `"]
+expose = "all"
+
+[mcp_servers.github]
+command = "MCPFAKE"
+args = ["-tool", "` + issue + `", "-tools", "1", "-fail-if", "` + down + `"]
+expose = "all"
+optional = true
+`
+	r := discover.Resolver{Root: dir, Cache: &cache.Cache{Dir: t.TempDir()}}
+	up, err := resolveIn(t, r, src)
+	if err != nil || len(up.Tools) != 1 || up.Tools[0].Name != "tool_000" {
+		t.Fatalf("both up: %v, %v", err, up.Tools)
+	}
+	wantRefused := `skipped: mcp_servers.a_evil: 2 tools are left out: their names ("evil\x1b]0;title\a", "a\u202eb\u202c") are not ones strata takes; a tool name is 1 to 128 characters that print as themselves: no control, formatting or bidirectional characters`
+	collision := `skipped: mcp_servers.github: the MCP servers a_evil and github both have a tool named create_issue; neither is used under that name; ` +
+		`to use one, give it a name of yours: [tools.<name>] source = "mcp.a_evil.create_issue"; or leave it out of one server with expose or disabled_tools`
+	listedTwice := "skipped: mcp_servers.a_evil: the server lists twice_listed more than once, with definitions that may differ; left out"
+	if diff := cmp.Diff([]string{wantRefused, listedTwice, collision}, errLines(up.Warnings)); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	if err := os.WriteFile(down, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refresh := r
+	refresh.Refresh = true
+	c, err := resolveIn(t, refresh, src)
+	if err != nil || len(c.Tools) != 0 {
+		t.Fatalf("github down: %v, %v", err, c.Tools)
+	}
+	got := errLines(c.Warnings)
+	if len(got) != 4 || got[0] != wantRefused || got[1] != listedTwice || !strings.HasPrefix(got[2], "skipped: mcp_servers.github: cannot start ") || got[3] != collision {
+		t.Errorf("github down: warnings %q", got)
+	}
+	_, err = resolveIn(t, refresh, src+"[tools.create_issue]\nrun = \"unattended\"\n")
+	want := []string{`tools.create_issue: the MCP servers a_evil and github both have a tool named create_issue; say which one these settings are for: source = "mcp.a_evil.create_issue" or source = "mcp.github.create_issue"`}
+	if diff := cmp.Diff(want, errLines(err)); diff != "" {
+		t.Errorf("settings while github is down (-want +got):\n%s", diff)
 	}
 }

@@ -322,6 +322,9 @@ func TestDescribeAnswers(t *testing.T) {
 		{name: "a description that is not a string", answer: `{"name":"a","description":["A."]}`, warn: "t.sh: the description must be a string"},
 		{name: "parameters that are not an object", answer: `{"name":"a","parameters":"x"}`, warn: "t.sh: parameters must be a JSON Schema object"},
 		{name: "a repeated key", answer: `{"name":"a","name":"b"}`, warn: `t.sh: the answer cannot be read: offset 12: key "name" appears twice in an object`},
+		{name: "a name with an escape sequence", answer: `{"name":"a\u001b[2J"}`, warn: `t.sh: the name "a\x1b[2J" is not one strata takes`},
+		{name: "a name with a bidirectional override", answer: `{"name":"a\u202eb"}`, warn: `t.sh: the name "a\u202eb" is not one strata takes`},
+		{name: "a name with a space", answer: `{"name":"word count"}`, tool: "word count", schema: `{"type":"object","properties":{},"required":[]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -713,8 +716,8 @@ func TestExport(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.format), func(t *testing.T) {
-			b, err := export.JSON(c, tt.format)
-			if err != nil {
+			b, skipped, err := export.JSON(c, tt.format)
+			if err != nil || skipped != nil {
 				t.Fatal(err)
 			}
 			var compact strings.Builder
@@ -731,11 +734,11 @@ func TestExport(t *testing.T) {
 		})
 	}
 	bad := &resolve.Catalog{Tools: []resolve.Definition{{Name: "has space", Source: "local"}, {Name: strings.Repeat("x", 65), Source: "local"}, {Name: "dotted.name", Source: "mcp.s.t"}}}
-	if _, err := export.JSON(bad, export.OpenAI); len(errLines(err)) != 3 {
-		t.Errorf("OpenAI names: %v", err)
+	if b, skipped, err := export.JSON(bad, export.OpenAI); err != nil || len(skipped) != 3 || string(b) != "[]\n" {
+		t.Errorf("OpenAI names: %s, %v, %v", b, skipped, err)
 	}
-	if _, err := export.JSON(bad, export.MCP); len(errLines(err)) != 1 || !strings.Contains(err.Error(), `"has space" is not a valid tool name for mcp`) {
-		t.Errorf("MCP names: %v", err)
+	if b, skipped, err := export.JSON(bad, export.MCP); err != nil || len(skipped) != 1 || !strings.Contains(skipped.Error(), `"has space" is not a valid tool name for mcp`) || strings.Count(string(b), `"name"`) != 2 {
+		t.Errorf("MCP names: %s, %v, %v", b, skipped, err)
 	}
 }
 

@@ -36,11 +36,6 @@ func TestDocLinksResolve(t *testing.T) {
 		if path != root && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
 			return filepath.SkipDir
 		}
-		// Forks of other projects keep their authors' comments as they are,
-		// so that their patches stay small.
-		if d.Name() == "third_party" && filepath.Base(filepath.Dir(path)) == "internal" {
-			return filepath.SkipDir
-		}
 		rel, _ := filepath.Rel(root, path)
 		for _, problem := range unresolved(t, path) {
 			t.Errorf("%s: %s", rel, problem)

@@ -61,6 +61,9 @@ type Spec struct {
 	Command string
 	Args    []string
 	Dir     string
+	// Private starts the server in a new, empty directory made in Dir,
+	// removed once it has ended (see procs.Spec.Private).
+	Private bool
 	Env     []string // the complete environment
 	// Grace is how long the server may take to exit once its stdin closes,
 	// and again after SIGTERM; 0 is [DefaultGrace].
@@ -147,7 +150,7 @@ func (s *Session) Transport() string { return s.transport }
 // startup for it to answer initialize.
 func Start(ctx context.Context, spec Spec, startup time.Duration) (*Session, error) {
 	pctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	cmd, err := procs.Command(pctx, procs.Spec{Program: spec.Command, Args: spec.Args, Dir: spec.Dir, Env: spec.Env})
+	cmd, err := procs.Command(pctx, procs.Spec{Program: spec.Command, Args: spec.Args, Dir: spec.Dir, Private: spec.Private, Env: spec.Env})
 	if err != nil {
 		stop()
 		return nil, err

@@ -236,7 +236,8 @@ func TestDialProxyFromEnviron(t *testing.T) {
 		r.Host = strings.TrimPrefix(proxy, "http://")
 		mcpHandler.ServeHTTP(w, r)
 	})))
-	s := dial(t, Remote{URL: "http://mcp.example.invalid/mcp", Environ: []string{"PATH=/bin", "HTTP_PROXY=" + proxy}})
+	// Plain http to another machine, with no credentials: allowed.
+	s := dial(t, Remote{URL: "http://mcp.example.invalid/mcp", AllowHTTP: true, Environ: []string{"PATH=/bin", "HTTP_PROXY=" + proxy}})
 	if got := echo(t, s, "via proxy"); got != "Echo: via proxy" {
 		t.Errorf("echo = %q", got)
 	}
@@ -246,7 +247,7 @@ func TestDialProxyFromEnviron(t *testing.T) {
 		}
 	}
 	// NO_PROXY sends it direct, where the host does not resolve.
-	_, err := Dial(testContext(t), Remote{URL: "http://mcp.example.invalid/mcp", Environ: []string{"http_proxy=" + proxy, "no_proxy=.example.invalid"}}, 10*time.Second)
+	_, err := Dial(testContext(t), Remote{URL: "http://mcp.example.invalid/mcp", AllowHTTP: true, Environ: []string{"http_proxy=" + proxy, "no_proxy=.example.invalid"}}, 10*time.Second)
 	if err == nil {
 		t.Fatal("Dial through NO_PROXY reached a host that does not exist")
 	}

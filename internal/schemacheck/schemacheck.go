@@ -1,21 +1,24 @@
 // Package schemacheck validates JSON values against JSON Schemas (draft-07
-// and 2020-12, with strata's fork of santhosh-tekuri/jsonschema in
-// internal/third_party/jsonschema) and reports every problem at its
-// JSONPath, for people.
+// and 2020-12, with github.com/santhosh-tekuri/jsonschema/v6) and reports
+// every problem at its JSONPath, for people.
 package schemacheck
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/big"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/strata-config/strata/internal/third_party/jsonschema"
-	"github.com/strata-config/strata/internal/third_party/jsonschema/kind"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // Schema is a compiled schema.
@@ -80,11 +83,10 @@ func (s *Schema) Validate(doc []byte) ([]Problem, error) {
 	}
 	var out []Problem
 	seen := map[Problem]bool{}
-	p := &kind.Printer{}
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			pr := Problem{Path: jsonPath(inst, e.InstanceLocation), Msg: e.ErrorKind.LocalizedString(p)}
+			pr := Problem{Path: jsonPath(inst, e.InstanceLocation), Msg: describe(e.ErrorKind)}
 			if !seen[pr] {
 				seen[pr] = true
 				out = append(out, pr)
@@ -103,6 +105,73 @@ func (s *Schema) Validate(doc []byte) ([]Problem, error) {
 		return out[i].Msg < out[j].Msg
 	})
 	return out, nil
+}
+
+// english prints upstream's messages. It is made on first use.
+var english = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
+
+// describe says what a problem of kind k is, in upstream's words. Upstream
+// prints numbers as English prose does (1,500 and 1×10³⁰⁸); the kinds that
+// hold numbers are written here with fmt, the same words with the numbers
+// as JSON writes them, as the value and the schema the user reads do. The
+// names of additional properties come in map order; they are sorted, so
+// that a message is the same on every run.
+func describe(k jsonschema.ErrorKind) string {
+	switch k := k.(type) {
+	case *kind.Minimum:
+		return fmt.Sprintf("minimum: got %v, want %v", float(k.Got), float(k.Want))
+	case *kind.Maximum:
+		return fmt.Sprintf("maximum: got %v, want %v", float(k.Got), float(k.Want))
+	case *kind.ExclusiveMinimum:
+		return fmt.Sprintf("exclusiveMinimum: got %v, want %v", float(k.Got), float(k.Want))
+	case *kind.ExclusiveMaximum:
+		return fmt.Sprintf("exclusiveMaximum: got %v, want %v", float(k.Got), float(k.Want))
+	case *kind.MultipleOf:
+		return fmt.Sprintf("multipleOf: got %v, want %v", float(k.Got), float(k.Want))
+	case *kind.MinLength:
+		return fmt.Sprintf("minLength: got %d, want %d", k.Got, k.Want)
+	case *kind.MaxLength:
+		return fmt.Sprintf("maxLength: got %d, want %d", k.Got, k.Want)
+	case *kind.MinItems:
+		return fmt.Sprintf("minItems: got %d, want %d", k.Got, k.Want)
+	case *kind.MaxItems:
+		return fmt.Sprintf("maxItems: got %d, want %d", k.Got, k.Want)
+	case *kind.MinProperties:
+		return fmt.Sprintf("minProperties: got %d, want %d", k.Got, k.Want)
+	case *kind.MaxProperties:
+		return fmt.Sprintf("maxProperties: got %d, want %d", k.Got, k.Want)
+	case *kind.AdditionalItems:
+		return fmt.Sprintf("last %d additionalItem(s) not allowed", k.Count)
+	case *kind.UniqueItems:
+		return fmt.Sprintf("items at %d and %d are equal", k.Duplicates[0], k.Duplicates[1])
+	case *kind.OneOf:
+		if len(k.Subschemas) == 2 {
+			return fmt.Sprintf("'oneOf' failed, subschemas %d, %d matched", k.Subschemas[0], k.Subschemas[1])
+		}
+	case *kind.MinContains:
+		if len(k.Got) == 0 {
+			return fmt.Sprintf("min %d items required to match contains schema, but none matched", k.Want)
+		}
+		return fmt.Sprintf("min %d items required to match contains schema, but matched %d items at %s", k.Want, len(k.Got), ints(k.Got))
+	case *kind.MaxContains:
+		return fmt.Sprintf("max %d items required to match contains schema, but matched %d items at %s", k.Want, len(k.Got), ints(k.Got))
+	case *kind.AdditionalProperties:
+		k = &kind.AdditionalProperties{Properties: slices.Sorted(slices.Values(k.Properties))}
+		return k.LocalizedString(english())
+	}
+	return k.LocalizedString(english())
+}
+
+// float gives r as a float64, as upstream prints it.
+func float(r *big.Rat) float64 {
+	f, _ := r.Float64()
+	return f
+}
+
+// ints writes indexes as upstream does: "1 3 4".
+func ints(is []int) string {
+	s := fmt.Sprint(is)
+	return s[1 : len(s)-1]
 }
 
 // identifier matches a key JSONPath writes after a dot. It is compiled on

@@ -28,6 +28,9 @@ type Spec struct {
 	Args    []string
 	Env     []string // the whole environment of the process
 	Dir     string
+	// Private starts the server in a new, empty directory made in Dir for
+	// its session, removed when it stops (see procs.Spec.Private).
+	Private bool
 	// Startup bounds the start and the handshake; ToolTimeout bounds a
 	// listing or a call.
 	Startup, ToolTimeout time.Duration
@@ -112,9 +115,10 @@ func (s Spec) id() string {
 		Name, Command string
 		Args, Env     []string
 		Dir           string
+		Private       bool `json:",omitempty"`
 		Remote        mcpclient.Remote
 		Client        *mcpclient.Capabilities `json:",omitempty"`
-	}{s.Name, s.Command, s.Args, s.Env, s.Dir, s.Remote, declared(s.Client)})
+	}{s.Name, s.Command, s.Args, s.Env, s.Dir, s.Private, s.Remote, declared(s.Client)})
 	return string(b)
 }
 
@@ -160,7 +164,7 @@ func Start(ctx context.Context, s Spec, grace time.Duration, relay *mcpclient.Re
 			return nil, err
 		}
 	}
-	return mcpclient.Start(ctx, mcpclient.Spec{Command: s.Command, Args: s.Args, Dir: s.Dir, Env: s.Env, Grace: grace, Relay: relay}, s.Startup)
+	return mcpclient.Start(ctx, mcpclient.Spec{Command: s.Command, Args: s.Args, Dir: s.Dir, Private: s.Private, Env: s.Env, Grace: grace, Relay: relay}, s.Startup)
 }
 
 // List starts the server, lists its tools and stops it. known, when not

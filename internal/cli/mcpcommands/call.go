@@ -14,6 +14,7 @@ import (
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/cli"
+	"github.com/strata-config/strata/internal/termtext"
 	"github.com/strata-config/strata/protocol"
 )
 
@@ -82,7 +83,10 @@ func (p Programs) Call(e *cli.Env, c *cli.CallCmd) error {
 	if err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintf(e.Stdout, "%s\n", b); err != nil {
+	// What the tool said is data: printed, it is escaped where a terminal
+	// would act on it (JSON leaves C1 controls and bidirectional
+	// formatting raw).
+	if _, err := fmt.Fprintf(e.Stdout, "%s\n", termtext.JSON(b)); err != nil {
 		return err
 	}
 	if res.Type != protocol.Success {
