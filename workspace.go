@@ -40,6 +40,7 @@ import (
 	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/command"
 	"github.com/strata-config/strata/internal/discover"
+	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/suggest"
@@ -193,6 +194,7 @@ func (w *Workspace[P, R]) resolver() *discover.Resolver {
 		Refresh: w.s.refresh, Offline: w.s.offline, Timeout: w.s.timeout,
 		Pins: w.list.Pins, Builtins: w.s.builtins, Servers: w.servers,
 		MaxDepth: w.s.Limits.WithDefaults().Depth,
+		Budget:   mcpclient.Budget{Tools: w.s.Limits.ServerTools, Bytes: w.s.Limits.ServerListing},
 	}
 	if w.s.cacheDir != "" {
 		r.Cache = &cache.Cache{Dir: w.s.cacheDir}
