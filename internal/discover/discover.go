@@ -35,6 +35,7 @@ import (
 	"github.com/strata-config/strata/internal/command"
 	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/limits"
+	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/internal/untrusted"
@@ -83,6 +84,9 @@ type Resolver struct {
 	// MaxDepth bounds how deeply the answers of tools nest; 0 is the
 	// default of load.Limits.
 	MaxDepth int
+	// Budget bounds the tool list of each MCP server, all pages together;
+	// the zero Budget is the default of load.Limits.
+	Budget mcpclient.Budget
 	// Servers, when not nil, keeps the MCP servers that resolutions and
 	// calls start running, for the next ones.
 	Servers *upstream.Servers

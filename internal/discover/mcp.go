@@ -111,6 +111,7 @@ func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) ups
 		Launch:      trust.Launch{Program: program, Args: srv.Args, Env: trust.LaunchEnv(srv.Env, srv.EnvVars), Dir: sdir},
 		Client:      r.Servers.Declared(),
 		Untrusted:   r.Untrusted,
+		Budget:      r.Budget.WithDefaults(),
 	}
 	if srv.IsRemote() {
 		spec.Command, spec.Args, spec.Env, spec.Dir, spec.Private, spec.Launch = "", nil, nil, "", false, trust.Launch{}
@@ -158,6 +159,10 @@ func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) ups
 		key.AddPackage(program, srv.Args, spec.Dir, spec.Env)
 		spec.Key = &key
 	}
+	if spec.Key != nil && spec.Budget != (mcpclient.Budget{}).WithDefaults() {
+		// A list is cut by the budget it was listed within.
+		spec.Key.Budget = fmt.Sprintf("tools=%d bytes=%d", spec.Budget.Tools, spec.Budget.Bytes)
+	}
 	if spec.Key != nil && !spec.Client.IsZero() {
 		// A server may list other tools to a client that can answer its
 		// requests (sampling, elicitation): they are cached apart.
@@ -197,25 +202,20 @@ func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServ
 	if err := spec.Refused(); err != nil {
 		return nil, nil, err
 	}
-	var known *upstream.Answer
-	if spec.Key != nil {
-		if cached, ok := s.r.Cache.Get(*spec.Key); ok {
-			var a upstream.Answer
-			if json.Unmarshal(cached, &a) == nil {
-				known = &a
-			}
-		}
-	}
+	known := upstream.Cached(s.r.Cache, spec)
 	if known != nil && !s.r.Refresh {
 		if spec.Remote.URL == "" || known.Identity == nil || s.r.Offline {
+			s.cut(name, known.Cut)
 			return s.toolsOf(name, *known), nil, nil
 		}
 		a, _, err := s.r.Servers.Tools(ctx, spec, known)
 		if err != nil {
 			s.warn(&diag.Error{Source: "changed", Path: partial.Path{"mcp_servers", name}, Msg: "cannot ask the server whether its tools changed (" + err.Error() + "); its cached tools are used", Err: err})
+			s.cut(name, known.Cut)
 			return s.toolsOf(name, *known), nil, nil
 		}
 		s.keep(spec, name, known, a)
+		s.cut(name, a.Cut)
 		return s.toolsOf(name, a), nil, nil
 	}
 	if s.r.Offline {
@@ -229,7 +229,37 @@ func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServ
 		s.started.Add(1)
 	}
 	s.keep(spec, name, known, a)
+	s.cut(name, a.Cut)
 	return s.toolsOf(name, a), nil, nil
+}
+
+// cut warns that the tool list of the server name went past its budget,
+// and says what was kept; a nil cut says nothing.
+func (s *session) cut(name string, cut *mcpclient.Cut) {
+	if cut == nil {
+		return
+	}
+	bound, setting := fmt.Sprintf("%s tools", thousands(cut.Bound)), "ServerTools"
+	if cut.By == "bytes" {
+		bound, setting = fmt.Sprintf("%d MiB", cut.Bound>>20), "ServerListing"
+		if cut.Bound%(1<<20) != 0 {
+			bound = fmt.Sprintf("%s bytes", thousands(cut.Bound))
+		}
+	}
+	s.warn(&diag.Error{
+		Path: partial.Path{"mcp_servers", name},
+		Msg:  fmt.Sprintf("the server's tool list goes past %s: strata keeps its first %s tools (%.1f MiB) and leaves out the rest", bound, thousands(int64(cut.Kept)), float64(cut.Bytes)/(1<<20)),
+		Hint: "a host raises the bound with load.Limits." + setting,
+	})
+}
+
+// thousands writes n with commas between thousands.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // keep caches a server's answer a, where known was cached before, and

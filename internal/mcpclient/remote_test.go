@@ -139,7 +139,7 @@ func TestDialTransports(t *testing.T) {
 			if got := s.Transport(); got != tt.want {
 				t.Errorf("Transport() = %q, want %q", got, tt.want)
 			}
-			tools, err := s.Tools(testContext(t))
+			tools, _, err := s.Tools(testContext(t), Budget{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,7 +179,7 @@ func TestDialChangesAndClose(t *testing.T) {
 	}
 	// The tools change while the client is connected; the server tells it
 	// over the event stream.
-	if _, err := s.Tools(testContext(t)); err != nil {
+	if _, _, err := s.Tools(testContext(t), Budget{}); err != nil {
 		t.Fatal(err)
 	}
 	server.AddTool(&mcp.Tool{Name: "added", InputSchema: json.RawMessage(`{"type":"object"}`)}, okHandler)
@@ -188,7 +188,7 @@ func TestDialChangesAndClose(t *testing.T) {
 	case <-testContext(t).Done():
 		t.Fatal("no change signalled")
 	}
-	tools, err := s.Tools(testContext(t))
+	tools, _, err := s.Tools(testContext(t), Budget{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +392,7 @@ func TestDialEverything(t *testing.T) {
 			if got := s.Transport(); got != tt.want {
 				t.Errorf("Transport() = %q, want %q", got, tt.want)
 			}
-			tools, err := s.Tools(testContext(t))
+			tools, _, err := s.Tools(testContext(t), Budget{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -482,7 +482,7 @@ func TestDialSchemasKept(t *testing.T) {
 				server.AddTool(&mcp.Tool{Name: "b", InputSchema: json.RawMessage(tt.schema)}, okHandler)
 				s := dial(t, Remote{URL: httpServer(t, tr.handler(server))})
 				for i := range 2 {
-					tools, err := s.Tools(testContext(t))
+					tools, _, err := s.Tools(testContext(t), Budget{})
 					if err != nil {
 						t.Fatal(err)
 					}

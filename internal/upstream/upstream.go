@@ -55,6 +55,9 @@ type Spec struct {
 	// declared to the server (see [Servers.Serve]): they are part of what
 	// the server is started with, since a server may list tools by them.
 	Client mcpclient.Capabilities
+	// Budget bounds the server's tool list, all pages together; the zero
+	// Budget is the default.
+	Budget mcpclient.Budget
 	// Untrusted is the workspace nobody trusted, if any: a server whose
 	// launch resolves into it does not start (see [Spec.Refused]).
 	Untrusted untrusted.Workspace
@@ -79,6 +82,30 @@ type Answer struct {
 	// Identity is the server's answer to seed 002's server/identity, when
 	// it gave one: while it stays the same, so do the tools.
 	Identity *mcpclient.Identity `json:"identity,omitempty"`
+	// Cut, when not nil, says that the tool list went past the budget
+	// (see [Spec].Budget): Tools are its first tools within it.
+	Cut *mcpclient.Cut `json:"cut,omitempty"`
+}
+
+// Cached returns the tools of the server of s that c holds, or nil: none,
+// or an answer larger than the budget of s allows, which an earlier
+// strata, without a budget, may have written (more tools, or more than
+// four times the budget's bytes: an answer writes each tool twice, its
+// fields and as listed). That is listed again, within the budget.
+func Cached(c *cache.Cache, s Spec) *Answer {
+	if s.Key == nil || c == nil {
+		return nil
+	}
+	b := s.Budget.WithDefaults()
+	data, ok := c.Get(*s.Key)
+	if !ok || int64(len(data)) > 4*b.Bytes {
+		return nil
+	}
+	var a Answer
+	if json.Unmarshal(data, &a) != nil || len(a.Tools) > b.Tools {
+		return nil
+	}
+	return &a
 }
 
 // SameTools reports whether a and b list the same tools of the same
@@ -194,11 +221,11 @@ func list(ctx context.Context, sess *mcpclient.Session, s Spec, known *Answer) (
 			a.Identity = id
 			return a, false, nil
 		}
-		tools, err := listTools(lctx, sess, s)
+		tools, cut, err := listTools(lctx, sess, s)
 		if err != nil {
 			return Answer{}, true, err
 		}
-		return Answer{ServerInfo: sess.Info, Tools: tools, Identity: id}, true, nil
+		return Answer{ServerInfo: sess.Info, Tools: tools, Identity: id, Cut: cut}, true, nil
 	}
 	ids := make(chan *mcpclient.Identity, 1)
 	ictx, icancel := context.WithCancel(lctx)
@@ -207,11 +234,11 @@ func list(ctx context.Context, sess *mcpclient.Session, s Spec, known *Answer) (
 		id, _ := sess.Identity(ictx)
 		ids <- id
 	}()
-	tools, err := listTools(lctx, sess, s)
+	tools, cut, err := listTools(lctx, sess, s)
 	if err != nil {
 		return Answer{}, true, err
 	}
-	a = Answer{ServerInfo: sess.Info, Tools: tools}
+	a = Answer{ServerInfo: sess.Info, Tools: tools, Cut: cut}
 	grace := time.NewTimer(IdentityGrace)
 	defer grace.Stop()
 	select {
@@ -221,17 +248,17 @@ func list(ctx context.Context, sess *mcpclient.Session, s Spec, known *Answer) (
 	return a, true, nil
 }
 
-// listTools sends tools/list, page by page.
-func listTools(ctx context.Context, sess *mcpclient.Session, s Spec) ([]mcpclient.Tool, error) {
-	tools, err := sess.Tools(ctx)
+// listTools sends tools/list, page by page, within the budget of s.
+func listTools(ctx context.Context, sess *mcpclient.Session, s Spec) ([]mcpclient.Tool, *mcpclient.Cut, error) {
+	tools, cut, err := sess.Tools(ctx, s.Budget)
 	if err != nil {
 		msg := err.Error()
 		if last := sess.Stderr.LastLine(); last != "" {
 			msg += "; it said: " + last
 		}
-		return nil, &Error{Msg: fmt.Sprintf("%s: %s", s.CommandLine(), msg), Err: err}
+		return nil, nil, &Error{Msg: fmt.Sprintf("%s: %s", s.CommandLine(), msg), Err: err}
 	}
-	return tools, nil
+	return tools, cut, nil
 }
 
 // call calls tool on a running server under the server's tool timeout.
