@@ -181,3 +181,17 @@ func TestRefusedSays(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCheck is the cost the check adds to a launch that runs: an
+// interpreter with arguments and variables, in a workspace nobody trusted.
+func BenchmarkCheck(b *testing.B) {
+	root := b.TempDir()
+	w := untrusted.New(filepath.Join(root, "ws"), "")
+	l := untrusted.Launch{Program: "/usr/bin/node", Args: []string{"--require=/opt/x.js", "/opt/server.js", "--port", "8080"}, Dir: root, Private: true,
+		Env: []string{"A=1", "NODE_OPTIONS=--max-old-space-size=512", "PATH"}, Interpreter: true}
+	for b.Loop() {
+		if err := w.Check(l); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
