@@ -21,6 +21,7 @@
 package strata
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -45,6 +46,7 @@ import (
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/internal/tomltext"
+	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/internal/workspace"
 	"github.com/strata-config/strata/load"
@@ -193,14 +195,31 @@ func (w *Workspace[P, R]) resolver() *discover.Resolver {
 		Dir: w.dir, Private: !w.trusted, Root: w.root, Environ: w.environ,
 		Refresh: w.s.refresh, Offline: w.s.offline, Timeout: w.s.timeout,
 		Pins: w.list.Pins, Builtins: w.s.builtins, Servers: w.servers,
-		MaxDepth: w.s.Limits.WithDefaults().Depth,
-		Budget:   mcpclient.Budget{Tools: w.s.Limits.ServerTools, Bytes: w.s.Limits.ServerListing},
+		MaxDepth: w.s.Limits.WithDefaults().Depth, Untrusted: w.untrusted(),
+		Budget: mcpclient.Budget{Tools: w.s.Limits.ServerTools, Bytes: w.s.Limits.ServerListing},
 	}
 	if w.s.cacheDir != "" {
 		r.Cache = &cache.Cache{Dir: w.s.cacheDir}
 		w.servers.Cache = r.Cache
 	}
 	return r
+}
+
+// untrusted returns the workspace when nobody trusted it: what resolves
+// into it is its content, and never runs.
+func (w *Workspace[P, R]) untrusted() untrusted.Workspace {
+	if w.trusted {
+		return untrusted.Workspace{}
+	}
+	var home, profile string
+	for _, kv := range w.environ {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = v
+		} else if v, ok := strings.CutPrefix(kv, "USERPROFILE="); ok {
+			profile = v
+		}
+	}
+	return untrusted.New(w.root, cmp.Or(home, profile))
 }
 
 // Resolve returns the catalog of the workspace's tools: discovered (from

@@ -10,6 +10,7 @@ import (
 
 	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/internal/suggest"
+	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -145,10 +146,19 @@ func (fi *foreignFile) walk(n *doc.Node, p partial.Path) {
 // in the string node n, by the client's rules.
 func (fi *foreignFile) resolver(n *doc.Node, p partial.Path) func(string) (string, bool, error) {
 	if fi.f == ForeignClaudeCode {
-		return fi.claudeCodeVar
+		return func(body string) (string, bool, error) {
+			v, ok, err := fi.claudeCodeVar(body)
+			if ok {
+				fi.checkRef(n, p, body, v)
+			}
+			return v, ok, err
+		}
 	}
 	return func(body string) (string, bool, error) {
 		v, ok, err := fi.editorVar(body)
+		if ok {
+			fi.checkRef(n, p, body, v)
+		}
 		if err == nil && !ok {
 			hint := "write the value out"
 			if c := suggest.Closest(body, editorVarNames); c != "" {
@@ -157,6 +167,24 @@ func (fi *foreignFile) resolver(n *doc.Node, p partial.Path) func(string) (strin
 			fi.warnings = append(fi.warnings, fi.d.errAt(n, p, fmt.Sprintf("${%s} is not a %s variable; it is passed as written", body, fi.f.client()), hint))
 		}
 		return v, ok, err
+	}
+}
+
+// checkRef records a reference whose value resolves into the untrusted
+// workspace: ${workspaceFolder} and ${workspaceFolderBasename} when the
+// folder is the workspace (or in it), and any variable whose value names
+// a path there (${env:PWD}, say).
+func (fi *foreignFile) checkRef(n *doc.Node, p partial.Path, body, v string) {
+	ws := fi.im.ws
+	into := false
+	switch body {
+	case "workspaceFolder", "workspaceFolderBasename":
+		into = ws.Holds(fi.workspaceFolder())
+	default:
+		into = ws.Names(v) || filepath.IsAbs(v) && ws.Holds(v)
+	}
+	if into {
+		fi.refuse(n, p, ws.Refuse(untrusted.Reference, "${"+body+"}"))
 	}
 }
 

@@ -42,7 +42,9 @@ func TestForeignSecrets(t *testing.T) {
 		}
 	}
 	ask := &asker{answers: map[string]string{"pat": "pat-secret", "region": "eu-1"}}
-	res, err := loadClient(t, work, []string{"HOME=/home/u", "TOKEN=tok-secret", "KEY=key-secret", "CC_KEY=cc-secret", "API_KEY=api-secret"}, ask.input,
+	// The workspace is trusted: its cur.env is an envFile, which an
+	// untrusted workspace's never is.
+	res, err := loadClientTrusting(t, trustAll{}, work, []string{"HOME=/home/u", "TOKEN=tok-secret", "KEY=key-secret", "CC_KEY=cc-secret", "API_KEY=api-secret"}, ask.input,
 		filepath.Join(work, ".vscode/mcp.json"), filepath.Join(work, ".mcp.json"), filepath.Join(work, ".cursor/mcp.json"), "codex:"+filepath.Join(work, "codex.toml"), "claude:"+filepath.Join(work, "desktop.json"))
 	if err != nil {
 		t.Fatal(err)

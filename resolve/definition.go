@@ -88,6 +88,10 @@ type Exec struct {
 	// starts in a new, empty directory made there, removed once it has
 	// ended. A pin names Dir.
 	Private bool
+	// Untrusted is the root of the workspace when nobody trusted it, else
+	// "": a run whose program, directory, script or variables resolve into
+	// it is refused (package call checks each run).
+	Untrusted string
 	// Key is the config key of what launches the tool's program, for its
 	// pin: tools.<name> (a --describe tool's too) or mcp_servers.<server>.
 	Key string

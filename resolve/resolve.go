@@ -54,6 +54,9 @@ type Found struct {
 	// each run starts in a new, empty directory made there, removed once
 	// it has ended.
 	Private bool
+	// Untrusted is the root of the workspace when nobody trusted it, else
+	// "": what resolves into it never runs (see [Exec].Untrusted).
+	Untrusted string
 	// Errors and Warnings are the problems discovery reported.
 	Errors, Warnings diag.Errors
 	// Started counts the programs discovery started.
@@ -105,7 +108,7 @@ func Build(c config.Config, f Found) (*Catalog, error) {
 		}
 		if d, ok := b.definition(name, t); ok {
 			d.Source = "local"
-			d.Exec = Exec{Kind: ExecDescribe, Path: dt.Path, Dir: f.Dir, Private: f.Private, Root: f.Root, Key: partial.Path{"tools", name}.String()}
+			d.Exec = Exec{Kind: ExecDescribe, Path: dt.Path, Dir: f.Dir, Private: f.Private, Root: f.Root, Untrusted: f.Untrusted, Key: partial.Path{"tools", name}.String()}
 			tools = append(tools, d)
 		}
 	}
@@ -148,7 +151,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 	path := partial.Path{"tools", name}
 	own := t.Tool // what overrides the discovered text and schema
 	d := Definition{Name: name, Examples: own.Examples, Options: own.Options, Questions: own.Questions, Run: t.Run(), Result: t.Result()}
-	exec := Exec{Dir: b.f.Dir, Private: b.f.Private, Root: b.f.Root, Key: path.String(), Env: t.Tool.Env, EnvVars: t.Tool.EnvVars}
+	exec := Exec{Dir: b.f.Dir, Private: b.f.Private, Root: b.f.Root, Untrusted: b.f.Untrusted, Key: path.String(), Env: t.Tool.Env, EnvVars: t.Tool.EnvVars}
 	var base Discovered
 	params := own.Parameters
 	src := own.Source

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -24,6 +25,7 @@ import (
 	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/procs"
+	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/resolve"
@@ -47,6 +49,11 @@ func (s *session) mcpServers(c config.Config) {
 		name := names[i]
 		srv := c.MCPServers[name]
 		tools, known, err := s.mcpServer(ctx, name, srv)
+		var refused *untrusted.Refused
+		if errors.As(err, &refused) {
+			s.leaveOut(partial.Path{"mcp_servers", name}, partial.Path{"mcp_servers", name}, err)
+			return
+		}
 		if err != nil {
 			path := partial.Path{"mcp_servers", name}
 			if known != nil {
@@ -103,6 +110,7 @@ func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) ups
 		ToolTimeout: seconds(srv.ToolTimeoutSec, config.DefaultToolTimeoutSec),
 		Launch:      trust.Launch{Program: program, Args: srv.Args, Env: trust.LaunchEnv(srv.Env, srv.EnvVars), Dir: sdir},
 		Client:      r.Servers.Declared(),
+		Untrusted:   r.Untrusted,
 		Budget:      r.Budget.WithDefaults(),
 	}
 	if srv.IsRemote() {
@@ -120,6 +128,9 @@ func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) ups
 	switch {
 	case r.MCPTransport != nil:
 		spec.Transport = func(ctx context.Context) (mcp.Transport, error) { return r.MCPTransport(ctx, name, srv) }
+	case spec.Refused() != nil:
+		// Not started, so not cached: its key would read the
+		// workspace's files (a script, npx's packages).
 	case srv.IsRemote():
 		if r.Cache != nil && r.Cache.Dir != "" {
 			// A remote server is keyed by where it is and what is sent to
@@ -188,6 +199,9 @@ func seconds(s, def float64) time.Duration {
 // tools are listed again only when it says it changed.
 func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServer) (map[string]resolve.Discovered, *upstream.Answer, error) {
 	spec := s.r.Spec(name, srv, s.found.Dir, s.found.Root)
+	if err := spec.Refused(); err != nil {
+		return nil, nil, err
+	}
 	known := upstream.Cached(s.r.Cache, spec)
 	if known != nil && !s.r.Refresh {
 		if spec.Remote.URL == "" || known.Identity == nil || s.r.Offline {

@@ -17,6 +17,8 @@ import (
 	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/mcpclient"
+	"github.com/strata-config/strata/internal/procs"
+	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/trust"
 )
 
@@ -56,6 +58,20 @@ type Spec struct {
 	// Budget bounds the server's tool list, all pages together; the zero
 	// Budget is the default.
 	Budget mcpclient.Budget
+	// Untrusted is the workspace nobody trusted, if any: a server whose
+	// launch resolves into it does not start (see [Spec.Refused]).
+	Untrusted untrusted.Workspace
+}
+
+// Refused returns why the server may not start, a [*untrusted.Refused]:
+// its program, directory, script or a variable the config sets resolves
+// into the untrusted workspace. Nil for a server that may, and for a
+// remote one.
+func (s Spec) Refused() error {
+	if s.Transport != nil || s.Remote.URL != "" {
+		return nil
+	}
+	return s.Untrusted.Check(untrusted.Launch{Program: s.Command, Args: s.Args, Dir: s.Dir, Private: s.Private, Env: s.Launch.Env, Interpreter: procs.IsInterpreter(s.Command)})
 }
 
 // Answer is what a server says: who it is, and its tools, schemas byte for
@@ -140,10 +156,14 @@ func declared(c mcpclient.Capabilities) *mcpclient.Capabilities {
 	return &c
 }
 
-// Start starts the server (or connects to it), checking its pin first.
-// relay, when not nil, relays what the server sends for the client strata
-// serves.
+// Start starts the server (or connects to it), checking first that its
+// launch is not the untrusted workspace's ([Spec.Refused]) and matches its
+// pin. relay, when not nil, relays what the server sends for the client
+// strata serves.
 func Start(ctx context.Context, s Spec, grace time.Duration, relay *mcpclient.Relay) (*mcpclient.Session, error) {
+	if err := s.Refused(); err != nil {
+		return nil, err
+	}
 	if s.Transport != nil {
 		t, err := s.Transport(ctx)
 		if err != nil {
