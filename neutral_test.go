@@ -170,9 +170,11 @@ func TestUntrustedStartRefusesAnotherUsersBase(t *testing.T) {
 		name string
 		make func(t *testing.T, base string)
 		want string // in the error; "" runs the tool
+		fix  string // in the error too; "" is "remove it"
+		tmp  os.FileMode
 	}{
-		{"private and the user's own", func(t *testing.T, base string) { mkdir(t, base, 0o700) }, ""},
-		{"not made yet", func(t *testing.T, base string) {}, ""},
+		{"private and the user's own", func(t *testing.T, base string) { mkdir(t, base, 0o700) }, "", "", 0},
+		{"not made yet", func(t *testing.T, base string) {}, "", "", 0},
 		{"owned by another user", func(t *testing.T, base string) {
 			if os.Getuid() != 0 {
 				t.Skip("needs root to give a directory to another user; the check is unit-tested in internal/procs")
@@ -181,25 +183,34 @@ func TestUntrustedStartRefusesAnotherUsersBase(t *testing.T) {
 			if err := os.Chown(base, 4242, 4242); err != nil {
 				t.Fatal(err)
 			}
-		}, "owned by uid 4242"},
-		{"writable by everyone", func(t *testing.T, base string) { mkdir(t, base, 0o777) }, "writable by others"},
-		{"writable by its group", func(t *testing.T, base string) { mkdir(t, base, 0o770) }, "writable by its group"},
+		}, "owned by uid 4242", "", 0},
+		{"writable by everyone", func(t *testing.T, base string) { mkdir(t, base, 0o777) }, "writable by others", "", 0},
+		{"writable by its group", func(t *testing.T, base string) { mkdir(t, base, 0o770) }, "writable by its group", "", 0},
 		{"a link to another directory", func(t *testing.T, base string) {
 			other := filepath.Join(filepath.Dir(base), "other")
 			mkdir(t, other, 0o700)
 			if err := os.Symlink(other, base); err != nil {
 				t.Fatal(err)
 			}
-		}, "is a symbolic link"},
+		}, "is a symbolic link", "", 0},
 		{"a file", func(t *testing.T, base string) {
 			if err := os.WriteFile(base, nil, 0o600); err != nil {
 				t.Fatal(err)
 			}
-		}, "is not a directory"},
+		}, "is not a directory", "", 0},
+		// A shared /tmp: whoever writes there plants node_modules, .git or
+		// .npmrc above every directory made in it, which npx, git and
+		// their kin look for in the directories above where they start.
+		{"under a directory anyone may write to", func(t *testing.T, base string) {}, "anyone may write to", "XDG_CACHE_HOME", 0o1777},
+		{"made, under a directory anyone may write to", func(t *testing.T, base string) { mkdir(t, base, 0o700) }, "anyone may write to", "XDG_CACHE_HOME", 0o1777},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tmp := t.TempDir()
-			t.Setenv("TMPDIR", tmp)
+			if c.tmp != 0 {
+				if err := os.Chmod(tmp, c.tmp); err != nil {
+					t.Fatal(err)
+				}
+			}
 			base := filepath.Join(tmp, fmt.Sprintf("strata-%d", os.Getuid()))
 			c.make(t, base)
 			s := newSetup(t, map[string]string{"home/strata/config.toml": `
@@ -208,7 +219,7 @@ command = { program = "/bin/sh", args = ["-c", "pwd > DIR/ran"] }
 parameters.why = { type = "string" }
 `})
 			// No HOME, no XDG_CACHE_HOME, no CacheDir: nowhere of the user's own.
-			s.environ = []string{"PATH=" + os.Getenv("PATH"), "STRATA_CONFIG_HOME=" + filepath.Join(s.home, "strata")}
+			s.environ = []string{"PATH=" + os.Getenv("PATH"), "TMPDIR=" + tmp, "STRATA_CONFIG_HOME=" + filepath.Join(s.home, "strata")}
 			w, err := strata.Open[config.Partial](context.Background(), config.Default(), strata.Dir(s.repo), strata.Environ(s.environ), strata.TrustStore(s.store), yes)
 			if err != nil {
 				t.Fatal(err)
@@ -232,7 +243,11 @@ parameters.why = { type = "string" }
 			if ran != "" {
 				t.Errorf("the tool ran, in %s", ran)
 			}
-			if res.Type != protocol.Failure || !strings.Contains(res.Message, base) || !strings.Contains(res.Message, c.want) || !strings.Contains(res.Message, "remove it") {
+			fix := c.fix
+			if fix == "" {
+				fix = "remove it"
+			}
+			if res.Type != protocol.Failure || !strings.Contains(res.Message, base) || !strings.Contains(res.Message, c.want) || !strings.Contains(res.Message, fix) {
 				t.Errorf("got %+v; want a failure that names %s, says %q and the fix", res.Outcome, base, c.want)
 			}
 		})
@@ -373,5 +388,31 @@ func TestUntrustedSweepsWhatACrashLeft(t *testing.T) {
 	}
 	if want := []string{"mine", "run-recent"}; !slices.Equal(left, want) {
 		t.Errorf("left in %s: %v; want %v", base, left, want)
+	}
+}
+
+// TestUntrustedStartInRuntimeDir: with no cache directory, the programs of
+// an untrusted workspace start under $XDG_RUNTIME_DIR, the user's own,
+// before any temporary directory.
+func TestUntrustedStartInRuntimeDir(t *testing.T) {
+	runtimeDir := t.TempDir()
+	s := newSetup(t, map[string]string{"home/strata/config.toml": `
+[tools.mark]
+command = { program = "/bin/sh", args = ["-c", "pwd > DIR/ran"] }
+parameters.why = { type = "string" }
+`})
+	s.environ = []string{"PATH=" + os.Getenv("PATH"), "XDG_RUNTIME_DIR=" + runtimeDir, "TMPDIR=/nonexistent", "STRATA_CONFIG_HOME=" + filepath.Join(s.home, "strata")}
+	w, err := strata.Open[config.Partial](context.Background(), config.Default(), strata.Dir(s.repo), strata.Environ(s.environ), strata.TrustStore(s.store), yes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	res, err := w.Call(context.Background(), "mark", json.RawMessage(`{"why":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(runtimeDir, "strata")
+	if ran := readFile(t, filepath.Join(s.dir, "ran")); res.Type != protocol.Success || !strings.HasPrefix(ran, base+string(filepath.Separator)) {
+		t.Errorf("the tool did not run in a directory of %s: %+v, ran in %q", base, res, ran)
 	}
 }

@@ -129,9 +129,10 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 // ended, and each MCP server one for its session. Nothing of the workspace
 // is found there (no node_modules, no scripts relative to it), and nothing
 // one program leaves there reaches another. It is "start" in the cache
-// directory (the host's, else the user's), or without one
-// $TMPDIR/strata-<uid>; it is made private, and checked before each use, so
-// that one another user made first is refused.
+// directory (the host's, else the user's), else <name> in
+// $XDG_RUNTIME_DIR, else $TMPDIR/strata-<uid>; it is made private, and
+// checked before each use, so that one another user made first, or one in
+// a directory anyone may write to (a shared /tmp), is refused.
 //
 // Cache keys and pins name this directory, the same from one run to the
 // next, rather than the new one each program starts in.
@@ -144,10 +145,26 @@ func privateBase(cacheDir, name string, environ []string) string {
 			return filepath.Join(abs, "start")
 		}
 	}
+	env := func(name string) string {
+		v := ""
+		for _, kv := range environ {
+			if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+				v = val
+			}
+		}
+		return v
+	}
+	if rt := env("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
+		return filepath.Join(rt, name)
+	}
 	if runtime.GOOS == "windows" {
 		return filepath.Join(os.TempDir(), "strata") // the user's own temporary directory
 	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("strata-%d", os.Geteuid()))
+	tmp := env("TMPDIR")
+	if !filepath.IsAbs(tmp) {
+		tmp = "/tmp"
+	}
+	return filepath.Join(tmp, fmt.Sprintf("strata-%d", os.Geteuid()))
 }
 
 // DefaultCacheDir returns where an application called name usually keeps

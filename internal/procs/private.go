@@ -45,6 +45,9 @@ func PrivateDir(base string) (dir string, release func(), err error) {
 	if !filepath.IsAbs(base) {
 		return "", nil, fmt.Errorf("%s, where strata starts the programs of workspaces not trusted, is not an absolute path", base)
 	}
+	if err := checkParent(base); err != nil {
+		return "", nil, err
+	}
 	if _, err := os.Lstat(base); errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(base, 0o700); err != nil {
 			return "", nil, fmt.Errorf("cannot make %s, where strata starts the programs of workspaces not trusted: %w", base, pathErr(err))

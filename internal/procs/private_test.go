@@ -61,6 +61,12 @@ func TestCheckBase(t *testing.T) {
 		}, "$BASE, where strata starts the programs of workspaces not trusted, is writable by others (mode -rwxrwxrwx): anyone could put files there for your programs; remove it (strata makes it again, private to you)"},
 		{"writable by its group", func(t *testing.T, base string) { mkdirMode(t, base, 0o770) },
 			"$BASE, where strata starts the programs of workspaces not trusted, is writable by its group (mode -rwxrwx---): its group could put files there for your programs; remove it (strata makes it again, private to you)"},
+		{"in a directory anyone may write to", func(t *testing.T, base string) {
+			mkdirMode(t, base, 0o700)
+			if err := os.Chmod(filepath.Dir(base), 0o777|os.ModeSticky); err != nil {
+				t.Fatal(err)
+			}
+		}, "$BASE, where strata would start the programs of workspaces not trusted, is in $PARENT, which anyone may write to: programs look for node_modules, .git and settings in the directories above where they start; set XDG_CACHE_HOME or HOME (or XDG_RUNTIME_DIR), or give the host a CacheDir, so that strata starts them in a directory of yours"},
 		{"a link to a private directory", func(t *testing.T, base string) {
 			mkdirMode(t, base+".real", 0o700)
 			if err := os.Symlink(base+".real", base); err != nil {
@@ -91,7 +97,8 @@ func TestCheckBase(t *testing.T) {
 			if err := CheckBase(base); err != nil {
 				got = err.Error()
 			}
-			if diff := cmp.Diff(strings.ReplaceAll(tc.want, "$BASE", base), got); diff != "" {
+			want := strings.NewReplacer("$BASE", base, "$PARENT", filepath.Dir(base)).Replace(tc.want)
+			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("CheckBase (-want +got):\n%s", diff)
 			}
 			// PrivateDir makes nothing in a base that fails.

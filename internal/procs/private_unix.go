@@ -6,15 +6,22 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
 // CheckBase checks that base may hold the directories programs start in
 // (see [PrivateDir]): it must be a directory itself, not a symbolic link
 // (which another user may point anywhere), owned by the current user and
-// writable by nobody else. A directory another user made first, under a
-// shared $TMPDIR say, fails; the error names it and the fix.
+// writable by nobody else, in a directory that others may not write to. A
+// directory another user made first, under a shared $TMPDIR say, fails,
+// and so does any base in a shared /tmp: whoever may write there puts
+// node_modules, .git or .npmrc above every directory made in it, where
+// npx, git and their kin look. The error names it and the fix.
 func CheckBase(base string) error {
+	if err := checkParent(base); err != nil {
+		return err
+	}
 	info, err := os.Lstat(base)
 	if err != nil {
 		return fmt.Errorf("%s, where strata starts the programs of workspaces not trusted: %w", base, pathErr(err))
@@ -74,4 +81,19 @@ func flock(f *os.File, how int) error {
 			return err
 		}
 	}
+}
+
+// checkParent refuses a base whose parent directory anyone may write to
+// (a shared /tmp, sticky or not: the sticky bit keeps others from removing
+// what is there, not from adding beside it).
+func checkParent(base string) error {
+	parent := filepath.Dir(base)
+	info, err := os.Stat(parent)
+	if err != nil {
+		return nil // made with the base, or the base's own check says why
+	}
+	if info.Mode().Perm()&0o002 != 0 {
+		return fmt.Errorf("%s, where strata would start the programs of workspaces not trusted, is in %s, which anyone may write to: programs look for node_modules, .git and settings in the directories above where they start; set XDG_CACHE_HOME or HOME (or XDG_RUNTIME_DIR), or give the host a CacheDir, so that strata starts them in a directory of yours", base, parent)
+	}
+	return nil
 }

@@ -31,3 +31,7 @@ func hold(string) func() { return func() {} }
 
 // sweep removes nothing on Windows: no lock tells a directory in use.
 func sweep(string) bool { return false }
+
+// checkParent: on Windows the temporary and cache directories are the
+// user's own, by their access lists.
+func checkParent(string) error { return nil }
