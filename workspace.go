@@ -250,7 +250,11 @@ func (w *Workspace[P, R]) Resolve(ctx context.Context) (*resolve.Catalog, error)
 	if w.catalog != nil {
 		return w.catalog, w.errs
 	}
-	cat, err := w.resolver().Resolve(ctx, w.model)
+	found, err := w.resolver().Discover(ctx, w.model)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := resolve.Build(w.model, found)
 	if cat == nil {
 		return nil, err
 	}

@@ -66,7 +66,11 @@ func runner(t *testing.T, root, src string) *call.Runner {
 	servers := &upstream.Servers{}
 	t.Cleanup(func() { servers.Close() })
 	r := &discover.Resolver{Root: root, Environ: environ, Servers: servers}
-	cat, err := r.Resolve(context.Background(), c)
+	found, err := r.Discover(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := resolve.Build(c, found)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,11 @@ func relayServer(t *testing.T) *serve.Server {
 	yes := func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }
 	return &serve.Server{
 		Load: func(ctx context.Context) (*serve.Snapshot, error) {
-			cat, err := r.Resolve(ctx, cfg)
+			found, err := r.Discover(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			cat, err := resolve.Build(cfg, found)
 			if cat == nil {
 				return nil, err
 			}

@@ -23,6 +23,7 @@ import (
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/protocol"
+	"github.com/strata-config/strata/resolve"
 	"github.com/strata-config/strata/serve"
 )
 
@@ -129,7 +130,11 @@ func serveWorkspace(t *testing.T, src string, tools map[string]string, opts *mcp
 				return nil, err
 			}
 			r := &discover.Resolver{Root: root, Environ: environ, Servers: servers}
-			cat, err := r.Resolve(ctx, c)
+			found, err := r.Discover(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			cat, err := resolve.Build(c, found)
 			if err != nil {
 				return nil, err
 			}

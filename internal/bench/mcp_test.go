@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,7 +45,7 @@ func BenchmarkMCP(b *testing.B) {
 	for _, name := range []string{"everything", "filesystem"} {
 		root := workspace(b, servers[name])
 		cfg := loadConfig(b, root, benchEnviron)
-		c, err := (&discover.Resolver{Root: root, Environ: benchEnviron}).Resolve(context.Background(), cfg)
+		c, err := resolveWith(&discover.Resolver{Root: root, Environ: benchEnviron}, cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -63,7 +62,7 @@ func BenchmarkMCP(b *testing.B) {
 	})
 	b.Run("strata-warm", func(b *testing.B) {
 		r := discover.Resolver{Root: root, Environ: benchEnviron, Cache: &cache.Cache{Dir: b.TempDir()}}
-		if _, err := r.Resolve(context.Background(), cfg); err != nil {
+		if _, err := resolveWith(&r, cfg); err != nil {
 			b.Fatal(err)
 		}
 		resolveLoop(b, r, cfg, both, 0)

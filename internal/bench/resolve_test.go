@@ -18,6 +18,7 @@ import (
 	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/discover"
 	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/resolve"
 	"github.com/strata-config/strata/trust"
 )
 
@@ -76,13 +77,23 @@ func loadConfig(b *testing.B, root string, environ []string) config.Config {
 
 var benchEnviron = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/nonexistent", "STRATA_CONFIG_HOME=/nonexistent"}
 
+// resolveWith discovers the tools of cfg with r and builds their catalog,
+// as the root's Workspace does.
+func resolveWith(r *discover.Resolver, cfg config.Config) (*resolve.Catalog, error) {
+	f, err := r.Discover(context.Background(), cfg)
+	if err != nil {
+		return nil, err
+	}
+	return resolve.Build(cfg, f)
+}
+
 // resolveLoop resolves cfg b.N times, checking the number of tools and of
 // programs started, and reports the programs started per resolution.
 func resolveLoop(b *testing.B, r discover.Resolver, cfg config.Config, tools, started int) {
 	b.Helper()
 	total := 0
 	for b.Loop() {
-		c, err := r.Resolve(context.Background(), cfg)
+		c, err := resolveWith(&r, cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -214,7 +225,7 @@ func benchDescribe(b *testing.B, n int, first string, sequential bool) {
 					runFloor()
 				}
 				start := time.Now()
-				c, err := r.Resolve(context.Background(), cfg)
+				c, err := resolveWith(&r, cfg)
 				took += time.Since(start)
 				if err != nil {
 					b.Fatal(err)
@@ -233,7 +244,7 @@ func benchDescribe(b *testing.B, n int, first string, sequential bool) {
 	b.Run("strata-warm", func(b *testing.B) {
 		store := &cache.Cache{Dir: b.TempDir()}
 		r := discover.Resolver{Root: root, Environ: benchEnviron, Cache: store}
-		if _, err := r.Resolve(context.Background(), cfg); err != nil {
+		if _, err := resolveWith(&r, cfg); err != nil {
 			b.Fatal(err)
 		}
 		resolveLoop(b, r, cfg, n, 0)

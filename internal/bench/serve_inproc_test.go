@@ -69,7 +69,7 @@ func BenchmarkServeInProcess(b *testing.B) {
 		write(b, root+"/.strata/config.toml", "[tools.echo]\nsource = \"builtin\"\nrun = \"unattended\"\n")
 		cfg := loadConfig(b, root, benchEnviron)
 		echo := resolve.Discovered{Name: "echo", Description: "Echo.", InputSchema: json.RawMessage(echoSchema)}
-		cat, err := (&discover.Resolver{Root: root, Environ: benchEnviron, Builtins: map[string]resolve.Discovered{"echo": echo}}).Resolve(context.Background(), cfg)
+		cat, err := resolveWith(&discover.Resolver{Root: root, Environ: benchEnviron, Builtins: map[string]resolve.Discovered{"echo": echo}}, cfg)
 		if err != nil {
 			b.Fatal(err)
 		}

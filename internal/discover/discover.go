@@ -46,9 +46,9 @@ import (
 	"github.com/strata-config/strata/trust"
 )
 
-// Resolver discovers tools and builds their catalog. The zero Resolver
-// runs in the current directory with the process's environment and caches
-// nothing.
+// Resolver discovers tools: what [resolve.Build] needs to build their
+// catalog. The zero Resolver runs in the current directory with the
+// process's environment and caches nothing.
 type Resolver struct {
 	// Dir is where programs start; "" is Root. Root is the workspace root
 	// the tools are told about, and what relative discovery directories and
@@ -102,16 +102,6 @@ type Resolver struct {
 
 // DefaultTimeout bounds a discovery run.
 const DefaultTimeout = 5 * time.Second
-
-// Resolve discovers the tools of c and builds the catalog (see
-// resolve.Build).
-func (r *Resolver) Resolve(ctx context.Context, c config.Config) (*resolve.Catalog, error) {
-	f, err := r.Discover(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	return resolve.Build(c, f)
-}
 
 // Discover runs every discovery c needs. The error is the context's, when
 // it ends first; the problems of single tools are in the Found.

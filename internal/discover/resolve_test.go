@@ -58,7 +58,17 @@ func resolveIn(t *testing.T, r discover.Resolver, src string) (*resolve.Catalog,
 	if r.Environ == nil {
 		r.Environ = environ
 	}
-	return r.Resolve(context.Background(), configOf(t, src))
+	return build(context.Background(), &r, configOf(t, src))
+}
+
+// build discovers the tools of c and builds their catalog, as the root's
+// Workspace does.
+func build(ctx context.Context, r *discover.Resolver, c config.Config) (*resolve.Catalog, error) {
+	f, err := r.Discover(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return resolve.Build(c, f)
 }
 
 func errLines(err error) []string {
