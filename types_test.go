@@ -114,7 +114,6 @@ var valueTypes = map[string]reflect.Type{
 	"call.Problem":             reflect.TypeFor[call.Problem](),
 	"call.Result":              reflect.TypeFor[call.Result](),
 	"call.Runner":              reflect.TypeFor[*call.Runner](),
-	"serve.Identity":           reflect.TypeFor[serve.Identity](),
 	"serve.Server":             reflect.TypeFor[*serve.Server](),
 	"serve.Snapshot":           reflect.TypeFor[serve.Snapshot](),
 	"serve.StaleError":         reflect.TypeFor[serve.StaleError](),
