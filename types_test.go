@@ -109,7 +109,6 @@ var valueTypes = map[string]reflect.Type{
 	"resolve.ExecKind":         reflect.TypeFor[resolve.ExecKind](),
 	"resolve.Found":            reflect.TypeFor[resolve.Found](),
 	"export.Dialect":           reflect.TypeFor[export.Dialect](),
-	"export.MCPTool":           reflect.TypeFor[export.MCPTool](),
 	"call.Error":               reflect.TypeFor[call.Error](),
 	"call.Problem":             reflect.TypeFor[call.Problem](),
 	"call.Result":              reflect.TypeFor[call.Result](),

@@ -13,7 +13,7 @@ import (
 	"github.com/strata-config/strata/resolve"
 )
 
-// Argv returns the program and arguments that run a local tool with the
+// commandLine returns the program and arguments that run a local tool with the
 // tool context pc: for a JP tool its command rendered with pc, for a
 // --describe tool its executable with the call's arguments, as given, as
 // one argument (a JSON object, which starts with "{"). A relative program
@@ -24,7 +24,7 @@ import (
 // would read as an option, is refused with an [*Error] naming the tool
 // and the parameter, unless a literal -- comes before it in the command
 // or the parameter allows it (allow_dash, [resolve.Exec].AllowDash).
-func Argv(e resolve.Exec, pc protocol.Context, args json.RawMessage) ([]string, error) {
+func commandLine(e resolve.Exec, pc protocol.Context, args json.RawMessage) ([]string, error) {
 	switch e.Kind {
 	case resolve.ExecJP:
 		program, rest, err := command.Render(append([]string{e.Command.Program}, e.Command.Args...), e.Command.Shell, pc.Value(), e.DashAllowed)

@@ -44,13 +44,13 @@ import (
 
 // Defaults of a [Runner].
 const (
-	// DefaultTimeout bounds a run of a local tool.
-	DefaultTimeout = 60 * time.Second
-	// DefaultMaxRounds bounds the runs of one call: the first and one per
+	// defaultTimeout bounds a run of a local tool.
+	defaultTimeout = 60 * time.Second
+	// defaultMaxRounds bounds the runs of one call: the first and one per
 	// question answered.
-	DefaultMaxRounds = 8
-	// DefaultMaxOutput caps what a local tool may write to stdout.
-	DefaultMaxOutput = 4 << 20
+	defaultMaxRounds = 8
+	// defaultMaxOutput caps what a local tool may write to stdout.
+	defaultMaxOutput = 4 << 20
 )
 
 // Runner runs the tools of one catalog. Its methods may be called from
@@ -66,12 +66,13 @@ type Runner struct {
 	Pins map[string]trust.Pin
 	// MCP calls the tools of MCP servers; nil fails MCP tools.
 	MCP MCP
-	// Timeout bounds each run of a local tool; 0 is DefaultTimeout. MCP
+	// Timeout bounds each run of a local tool; 0 is 60 seconds. MCP
 	// tools have their server's tool_timeout_sec.
 	Timeout time.Duration
-	// MaxOutput caps a local tool's stdout; 0 is DefaultMaxOutput.
+	// MaxOutput caps a local tool's stdout; 0 is 4 MiB.
 	MaxOutput int64
-	// MaxRounds bounds the runs of one call; 0 is DefaultMaxRounds.
+	// MaxRounds bounds the runs of one call; 0 is 8: the first
+	// run and seven questions answered.
 	MaxRounds int
 	// Ask answers a question that the config does not answer, for its
 	// target ("user" when the config does not say); ok false leaves it to
@@ -128,30 +129,25 @@ type Result struct {
 	Runs int
 }
 
-// Option changes a call.
-type Option func(*options)
+// Option changes one call; [Answers] makes one.
+type Option interface{ apply(*options) }
 
 type options struct {
 	answers map[string]any
-	ask     func(ctx context.Context, tool string, q protocol.Inquiry, target config.Target) (any, bool, error)
 }
 
-// WithAsk answers the questions of this call that the config does not
-// answer with ask instead of [Runner].Ask: an MCP server asks the client
-// that made the call, for example.
-func WithAsk(ask func(ctx context.Context, tool string, q protocol.Inquiry, target config.Target) (answer any, ok bool, err error)) Option {
-	return func(o *options) { o.ask = ask }
-}
+// answersOption is the Option of [Answers].
+type answersOption map[string]any
 
-// WithAnswers gives a call the answers to questions its tool asked before,
-// by question id: a call retried after needs_input.
-func WithAnswers(answers map[string]any) Option {
-	return func(o *options) {
-		for k, v := range answers {
-			o.answers[k] = v
-		}
+func (a answersOption) apply(o *options) {
+	for k, v := range a {
+		o.answers[k] = v
 	}
 }
+
+// Answers gives a call the answers to questions its tool asked before, by
+// question id: a call retried after needs_input.
+func Answers(answers map[string]any) Option { return answersOption(answers) }
 
 // Call runs the tool name with args, a JSON object (empty: no arguments).
 // The error is an [*Error] when the call is refused (an unknown tool,
@@ -162,9 +158,9 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	o := options{answers: map[string]any{}, ask: r.Ask}
+	o := options{answers: map[string]any{}}
 	for _, opt := range opts {
-		opt(&o)
+		opt.apply(&o)
 	}
 	def, ok := r.Catalog.Tool(name)
 	if !ok {
@@ -199,7 +195,7 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 	}
 	maxRounds := r.MaxRounds
 	if maxRounds <= 0 {
-		maxRounds = DefaultMaxRounds
+		maxRounds = defaultMaxRounds
 	}
 	asked := map[string]int{}
 	for {
@@ -230,14 +226,14 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 			res.Answers[q.ID] = cq.Answer
 			continue
 		}
-		if o.ask == nil {
+		if r.Ask == nil {
 			return res, nil
 		}
 		target := cq.Target
 		if target == "" {
 			target = config.TargetUser
 		}
-		answer, ok, err := o.ask(ctx, name, q, target)
+		answer, ok, err := r.Ask(ctx, name, q, target)
 		if err != nil {
 			return nil, err
 		}
@@ -281,7 +277,7 @@ func (r *Runner) run(ctx context.Context, def resolve.Definition, pc protocol.Co
 
 // runLocal runs a JP or --describe tool.
 func (r *Runner) runLocal(ctx context.Context, def resolve.Definition, pc protocol.Context, args json.RawMessage) (protocol.Outcome, error) {
-	argv, err := Argv(def.Exec, pc, args)
+	argv, err := commandLine(def.Exec, pc, args)
 	var refused *Error
 	if errors.As(err, &refused) {
 		refused.Tool = def.Name
@@ -312,13 +308,13 @@ func (r *Runner) runLocal(ctx context.Context, def resolve.Definition, pc protoc
 	}
 	timeout := r.Timeout
 	if timeout <= 0 {
-		timeout = DefaultTimeout
+		timeout = defaultTimeout
 	}
 	maxOut := r.MaxOutput
 	if maxOut <= 0 {
-		maxOut = DefaultMaxOutput
+		maxOut = defaultMaxOutput
 	}
-	res, err := procs.Run(ctx, procs.Spec{
+	res, err := procs.Run(ctx, procs.Invocation{
 		Program: argv[0], Args: argv[1:], Dir: def.Exec.Dir, Private: def.Exec.Private, Env: procs.Env(r.environ(), def.Exec.Env, def.Exec.EnvVars),
 		Timeout: timeout, MaxStdout: maxOut,
 	})

@@ -77,11 +77,11 @@ func runner(t *testing.T, root, src string) *call.Runner {
 	if len(cat.Warnings) > 0 {
 		t.Fatalf("warnings: %v", cat.Warnings)
 	}
-	spec := func(name string) (upstream.Spec, bool) {
+	spec := func(name string) (upstream.Server, bool) {
 		srv, ok := c.MCPServers[name]
-		return r.Spec(name, srv, root, root), ok
+		return r.Server(name, srv, root, root), ok
 	}
-	return &call.Runner{Catalog: cat, Environ: environ, MCP: upstream.Caller{Servers: servers, Spec: spec}, Timeout: 5 * time.Second, Confirm: yes}
+	return &call.Runner{Catalog: cat, Environ: environ, MCP: upstream.Caller{Servers: servers, Server: spec}, Timeout: 5 * time.Second, Confirm: yes}
 }
 
 // yes confirms every call.
@@ -346,7 +346,7 @@ func TestQuestions(t *testing.T) {
 	t.Run("answers of an earlier call", func(t *testing.T) {
 		root := workspace(t, map[string]string{"notes.txt": "one\ntwo\nthree\n"})
 		r := runner(t, root, modify(""))
-		res, err := r.Call(context.Background(), "fs_modify_file", json.RawMessage(modifyArgs), call.WithAnswers(map[string]any{"apply_changes": true}))
+		res, err := r.Call(context.Background(), "fs_modify_file", json.RawMessage(modifyArgs), call.Answers(map[string]any{"apply_changes": true}))
 		if err != nil || res.Type != protocol.Success || res.Runs != 1 {
 			t.Fatalf("%+v, %v", res, err)
 		}

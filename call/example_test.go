@@ -180,7 +180,7 @@ questions.apply_changes = { target = "user" }
 // Without Ask, a question ends the call with the needs_input outcome; the
 // caller (a model, an MCP client) answers it and calls again, with the
 // answer.
-func ExampleWithAnswers() {
+func ExampleAnswers() {
 	runner, err := editRunner(`
 [tools.edit]
 source = "builtin"
@@ -198,7 +198,7 @@ questions.apply_changes = { target = "assistant" }
 	}
 	fmt.Println(res.Type, res.Question.ID, res.Question.AnswerType)
 
-	res, err = runner.Call(context.Background(), "edit", args, call.WithAnswers(map[string]any{"apply_changes": true}))
+	res, err = runner.Call(context.Background(), "edit", args, call.Answers(map[string]any{"apply_changes": true}))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -82,7 +82,7 @@ func (c *callCmd) Run(e *env) error {
 	}
 	warn(e, diag.All(err))
 	warn(e, r.Catalog.Warnings)
-	res, err := r.Call(e.Ctx, c.Name, args, call.WithAnswers(answers))
+	res, err := r.Call(e.Ctx, c.Name, args, call.Answers(answers))
 	if err != nil {
 		return err
 	}

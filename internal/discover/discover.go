@@ -392,7 +392,7 @@ func (s *session) run(ctx context.Context, t task) []byte {
 		timeout = DefaultTimeout
 	}
 	s.started.Add(1)
-	res, err := procs.Run(ctx, procs.Spec{
+	res, err := procs.Run(ctx, procs.Invocation{
 		Program: t.program,
 		Args:    t.args,
 		Dir:     s.found.Dir,

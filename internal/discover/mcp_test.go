@@ -292,7 +292,7 @@ expose = "all"
 	}
 	cfg := configOf(t, src)
 	ctx := context.Background()
-	spec := r.Spec("fake", cfg.MCPServers["fake"], dir, dir)
+	spec := r.Server("fake", cfg.MCPServers["fake"], dir, dir)
 	res, err := servers.Call(ctx, spec, "tool_000", nil, nil)
 	if err != nil || res.Content[0].(*mcp.TextContent).Text != "tool_000: ok" {
 		t.Fatalf("call: %v, %+v", err, res)

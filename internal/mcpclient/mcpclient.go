@@ -56,13 +56,14 @@ import (
 	"github.com/strata-config/strata/internal/procs"
 )
 
-// Spec is how to start a server over stdio.
-type Spec struct {
+// Local is a server strata starts, and talks to over its stdin and stdout
+// (a [Remote] is one it reaches over HTTP).
+type Local struct {
 	Command string
 	Args    []string
 	Dir     string
 	// Private starts the server in a new, empty directory made in Dir,
-	// removed once it has ended (see procs.Spec.Private).
+	// removed once it has ended (see procs.Invocation.Private).
 	Private bool
 	Env     []string // the complete environment
 	// Grace is how long the server may take to exit once its stdin closes,
@@ -148,9 +149,9 @@ func (s *Session) Transport() string { return s.transport }
 
 // Start starts the server of spec and connects to it, waiting at most
 // startup for it to answer initialize.
-func Start(ctx context.Context, spec Spec, startup time.Duration) (*Session, error) {
+func Start(ctx context.Context, spec Local, startup time.Duration) (*Session, error) {
 	pctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	cmd, err := procs.Command(pctx, procs.Spec{Program: spec.Command, Args: spec.Args, Dir: spec.Dir, Private: spec.Private, Env: spec.Env})
+	cmd, err := procs.Command(pctx, procs.Invocation{Program: spec.Command, Args: spec.Args, Dir: spec.Dir, Private: spec.Private, Env: spec.Env})
 	if err != nil {
 		stop()
 		return nil, err
@@ -292,7 +293,7 @@ func (s *Session) Changes() <-chan struct{} { return s.changes }
 func (s *Session) Done() <-chan struct{} { return s.done }
 
 // Close ends the session and the server: its stdin is closed, and after
-// the server's grace (see [Spec]) its whole process group is killed. For a
+// the server's grace (see [Local]) its whole process group is killed. For a
 // remote server, Close ends the HTTP session and its event stream.
 func (s *Session) Close() error {
 	var err error

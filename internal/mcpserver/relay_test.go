@@ -44,8 +44,8 @@ func relayServer(t *testing.T) *mcpserver.Server {
 			if cat == nil {
 				return nil, err
 			}
-			spec := func(name string) (upstream.Spec, bool) { return r.Spec(name, cfg.MCPServers[name], dir, dir), true }
-			return &mcpserver.Snapshot{Runner: &call.Runner{Catalog: cat, MCP: upstream.Caller{Servers: servers, Spec: spec}, Confirm: yes}}, nil
+			spec := func(name string) (upstream.Server, bool) { return r.Server(name, cfg.MCPServers[name], dir, dir), true }
+			return &mcpserver.Snapshot{Runner: &call.Runner{Catalog: cat, MCP: upstream.Caller{Servers: servers, Server: spec}, Confirm: yes}}, nil
 		},
 		Client:   func(_ context.Context, ss *mcp.ServerSession) bool { return servers.Serve(upstream.ClientOf(ss)) },
 		LogLevel: servers.SetLogLevel,

@@ -263,13 +263,14 @@ func (s *Server) install(cat *Snapshot) {
 			s.warn(w)
 			continue
 		}
-		t, err := tool(d)
+		w := export.MCPToolJSON(d)
+		t, err := tool(d, w)
 		if err != nil {
 			s.warn(err)
 			continue
 		}
-		wire[d.Name] = export.MCPToolJSON(d)
-		want[d.Name], wantJSON[d.Name] = t, string(wire[d.Name])
+		wire[d.Name] = w
+		want[d.Name], wantJSON[d.Name] = t, string(w)
 	}
 	var gone []string
 	for name := range s.served {
@@ -288,8 +289,10 @@ func (s *Server) install(cat *Snapshot) {
 	s.served, s.wire = wantJSON, wire
 }
 
-// tool is a definition as an MCP tool.
-func tool(d resolve.Definition) (*mcp.Tool, error) {
+// tool is a definition as an MCP tool; wire is how --export mcp writes it,
+// whose description (the summary and the description joined) the tool
+// takes.
+func tool(d resolve.Definition, wire json.RawMessage) (*mcp.Tool, error) {
 	var probe struct {
 		Type any `json:"type"`
 	}
@@ -297,14 +300,17 @@ func tool(d resolve.Definition) (*mcp.Tool, error) {
 	if json.Unmarshal(schema, &probe) != nil || probe.Type != "object" {
 		return nil, fmt.Errorf("%s is not served: its input schema's type is not \"object\", which MCP requires", d.Name)
 	}
-	m := export.MCPToolOf(d) // what --export mcp gives: the summary and the description
-	t := &mcp.Tool{Name: m.Name, Title: m.Title, Description: m.Description, InputSchema: json.RawMessage(schema)}
-	if m.OutputSchema != nil {
-		t.OutputSchema = m.OutputSchema
+	var written struct {
+		Description string `json:"description"`
 	}
-	if m.Annotations != nil {
+	_ = json.Unmarshal(wire, &written) // export wrote it
+	t := &mcp.Tool{Name: d.Name, Title: d.Title, Description: written.Description, InputSchema: json.RawMessage(schema)}
+	if d.OutputSchema != nil {
+		t.OutputSchema = d.OutputSchema
+	}
+	if d.Annotations != nil {
 		var a mcp.ToolAnnotations
-		if err := json.Unmarshal(m.Annotations, &a); err == nil {
+		if err := json.Unmarshal(d.Annotations, &a); err == nil {
 			t.Annotations = &a
 		}
 	}
@@ -348,7 +354,7 @@ func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest
 	for k, v := range elicited {
 		given[k] = v
 	}
-	res, err := r.Call(ctx, name, req.Params.Arguments, call.WithAnswers(given))
+	res, err := r.Call(ctx, name, req.Params.Arguments, call.Answers(given))
 	var ce *call.Error
 	switch {
 	case errors.As(err, &ce):

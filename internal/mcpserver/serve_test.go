@@ -138,12 +138,12 @@ func serveWorkspace(t *testing.T, src string, tools map[string]string, opts *mcp
 			if err != nil {
 				return nil, err
 			}
-			spec := func(name string) (upstream.Spec, bool) {
+			spec := func(name string) (upstream.Server, bool) {
 				srv, ok := c.MCPServers[name]
-				return r.Spec(name, srv, root, root), ok
+				return r.Server(name, srv, root, root), ok
 			}
 			return &mcpserver.Snapshot{
-				Runner: &call.Runner{Catalog: cat, Environ: environ, MCP: upstream.Caller{Servers: servers, Spec: spec}, Timeout: time.Second,
+				Runner: &call.Runner{Catalog: cat, Environ: environ, MCP: upstream.Caller{Servers: servers, Server: spec}, Timeout: time.Second,
 					Confirm: func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }},
 				Watch: []string{cfgFile, filepath.Join(root, "tools")},
 			}, nil
