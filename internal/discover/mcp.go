@@ -281,10 +281,7 @@ func (s *session) keep(spec upstream.Server, name string, known *upstream.Answer
 		keys = append(keys, after)
 	}
 	for _, k := range keys {
-		if err := s.r.Cache.Put(k, answer); err != nil {
-			s.warn(&diag.Error{Source: "cache", Msg: err.Error(), Err: err})
-			return
-		}
+		s.store(k, answer)
 	}
 }
 

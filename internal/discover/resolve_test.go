@@ -462,8 +462,19 @@ func TestCache(t *testing.T) {
 		}
 	})
 	t.Run("refresh runs again", func(t *testing.T) {
+		before := entries(t, store.Dir)
 		if _, err := resolveIn(t, discover.Resolver{Cache: store, Refresh: true}, src); err != nil || runs(t, log) != 10 {
 			t.Fatalf("refresh: %v, %d runs", err, runs(t, log))
+		}
+		// The tools answered as before: no entry is written again.
+		after := entries(t, store.Dir)
+		if len(after) != len(before) {
+			t.Fatalf("%d entries after refreshing, %d before", len(after), len(before))
+		}
+		for name, info := range before {
+			if !os.SameFile(info, after[name]) {
+				t.Errorf("%s was written again, though its tool answered the same", name)
+			}
 		}
 	})
 	t.Run("a changed program misses", func(t *testing.T) {
@@ -527,6 +538,24 @@ func TestCache(t *testing.T) {
 			t.Fatalf("offline with an empty cache: %v, %v, %v", err, c.Tools, c.Warnings)
 		}
 	})
+}
+
+// entries returns the entries of the cache in dir, by name.
+func entries(t *testing.T, dir string) map[string]os.FileInfo {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]os.FileInfo{}
+	for _, name := range names {
+		info, err := os.Stat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(name)] = info
+	}
+	return out
 }
 
 // TestCacheConcurrentWriters runs two processes that fill the same cache
