@@ -1,13 +1,18 @@
 package bench
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/discover"
+	"github.com/strata-config/strata/internal/testbin"
 )
 
 // nodeServer returns the entry point of an npm MCP server of fixtures/mcp,
@@ -28,7 +33,13 @@ func nodeServer(b *testing.B, pkg string) string {
 
 // BenchmarkMCP resolves the tools of the two npm MCP servers: each server
 // alone (the baseline: its start and tools/list), both at once with nothing
-// cached, and both from the cache.
+// cached, and both from the cache, in process (discover, then
+// resolve.Build). process-sdk-floor runs mcplist, a bare program over the
+// official SDK's client that starts both, lists their tools and exits;
+// process-strata-cold runs strata resolve of the same two servers with
+// an empty cache, as a user does, and reports x-floor, its time over
+// mcplist's in the same iterations (each iteration runs both, in turns
+// first).
 func BenchmarkMCP(b *testing.B) {
 	everything := nodeServer(b, "server-everything")
 	filesystem := nodeServer(b, "server-filesystem")
@@ -66,5 +77,69 @@ func BenchmarkMCP(b *testing.B) {
 			b.Fatal(err)
 		}
 		resolveLoop(b, r, cfg, both, 0)
+	})
+
+	const mcplist = "github.com/strata-config/strata/internal/bench/mcplist"
+	bins, err := testbin.BuildStatic(testbin.Strata, mcplist)
+	if err != nil {
+		b.Fatal(err)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		b.Fatal(err)
+	}
+	// floor lists the tools of both servers, as a bare SDK program.
+	floor := func(b *testing.B) time.Duration {
+		cmd := exec.Command(bins[mcplist], node+" "+everything, node+" "+filesystem+" .")
+		cmd.Dir, cmd.Env = root, benchEnviron
+		start := time.Now()
+		out, err := cmd.Output()
+		took := time.Since(start)
+		if err != nil || strings.TrimSpace(string(out)) != strconv.Itoa(both) {
+			b.Fatalf("mcplist: %v: %q, want %d tools", err, out, both)
+		}
+		return took
+	}
+	// strata resolves both servers with an empty cache.
+	caches := b.TempDir()
+	strata := func(b *testing.B) time.Duration {
+		home, err := os.MkdirTemp(caches, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		cmd := exec.Command(bins[testbin.Strata], "resolve", "--root", root, "--trust")
+		cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home}
+		start := time.Now()
+		out, err := cmd.Output()
+		took := time.Since(start)
+		var cat struct{ Tools []json.RawMessage }
+		if err != nil || json.Unmarshal(out, &cat) != nil || len(cat.Tools) != both {
+			b.Fatalf("strata resolve: %v: %d tools, want %d", err, len(cat.Tools), both)
+		}
+		return took
+	}
+	b.Run("process-sdk-floor", func(b *testing.B) {
+		for b.Loop() {
+			floor(b)
+		}
+	})
+	b.Run("process-strata-cold", func(b *testing.B) {
+		var took, base time.Duration
+		i := 0
+		for b.Loop() {
+			b.StopTimer()
+			if i%2 == 0 {
+				base += floor(b)
+			}
+			b.StartTimer()
+			took += strata(b)
+			b.StopTimer()
+			if i%2 == 1 {
+				base += floor(b)
+			}
+			b.StartTimer()
+			i++
+		}
+		b.ReportMetric(float64(took)/float64(base), "x-floor")
 	})
 }

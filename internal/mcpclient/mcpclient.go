@@ -47,6 +47,7 @@ import (
 	"maps"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -121,7 +122,7 @@ type Session struct {
 	cs     *mcp.ClientSession
 	tap    *tap
 	stop   context.CancelFunc // kills the process group
-	grace  time.Duration
+	stdin  *serverStdin       // a started server's stdin, which holds its grace
 	Stderr *Stderr
 	// Info is the server's serverInfo.
 	Info *mcp.Implementation
@@ -176,7 +177,8 @@ func Start(ctx context.Context, spec Local, startup time.Duration) (*Session, er
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
-	in := &serverStdin{WriteCloser: stdin, cmd: cmd, grace: grace}
+	in := &serverStdin{WriteCloser: stdin, cmd: cmd}
+	in.grace.Store(int64(grace))
 	cctx, cancel := withStartup(ctx, startup)
 	defer cancel()
 	s, err := connect(ctx, cctx, &mcp.IOTransport{Reader: io.NopCloser(stdout), Writer: in}, startup, nil, spec.Relay)
@@ -187,7 +189,7 @@ func Start(ctx context.Context, spec Local, startup time.Duration) (*Session, er
 		}
 		return nil, err
 	}
-	s.stop, s.Stderr, s.grace, s.transport = stop, stderr, grace, TransportStdio
+	s.stop, s.Stderr, s.stdin, s.transport = stop, stderr, in, TransportStdio
 	return s, nil
 }
 
@@ -304,7 +306,7 @@ func (s *Session) Close() error {
 		select {
 		case err = <-done:
 			closed = true
-		case <-time.After(2*s.grace + time.Second):
+		case <-time.After(2*s.grace() + time.Second):
 		}
 		if s.stop == nil {
 			return
@@ -819,7 +821,7 @@ func sdkTools(result json.RawMessage) json.RawMessage {
 type serverStdin struct {
 	io.WriteCloser
 	cmd   *procs.Cmd
-	grace time.Duration
+	grace atomic.Int64 // a time.Duration
 	once  sync.Once
 	err   error
 }
@@ -828,7 +830,27 @@ type serverStdin struct {
 func (w *serverStdin) Close() error {
 	w.once.Do(func() {
 		w.WriteCloser.Close()
-		w.err = procs.End(w.cmd, w.grace)
+		w.err = procs.End(w.cmd, time.Duration(w.grace.Load()))
 	})
 	return w.err
+}
+
+// grace is how long the server may take to exit; 0 for a server strata
+// did not start.
+func (s *Session) grace() time.Duration {
+	if s.stdin == nil {
+		return 0
+	}
+	return time.Duration(s.stdin.grace.Load())
+}
+
+// SetGrace sets how long the server may take to exit once its stdin
+// closes, and again after SIGTERM, when the session closes (see
+// [Local].Grace): a host that only listed the server's tools, whose
+// server has nothing to finish, need not give it the grace of a server
+// that ran calls. It does nothing for a server strata did not start.
+func (s *Session) SetGrace(grace time.Duration) {
+	if s.stdin != nil && grace > 0 {
+		s.stdin.grace.Store(int64(grace))
+	}
 }

@@ -818,11 +818,15 @@ func TestClose(t *testing.T) {
 		// stdin, which Close must not wait for; a short one for a server
 		// that only SIGKILL ends, which Close waits for twice.
 		grace time.Duration
+		// setGrace, when not 0, is given to SetGrace before Close: the
+		// grace Close waits for.
+		setGrace time.Duration
 	}{
 		{name: "exits with its stdin", args: nil, wantLive: map[string]int{"mcpfake": 1}, grace: noGrace},
 		{name: "ignores the end of stdin", args: []string{"-ignore-stdin-close"}, wantLive: map[string]int{"mcpfake": 1}, grace: 50 * time.Millisecond},
 		{name: "leaves a child", args: []string{"-child"}, wantLive: map[string]int{"mcpfake": 1, "sleep": 1}, grace: noGrace},
 		{name: "ignores the end of stdin with a child", args: []string{"-ignore-stdin-close", "-child"}, wantLive: map[string]int{"mcpfake": 1, "sleep": 1}, grace: 50 * time.Millisecond},
+		{name: "ignores the end of stdin, its grace shortened", args: []string{"-ignore-stdin-close"}, wantLive: map[string]int{"mcpfake": 1}, grace: noGrace, setGrace: 50 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -839,6 +843,9 @@ func TestClose(t *testing.T) {
 			}
 			if _, _, err := s.Tools(testContext(t), Budget{}); err != nil {
 				t.Fatal(err)
+			}
+			if tt.setGrace != 0 {
+				s.SetGrace(tt.setGrace)
 			}
 			returns(t, "Close", func() { err = s.Close() })
 			if err != nil {

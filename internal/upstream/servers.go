@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -170,6 +171,10 @@ type live struct {
 
 	mu     sync.Mutex // serializes listings (the session reads one at a time)
 	answer Answer     // its tools, as last listed
+	// called says a call went to the server: it gets the grace of a
+	// server that may have work to finish when it stops. A server that
+	// only listed its tools (a one-shot strata resolve) gets ListGrace.
+	called atomic.Bool
 }
 
 // errClosed is the error of a server asked for after Close.
@@ -196,6 +201,9 @@ func (p *Servers) Close() error {
 func (l *live) stop() {
 	<-l.ready
 	if l.sess != nil {
+		if !l.called.Load() {
+			l.sess.SetGrace(ListGrace)
+		}
 		_ = l.sess.Close()
 	}
 }
@@ -270,6 +278,7 @@ func (p *Servers) Call(ctx context.Context, s Server, tool string, args json.Raw
 	if err != nil {
 		return nil, err
 	}
+	l.called.Store(true)
 	if started {
 		l.mu.Lock()
 		a := l.answer
