@@ -68,8 +68,8 @@ func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer
 		// sampling and elicitation capabilities (and resolved again with
 		// them, since a server may list other tools), and their log
 		// messages, at the level it asks for, go to it.
-		Client: func(_ context.Context, ss *mcp.ServerSession) bool {
-			return w.servers.Serve(upstream.ClientOf(ss))
+		Client: func(_ context.Context, caps *mcp.ClientCapabilities, ss *mcp.ServerSession) bool {
+			return w.servers.Serve(upstream.ClientOf(caps, ss))
 		},
 		LogLevel: w.servers.SetLogLevel,
 	}

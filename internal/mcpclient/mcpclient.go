@@ -259,7 +259,14 @@ func connect(ctx, cctx context.Context, t mcp.Transport, startup time.Duration, 
 			return res, err
 		}
 	})
-	cs, err := client.Connect(cctx, t, nil)
+	// The connection outlives whoever connects (a listing, a call), and
+	// the SDK handles the server's requests under its context: it takes
+	// none of the caller's values (a call's relay, which ends with the
+	// call), only the bound of the start.
+	lctx, lcancel := context.WithCancel(context.Background())
+	defer lcancel()
+	defer context.AfterFunc(cctx, lcancel)()
+	cs, err := client.Connect(lctx, t, nil)
 	if err != nil {
 		if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 			return nil, fmt.Errorf("did not start within %v", startup)

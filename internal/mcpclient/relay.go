@@ -64,6 +64,23 @@ type Downstream interface {
 	Ask(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error)
 }
 
+// Owner is what a [Downstream] may implement to say whose it is: the
+// client strata serves that made the call (its session), so that what a
+// server sends outside any call's context is passed on only when every
+// call under way is that one client's. A Downstream that does not is its
+// own owner.
+type Owner interface {
+	Owner() any
+}
+
+// ownerOf returns the owner of d.
+func ownerOf(d Downstream) any {
+	if o, ok := d.(Owner); ok {
+		return o.Owner()
+	}
+	return d
+}
+
 type downstreamKey struct{}
 
 // WithDownstream returns ctx carrying d: the calls made under it are
@@ -219,19 +236,29 @@ func (r *relays) byToken(token any) *relayed {
 	return r.tokens[s]
 }
 
-// oldest returns the oldest relayed call under way, or nil.
+// oldest returns the oldest relayed call under way, or nil; also nil
+// when the calls under way are more than one client's (a server shared by
+// the clients of strata serve --http): nothing on the wire says which of
+// them a log message or a request is for, and it must not reach another
+// client than the one it is for.
 func (r *relays) oldest() *relayed {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.calls) == 0 {
 		return nil
 	}
+	owner := ownerOf(r.calls[0].d)
+	for _, c := range r.calls[1:] {
+		if ownerOf(c.d) != owner {
+			return nil
+		}
+	}
 	return r.calls[0]
 }
 
 // ErrNoClient is the error a server's sampling or elicitation request is
 // answered with when no call of a client that can answer it is under way.
-var ErrNoClient = errors.New("strata relays this request only during a call of a client that can answer it, and none is under way")
+var ErrNoClient = errors.New("strata relays this request only during a call of a client that can answer it, and none is under way (or the calls under way are several clients')")
 
 // clientOptions adds to opts the handlers that relay what the server sends
 // for the client strata serves, and declares that client's capabilities.

@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"sync"
 	"time"
 
@@ -72,12 +73,13 @@ type Server struct {
 	// Debounce is how long to wait after a change for more before
 	// resolving again; 0 is DefaultDebounce.
 	Debounce time.Duration
-	// Client, when not nil, is told the client once it has said who it is
-	// (its capabilities, which MCP servers relayed to may be declared),
-	// before anything else of the client is answered; when it returns
-	// true, the catalog is resolved again first (what the MCP servers list
-	// may depend on what the client can answer).
-	Client func(ctx context.Context, ss *mcp.ServerSession) (reload bool)
+	// Client, when not nil, is told the client's capabilities (which MCP
+	// servers relayed to may be declared) and session at its first request
+	// that declares them, before that request is answered; when it
+	// returns true, the catalog is resolved again first (what the MCP
+	// servers list may depend on what the client can answer), so that
+	// the handshake names the catalog served.
+	Client func(ctx context.Context, caps *mcp.ClientCapabilities, ss *mcp.ServerSession) (reload bool)
 	// LogLevel, when not nil, is told the log level the client asks for
 	// (logging/setLevel), to pass on to the MCP servers relayed to.
 	LogLevel func(ctx context.Context, level mcp.LoggingLevel)
@@ -87,6 +89,7 @@ type Server struct {
 	served  map[string]string          // the tools served: name -> their JSON
 	wire    map[string]json.RawMessage // the same, as they go on the wire
 	mcp     *mcp.Server
+	info    *mcp.Implementation // the SDK server's, as made
 	changes chan struct{}
 
 	runCtx     context.Context // Run's
@@ -163,13 +166,13 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	if err != nil {
 		return err
 	}
-	fp := cat.Runner.Catalog.Fingerprint
-	s.mcp = mcp.NewServer(&mcp.Implementation{
+	s.info = &mcp.Implementation{
 		Name:        "strata",
 		Title:       "strata: resolved tools",
-		Version:     fp,
+		Version:     cat.Runner.Catalog.Fingerprint,
 		Description: "The tools of a strata catalog; the version is the catalog's fingerprint.",
-	}, &mcp.ServerOptions{
+	}
+	s.mcp = mcp.NewServer(s.info, &mcp.ServerOptions{
 		// Logging: the log messages of the MCP servers relayed to.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}},
 	})
@@ -466,19 +469,46 @@ func text(isError bool, s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: isError, Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
-// fingerprintMiddleware puts the current fingerprint in the _meta of
-// tools/list results.
+// fingerprintMiddleware names the catalog served in every answer: the
+// version of serverInfo (in the result of initialize, and in the _meta of
+// every result of protocol 2026-07-28, which has no handshake) is its
+// fingerprint, and tools/list results carry it in _meta. The catalog may
+// have been resolved again since the SDK's server was made.
 func (s *Server) fingerprintMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
-		if r, ok := res.(*mcp.ListToolsResult); ok && err == nil {
-			s.mu.Lock()
-			fp := s.current.Runner.Catalog.Fingerprint
-			s.mu.Unlock()
+		if err != nil || res == nil {
+			return res, err
+		}
+		s.mu.Lock()
+		fp := s.current.Runner.Catalog.Fingerprint
+		s.mu.Unlock()
+		switch r := res.(type) {
+		case *mcp.InitializeResult:
+			if r.ServerInfo != nil {
+				info := *r.ServerInfo
+				info.Version = fp
+				r.ServerInfo = &info
+			}
+		case *mcp.ListToolsResult:
 			if r.Meta == nil {
 				r.Meta = mcp.Meta{}
 			}
 			r.Meta[MetaFingerprint] = fp
+		}
+		if v, ok := req.(interface{ ProtocolVersion() string }); ok && v.ProtocolVersion() >= "2026-07-28" && method != "initialize" {
+			// The SDK's empty result (of ping, say) has no fields and no
+			// _meta: its GetMeta panics.
+			if t := reflect.TypeOf(res); t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct && t.Elem().NumField() > 0 {
+				info := *s.info
+				info.Version = fp
+				m := res.GetMeta()
+				if m == nil {
+					m = map[string]any{}
+				}
+				m[mcp.MetaKeyServerInfo] = &info
+				res.SetMeta(m)
+			}
 		}
 		return res, err
 	}
