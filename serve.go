@@ -3,11 +3,16 @@ package strata
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"net"
+	"slices"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/mcpserver"
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/serve"
@@ -22,6 +27,21 @@ import (
 // tool, so tools whose run mode is "ask" run when the client calls them,
 // unless the host gave its own Confirm.
 func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer, warn func(error)) error {
+	srv := w.mcpServer(warn)
+	// The MCP servers relay for the client: they are declared its
+	// sampling and elicitation capabilities (and resolved again with
+	// them, since a server may list other tools), and their log messages,
+	// at the level it asks for, go to it.
+	srv.Client = func(_ context.Context, caps *mcp.ClientCapabilities, ss *mcp.ServerSession) bool {
+		return w.servers.Serve(upstream.ClientOf(caps, ss))
+	}
+	srv.LogLevel = w.servers.SetLogLevel
+	return srv.Serve(ctx, in, out)
+}
+
+// mcpServer is the server of the workspace's catalog, resolved again
+// when a watched file changes or an MCP server's tools do.
+func (w *Workspace[P, R]) mcpServer(warn func(error)) *mcpserver.Server {
 	report := func(err error) {
 		if warn != nil && err != nil {
 			warn(err)
@@ -64,17 +84,62 @@ func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer
 		},
 		Warn:  report,
 		Stale: func(err error) { report(&serve.StaleError{Err: err}) },
-		// The MCP servers relay for the client: they are declared its
-		// sampling and elicitation capabilities (and resolved again with
-		// them, since a server may list other tools), and their log
-		// messages, at the level it asks for, go to it.
-		Client: func(_ context.Context, caps *mcp.ClientCapabilities, ss *mcp.ServerSession) bool {
-			return w.servers.Serve(upstream.ClientOf(caps, ss))
-		},
-		LogLevel: w.servers.SetLogLevel,
 	}
 	w.servers.OnChange = func(string) { srv.Invalidate() }
-	return srv.Serve(ctx, in, out)
+	return srv
+}
+
+// ServeHTTP serves the workspace's catalog over streamable HTTP on ln
+// until ctx is done, to many clients at once (see [serve.HTTP] for what
+// guards it): every client a session of its own, one catalog, and one
+// process (or connection) per MCP server for all of them, started once
+// and started again when it ends. The MCP servers are declared sampling
+// and elicitation (the clients' requests go to the client whose call is
+// under way, and a client that cannot answer gets an error), so the
+// catalog is the one a client that can answer both sees over stdio. Each
+// client gets the servers' log messages at the level it asked for; the
+// servers are asked for the most detailed level any client asked.
+func (w *Workspace[P, R]) ServeHTTP(ctx context.Context, ln net.Listener, opts serve.HTTP, warn func(error)) error {
+	if opts.Token == "" {
+		return errors.New("strata serve over HTTP needs a bearer token")
+	}
+	w.servers.Serve(upstream.Client{Capabilities: mcpclient.Capabilities{
+		Sampling:    &mcp.SamplingCapabilities{},
+		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
+	}})
+	srv := w.mcpServer(warn)
+	var levels logLevels
+	srv.LogLevel = func(ctx context.Context, level mcp.LoggingLevel) {
+		if l, ok := levels.lower(level); ok {
+			w.servers.SetLogLevel(ctx, l)
+		}
+	}
+	return srv.ServeHTTP(ctx, ln, opts.Handler)
+}
+
+// logLevels keeps the most detailed log level any client asked for.
+type logLevels struct {
+	mu    sync.Mutex
+	level mcp.LoggingLevel
+}
+
+// levelOrder orders MCP's log levels, most detailed first.
+var levelOrder = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// lower records level, and returns the level to ask the servers for when
+// it is more detailed than any before.
+func (l *logLevels) lower(level mcp.LoggingLevel) (mcp.LoggingLevel, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	i := slices.Index(levelOrder, level)
+	if i < 0 {
+		return "", false
+	}
+	if j := slices.Index(levelOrder, l.level); j >= 0 && j <= i {
+		return "", false
+	}
+	l.level = level
+	return level, true
 }
 
 func diagOrNil(err error) error {

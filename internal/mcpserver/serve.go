@@ -161,10 +161,23 @@ func UUID(fingerprint string) string {
 // Run serves over t until ctx is done or the client goes away; see Serve
 // for stdio.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	ctx, end, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	err = s.mcp.Run(ctx, t)
+	end()
+	return err
+}
+
+// begin resolves the catalog, makes the SDK's server that serves it, and
+// watches for changes until ctx is done or end is called; end waits for
+// the watching to stop, and ends the calls that wait for a client.
+func (s *Server) begin(ctx context.Context) (_ context.Context, end func(), _ error) {
 	s.changes = make(chan struct{}, 1)
 	cat, err := s.Load(ctx)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	s.info = &mcp.Implementation{
 		Name:        "strata",
@@ -191,14 +204,14 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 		wg.Go(func() { w.run(ctx, s.Invalidate) })
 	}
 	wg.Go(func() { s.reloadLoop(ctx) })
-	err = s.mcp.Run(ctx, t)
-	cancel()
-	s.forgetAll()
-	wg.Wait()
-	if w != nil {
-		w.close()
-	}
-	return err
+	return ctx, func() {
+		cancel()
+		s.forgetAll()
+		wg.Wait()
+		if w != nil {
+			w.close()
+		}
+	}, nil
 }
 
 // reloadLoop resolves again after changes, waiting for the debounce.
