@@ -100,7 +100,7 @@ func (w *Workspace[P, R]) mcpServer(warn func(error)) *mcpserver.Server {
 // client gets the servers' log messages at the level it asked for; the
 // servers are asked for the most detailed level any client asked.
 func (w *Workspace[P, R]) ServeHTTP(ctx context.Context, ln net.Listener, opts serve.HTTP, warn func(error)) error {
-	if opts.Token == "" {
+	if opts.Token == "" && !opts.NoToken {
 		return errors.New("strata serve over HTTP needs a bearer token")
 	}
 	w.servers.Serve(upstream.Client{Capabilities: mcpclient.Capabilities{

@@ -115,6 +115,7 @@ type serveCmd struct {
 	Timeout      time.Duration `default:"60s" help:"Bound each run of a local tool (MCP tools have their server's tool_timeout_sec)."`
 	HTTP         string        `name:"http" help:"Serve over streamable HTTP on ADDR (host:port; loopback unless --allow-remote), at /mcp, to many clients at once, instead of stdio." placeholder:"ADDR"`
 	TokenFile    string        `help:"With --http: the file whose first line is the bearer token clients must send (default: one strata makes and keeps in the user's cache directory, mode 0600)." placeholder:"FILE" type:"path"`
+	NoToken      bool          `help:"With --http on a loopback address: take requests without a token (any program of this machine may then call; for test suites that cannot send one)."`
 	AllowRemote  bool          `help:"With --http: allow an ADDR that is not loopback (other machines can then reach it; put TLS in front)."`
 	AllowHost    []string      `help:"With --http: a host name clients may reach strata by (the Host header), besides the loopback names; repeatable." placeholder:"HOST"`
 	AllowOrigin  []string      `help:"With --http: a browser origin (scheme://host:port) allowed to call, besides strata's own; repeatable." placeholder:"ORIGIN"`

@@ -93,18 +93,23 @@ func (c *serveCmd) serveHTTP(e *env, w *strataWorkspace) error {
 	if !loopback && !c.AllowRemote {
 		return usage(fmt.Errorf("--http %s: not a loopback address (127.0.0.1:PORT, [::1]:PORT, localhost:PORT); to let other machines reach strata, add --allow-remote (and put TLS in front of it)", c.HTTP))
 	}
-	opts := serve.HTTP{Origins: c.AllowOrigin}
+	opts := serve.HTTP{Origins: c.AllowOrigin, NoToken: c.NoToken}
 	if loopback {
 		opts.Hosts = append(slices.Clone(gateway.LoopbackHosts), c.AllowHost...)
 	} else {
 		opts.Hosts = c.AllowHost // none: any name
 	}
 	var err error
-	if c.TokenFile != "" {
+	switch {
+	case c.NoToken && (!loopback || c.TokenFile != ""):
+		return usage(errors.New("--no-token: only on a loopback address, and without --token-file"))
+	case c.NoToken:
+		fmt.Fprintln(e.Stderr, "strata: warning: --no-token: any program of this machine may call the tools")
+	case c.TokenFile != "":
 		if opts.Token, err = gateway.ReadToken(c.TokenFile); err != nil {
 			return fmt.Errorf("--token-file: %w", err)
 		}
-	} else {
+	default:
 		dir := cache.DefaultDir("strata", os.Environ())
 		if dir == "" {
 			return usage(errors.New("--http: no cache directory (HOME and XDG_CACHE_HOME are unset) to keep a token in; give one with --token-file FILE"))

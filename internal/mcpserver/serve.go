@@ -31,6 +31,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/call"
@@ -189,7 +190,7 @@ func (s *Server) begin(ctx context.Context) (_ context.Context, end func(), _ er
 		// Logging: the log messages of the MCP servers relayed to.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}},
 	})
-	s.mcp.AddReceivingMiddleware(s.fingerprintMiddleware, s.clientRelay)
+	s.mcp.AddReceivingMiddleware(unserved, s.fingerprintMiddleware, s.clientRelay)
 	s.install(cat)
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -480,6 +481,26 @@ func result(res *call.Result) *mcp.CallToolResult {
 
 func text(isError bool, s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: isError, Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+// unservedMethods are the methods of what strata does not serve yet
+// (resources, prompts, completions): the SDK answers them with empty
+// lists, which says the servers behind strata have none.
+var unservedMethods = map[string]bool{
+	"resources/list": true, "resources/templates/list": true, "resources/read": true,
+	"resources/subscribe": true, "resources/unsubscribe": true,
+	"prompts/list": true, "prompts/get": true, "completion/complete": true,
+}
+
+// unserved answers the methods of what strata does not serve with
+// method-not-found, never an empty success.
+func unserved(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if unservedMethods[method] {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "strata serves tools only: " + method + " is not served"}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // fingerprintMiddleware names the catalog served in every answer: the
