@@ -134,7 +134,7 @@ var valueTypes = map[string]reflect.Type{
 var notValues = []string{
 	"strata.Option", "partial.Defaulter", "partial.Enum", "partial.Schemer", "partial.Validator",
 	"partial.ValueMarshaler", "partial.ValueUnmarshaler", "load.Rebaser", "load.Trust",
-	"call.MCP", "call.Option", "assign.Option", "koanflayer.Option",
+	"call.MCPCaller", "call.Option", "assign.Option", "koanflayer.Option",
 }
 
 // publicPackages are the directories of the packages a host imports.

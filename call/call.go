@@ -65,7 +65,7 @@ type Runner struct {
 	// tool whose launch differs from its pin is not run.
 	Pins map[string]trust.Pin
 	// MCP calls the tools of MCP servers; nil fails MCP tools.
-	MCP MCP
+	MCP MCPCaller
 	// Timeout bounds each run of a local tool; 0 is 60 seconds. MCP
 	// tools have their server's tool_timeout_sec.
 	Timeout time.Duration
@@ -96,8 +96,8 @@ type Runner struct {
 // values that hold runners.
 func (r *Runner) Equal(o *Runner) bool { return r == o }
 
-// MCP calls tools of MCP servers for a [Runner].
-type MCP interface {
+// MCPCaller calls tools of MCP servers for a [Runner].
+type MCPCaller interface {
 	// CallTool calls tool (its name on the server) of the MCP server named
 	// server with args, a JSON object, and the _meta payload meta.
 	CallTool(ctx context.Context, server, tool string, args json.RawMessage, meta map[string]any) (*protocol.MCPResult, error)
