@@ -47,7 +47,7 @@ func (o Options) Of(x any) (*Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parse(b, "", limits.Or(o.MaxDepth, limits.Depth)) // b is ours alone: no copy needed
+	return parse(b, limits.Or(o.MaxDepth, limits.Depth)) // b is ours alone: no copy needed
 }
 
 // MustOf is Of for values known to marshal.
