@@ -25,6 +25,7 @@ require (
 	golang.org/x/sys v0.41.0
 	golang.org/x/term v0.40.0
 	golang.org/x/text v0.34.0
+	mvdan.cc/sh/v3 v3.12.0
 	pgregory.net/rapid v1.3.0
 )
 

@@ -27,6 +27,7 @@ func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer
 		}
 	}
 	first := true
+	warned := map[string]bool{} // the warnings of resolving, said once
 	srv := &serve.Server{
 		Load: func(ctx context.Context) (*serve.Snapshot, error) {
 			cur := w
@@ -48,6 +49,16 @@ func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer
 			}
 			r := cur.newRunner(cat, confirm)
 			report(diagOrNil(err)) // the tools that failed are left out
+			var fresh diag.Errors
+			for _, e := range cat.Warnings {
+				if !warned[e.Error()] {
+					warned[e.Error()] = true
+					fresh = append(fresh, e)
+				}
+			}
+			if len(fresh) > 0 {
+				report(fresh) // a list cut by its budget, say
+			}
 			return &serve.Snapshot{Runner: r, Watch: cur.Watch()}, nil
 		},
 		Warn: report,

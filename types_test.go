@@ -128,6 +128,7 @@ var valueTypes = map[string]reflect.Type{
 	"protocol.Task":            reflect.TypeFor[protocol.Task](),
 	"protocol.Tool":            reflect.TypeFor[protocol.Tool](),
 	"koanflayer.Provider":      reflect.TypeFor[*koanflayer.Provider](),
+	"partial.Secrets":          reflect.TypeFor[*partial.Secrets](),
 }
 
 // notValues are the exported types that are not values to compare:
@@ -252,6 +253,10 @@ func fill(typ reflect.Type, seed int) any {
 		return r
 	case reflect.TypeFor[*koanflayer.Provider]():
 		return koanflayer.Of(map[string]any{"seed": seed})
+	case reflect.TypeFor[*partial.Secrets]():
+		var s partial.Secrets
+		s.Hide(partial.Path{"mcp_servers", "s", "env", "T"}, fmt.Sprint(seed), "<from ${env:T}>")
+		return &s
 	case reflect.TypeFor[serve.Snapshot]():
 		// The same runner: a runner is a handle.
 		return serve.Snapshot{Runner: runnerFor(seed), Watch: []string{fmt.Sprint(seed)}}

@@ -8,8 +8,9 @@
 // A workspace nobody trusted runs nothing of its own and changes nothing
 // about how the user's tools run: until the user trusts it (a
 // [trust.Store], or [TrustWorkspace] for one open), its workspace file,
-// directory files and whatever they extend do not apply, and programs
-// start in a neutral directory rather than in the workspace. A host that
+// directory files and whatever they extend do not apply, and each program
+// starts in a private, empty directory of its own rather than in the
+// workspace (see [Workspace.Trusted]). A host that
 // configures no trust store gets an untrusted workspace, never "trust
 // everything".
 //
@@ -20,6 +21,7 @@
 package strata
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,6 +29,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -38,10 +41,12 @@ import (
 	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/command"
 	"github.com/strata-config/strata/internal/discover"
+	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/internal/tomltext"
+	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/internal/workspace"
 	"github.com/strata-config/strata/load"
@@ -61,12 +66,13 @@ type Workspace[P, R any] struct {
 	model    config.Config
 	trusted  bool   // the workspace (or the working directory) is trusted
 	root     string // the workspace root, or the working directory
-	dir      string // where programs start: root, or a neutral directory
+	dir      string // where programs start: root, or the base of private directories
 	list     trust.List
 	environ  []string
 	servers  *upstream.Servers
 	owned    bool // Close stops servers
 
+	swept   sync.Once // the private directories a crash left, once
 	mu      sync.Mutex
 	catalog *resolve.Catalog
 	errs    error
@@ -112,21 +118,53 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 	w.root, w.trusted = l.Root, l.Trusted
 	w.dir = w.root
 	if !w.trusted {
-		w.dir = neutralDir(s.cacheDir)
+		w.dir = privateBase(s.cacheDir, s.Name, w.environ)
 	}
 	return w, nil
 }
 
-// neutralDir returns the empty directory where programs start while the
-// workspace is untrusted: nothing of the workspace is found there (no
-// node_modules, no scripts relative to it). It is made when a program
-// first needs it.
-func neutralDir(cacheDir string) string {
-	base := cacheDir
-	if base == "" {
-		base = filepath.Join(os.TempDir(), fmt.Sprintf("strata-%d", os.Getuid()))
+// privateBase returns the directory in which the programs of an untrusted
+// workspace get their private places to start (see procs.PrivateDir): each
+// discovery run and each call a new, empty directory, removed once it has
+// ended, and each MCP server one for its session. Nothing of the workspace
+// is found there (no node_modules, no scripts relative to it), and nothing
+// one program leaves there reaches another. It is "start" in the cache
+// directory (the host's, else the user's), else <name> in
+// $XDG_RUNTIME_DIR, else $TMPDIR/strata-<uid>; it is made private, and
+// checked before each use, so that one another user made first, or one in
+// a directory anyone may write to (a shared /tmp), is refused.
+//
+// Cache keys and pins name this directory, the same from one run to the
+// next, rather than the new one each program starts in.
+func privateBase(cacheDir, name string, environ []string) string {
+	if cacheDir == "" {
+		cacheDir = cache.DefaultDir(name, environ)
 	}
-	return filepath.Join(base, "neutral")
+	if cacheDir != "" {
+		if abs, err := filepath.Abs(cacheDir); err == nil {
+			return filepath.Join(abs, "start")
+		}
+	}
+	env := func(name string) string {
+		v := ""
+		for _, kv := range environ {
+			if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+				v = val
+			}
+		}
+		return v
+	}
+	if rt := env("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
+		return filepath.Join(rt, name)
+	}
+	if runtime.GOOS == "windows" {
+		return filepath.Join(os.TempDir(), "strata") // the user's own temporary directory
+	}
+	tmp := env("TMPDIR")
+	if !filepath.IsAbs(tmp) {
+		tmp = "/tmp"
+	}
+	return filepath.Join(tmp, fmt.Sprintf("strata-%d", os.Geteuid()))
 }
 
 // DefaultCacheDir returns where an application called name usually keeps
@@ -149,7 +187,9 @@ func (w *Workspace[P, R]) Loaded() *load.Result[P, R] { return w.loaded.Result }
 func (w *Workspace[P, R]) Root() string { return w.root }
 
 // Trusted reports whether the workspace is trusted: its own files apply,
-// and programs start in it.
+// and programs start in it. Until it is, each program starts in a
+// private, empty directory of its own, removed once it has ended (an MCP
+// server's, once its session ends).
 func (w *Workspace[P, R]) Trusted() bool { return w.trusted }
 
 // Warnings returns the problems of loading that did not fail it: files of
@@ -161,23 +201,42 @@ func (w *Workspace[P, R]) Warnings() diag.Errors { return w.loaded.Result.Warnin
 // config, such as "assistant.tools.grep.run"), in order, and which wins.
 func (w *Workspace[P, R]) Explain(key string) (load.Explanation, error) { return w.loaded.Explain(key) }
 
-// resolver is the resolver of the workspace. It makes the directory
-// programs start in, when it is the neutral one.
+// resolver is the resolver of the workspace. Untrusted, its programs
+// start in private directories; the first resolver removes those that a
+// strata that ended left.
 func (w *Workspace[P, R]) resolver() *discover.Resolver {
 	if !w.trusted {
-		_ = os.MkdirAll(w.dir, 0o700) // a failure shows when a program cannot start there
+		w.swept.Do(func() { procs.SweepPrivate(w.dir) })
 	}
 	r := &discover.Resolver{
-		Dir: w.dir, Root: w.root, Environ: w.environ,
+		Dir: w.dir, Private: !w.trusted, Root: w.root, Environ: w.environ,
 		Refresh: w.s.refresh, Offline: w.s.offline, Timeout: w.s.timeout,
 		Pins: w.list.Pins, Builtins: w.s.builtins, Servers: w.servers,
-		MaxDepth: w.s.Limits.WithDefaults().Depth,
+		MaxDepth: w.s.Limits.WithDefaults().Depth, Untrusted: w.untrusted(),
+		Budget: mcpclient.Budget{Tools: w.s.Limits.ServerTools, Bytes: w.s.Limits.ServerListing},
 	}
 	if w.s.cacheDir != "" {
 		r.Cache = &cache.Cache{Dir: w.s.cacheDir}
 		w.servers.Cache = r.Cache
 	}
 	return r
+}
+
+// untrusted returns the workspace when nobody trusted it: what resolves
+// into it is its content, and never runs.
+func (w *Workspace[P, R]) untrusted() untrusted.Workspace {
+	if w.trusted {
+		return untrusted.Workspace{}
+	}
+	var home, profile string
+	for _, kv := range w.environ {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = v
+		} else if v, ok := strings.CutPrefix(kv, "USERPROFILE="); ok {
+			profile = v
+		}
+	}
+	return untrusted.New(w.root, cmp.Or(home, profile))
 }
 
 // Resolve returns the catalog of the workspace's tools: discovered (from

@@ -91,7 +91,7 @@ func readFile(t *testing.T, path string) string {
 // sets the arguments, the environment (PATH, LD_PRELOAD) or the directory
 // of an MCP server the user's own file defines changes nothing until the
 // workspace is trusted: the server starts as the user configured it, in a
-// neutral directory.
+// private directory of its own.
 func TestUntrustedWorkspaceCannotChangeUserServers(t *testing.T) {
 	s := newSetup(t, map[string]string{
 		"bin/spy": spy,
@@ -123,8 +123,8 @@ cwd = "DIR/repo"
 	if strings.Contains(log, "pwned") || strings.Contains(log, "evil.so") || strings.Contains(log, "repo") {
 		t.Errorf("the untrusted workspace changed how the user's server started: %s", log)
 	}
-	if !strings.Contains(log, "args=-echo") || !strings.Contains(log, "dir="+filepath.Join(s.dir, "cache", "neutral")) {
-		t.Errorf("the server did not start as the user configured it, in the neutral directory: %s", log)
+	if !strings.Contains(log, "args=-echo") || !strings.Contains(log, "dir="+filepath.Join(s.dir, "cache", "start", "run-")) {
+		t.Errorf("the server did not start as the user configured it, in a private directory: %s", log)
 	}
 
 	// Trusted, the workspace's layer applies.

@@ -36,6 +36,7 @@ import (
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/schemacheck"
 	"github.com/strata-config/strata/internal/suggest"
+	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
 	"github.com/strata-config/strata/trust"
@@ -281,13 +282,30 @@ func (r *Runner) run(ctx context.Context, def resolve.Definition, pc protocol.Co
 // runLocal runs a JP or --describe tool.
 func (r *Runner) runLocal(ctx context.Context, def resolve.Definition, pc protocol.Context, args json.RawMessage) (protocol.Outcome, error) {
 	argv, err := Argv(def.Exec, pc, args)
+	var refused *Error
+	if errors.As(err, &refused) {
+		refused.Tool = def.Name
+		return protocol.Outcome{}, refused
+	}
 	if err != nil {
 		return protocol.Outcome{Type: protocol.Failure, Message: def.Name + ": " + err.Error()}, nil
+	}
+	program := procs.LookPath(argv[0], r.environ())
+	ws := untrusted.New(def.Exec.Untrusted, "")
+	if err := ws.Check(untrusted.Launch{Program: program, Args: argv[1:], Dir: def.Exec.Dir, Private: def.Exec.Private, Env: trust.LaunchEnv(def.Exec.Env, def.Exec.EnvVars), Interpreter: procs.IsInterpreter(program)}); err != nil {
+		// The last guard: what a call renders (a template, a relative
+		// program) may resolve into the untrusted workspace.
+		msg := def.Name + " was not run: " + err.Error()
+		var r *untrusted.Refused
+		if errors.As(err, &r) {
+			msg += "; " + r.Hint()
+		}
+		return protocol.Outcome{Type: protocol.Failure, Message: msg}, nil
 	}
 	if pin, ok := r.Pins[def.Exec.Key]; ok {
 		// A --describe tool's command has no arguments of its own: each
 		// call gives it one JSON argument.
-		launch := trust.Launch{Program: procs.LookPath(argv[0], r.environ()), Args: def.Exec.Command.Args, Env: trust.LaunchEnv(def.Exec.Env, def.Exec.EnvVars), Dir: def.Exec.Dir}
+		launch := trust.Launch{Program: program, Args: def.Exec.Command.Args, Env: trust.LaunchEnv(def.Exec.Env, def.Exec.EnvVars), Dir: def.Exec.Dir}
 		if err := pin.Check(launch); err != nil {
 			return protocol.Outcome{Type: protocol.Failure, Message: def.Name + " was not run: " + err.Error() + "; check what changed, and if the change is yours, pin " + def.Exec.Key + " again"}, nil
 		}
@@ -301,7 +319,7 @@ func (r *Runner) runLocal(ctx context.Context, def resolve.Definition, pc protoc
 		maxOut = DefaultMaxOutput
 	}
 	res, err := procs.Run(ctx, procs.Spec{
-		Program: argv[0], Args: argv[1:], Dir: def.Exec.Dir, Env: procs.Env(r.environ(), def.Exec.Env, def.Exec.EnvVars),
+		Program: argv[0], Args: argv[1:], Dir: def.Exec.Dir, Private: def.Exec.Private, Env: procs.Env(r.environ(), def.Exec.Env, def.Exec.EnvVars),
 		Timeout: timeout, MaxStdout: maxOut,
 	})
 	var pe *procs.Error

@@ -457,3 +457,76 @@ func TestBuiltin(t *testing.T) {
 		t.Errorf("with a builtin: %+v, %v", res, err)
 	}
 }
+
+// TestDashValues: a model's value that a JP command renders as an
+// argument of its own and that starts with "-" is refused as a call
+// error naming the tool and the parameter (or the answer); JSON blobs
+// ({{tool}}, {{context}}, a --describe tool's one argument) start with
+// "{" whatever the values hold, and run.
+func TestDashValues(t *testing.T) {
+	root := workspace(t, map[string]string{
+		"tools/echo":     echoTool,
+		"data/notes.txt": "one\n",
+		"args":           "#!/bin/sh\nprintf '%s|' \"$@\"\n",
+	})
+	r := runner(t, root, `
+[discover]
+dirs = ["tools"]
+
+[tools.count_lines]
+source = "local"
+command = "JPTOOLS {{tool}} {{context}}"
+
+[tools.args]
+command = "./args {{tool.arguments.x}} -- {{tool.arguments.y}}"
+parameters.x = { type = "string" }
+parameters.y = { type = "string" }
+parameters.opts = { type = "object", properties.f = { type = "string" } }
+
+[tools.nested]
+command = "./args {{tool.arguments.opts.f}}"
+parameters.opts = { type = "object", properties.f = { type = "string", allow_dash = true }, properties.g = { type = "string" } }
+
+[tools.odd]
+command = "./args {{tool.arguments.odd-name}}"
+parameters.odd-name = { type = "string" }
+`)
+	for _, tt := range []struct {
+		tool, args string
+		want       protocol.Outcome
+	}{
+		{"echo", `{"path":"-rf"}`, protocol.Outcome{Type: protocol.Success, Content: `{"path":"-rf","count":3}`}},
+		{"count_lines", `{"path":"--help"}`, protocol.Outcome{Type: protocol.Failure, Message: "count_lines: openat --help: no such file or directory"}},
+		{"args", `{"x":"a","y":"-b"}`, protocol.Outcome{Type: protocol.Success, Content: "a|--|-b|"}},
+		{"nested", `{"opts":{"f":"-f"}}`, protocol.Outcome{Type: protocol.Success, Content: "-f|"}},
+	} {
+		res, err := r.Call(context.Background(), tt.tool, json.RawMessage(tt.args))
+		if err != nil {
+			t.Errorf("%s %s: %v", tt.tool, tt.args, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, res.Outcome); diff != "" {
+			t.Errorf("%s %s (-want +got):\n%s", tt.tool, tt.args, diff)
+		}
+	}
+	for _, tt := range []struct{ tool, args, want string }{
+		{"args", `{"x":"-b","y":"c"}`, `call args: refused: $.x: "-b" starts with "-" and would be an argument of its own, which the program reads as an option; to pass such values, the tool's command writes -- before it, or [tools.args.parameters.x] sets allow_dash = true`},
+		{"odd", `{"odd-name":"--x"}`, `call odd: refused: $["odd-name"]: "--x" starts with "-" and would be an argument of its own, which the program reads as an option; to pass such values, the tool's command writes -- before it, or [tools.odd.parameters.odd-name] sets allow_dash = true`},
+	} {
+		_, err := r.Call(context.Background(), tt.tool, json.RawMessage(tt.args))
+		var ce *call.Error
+		if !errors.As(err, &ce) || err.Error() != tt.want {
+			t.Errorf("%s %s:\n got %v\nwant %s", tt.tool, tt.args, err, tt.want)
+		}
+	}
+	// A value longer than a message quotes is cut.
+	long := `{"x":"-` + strings.Repeat("a", 500) + `"}`
+	if _, err := r.Call(context.Background(), "args", json.RawMessage(long)); err == nil || strings.Count(err.Error(), "a") > 150 {
+		t.Errorf("a long value: %v", err)
+	}
+
+	// A --describe tool gets one JSON object, never anything else.
+	if _, err := call.Argv(resolve.Exec{Kind: resolve.ExecDescribe, Path: "/t"}, protocol.Context{}, json.RawMessage(`-1`)); err == nil {
+		t.Error("a --describe tool was given arguments that are not an object")
+	}
+}

@@ -31,11 +31,15 @@ type Command struct {
 func (c Command) IsZero() bool { return c.Program == "" && len(c.Args) == 0 && !c.Shell }
 
 // Rebase makes a relative program path (one with a slash, such as
-// bin/tool) absolute against dir, the directory of the file that wrote it;
-// a bare name is looked up in PATH, and shell text is left as written.
+// bin/tool or scripts/{{tool.name}}.sh) absolute against dir, the
+// directory of the file that wrote it, templated or not; a bare name is
+// looked up in PATH, and shell text is left as written. A program that
+// starts with a template cannot be told relative before it is rendered:
+// it stays as written, and is relative to the workspace root when it
+// renders relative (which, in a workspace nobody trusted, is refused).
 func (c *Command) Rebase(dir string) {
 	p := c.Program
-	if c.Shell || !strings.ContainsRune(p, '/') || filepath.IsAbs(p) || strings.HasPrefix(p, "~") || strings.Contains(p, "{{") {
+	if c.Shell || !strings.ContainsRune(p, '/') || filepath.IsAbs(p) || strings.HasPrefix(p, "~") || strings.HasPrefix(p, "{{") {
 		return
 	}
 	c.Program = filepath.Join(dir, p)

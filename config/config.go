@@ -10,7 +10,9 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -69,6 +71,11 @@ type Parameter struct {
 	Examples    []any                `toml:"examples"`
 	Items       *Parameter           `toml:"items"`
 	Properties  map[string]Parameter `toml:"properties"`
+	// AllowDash lets the parameter's value start with "-" where a command
+	// template renders it as an argument of its own, which the program
+	// reads as an option; strata refuses such a value otherwise. It is
+	// strata's, not the schema's: the model never sees it.
+	AllowDash bool `toml:"allow_dash"`
 }
 
 // Question configures one question a tool may ask while it runs.
@@ -98,6 +105,10 @@ type MCPServer struct {
 	// BearerTokenEnvVar names the variable of the host's environment whose
 	// value is sent as "Authorization: Bearer <value>".
 	BearerTokenEnvVar string `toml:"bearer_token_env_var"`
+	// AllowHTTP lets URL be plain http to a host other than this machine,
+	// where the token, the headers and every message travel in clear;
+	// without it such a URL is an error. Loopback needs no permission.
+	AllowHTTP bool `toml:"allow_http"`
 	// Enabled is false for a server that is configured but not used; nil
 	// means true. See [MCPServer.IsEnabled].
 	Enabled           *bool   `toml:"enabled"`
@@ -321,9 +332,15 @@ func (c Config) ValidateAt(mount partial.Path) error {
 		}
 		if t.Source.Kind != SourceBuiltin && t.Source.Kind != SourceMCP {
 			if err := command.Check(append([]string{t.Command.Program}, t.Command.Args...), t.Command.Shell); err != nil {
-				errs = append(errs, &diag.Error{Path: p.Append("command"), Msg: err.Error()})
+				e := &diag.Error{Path: p.Append("command"), Msg: err.Error()}
+				var ce *command.Error
+				if errors.As(err, &ce) {
+					e.Msg, e.Hint = ce.Msg, ce.Hint
+				}
+				errs = append(errs, e)
 			}
 		}
+		errs = append(errs, allowDash(t.Parameters, p.Append("parameters"), t.Command.IsZero())...)
 		if t.Source.Kind == SourceMCP && !slices.Contains(servers, t.Source.Server) {
 			hint := "add [" + mount.Append("mcp_servers", t.Source.Server).String() + "]"
 			if s := didYouMean(t.Source.Server, servers); s != "" {
@@ -341,6 +358,34 @@ func (c Config) ValidateAt(mount partial.Path) error {
 		return errs
 	}
 	return nil
+}
+
+// allowDash finds the allow_dash settings that mean nothing: on a tool
+// that no command template runs, or inside the items of an array, which
+// no template names one by one.
+func allowDash(params map[string]Parameter, path partial.Path, noCommand bool) diag.Errors {
+	var errs diag.Errors
+	var walk func(p Parameter, pp partial.Path, inItems bool)
+	walk = func(p Parameter, pp partial.Path, inItems bool) {
+		switch {
+		case p.AllowDash && inItems:
+			errs = append(errs, &diag.Error{Path: pp.Append("allow_dash"), Msg: "a command template cannot name an item of an array",
+				Hint: "set allow_dash on a parameter that a template names"})
+		case p.AllowDash && noCommand:
+			errs = append(errs, &diag.Error{Path: pp.Append("allow_dash"), Msg: "only a tool run from a command template renders values as arguments",
+				Hint: "remove allow_dash: this tool has no command"})
+		}
+		if p.Items != nil {
+			walk(*p.Items, pp.Append("items"), true)
+		}
+		for _, name := range slices.Sorted(maps.Keys(p.Properties)) {
+			walk(p.Properties[name], pp.Append("properties", name), inItems)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(params)) {
+		walk(params[name], path.Append(name), false)
+	}
+	return errs
 }
 
 var kindName = map[SourceKind]string{SourceBuiltin: "a builtin", SourceMCP: "an MCP"}

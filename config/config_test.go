@@ -393,6 +393,33 @@ func TestValidate(t *testing.T) {
 			},
 		},
 		{
+			name: "shell templates that cannot be quoted, and a model's program",
+			c: config.Config{Tools: config.Tools{
+				"h": {Command: config.Command{Program: "cat <<EOF\n{{tool.arguments.v}}\nEOF", Shell: true}},
+				"p": {Command: config.Command{Program: "{{tool.arguments.v}}"}},
+				"q": {Command: config.Command{Program: "printf %s {{tool.arguments.v}}", Shell: true}},
+			}},
+			want: []string{
+				"tools.h.command: {{tool.arguments.v}} is in the body of a here-document, where a line of the value could end the document and $ or ` in it would run (line 2 of the shell text); pass the value as an argument instead, as in printf '%s\\n' {{tool.arguments.v}} | cat",
+				"tools.p.command: {{tool.arguments.v}} is in the name of the program, which the model would choose; name the program in the template, and pass the value as an argument",
+			},
+		},
+		{
+			name: "allow_dash belongs to parameters a command renders",
+			c: config.Config{Tools: config.Tools{
+				"cmd": {Command: config.Command{Program: "x"}, Parameters: map[string]config.Parameter{
+					"a": {AllowDash: true, Properties: map[string]config.Parameter{"b": {AllowDash: true}}},
+					"l": {Items: &config.Parameter{AllowDash: true, Properties: map[string]config.Parameter{"c": {AllowDash: true}}}},
+				}},
+				"mcp": {Source: config.Source{Kind: config.SourceMCP, Server: "fs"}, Parameters: map[string]config.Parameter{"p": {AllowDash: true}}},
+			}, MCPServers: config.MCPServers{"fs": {Command: "npx", StartupTimeoutSec: 1, ToolTimeoutSec: 1}}},
+			want: []string{
+				"tools.cmd.parameters.l.items.allow_dash: a command template cannot name an item of an array; set allow_dash on a parameter that a template names",
+				"tools.cmd.parameters.l.items.properties.c.allow_dash: a command template cannot name an item of an array; set allow_dash on a parameter that a template names",
+				"tools.mcp.parameters.p.allow_dash: only a tool run from a command template renders values as arguments; remove allow_dash: this tool has no command",
+			},
+		},
+		{
 			name: "servers need a command and positive timeouts",
 			c:    config.Config{MCPServers: config.MCPServers{"b": {}, "a": {Command: "x", StartupTimeoutSec: 1, ToolTimeoutSec: 0}}},
 			want: []string{

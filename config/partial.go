@@ -47,6 +47,7 @@ type ParameterPartial struct {
 	Examples    partial.List[any]                `toml:"examples" doc:"Example values."`
 	Items       partial.Nested[ParameterPartial] `toml:"items" doc:"Schema of the items of an array parameter."`
 	Properties  partial.Map[ParameterPartial]    `toml:"properties" doc:"Schemas of the properties of an object parameter."`
+	AllowDash   partial.Value[bool]              `toml:"allow_dash" doc:"Whether a value that starts with - may be an argument of its own in the tool's command (the program would read it as an option); strata refuses such a value otherwise. Write -- before it in the command instead where the program allows it."`
 }
 
 // QuestionPartial is the partial twin of [Question].
@@ -65,6 +66,7 @@ type MCPServerPartial struct {
 	URL               partial.Value[string]              `toml:"url" doc:"URL of a remote server, reached over streamable HTTP (or HTTP+SSE where the server offers only that); a server has a command or a url."`
 	Headers           partial.Map[partial.Value[string]] `toml:"headers" doc:"HTTP headers sent to a remote server."`
 	BearerTokenEnvVar partial.Value[string]              `toml:"bearer_token_env_var" doc:"Variable of the host's environment whose value a remote server receives as Authorization: Bearer <value>."`
+	AllowHTTP         partial.Value[bool]                `toml:"allow_http" doc:"Allow a url of plain http to a host other than this machine (localhost, 127.0.0.0/8 and ::1 need no permission): the token, the headers and every message travel in clear."`
 	Enabled           partial.Value[bool]                `toml:"enabled" doc:"When false, the server is not used (default true)."`
 	Optional          partial.Value[bool]                `toml:"optional" doc:"When true, a server that fails to start is reported and its tools left out."`
 	StartupTimeoutSec partial.Value[float64]             `toml:"startup_timeout_sec" doc:"Seconds to wait for the server to start (default 10)."`

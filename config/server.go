@@ -10,6 +10,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/origin"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -42,6 +43,9 @@ func (s MCPServer) validate(p partial.Path) diag.Errors {
 		}
 		if msg := checkURL(s.URL); msg != "" {
 			add("url", msg, `write url = "https://example.com/mcp"`)
+		} else if u, _ := url.Parse(s.URL); origin.Clear(u) && !s.AllowHTTP {
+			add("url", fmt.Sprintf("plain http to %s, which is not this machine, sends the token, the headers and every message in clear", u.Host),
+				fmt.Sprintf("use https://, or set allow_http = true under [%s] if the network is yours", p))
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
@@ -84,6 +88,9 @@ func (s MCPServer) remoteKeys() []string {
 	}
 	if s.BearerTokenEnvVar != "" {
 		keys = append(keys, "bearer_token_env_var")
+	}
+	if s.AllowHTTP {
+		keys = append(keys, "allow_http")
 	}
 	return keys
 }

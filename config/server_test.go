@@ -39,6 +39,13 @@ bearer_token_env_var = "EXAMPLE_TOKEN"
 url = "https://example.com/off"
 enabled = false
 enabled_tools = []
+
+[mcp_servers.lan]
+url = "http://10.1.2.3:8080/mcp"
+allow_http = true
+
+[mcp_servers.here]
+url = "http://localhost:3000/mcp"
 `
 	var p config.Partial
 	if err := load.Decode("servers.toml", []byte(file), partial.TOML, &p); err != nil {
@@ -59,7 +66,9 @@ enabled_tools = []
 			URL: "https://example.com/mcp", Headers: map[string]string{"X-Team": "a"}, BearerTokenEnvVar: "EXAMPLE_TOKEN",
 			StartupTimeoutSec: 10, ToolTimeoutSec: 60,
 		},
-		"off": {URL: "https://example.com/off", Enabled: ptr(false), EnabledTools: config.ToolNames{}, StartupTimeoutSec: 10, ToolTimeoutSec: 60},
+		"off":  {URL: "https://example.com/off", Enabled: ptr(false), EnabledTools: config.ToolNames{}, StartupTimeoutSec: 10, ToolTimeoutSec: 60},
+		"lan":  {URL: "http://10.1.2.3:8080/mcp", AllowHTTP: true, StartupTimeoutSec: 10, ToolTimeoutSec: 60},
+		"here": {URL: "http://localhost:3000/mcp", StartupTimeoutSec: 10, ToolTimeoutSec: 60},
 	}
 	if diff := cmp.Diff(want, c.MCPServers); diff != "" {
 		t.Errorf("servers (-want +got):\n%s", diff)
@@ -113,6 +122,21 @@ func TestServerFromFileErrors(t *testing.T) {
 			name: "both, at the url",
 			file: "[mcp_servers.x]\ncommand = \"npx\"\nurl = \"https://example.com/mcp\"\n",
 			want: []string{"servers.toml:3:1: mcp_servers.x.url: an MCP server has a command or a url, not both; remove url to start the command, or command to connect to the url"},
+		},
+		{
+			name: "plain http to another machine, without allow_http, at the url",
+			file: "[mcp_servers.x]\nurl = \"http://10.1.2.3/mcp\"\nbearer_token_env_var = \"TOKEN\"\n",
+			want: []string{`servers.toml:2:1: mcp_servers.x.url: plain http to 10.1.2.3, which is not this machine, sends the token, the headers and every message in clear; use https://, or set allow_http = true under [mcp_servers.x] if the network is yours`},
+		},
+		{
+			name: "plain http to a host name with a port",
+			file: "[mcp_servers.x]\nurl = \"http://mcp.corp.example:8080/mcp\"\n",
+			want: []string{`servers.toml:2:1: mcp_servers.x.url: plain http to mcp.corp.example:8080, which is not this machine, sends the token, the headers and every message in clear; use https://, or set allow_http = true under [mcp_servers.x] if the network is yours`},
+		},
+		{
+			name: "allow_http on a server strata starts",
+			file: "[mcp_servers.x]\ncommand = \"npx\"\nallow_http = true\n",
+			want: []string{"servers.toml:3:1: mcp_servers.x.allow_http: allow_http is for a remote server (url); this one is started with a command; remove allow_http"},
 		},
 		{
 			name: "Codex's millisecond timeout is not strata's key",

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 )
@@ -45,8 +47,15 @@ import (
 // their directory (see [Trust] for which directory decides); without a
 // Trust, none does. Files that are not applied are listed in the Result
 // ([Probe].Untrusted) and reported once for each directory whose trust
-// would apply them, as a warning; everything else loads as usual.
-// Relative paths in a file are relative to the file (see [Rebaser]).
+// would apply them, as a warning; everything else loads as usual. A file
+// of an untrusted workspace that cannot be read (a directory where a file
+// should be, a link loop) is a warning too, never an error of the user's
+// load. Until the workspace is trusted, what resolves into it is its
+// content, whichever layer wrote it: a server of another client's file
+// (see [Foreign]) whose ${workspaceFolder}, other variable or envFile
+// resolves there is left out, disabled, with a warning, and its envFile
+// is not read. Relative paths in a file are relative to the file (see
+// [Rebaser]).
 type App[P, R any] struct {
 	// Name names the files (.<name>/, .<name>.toml) and the environment
 	// variables (<NAME>_...).
@@ -249,6 +258,17 @@ type Result[P, R any] struct {
 	index    *index // with App.Provenance: which layers mention each path
 }
 
+// Secrets are the values of every layer that came from the user's
+// environment or an input (see [Document.Secrets]): what output must show
+// as something else.
+func (r *Result[P, R]) Secrets() *partial.Secrets {
+	var s partial.Secrets
+	for _, l := range r.Layers {
+		s.Add(l.Doc.Secrets())
+	}
+	return &s
+}
+
 // Equal reports whether r and o hold the same load: the same config,
 // layers, probes, root, warnings and defaults (the provenance index, made
 // from the layers, does not count). It lets go-cmp compare results.
@@ -305,19 +325,31 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	lim := a.Limits.WithDefaults()
 	r := reader[P, R]{app: a, res: res, env: env, dir: dir, lim: lim, errs: diag.Collector{Max: lim.Problems}}
 
+	// The workspace is found first: what resolves into it is its content,
+	// in the user's files too, until it is trusted.
+	root, broken := workspaceRoot(dir, "."+a.Name)
+	res.Root = root
+	if ws := cmp.Or(root, dir); !a.trusts(ws) {
+		r.ws = untrusted.New(ws, homeOf(env))
+	}
+
 	// Files: user, workspace, directories.
 	r.sources(ctx, KindDefault, dir)
 	if userDir := a.userDir(env); userDir != "" {
 		r.probeFile(ctx, KindUser, filepath.Join(userDir, "config"), true)
 	}
 	r.sources(ctx, KindUser, dir)
-	root, err := workspaceRoot(dir, "."+a.Name)
-	if err != nil {
-		return nil, err
-	}
-	res.Root = root
 	rootTrusted := root != "" && a.trusts(root)
-	if root != "" {
+	switch {
+	case broken != nil && rootTrusted:
+		r.add(broken)
+	case broken != nil:
+		// The untrusted workspace's files are never opened in a way that
+		// can fail the user's load.
+		broken.Severity = diag.SeverityWarning
+		broken.Msg += "; the workspace is not trusted: none of its files apply"
+		r.warn(broken)
+	case root != "":
 		r.probe(ctx, KindWorkspace, filepath.Join(root, "."+a.Name, "config"), root, rootTrusted)
 	}
 	r.sources(ctx, KindWorkspace, dir)
@@ -488,6 +520,14 @@ func (a *App[P, R]) envAssignments(environ []string) []string {
 	return out
 }
 
+// homeOf returns the home directory of the environment env.
+func homeOf(env map[string]string) string {
+	if h := env["HOME"]; h != "" {
+		return h
+	}
+	return env["USERPROFILE"]
+}
+
 func envMap(environ []string) map[string]string {
 	m := make(map[string]string, len(environ))
 	for _, kv := range environ {
@@ -509,6 +549,9 @@ type reader[P, R any] struct {
 	env    map[string]string // the environment
 	dir    string            // the working directory
 	im     *importer         // for clients' files, made on first use
+	// ws is the workspace when it is not trusted: what resolves into it
+	// is refused.
+	ws untrusted.Workspace
 	// asWritten keeps relative paths as the files write them (App.File:
 	// layers to print, not to run).
 	asWritten bool

@@ -49,6 +49,23 @@ type Document struct {
 	d       *doc.Doc // the tree; nil once released, until tree reads it again
 	changed bool     // the tree is no longer as read: see release
 	once    sync.Once
+	// secrets are the values another client's file got from a variable
+	// or an input, by their key paths in the layer.
+	secrets partial.Secrets
+}
+
+// Secrets are the values of the layer d that came from the user's
+// environment or from an input rather than from the file: what another
+// client's file expands (${env:NAME}, ${NAME}, ${input:id}), reads from an
+// envFile, or takes from a variable by name (Codex's env_http_headers).
+// Output shows each as the reference it came from ("<from ${env:NAME}>"),
+// never its value. A value written in the file is not one. nil for a nil
+// document.
+func (d *Document) Secrets() *partial.Secrets {
+	if d == nil {
+		return nil
+	}
+	return &d.secrets
 }
 
 // tree returns the document's tree, reading it again if it was released.

@@ -31,6 +31,14 @@ func (r *reader[P, R]) probeFile(ctx context.Context, kind Kind, base string, tr
 	var found []string
 	for _, ext := range extensions {
 		path := base + ext
+		if !trusted {
+			// Looked at, never opened nor followed: whatever it is (a
+			// directory, a link loop), it does not apply, and it cannot
+			// fail the user's load.
+			_, err := os.Lstat(path)
+			r.res.Probes = append(r.res.Probes, Probe{Kind: kind, Path: path, Found: err == nil, Untrusted: err == nil})
+			continue
+		}
 		info, err := os.Stat(path)
 		switch {
 		case err == nil && info.IsDir():
@@ -40,7 +48,7 @@ func (r *reader[P, R]) probeFile(ctx context.Context, kind Kind, base string, tr
 		case !errors.Is(err, fs.ErrNotExist):
 			r.add(&diag.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error()})
 		}
-		r.res.Probes = append(r.res.Probes, Probe{Kind: kind, Path: path, Found: err == nil, Untrusted: err == nil && !trusted})
+		r.res.Probes = append(r.res.Probes, Probe{Kind: kind, Path: path, Found: err == nil})
 	}
 	if !trusted {
 		return
@@ -387,19 +395,26 @@ func (d *Document) extends() ([]extend, error) {
 
 // WorkspaceRoot returns the root of the workspace of an application called
 // name around dir: the nearest ancestor of dir (dir included) that holds a
-// directory .<name>, or "" outside a workspace. It is the root Load finds.
-func WorkspaceRoot(dir, name string) (string, error) { return workspaceRoot(dir, "."+name) }
+// directory .<name>, or a .<name> that cannot be read (a symbolic link
+// loop), or "" outside a workspace. It is the root Load finds, which
+// reports a .<name> it cannot read: an error when the workspace is
+// trusted, else a warning.
+func WorkspaceRoot(dir, name string) (string, error) {
+	root, _ := workspaceRoot(dir, "."+name)
+	return root, nil
+}
 
 // workspaceRoot returns the nearest ancestor of dir (dir included) that
-// holds a directory named marker, or "".
-func workspaceRoot(dir, marker string) (string, error) {
+// holds a directory named marker, or "", and the problem of a marker that
+// cannot be read, which marks the root too.
+func workspaceRoot(dir, marker string) (string, *diag.Error) {
 	for d := dir; ; {
 		info, err := os.Stat(filepath.Join(d, marker))
 		switch {
 		case err == nil && info.IsDir():
 			return d, nil
 		case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission):
-			return "", &diag.Error{Source: filepath.Join(d, marker), Msg: "cannot read: " + unwrapPath(err).Error()}
+			return d, &diag.Error{Source: filepath.Join(d, marker), Msg: "cannot read: " + unwrapPath(err).Error()}
 		}
 		parent := filepath.Dir(d)
 		if parent == d {

@@ -2,8 +2,8 @@ package load
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -14,6 +14,7 @@ import (
 	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/internal/envfile"
 	"github.com/strata-config/strata/internal/suggest"
+	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -155,6 +156,11 @@ type importer struct {
 	// answers are the inputs answered during this load, by id; passwords
 	// are never kept here.
 	answers map[string]string
+	// ws is the workspace when it is not trusted: a server whose values
+	// resolve into it is left out.
+	ws untrusted.Workspace
+	// read reads an envFile within the load's limits.
+	read func(ctx context.Context, path string) ([]byte, error)
 }
 
 // home returns the user's home directory from the environment.
@@ -244,6 +250,7 @@ type foreignFile struct {
 	ctx       context.Context
 	d         *Document
 	f         Foreign
+	at        partial.Path // where the host keeps servers
 	im        *importer
 	inputs    map[string]*doc.Node // VS Code's inputs by id
 	inputIDs  []string
@@ -251,6 +258,25 @@ type foreignFile struct {
 	errs      diag.Errors
 	warnings  diag.Errors
 	unnamed   bool // an error asking to name the client was reported
+	// refused is why the server being read is left out: the first of its
+	// values that resolves into the untrusted workspace.
+	refused *refusal
+}
+
+// refusal is a value of a server that resolves into the untrusted
+// workspace: where it is, and what.
+type refusal struct {
+	n   *doc.Node
+	p   partial.Path
+	why *untrusted.Refused
+}
+
+// refuse records that the value n at p resolves into the untrusted
+// workspace, unless an earlier value of the server did.
+func (fi *foreignFile) refuse(n *doc.Node, p partial.Path, why *untrusted.Refused) {
+	if fi.refused == nil {
+		fi.refused = &refusal{n, p, why}
+	}
 }
 
 func (fi *foreignFile) fail(n *doc.Node, p partial.Path, msg, hint string) {
@@ -265,13 +291,19 @@ func (fi *foreignFile) warn(n *doc.Node, p partial.Path, msg, hint string) {
 	fi.warnings = append(fi.warnings, fi.d.errAtKey(n, p, msg, hint))
 }
 
+// hide records value, at p in the client's file (servers.<name>...), as a
+// secret of the layer, shown as shown.
+func (fi *foreignFile) hide(p partial.Path, value, shown string) {
+	fi.d.secrets.Hide(fi.at.Append(p[1:]...), value, shown)
+}
+
 // foreign rewrites the tree of a foreign document into a layer that holds
 // its MCP servers at path at. Nodes keep their offsets, so problems still
 // point into the file. Settings strata does not apply are returned as
 // warnings; settings it cannot honour, and variables it cannot resolve,
 // are errors.
 func (d *Document) foreign(ctx context.Context, f Foreign, at partial.Path, im *importer) (diag.Errors, error) {
-	fi := &foreignFile{ctx: ctx, d: d, f: f, im: im, passwords: map[string]string{}}
+	fi := &foreignFile{ctx: ctx, d: d, f: f, at: at, im: im, passwords: map[string]string{}}
 	root := d.tree().Root
 	key := foreignKey(f)
 	servers := root.Get(key)
@@ -325,6 +357,7 @@ func (fi *foreignFile) server(srv *doc.Node, p partial.Path) *doc.Node {
 	}
 	rules := serverKeys[fi.f]
 	nerrs := len(fi.errs)
+	fi.refused = nil
 	fi.expand(srv, p)
 	out := doc.NewTable()
 	out.Inline = false
@@ -354,6 +387,12 @@ func (fi *foreignFile) server(srv *doc.Node, p partial.Path) *doc.Node {
 	fi.specials(srv, out, p)
 	if len(fi.errs) > nerrs {
 		return nil
+	}
+	if r := fi.refused; r != nil {
+		// Workspace content: left out, with one warning, until the
+		// workspace is trusted; never used, never pointed elsewhere.
+		fi.warn(r.n, r.p, fmt.Sprintf("the server %s is left out: %s", srv.Key, r.why.Error()), r.why.Hint())
+		out.Set("enabled", positioned(doc.NewBool(false), r.n))
 	}
 	all := doc.NewString("all")
 	all.KeyOff, all.Off = srv.KeyOff, srv.KeyOff
@@ -466,13 +505,28 @@ func (fi *foreignFile) envFile(e, out *doc.Node, p partial.Path) {
 		fi.fail(e, p, "envFile is for a server strata starts; this one is remote (url)", "remove envFile, and put what the server needs in headers")
 		return
 	}
+	if fi.refused != nil {
+		return // the server is left out: its envFile is not read
+	}
 	path := e.Str
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(fi.workspaceFolder(), path)
 	}
-	data, err := os.ReadFile(path)
+	if fi.im.ws.Holds(path) {
+		fi.refuse(e, p, fi.im.ws.Refuse(untrusted.EnvFile, path))
+		return
+	}
+	data, err := fi.im.read(fi.ctx, path)
 	if err != nil {
-		fi.fail(e, p, "cannot read the environment file "+path+": "+unwrapPath(err).Error(), "the path is relative to the workspace folder "+fi.workspaceFolder())
+		msg, hint := err.Error(), ""
+		var de *diag.Error
+		if errors.As(err, &de) {
+			msg, hint = strings.TrimPrefix(de.Msg, "cannot read: "), de.Hint
+		}
+		if !filepath.IsAbs(e.Str) {
+			hint = "the path is relative to the workspace folder " + fi.workspaceFolder()
+		}
+		fi.fail(e, p, "cannot read the environment file "+path+": "+msg, hint)
 		return
 	}
 	vars, skipped := envfile.Parse(string(data))
@@ -499,6 +553,7 @@ func (fi *foreignFile) envFile(e, out *doc.Node, p partial.Path) {
 	for _, name := range order {
 		if env.Get(name) == nil {
 			env.Set(name, positioned(doc.NewString(fromFile[name]), e))
+			fi.hide(p[:len(p)-1].Append("env", name), fromFile[name], "<from "+name+" in "+path+">")
 		}
 	}
 }
@@ -592,6 +647,7 @@ func (fi *foreignFile) codexEnvHeaders(e, out *doc.Node, p partial.Path) {
 			continue
 		}
 		headers.Set(h.Key, positioned(doc.NewString(v), h))
+		fi.hide(p[:len(p)-1].Append("headers", h.Key), v, "<from $"+h.Str+">")
 	}
 }
 
@@ -617,9 +673,21 @@ func (fi *foreignFile) workspaceFolder() string {
 // importer returns the importer of this load.
 func (r *reader[P, R]) importer() *importer {
 	if r.im == nil {
-		r.im = &importer{env: r.env, root: r.res.Root, dir: r.dir, input: r.app.Input, answers: map[string]string{}}
+		r.im = &importer{env: r.env, root: r.res.Root, dir: r.dir, input: r.app.Input, answers: map[string]string{}, ws: r.ws, read: r.readEnvFile}
 	}
 	return r.im
+}
+
+// readEnvFile reads an envFile through the one bounded reader, within
+// the limits of a layer file and counting towards the load's total.
+func (r *reader[P, R]) readEnvFile(ctx context.Context, path string) ([]byte, error) {
+	max := min(r.lim.FileSize, r.lim.Total-r.readBytes)
+	data, err := readRegular(ctx, path, max, "an environment file")
+	if err != nil && max < r.lim.FileSize && errors.Is(err, errTooLarge) {
+		err = &diag.Error{Source: path, Msg: fmt.Sprintf("the files of this load hold more than %s in all, the limit", bytesText(r.lim.Total)), Err: errTooLarge}
+	}
+	r.readBytes += int64(len(data))
+	return data, err
 }
 
 // codexRootKeys are root keys of Codex's config.toml that a strata layer

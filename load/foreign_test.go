@@ -51,7 +51,14 @@ func (a *asker) input(_ context.Context, id, description string, password bool) 
 // empty user directory).
 func loadClient(t *testing.T, dir string, environ []string, input func(context.Context, string, string, bool) (string, error), cfg ...string) (*load.Result[config.Partial, config.Config], error) {
 	t.Helper()
+	return loadClientTrusting(t, nil, dir, environ, input, cfg...)
+}
+
+// loadClientTrusting is loadClient with the workspaces trust trusts.
+func loadClientTrusting(t *testing.T, trust load.Trust, dir string, environ []string, input func(context.Context, string, string, bool) (string, error), cfg ...string) (*load.Result[config.Partial, config.Config], error) {
+	t.Helper()
 	a := app{
+		Trust:      trust,
 		Name:       "strata",
 		Defaults:   config.Default(),
 		Dir:        dir,
@@ -97,6 +104,7 @@ func TestForeignClientFiles(t *testing.T) {
 		dir          string
 		environ      []string
 		answers      map[string]string
+		trusted      bool // the workspace is trusted
 		want         config.MCPServers
 		wantWarnings []string
 		wantAsked    []asked
@@ -156,9 +164,26 @@ func TestForeignClientFiles(t *testing.T) {
 			cfg:     cursorHome + "/.cursor/mcp.json",
 			dir:     filepath.Join(work, "w", "sub"),
 			environ: []string{"HOME=" + cursorHome, "CONTEXT7_API_KEY=c7"},
+			trusted: true,
 			want: config.MCPServers{
 				"context7": remote("https://mcp.context7.com/mcp", map[string]string{"CONTEXT7_API_KEY": "c7"}),
 				"notes":    stdio("npx", "-y", "notes-mcp", "--dir", filepath.Join(work, "w")+"/notes"),
+			},
+		},
+		{
+			name:    "Cursor's own file in a workspace nobody trusted: the server that names ${workspaceFolder} is left out",
+			cfg:     cursorHome + "/.cursor/mcp.json",
+			dir:     filepath.Join(work, "w", "sub"),
+			environ: []string{"HOME=" + cursorHome, "CONTEXT7_API_KEY=c7"},
+			want: config.MCPServers{
+				"context7": remote("https://mcp.context7.com/mcp", map[string]string{"CONTEXT7_API_KEY": "c7"}),
+				"notes": with(stdio("npx", "-y", "notes-mcp", "--dir", filepath.Join(work, "w")+"/notes"), func(s *config.MCPServer) {
+					s.Enabled = ptr(false)
+				}),
+			},
+			wantWarnings: []string{
+				cursorHome + "/.cursor/mcp.json:11:44: mcpServers.notes.args.3: the server notes is left out: ${workspaceFolder} resolves into the workspace " +
+					filepath.Join(work, "w") + ", which is not trusted; trust the workspace, or write an absolute path outside it",
 			},
 		},
 		{
@@ -212,7 +237,11 @@ func TestForeignClientFiles(t *testing.T) {
 				dir = t.TempDir()
 			}
 			a := &asker{answers: tt.answers}
-			res, err := loadClient(t, dir, tt.environ, a.input, tt.cfg)
+			var trust load.Trust
+			if tt.trusted {
+				trust = trustAll{}
+			}
+			res, err := loadClientTrusting(t, trust, dir, tt.environ, a.input, tt.cfg)
 			if err != nil {
 				t.Fatalf("Load: %v", err)
 			}
@@ -236,6 +265,7 @@ func TestForeignProblems(t *testing.T) {
 		cfg          string
 		environ      []string
 		input        bool // whether the host can ask for inputs
+		trusted      bool // the workspace is trusted
 		want         []string
 		wantWarnings []string
 		wantServers  config.MCPServers // checked when set
@@ -314,7 +344,8 @@ func TestForeignProblems(t *testing.T) {
   "b": {"type": "stdio", "command": "x", "sandboxEnabled": true},
   "c": {"type": "stdio", "command": "x", "arg": []}
 }}`},
-			cfg: ".vscode/mcp.json",
+			cfg:     ".vscode/mcp.json",
+			trusted: true,
 			want: []string{
 				".vscode/mcp.json:2:53: servers.a.envFile: cannot read the environment file WORK/missing.env: no such file or directory; the path is relative to the workspace folder WORK",
 				".vscode/mcp.json:3:42: servers.b.sandboxEnabled: VS Code's sandbox is not available in strata; the server would run without it; remove sandboxEnabled to run the server unsandboxed",
@@ -447,7 +478,11 @@ default_tools_approval_mode = "approve"
 			if tt.input {
 				input = (&asker{}).input
 			}
-			res, err := loadClient(t, root, tt.environ, input, tt.cfg)
+			var trust load.Trust
+			if tt.trusted {
+				trust = trustAll{}
+			}
+			res, err := loadClientTrusting(t, trust, root, tt.environ, input, tt.cfg)
 			var got []string
 			for _, e := range diag.All(err) {
 				got = append(got, strings.ReplaceAll(e.Error(), root, "WORK"))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/internal/suggest"
+	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -112,8 +113,16 @@ func firstRef(s string) string {
 func (fi *foreignFile) walk(n *doc.Node, p partial.Path) {
 	switch n.Kind {
 	case doc.String:
-		out, errs := expandRefs(n.Str, fi.resolver(n, p))
+		written, resolve, secret := n.Str, fi.resolver(n, p), false
+		out, errs := expandRefs(n.Str, func(body string) (string, bool, error) {
+			v, ok, err := resolve(body)
+			secret = secret || ok && err == nil && fi.secretRef(body)
+			return v, ok, err
+		})
 		n.Str = out
+		if secret {
+			fi.hide(p, out, "<from "+written+">")
+		}
 		for _, err := range errs {
 			e := fi.d.errAt(n, p, err.Error(), "")
 			var ve *varError
@@ -137,10 +146,19 @@ func (fi *foreignFile) walk(n *doc.Node, p partial.Path) {
 // in the string node n, by the client's rules.
 func (fi *foreignFile) resolver(n *doc.Node, p partial.Path) func(string) (string, bool, error) {
 	if fi.f == ForeignClaudeCode {
-		return fi.claudeCodeVar
+		return func(body string) (string, bool, error) {
+			v, ok, err := fi.claudeCodeVar(body)
+			if ok {
+				fi.checkRef(n, p, body, v)
+			}
+			return v, ok, err
+		}
 	}
 	return func(body string) (string, bool, error) {
 		v, ok, err := fi.editorVar(body)
+		if ok {
+			fi.checkRef(n, p, body, v)
+		}
 		if err == nil && !ok {
 			hint := "write the value out"
 			if c := suggest.Closest(body, editorVarNames); c != "" {
@@ -149,6 +167,24 @@ func (fi *foreignFile) resolver(n *doc.Node, p partial.Path) func(string) (strin
 			fi.warnings = append(fi.warnings, fi.d.errAt(n, p, fmt.Sprintf("${%s} is not a %s variable; it is passed as written", body, fi.f.client()), hint))
 		}
 		return v, ok, err
+	}
+}
+
+// checkRef records a reference whose value resolves into the untrusted
+// workspace: ${workspaceFolder} and ${workspaceFolderBasename} when the
+// folder is the workspace (or in it), and any variable whose value names
+// a path there (${env:PWD}, say).
+func (fi *foreignFile) checkRef(n *doc.Node, p partial.Path, body, v string) {
+	ws := fi.im.ws
+	into := false
+	switch body {
+	case "workspaceFolder", "workspaceFolderBasename":
+		into = ws.Holds(fi.workspaceFolder())
+	default:
+		into = ws.Names(v) || filepath.IsAbs(v) && ws.Holds(v)
+	}
+	if into {
+		fi.refuse(n, p, ws.Refuse(untrusted.Reference, "${"+body+"}"))
 	}
 }
 
@@ -293,4 +329,15 @@ func (fi *foreignFile) input(id string) (string, error) {
 		fi.im.answers[id] = v
 	}
 	return v, nil
+}
+
+// secretRef reports whether the reference ${body} takes its value from the
+// user's environment or an input, which may hold a secret: ${NAME} of
+// Claude Code, ${env:NAME} and ${input:id} of Cursor and VS Code. The
+// editor's own variables (${userHome}, ${workspaceFolder}, ...) are paths.
+func (fi *foreignFile) secretRef(body string) bool {
+	if fi.f == ForeignClaudeCode {
+		return true
+	}
+	return strings.HasPrefix(body, "env:") || strings.HasPrefix(body, "input:")
 }

@@ -272,11 +272,11 @@ func TestProblemsLimitAcrossFiles(t *testing.T) {
 }
 
 func TestLimitsWithDefaults(t *testing.T) {
-	want := load.Limits{Depth: 1000, FileSize: 1 << 20, Files: 64, Problems: 100, Quote: 100, Total: 8 << 20, Values: 250_000}
+	want := load.Limits{Depth: 1000, FileSize: 1 << 20, Files: 64, Problems: 100, Quote: 100, Total: 8 << 20, Values: 250_000, ServerTools: 10_000, ServerListing: 4 << 20}
 	if diff := cmp.Diff(want, load.Limits{}.WithDefaults()); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}
-	raised := load.Limits{Depth: 5000, FileSize: 1 << 30, Files: 1, Problems: 7, Quote: 3, Total: 1 << 31, Values: 1 << 24}
+	raised := load.Limits{Depth: 5000, FileSize: 1 << 30, Files: 1, Problems: 7, Quote: 3, Total: 1 << 31, Values: 1 << 24, ServerTools: 2, ServerListing: 1 << 30}
 	if diff := cmp.Diff(raised, raised.WithDefaults()); diff != "" {
 		t.Errorf("a host's limits changed (-want +got):\n%s", diff)
 	}

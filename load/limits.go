@@ -42,6 +42,15 @@ type Limits struct {
 	// more than bytes: 1 MiB holds half a million numbers. Default
 	// 250,000.
 	Values int
+	// ServerTools is how many tools of one MCP server are kept, all the
+	// pages of its tools/list together; a list past it keeps its first
+	// tools, with a warning. Default 10,000.
+	ServerTools int
+	// ServerListing is how many bytes of one MCP server's tools/list
+	// results are read, all pages together (the tools kept, and what each
+	// page holds besides); a list past it keeps its first tools within
+	// it, with a warning. Default 4 MiB.
+	ServerListing int64
 }
 
 // WithDefaults returns l with each zero field set to its default: the
@@ -59,6 +68,10 @@ func (l Limits) WithDefaults() Limits {
 		l.Total = limits.Total
 	}
 	l.Values = limits.Or(l.Values, limits.Values)
+	l.ServerTools = limits.Or(l.ServerTools, limits.ServerTools)
+	if l.ServerListing <= 0 {
+		l.ServerListing = limits.ServerListing
+	}
 	return l
 }
 

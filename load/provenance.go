@@ -62,13 +62,14 @@ func (r *Result[P, R]) Explain(path partial.Path) (Explanation, error) {
 			ex.Untrusted = append(ex.Untrusted, p.Path)
 		}
 	}
-	ex.Value = valueText(reflect.ValueOf(&r.Config).Elem(), path)
-	ex.Default = valueText(reflect.ValueOf(&r.defaults).Elem(), path)
+	sec := r.Secrets()
+	ex.Value = valueText(reflect.ValueOf(&r.Config).Elem(), path, sec)
+	ex.Default = valueText(reflect.ValueOf(&r.defaults).Elem(), path, nil)
 	for i, l := range r.Layers {
 		if r.index != nil && !r.indexed(i, path) {
 			continue
 		}
-		act, base, ok := mention(reflect.ValueOf(l.Partial).Elem(), pt, path, 0)
+		act, base, ok := mention(reflect.ValueOf(l.Partial).Elem(), pt, path, 0, sec)
 		if !ok {
 			continue
 		}
@@ -157,10 +158,11 @@ func checkPath(t *shape.Type, path partial.Path) error {
 
 // mention says what layer value v (of type t) does at path[i:]. base is
 // true when the layer decides the value on its own (sets, unsets or
-// replaces it) rather than adding to what lower layers give.
-func mention(v reflect.Value, t *shape.Type, path partial.Path, i int) (action string, base, ok bool) {
+// replaces it) rather than adding to what lower layers give. The values
+// of sec are hidden.
+func mention(v reflect.Value, t *shape.Type, path partial.Path, i int, sec *partial.Secrets) (action string, base, ok bool) {
 	if i == len(path) {
-		return whole(v, t)
+		return whole(v, t, path, sec)
 	}
 	key := path[i]
 	switch t.Kind {
@@ -169,14 +171,14 @@ func mention(v reflect.Value, t *shape.Type, path partial.Path, i int) (action s
 		if !ok {
 			return "", false, false
 		}
-		return mention(v.Field(f.Index), f.Type, path, i+1)
+		return mention(v.Field(f.Index), f.Type, path, i+1, sec)
 	case shape.Map:
 		e := v.Field(shape.MapEntries).MapIndex(reflect.ValueOf(key))
 		switch {
 		case e.IsValid() && e.IsNil():
 			return "unset " + path[:i+1].String(), true, true
 		case e.IsValid():
-			act, b, ok := mention(e.Elem(), t.Elem, path, i+1)
+			act, b, ok := mention(e.Elem(), t.Elem, path, i+1, sec)
 			if !ok && v.Field(shape.MapReset).Bool() {
 				return "reset " + path[:i].String(), true, true
 			}
@@ -189,7 +191,7 @@ func mention(v reflect.Value, t *shape.Type, path partial.Path, i int) (action s
 		case shape.StateUnset:
 			return "unset " + path[:i].String(), true, true
 		case shape.StatePresent:
-			return mention(v.Field(shape.NestedV).Elem(), t.Elem, path, i)
+			return mention(v.Field(shape.NestedV).Elem(), t.Elem, path, i, sec)
 		}
 	case shape.Any:
 		switch v.Field(shape.AnyState).Uint() {
@@ -199,12 +201,12 @@ func mention(v reflect.Value, t *shape.Type, path partial.Path, i int) (action s
 			tbl := v.Field(shape.AnyTable)
 			switch {
 			case shape.Op(v) == shape.OpReplace:
-				return "set " + path[:i].String() + " to " + text(v.Field(shape.AnyV).Interface()), true, true
+				return "set " + path[:i].String() + " to " + show(sec, path[:i], v.Field(shape.AnyV).Interface()), true, true
 			case tbl.IsNil():
-				act, b := anyAction(v)
+				act, b := anyAction(v, path[:i], sec)
 				return act + " (" + path[:i].String() + ")", b, true
 			}
-			act, b, ok := mention(tbl.Elem(), t.Elem, path, i)
+			act, b, ok := mention(tbl.Elem(), t.Elem, path, i, sec)
 			if !ok && v.Field(shape.AnyBase).Uint() != shape.BaseLower {
 				return "reset " + path[:i].String(), true, true
 			}
@@ -215,11 +217,11 @@ func mention(v reflect.Value, t *shape.Type, path partial.Path, i int) (action s
 		case shape.StateUnset:
 			return "unset " + path[:i].String(), true, true
 		case shape.StatePresent:
-			return "set " + path[:i].String() + " to " + text(v.Field(shape.ValueV).Interface()), true, true
+			return "set " + path[:i].String() + " to " + show(sec, path[:i], v.Field(shape.ValueV).Interface()), true, true
 		}
 	case shape.List:
 		if !shape.IsZero(v, t) {
-			act, b, _ := whole(v, t)
+			act, b, _ := whole(v, t, path[:i], sec)
 			return act + " (" + path[:i].String() + ")", b, true
 		}
 	}
@@ -247,7 +249,7 @@ func listItem(t *shape.Type, path partial.Path, config reflect.Value) (string, b
 			if i != len(path)-1 {
 				return "", false
 			}
-			text := valueText(config, path)
+			text := valueText(config, path, nil)
 			return text, text != ""
 		default:
 			return "", false
@@ -274,13 +276,13 @@ func gives(v reflect.Value, t *shape.Type, path partial.Path, item string) bool 
 	return false
 }
 
-// whole says what a layer does with the value v at the end of a path.
-func whole(v reflect.Value, t *shape.Type) (string, bool, bool) {
+// whole says what a layer does with the value v at the end of path at.
+func whole(v reflect.Value, t *shape.Type, at partial.Path, sec *partial.Secrets) (string, bool, bool) {
 	switch t.Kind {
 	case shape.Value:
 		switch v.Field(shape.ValueState).Uint() {
 		case shape.StatePresent:
-			return "set " + text(v.Field(shape.ValueV).Interface()), true, true
+			return "set " + show(sec, at, v.Field(shape.ValueV).Interface()), true, true
 		case shape.StateUnset:
 			return "unset", true, true
 		}
@@ -293,15 +295,15 @@ func whole(v reflect.Value, t *shape.Type) (string, bool, bool) {
 		base := false
 		switch v.Field(shape.ListBase).Uint() {
 		case shape.BaseEmpty:
-			return "replace with " + text(tail.Interface()), true, true
+			return "replace with " + show(sec, at, tail.Interface()), true, true
 		case shape.BaseDefault:
 			parts, base = append(parts, "unset"), true
 		}
 		if head.Len() > 0 {
-			parts = append(parts, "prepend "+text(head.Interface()))
+			parts = append(parts, "prepend "+show(sec, at, head.Interface()))
 		}
 		if tail.Len() > 0 {
-			parts = append(parts, "append "+text(tail.Interface()))
+			parts = append(parts, "append "+show(sec, at, tail.Interface()))
 		}
 		if v.Field(shape.ListDedup).Bool() {
 			parts = append(parts, "dedup")
@@ -312,7 +314,7 @@ func whole(v reflect.Value, t *shape.Type) (string, bool, bool) {
 		case shape.StateUnset:
 			return "unset", true, true
 		case shape.StatePresent:
-			act, b := anyAction(v)
+			act, b := anyAction(v, at, sec)
 			return act, b, true
 		}
 	case shape.Nested:
@@ -320,7 +322,7 @@ func whole(v reflect.Value, t *shape.Type) (string, bool, bool) {
 		case shape.StateUnset:
 			return "unset", true, true
 		case shape.StatePresent:
-			return whole(v.Field(shape.NestedV).Elem(), t.Elem)
+			return whole(v.Field(shape.NestedV).Elem(), t.Elem, at, sec)
 		}
 	case shape.Map:
 		if v.Field(shape.MapReset).Bool() {
@@ -338,9 +340,9 @@ func whole(v reflect.Value, t *shape.Type) (string, bool, bool) {
 			// A table with a short form (enable = true) is told as written.
 			if x, err := m.MarshalValue(); err == nil {
 				if reset {
-					return "set " + text(x), true, true
+					return "set " + show(sec, at, x), true, true
 				}
-				return "set keys " + text(x), false, true
+				return "set keys " + show(sec, at, x), false, true
 			}
 		}
 		if reset {
@@ -351,37 +353,37 @@ func whole(v reflect.Value, t *shape.Type) (string, bool, bool) {
 	return "", false, false
 }
 
-// anyAction says what present free-form value v does, and whether it
-// decides the value on its own.
-func anyAction(v reflect.Value) (string, bool) {
+// anyAction says what present free-form value v at path at does, and
+// whether it decides the value on its own.
+func anyAction(v reflect.Value, at partial.Path, sec *partial.Secrets) (string, bool) {
 	a := v.Interface().(partial.Any)
 	var act string
 	switch shape.Op(v) {
 	case shape.OpReplace:
-		return "set " + text(a.V), true
+		return "set " + show(sec, at, a.V), true
 	case shape.OpTable:
 		switch {
 		case a.Base == partial.BaseEmpty:
-			return "replace with " + text(shape.ApplyAny(v, nil, nil)), true
+			return "replace with " + show(sec, at, shape.ApplyAny(v, nil, nil)), true
 		case a.Fill != nil:
-			act = "set keys, starting from " + text(a.Fill) + " where nothing is set"
+			act = "set keys, starting from " + show(sec, at, a.Fill) + " where nothing is set"
 		default:
 			act = "set keys"
 		}
 	case shape.OpWrap:
 		var parts []string
 		if !isEmpty(a.Head) {
-			parts = append(parts, "prepend "+text(a.Head))
+			parts = append(parts, "prepend "+show(sec, at, a.Head))
 		}
 		if !isEmpty(a.Tail) || isEmpty(a.Head) {
-			parts = append(parts, "append "+text(a.Tail))
+			parts = append(parts, "append "+show(sec, at, a.Tail))
 		}
 		act = strings.Join(parts, " and ")
 		if a.Fill != nil {
-			act += ", starting from " + text(a.Fill) + " where nothing is set"
+			act += ", starting from " + show(sec, at, a.Fill) + " where nothing is set"
 		}
 	case shape.OpFill:
-		act = "set " + text(a.Fill) + " where nothing is set"
+		act = "set " + show(sec, at, a.Fill) + " where nothing is set"
 	}
 	if a.Base == partial.BaseDefault {
 		return "reset and " + act, true
@@ -400,16 +402,24 @@ func isEmpty(x any) bool {
 }
 
 // text renders a value for an explanation.
-func text(v any) string {
-	s, err := partial.Text(v)
-	if err != nil || s == "" {
+func text(v any) string { return show(nil, nil, v) }
+
+// show renders the value v at path at for an explanation, with the values
+// of sec hidden.
+func show(sec *partial.Secrets, at partial.Path, v any) string {
+	s, err := sec.Text(at, v)
+	switch {
+	case err != nil && sec.Len() > 0:
+		return "(not shown)" // it may hold a secret
+	case err != nil || s == "":
 		return fmt.Sprint(v)
 	}
 	return s
 }
 
-// valueText renders the value of resolved value v at path, or "".
-func valueText(v reflect.Value, path partial.Path) string {
+// valueText renders the value of resolved value v at path, or "", with
+// the values of sec hidden.
+func valueText(v reflect.Value, path partial.Path, sec *partial.Secrets) string {
 	for _, k := range path {
 		for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
 			if v.IsNil() {
@@ -447,7 +457,7 @@ func valueText(v reflect.Value, path partial.Path) string {
 	if !v.IsValid() || v.IsZero() {
 		return ""
 	}
-	return text(v.Interface())
+	return show(sec, path, v.Interface())
 }
 
 // index is a trie of the key paths layers mention: each node lists the
@@ -599,7 +609,7 @@ func (r *Result[P, R]) locate(err error) error {
 			if l.Dropped {
 				continue
 			}
-			if _, _, ok := mention(reflect.ValueOf(l.Partial).Elem(), pt, pe.Path, 0); !ok {
+			if _, _, ok := mention(reflect.ValueOf(l.Partial).Elem(), pt, pe.Path, 0, nil); !ok {
 				continue
 			}
 			if inList && !gives(reflect.ValueOf(l.Partial).Elem(), pt, pe.Path, item) {

@@ -22,6 +22,14 @@ const readChunk = 64 << 10
 // readFile reads the regular file at path, of at most max bytes, while ctx
 // lasts; see Limits.ReadFile.
 func readFile(ctx context.Context, path string, max int64) ([]byte, error) {
+	return readRegular(ctx, path, max, "a layer file")
+}
+
+// readRegular is the one reader of the files strata reads: the regular
+// file at path, of at most max bytes, while ctx lasts. A directory, a
+// device, a named pipe or a socket is refused before a byte is read; what
+// names what the file should be, in messages ("a layer file").
+func readRegular(ctx context.Context, path string, max int64, what string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, &diag.Error{Source: path, Msg: "not read: " + err.Error(), Err: err}
 	}
@@ -30,7 +38,7 @@ func readFile(ctx context.Context, path string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, &diag.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
 	}
-	if err := regular(path, info); err != nil {
+	if err := regular(path, info, what); err != nil {
 		return nil, err
 	}
 	// Without blocking: should a named pipe have taken the file's place
@@ -43,7 +51,7 @@ func readFile(ctx context.Context, path string, max int64) ([]byte, error) {
 	if info, err = f.Stat(); err != nil {
 		return nil, &diag.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
 	}
-	if err := regular(path, info); err != nil {
+	if err := regular(path, info, what); err != nil {
 		return nil, err
 	}
 	// The size is a hint (files in /proc say 0): the limit is kept while
@@ -59,7 +67,7 @@ func readFile(ctx context.Context, path string, max int64) ([]byte, error) {
 		n, err := f.Read(buf[len(buf):min(cap(buf), len(buf)+readChunk)])
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > max {
-			return nil, &diag.Error{Source: path, Msg: "is larger than " + bytesText(max) + ", the limit for a layer file", Err: errTooLarge}
+			return nil, &diag.Error{Source: path, Msg: "is larger than " + bytesText(max) + ", the limit for " + what, Err: errTooLarge}
 		}
 		if errors.Is(err, io.EOF) {
 			return buf, nil
@@ -71,27 +79,31 @@ func readFile(ctx context.Context, path string, max int64) ([]byte, error) {
 }
 
 // regular returns a problem when info, of the file at path, is not a
-// regular file.
-func regular(path string, info fs.FileInfo) error {
-	var what string
+// regular file; what names what it should be.
+func regular(path string, info fs.FileInfo, what string) error {
+	var is string
 	switch m := info.Mode(); {
 	case m.IsRegular():
 		return nil
 	case m.IsDir():
-		what = "a directory"
+		is = "a directory"
 	case m&fs.ModeNamedPipe != 0:
-		what = "a named pipe"
+		is = "a named pipe"
 	case m&fs.ModeSocket != 0:
-		what = "a socket"
+		is = "a socket"
 	case m&fs.ModeDevice != 0:
-		what = "a device"
+		is = "a device"
 	default:
-		what = "not a regular file"
+		is = "not a regular file"
 	}
 	if target, err := os.Readlink(path); err == nil {
-		what += " (through a symbolic link to " + target + ")"
+		is += " (through a symbolic link to " + target + ")"
 	}
-	return &diag.Error{Source: path, Msg: "is " + what + ", not a layer file", Hint: "a layer is a regular file"}
+	hint := what + " must be a regular file"
+	if what == "a layer file" {
+		hint = "a layer is a regular file"
+	}
+	return &diag.Error{Source: path, Msg: "is " + is + ", not " + what, Hint: hint}
 }
 
 // bytesText writes a size in bytes for people: 1 MiB, 1,500 bytes.

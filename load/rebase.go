@@ -77,11 +77,12 @@ func rebaseLeaf(v reflect.Value, kind shape.PathKind, dir string) {
 }
 
 // isRelative reports whether path s of kind is relative to its file: not
-// absolute, not under ~, not a template, and for a program, holding a
-// slash.
+// absolute, not under ~, not starting with a template or a variable (what
+// it renders to decides), and for a program, holding a slash. A path with
+// a template further on (scripts/{{tool.name}}.sh) is relative.
 func isRelative(s string, kind shape.PathKind) bool {
 	switch {
-	case s == "" || filepath.IsAbs(s) || s == "~" || strings.HasPrefix(s, "~/") || strings.Contains(s, "{{") || strings.Contains(s, "${"):
+	case s == "" || filepath.IsAbs(s) || s == "~" || strings.HasPrefix(s, "~/") || strings.HasPrefix(s, "{{") || strings.HasPrefix(s, "${"):
 		return false
 	case kind == shape.PathProgram:
 		return strings.ContainsRune(s, '/')

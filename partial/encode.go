@@ -22,6 +22,11 @@ func Encode(v any, f Format) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return write(root, f)
+}
+
+// write writes a document tree in format f.
+func write(root *doc.Node, f Format) ([]byte, error) {
 	if f == JSON {
 		return doc.WriteJSON(root)
 	}
@@ -32,7 +37,10 @@ func Encode(v any, f Format) ([]byte, error) {
 }
 
 // tree builds the document tree of v; see [Encode].
-func tree(v any) (*doc.Node, error) {
+func tree(v any) (*doc.Node, error) { return treeOf(v, nil) }
+
+// treeOf builds the document tree of v, with the values of secrets hidden.
+func treeOf(v any, secrets *Secrets) (*doc.Node, error) {
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer {
 		if rv.IsNil() {
@@ -44,7 +52,7 @@ func tree(v any) (*doc.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	enc := encoder{}
+	enc := encoder{secrets: secrets}
 	var root *doc.Node
 	if t.Kind == shape.Struct && isPartialStruct(t) {
 		root = enc.structure(rv, t, nil, false, true)
@@ -143,9 +151,10 @@ func isPartialStruct(t *shape.Type) bool {
 }
 
 type encoder struct {
-	unsets []string
-	err    error
-	stack  []string // the key path being written; see child
+	unsets  []string
+	err     error
+	stack   []string // the key path being written; see child
+	secrets *Secrets // values written as something else
 }
 
 func (enc *encoder) unset(path []string) {
@@ -379,7 +388,7 @@ func (enc *encoder) plain(v reflect.Value, t *shape.Type, path []string, inline 
 	}
 	switch t.Kind {
 	case shape.String:
-		return doc.NewString(v.String())
+		return enc.str(path, v.String())
 	case shape.Bool:
 		return doc.NewBool(v.Bool())
 	case shape.Int:
@@ -450,7 +459,7 @@ func (enc *encoder) plain(v reflect.Value, t *shape.Type, path []string, inline 
 func (enc *encoder) anyPlain(x any, path []string, inline bool) *doc.Node {
 	switch x := x.(type) {
 	case string:
-		return doc.NewString(x)
+		return enc.str(path, x)
 	case bool:
 		return doc.NewBool(x)
 	case int64:

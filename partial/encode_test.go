@@ -20,6 +20,7 @@ func allUnsetServer() config.MCPServerPartial {
 		URL:               layertest.UnsetValue[string](),
 		Headers:           partial.Map[partial.Value[string]]{Reset: true},
 		BearerTokenEnvVar: layertest.UnsetValue[string](),
+		AllowHTTP:         layertest.UnsetValue[bool](),
 		Enabled:           layertest.UnsetValue[bool](),
 		Optional:          layertest.UnsetValue[bool](),
 		StartupTimeoutSec: layertest.UnsetValue[float64](),

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"sort"
+	"strings"
 
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
@@ -83,6 +84,14 @@ type Exec struct {
 	// Dir is the directory the tool's program starts in; Root is the
 	// workspace root the tool is told about (the JP context's root).
 	Dir, Root string
+	// Private makes Dir the base of a private place to start: each run
+	// starts in a new, empty directory made there, removed once it has
+	// ended. A pin names Dir.
+	Private bool
+	// Untrusted is the root of the workspace when nobody trusted it, else
+	// "": a run whose program, directory, script or variables resolve into
+	// it is refused (package call checks each run).
+	Untrusted string
 	// Key is the config key of what launches the tool's program, for its
 	// pin: tools.<name> (a --describe tool's too) or mcp_servers.<server>.
 	Key string
@@ -90,6 +99,27 @@ type Exec struct {
 	// besides the base set: set, and inherited from the host by name.
 	Env     map[string]string
 	EnvVars []string
+	// AllowDash are the parameters (dotted paths into the arguments: rev,
+	// opts.flag) whose values may start with "-" where a JP command
+	// renders them as an argument of their own (allow_dash); see
+	// [Exec.DashAllowed].
+	AllowDash []string
+}
+
+// DashAllowed reports whether the value of the template reference ref
+// (tool.arguments.rev) may start an argument with "-": its parameter, or
+// a parameter it is inside, allows it.
+func (e Exec) DashAllowed(ref string) bool {
+	param, ok := strings.CutPrefix(ref, "tool.arguments.")
+	if !ok {
+		return false
+	}
+	for _, p := range e.AllowDash {
+		if param == p || strings.HasPrefix(param, p+".") {
+			return true
+		}
+	}
+	return false
 }
 
 // Catalog is the resolved tool definitions.

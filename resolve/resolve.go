@@ -50,6 +50,13 @@ type Found struct {
 	// Dir is where tools start; Root is the workspace root they are told
 	// about. Both are absolute.
 	Dir, Root string
+	// Private makes Dir the base of the private places tools start in:
+	// each run starts in a new, empty directory made there, removed once
+	// it has ended.
+	Private bool
+	// Untrusted is the root of the workspace when nobody trusted it, else
+	// "": what resolves into it never runs (see [Exec].Untrusted).
+	Untrusted string
 	// Errors and Warnings are the problems discovery reported.
 	Errors, Warnings diag.Errors
 	// Started counts the programs discovery started.
@@ -101,7 +108,7 @@ func Build(c config.Config, f Found) (*Catalog, error) {
 		}
 		if d, ok := b.definition(name, t); ok {
 			d.Source = "local"
-			d.Exec = Exec{Kind: ExecDescribe, Path: dt.Path, Dir: f.Dir, Root: f.Root, Key: partial.Path{"tools", name}.String()}
+			d.Exec = Exec{Kind: ExecDescribe, Path: dt.Path, Dir: f.Dir, Private: f.Private, Root: f.Root, Untrusted: f.Untrusted, Key: partial.Path{"tools", name}.String()}
 			tools = append(tools, d)
 		}
 	}
@@ -144,7 +151,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 	path := partial.Path{"tools", name}
 	own := t.Tool // what overrides the discovered text and schema
 	d := Definition{Name: name, Examples: own.Examples, Options: own.Options, Questions: own.Questions, Run: t.Run(), Result: t.Result()}
-	exec := Exec{Dir: b.f.Dir, Root: b.f.Root, Key: path.String(), Env: t.Tool.Env, EnvVars: t.Tool.EnvVars}
+	exec := Exec{Dir: b.f.Dir, Private: b.f.Private, Root: b.f.Root, Untrusted: b.f.Untrusted, Key: path.String(), Env: t.Tool.Env, EnvVars: t.Tool.EnvVars}
 	var base Discovered
 	params := own.Parameters
 	src := own.Source
@@ -229,6 +236,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 			d.Source = "local"
 		}
 		exec.Kind, exec.Command, exec.Tool = ExecJP, t.Tool.Command, t.Tool.Source.Name(name)
+		exec.AllowDash = allowDash(t.Tool.Parameters, "")
 	default:
 		if b.f.Failed[path.String()] {
 			return Definition{}, false // a pinned executable that changed: reported by discovery
@@ -386,4 +394,18 @@ func closestHint(name string, names []string) string {
 		return "it has no tools"
 	}
 	return "it has " + strings.Join(names, ", ")
+}
+
+// allowDash lists the parameters (dotted paths, under prefix) whose
+// config sets allow_dash, sorted.
+func allowDash(params map[string]config.Parameter, prefix string) []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(params)) {
+		p := params[name]
+		if p.AllowDash {
+			out = append(out, prefix+name)
+		}
+		out = append(out, allowDash(p.Properties, prefix+name+".")...)
+	}
+	return out
 }

@@ -75,6 +75,31 @@ func TestRenamesAndOverrides(t *testing.T) {
 			errs:  []string{"tools.wc.source: no tool of the discovery directories is named word cont; did you mean word count?"},
 		},
 		{
+			name: "allow_dash reaches the exec, not the schema",
+			layer: "[tools.git_log]\ncommand = \"git log {{tool.arguments.rev}}\"\n" +
+				"parameters.rev = { type = \"string\", allow_dash = true }\n" +
+				"parameters.opts = { type = \"object\", properties.flag = { type = \"string\", allow_dash = true }, properties.other = { type = \"string\" } }\n" +
+				"parameters.path = { type = \"string\" }\n",
+			tools: []string{"git_log=local", "word count=local"},
+			check: func(t *testing.T, c *resolve.Catalog) {
+				d, _ := c.Tool("git_log")
+				if diff := cmp.Diff([]string{"opts.flag", "rev"}, d.Exec.AllowDash); diff != "" {
+					t.Errorf("AllowDash (-want +got):\n%s", diff)
+				}
+				if strings.Contains(string(d.InputSchema), "allow_dash") {
+					t.Errorf("the model sees allow_dash: %s", d.InputSchema)
+				}
+				for ref, want := range map[string]bool{
+					"tool.arguments.rev": true, "tool.arguments.opts.flag": true, "tool.arguments.opts.other": false,
+					"tool.arguments.opts": false, "tool.arguments.path": false, "tool.answers.rev": false, "tool.arguments.revision": false,
+				} {
+					if got := d.Exec.DashAllowed(ref); got != want {
+						t.Errorf("DashAllowed(%s) = %v, want %v", ref, got, want)
+					}
+				}
+			},
+		},
+		{
 			name:     "settings for nothing",
 			layer:    "[mcp_servers.fs]\ncommand = \"x\"\nexpose = [\"read_file\"]\n[tools.write_fil]\nrun = \"skip\"\n",
 			tools:    []string{"read_file=mcp.fs", "word count=local"},

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/pollfile"
 )
 
@@ -341,22 +341,62 @@ func trimSpace(b []byte) []byte {
 }
 
 // withWireTools replaces the tools of a tools/list result with the JSON
-// they are served as, by name; a result it cannot read is left alone.
+// they are served as, by name; a result it cannot read is left alone. The
+// result's other members keep their order. The wire JSON goes in as it
+// is, without being parsed again.
 func withWireTools(result json.RawMessage, wire map[string]json.RawMessage) json.RawMessage {
-	v, err := jsonv.Parse(result)
-	if err != nil || v.Get("tools") == nil {
+	dec := json.NewDecoder(bytes.NewReader(result))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return result
 	}
-	tools := jsonv.NewArray()
-	for _, t := range v.Get("tools").Items() {
-		name, _ := t.Get("name").Str()
-		if raw, ok := wire[name]; ok {
-			if w, err := jsonv.Parse(raw); err == nil {
-				t = w
-			}
+	out := bytes.NewBuffer(make([]byte, 0, len(result)))
+	out.WriteByte('{')
+	for first := true; dec.More(); first = false {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return result
 		}
-		tools.Append(t)
+		if !first {
+			out.WriteByte(',')
+		}
+		k, _ := json.Marshal(key)
+		out.Write(k)
+		out.WriteByte(':')
+		if key != "tools" {
+			var v json.RawMessage
+			if dec.Decode(&v) != nil {
+				return result
+			}
+			out.Write(v)
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			return result
+		}
+		out.WriteByte('[')
+		for i := 0; dec.More(); i++ {
+			var v json.RawMessage
+			if dec.Decode(&v) != nil {
+				return result
+			}
+			var tool struct {
+				Name string `json:"name"`
+			}
+			_ = json.Unmarshal(v, &tool)
+			if raw, ok := wire[tool.Name]; ok {
+				v = raw
+			}
+			if i > 0 {
+				out.WriteByte(',')
+			}
+			out.Write(v)
+		}
+		if _, err := dec.Token(); err != nil {
+			return result
+		}
+		out.WriteByte(']')
 	}
-	v.Set("tools", tools)
-	return json.RawMessage(v.JSON())
+	out.WriteByte('}')
+	return out.Bytes()
 }

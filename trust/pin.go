@@ -48,14 +48,23 @@ func LaunchEnv(set map[string]string, inherit []string) []string {
 // Pin holds a launch to what it was when it was pinned. Files are the
 // SHA-256 of the program and, for an interpreter, of its script (the first
 // file its arguments name, relative to Dir or absolute), by path.
+//
+// A pin holds no value of the launch's environment and none of its
+// arguments, which may be secrets (a token, an API key, a VS Code password
+// input): only their SHA-256, enough to tell which changed. The program,
+// the directory and the files are paths, kept as they are.
 type Pin struct {
 	// Launch is the identity of the whole launch: "sha256:<hex>".
-	Launch  string            `toml:"launch"`
-	Program string            `toml:"program"`
-	Args    []string          `toml:"args"`
-	Env     []string          `toml:"env"`
-	Dir     string            `toml:"dir"`
-	Files   map[string]string `toml:"files"`
+	Launch  string `toml:"launch"`
+	Program string `toml:"program"`
+	// Args are the arguments' hashes, in order: "sha256:<hex>", the
+	// SHA-256 of the argument.
+	Args []string `toml:"args"`
+	// Env are the variables, sorted by name: NAME=sha256:<hex> for one the
+	// config sets (the SHA-256 of NAME=VALUE), NAME for one it inherits.
+	Env   []string          `toml:"env"`
+	Dir   string            `toml:"dir"`
+	Files map[string]string `toml:"files"`
 }
 
 // maxPinnedFile bounds the files a pin reads; bigger ones are refused.
@@ -65,13 +74,13 @@ const maxPinnedFile = 1 << 30
 // arguments name.
 func (l Launch) Pin() (Pin, error) {
 	p := Pin{Program: l.Program, Dir: l.Dir, Files: map[string]string{}}
-	if len(l.Args) > 0 {
-		p.Args = slices.Clone(l.Args)
+	for _, a := range l.Args {
+		p.Args = append(p.Args, digest(a))
 	}
-	if len(l.Env) > 0 {
-		p.Env = slices.Clone(l.Env)
-		sort.Strings(p.Env)
+	for _, kv := range l.Env {
+		p.Env = append(p.Env, sealEnv(kv))
 	}
+	sort.Strings(p.Env)
 	sum, err := fileSum(l.Program)
 	if err != nil {
 		return Pin{}, &diag.Error{Msg: "cannot pin " + l.Program, Err: err}
@@ -86,25 +95,92 @@ func (l Launch) Pin() (Pin, error) {
 	return p, nil
 }
 
+// digest is "sha256:<hex>" of s.
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// sealEnv turns a variable of a launch, NAME=VALUE or NAME, into what a
+// pin holds: NAME=<digest of NAME=VALUE>, or NAME.
+func sealEnv(kv string) string {
+	name, _, set := strings.Cut(kv, "=")
+	if !set {
+		return kv
+	}
+	return name + "=" + digest(kv)
+}
+
+// pinFormat tags the identity of a pin of hashes, so that a pin written
+// before (its environment and arguments in clear) is told apart.
+const pinFormat = "strata pin 2"
+
 // identity is the digest of everything in p but Launch.
 func (p Pin) identity() string {
+	b, _ := json.Marshal([]any{pinFormat, p.Program, p.Args, p.Env, p.Dir, p.files()})
+	return digest(string(b))
+}
+
+// legacyIdentity is the identity strata gave a pin before pins held
+// hashes.
+func (p Pin) legacyIdentity() string {
+	b, _ := json.Marshal([]any{p.Program, p.Args, p.Env, p.Dir, p.files()})
+	return digest(string(b))
+}
+
+func (p Pin) files() []string {
 	files := make([]string, 0, len(p.Files))
 	for f, sum := range p.Files {
 		files = append(files, f+"="+sum)
 	}
 	sort.Strings(files)
-	b, _ := json.Marshal([]any{p.Program, p.Args, p.Env, p.Dir, files})
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return files
+}
+
+// upgrade returns p in the current form: a pin written before pins held
+// hashes (its identity is the old one) gets its environment and arguments
+// hashed and its identity made again; upgraded says it was one. Any other
+// pin comes back as it is.
+func (p Pin) upgrade() (_ Pin, upgraded bool) {
+	if p.Launch == p.identity() || p.Launch != p.legacyIdentity() {
+		return p, false
+	}
+	q := p
+	q.Args, q.Env = nil, nil
+	for _, a := range p.Args {
+		q.Args = append(q.Args, digest(a))
+	}
+	for _, kv := range p.Env {
+		q.Env = append(q.Env, sealEnv(kv))
+	}
+	sort.Strings(q.Env)
+	q.Launch = q.identity()
+	return q, true
+}
+
+// upgradePins upgrades every pin of l; it reports whether any was written
+// before pins held hashes.
+func (l *List) upgradePins() bool {
+	upgraded := false
+	for k, p := range l.Pins {
+		if q, ok := p.upgrade(); ok {
+			l.Pins[k], upgraded = q, true
+		}
+	}
+	return upgraded
 }
 
 // Check reports whether l is the launch p pinned: the same program with the
 // same content, arguments, environment and directory, and the files it
-// names unchanged. The error says what changed.
+// names unchanged. The error says what changed, naming the variables and
+// the arguments (by position) but never their values.
 func (p Pin) Check(l Launch) error {
 	now, err := l.Pin()
 	if err != nil {
 		return err
+	}
+	if p.Launch != p.identity() {
+		return &diag.Error{Msg: "the pin does not match itself: it was changed by hand", Hint: "pin again", Err: ErrChanged}
 	}
 	if now.Launch == p.Launch {
 		return nil
@@ -116,11 +192,11 @@ func (p Pin) Check(l Launch) error {
 	case now.Files[now.Program] != p.Files[p.Program]:
 		changed = append(changed, "the program "+now.Program+" changed on disk")
 	}
-	if !slices.Equal(now.Args, p.Args) {
-		changed = append(changed, "its arguments differ")
+	if d := argsDiffer(p.Args, now.Args); d != "" {
+		changed = append(changed, "its arguments differ: "+d)
 	}
-	if !slices.Equal(now.Env, p.Env) {
-		changed = append(changed, "its environment differs")
+	if d := envDiffers(p.Env, now.Env); d != "" {
+		changed = append(changed, "its environment differs: "+d)
 	}
 	if now.Dir != p.Dir {
 		changed = append(changed, fmt.Sprintf("its directory is %s, pinned %s", now.Dir, p.Dir))
@@ -134,6 +210,51 @@ func (p Pin) Check(l Launch) error {
 		changed = append(changed, "it names other files")
 	}
 	return &diag.Error{Msg: "the launch differs from the one pinned: " + strings.Join(changed, "; "), Err: ErrChanged}
+}
+
+// argsDiffer says which arguments differ, by position, or "".
+func argsDiffer(pinned, now []string) string {
+	if len(pinned) != len(now) {
+		return fmt.Sprintf("%d arguments, pinned %d", len(now), len(pinned))
+	}
+	var d []string
+	for i := range now {
+		if now[i] != pinned[i] {
+			d = append(d, fmt.Sprintf("argument %d changed", i+1))
+		}
+	}
+	return strings.Join(d, ", ")
+}
+
+// envDiffers says which variables differ, by name, or "".
+func envDiffers(pinned, now []string) string {
+	byName := func(env []string) map[string]string {
+		m := make(map[string]string, len(env))
+		for _, kv := range env {
+			name, _, _ := strings.Cut(kv, "=")
+			m[name] = kv
+		}
+		return m
+	}
+	was, is := byName(pinned), byName(now)
+	var changed, gone, added []string
+	for name, kv := range was {
+		switch v, ok := is[name]; {
+		case !ok:
+			gone = append(gone, name+" is gone")
+		case v != kv:
+			changed = append(changed, name+" changed")
+		}
+	}
+	for name := range is {
+		if _, ok := was[name]; !ok {
+			added = append(added, name+" is new")
+		}
+	}
+	for _, s := range [][]string{changed, gone, added} {
+		sort.Strings(s)
+	}
+	return strings.Join(slices.Concat(changed, gone, added), "; ")
 }
 
 func fileSum(path string) (string, error) {

@@ -196,8 +196,20 @@ type pinLayer struct {
 	Files   partial.Map[partial.Value[string]] `toml:"files"`
 }
 
-// Read reads the list; a missing file is an empty list.
+// Read reads the list; a missing file is an empty list. A list written
+// before pins held hashes (with values of the environment and arguments in
+// clear) is rewritten, under the lock, without them.
 func (s *Store) Read() (List, error) {
+	l, err := s.read()
+	if err == nil && l.upgradePins() {
+		// Best effort: the list read is right either way.
+		_ = s.Update(func(*List) error { return nil })
+	}
+	return l, err
+}
+
+// read reads the list as it is in the file.
+func (s *Store) read() (List, error) {
 	if s == nil || s.Path == "" {
 		return List{}, nil
 	}
@@ -234,10 +246,11 @@ func (s *Store) Update(change func(*List) error) error {
 		return &diag.Error{Source: s.Path, Msg: "cannot lock the trust list", Err: err}
 	}
 	defer unlock()
-	l, err := s.Read()
+	l, err := s.read()
 	if err != nil {
 		return err
 	}
+	l.upgradePins()
 	if err := change(&l); err != nil {
 		return err
 	}

@@ -76,6 +76,9 @@ type Key struct {
 	// (JSON), when any: a server may list other tools to a client that can
 	// answer its requests.
 	Client string `json:"client,omitempty"`
+	// Budget, for an MCP server, is the budget of its tool list when it
+	// is not the default: a list past it is kept cut.
+	Budget string `json:"budget,omitempty"`
 }
 
 // errNoCache is the fingerprint's error without a cache: there is nothing

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"context"
 	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
@@ -13,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/strata-config/strata/load"
 )
 
 // AddPackage records, for a program run through npx (or npm exec), what
@@ -296,7 +299,9 @@ func addBin(out map[string]string, command, dir string) {
 // addVersion records the version of the package.json at path under
 // "<place> <path>"; false when there is none.
 func addVersion(out map[string]string, place, path string) bool {
-	b, err := os.ReadFile(path)
+	// Through the one bounded reader: a package.json may be anyone's (a
+	// link to /dev/zero, a named pipe).
+	b, err := load.Limits{}.ReadFile(context.Background(), path)
 	if err != nil {
 		return false
 	}

@@ -39,7 +39,7 @@ func (c *configCmd) Run(e *Env) error {
 	case c.Sources:
 		return writeSources(e, res)
 	}
-	return write(e, res.Config, c.JSON)
+	return write(e, res.Config, c.JSON, res.Secrets())
 }
 
 // writeSources lists the files looked for and the layers read.

@@ -13,7 +13,7 @@ type diffCmd struct {
 }
 
 func (c *diffCmd) Run(e *Env) error {
-	files, _, err := readLayers(e, []string{c.From, c.To})
+	files, docs, err := readLayers(e, []string{c.From, c.To})
 	if err != nil {
 		return err
 	}
@@ -23,7 +23,7 @@ func (c *diffCmd) Run(e *Env) error {
 		return err
 	}
 	d := delta.Between(from, to)
-	if err := write(e, d, c.JSON); err != nil {
+	if err := write(e, d, c.JSON, secretsOf(docs)); err != nil {
 		return err
 	}
 	if !delta.Empty(d) {

@@ -37,6 +37,16 @@ func readLayers(e *Env, names []string) ([][]load.Layer[config.Partial], []*load
 // files of other clients included.
 var layerApp = &load.App[config.Partial, config.Config]{Name: "strata", Defaults: config.Default(), MCPServers: partial.Path{"mcp_servers"}}
 
+// secretsOf returns the secrets of docs: the values that came from a
+// variable or an input (see load.Document.Secrets).
+func secretsOf(docs []*load.Document) *partial.Secrets {
+	var s partial.Secrets
+	for _, d := range docs {
+		s.Add(d.Secrets())
+	}
+	return &s
+}
+
 // partials returns the partials of layers, in order.
 func partials(layers []load.Layer[config.Partial]) []*config.Partial {
 	out := make([]*config.Partial, len(layers))

@@ -35,16 +35,17 @@ func (c *mergeCmd) Run(e *Env) error {
 		}
 		out = cfg
 	}
-	return write(e, out, c.JSON)
+	return write(e, out, c.JSON, secretsOf(docs))
 }
 
-// write prints v as TOML, or as JSON when asJSON is set.
-func write(e *Env, v any, asJSON bool) error {
+// write prints v as TOML, or as JSON when asJSON is set, showing the
+// values of secrets as what stands for them.
+func write(e *Env, v any, asJSON bool, secrets *partial.Secrets) error {
 	f := partial.TOML
 	if asJSON {
 		f = partial.JSON
 	}
-	b, err := partial.Encode(v, f)
+	b, err := secrets.Encode(v, f)
 	if err != nil {
 		return err
 	}

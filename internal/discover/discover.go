@@ -35,8 +35,10 @@ import (
 	"github.com/strata-config/strata/internal/command"
 	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/limits"
+	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/suggest"
+	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/protocol"
@@ -52,6 +54,12 @@ type Resolver struct {
 	// the tools are told about, and what relative discovery directories and
 	// programs are relative to; "" is the current directory.
 	Dir, Root string
+	// Private makes Dir the base of private places to start: each program
+	// (each discovery run, each call, each MCP server's session) starts
+	// in a new, empty directory made there, removed once it has ended.
+	// Cache keys and pins name Dir, so they stay the same from one run to
+	// the next.
+	Private bool
 	// Environ is the host's environment; nil is the process's. Programs get
 	// the part of it procs.Env gives, plus what the config sets.
 	Environ []string
@@ -76,6 +84,9 @@ type Resolver struct {
 	// MaxDepth bounds how deeply the answers of tools nest; 0 is the
 	// default of load.Limits.
 	MaxDepth int
+	// Budget bounds the tool list of each MCP server, all pages together;
+	// the zero Budget is the default of load.Limits.
+	Budget mcpclient.Budget
 	// Servers, when not nil, keeps the MCP servers that resolutions and
 	// calls start running, for the next ones.
 	Servers *upstream.Servers
@@ -83,6 +94,10 @@ type Resolver struct {
 	// them (tests give in-memory servers through it; nothing of such a
 	// server is cached).
 	MCPTransport func(ctx context.Context, name string, s config.MCPServer) (mcp.Transport, error)
+	// Untrusted is the workspace nobody trusted, if any: a launch that
+	// resolves into it does not run, and its tool or server is left out
+	// with a warning (see untrusted.Workspace.Check).
+	Untrusted untrusted.Workspace
 }
 
 // DefaultTimeout bounds a discovery run.
@@ -150,6 +165,8 @@ func (r *Resolver) session(ctx context.Context) *session {
 		Known:     map[string][]string{},
 		Dir:       dir,
 		Root:      root,
+		Private:   r.Private,
+		Untrusted: r.Untrusted.Root(),
 	}
 	return s
 }
@@ -165,6 +182,32 @@ func (s *session) warn(e *diag.Error) {
 	s.mu.Lock()
 	s.found.Warnings = append(s.found.Warnings, e)
 	s.mu.Unlock()
+}
+
+// leaveOut leaves out the tool or server at key, whose launch resolves
+// into the untrusted workspace, with one warning at at that says why.
+func (s *session) leaveOut(key, at partial.Path, err error) {
+	s.mu.Lock()
+	s.found.Failed[key.String()] = true
+	s.mu.Unlock()
+	s.warn(refusal(at, err))
+}
+
+// refusal is the warning of a launch at path that does not run: what of
+// it resolves into the untrusted workspace, and the fix.
+func refusal(path partial.Path, err error) *diag.Error {
+	e := &diag.Error{Source: "skipped", Path: path, Msg: "not run: " + err.Error(), Err: err}
+	var r *untrusted.Refused
+	if errors.As(err, &r) {
+		e.Hint = r.Hint()
+	}
+	return e
+}
+
+// check returns why a launch of program with args and the config's
+// variables env may not run: it resolves into the untrusted workspace.
+func (s *session) check(program string, args []string, env []string) error {
+	return s.r.Untrusted.Check(untrusted.Launch{Program: program, Args: args, Dir: s.found.Dir, Private: s.found.Private, Env: env, Interpreter: procs.IsInterpreter(program)})
 }
 
 // failed marks a config key whose discovery failed, and reports it.
@@ -191,20 +234,35 @@ func (s *session) discover(c config.Config) {
 	var tasks []task
 	for _, name := range c.Tools.Names() {
 		t := c.Tools[name]
-		if !t.IsLocal() || t.Command.IsZero() || t.DefinesSchema() {
-			continue // a config-defined tool is never asked for a schema
+		if !t.IsLocal() || t.Command.IsZero() {
+			continue
 		}
 		if e, _ := c.Tools.Effective(name); !e.Enabled() {
 			continue
 		}
 		path := partial.Path{"tools", name}
 		ctxData := protocol.NewContext(protocol.ActionSchema, s.found.Root, t.Source.Name(name), nil, nil, t.Options).Value()
-		program, args, err := command.Render(words(t.Command), t.Command.Shell, ctxData)
+		if t.DefinesSchema() {
+			// A config-defined tool is never asked for a schema; a program
+			// of the untrusted workspace leaves it out now rather than at
+			// its first call (its arguments are checked at each call).
+			if program, err := command.Program(words(t.Command), t.Command.Shell, ctxData, s.found.Root); err == nil {
+				if err := s.check(s.lookPath(program), nil, trust.LaunchEnv(t.Env, t.EnvVars)); err != nil {
+					s.leaveOut(path, path.Append("command"), err)
+				}
+			}
+			continue
+		}
+		program, args, err := command.Render(words(t.Command), t.Command.Shell, ctxData, nil)
 		if err != nil {
 			s.failed(path, &diag.Error{Path: path.Append("command"), Msg: err.Error()})
 			continue
 		}
 		program = s.lookPath(command.Absolute(program, s.found.Root))
+		if err := s.check(program, args, trust.LaunchEnv(t.Env, t.EnvVars)); err != nil {
+			s.leaveOut(path, path.Append("command"), err)
+			continue
+		}
 		if pin, ok := s.r.Pins[path.String()]; ok {
 			if err := pin.Check(s.toolLaunch(t, program)); err != nil {
 				s.failed(path, pinError(path, err))
@@ -216,6 +274,11 @@ func (s *session) discover(c config.Config) {
 	for i, dir := range c.Discover.Dirs {
 		dirPath := partial.Path{"discover", "dirs", strconv.Itoa(i)}
 		abs := s.expand(dir)
+		if s.r.Untrusted.Holds(abs) {
+			r := s.r.Untrusted.Refuse(untrusted.Tools, abs)
+			s.warn(&diag.Error{Source: "skipped", Path: dirPath, Msg: r.Error(), Hint: r.Hint(), Err: r})
+			continue
+		}
 		entries, err := os.ReadDir(abs)
 		if err != nil {
 			s.warn(&diag.Error{Source: "skipped", Path: dirPath, Msg: fmt.Sprintf("cannot read the directory %s: %v; no tools from it", abs, unwrap(err)), Err: err})
@@ -226,6 +289,10 @@ func (s *session) discover(c config.Config) {
 			info, err := os.Stat(p)
 			if err != nil || !info.Mode().IsRegular() || info.Mode().Perm()&0o111 == 0 {
 				continue // not an executable file
+			}
+			if err := s.check(p, nil, nil); err != nil {
+				s.warn(refusal(dirPath, err)) // a link into the workspace
+				continue
 			}
 			if key, err := s.describePin(c, p); err != nil {
 				s.failed(key, pinError(key, err))
@@ -339,6 +406,7 @@ func (s *session) run(ctx context.Context, t task) []byte {
 		Program: t.program,
 		Args:    t.args,
 		Dir:     s.found.Dir,
+		Private: s.found.Private,
 		Env:     env,
 		Timeout: timeout,
 	})

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -24,6 +25,7 @@ import (
 	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/procs"
+	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/resolve"
@@ -47,6 +49,11 @@ func (s *session) mcpServers(c config.Config) {
 		name := names[i]
 		srv := c.MCPServers[name]
 		tools, known, err := s.mcpServer(ctx, name, srv)
+		var refused *untrusted.Refused
+		if errors.As(err, &refused) {
+			s.leaveOut(partial.Path{"mcp_servers", name}, partial.Path{"mcp_servers", name}, err)
+			return
+		}
 		if err != nil {
 			path := partial.Path{"mcp_servers", name}
 			if known != nil {
@@ -75,20 +82,22 @@ func (s *session) mcpServers(c config.Config) {
 }
 
 // Spec is how to reach the server name, configured as srv, for programs
-// that start in dir of a workspace at root.
+// that start in dir of a workspace at root: with r.Private, a server
+// without a cwd of its own starts in a new, empty directory made in dir
+// for its session, and dir is what its cache key, identity and pin name.
 func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) upstream.Spec {
 	environ := r.Environ
 	if environ == nil {
 		environ = os.Environ()
 	}
 	program := procs.LookPath(command.Absolute(srv.Command, root), environ)
-	sdir := dir
+	sdir, private := dir, r.Private
 	switch {
 	case srv.Cwd == "":
 	case filepath.IsAbs(srv.Cwd):
-		sdir = srv.Cwd
+		sdir, private = srv.Cwd, false
 	default:
-		sdir = filepath.Join(root, srv.Cwd)
+		sdir, private = filepath.Join(root, srv.Cwd), false
 	}
 	spec := upstream.Spec{
 		Name:        name,
@@ -96,18 +105,22 @@ func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) ups
 		Args:        srv.Args,
 		Env:         procs.Env(environ, srv.Env, srv.EnvVars),
 		Dir:         sdir,
+		Private:     private,
 		Startup:     seconds(srv.StartupTimeoutSec, config.DefaultStartupTimeoutSec),
 		ToolTimeout: seconds(srv.ToolTimeoutSec, config.DefaultToolTimeoutSec),
 		Launch:      trust.Launch{Program: program, Args: srv.Args, Env: trust.LaunchEnv(srv.Env, srv.EnvVars), Dir: sdir},
 		Client:      r.Servers.Declared(),
+		Untrusted:   r.Untrusted,
+		Budget:      r.Budget.WithDefaults(),
 	}
 	if srv.IsRemote() {
-		spec.Command, spec.Args, spec.Env, spec.Dir, spec.Launch = "", nil, nil, "", trust.Launch{}
+		spec.Command, spec.Args, spec.Env, spec.Dir, spec.Private, spec.Launch = "", nil, nil, "", false, trust.Launch{}
 		spec.Remote = mcpclient.Remote{URL: srv.URL, Headers: srv.Headers, Environ: environ}
 		if srv.BearerTokenEnvVar != "" {
 			spec.TokenVar = srv.BearerTokenEnvVar
 			spec.Remote.BearerToken = lookupEnv(environ, srv.BearerTokenEnvVar)
 		}
+		spec.Remote.AllowHTTP = srv.AllowHTTP
 	}
 	if pin, ok := r.Pins[partial.Path{"mcp_servers", name}.String()]; ok {
 		spec.Pin = &pin
@@ -115,6 +128,9 @@ func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) ups
 	switch {
 	case r.MCPTransport != nil:
 		spec.Transport = func(ctx context.Context) (mcp.Transport, error) { return r.MCPTransport(ctx, name, srv) }
+	case spec.Refused() != nil:
+		// Not started, so not cached: its key would read the
+		// workspace's files (a script, npx's packages).
 	case srv.IsRemote():
 		if r.Cache != nil && r.Cache.Dir != "" {
 			// A remote server is keyed by where it is and what is sent to
@@ -142,6 +158,10 @@ func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) ups
 		key.AddScript(program, srv.Args, spec.Dir)
 		key.AddPackage(program, srv.Args, spec.Dir, spec.Env)
 		spec.Key = &key
+	}
+	if spec.Key != nil && spec.Budget != (mcpclient.Budget{}).WithDefaults() {
+		// A list is cut by the budget it was listed within.
+		spec.Key.Budget = fmt.Sprintf("tools=%d bytes=%d", spec.Budget.Tools, spec.Budget.Bytes)
 	}
 	if spec.Key != nil && !spec.Client.IsZero() {
 		// A server may list other tools to a client that can answer its
@@ -179,25 +199,23 @@ func seconds(s, def float64) time.Duration {
 // tools are listed again only when it says it changed.
 func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServer) (map[string]resolve.Discovered, *upstream.Answer, error) {
 	spec := s.r.Spec(name, srv, s.found.Dir, s.found.Root)
-	var known *upstream.Answer
-	if spec.Key != nil {
-		if cached, ok := s.r.Cache.Get(*spec.Key); ok {
-			var a upstream.Answer
-			if json.Unmarshal(cached, &a) == nil {
-				known = &a
-			}
-		}
+	if err := spec.Refused(); err != nil {
+		return nil, nil, err
 	}
+	known := upstream.Cached(s.r.Cache, spec)
 	if known != nil && !s.r.Refresh {
 		if spec.Remote.URL == "" || known.Identity == nil || s.r.Offline {
+			s.cut(name, known.Cut)
 			return s.toolsOf(name, *known), nil, nil
 		}
 		a, _, err := s.r.Servers.Tools(ctx, spec, known)
 		if err != nil {
 			s.warn(&diag.Error{Source: "changed", Path: partial.Path{"mcp_servers", name}, Msg: "cannot ask the server whether its tools changed (" + err.Error() + "); its cached tools are used", Err: err})
+			s.cut(name, known.Cut)
 			return s.toolsOf(name, *known), nil, nil
 		}
 		s.keep(spec, name, known, a)
+		s.cut(name, a.Cut)
 		return s.toolsOf(name, a), nil, nil
 	}
 	if s.r.Offline {
@@ -211,7 +229,37 @@ func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServ
 		s.started.Add(1)
 	}
 	s.keep(spec, name, known, a)
+	s.cut(name, a.Cut)
 	return s.toolsOf(name, a), nil, nil
+}
+
+// cut warns that the tool list of the server name went past its budget,
+// and says what was kept; a nil cut says nothing.
+func (s *session) cut(name string, cut *mcpclient.Cut) {
+	if cut == nil {
+		return
+	}
+	bound, setting := fmt.Sprintf("%s tools", thousands(cut.Bound)), "ServerTools"
+	if cut.By == "bytes" {
+		bound, setting = fmt.Sprintf("%d MiB", cut.Bound>>20), "ServerListing"
+		if cut.Bound%(1<<20) != 0 {
+			bound = fmt.Sprintf("%s bytes", thousands(cut.Bound))
+		}
+	}
+	s.warn(&diag.Error{
+		Path: partial.Path{"mcp_servers", name},
+		Msg:  fmt.Sprintf("the server's tool list goes past %s: strata keeps its first %s tools (%.1f MiB) and leaves out the rest", bound, thousands(int64(cut.Kept)), float64(cut.Bytes)/(1<<20)),
+		Hint: "a host raises the bound with load.Limits." + setting,
+	})
+}
+
+// thousands writes n with commas between thousands.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // keep caches a server's answer a, where known was cached before, and

@@ -29,6 +29,12 @@ const (
 	// Values is how many values (tables, arrays and scalars) the layer
 	// files of one load hold together.
 	Values = 250_000
+	// ServerTools is how many tools of one MCP server are kept, all pages
+	// of its tools/list together.
+	ServerTools = 10_000
+	// ServerListing is how many bytes of one MCP server's tools/list
+	// results are read, all pages together.
+	ServerListing = 4 << 20
 )
 
 // Or returns n, or def when n is zero or less.

@@ -115,7 +115,7 @@ func TestIdentityConnection(t *testing.T) {
 					t.Errorf("Identity: %v, %v; want ErrNoIdentity", id, err)
 				}
 			}
-			if tools, err := s.Tools(testContext(t)); err != nil || len(tools) != 1 {
+			if tools, _, err := s.Tools(testContext(t), Budget{}); err != nil || len(tools) != 1 {
 				t.Errorf("after: %v, %v", tools, err)
 			}
 		})

@@ -4,8 +4,12 @@
 //
 //   - the client advertises no capabilities (the SDK's default advertises
 //     roots, and servers change their tool lists in response);
-//   - tools/list is read page by page with a cap on the pages and a guard
-//     against a cursor that repeats;
+//   - tools/list is read page by page within a budget of tools and bytes
+//     for all pages together ([Budget]: the first tools within it are
+//     kept, and a [Cut] says so), with a guard against a cursor that
+//     repeats; the SDK is given only the tools it checks (those with
+//     x-mcp-header annotations), since it decodes each into maps, and
+//     strata reads the others from the raw result, only those it keeps;
 //   - the _meta of a call is copied, since the SDK writes into it;
 //   - the server's stderr is kept (the SDK discards it) for diagnostics;
 //   - a server that does not exit when its stdin closes is terminated, and
@@ -25,6 +29,11 @@
 //     the progress of that client's calls (under a progress token of its
 //     own, which stands for the client's), and sends the client's _meta
 //     with its calls;
+//   - what a server sends never piles up while that client reads slowly:
+//     log messages and progress go through a bounded queue
+//     ([RelayQueueMessages], [RelayQueueBytes]) that drops what does not
+//     fit and tells the client how many, and the server's requests past
+//     [MaxServerRequests] waiting at once are answered with an error;
 //   - seed 002's server/identity is asked beside the SDK ([Session.Identity]).
 package mcpclient
 
@@ -43,6 +52,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-config/strata/internal/jsonv"
+	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/procs"
 )
 
@@ -51,6 +61,9 @@ type Spec struct {
 	Command string
 	Args    []string
 	Dir     string
+	// Private starts the server in a new, empty directory made in Dir,
+	// removed once it has ended (see procs.Spec.Private).
+	Private bool
 	Env     []string // the complete environment
 	// Grace is how long the server may take to exit once its stdin closes,
 	// and again after SIGTERM; 0 is [DefaultGrace].
@@ -121,6 +134,9 @@ type Session struct {
 	transport string
 	// relays are the calls under way relayed for a client strata serves.
 	relays relays
+	// queue passes the server's log messages and progress on to that
+	// client; nil without a relay.
+	queue *relayQueue
 	// raw sends the requests the SDK does not know (server/identity).
 	raw rawCaller
 }
@@ -134,7 +150,7 @@ func (s *Session) Transport() string { return s.transport }
 // startup for it to answer initialize.
 func Start(ctx context.Context, spec Spec, startup time.Duration) (*Session, error) {
 	pctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	cmd, err := procs.Command(pctx, procs.Spec{Program: spec.Command, Args: spec.Args, Dir: spec.Dir, Env: spec.Env})
+	cmd, err := procs.Command(pctx, procs.Spec{Program: spec.Command, Args: spec.Args, Dir: spec.Dir, Private: spec.Private, Env: spec.Env})
 	if err != nil {
 		stop()
 		return nil, err
@@ -198,14 +214,26 @@ func withStartup(ctx context.Context, startup time.Duration) (context.Context, c
 // the requests the SDK does not know. relay, when not nil, relays what the
 // server sends for the client strata serves.
 func connect(ctx, cctx context.Context, t mcp.Transport, startup time.Duration, tp *tap, relay *Relay) (*Session, error) {
+	s := &Session{changes: make(chan struct{}, 1), done: make(chan struct{}), Stderr: &Stderr{}}
 	var tt *tapTransport
 	if tp == nil {
 		tp = &tap{}
 		tt = &tapTransport{Transport: t, tap: tp}
 		t = tt
 	}
-	s := &Session{tap: tp, changes: make(chan struct{}, 1), done: make(chan struct{}), Stderr: &Stderr{}}
-	tp.relays = &s.relays
+	s.tap = tp
+	if relay != nil {
+		s.queue = newRelayQueue(relay, &s.relays)
+	}
+	if w, ok := t.(*tapTransport); ok {
+		// The connection takes the notifications to relay off what it
+		// reads, and bounds the server's requests.
+		w.session = s
+	} else {
+		// The SDK reads the connection (streamable HTTP) and hands them
+		// to the handlers; the tap counts the progress read.
+		tp.relays = &s.relays
+	}
 	opts := &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{}, // no roots: servers answer as to anyone
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -243,6 +271,10 @@ func connect(ctx, cctx context.Context, t mcp.Transport, startup time.Duration, 
 		_ = cs.Wait()
 		close(s.done)
 	}()
+	if s.queue != nil {
+		// Not ctx: its values are those of whatever started the server.
+		go s.queue.run(context.Background(), s.done)
+	}
 	if ir := cs.InitializeResult(); ir != nil {
 		s.Info = ir.ServerInfo
 	}
@@ -307,65 +339,142 @@ type Tool struct {
 	Raw *jsonv.Value `json:"raw,omitempty"`
 }
 
-// MaxPages bounds the pages of tools/list read from one server.
-const MaxPages = 100
+// Budget bounds one server's tool list, all its pages together: how many
+// tools are kept, and how many bytes of tools/list results are read. A
+// list that goes past it keeps its first tools within it (see [Cut]);
+// pages are asked for until then, however many there are.
+type Budget struct {
+	// Tools is how many tools are kept; 0 is 10,000.
+	Tools int
+	// Bytes is how many bytes of tools/list results are read, all pages
+	// together: the tools kept, and what each page holds besides them (a
+	// cursor, _meta). 0 is 4 MiB.
+	Bytes int64
+}
 
-// Tools lists every tool of the server, all pages.
-func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
+// WithDefaults returns b with each zero field set to its default.
+func (b Budget) WithDefaults() Budget {
+	b.Tools = limits.Or(b.Tools, limits.ServerTools)
+	if b.Bytes <= 0 {
+		b.Bytes = limits.ServerListing
+	}
+	return b
+}
+
+// Cut says that a server's tool list went past its [Budget]: how many of
+// its first tools were kept, how many bytes of its pages were read for
+// them, and which bound was reached: By is "tools" or "bytes", Bound its
+// value.
+type Cut struct {
+	Kept  int    `json:"kept"`
+	Bytes int64  `json:"bytes"`
+	By    string `json:"by"`
+	Bound int64  `json:"bound"`
+}
+
+// Tools lists the tools of the server, page by page, within b: when the
+// list goes past it, its first tools are kept, and the Cut says so.
+func (s *Session) Tools(ctx context.Context, b Budget) ([]Tool, *Cut, error) {
+	b = b.WithDefaults()
 	var out []Tool
+	var read int64 // bytes of the pages read, less the tools left out
 	seen := map[string]bool{}
 	cursor := ""
-	for page := 0; ; page++ {
-		if page == MaxPages {
-			return nil, fmt.Errorf("tools/list goes on for more than %d pages", MaxPages)
-		}
+	for {
 		s.tap.reset()
 		res, err := s.cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
-			return nil, fmt.Errorf("tools/list: %w", err)
+			return nil, nil, fmt.Errorf("tools/list: %w", err)
 		}
-		raw := s.tap.take()
-		tools, err := parseTools(raw, res)
-		if err != nil {
-			return nil, err
+		var cut *Cut
+		if raw := s.tap.take(); raw != nil {
+			out, read, cut, err = pageTools(out, read, raw, b, checked(res))
+		} else {
+			// A transport that hides the raw result: what the SDK
+			// decoded, within the budget's count.
+			out, cut, err = fallbackTools(out, res, b)
 		}
-		out = append(out, tools...)
+		if err != nil || cut != nil {
+			return out, cut, err
+		}
 		if res.NextCursor == "" {
-			return out, nil
+			return out, nil, nil
 		}
 		if seen[res.NextCursor] {
-			return nil, fmt.Errorf("tools/list repeats the cursor %q", res.NextCursor)
+			return nil, nil, fmt.Errorf("tools/list repeats the cursor %q", res.NextCursor)
 		}
 		seen[res.NextCursor] = true
 		cursor = res.NextCursor
 	}
 }
 
-// parseTools reads the tools of a raw tools/list result; without one (a
-// transport that hides it), it falls back to what the SDK decoded.
-func parseTools(raw []byte, res *mcp.ListToolsResult) ([]Tool, error) {
-	if raw != nil {
-		v, err := jsonv.Parse(raw)
-		if err == nil && v.Get("tools") != nil {
-			var out []Tool
-			for _, t := range v.Get("tools").Items() {
-				name, _ := t.Get("name").Str()
-				if name == "" {
-					continue // the SDK drops invalid tools too
-				}
-				title, _ := t.Get("title").Str()
-				desc, _ := t.Get("description").Str()
-				out = append(out, Tool{Name: name, Title: title, Description: desc, InputSchema: t.Get("inputSchema"), OutputSchema: t.Get("outputSchema"), Annotations: t.Get("annotations"), Raw: t})
-			}
-			return out, nil
-		}
-	}
-	var out []Tool
+// checked returns the names of the tools the SDK kept of a result: a
+// tool with x-mcp-header annotations that it dropped (they are invalid)
+// is dropped.
+func checked(res *mcp.ListToolsResult) map[string]bool {
+	names := make(map[string]bool, len(res.Tools))
 	for _, t := range res.Tools {
+		names[t.Name] = true
+	}
+	return names
+}
+
+// pageTools adds to out the tools of one raw tools/list result, read
+// after read bytes of the pages before it, until the budget b is reached:
+// only the tools kept are copied and parsed. A tool with x-mcp-header
+// annotations is kept only when the SDK kept it (sdk).
+func pageTools(out []Tool, read int64, raw []byte, b Budget, sdk map[string]bool) ([]Tool, int64, *Cut, error) {
+	var cut *Cut
+	var perr error
+	err := walkTools(raw, func(t json.RawMessage) bool {
+		switch {
+		case len(out) == b.Tools:
+			cut = &Cut{Kept: len(out), Bytes: read, By: "tools", Bound: int64(b.Tools)}
+			return false
+		case read+int64(len(t)) > b.Bytes:
+			cut = &Cut{Kept: len(out), Bytes: read, By: "bytes", Bound: b.Bytes}
+			return false
+		}
+		read += int64(len(t))
+		v, err := jsonv.Parse(t)
+		if err != nil {
+			perr = fmt.Errorf("tools/list: a tool after %d: %w", len(out), err)
+			return false
+		}
+		name, _ := v.Get("name").Str()
+		if name != "" && (sdk[name] || !bytes.Contains(t, headerAnnotation)) { // the SDK drops these too
+			title, _ := v.Get("title").Str()
+			desc, _ := v.Get("description").Str()
+			out = append(out, Tool{Name: name, Title: title, Description: desc, InputSchema: v.Get("inputSchema"), OutputSchema: v.Get("outputSchema"), Annotations: v.Get("annotations"), Raw: v})
+		}
+		return true
+	}, func(key string, v json.RawMessage) {
+		read += int64(len(key) + len(v))
+	})
+	switch {
+	case perr != nil:
+		return out, read, nil, perr
+	case err != nil:
+		return out, read, nil, fmt.Errorf("tools/list: %w", err)
+	case cut == nil && read > b.Bytes:
+		// What the page holds besides its tools went past the budget (a
+		// page of no tools and a huge cursor, say).
+		cut = &Cut{Kept: len(out), Bytes: read, By: "bytes", Bound: b.Bytes}
+	}
+	return out, read, cut, nil
+}
+
+// fallbackTools adds to out the tools the SDK decoded, for a transport
+// that hides the raw result, until the budget's count.
+func fallbackTools(out []Tool, res *mcp.ListToolsResult, b Budget) ([]Tool, *Cut, error) {
+	for _, t := range res.Tools {
+		if len(out) == b.Tools {
+			return out, &Cut{Kept: len(out), By: "tools", Bound: int64(b.Tools)}, nil
+		}
 		tool := Tool{Name: t.Name, Title: t.Title, Description: t.Description}
 		var err error
 		if tool.InputSchema, err = jsonv.Of(t.InputSchema); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if t.OutputSchema != nil {
 			tool.OutputSchema, _ = jsonv.Of(t.OutputSchema)
@@ -375,7 +484,69 @@ func parseTools(raw []byte, res *mcp.ListToolsResult) ([]Tool, error) {
 		}
 		out = append(out, tool)
 	}
-	return out, nil
+	return out, nil, nil
+}
+
+// walkTools reads a tools/list result: each tool of its "tools" array
+// goes to tool, in order, until tool returns false (the array is then
+// read no further, and nothing after it); a nil tool skips them, with no
+// copy. Each other member of the result goes to other, when not nil. A
+// result without tools (no "tools", or null) has none.
+func walkTools(result []byte, tool func(json.RawMessage) bool, other func(key string, value json.RawMessage)) error {
+	dec := json.NewDecoder(bytes.NewReader(result))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return errors.New("the result is not a JSON object")
+	}
+	walked := false
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := t.(string)
+		if key != "tools" || walked {
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				return err
+			}
+			if other != nil {
+				other(key, v)
+			}
+			continue
+		}
+		walked = true
+		switch t, err := dec.Token(); {
+		case err != nil:
+			return err
+		case t == nil:
+			continue // null: no tools
+		case t != json.Delim('['):
+			return errors.New(`its "tools" is not an array`)
+		}
+		for dec.More() {
+			if tool == nil {
+				// Decoding into nothing reads the value through, and
+				// says only that it is not an object.
+				var skip struct{}
+				var te *json.UnmarshalTypeError
+				if err := dec.Decode(&skip); err != nil && !errors.As(err, &te) {
+					return err
+				}
+				continue
+			}
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				return err
+			}
+			if !tool(v) {
+				return nil
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Call calls a tool with args, a JSON object sent as it is ({} when nil).
@@ -418,21 +589,20 @@ func (t *tap) reset() {
 	t.mu.Unlock()
 }
 
+// keep keeps result, a tools/list result, as it is.
+func (t *tap) keep(result []byte) {
+	t.mu.Lock()
+	t.raw = result
+	t.mu.Unlock()
+}
+
+// take returns the raw result kept, and keeps it no longer.
 func (t *tap) take() []byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.raw
-}
-
-func (t *tap) see(m jsonrpc.Message) {
-	switch m := m.(type) {
-	case *jsonrpc.Response:
-		t.seeResult(m.Result)
-	case *jsonrpc.Request:
-		if m.Method == "notifications/progress" {
-			t.seeProgress(m.Params)
-		}
-	}
+	raw := t.raw
+	t.raw = nil
+	return raw
 }
 
 // seeRaw sees one raw JSON-RPC message, as read off an HTTP response.
@@ -483,9 +653,10 @@ func (t *tap) seeResult(result json.RawMessage) {
 // tapTransport wraps the connection of a transport in a tapConn.
 type tapTransport struct {
 	mcp.Transport
-	tap  *tap
-	fed  bool     // the transport feeds the tap itself (HTTP+SSE)
-	conn *tapConn // the connection made
+	tap     *tap
+	fed     bool     // the transport feeds the tap itself (HTTP+SSE)
+	conn    *tapConn // the connection made
+	session *Session // the session over it (see [Session.intercept])
 }
 
 func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -497,17 +668,26 @@ func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if t.fed {
 		tp = nil
 	}
-	t.conn = &tapConn{Connection: c, tap: tp, pending: pending{ended: make(chan struct{})}}
+	t.conn = &tapConn{Connection: c, tap: tp, session: t.session, pending: pending{ended: make(chan struct{})}, asked: map[any]bool{}, lists: map[any]bool{}}
 	return t.conn, nil
 }
 
 // tapConn shows the tap (when not nil) what the SDK reads, and carries the
 // requests strata sends beside the SDK: it writes them, and takes their
-// responses off what it reads.
+// responses off what it reads. It takes the notifications the session
+// relays off what it reads (see [Session.intercept]), and answers the
+// server's requests past [MaxServerRequests] waiting at once with an
+// error, so that what a server sends never piles up unbounded in the SDK
+// while the client strata serves is slow.
 type tapConn struct {
 	mcp.Connection
 	tap     *tap
+	session *Session
 	pending pending
+
+	mu    sync.Mutex
+	asked map[any]bool // the server's requests not answered yet, by id
+	lists map[any]bool // the tools/list requests not answered yet, by id
 }
 
 func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -520,11 +700,117 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if r, ok := m.(*jsonrpc.Response); ok && c.pending.deliver(r) {
 			continue
 		}
-		if c.tap != nil {
-			c.tap.see(m)
+		if r, ok := m.(*jsonrpc.Response); ok && c.listed(r) {
+			return m, nil
+		}
+		if r, ok := m.(*jsonrpc.Request); ok && c.session != nil {
+			if !r.IsCall() && c.session.intercept(r) {
+				continue
+			}
+			if r.IsCall() && !c.admit(ctx, r) {
+				continue
+			}
 		}
 		return m, nil
 	}
+}
+
+// admit counts a request of the server as waiting for its answer, or
+// answers it with an error when too many wait already.
+func (c *tapConn) admit(ctx context.Context, r *jsonrpc.Request) bool {
+	c.mu.Lock()
+	full := len(c.asked) >= MaxServerRequests
+	if !full {
+		c.asked[r.ID.Raw()] = true
+	}
+	c.mu.Unlock()
+	if full {
+		_ = c.Connection.Write(ctx, &jsonrpc.Response{ID: r.ID, Error: &jsonrpc.Error{
+			Code:    jsonrpc.CodeInternalError,
+			Message: fmt.Sprintf("strata: %d requests of this server wait for their answers already; ask again once they are answered", MaxServerRequests),
+		}})
+	}
+	return !full
+}
+
+// Write writes m, counts an answer to a request of the server as given,
+// and remembers the tools/list requests.
+func (c *tapConn) Write(ctx context.Context, m jsonrpc.Message) error {
+	switch r := m.(type) {
+	case *jsonrpc.Response:
+		c.mu.Lock()
+		delete(c.asked, r.ID.Raw())
+		c.mu.Unlock()
+	case *jsonrpc.Request:
+		if r.Method == "tools/list" && r.IsCall() {
+			c.mu.Lock()
+			c.lists[r.ID.Raw()] = true
+			c.mu.Unlock()
+		}
+	}
+	return c.Connection.Write(ctx, m)
+}
+
+// listed takes a tools/list result off a response (when r answers one):
+// the tap keeps it as it is, and the SDK gets what it uses of it (see
+// [sdkTools]).
+func (c *tapConn) listed(r *jsonrpc.Response) bool {
+	c.mu.Lock()
+	list := c.lists[r.ID.Raw()]
+	delete(c.lists, r.ID.Raw())
+	c.mu.Unlock()
+	if !list || r.Error != nil || len(r.Result) == 0 {
+		return false
+	}
+	if c.tap != nil {
+		c.tap.keep(r.Result) // read off the connection: it is ours
+	}
+	r.Result = sdkTools(r.Result)
+	return true
+}
+
+// headerAnnotation marks the tools whose schemas the SDK checks, and whose
+// arguments it sends as headers with calls over streamable HTTP
+// (x-mcp-header).
+var headerAnnotation = []byte("x-mcp-header")
+
+// sdkTools returns the tools/list result the SDK is given: the result
+// less its tools but those with x-mcp-header annotations, which the SDK
+// checks (it drops those it finds invalid) and uses in calls. The SDK
+// decodes every tool it gets into maps and checks it (about 32 kB of
+// garbage a tool): strata reads the tools from the raw result, which
+// costs a fraction of that. A result it cannot read is given as it is.
+func sdkTools(result json.RawMessage) json.RawMessage {
+	var keep func(json.RawMessage) bool
+	tools := []json.RawMessage{}
+	if bytes.Contains(result, headerAnnotation) {
+		keep = func(t json.RawMessage) bool {
+			if bytes.Contains(t, headerAnnotation) {
+				tools = append(tools, t)
+			}
+			return true
+		}
+	}
+	var others bytes.Buffer
+	err := walkTools(result, keep, func(key string, v json.RawMessage) {
+		if key == "tools" {
+			return // a second one, which the SDK would read instead
+		}
+		k, _ := json.Marshal(key)
+		others.WriteByte(',')
+		others.Write(k)
+		others.WriteByte(':')
+		others.Write(v)
+	})
+	list, merr := json.Marshal(tools)
+	if err != nil || merr != nil {
+		return result
+	}
+	out := make([]byte, 0, len(`{"tools":}`)+len(list)+others.Len())
+	out = append(out, `{"tools":`...)
+	out = append(out, list...)
+	out = append(out, others.Bytes()...)
+	return append(out, '}')
 }
 
 // serverStdin is the server's stdin; closing it ends the server and its

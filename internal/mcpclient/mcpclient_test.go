@@ -132,7 +132,7 @@ func TestToolsPagesInMemory(t *testing.T) {
 			}
 			lists := countLists(server)
 			s := serve(t, server)
-			tools, err := s.Tools(testContext(t))
+			tools, _, err := s.Tools(testContext(t), Budget{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -274,7 +274,7 @@ func TestToolsSchemasInMemory(t *testing.T) {
 			server.AddTool(&mcp.Tool{Name: "a", InputSchema: json.RawMessage(tt.schema)}, okHandler)
 			server.AddTool(&mcp.Tool{Name: "b", InputSchema: json.RawMessage(tt.schema)}, okHandler)
 			s := serve(t, server)
-			tools, err := s.Tools(testContext(t))
+			tools, _, err := s.Tools(testContext(t), Budget{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -302,7 +302,7 @@ func TestToolsFieldsInMemory(t *testing.T) {
 	if s.Info == nil || s.Info.Name != "sdk-server" || s.Info.Version != "2.0.0" {
 		t.Errorf("Info = %+v, want sdk-server 2.0.0", s.Info)
 	}
-	tools, err := s.Tools(testContext(t))
+	tools, _, err := s.Tools(testContext(t), Budget{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +339,7 @@ func TestToolsCachedInMemory(t *testing.T) {
 	s := serve(t, server)
 	want := []flatTool{{Name: "a", Input: schema}, {Name: "b", Input: schema}}
 	for i := range 2 {
-		tools, err := s.Tools(testContext(t))
+		tools, _, err := s.Tools(testContext(t), Budget{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -365,7 +365,7 @@ func TestChangesInMemory(t *testing.T) {
 	server.AddTool(&mcp.Tool{Name: "a", InputSchema: schema}, okHandler)
 	s := serve(t, server)
 	ctx := testContext(t)
-	if _, err := s.Tools(ctx); err != nil {
+	if _, _, err := s.Tools(ctx, Budget{}); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -384,7 +384,7 @@ func TestChangesInMemory(t *testing.T) {
 	for _, step := range steps {
 		step.change()
 		waitChange(t, s, step.name)
-		tools, err := s.Tools(ctx)
+		tools, _, err := s.Tools(ctx, Budget{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -586,17 +586,37 @@ func TestStartTools(t *testing.T) {
 	tests := []struct {
 		name      string
 		args      []string
+		budget    Budget
 		wantTools int
+		wantCut   *Cut
 		wantErr   string
 	}{
 		{name: "one page", args: []string{"-tools", "3"}, wantTools: 3},
 		{name: "no tools", args: nil, wantTools: 0},
 		{name: "pages", args: []string{"-tools", "250", "-page-size", "100"}, wantTools: 250},
-		{name: "MaxPages pages", args: []string{"-tools", strconv.Itoa(MaxPages), "-page-size", "1"}, wantTools: MaxPages},
+		// The budget counts tools and bytes, not pages.
+		{name: "150 pages", args: []string{"-tools", "150", "-page-size", "1"}, wantTools: 150},
 		{
-			name:    "more than MaxPages pages",
-			args:    []string{"-tools", strconv.Itoa(MaxPages + 1), "-page-size", "1"},
-			wantErr: fmt.Sprintf("tools/list goes on for more than %d pages", MaxPages),
+			name:      "past the tools of the budget",
+			args:      []string{"-tools", "12", "-page-size", "3"},
+			budget:    Budget{Tools: 5},
+			wantTools: 5,
+			// Five tools of 80 bytes, and the first page's cursor
+			// ("nextCursor" and "after-3", quoted).
+			wantCut: &Cut{Kept: 5, Bytes: 5*80 + 10 + 9, By: "tools", Bound: 5},
+		},
+		{
+			name:      "past the bytes of the budget",
+			args:      []string{"-tools", "20", "-page-size", "4"},
+			budget:    Budget{Bytes: 500},
+			wantTools: 6,
+			wantCut:   &Cut{Kept: 6, Bytes: 6*80 + 10 + 9, By: "bytes", Bound: 500},
+		},
+		{
+			name:      "past the default budget",
+			args:      []string{"-tools", "10001", "-page-size", "4000"},
+			wantTools: 10_000,
+			wantCut:   &Cut{Kept: 10_000, Bytes: 10*80 + 90*81 + 900*82 + 9000*84 + 2*(10+12), By: "tools", Bound: 10_000},
 		},
 		{
 			name:    "repeated cursor",
@@ -613,7 +633,7 @@ func TestStartTools(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := start(t, fake(t, tt.args...))
-			tools, err := s.Tools(testContext(t))
+			tools, cut, err := s.Tools(testContext(t), tt.budget)
 			if tt.wantErr != "" {
 				if err == nil || err.Error() != tt.wantErr {
 					t.Fatalf("error %v, want %q", err, tt.wantErr)
@@ -633,6 +653,9 @@ func TestStartTools(t *testing.T) {
 			if diff := cmp.Diff(want, names(tools)); diff != "" {
 				t.Errorf("tools (-want +got):\n%s", diff)
 			}
+			if diff := cmp.Diff(tt.wantCut, cut); diff != "" {
+				t.Errorf("cut (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
@@ -648,7 +671,7 @@ func TestStartRawSchema(t *testing.T) {
 		t.Fatalf("%s survives a map: it proves nothing", file)
 	}
 	s := start(t, fake(t, "-schema", file, "-tools", "3", "-page-size", "2", "-echo"))
-	tools, err := s.Tools(testContext(t))
+	tools, _, err := s.Tools(testContext(t), Budget{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -692,7 +715,7 @@ func TestStartOutlivesContext(t *testing.T) {
 	}
 	defer s.Close()
 	cancel()
-	tools, err := s.Tools(testContext(t))
+	tools, _, err := s.Tools(testContext(t), Budget{})
 	if err != nil {
 		t.Fatalf("Tools after Start's context was canceled: %v", err)
 	}
@@ -814,7 +837,7 @@ func TestClose(t *testing.T) {
 			if got := proctest.WaitGroup(pid, tt.wantLive, 3*time.Second); !cmp.Equal(tt.wantLive, got) {
 				t.Fatalf("live processes of the group before Close: %v, want %v", got, tt.wantLive)
 			}
-			if _, err := s.Tools(testContext(t)); err != nil {
+			if _, _, err := s.Tools(testContext(t), Budget{}); err != nil {
 				t.Fatal(err)
 			}
 			returns(t, "Close", func() { err = s.Close() })

@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -96,6 +97,7 @@ type relayed struct {
 	mu      sync.Mutex
 	notes   int           // read, not yet passed on
 	drained chan struct{} // closed when notes is back to 0; nil at 0
+	ended   bool          // the call returned: its progress is not passed on
 }
 
 // noteGrace bounds how long a call waits for the progress read before its
@@ -181,6 +183,9 @@ func (r *relays) begin(ctx context.Context, d Downstream, meta map[string]any) (
 	r.mu.Unlock()
 	return out, func() {
 		c.drain(ctx)
+		c.mu.Lock()
+		c.ended = true
+		c.mu.Unlock()
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		if token != "" {
@@ -236,27 +241,25 @@ func (s *Session) clientOptions(opts *mcp.ClientOptions, relay *Relay) {
 	}
 	opts.Capabilities.Sampling = relay.Sampling
 	opts.Capabilities.Elicitation = relay.Elicitation
-	opts.ProgressNotificationHandler = func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+	// Over streamable HTTP the SDK reads the connection, and hands these
+	// to the handlers (one at a time, reading on meanwhile): they queue
+	// them, as the connection does of the other transports (see
+	// [Session.intercept]), and never wait for the client.
+	opts.ProgressNotificationHandler = func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 		c := s.relays.byToken(req.Params.ProgressToken)
 		if c == nil {
 			return // not a call strata relays
 		}
-		defer c.notePassed()
-		p := *req.Params
-		p.ProgressToken = c.token
-		_ = c.d.Progress(c.ctx, &p)
-	}
-	opts.LoggingMessageHandler = func(ctx context.Context, req *mcp.LoggingMessageRequest) {
-		p := *req.Params
-		if p.Logger == "" {
-			p.Logger = relay.Name
-		}
-		if c := s.relays.oldest(); c != nil {
-			_ = c.d.Log(c.ctx, &p)
+		raw, err := json.Marshal(req.Params)
+		if err != nil {
+			c.notePassed()
 			return
 		}
-		if relay.Log != nil {
-			relay.Log(ctx, &p)
+		s.queue.push(queued{params: raw, call: c}) // the tap counted it read
+	}
+	opts.LoggingMessageHandler = func(_ context.Context, req *mcp.LoggingMessageRequest) {
+		if raw, err := json.Marshal(req.Params); err == nil {
+			s.queue.push(queued{params: raw, log: true})
 		}
 	}
 	if relay.Sampling != nil {
@@ -331,4 +334,202 @@ func (s *Session) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error
 		return nil
 	}
 	return s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level})
+}
+
+// The bound of the relay queue: what a session holds of its server's log
+// messages and progress notifications while the client strata serves
+// reads them slower than the server sends them. Past it, they are dropped
+// (the newest: the queue keeps its order), counted, and the client is told
+// how many, once, when it has caught up (a log message of the logger
+// "strata", level warning). A message larger than the bytes alone is
+// dropped too. The server's requests and the responses to its calls are
+// never dropped: requests past [MaxServerRequests] are answered with an
+// error.
+const (
+	RelayQueueMessages = 1000
+	RelayQueueBytes    = 4 << 20
+)
+
+// queued is a notification of the server for the client: a log message,
+// or the progress of a relayed call.
+type queued struct {
+	params json.RawMessage
+	log    bool     // a log message; otherwise progress
+	call   *relayed // the call progress is for
+}
+
+// relayQueue is the bounded queue of the log messages and progress a
+// session passes on to the client strata serves, in order, from a
+// goroutine of its own (run) so that neither reading the server nor the
+// SDK ever waits for that client.
+type relayQueue struct {
+	relay  *Relay
+	relays *relays
+
+	mu      sync.Mutex
+	items   []queued
+	size    int // bytes of params held
+	dropped struct{ logs, progress int }
+	wake    chan struct{} // signalled when an item comes
+}
+
+func newRelayQueue(relay *Relay, relays *relays) *relayQueue {
+	return &relayQueue{relay: relay, relays: relays, wake: make(chan struct{}, 1)}
+}
+
+// push queues q, or drops it when the queue is full.
+func (r *relayQueue) push(q queued) {
+	r.mu.Lock()
+	if len(r.items) >= RelayQueueMessages || r.size+len(q.params) > RelayQueueBytes {
+		r.drop(q)
+		r.mu.Unlock()
+		return
+	}
+	r.items = append(r.items, q)
+	r.size += len(q.params)
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// drop counts q as dropped; r.mu is held.
+func (r *relayQueue) drop(q queued) {
+	if q.log {
+		r.dropped.logs++
+		return
+	}
+	r.dropped.progress++
+	q.call.notePassed()
+}
+
+// pop returns the oldest item; when there is none, it returns the counts
+// dropped since the client last caught up, and resets them.
+func (r *relayQueue) pop() (q queued, ok bool, logs, progress int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.items) == 0 {
+		logs, progress = r.dropped.logs, r.dropped.progress
+		r.dropped.logs, r.dropped.progress = 0, 0
+		return queued{}, false, logs, progress
+	}
+	q, r.items[0] = r.items[0], queued{}
+	r.items = r.items[1:]
+	r.size -= len(q.params)
+	return q, true, 0, 0
+}
+
+// run passes the queue on to the client until done is closed.
+func (r *relayQueue) run(ctx context.Context, done <-chan struct{}) {
+	for {
+		q, ok, logs, progress := r.pop()
+		if !ok {
+			r.notice(ctx, logs, "log messages")
+			r.notice(ctx, progress, "progress notifications")
+			select {
+			case <-r.wake:
+				continue
+			case <-done:
+				return
+			}
+		}
+		if q.log {
+			var p mcp.LoggingMessageParams
+			if json.Unmarshal(q.params, &p) == nil {
+				if p.Logger == "" {
+					p.Logger = r.relay.Name
+				}
+				r.log(ctx, &p)
+			}
+			continue
+		}
+		r.progress(q)
+	}
+}
+
+// progress passes on progress of a call, unless the call returned
+// meanwhile (then it is dropped, and counted).
+func (r *relayQueue) progress(q queued) {
+	c := q.call
+	defer c.notePassed()
+	var p mcp.ProgressNotificationParams
+	if json.Unmarshal(q.params, &p) != nil {
+		return
+	}
+	c.mu.Lock()
+	ended := c.ended
+	c.mu.Unlock()
+	if ended {
+		r.mu.Lock()
+		r.dropped.progress++
+		r.mu.Unlock()
+		return
+	}
+	p.ProgressToken = c.token
+	_ = c.d.Progress(c.ctx, &p)
+}
+
+// log passes on a log message: to the client of the oldest relayed call
+// under way, else to [Relay].Log.
+func (r *relayQueue) log(ctx context.Context, p *mcp.LoggingMessageParams) {
+	if c := r.relays.oldest(); c != nil {
+		_ = c.d.Log(c.ctx, p)
+		return
+	}
+	if r.relay.Log != nil {
+		r.relay.Log(ctx, p)
+	}
+}
+
+// notice tells the client that n messages of what were dropped.
+func (r *relayQueue) notice(ctx context.Context, n int, what string) {
+	if n == 0 {
+		return
+	}
+	r.log(ctx, &mcp.LoggingMessageParams{
+		Level:  "warning",
+		Logger: "strata",
+		Data: fmt.Sprintf("strata dropped %d %s from the server %s: the client read them slower than the server sent them (strata holds at most %d messages or %d MiB of a server's log messages and progress for its client)",
+			n, what, r.relay.Name, RelayQueueMessages, RelayQueueBytes>>20),
+	})
+}
+
+// MaxServerRequests bounds the requests of a server (sampling,
+// elicitation, ping, ...) that wait for their answer at once; a request
+// past it is answered with an error at once. (A server that asks the
+// client strata serves waits for that client, which may be slow.)
+const MaxServerRequests = 32
+
+// intercept takes a notification the session relays off the connection
+// as it is read: log messages and the progress of relayed calls go to
+// the relay queue, which drops what does not fit; without a relay,
+// nobody wants them. It reports whether it took m. Anything else goes to
+// the SDK.
+func (s *Session) intercept(req *jsonrpc.Request) bool {
+	switch req.Method {
+	case "notifications/message":
+		if s.queue != nil {
+			s.queue.push(queued{params: req.Params, log: true})
+		}
+		return true
+	case "notifications/progress":
+		if s.queue == nil {
+			return true
+		}
+		var p struct {
+			Token any `json:"progressToken"`
+		}
+		if json.Unmarshal(req.Params, &p) != nil {
+			return true
+		}
+		c := s.relays.byToken(p.Token)
+		if c == nil {
+			return true // not a call strata relays
+		}
+		c.noteRead()
+		s.queue.push(queued{params: req.Params, call: c})
+		return true
+	}
+	return false
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/net/http/httpproxy"
+
+	"github.com/strata-config/strata/internal/origin"
 )
 
 // Remote is how to reach a server over HTTP.
@@ -42,6 +44,9 @@ type Remote struct {
 	// Relay, when not nil, relays what the server sends for the client
 	// strata serves.
 	Relay *Relay `json:"-"`
+	// AllowHTTP lets URL be plain http to a host other than this machine
+	// (see [checkOrigin]); loopback needs no permission.
+	AllowHTTP bool
 }
 
 // DefaultMaxMessage is the default bound on one message from a remote
@@ -63,21 +68,37 @@ const (
 // describes: a GET of the same URL that opens an event stream whose first
 // event names the endpoint to post to.
 //
+// Every request goes to the origin of r.URL (its scheme, host and port)
+// and nowhere else: a redirect to another origin, or an HTTP+SSE endpoint
+// at another, fails the request with an error that names both origins,
+// before a byte is sent there (the body of a 307 would carry the message,
+// the headers the credentials). Plain http goes only to this machine,
+// unless r.AllowHTTP; and never with credentials through a proxy, which
+// would read them.
+//
 // The session's Stderr stays empty; Close ends the HTTP session.
 func Dial(ctx context.Context, r Remote, startup time.Duration) (*Session, error) {
 	u, err := url.Parse(r.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("not an http:// or https:// URL: %q", r.URL)
 	}
+	if err := checkOrigin(r); err != nil {
+		return nil, err
+	}
 	maxMsg := r.MaxMessage
 	if maxMsg <= 0 {
 		maxMsg = DefaultMaxMessage
 	}
+	proxy := proxyFrom(r.Environ)
+	if err := checkProxy(r, u, proxy); err != nil {
+		return nil, err
+	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
-	base.Proxy = proxyFrom(r.Environ)
+	base.Proxy = proxy
 	tp := &tap{}
-	rt := &roundTripper{base: base, headers: r.Headers, token: r.BearerToken, max: int64(maxMsg), tap: tp}
-	client := &http.Client{Transport: rt}
+	g := &guard{origin: origin.Of(u)}
+	rt := &roundTripper{base: base, guard: g, headers: r.Headers, token: r.BearerToken, max: int64(maxMsg), tap: tp}
+	client := &http.Client{Transport: rt, CheckRedirect: g.checkRedirect}
 
 	cctx, cancel := withStartup(ctx, startup)
 	defer cancel()
@@ -86,6 +107,9 @@ func Dial(ctx context.Context, r Remote, startup time.Duration) (*Session, error
 		s.transport = TransportStreamable
 		s.raw = &httpCaller{client: client, url: r.URL, cs: func() *mcp.ClientSession { return s.cs }, max: maxMsg}
 		return s, nil
+	}
+	if refused := g.err(); refused != nil {
+		return nil, refused
 	}
 	status, ok := rt.postStatus()
 	switch {
@@ -104,6 +128,9 @@ func Dial(ctx context.Context, r Remote, startup time.Duration) (*Session, error
 	s, serr := connect(ctx, cctx, sse, startup, tp, r.Relay)
 	if serr != nil {
 		stop()
+		if refused := g.err(); refused != nil {
+			return nil, refused
+		}
 		if get := rt.getStatus(); get != 0 {
 			return nil, fmt.Errorf("no MCP server at %s: a POST (streamable HTTP) answered %s and a GET (HTTP+SSE) %s", r.URL, statusText(status), statusText(get))
 		}
@@ -114,6 +141,85 @@ func Dial(ctx context.Context, r Remote, startup time.Duration) (*Session, error
 }
 
 func statusText(code int) string { return fmt.Sprintf("%d %s", code, http.StatusText(code)) }
+
+// checkOrigin refuses plain http to a host other than this machine, unless
+// r allows it: the token, the headers and every message would cross the
+// network in clear.
+func checkOrigin(r Remote) error {
+	u, err := url.Parse(r.URL)
+	if err != nil {
+		return fmt.Errorf("not an http:// or https:// URL: %q", r.URL)
+	}
+	if origin.Clear(u) && !r.AllowHTTP {
+		return fmt.Errorf("plain http to %s, which is not this machine, would send the token, the headers and every message in clear: use https, or allow_http = true for this server", u.Host)
+	}
+	return nil
+}
+
+// checkProxy refuses credentials in clear to a proxy: over plain http, a
+// proxy receives each request whole, headers included (over https it
+// receives a CONNECT and then only TLS).
+func checkProxy(r Remote, u *url.URL, proxy func(*http.Request) (*url.URL, error)) error {
+	if proxy == nil || !strings.EqualFold(u.Scheme, "http") || r.BearerToken == "" && len(r.Headers) == 0 {
+		return nil
+	}
+	p, err := proxy(&http.Request{URL: u})
+	if err != nil || p == nil {
+		return err
+	}
+	return fmt.Errorf("plain http to %s goes through the proxy %s, which would read the token and the headers: use https, or leave the host out of the proxy with NO_PROXY", u.Host, p.Redacted())
+}
+
+// guard keeps every request of a session to the configured origin, and
+// remembers the first it refused, which is what went wrong when a
+// connection fails.
+type guard struct {
+	origin origin.Origin
+
+	mu      sync.Mutex
+	refused error
+}
+
+func (g *guard) refuse(err error) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.refused == nil {
+		g.refused = err
+	}
+	return err
+}
+
+func (g *guard) err() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.refused
+}
+
+// checkRedirect is the client's redirect policy: a redirect within the
+// origin is followed (with the credentials), one to another origin fails.
+func (g *guard) checkRedirect(req *http.Request, via []*http.Request) error {
+	if to := origin.Of(req.URL); to != g.origin {
+		status := ""
+		if req.Response != nil {
+			status = " (" + statusText(req.Response.StatusCode) + ")"
+		}
+		return g.refuse(fmt.Errorf("the server at %s redirected to another origin, %s%s: strata sends a server's token, headers and messages only to the origin of its url; if the server moved, write its new url", g.origin, to, status))
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
+}
+
+// check refuses a request to another origin than the configured one. A
+// redirect was refused before (checkRedirect); what comes here is the
+// endpoint an HTTP+SSE server named.
+func (g *guard) check(req *http.Request) error {
+	if to := origin.Of(req.URL); to != g.origin {
+		return g.refuse(fmt.Errorf("the server at %s named an endpoint at another origin, %s: strata sends a server's token, headers and messages only to the origin of its url", g.origin, to))
+	}
+	return nil
+}
 
 // proxyFrom returns the proxy function of environ's settings.
 func proxyFrom(environ []string) func(*http.Request) (*url.URL, error) {
@@ -174,6 +280,7 @@ func (t *sseTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 // transports apart.
 type roundTripper struct {
 	base    http.RoundTripper
+	guard   *guard
 	headers map[string]string
 	token   string
 	max     int64
@@ -186,6 +293,12 @@ type roundTripper struct {
 }
 
 func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := t.guard.check(req); err != nil {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, err
+	}
 	if len(t.headers) > 0 || t.token != "" {
 		req = req.Clone(req.Context())
 		for k, v := range t.headers {

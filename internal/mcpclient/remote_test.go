@@ -139,7 +139,7 @@ func TestDialTransports(t *testing.T) {
 			if got := s.Transport(); got != tt.want {
 				t.Errorf("Transport() = %q, want %q", got, tt.want)
 			}
-			tools, err := s.Tools(testContext(t))
+			tools, _, err := s.Tools(testContext(t), Budget{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,7 +179,7 @@ func TestDialChangesAndClose(t *testing.T) {
 	}
 	// The tools change while the client is connected; the server tells it
 	// over the event stream.
-	if _, err := s.Tools(testContext(t)); err != nil {
+	if _, _, err := s.Tools(testContext(t), Budget{}); err != nil {
 		t.Fatal(err)
 	}
 	server.AddTool(&mcp.Tool{Name: "added", InputSchema: json.RawMessage(`{"type":"object"}`)}, okHandler)
@@ -188,7 +188,7 @@ func TestDialChangesAndClose(t *testing.T) {
 	case <-testContext(t).Done():
 		t.Fatal("no change signalled")
 	}
-	tools, err := s.Tools(testContext(t))
+	tools, _, err := s.Tools(testContext(t), Budget{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,8 @@ func TestDialProxyFromEnviron(t *testing.T) {
 		r.Host = strings.TrimPrefix(proxy, "http://")
 		mcpHandler.ServeHTTP(w, r)
 	})))
-	s := dial(t, Remote{URL: "http://mcp.example.invalid/mcp", Environ: []string{"PATH=/bin", "HTTP_PROXY=" + proxy}})
+	// Plain http to another machine, with no credentials: allowed.
+	s := dial(t, Remote{URL: "http://mcp.example.invalid/mcp", AllowHTTP: true, Environ: []string{"PATH=/bin", "HTTP_PROXY=" + proxy}})
 	if got := echo(t, s, "via proxy"); got != "Echo: via proxy" {
 		t.Errorf("echo = %q", got)
 	}
@@ -246,7 +247,7 @@ func TestDialProxyFromEnviron(t *testing.T) {
 		}
 	}
 	// NO_PROXY sends it direct, where the host does not resolve.
-	_, err := Dial(testContext(t), Remote{URL: "http://mcp.example.invalid/mcp", Environ: []string{"http_proxy=" + proxy, "no_proxy=.example.invalid"}}, 10*time.Second)
+	_, err := Dial(testContext(t), Remote{URL: "http://mcp.example.invalid/mcp", AllowHTTP: true, Environ: []string{"http_proxy=" + proxy, "no_proxy=.example.invalid"}}, 10*time.Second)
 	if err == nil {
 		t.Fatal("Dial through NO_PROXY reached a host that does not exist")
 	}
@@ -391,7 +392,7 @@ func TestDialEverything(t *testing.T) {
 			if got := s.Transport(); got != tt.want {
 				t.Errorf("Transport() = %q, want %q", got, tt.want)
 			}
-			tools, err := s.Tools(testContext(t))
+			tools, _, err := s.Tools(testContext(t), Budget{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -481,7 +482,7 @@ func TestDialSchemasKept(t *testing.T) {
 				server.AddTool(&mcp.Tool{Name: "b", InputSchema: json.RawMessage(tt.schema)}, okHandler)
 				s := dial(t, Remote{URL: httpServer(t, tr.handler(server))})
 				for i := range 2 {
-					tools, err := s.Tools(testContext(t))
+					tools, _, err := s.Tools(testContext(t), Budget{})
 					if err != nil {
 						t.Fatal(err)
 					}

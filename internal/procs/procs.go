@@ -70,6 +70,13 @@ type Spec struct {
 	Args []string
 	// Dir is the working directory of the program; "" means strata's own.
 	Dir string
+	// Private makes Dir the base of a private place to start rather than
+	// the working directory itself: the program starts in a new, empty
+	// directory that [PrivateDir] makes in Dir, and that is removed once
+	// the program has ended (when Run returns; for a [Cmd], when Wait
+	// returns, or when Start fails). A relative Program with a slash is
+	// refused: nothing is there to run.
+	Private bool
 	// Env is the complete environment of the program: nil or empty means an
 	// empty one, never strata's own. [Env] builds the one strata gives every program.
 	Env []string
@@ -119,7 +126,8 @@ type Kind int
 // The kinds of [Error].
 const (
 	// KindStart: the program could not be started: it is missing, not
-	// executable, not found in PATH, or its working directory is missing.
+	// executable, not found in PATH, its working directory is missing, or
+	// its private place to start could not be made (see [Spec].Private).
 	KindStart Kind = iota + 1
 	// KindTimeout: the run took longer than [Spec].Timeout and was killed.
 	KindTimeout
@@ -241,8 +249,12 @@ func run(ctx context.Context, s Spec, waitExit func(pid int) error) (Result, err
 	// reaps it (cmd.Wait).
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		if runCtx.Err() != nil {
+		var pe *Error
+		switch {
+		case runCtx.Err() != nil:
 			return Result{}, interrupted(s, runCtx, ctx)
+		case errors.As(err, &pe):
+			return Result{}, err // no place to start in
 		}
 		return Result{}, startError(s.Program, err)
 	}
@@ -304,6 +316,10 @@ func run(ctx context.Context, s Spec, waitExit func(pid int) error) (Result, err
 type Cmd struct {
 	*exec.Cmd
 	group *group
+	// private is the base of the program's private place to start (see
+	// [Spec].Private), and release removes the directory made there.
+	private string
+	release func()
 }
 
 // Command returns a [Cmd] that runs the program s describes the way [Run]
@@ -322,6 +338,9 @@ type Cmd struct {
 // be killed safely, since its id may be reused. (On Windows, Wait closes
 // the program's job, which terminates what is left in it.)
 //
+// With [Spec].Private, the directory the program starts in is made by
+// Start, and removed when Wait returns (or when Start fails).
+//
 // The error is an [*Error] of [KindStart] when the program cannot be found
 // or is not executable, or the working directory is missing.
 func Command(ctx context.Context, s Spec) (*Cmd, error) {
@@ -332,6 +351,9 @@ func Command(ctx context.Context, s Spec) (*Cmd, error) {
 	cmd := &Cmd{Cmd: exec.CommandContext(ctx, path), group: &group{}}
 	cmd.Args = append([]string{s.Program}, s.Args...)
 	cmd.Dir = s.Dir
+	if s.Private {
+		cmd.Dir, cmd.private = "", s.Dir
+	}
 	cmd.Env = append([]string{}, s.Env...) // never nil: nil means strata's environment
 	if s.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(s.Stdin)
@@ -343,8 +365,19 @@ func Command(ctx context.Context, s Spec) (*Cmd, error) {
 }
 
 // Start starts the program in a group of its own; see [exec.Cmd.Start].
+// With [Spec].Private it first makes the directory the program starts in;
+// when that fails, the error is an [*Error] of [KindStart] that says why
+// and what fixes it.
 func (c *Cmd) Start() error {
+	if c.private != "" {
+		dir, release, err := PrivateDir(c.private)
+		if err != nil {
+			return &Error{Program: c.Args[0], Kind: KindStart, Detail: err.Error(), Err: err}
+		}
+		c.Cmd.Dir, c.release = dir, release
+	}
 	if err := c.Cmd.Start(); err != nil {
+		c.removePrivate()
 		return err
 	}
 	if err := c.group.start(c.Process); err != nil {
@@ -356,11 +389,20 @@ func (c *Cmd) Start() error {
 }
 
 // Wait waits for the program as [exec.Cmd.Wait] does, then lets go of its
-// group.
+// group, and removes its private place to start, if it has one.
 func (c *Cmd) Wait() error {
 	err := c.Cmd.Wait()
 	c.group.release()
+	c.removePrivate()
 	return err
+}
+
+// removePrivate removes the directory made for the program to start in.
+func (c *Cmd) removePrivate() {
+	if c.release != nil {
+		c.release()
+		c.release = nil
+	}
 }
 
 // group is the group of processes a program runs in, and guards its
@@ -419,7 +461,10 @@ func resolve(s Spec) (string, error) {
 	if s.Program == "" {
 		return fail("no program given", nil)
 	}
-	if s.Dir != "" {
+	if s.Private && hasDir(s.Program) && !filepath.IsAbs(s.Program) {
+		return fail("a relative path, and the program starts in a new, empty directory", nil)
+	}
+	if s.Dir != "" && !s.Private { // a private base is made and checked by Start
 		fi, err := os.Stat(s.Dir)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):

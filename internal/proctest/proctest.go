@@ -120,3 +120,25 @@ func Returns(t testing.TB, what string, safety time.Duration, f func()) {
 		t.Fatalf("%s did not return within %v", what, safety)
 	}
 }
+
+// PeakRSS returns the largest resident set pid has had so far, in bytes
+// (VmHWM of /proc/<pid>/status); ok is false when there is no such
+// process. Unlike the rusage of a child that os/exec started (with vfork,
+// so that its maximum counts its parent's memory), it is the process's
+// own.
+func PeakRSS(pid int) (bytes int64, ok bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, found := strings.CutPrefix(line, "VmHWM:"); found {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				return 0, false
+			}
+			return kb << 10, true
+		}
+	}
+	return 0, false
+}

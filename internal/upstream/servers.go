@@ -280,21 +280,8 @@ func (p *Servers) Call(ctx context.Context, s Spec, tool string, args json.RawMe
 }
 
 // cached returns the tools of the server of s that the cache holds, or
-// nil.
-func (p *Servers) cached(s Spec) *Answer {
-	if s.Key == nil || p.Cache == nil {
-		return nil
-	}
-	b, ok := p.Cache.Get(*s.Key)
-	if !ok {
-		return nil
-	}
-	var a Answer
-	if json.Unmarshal(b, &a) != nil {
-		return nil
-	}
-	return &a
-}
+// nil (see [Cached]).
+func (p *Servers) cached(s Spec) *Answer { return Cached(p.Cache, s) }
 
 // get returns the running server of s, starting it (and listing its tools,
 // unless it says it is the server of the tools known returns) when it is

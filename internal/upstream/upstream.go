@@ -17,6 +17,8 @@ import (
 	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/mcpclient"
+	"github.com/strata-config/strata/internal/procs"
+	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/trust"
 )
 
@@ -28,6 +30,9 @@ type Spec struct {
 	Args    []string
 	Env     []string // the whole environment of the process
 	Dir     string
+	// Private starts the server in a new, empty directory made in Dir for
+	// its session, removed when it stops (see procs.Spec.Private).
+	Private bool
 	// Startup bounds the start and the handshake; ToolTimeout bounds a
 	// listing or a call.
 	Startup, ToolTimeout time.Duration
@@ -50,6 +55,23 @@ type Spec struct {
 	// declared to the server (see [Servers.Serve]): they are part of what
 	// the server is started with, since a server may list tools by them.
 	Client mcpclient.Capabilities
+	// Budget bounds the server's tool list, all pages together; the zero
+	// Budget is the default.
+	Budget mcpclient.Budget
+	// Untrusted is the workspace nobody trusted, if any: a server whose
+	// launch resolves into it does not start (see [Spec.Refused]).
+	Untrusted untrusted.Workspace
+}
+
+// Refused returns why the server may not start, a [*untrusted.Refused]:
+// its program, directory, script or a variable the config sets resolves
+// into the untrusted workspace. Nil for a server that may, and for a
+// remote one.
+func (s Spec) Refused() error {
+	if s.Transport != nil || s.Remote.URL != "" {
+		return nil
+	}
+	return s.Untrusted.Check(untrusted.Launch{Program: s.Command, Args: s.Args, Dir: s.Dir, Private: s.Private, Env: s.Launch.Env, Interpreter: procs.IsInterpreter(s.Command)})
 }
 
 // Answer is what a server says: who it is, and its tools, schemas byte for
@@ -60,6 +82,30 @@ type Answer struct {
 	// Identity is the server's answer to seed 002's server/identity, when
 	// it gave one: while it stays the same, so do the tools.
 	Identity *mcpclient.Identity `json:"identity,omitempty"`
+	// Cut, when not nil, says that the tool list went past the budget
+	// (see [Spec].Budget): Tools are its first tools within it.
+	Cut *mcpclient.Cut `json:"cut,omitempty"`
+}
+
+// Cached returns the tools of the server of s that c holds, or nil: none,
+// or an answer larger than the budget of s allows, which an earlier
+// strata, without a budget, may have written (more tools, or more than
+// four times the budget's bytes: an answer writes each tool twice, its
+// fields and as listed). That is listed again, within the budget.
+func Cached(c *cache.Cache, s Spec) *Answer {
+	if s.Key == nil || c == nil {
+		return nil
+	}
+	b := s.Budget.WithDefaults()
+	data, ok := c.Get(*s.Key)
+	if !ok || int64(len(data)) > 4*b.Bytes {
+		return nil
+	}
+	var a Answer
+	if json.Unmarshal(data, &a) != nil || len(a.Tools) > b.Tools {
+		return nil
+	}
+	return &a
 }
 
 // SameTools reports whether a and b list the same tools of the same
@@ -85,9 +131,10 @@ func (s Spec) id() string {
 		Name, Command string
 		Args, Env     []string
 		Dir           string
+		Private       bool `json:",omitempty"`
 		Remote        mcpclient.Remote
 		Client        *mcpclient.Capabilities `json:",omitempty"`
-	}{s.Name, s.Command, s.Args, s.Env, s.Dir, s.Remote, declared(s.Client)})
+	}{s.Name, s.Command, s.Args, s.Env, s.Dir, s.Private, s.Remote, declared(s.Client)})
 	return string(b)
 }
 
@@ -109,10 +156,14 @@ func declared(c mcpclient.Capabilities) *mcpclient.Capabilities {
 	return &c
 }
 
-// Start starts the server (or connects to it), checking its pin first.
-// relay, when not nil, relays what the server sends for the client strata
-// serves.
+// Start starts the server (or connects to it), checking first that its
+// launch is not the untrusted workspace's ([Spec.Refused]) and matches its
+// pin. relay, when not nil, relays what the server sends for the client
+// strata serves.
 func Start(ctx context.Context, s Spec, grace time.Duration, relay *mcpclient.Relay) (*mcpclient.Session, error) {
+	if err := s.Refused(); err != nil {
+		return nil, err
+	}
 	if s.Transport != nil {
 		t, err := s.Transport(ctx)
 		if err != nil {
@@ -133,7 +184,7 @@ func Start(ctx context.Context, s Spec, grace time.Duration, relay *mcpclient.Re
 			return nil, err
 		}
 	}
-	return mcpclient.Start(ctx, mcpclient.Spec{Command: s.Command, Args: s.Args, Dir: s.Dir, Env: s.Env, Grace: grace, Relay: relay}, s.Startup)
+	return mcpclient.Start(ctx, mcpclient.Spec{Command: s.Command, Args: s.Args, Dir: s.Dir, Private: s.Private, Env: s.Env, Grace: grace, Relay: relay}, s.Startup)
 }
 
 // List starts the server, lists its tools and stops it. known, when not
@@ -170,11 +221,11 @@ func list(ctx context.Context, sess *mcpclient.Session, s Spec, known *Answer) (
 			a.Identity = id
 			return a, false, nil
 		}
-		tools, err := listTools(lctx, sess, s)
+		tools, cut, err := listTools(lctx, sess, s)
 		if err != nil {
 			return Answer{}, true, err
 		}
-		return Answer{ServerInfo: sess.Info, Tools: tools, Identity: id}, true, nil
+		return Answer{ServerInfo: sess.Info, Tools: tools, Identity: id, Cut: cut}, true, nil
 	}
 	ids := make(chan *mcpclient.Identity, 1)
 	ictx, icancel := context.WithCancel(lctx)
@@ -183,11 +234,11 @@ func list(ctx context.Context, sess *mcpclient.Session, s Spec, known *Answer) (
 		id, _ := sess.Identity(ictx)
 		ids <- id
 	}()
-	tools, err := listTools(lctx, sess, s)
+	tools, cut, err := listTools(lctx, sess, s)
 	if err != nil {
 		return Answer{}, true, err
 	}
-	a = Answer{ServerInfo: sess.Info, Tools: tools}
+	a = Answer{ServerInfo: sess.Info, Tools: tools, Cut: cut}
 	grace := time.NewTimer(IdentityGrace)
 	defer grace.Stop()
 	select {
@@ -197,17 +248,17 @@ func list(ctx context.Context, sess *mcpclient.Session, s Spec, known *Answer) (
 	return a, true, nil
 }
 
-// listTools sends tools/list, page by page.
-func listTools(ctx context.Context, sess *mcpclient.Session, s Spec) ([]mcpclient.Tool, error) {
-	tools, err := sess.Tools(ctx)
+// listTools sends tools/list, page by page, within the budget of s.
+func listTools(ctx context.Context, sess *mcpclient.Session, s Spec) ([]mcpclient.Tool, *mcpclient.Cut, error) {
+	tools, cut, err := sess.Tools(ctx, s.Budget)
 	if err != nil {
 		msg := err.Error()
 		if last := sess.Stderr.LastLine(); last != "" {
 			msg += "; it said: " + last
 		}
-		return nil, &Error{Msg: fmt.Sprintf("%s: %s", s.CommandLine(), msg), Err: err}
+		return nil, nil, &Error{Msg: fmt.Sprintf("%s: %s", s.CommandLine(), msg), Err: err}
 	}
-	return tools, nil
+	return tools, cut, nil
 }
 
 // call calls tool on a running server under the server's tool timeout.

@@ -15,6 +15,7 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/cli"
 	"github.com/strata-config/strata/internal/termtext"
+	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/protocol"
 )
 
@@ -64,6 +65,13 @@ func (p Programs) Call(e *cli.Env, c *cli.CallCmd) error {
 			if !t.Enabled() {
 				return &diag.Error{Msg: fmt.Sprintf("call %s: the tool is not enabled", c.Name), Hint: "set enable = true for it"}
 			}
+			var why diag.Errors
+			for _, w := range r.Catalog.Warnings {
+				if partial.Path(w.Path).HasPrefix(partial.Path{"tools", c.Name}) {
+					why = append(why, w)
+				}
+			}
+			cli.Warn(e, why) // why it did not
 			if len(r.Catalog.Warnings) > 0 {
 				return &diag.Error{Msg: fmt.Sprintf("call %s: the tool did not resolve; see the warnings above", c.Name)}
 			}

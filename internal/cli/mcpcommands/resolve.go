@@ -182,7 +182,16 @@ func listTrust(e *cli.Env, store *trust.Store) error {
 		b.WriteString("pinned:\n")
 		for _, key := range slices.Sorted(maps.Keys(l.Pins)) {
 			p := l.Pins[key]
-			fmt.Fprintf(&b, "  %s  %s  %s  in %s\n", key, p.Launch, shellquote.Join(append([]string{p.Program}, p.Args...)...), p.Dir)
+			// A pin holds its arguments by their hashes: they are counted.
+			program := shellquote.Join(p.Program)
+			switch n := len(p.Args); n {
+			case 0:
+			case 1:
+				program += " (1 argument)"
+			default:
+				program += fmt.Sprintf(" (%d arguments)", n)
+			}
+			fmt.Fprintf(&b, "  %s  %s  %s  in %s\n", key, p.Launch, program, p.Dir)
 		}
 	}
 	_, err = io.WriteString(e.Stdout, b.String())
