@@ -37,9 +37,9 @@ func FormatOf(name string) (partial.Format, bool) {
 // the position of any key, and the limits it was read within.
 //
 // The tree's strings, and those of the partial decoded from it, share the
-// memory of the bytes. A file layer's tree is released once the layer is
-// decoded (see [Document.release]) and read again from the bytes when
-// something asks where a key is.
+// memory of the bytes. A file layer's tree is dropped once the layer is
+// decoded, and read again, the same, from the bytes when something asks
+// where a key is.
 type Document struct {
 	name    string
 	format  partial.Format

@@ -291,15 +291,10 @@ func (p *parser) array(depth int) (*Value, error) {
 // in data, decoded as json.Unmarshal decodes it. Keys without escapes and
 // of valid UTF-8, nearly all of them, are slices of p.str.
 func (p *parser) key(start int, text []byte) string {
-	inner := text[1 : len(text)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+	if inner := text[1 : len(text)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 		return p.str[start+1 : start+len(text)-1]
 	}
-	// Invalid UTF-8, and an escaped surrogate that is not half of a pair,
-	// become U+FFFD, as they do in encoding/json; the error that says
-	// so is not one here.
-	b, _ := jsontext.AppendUnquote(nil, text)
-	return string(b)
+	return unquote(text)
 }
 
 // next returns the offset where the next token starts.
