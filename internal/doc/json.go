@@ -54,6 +54,7 @@ func (o Options) readJSON(data []byte, object bool) (*Doc, []*Error) {
 		err = &Error{Off: root.Off, Msg: "a JSON layer must be an object at the top level, found " + root.Kind.String()}
 	}
 	if off := r.skip(false); err == nil && int(off) < len(data) {
+		// Another value, or bytes the tokenizer would not take for one.
 		err = &Error{Off: off, Msg: "JSON syntax: unexpected data after the top-level object"}
 	}
 	if err != nil {
