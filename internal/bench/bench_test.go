@@ -97,7 +97,8 @@ func BenchmarkLoad(b *testing.B) {
 }
 
 // BenchmarkSteps times each step of strata's load alone, the floor of one
-// layer, and delta and ToPartial of two 1,000-tool configs.
+// layer, the decoding of the first layer written as JSON, and delta and
+// ToPartial of two 1,000-tool configs.
 func BenchmarkSteps(b *testing.B) {
 	files := readLayers(b)
 	layers := decodeAll(b, files)
@@ -122,6 +123,20 @@ func BenchmarkSteps(b *testing.B) {
 		for b.Loop() {
 			p := new(config.Partial)
 			if err := load.Decode("layer", files[0], partial.TOML, p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	asJSON, err := partial.Encode(layers[0], partial.JSON)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("decode-one-layer-json", func(b *testing.B) {
+		b.SetBytes(int64(len(asJSON)))
+		b.ReportAllocs()
+		for b.Loop() {
+			p := new(config.Partial)
+			if err := load.Decode("layer.json", asJSON, partial.JSON, p); err != nil {
 				b.Fatal(err)
 			}
 		}
