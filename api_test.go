@@ -207,3 +207,67 @@ func findSDK(typ types.Type, seen map[types.Type]bool) string {
 	}
 	return ""
 }
+
+// runtimePackages are the public packages of the tools runtime and the
+// root above it.
+var runtimePackages = []string{"", "/call", "/export", "/protocol", "/resolve", "/serve"}
+
+// TestRuntimeNamesUnique: an exported name of the runtime's public
+// packages is declared by no other public package, so that a name says
+// one thing wherever a host reads it. Options are the exception: every
+// entry point takes its own sealed Option, as go-cmp's does, and an
+// option is named for what it sets (strata.Limits sets load.Limits).
+func TestRuntimeNamesUnique(t *testing.T) {
+	pkgs, exports := modulePackages(t)
+	fset := token.NewFileSet()
+	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		return os.Open(exports[path])
+	})
+	declared := map[string][]string{} // name -> the packages that declare it
+	for _, path := range pkgs {
+		pkg, err := imp.Import(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range pkg.Scope().Names() {
+			if token.IsExported(name) && name != "Option" && !isOption(pkg.Scope().Lookup(name)) {
+				declared[name] = append(declared[name], path)
+			}
+		}
+	}
+	runtime := map[string]bool{}
+	for _, dir := range runtimePackages {
+		runtime["github.com/strata-config/strata"+dir] = true
+	}
+	var found []string
+	for name, in := range declared {
+		if len(in) < 2 {
+			continue
+		}
+		for _, path := range in {
+			if runtime[path] {
+				found = append(found, name+": "+strings.Join(in, ", "))
+				break
+			}
+		}
+	}
+	sort.Strings(found)
+	if len(found) > 0 {
+		t.Errorf("names of the runtime declared by other public packages too:\n%s", strings.Join(found, "\n"))
+	}
+}
+
+// isOption reports whether obj is a function that returns its package's
+// Option.
+func isOption(obj types.Object) bool {
+	f, ok := obj.(*types.Func)
+	if !ok {
+		return false
+	}
+	res := f.Type().(*types.Signature).Results()
+	if res.Len() != 1 {
+		return false
+	}
+	n, ok := res.At(0).Type().(*types.Named)
+	return ok && n.Obj().Pkg() == obj.Pkg() && n.Obj().Name() == "Option"
+}

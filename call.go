@@ -15,7 +15,7 @@ import (
 // schema, a question the config answers is answered, and a pinned launch
 // runs only as pinned. MCP servers started for calls keep running until
 // Close.
-func (w *Workspace[P, R]) Call(ctx context.Context, name string, args json.RawMessage, opts ...call.Option) (*call.Result, error) {
+func (w *Workspace[P, R]) Call(ctx context.Context, name string, args json.RawMessage, opts ...call.Option) (*call.Response, error) {
 	r, err := w.Runner(ctx)
 	if r == nil {
 		return nil, err

@@ -65,7 +65,7 @@ type Runner struct {
 	// tool whose launch differs from its pin is not run.
 	Pins map[string]trust.Pin
 	// MCP calls the tools of MCP servers; nil fails MCP tools.
-	MCP MCP
+	MCP MCPCaller
 	// Timeout bounds each run of a local tool; 0 is 60 seconds. MCP
 	// tools have their server's tool_timeout_sec.
 	Timeout time.Duration
@@ -96,8 +96,8 @@ type Runner struct {
 // values that hold runners.
 func (r *Runner) Equal(o *Runner) bool { return r == o }
 
-// MCP calls tools of MCP servers for a [Runner].
-type MCP interface {
+// MCPCaller calls tools of MCP servers for a [Runner].
+type MCPCaller interface {
 	// CallTool calls tool (its name on the server) of the MCP server named
 	// server with args, a JSON object, and the _meta payload meta.
 	CallTool(ctx context.Context, server, tool string, args json.RawMessage, meta map[string]any) (*protocol.MCPResult, error)
@@ -112,8 +112,8 @@ type compiled struct {
 	err      error // why it could not be compiled
 }
 
-// Result is the outcome of a call.
-type Result struct {
+// Response is the outcome of a call.
+type Response struct {
 	protocol.Outcome
 	// MCP is the server's result of an MCP tool that answered the MCP way
 	// rather than with an Outcome: every content item, structured content
@@ -150,11 +150,11 @@ func (a answersOption) apply(o *options) {
 func Answers(answers map[string]any) Option { return answersOption(answers) }
 
 // Call runs the tool name with args, a JSON object (empty: no arguments).
-// The error is an [*Error] when the call is refused (an unknown tool,
+// The error is an [*Refusal] when the call is refused (an unknown tool,
 // invalid arguments, a tool that keeps asking), the error of Ask or
 // Confirm, or the context's error when it is done; a tool that fails
 // gives an error outcome, not an error.
-func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, opts ...Option) (*Result, error) {
+func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, opts ...Option) (*Response, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -170,14 +170,14 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Arguments: args, Answers: o.answers}
+	res := &Response{Arguments: args, Answers: o.answers}
 	switch def.Run {
 	case config.RunSkip:
 		res.Outcome = protocol.Outcome{Type: protocol.Failure, Message: name + " was not run: the config says run = \"skip\""}
 		return res, nil
 	case config.RunAsk, config.RunEdit:
 		if r.Confirm == nil {
-			return nil, &Error{Tool: name, Msg: fmt.Sprintf("its run mode is %q, and the host has no way to ask (Runner.Confirm is nil)", def.Run),
+			return nil, &Refusal{Tool: name, Msg: fmt.Sprintf("its run mode is %q, and the host has no way to ask (Runner.Confirm is nil)", def.Run),
 				Hint: `set run = "unattended" for the tool, or give the Runner a Confirm`}
 		}
 		ok, err := r.Confirm(ctx, name, args)
@@ -219,7 +219,7 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 		q := *out.Question
 		asked[q.ID]++
 		if res.Runs >= maxRounds {
-			return nil, &Error{Tool: name, Msg: fmt.Sprintf("the tool kept asking: %d runs, the question %s asked %d times; the answers given do not satisfy it", res.Runs, q.ID, asked[q.ID])}
+			return nil, &Refusal{Tool: name, Msg: fmt.Sprintf("the tool kept asking: %d runs, the question %s asked %d times; the answers given do not satisfy it", res.Runs, q.ID, asked[q.ID])}
 		}
 		cq := def.Questions[q.ID]
 		if cq.Answer != nil {
@@ -250,7 +250,7 @@ func (r *Runner) unknown(name string) error {
 	for i, d := range r.Catalog.Tools {
 		names[i] = d.Name
 	}
-	e := &Error{Tool: name, Msg: "no such tool in the catalog"}
+	e := &Refusal{Tool: name, Msg: "no such tool in the catalog"}
 	if s := suggest.Closest(name, names); s != "" {
 		e.Hint = "did you mean " + s + "?"
 	}
@@ -278,7 +278,7 @@ func (r *Runner) run(ctx context.Context, def resolve.Definition, pc protocol.Co
 // runLocal runs a JP or --describe tool.
 func (r *Runner) runLocal(ctx context.Context, def resolve.Definition, pc protocol.Context, args json.RawMessage) (protocol.Outcome, error) {
 	argv, err := commandLine(def.Exec, pc, args)
-	var refused *Error
+	var refused *Refusal
 	if errors.As(err, &refused) {
 		refused.Tool = def.Name
 		return protocol.Outcome{}, refused
@@ -396,9 +396,9 @@ func firstLine(s string) string {
 	return s
 }
 
-// Error is a call refused: an unknown tool, invalid arguments, or a tool
+// Refusal is a call refused: an unknown tool, invalid arguments, or a tool
 // that keeps asking.
-type Error struct {
+type Refusal struct {
 	// Tool is the tool called.
 	Tool string
 	// Msg says what is wrong.
@@ -421,7 +421,7 @@ func (p Problem) String() string { return p.Path + ": " + p.Msg }
 
 // Error returns the problem on one line: "call read: invalid arguments:
 // $.path: missing property; $.n: must be >= 0".
-func (e *Error) Error() string {
+func (e *Refusal) Error() string {
 	var b strings.Builder
 	b.WriteString("call " + e.Tool + ": " + e.Msg)
 	for i, p := range e.Problems {
@@ -440,7 +440,7 @@ func (e *Error) Error() string {
 
 // Lines returns the problem for people, one line each: the first says what
 // is wrong, the others give each problem of the arguments.
-func (e *Error) Lines() []string {
+func (e *Refusal) Lines() []string {
 	first := "call " + e.Tool + ": " + e.Msg
 	if e.Hint != "" {
 		first += "; " + e.Hint

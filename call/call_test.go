@@ -110,11 +110,11 @@ func describe(name, params, body string) string {
 // echoTool prints its JSON argument.
 var echoTool = describe("echo", `{"type":"object","properties":{"path":{"type":"string","minLength":1},"count":{"type":"integer","minimum":0,"default":3},"opts":{"type":"object","properties":{"deep":{"type":"boolean","default":false},"mode":{"enum":["a","b"]}}},"tags":{"type":"array","items":{"type":"string"}}},"required":["path"],"additionalProperties":false}`, `printf '%s' "$1"`)
 
-func callErr(t *testing.T, err error) *call.Error {
+func callErr(t *testing.T, err error) *call.Refusal {
 	t.Helper()
-	var ce *call.Error
+	var ce *call.Refusal
 	if !errors.As(err, &ce) {
-		t.Fatalf("error %v (%T), want a *call.Error", err, err)
+		t.Fatalf("error %v (%T), want a *call.Refusal", err, err)
 	}
 	return ce
 }
@@ -518,7 +518,7 @@ parameters.odd-name = { type = "string" }
 		{"odd", `{"odd-name":"--x"}`, `call odd: refused: $["odd-name"]: "--x" starts with "-" and would be an argument of its own, which the program reads as an option; to pass such values, the tool's command writes -- before it, or [tools.odd.parameters.odd-name] sets allow_dash = true`},
 	} {
 		_, err := r.Call(context.Background(), tt.tool, json.RawMessage(tt.args))
-		var ce *call.Error
+		var ce *call.Refusal
 		if !errors.As(err, &ce) || err.Error() != tt.want {
 			t.Errorf("%s %s:\n got %v\nwant %s", tt.tool, tt.args, err, tt.want)
 		}

@@ -115,7 +115,7 @@ func modelText(d resolve.Definition) string {
 	return config.Join(d.Summary, d.Description)
 }
 
-// JSON writes the catalog c in dialect f, as indented JSON. A tool whose
+// Marshal writes the catalog c in dialect f, as indented JSON. A tool whose
 // name a vendor's dialect does not take is left out of it, and skipped
 // says so (see [Refused]); the others are written. strata's own dialect
 // writes the catalog whole: the names its tools and servers give were
@@ -123,7 +123,7 @@ func modelText(d resolve.Definition) string {
 // are the user's. The JSON escapes the characters a terminal acts on
 // that JSON leaves raw (C1 controls, bidirectional formatting), so it
 // prints safely and means the same to a parser.
-func JSON(c *resolve.Catalog, f Dialect) (out []byte, skipped diag.Errors, err error) {
+func Marshal(c *resolve.Catalog, f Dialect) (out []byte, skipped diag.Errors, err error) {
 	tools := c.Tools
 	if f != Strata && f != "" {
 		tools = nil

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,9 +44,12 @@ func nodeServer(b *testing.B, pkg string) string {
 func BenchmarkMCP(b *testing.B) {
 	everything := nodeServer(b, "server-everything")
 	filesystem := nodeServer(b, "server-filesystem")
+	// Each server may take a minute to start: on a loaded machine two Node
+	// servers take longer than the default 10 s, which would end a run
+	// rather than measure it.
 	servers := map[string]string{
-		"everything": "[mcp_servers.everything]\ncommand = \"node\"\nargs = [\"" + everything + "\"]\nexpose = \"all\"\n",
-		"filesystem": "[mcp_servers.filesystem]\ncommand = \"node\"\nargs = [\"" + filesystem + "\", \".\"]\nexpose = \"all\"\n",
+		"everything": "[mcp_servers.everything]\ncommand = \"node\"\nargs = [\"" + everything + "\"]\nexpose = \"all\"\nstartup_timeout_sec = 60\n",
+		"filesystem": "[mcp_servers.filesystem]\ncommand = \"node\"\nargs = [\"" + filesystem + "\", \".\"]\nexpose = \"all\"\nstartup_timeout_sec = 60\n",
 	}
 	workspace := func(b *testing.B, src string) string {
 		root := b.TempDir()
@@ -114,7 +118,11 @@ func BenchmarkMCP(b *testing.B) {
 		took := time.Since(start)
 		var cat struct{ Tools []json.RawMessage }
 		if err != nil || json.Unmarshal(out, &cat) != nil || len(cat.Tools) != both {
-			b.Fatalf("strata resolve: %v: %d tools, want %d", err, len(cat.Tools), both)
+			var stderr []byte
+			if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+				stderr = ee.Stderr[:min(len(ee.Stderr), 2000)]
+			}
+			b.Fatalf("strata resolve: %v: %d tools, want %d\n%s", err, len(cat.Tools), both, stderr)
 		}
 		return took
 	}

@@ -14,8 +14,8 @@ import (
 )
 
 // BenchmarkStartup runs the commands of the CLI that start no program, as
-// whole processes: strata config on an empty setup, merge of one small
-// file, diff of two, schema. The floor is hello, a Go hello world; linked
+// whole processes: strata --help (the command line alone), config on an
+// empty setup, merge of one small file, diff of two, schema. The floor is hello, a Go hello world; linked
 // is the same program linking every package the strata command links, so
 // that its time over hello's is what their initialisation costs. Each
 // iteration of a command also runs hello, untimed, and x-hello reports the
@@ -86,6 +86,7 @@ func BenchmarkStartup(b *testing.B) {
 		linked string // the linked floor of the same build; "" for the floors
 	}{
 		{"linked", []string{bins[linked]}, 0, ""},
+		{"help", []string{bins[self], "--help"}, 0, bins[linked]},
 		{"config", []string{bins[self], "config"}, 0, bins[linked]},
 		{"merge", []string{bins[self], "merge", "low.toml"}, 0, bins[linked]},
 		{"diff", []string{bins[self], "diff", "low.toml", "high.toml"}, 1, bins[linked]},
@@ -94,6 +95,7 @@ func BenchmarkStartup(b *testing.B) {
 		{"resolve-warm", []string{bins[self], "resolve", "--root", tools, "--trust"}, 0, bins[linked]},
 		{"mcpsdk-static", []string{static[mcpsdk]}, 0, ""},
 		{"linked-static", []string{static[linked]}, 0, ""},
+		{"help-static", []string{static[self], "--help"}, 0, static[linked]},
 		{"config-static", []string{static[self], "config"}, 0, static[linked]},
 		{"merge-static", []string{static[self], "merge", "low.toml"}, 0, static[linked]},
 		{"diff-static", []string{static[self], "diff", "low.toml", "high.toml"}, 1, static[linked]},

@@ -57,7 +57,7 @@ func (c *resolveCmd) Run(e *env) error {
 		return err
 	}
 	warn(e, cat.Warnings)
-	out, skipped, xerr := export.JSON(cat, export.Dialect(c.Export))
+	out, skipped, xerr := export.Marshal(cat, export.Dialect(c.Export))
 	if xerr != nil {
 		return xerr
 	}

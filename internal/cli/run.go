@@ -138,7 +138,7 @@ func report(stderr io.Writer, err error) int {
 	if errors.As(err, &ue) {
 		code = 2
 	}
-	var ce *call.Error
+	var ce *call.Refusal
 	if errors.As(err, &ce) {
 		for _, line := range ce.Lines() {
 			fmt.Fprintf(stderr, "strata: %s\n", relativeText(oneLine(line)))

@@ -755,7 +755,7 @@ func TestExport(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.format), func(t *testing.T) {
-			b, skipped, err := export.JSON(c, tt.format)
+			b, skipped, err := export.Marshal(c, tt.format)
 			if err != nil || skipped != nil {
 				t.Fatal(err)
 			}
@@ -773,10 +773,10 @@ func TestExport(t *testing.T) {
 		})
 	}
 	bad := &resolve.Catalog{Tools: []resolve.Definition{{Name: "has space", Source: "local"}, {Name: strings.Repeat("x", 65), Source: "local"}, {Name: "dotted.name", Source: "mcp.s.t"}}}
-	if b, skipped, err := export.JSON(bad, export.OpenAI); err != nil || len(skipped) != 3 || string(b) != "[]\n" {
+	if b, skipped, err := export.Marshal(bad, export.OpenAI); err != nil || len(skipped) != 3 || string(b) != "[]\n" {
 		t.Errorf("OpenAI names: %s, %v, %v", b, skipped, err)
 	}
-	if b, skipped, err := export.JSON(bad, export.MCP); err != nil || len(skipped) != 1 || !strings.Contains(skipped.Error(), `"has space" is not a valid tool name for mcp`) || strings.Count(string(b), `"name"`) != 2 {
+	if b, skipped, err := export.Marshal(bad, export.MCP); err != nil || len(skipped) != 1 || !strings.Contains(skipped.Error(), `"has space" is not a valid tool name for mcp`) || strings.Count(string(b), `"name"`) != 2 {
 		t.Errorf("MCP names: %s, %v, %v", b, skipped, err)
 	}
 }

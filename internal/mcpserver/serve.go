@@ -372,7 +372,7 @@ func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest
 		given[k] = v
 	}
 	res, err := r.Call(ctx, name, req.Params.Arguments, call.Answers(given))
-	var ce *call.Error
+	var ce *call.Refusal
 	switch {
 	case errors.As(err, &ce):
 		// A refused call is the model's to fix: a tool error, not a
@@ -460,7 +460,7 @@ func answers(meta mcp.Meta) map[string]any {
 }
 
 // result is the MCP result of a call.
-func result(res *call.Result) *mcp.CallToolResult {
+func result(res *call.Response) *mcp.CallToolResult {
 	if res.MCP != nil && len(res.MCP.Raw) > 0 {
 		var out mcp.CallToolResult
 		if err := json.Unmarshal(res.MCP.Raw, &out); err == nil {

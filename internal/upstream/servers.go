@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -195,11 +196,18 @@ func (p *Servers) Close() error {
 func (l *live) stop() {
 	<-l.ready
 	if l.sess != nil {
-		if !l.called.Load() {
-			l.sess.SetGrace(ListGrace)
-		}
+		l.sess.SetGrace(l.grace())
 		_ = l.sess.Close()
 	}
+}
+
+// grace is how long the server may take to exit when it stops: ListGrace
+// when it only listed its tools, the default when a call went to it.
+func (l *live) grace() time.Duration {
+	if l.called.Load() {
+		return mcpclient.DefaultGrace
+	}
+	return ListGrace
 }
 
 // Retain stops the servers whose identity ([Server.ID]) is not in keep.

@@ -146,8 +146,10 @@ func (s Server) ID() string { return s.id() }
 
 // ListGrace is how long a server that only listed its tools may take to
 // exit once its stdin closes, and again after SIGTERM: it has nothing to
-// finish, and resolution waits for it.
-const ListGrace = 10 * time.Millisecond
+// finish, and resolution waits for it. A server that exits when its stdin
+// ends takes its own time, not this; 10 ms killed a loaded server before it
+// had read the client's last notification (its cancel of a listen).
+const ListGrace = 100 * time.Millisecond
 
 // declared returns c, or nil when it declares nothing, so that a server
 // started for no client is identified and keyed as before there were
