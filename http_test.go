@@ -3,6 +3,7 @@ package strata_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -120,7 +122,8 @@ command = "MCPFAKE"
 args = ["-echo", "-log", "DIR/starts"]
 expose = "all"
 `})
-	h := s.serveHTTP(t)
+	callLog := filepath.Join(s.dir, "calls.jsonl")
+	h := s.serveHTTP(t, "--call-log", callLog)
 	log := filepath.Join(s.dir, "starts")
 
 	t.Run("refused", func(t *testing.T) {
@@ -193,6 +196,52 @@ expose = "all"
 		}
 		if after := starts(t, log); len(after) != 1 || !slices.Equal(before, after) {
 			t.Errorf("the server started %v before the clients and %v after them, want once", before, after)
+		}
+	})
+
+	t.Run("operator's view", func(t *testing.T) {
+		get := func(path string) string {
+			req, _ := http.NewRequest("GET", strings.TrimSuffix(h.url, "/mcp")+path, nil)
+			req.Header.Set("Authorization", "Bearer "+h.token)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("%s: %d %s", path, res.StatusCode, b)
+			}
+			return string(b)
+		}
+		if got, want := get("/health"), `{"status":"ok","servers":[{"server":"fake","state":"running"}]}`+"\n"; got != want {
+			t.Errorf("/health:\n%s\nwant\n%s", got, want)
+		}
+		metrics := get("/metrics")
+		for _, want := range []string{`strata_tool_calls_total{tool="echo",server="fake",outcome="ok"} 20`, `strata_server_up{server="fake",state="running"} 1`} {
+			if !strings.Contains(metrics, want) {
+				t.Errorf("/metrics lacks %s:\n%s", want, metrics)
+			}
+		}
+		b, err := os.ReadFile(callLog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		if len(lines) != 20 {
+			t.Fatalf("%d lines in the call log, want 20", len(lines))
+		}
+		var first map[string]any
+		if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for k := range first {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if diff := cmp.Diff([]string{"client", "duration_ms", "outcome", "server", "time", "tool"}, keys); diff != "" {
+			t.Errorf("a call log line (no arguments) (-want +got):\n%s\n%s", diff, lines[0])
 		}
 	})
 

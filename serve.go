@@ -6,12 +6,15 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/gateway"
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/mcpserver"
 	"github.com/strata-config/strata/internal/upstream"
@@ -98,7 +101,11 @@ func (w *Workspace[P, R]) mcpServer(warn func(error)) *mcpserver.Server {
 // under way, and a client that cannot answer gets an error), so the
 // catalog is the one a client that can answer both sees over stdio. Each
 // client gets the servers' log messages at the level it asked for; the
-// servers are asked for the most detailed level any client asked.
+// servers are asked for the most detailed level any client asked. Beside
+// /mcp, behind the same checks, /health answers the servers' states as
+// JSON and /metrics the counts of calls (by tool, server and outcome),
+// their time, and the servers' states, in Prometheus's text format; every
+// call goes to opts.CallLog.
 func (w *Workspace[P, R]) ServeHTTP(ctx context.Context, ln net.Listener, opts serve.HTTP, warn func(error)) error {
 	if opts.Token == "" && !opts.NoToken {
 		return errors.New("strata serve over HTTP needs a bearer token")
@@ -108,6 +115,31 @@ func (w *Workspace[P, R]) ServeHTTP(ctx context.Context, ln net.Listener, opts s
 		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
 	}})
 	srv := w.mcpServer(warn)
+	obs := &gateway.Observer{Log: opts.CallLog}
+	srv.OnCall = func(c mcpserver.Call) {
+		gc := gateway.Call{Time: c.Time, Client: c.Client, Tool: c.Tool, Server: c.Server, Duration: c.Duration, Outcome: c.Outcome}
+		if opts.LogArguments {
+			gc.Arguments = c.Arguments
+		}
+		obs.Record(gc)
+	}
+	health := func() []gateway.Health {
+		var out []gateway.Health
+		for _, st := range w.servers.States() {
+			h := gateway.Health{Server: st.Name, State: st.State}
+			if st.Err != nil {
+				h.Error = st.Err.Error()
+			}
+			out = append(out, h)
+		}
+		slices.SortFunc(out, func(a, b gateway.Health) int { return strings.Compare(a.Server, b.Server) })
+		return out
+	}
+	paths := map[string]http.Handler{"/health": gateway.HealthHandler(health), "/metrics": obs.MetricsHandler(health)}
+	for p, h := range opts.Paths {
+		paths[p] = h
+	}
+	opts.Paths = paths
 	var levels logLevels
 	srv.LogLevel = func(ctx context.Context, level mcp.LoggingLevel) {
 		if l, ok := levels.lower(level); ok {

@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 
@@ -31,6 +32,11 @@ type HTTP struct {
 	// Paths, when not nil, are served beside the MCP endpoint (/mcp), behind
 	// the same checks: a health or metrics endpoint.
 	Paths map[string]http.Handler
+	// CallLog, when not nil, receives one JSON object a line for every
+	// tool call: time, client (its session), tool, server, duration_ms
+	// and outcome; the arguments too with LogArguments, never otherwise.
+	CallLog      io.Writer
+	LogArguments bool
 }
 
 // Handler returns the handler of every request, made from the MCP

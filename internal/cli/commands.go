@@ -118,6 +118,8 @@ type serveCmd struct {
 	NoToken      bool          `help:"With --http on a loopback address: take requests without a token (any program of this machine may then call; for test suites that cannot send one)."`
 	AllowRemote  bool          `help:"With --http: allow an ADDR that is not loopback (other machines can then reach it; put TLS in front)."`
 	AllowHost    []string      `help:"With --http: a host name clients may reach strata by (the Host header), besides the loopback names; repeatable." placeholder:"HOST"`
+	CallLog      string        `help:"With --http: append a JSON line for every tool call to FILE (- for stderr): time, client, tool, server, duration_ms, outcome." placeholder:"FILE"`
+	LogArguments bool          `help:"With --call-log: log the calls' arguments too (they may hold what users typed, or secrets)."`
 	AllowOrigin  []string      `help:"With --http: a browser origin (scheme://host:port) allowed to call, besides strata's own; repeatable." placeholder:"ORIGIN"`
 }
 

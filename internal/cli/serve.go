@@ -120,6 +120,19 @@ func (c *serveCmd) serveHTTP(e *env, w *strataWorkspace) error {
 		}
 		fmt.Fprintf(e.Stderr, "strata: the bearer token clients must send is in %s\n", path)
 	}
+	switch c.CallLog {
+	case "":
+	case "-":
+		opts.CallLog = e.Stderr
+	default:
+		f, err := os.OpenFile(c.CallLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return fmt.Errorf("--call-log: %w", err)
+		}
+		defer f.Close()
+		opts.CallLog = f
+	}
+	opts.LogArguments = c.LogArguments
 	ln, err := net.Listen("tcp", c.HTTP)
 	if err != nil {
 		return err

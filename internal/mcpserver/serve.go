@@ -29,6 +29,7 @@ import (
 	"io"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -84,6 +85,9 @@ type Server struct {
 	// LogLevel, when not nil, is told the log level the client asks for
 	// (logging/setLevel), to pass on to the MCP servers relayed to.
 	LogLevel func(ctx context.Context, level mcp.LoggingLevel)
+	// OnCall, when not nil, is told every tool call once it is answered
+	// (the call log, the metrics).
+	OnCall func(Call)
 
 	mu      sync.Mutex
 	current *Snapshot
@@ -346,12 +350,74 @@ func tool(d resolve.Definition, wire json.RawMessage) (*mcp.Tool, error) {
 // A call of an MCP server's tool is relayed for the client (see relay.go).
 func (s *Server) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		start := time.Now()
+		var refused atomic.Bool // the call may go on after an answer that asks for input
+		var res *mcp.CallToolResult
+		var err error
 		if id, ok := relayID(req.Params.RequestState); ok {
-			return s.resume(ctx, req, id)
+			res, err = s.resume(ctx, req, id)
+		} else {
+			res, err = s.relay(ctx, req, func(ctx context.Context) (*mcp.CallToolResult, error) {
+				res, err := s.call(ctx, name, req)
+				if errors.Is(err, errRefused) {
+					refused.Store(true)
+					err = nil
+				}
+				return res, err
+			})
 		}
-		return s.relay(ctx, req, func(ctx context.Context) (*mcp.CallToolResult, error) { return s.call(ctx, name, req) })
+		s.record(ctx, name, req, start, res, err, refused.Load())
+		return res, err
 	}
 }
+
+// Call is one tool call of a client, answered.
+type Call struct {
+	Time     time.Time
+	Client   string // the client's session id
+	Tool     string
+	Server   string // the MCP server of the tool, if it is one's
+	Duration time.Duration
+	// Outcome is "ok", "error", "refused" (strata refused it: bad
+	// arguments, say), "input" (the result asks the client for input)
+	// or "cancelled".
+	Outcome   string
+	Arguments json.RawMessage
+}
+
+// record tells OnCall a call.
+func (s *Server) record(ctx context.Context, name string, req *mcp.CallToolRequest, start time.Time, res *mcp.CallToolResult, err error, refused bool) {
+	if s.OnCall == nil {
+		return
+	}
+	c := Call{Time: start, Tool: name, Duration: time.Since(start), Arguments: req.Params.Arguments}
+	if req.Session != nil {
+		c.Client = req.Session.ID()
+	}
+	s.mu.Lock()
+	if d, ok := s.current.Runner.Catalog.Tool(name); ok {
+		c.Server = d.Exec.Server
+	}
+	s.mu.Unlock()
+	switch {
+	case err != nil && ctx.Err() != nil:
+		c.Outcome = "cancelled"
+	case err != nil:
+		c.Outcome = "error"
+	case refused:
+		c.Outcome = "refused"
+	case res != nil && len(res.InputRequests) > 0:
+		c.Outcome = "input"
+	case res != nil && res.IsError:
+		c.Outcome = "error"
+	default:
+		c.Outcome = "ok"
+	}
+	s.OnCall(c)
+}
+
+// errRefused marks a call strata refused (answered as a tool error).
+var errRefused = errors.New("refused")
 
 // call runs a call of the tool name through the current catalog.
 func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -377,7 +443,7 @@ func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest
 	case errors.As(err, &ce):
 		// A refused call is the model's to fix: a tool error, not a
 		// protocol error.
-		return text(true, ce.Error()), nil
+		return text(true, ce.Error()), errRefused
 	case err != nil:
 		return nil, err
 	}

@@ -49,6 +49,7 @@ type Servers struct {
 
 	mu     sync.Mutex
 	live   map[string]*live // by server identity
+	failed map[string]error // the last start of a server that failed, by name
 	closed bool
 	follow sync.WaitGroup   // the goroutines that follow running servers
 	client Client           // the client served, if any
@@ -170,6 +171,44 @@ type live struct {
 	// server that may have work to finish when it stops. A server that
 	// only listed its tools (a one-shot strata resolve) gets ListGrace.
 	called atomic.Bool
+}
+
+// State is the state of one running server, or one that failed to start
+// (see [Servers.States]).
+type State struct {
+	Name string
+	// State is "starting", "running" or "failed".
+	State string
+	Err   error
+}
+
+// States returns the state of each server started or starting, by name,
+// and of the last start of each that failed since (a server that ended
+// is not listed: it starts again at the next call that needs it).
+func (p *Servers) States() []State {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []State
+	seen := map[string]bool{}
+	for _, l := range p.live {
+		st := State{Name: l.spec.Name, State: "starting"}
+		select {
+		case <-l.ready:
+			st.State = "running"
+		default:
+		}
+		seen[st.Name] = true
+		out = append(out, st)
+	}
+	for name, err := range p.failed {
+		if !seen[name] {
+			out = append(out, State{Name: name, State: "failed", Err: err})
+		}
+	}
+	return out
 }
 
 // errClosed is the error of a server asked for after Close.
@@ -347,6 +386,16 @@ func (p *Servers) start(id string, l *live, relay *mcpclient.Relay, known func()
 			l.sess = nil
 		}
 	}
+	p.mu.Lock()
+	if l.err != nil {
+		if p.failed == nil {
+			p.failed = map[string]error{}
+		}
+		p.failed[l.spec.Name] = l.err
+	} else {
+		delete(p.failed, l.spec.Name)
+	}
+	p.mu.Unlock()
 	close(l.ready)
 	if l.err != nil {
 		p.forget(id, l)
