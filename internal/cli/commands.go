@@ -109,6 +109,11 @@ type callCmd struct {
 	Args         string   `arg:"" optional:"" help:"Its arguments: a JSON object, or - to read it from stdin (default: {})."`
 }
 
+// doctorCmd is strata doctor.
+type doctorCmd struct {
+	OpenFlags `embed:""`
+}
+
 // serveCmd is strata serve.
 type serveCmd struct {
 	ResolveFlags `embed:""`
