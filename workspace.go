@@ -41,6 +41,7 @@ import (
 	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/command"
 	"github.com/strata-config/strata/internal/discover"
+	"github.com/strata-config/strata/internal/exe"
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/shape"
@@ -343,11 +344,11 @@ func (w *Workspace[P, R]) Watch() []string {
 		}
 		data := protocol.NewContext(protocol.ActionSchema, w.root, t.Source.Name(name), nil, nil, t.Options).Value()
 		if p, err := command.Program(append([]string{t.Command.Program}, t.Command.Args...), t.Command.Shell, data, w.root); err == nil {
-			set[procs.LookPath(p, w.environ)] = true
+			set[exe.LookPath(p, w.environ)] = true
 		}
 	}
 	for _, srv := range w.model.MCPServers {
-		set[procs.LookPath(command.Absolute(srv.Command, w.root), w.environ)] = true
+		set[exe.LookPath(command.Absolute(srv.Command, w.root), w.environ)] = true
 	}
 	out := make([]string, 0, len(set))
 	for p := range set {
@@ -384,7 +385,7 @@ func (w *Workspace[P, R]) Launch(ctx context.Context, key string) (trust.Launch,
 			if err != nil {
 				return trust.Launch{}, &diag.Error{Path: path.Append("command"), Msg: err.Error(), Err: err}
 			}
-			return trust.Launch{Program: procs.LookPath(program, w.environ), Args: t.Command.Args, Dir: w.dir}, nil
+			return trust.Launch{Program: exe.LookPath(program, w.environ), Args: t.Command.Args, Dir: w.dir}, nil
 		}
 		return w.discoveredLaunch(ctx, path, name)
 	case "mcp_servers":

@@ -17,6 +17,7 @@ import (
 	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/untrusted"
+	"github.com/strata-config/strata/internal/userdir"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 )
@@ -479,16 +480,7 @@ func (r *reader[P, R]) trustHint(g Untrusted) string {
 
 // userDir returns the directory of the user file.
 func (a *App[P, R]) userDir(env map[string]string) string {
-	if d := env[a.configHomeVar()]; d != "" {
-		return d
-	}
-	if x := env["XDG_CONFIG_HOME"]; x != "" {
-		return filepath.Join(x, a.Name)
-	}
-	if h := env["HOME"]; h != "" {
-		return filepath.Join(h, ".config", a.Name)
-	}
-	return ""
+	return userdir.Config(a.Name, func(k string) string { return env[k] })
 }
 
 // UserDir returns the user's config directory: the <NAME>_CONFIG_HOME
@@ -502,18 +494,13 @@ func (a *App[P, R]) UserDir() string {
 	return a.userDir(envMap(environ))
 }
 
-// configHomeVar is the variable that names the user directory.
-func (a *App[P, R]) configHomeVar() string {
-	return strings.ToUpper(a.Name) + "_CONFIG_HOME"
-}
-
 // envAssignments returns the environment without the loader's own
 // variables, which are not key paths.
 func (a *App[P, R]) envAssignments(environ []string) []string {
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if !strings.EqualFold(name, a.configHomeVar()) {
+		if !strings.EqualFold(name, userdir.HomeVar(a.Name)) {
 			out = append(out, kv)
 		}
 	}
