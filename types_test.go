@@ -96,7 +96,6 @@ var valueTypes = map[string]reflect.Type{
 	"load.Untrusted":           reflect.TypeFor[load.Untrusted](),
 	"trust.Launch":             reflect.TypeFor[trust.Launch](),
 	"trust.List":               reflect.TypeFor[trust.List](),
-	"trust.Once":               reflect.TypeFor[trust.Once](),
 	"trust.Pin":                reflect.TypeFor[trust.Pin](),
 	"trust.Store":              reflect.TypeFor[trust.Store](),
 	"assign.Assignment":        reflect.TypeFor[assign.Assignment](),

@@ -47,8 +47,20 @@ type Step struct {
 	Dropped bool
 }
 
-// Explain tells which layers set path, in order, and which won.
-func (r *Result[P, R]) Explain(path partial.Path) (Explanation, error) {
+// Explain tells which layers set key, a dotted key path of the config
+// ("tools.grep.run", "assistant.tools.'my tool'.run"), in order, and
+// which won. A key the config does not have is an error with a
+// did-you-mean.
+func (r *Result[P, R]) Explain(key string) (Explanation, error) {
+	path, err := partial.ParsePath(key)
+	if err != nil {
+		return Explanation{}, err
+	}
+	return r.explain(path)
+}
+
+// explain is Explain of a parsed path.
+func (r *Result[P, R]) explain(path partial.Path) (Explanation, error) {
 	pt, err := shape.OfPartial(typeOf[P]())
 	if err != nil {
 		return Explanation{}, err

@@ -70,7 +70,7 @@ func TestSourcePlaces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ex, err := res.Explain(partial.Path{"tools", "t", "summary"})
+		ex, err := res.Explain("tools.t.summary")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,7 +252,7 @@ func TestSourceNullUnsets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, _ := res.Explain(partial.Path{"tools", "t", "run"})
+	ex, _ := res.Explain("tools.t.run")
 	want := "tools.t.run = (not set)\n  koanf     org: set \"unattended\"\n  koanf     team: unset  <- wins\n"
 	if diff := cmp.Diff(want, ex.String()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

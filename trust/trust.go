@@ -169,21 +169,6 @@ func (l *List) Forget(dir string) (pins []string, err error) {
 	return pins, nil
 }
 
-// Once trusts one root exactly besides what a list trusts: --trust, for
-// one run. It implements package load's Trust.
-type Once struct {
-	List List
-	Root string
-}
-
-// Trusts implements package load's Trust.
-func (o Once) Trusts(dir string) bool {
-	if o.Root != "" && canonical(dir) == canonical(o.Root) {
-		return true
-	}
-	return o.List.Trusts(dir)
-}
-
 // Store is a trust list kept in a file.
 type Store struct {
 	// Path is the file; see DefaultPath.

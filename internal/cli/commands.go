@@ -9,8 +9,9 @@ import (
 	"time"
 
 	"github.com/kballard/go-shellquote"
-	"github.com/strata-config/strata/internal/workspace"
+	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/trust"
 )
 
@@ -61,16 +62,16 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// Settings returns what loading is given for the flags: strata's own
-// files, variables and trust list, and the terminal of e for inputs.
-func (f OpenFlags) Settings(e *Env) workspace.Settings {
+// App returns what loading is given for the flags: strata's own files,
+// variables, model and trust list, and the terminal of e for inputs.
+func (f OpenFlags) App(e *Env) load.App[config.Partial, config.Config] {
 	environ := os.Environ()
-	return workspace.Settings{
-		Name: "strata", Dir: f.Root, Environ: environ, Cfg: f.Cfg,
-		Store:     &trust.Store{Path: trust.DefaultPath("strata", environ)},
-		TrustHint: TrustHint,
-		TrustOnce: f.Trust,
-		Input:     TerminalInput(e),
+	return load.App[config.Partial, config.Config]{
+		Name: "strata", Defaults: config.Default(), Dir: f.Root, Environ: environ, Cfg: f.Cfg, MCPServers: partial.Path{"mcp_servers"},
+		TrustStore:     &trust.Store{Path: trust.DefaultPath("strata", environ)},
+		TrustHint:      TrustHint,
+		TrustWorkspace: f.Trust,
+		Input:          TerminalInput(e),
 	}
 }
 
