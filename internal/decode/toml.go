@@ -344,7 +344,7 @@ func (r *tomlDecoder) find(p tref, key string) (c tref, found, ok bool) {
 		t, v := tableOf(f.Type, fv)
 		return tref{node: n, field: -1, t: t, v: v}, true, true
 	case shape.Map:
-		entries := p.v.Field(shape.MapEntries)
+		entries := p.v.Field(p.t.At.Entries)
 		if entries.IsNil() {
 			return tref{}, false, true
 		}
@@ -366,7 +366,7 @@ func (r *tomlDecoder) find(p tref, key string) (c tref, found, ok bool) {
 // a table: v itself, or what a Nested holds.
 func tableOf(t *shape.Type, v reflect.Value) (*shape.Type, reflect.Value) {
 	if t.Kind == shape.Nested {
-		return t.Elem, v.Field(shape.NestedV).Elem()
+		return t.Elem, v.Field(t.At.V).Elem()
 	}
 	return t, v
 }
@@ -396,7 +396,7 @@ func (r *tomlDecoder) create(p tref, key string, def tableDef) (tref, bool) {
 		tb.taken |= 1 << f.Index
 		return tref{node: r.newTable(p.node, -1, f.Key, def), field: -1, t: t, v: v}, true
 	case shape.Map:
-		entries := p.v.Field(shape.MapEntries)
+		entries := p.v.Field(p.t.At.Entries)
 		ev := reflect.New(p.t.Elem.Go)
 		t, v, ok := enterTable(ev.Elem(), p.t.Elem)
 		if !ok {
@@ -430,8 +430,8 @@ func enterTable(v reflect.Value, t *shape.Type) (*shape.Type, reflect.Value, boo
 			return nil, reflect.Value{}, false
 		}
 		p := reflect.New(t.Elem.Go)
-		v.Field(shape.NestedState).SetUint(shape.StatePresent)
-		v.Field(shape.NestedV).Set(p)
+		v.Field(t.At.State).SetUint(shape.StatePresent)
+		v.Field(t.At.V).Set(p)
 		return t.Elem, p.Elem(), true
 	}
 	return nil, reflect.Value{}, false
@@ -459,7 +459,7 @@ func (r *tomlDecoder) keyValue(p tref, key string, depth int) bool {
 		}
 		r.dec.Field(n, p.v.Field(f.Index), f.Type, f.Strategy, r.path[:0])
 	case shape.Map:
-		entries := p.v.Field(shape.MapEntries)
+		entries := p.v.Field(p.t.At.Entries)
 		if !entries.IsNil() && entries.MapIndex(r.dec.mapKey(key)).IsValid() {
 			return false
 		}
