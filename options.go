@@ -35,7 +35,7 @@ type loading struct {
 	Provenance bool
 	UnknownEnv load.EnvPolicy
 	Input      func(ctx context.Context, id, description string, password bool) (string, error)
-	Sources    []load.Source
+	Sources    []load.HostSource
 	Limits     load.Limits
 }
 
@@ -94,7 +94,7 @@ func Cfg(args ...string) Option {
 // names: an organisation's defaults in a key-value store (above the
 // defaults, below the user's file), settings the host loads itself.
 // Package koanflayer makes them of koanf's providers.
-func Sources(src ...load.Source) Option {
+func Sources(src ...load.HostSource) Option {
 	return option(func(s *settings) { s.Sources = append(s.Sources, src...) })
 }
 

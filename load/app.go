@@ -40,13 +40,13 @@ import (
 //
 // Sources add layers the host reads from elsewhere (organisation defaults
 // in a key-value store, a koanf tree) at the place each names: by default
-// above the defaults and below the user file (see [Source]).
+// above the defaults and below the user file (see [HostSource]).
 //
 // A file may be TOML, JSON or YAML (config.toml, .json, .yaml, .yml; two of
 // them in one place is an error), and may extend others (see [ExtendsKey]).
 //
 // The workspace file and the directory files apply only where the user
-// trusts their directory (see [Trust] for which directory decides): the
+// trusts their directory (see [Truster] for which directory decides): the
 // trust list of TrustStore, Trust, or TrustWorkspace for this load; with
 // none of them, none does. Files that are not applied are listed in the Result
 // ([Probe].Untrusted) and reported once for each directory whose trust
@@ -94,7 +94,7 @@ type App[P, R any] struct {
 	TrustWorkspace bool
 	// Trust decides, besides the trust list, which workspaces' own files
 	// apply: a host that keeps trust elsewhere. nil trusts nothing more.
-	Trust Trust
+	Trust Truster
 	// UnknownEnv is what a <NAME>_ variable whose name reaches no key
 	// does: an error (the default), a warning, or nothing.
 	UnknownEnv EnvPolicy
@@ -112,7 +112,7 @@ type App[P, R any] struct {
 	Input func(ctx context.Context, id, description string, password bool) (string, error)
 	// Sources are layers the host reads from elsewhere, each at its place
 	// in the order above.
-	Sources []Source
+	Sources []HostSource
 }
 
 // EnvPolicy is what a <NAME>_ variable whose name reaches no key does.
@@ -125,7 +125,7 @@ const (
 	EnvIgnore                  // the variable is ignored
 )
 
-// Trust decides whether the files of a workspace apply. Trust names exact
+// Truster decides whether the files of a workspace apply. It names exact
 // roots; Load asks about these directories:
 //
 //   - the workspace file applies when the workspace root is trusted;
@@ -139,7 +139,7 @@ const (
 //
 // An implementation that trusts a directory with everything below it
 // ([trust.List]'s recursive entries) answers yes for each directory below.
-type Trust interface {
+type Truster interface {
 	// Trusts reports whether dir is trusted: by itself, not because a
 	// directory above it is (see above).
 	Trusts(dir string) bool
@@ -245,7 +245,7 @@ type Probe struct {
 	// not trusted.
 	Untrusted bool
 	// TrustDir is the directory whose trust decides whether a workspace or
-	// directory file applies (see [Trust]): the workspace root, a
+	// directory file applies (see [Truster]): the workspace root, a
 	// repository nested in the workspace, or outside any workspace the
 	// file's own directory.
 	TrustDir string
@@ -487,7 +487,7 @@ func (r *reader[P, R]) trusts(dir string) bool {
 }
 
 // probe looks for a workspace or directory file whose trust trustDir
-// decides (see [Trust]).
+// decides (see [Truster]).
 func (r *reader[P, R]) probe(ctx context.Context, kind Kind, base, trustDir string, trusted bool) {
 	n := len(r.res.Probes)
 	r.probeFile(ctx, kind, base, trusted)

@@ -511,7 +511,7 @@ func TestUntrustedLayersDoNotApply(t *testing.T) {
 	})
 	tests := []struct {
 		name      string
-		trust     load.Trust
+		trust     load.Truster
 		run       config.RunMode
 		untrusted []string
 		warnings  []string
