@@ -1,7 +1,7 @@
 // Package load is the config half of a workspace: it finds a host's
 // layers ([App]: defaults, the user's file, the workspace's files once
 // trusted, directory files, extends, the environment, --cfg, flags and the
-// host's own [HostSource]s), puts them in precedence order, and keeps for
+// host's own sources, [HostSource]), puts them in precedence order, and keeps for
 // each where it came from, so that a resolved value is explained
 // ([Result.Explain]) and every problem is positioned.
 //
