@@ -248,7 +248,9 @@ expose = "all"
 	t.Run("a server that ends starts again", func(t *testing.T) {
 		pids := starts(t, log)
 		pid, _ := strconv.Atoi(pids[len(pids)-1])
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		if p, err := os.FindProcess(pid); err != nil {
+			t.Fatal(err)
+		} else if err := p.Kill(); err != nil {
 			t.Fatal(err)
 		}
 		cs := h.connect(t, "2025-11-25", nil)
