@@ -359,7 +359,8 @@ func (p *Servers) get(ctx context.Context, s Server, known func() *Answer) (l *l
 		p.live[id] = l
 		started = true
 		relay := &mcpclient.Relay{Capabilities: s.Client, Name: s.Name, Level: p.level, Log: p.log}
-		p.follow.Go(func() { p.start(id, l, relay, known) })
+		nl := l // not l, a result that a caller who gives up sets to nil
+		p.follow.Go(func() { p.start(id, nl, relay, known) })
 	}
 	p.mu.Unlock()
 	select {
