@@ -210,3 +210,69 @@ func (b Budget) validate(p partial.Path) diag.Errors {
 	}
 	return errs
 }
+
+// Membership is whether a tool set holds a tool, and why.
+type Membership struct {
+	In bool
+	// Why says which pattern put the tool in or left it out, and through
+	// which included sets.
+	Why string
+	// Load is the load the set gives the tool ("" when no set on the way
+	// sets one).
+	Load LoadMode
+	// LoadFrom names the set whose load that is.
+	LoadFrom string
+}
+
+// Holds says whether the set named set holds the tool named name whose
+// source is source: a pattern of its tools, or a set it includes, holds
+// it, and no pattern of its exclude matches it. The sets must be valid
+// (see [Config.Validate]); an include that leads back is not followed.
+func (ts Toolsets) Holds(set, name, source string) Membership {
+	return ts.holds(set, name, source, nil)
+}
+
+func (ts Toolsets) holds(set, name, source string, seen []string) Membership {
+	s, ok := ts[set]
+	if !ok || slices.Contains(seen, set) {
+		return Membership{Why: fmt.Sprintf("no tool set %q", set)}
+	}
+	seen = append(seen, set)
+	for _, p := range s.Exclude {
+		if Match(p, name, source) {
+			return Membership{Why: fmt.Sprintf("left out by %s's exclude %q", set, p)}
+		}
+	}
+	for _, p := range s.Tools {
+		if Match(p, name, source) {
+			return Membership{In: true, Why: fmt.Sprintf("%s's tools pattern %q", set, p), Load: s.Load, LoadFrom: set}
+		}
+	}
+	for _, inc := range s.Include {
+		if m := ts.holds(inc, name, source, seen); m.In {
+			m.Why = fmt.Sprintf("%s includes %s: %s", set, inc, m.Why)
+			if m.Load == "" && s.Load != "" {
+				m.Load, m.LoadFrom = s.Load, set
+			}
+			return m
+		}
+	}
+	why := fmt.Sprintf("no pattern of %s's tools matches", set)
+	if len(s.Include) > 0 {
+		why += ", nor does a set it includes (" + strings.Join(s.Include, ", ") + ")"
+	}
+	return Membership{Why: why}
+}
+
+// ForClient returns the tool set whose clients patterns match an MCP
+// client's name (clientInfo.name), the first by name; "" when none does.
+func (ts Toolsets) ForClient(client string) string {
+	for _, name := range slices.Sorted(maps.Keys(ts)) {
+		for _, p := range ts[name].Clients {
+			if ok, _ := path.Match(p, client); ok {
+				return name
+			}
+		}
+	}
+	return ""
+}
