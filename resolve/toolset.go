@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -33,7 +34,7 @@ func Choose(c config.Config, set string, d Definition) Choice {
 	var setLoad config.LoadMode
 	var setFrom string
 	if set != "" {
-		m := c.Toolsets.Holds(set, d.Name, d.Source)
+		m := c.Toolsets.Holds(set, d.Name, FullSource(d))
 		ch.In, ch.Why = m.In, m.Why
 		setLoad, setFrom = m.Load, m.LoadFrom
 	}
@@ -93,4 +94,22 @@ func setNames(ts config.Toolsets) string {
 
 func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
+}
+
+// FullSource is where d comes from with the tool's name there always
+// written: mcp.<server>.<tool>, local.<tool>, builtin.<tool>. Tool-set
+// patterns match it (mcp.github.*, local.*) as well as the name.
+func FullSource(d Definition) string {
+	var src config.Source
+	switch d.Exec.Kind {
+	case ExecMCP:
+		src = config.Source{Kind: config.SourceMCP, Server: d.Exec.Server, Tool: d.Exec.Tool}
+	case ExecJP, ExecDescribe:
+		src = config.Source{Kind: config.SourceLocal, Tool: cmp.Or(d.Exec.Tool, d.Name)}
+	case ExecBuiltin:
+		src = config.Source{Kind: config.SourceBuiltin, Tool: cmp.Or(d.Exec.Tool, d.Name)}
+	default:
+		return d.Source
+	}
+	return src.String()
 }

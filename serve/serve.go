@@ -101,6 +101,11 @@ type Server struct {
 	clientOnce sync.Once
 	pmu        sync.Mutex
 	pendings   map[string]*pending // relayed calls waiting for the client
+
+	// deferred are the tools a client finds with search_tools, not
+	// listed until it does; revealed, the names it found (see search.go).
+	deferred []resolve.Definition
+	revealed map[string]bool
 }
 
 // Equal reports whether s and o are the same server, a handle with a
@@ -260,9 +265,14 @@ func (s *Server) install(cat *Snapshot) {
 	want := map[string]*mcp.Tool{}
 	wantJSON := map[string]string{}
 	wire := map[string]json.RawMessage{}
+	var deferred []resolve.Definition
 	for _, d := range cat.Runner.Catalog.Tools {
 		if w := export.Refused(export.MCP, d); w != nil {
 			s.warn(w)
+			continue
+		}
+		if d.Load == config.LoadDeferred && !s.revealed[d.Name] {
+			deferred = append(deferred, d)
 			continue
 		}
 		t, err := tool(d)
@@ -272,6 +282,10 @@ func (s *Server) install(cat *Snapshot) {
 		}
 		wire[d.Name] = export.MCPToolJSON(d)
 		want[d.Name], wantJSON[d.Name] = t, string(wire[d.Name])
+	}
+	s.deferred = deferred
+	if len(deferred) > 0 {
+		s.addSearchTool(want, wantJSON, wire)
 	}
 	var gone []string
 	for name := range s.served {
@@ -284,7 +298,11 @@ func (s *Server) install(cat *Snapshot) {
 	}
 	for name, t := range want {
 		if s.served[name] != wantJSON[name] {
-			s.mcp.AddTool(t, s.handler(name))
+			h := s.handler(name)
+			if name == export.SearchTool && len(deferred) > 0 {
+				h = s.searchHandler
+			}
+			s.mcp.AddTool(t, h)
 		}
 	}
 	s.served, s.wire = wantJSON, wire
