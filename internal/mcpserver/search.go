@@ -1,4 +1,4 @@
-package serve
+package mcpserver
 
 import (
 	"context"
@@ -29,12 +29,13 @@ func (s *Server) addSearchTool(want map[string]*mcp.Tool, wantJSON map[string]st
 		return
 	}
 	d := export.SearchDefinition()
-	t, err := tool(d)
+	w := export.MCPToolJSON(d)
+	t, err := tool(d, w)
 	if err != nil {
 		panic(err) // its schema is strata's own
 	}
-	wire[d.Name] = export.MCPToolJSON(d)
-	want[d.Name], wantJSON[d.Name] = t, string(wire[d.Name])
+	wire[d.Name] = w
+	want[d.Name], wantJSON[d.Name] = t, string(w)
 }
 
 // searchArgs are the arguments of search_tools.
@@ -78,13 +79,13 @@ func (s *Server) searchHandler(ctx context.Context, req *mcp.CallToolRequest) (*
 		s.revealed = map[string]bool{}
 	}
 	for _, d := range found {
-		t, err := tool(d)
+		raw := export.MCPToolJSON(d)
+		t, err := tool(d, raw)
 		if err != nil {
 			s.warn(err)
 			continue
 		}
 		res.Found = append(res.Found, searchFound{Name: d.Name, Summary: d.Summary})
-		raw := export.MCPToolJSON(d)
 		res.Tools = append(res.Tools, raw)
 		if s.revealed[d.Name] {
 			continue
