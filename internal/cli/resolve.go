@@ -113,6 +113,7 @@ func (c *resolveCmd) Run(e *env) error {
 	}
 	return err
 }
+
 // statsText is the table of --stats: the total, each tool (the most
 // costly first), each server.
 func statsText(s budget.Stats) []byte {
@@ -188,4 +189,3 @@ func explainTool(e *env, w *strataWorkspace, c *resolveCmd) error {
 	_, err = e.Stdout.Write([]byte(termtext.Lines(b.String())))
 	return err
 }
-
