@@ -138,7 +138,7 @@ var notValues = []string{
 }
 
 // publicPackages are the directories of the packages a host imports.
-var publicPackages = []string{".", "config", "partial", "diag", "load", "trust", "merge", "delta", "assign", "resolve", "export", "call", "serve", "protocol", "koanflayer"}
+var publicPackages = []string{".", "config", "partial", "diag", "load", "trust", "merge", "delta", "assign", "resolve", "export", "budget", "call", "serve", "protocol", "koanflayer"}
 
 // TestEveryTypeListed finds every exported type of the public packages in
 // their source, and checks it is in valueTypes or notValues.

@@ -38,14 +38,14 @@ type Stats struct {
 	// Budget is the config's budget.tokens, 0 when none.
 	Budget int `json:"budget,omitempty"`
 	// Tools are the tools, the most costly first (ties by name).
-	Tools []Tool `json:"tools"`
+	Tools []ToolCost `json:"tools"`
 	// Servers are the sums of each MCP server's tools, the most costly
 	// first (ties by name).
-	Servers []Server `json:"servers"`
+	Servers []ServerCost `json:"servers"`
 }
 
-// Tool is what one tool's definition costs.
-type Tool struct {
+// ToolCost is what one tool's definition costs.
+type ToolCost struct {
 	Name   string `json:"name"`
 	Source string `json:"source"`
 	Tokens int    `json:"tokens"`
@@ -54,8 +54,8 @@ type Tool struct {
 	Load config.LoadMode `json:"load,omitempty"`
 }
 
-// Server is what one MCP server's tools cost.
-type Server struct {
+// ServerCost is what one MCP server's tools cost.
+type ServerCost struct {
 	Name string `json:"name"`
 	// Tokens and Tools are the cost and number of its tools that every
 	// request carries; Deferred the cost of the others.
@@ -64,12 +64,12 @@ type Server struct {
 	Deferred int `json:"deferred,omitempty"`
 }
 
-// Count counts the tokens of what w writes, tool by tool.
-func Count(w *export.Written, b config.Budget) Stats {
-	s := Stats{Format: string(w.Dialect), Budget: b.Tokens, Tools: make([]Tool, 0, len(w.Entries)), Servers: []Server{}}
-	servers := map[string]*Server{}
+// Measure counts the tokens of what w writes, tool by tool.
+func Measure(w *export.Written, b config.Budget) Stats {
+	s := Stats{Format: string(w.Dialect), Budget: b.Tokens, Tools: make([]ToolCost, 0, len(w.Entries)), Servers: []ServerCost{}}
+	servers := map[string]*ServerCost{}
 	for _, e := range w.Entries {
-		t := Tool{Name: e.Name, Source: e.Source, Tokens: tokens.Count(string(e.JSON))}
+		t := ToolCost{Name: e.Name, Source: e.Source, Tokens: tokens.Count(string(e.JSON))}
 		if e.Deferred {
 			t.Load = config.LoadDeferred
 			s.Deferred += t.Tokens
@@ -82,7 +82,7 @@ func Count(w *export.Written, b config.Budget) Stats {
 		}
 		sv := servers[e.Server]
 		if sv == nil {
-			sv = &Server{Name: e.Server}
+			sv = &ServerCost{Name: e.Server}
 			servers[e.Server] = sv
 		}
 		if e.Deferred {
@@ -92,13 +92,13 @@ func Count(w *export.Written, b config.Budget) Stats {
 			sv.Tools++
 		}
 	}
-	slices.SortFunc(s.Tools, func(a, b Tool) int {
+	slices.SortFunc(s.Tools, func(a, b ToolCost) int {
 		return cmp.Or(cmp.Compare(b.Tokens, a.Tokens), strings.Compare(a.Name, b.Name))
 	})
 	for _, sv := range servers {
 		s.Servers = append(s.Servers, *sv)
 	}
-	slices.SortFunc(s.Servers, func(a, b Server) int {
+	slices.SortFunc(s.Servers, func(a, b ServerCost) int {
 		return cmp.Or(cmp.Compare(b.Tokens, a.Tokens), strings.Compare(a.Name, b.Name))
 	})
 	return s

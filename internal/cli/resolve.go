@@ -90,7 +90,7 @@ func (c *resolveCmd) Run(e *env) error {
 	warn(e, written.Notes)
 	var out []byte
 	if c.Stats || b.Tokens > 0 {
-		stats := budget.Count(written, b)
+		stats := budget.Measure(written, b)
 		if w := stats.Check(); w != nil {
 			warn(e, diag.Errors{w})
 		}
@@ -181,7 +181,7 @@ func explainTool(e *env, w *strataWorkspace, c *resolveCmd) error {
 	}
 	one := &resolve.Catalog{Tools: []resolve.Definition{d}}
 	if written, werr := export.Write(one, export.Dialect(c.Export), config.Budget{}); werr == nil && len(written.Entries) > 0 && written.Entries[0].Name != export.SearchTool {
-		st := budget.Count(&export.Written{Dialect: written.Dialect, Entries: written.Entries[:1]}, config.Budget{})
+		st := budget.Measure(&export.Written{Dialect: written.Dialect, Entries: written.Entries[:1]}, config.Budget{})
 		fmt.Fprintf(&b, "  tokens: %d in %s\n", st.Total+st.Deferred, c.Export)
 	} else {
 		fmt.Fprintf(&b, "  tokens: not written in %s (its name is not one %s takes)\n", c.Export, c.Export)
