@@ -148,3 +148,37 @@ func hostileText() []string {
 		"def f(x):\n    return {\"a\": [1, 2, 3], 'b': x ** 2}  # comment\n",
 	}
 }
+
+// TestMeasureHostileDescription: the tokenizer's regular expression is
+// quadratic on long runs of whitespace that hold line breaks (256 KB of
+// "\n " as raw text took 151 s); strata counts only what an export writes,
+// JSON, where line breaks are escaped, so a server's description made of
+// such runs counts in linear time. The test holds the property the bound
+// rests on: no definition a dialect writes holds a raw line break.
+func TestMeasureHostileDescription(t *testing.T) {
+	desc := strings.Repeat("\n \r\n\t\u2028\u0085 ", 256<<10/12)
+	d := resolve.Definition{Name: "hostile", Source: "mcp.x", Summary: "S.", Description: desc, Exec: resolve.Exec{Kind: resolve.ExecMCP, Server: "x", Tool: "hostile"},
+		InputSchema: json.RawMessage(`{"type":"object","properties":{}}`), Upstream: json.RawMessage(`{"name":"hostile","description":` + mustJSON(desc) + `,"inputSchema":{"type":"object"}}`)}
+	for _, f := range []export.Dialect{export.Strata, export.OpenAI, export.Anthropic, export.MCP} {
+		w, err := export.Write(&resolve.Catalog{Tools: []resolve.Definition{d}}, f, config.Budget{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range w.Entries {
+			if strings.ContainsAny(string(e.JSON), "\r\n") {
+				t.Fatalf("%s writes a raw line break", f)
+			}
+		}
+		if s := budget.Measure(w, config.Budget{}); s.Total < len(desc)/12 {
+			t.Errorf("%s: %d tokens for %d bytes", f, s.Total, len(desc))
+		}
+	}
+}
+
+func mustJSON(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
