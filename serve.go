@@ -30,13 +30,15 @@ import (
 // tool, so tools whose run mode is "ask" run when the client calls them,
 // unless the host gave its own Confirm.
 func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer, warn func(error)) error {
-	srv := w.mcpServer(warn)
+	var clientSet clientToolSet
+	srv := w.mcpServer(warn, &clientSet)
 	// The MCP servers relay for the client: they are declared its
 	// sampling and elicitation capabilities (and resolved again with
 	// them, since a server may list other tools), and their log messages,
 	// at the level it asks for, go to it.
-	srv.Client = func(_ context.Context, caps *mcp.ClientCapabilities, ss *mcp.ServerSession) bool {
-		return w.servers.Serve(upstream.ClientOf(caps, ss))
+	srv.Client = func(_ context.Context, client *mcp.InitializeParams, ss *mcp.ServerSession) bool {
+		reload := w.servers.Serve(upstream.ClientOf(client.Capabilities, ss))
+		return clientSet.choose(w, client) || reload
 	}
 	srv.LogLevel = w.servers.SetLogLevel
 	return srv.Serve(ctx, in, out)
@@ -44,7 +46,7 @@ func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer
 
 // mcpServer is the server of the workspace's catalog, resolved again
 // when a watched file changes or an MCP server's tools do.
-func (w *Workspace[P, R]) mcpServer(warn func(error)) *mcpserver.Server {
+func (w *Workspace[P, R]) mcpServer(warn func(error), clientSet *clientToolSet) *mcpserver.Server {
 	report := func(err error) {
 		if warn != nil && err != nil {
 			warn(err)
@@ -63,6 +65,7 @@ func (w *Workspace[P, R]) mcpServer(warn func(error)) *mcpserver.Server {
 				cur = next
 			}
 			first = false
+			clientSet.apply(cur)
 			cat, err := cur.Resolve(ctx)
 			if cat == nil {
 				return nil, err
@@ -114,7 +117,7 @@ func (w *Workspace[P, R]) ServeHTTP(ctx context.Context, ln net.Listener, opts s
 		Sampling:    &mcp.SamplingCapabilities{},
 		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
 	}})
-	srv := w.mcpServer(warn)
+	srv := w.mcpServer(warn, &clientToolSet{}) // one catalog: the run's tool set
 	obs := &gateway.Observer{Log: opts.CallLog}
 	srv.OnCall = func(c mcpserver.Call) {
 		gc := gateway.Call{Time: c.Time, Client: c.Client, Tool: c.Tool, Server: c.Server, Duration: c.Duration, Outcome: c.Outcome}
@@ -179,4 +182,35 @@ func diagOrNil(err error) error {
 		return nil
 	}
 	return err
+}
+
+// clientToolSet is the tool set the MCP client's name chose (see
+// [Workspace.ToolSetFor]); each resolution of the server holds to it.
+type clientToolSet struct {
+	mu  sync.Mutex
+	set string
+}
+
+// choose chooses the client's set, and reports whether it is not the
+// run's: the catalog is then resolved again for it.
+func (c *clientToolSet) choose(w interface {
+	ToolSet() string
+	ToolSetFor(string) string
+}, client *mcp.InitializeParams) bool {
+	name := ""
+	if client.ClientInfo != nil {
+		name = client.ClientInfo.Name
+	}
+	set := w.ToolSetFor(name)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.set = set
+	return set != w.ToolSet()
+}
+
+// apply makes the client's set the one w selects.
+func (c *clientToolSet) apply(w interface{ setClient(string) }) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w.setClient(c.set)
 }

@@ -40,9 +40,9 @@ const relayKey = "strata/relay"
 func (s *Server) clientRelay(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && s.Client != nil {
-			if caps, ok := clientCapabilities(method, req); ok {
+			if client, ok := clientOf(method, req); ok {
 				s.clientOnce.Do(func() {
-					if s.Client(ctx, caps, ss) {
+					if s.Client(ctx, client, ss) {
 						// Requests are handled in order until this one
 						// is answered, so the client's first tools/list
 						// waits for the catalog its capabilities give.
@@ -61,26 +61,25 @@ func (s *Server) clientRelay(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// clientCapabilities returns the capabilities the client declares with
-// req: in the params of initialize, in the _meta of a request of
-// protocol 2026-07-28 or later. ok is false for a request that says
-// nothing of them (a notification, a request before initialize).
-func clientCapabilities(method string, req mcp.Request) (caps *mcp.ClientCapabilities, ok bool) {
+// clientOf returns what the client declares with req: the params of
+// initialize; for a request of protocol 2026-07-28 or later, its
+// capabilities and clientInfo, from its _meta. ok is false for a request
+// that says nothing of them (a notification, a request before
+// initialize).
+func clientOf(method string, req mcp.Request) (client *mcp.InitializeParams, ok bool) {
 	if method == "initialize" {
 		p, _ := req.GetParams().(*mcp.InitializeParams)
-		if p == nil {
-			return nil, false
-		}
-		return p.Capabilities, true
+		return p, p != nil
 	}
 	r, ok := req.(interface {
 		ProtocolVersion() string
 		ClientCapabilities() *mcp.ClientCapabilities
+		ClientInfo() *mcp.Implementation
 	})
 	if !ok || r.ProtocolVersion() < "2026-07-28" {
 		return nil, false
 	}
-	return r.ClientCapabilities(), true
+	return &mcp.InitializeParams{ProtocolVersion: r.ProtocolVersion(), Capabilities: r.ClientCapabilities(), ClientInfo: r.ClientInfo()}, true
 }
 
 // downstream is the client, for one call relayed to an MCP server.

@@ -75,13 +75,13 @@ type Server struct {
 	// Debounce is how long to wait after a change for more before
 	// resolving again; 0 is DefaultDebounce.
 	Debounce time.Duration
-	// Client, when not nil, is told the client's capabilities (which MCP
-	// servers relayed to may be declared) and session at its first request
-	// that declares them, before that request is answered; when it
+	// Client, when not nil, is told what the client declares (its
+	// capabilities, which MCP servers relayed to may be declared, and its
+	// clientInfo) and its session at its first request that declares them, before that request is answered; when it
 	// returns true, the catalog is resolved again first (what the MCP
 	// servers list may depend on what the client can answer), so that
 	// the handshake names the catalog served.
-	Client func(ctx context.Context, caps *mcp.ClientCapabilities, ss *mcp.ServerSession) (reload bool)
+	Client func(ctx context.Context, client *mcp.InitializeParams, ss *mcp.ServerSession) (reload bool)
 	// LogLevel, when not nil, is told the log level the client asks for
 	// (logging/setLevel), to pass on to the MCP servers relayed to.
 	LogLevel func(ctx context.Context, level mcp.LoggingLevel)
@@ -103,6 +103,11 @@ type Server struct {
 	clientOnce sync.Once
 	pmu        sync.Mutex
 	pendings   map[string]*pending // relayed calls waiting for the client
+
+	// deferred are the tools a client finds with search_tools, not
+	// listed until it does; revealed, the names it found (see search.go).
+	deferred []resolve.Definition
+	revealed map[string]bool
 }
 
 // Equal reports whether s and o are the same server, a handle with a
@@ -279,9 +284,14 @@ func (s *Server) install(cat *Snapshot) {
 	want := map[string]*mcp.Tool{}
 	wantJSON := map[string]string{}
 	wire := map[string]json.RawMessage{}
+	var deferred []resolve.Definition
 	for _, d := range cat.Runner.Catalog.Tools {
 		if w := export.Refused(export.MCP, d); w != nil {
 			s.warn(w)
+			continue
+		}
+		if d.Load == config.LoadDeferred && !s.revealed[d.Name] {
+			deferred = append(deferred, d)
 			continue
 		}
 		w := export.MCPToolJSON(d)
@@ -292,6 +302,10 @@ func (s *Server) install(cat *Snapshot) {
 		}
 		wire[d.Name] = w
 		want[d.Name], wantJSON[d.Name] = t, string(w)
+	}
+	s.deferred = deferred
+	if len(deferred) > 0 {
+		s.addSearchTool(want, wantJSON, wire)
 	}
 	var gone []string
 	for name := range s.served {
@@ -304,7 +318,11 @@ func (s *Server) install(cat *Snapshot) {
 	}
 	for name, t := range want {
 		if s.served[name] != wantJSON[name] {
-			s.mcp.AddTool(t, s.handler(name))
+			h := s.handler(name)
+			if name == export.SearchTool && len(deferred) > 0 {
+				h = s.searchHandler
+			}
+			s.mcp.AddTool(t, h)
 		}
 	}
 	s.served, s.wire = wantJSON, wire
