@@ -256,11 +256,12 @@ expose = "all"
 		cs := h.connect(t, "2025-11-25", nil)
 		var res *mcp.CallToolResult
 		var err error
-		// The call that meets the dead server fails (it names it); the
-		// next one starts it again.
-		for range 2 {
+		// The kill lands while calls go on: a call may still be answered
+		// by the old process, the one that meets the dead server fails
+		// (it names it), and a later one starts it again.
+		for range 1000 {
 			res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"x": "again"}})
-			if err == nil && !res.IsError {
+			if err == nil && !res.IsError && len(starts(t, log)) == 2 {
 				break
 			}
 		}
