@@ -77,6 +77,12 @@ type Workspace[P, R any] struct {
 	catalog *resolve.Catalog
 	errs    error
 	runner  *call.Runner
+	// full is the catalog as it resolved, before the lock (see lock.go);
+	// catalog is what the lock leaves of it.
+	full      *resolve.Catalog
+	fullErrs  error
+	lockState LockState
+	lockErr   error
 }
 
 // Equal reports whether w and o are the same workspace, a handle that owns
@@ -240,15 +246,44 @@ func (w *Workspace[P, R]) untrusted() untrusted.Workspace {
 }
 
 // Resolve returns the catalog of the workspace's tools: discovered (from
-// the cache when it has them) and overridden by the config. It returns the
-// catalog of the tools that resolved even when others failed; the error
-// then lists every problem, positioned. The catalog is resolved once;
-// later calls return the same.
+// the cache when it has them) and overridden by the config, less the tools
+// the lock holds back (see [Workspace.Lock]). It returns the catalog of
+// the tools that resolved even when others failed; the error then lists
+// every problem, positioned. The catalog is resolved once; later calls
+// return the same.
 func (w *Workspace[P, R]) Resolve(ctx context.Context) (*resolve.Catalog, error) {
+	full, err := w.resolveAll(ctx)
+	if full == nil {
+		return nil, err
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.catalog != nil {
+	if w.catalog != nil || w.lockErr != nil {
 		return w.catalog, w.errs
+	}
+	cat, st, warnings, lerr := w.applyLock(ctx, full)
+	w.lockState, w.lockErr = st, lerr
+	if cat == nil {
+		w.errs = lerr
+		return nil, lerr
+	}
+	if len(warnings) > 0 {
+		if cat == full {
+			c := *full
+			cat = &c
+		}
+		cat.Warnings = append(slices.Clone(cat.Warnings), warnings...)
+	}
+	w.catalog, w.errs = cat, err
+	return w.catalog, w.errs
+}
+
+// resolveAll returns the catalog as it resolves, before the lock.
+func (w *Workspace[P, R]) resolveAll(ctx context.Context) (*resolve.Catalog, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.full != nil {
+		return w.full, w.fullErrs
 	}
 	cat, err := w.resolver().Resolve(ctx, w.model)
 	if cat == nil {
@@ -257,8 +292,8 @@ func (w *Workspace[P, R]) Resolve(ctx context.Context) (*resolve.Catalog, error)
 	for i, e := range cat.Warnings {
 		cat.Warnings[i] = w.placeOne(e)
 	}
-	w.catalog, w.errs = cat, w.place(err)
-	return w.catalog, w.errs
+	w.full, w.fullErrs = cat, w.place(err)
+	return w.full, w.fullErrs
 }
 
 // place puts problems at the host's key paths and positions them in the
@@ -319,6 +354,11 @@ func (w *Workspace[P, R]) Watch() []string {
 	for _, l := range w.loaded.Result.Layers {
 		if l.Doc != nil {
 			set[l.Name] = true
+		}
+	}
+	for _, user := range []bool{false, true} {
+		if p := w.LockPath(user); p != "" && w.model.Lock.Policy.Or() != config.LockOff {
+			set[p] = true // written by strata lock: what it accepts comes back
 		}
 	}
 	home := ""
@@ -452,8 +492,8 @@ func (w *Workspace[P, R]) Close() error {
 }
 
 // modelOf finds the tools model in a host's resolved config: the fields
-// tools, mcp_servers and discover of the table at mount. The host may
-// leave out mcp_servers and discover.
+// tools, mcp_servers, discover and lock of the table at mount. The host
+// may leave out mcp_servers, discover and lock.
 func modelOf[R any](r *R, mount partial.Path) (config.Config, error) {
 	if c, ok := any(r).(*config.Config); ok && len(mount) == 0 {
 		return *c, nil
@@ -479,7 +519,7 @@ func modelOf[R any](r *R, mount partial.Path) (config.Config, error) {
 	for _, part := range []struct {
 		key string
 		dst any
-	}{{"tools", &c.Tools}, {"mcp_servers", &c.MCPServers}, {"discover", &c.Discover}} {
+	}{{"tools", &c.Tools}, {"mcp_servers", &c.MCPServers}, {"discover", &c.Discover}, {"lock", &c.Lock}} {
 		f, ok := t.Field(part.key)
 		if !ok {
 			continue

@@ -31,6 +31,7 @@ type Config struct {
 	Tools      Tools      `toml:"tools"`
 	MCPServers MCPServers `toml:"mcp_servers"`
 	Discover   Discover   `toml:"discover"`
+	Lock       Lock       `toml:"lock"`
 }
 
 // Tools are the configured tools by name; the entry named [EveryTool] ("*")

@@ -11,6 +11,7 @@ type Partial struct {
 	Tools      ToolsPartial      `toml:"tools" doc:"Tools by name; the '*' entry holds what every tool inherits (run, result, enable)."`
 	MCPServers MCPServersPartial `toml:"mcp_servers" doc:"MCP servers by name: programs started over stdio, or remote servers reached over HTTP."`
 	Discover   DiscoverPartial   `toml:"discover" doc:"Where self-describing tools are found."`
+	Lock       LockPartial       `toml:"lock" doc:"What the lock of tool definitions (strata.lock) does with a tool that changed."`
 }
 
 // ToolsPartial is the partial twin of [Tools].
