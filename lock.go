@@ -82,31 +82,43 @@ func (w *Workspace[P, R]) resolved() bool {
 	return w.full != nil
 }
 
+// LockWrite is what [Workspace.WriteLock] wrote.
+type LockWrite struct {
+	// Path is the lock file.
+	Path string
+	// Tools are its entries: every tool of the catalog.
+	Tools []lock.Entry
+	// Changes are those from the lock before, which writing accepted.
+	Changes []lock.Change
+}
+
 // WriteLock writes the lock of the catalog as it resolves now, every tool
 // of it, whatever the lock before held back: the workspace's lock (user
 // false), which only a trusted workspace may have, or the user's. It
-// returns the path written and the changes it accepted.
-func (w *Workspace[P, R]) WriteLock(ctx context.Context, user bool) (string, []lock.Change, error) {
+// refuses while some tools do not resolve: a lock without them would
+// hold them back once they do.
+func (w *Workspace[P, R]) WriteLock(ctx context.Context, user bool) (LockWrite, error) {
 	path, err := w.lockTarget(user)
 	if err != nil {
-		return "", nil, err
+		return LockWrite{}, err
 	}
 	full, err := w.resolveAll(ctx)
 	if full == nil {
-		return "", nil, err
+		return LockWrite{}, err
 	}
 	if err != nil {
-		return "", nil, &diag.Error{Source: path, Msg: "not written: some tools did not resolve, and a lock of the others would hold them back once they do: " + err.Error(), Hint: "fix them (or disable them) first"}
+		return LockWrite{}, &diag.Error{Source: path, Msg: "not written: some tools did not resolve: " + err.Error(), Hint: "fix them, or disable them, first: a lock without them would hold them back once they resolve"}
 	}
-	entries := lock.Entries(full)
+	out := LockWrite{Path: path, Tools: lock.Entries(full)}
 	var before []lock.Entry
 	if f, rerr := lock.Read(ctx, path, w.s.Limits); rerr == nil && f != nil {
 		before = f.Tools
 	}
-	if err := lock.Write(path, entries); err != nil {
-		return "", nil, err
+	if err := lock.Write(path, out.Tools); err != nil {
+		return LockWrite{}, err
 	}
-	return path, lock.Compare(before, entries), nil
+	out.Changes = lock.Compare(before, out.Tools)
+	return out, nil
 }
 
 // LockDiff returns the changes from the lock that applies (or that

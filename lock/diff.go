@@ -121,7 +121,7 @@ func TextDiff(a, b string) string {
 		return ""
 	}
 	d, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(withNewline(a)), B: difflib.SplitLines(withNewline(b)),
+		A: difflib.SplitLines(a), B: difflib.SplitLines(b),
 		FromFile: "locked", ToFile: "now", Context: 3,
 	}) // writes to a strings.Builder: never fails
 	return d

@@ -21,6 +21,7 @@ type Programs interface {
 	Call(e *Env, c *CallCmd) error
 	Serve(e *Env, c *ServeCmd) error
 	Trust(e *Env, c *TrustCmd) error
+	Lock(e *Env, c *LockCmd) error
 }
 
 // OpenFlags are the flags of the commands that open a workspace.
@@ -107,6 +108,7 @@ type ResolveFlags struct {
 type ResolveCmd struct {
 	ResolveFlags `embed:""`
 	Export       string `enum:"strata,openai,anthropic,mcp" default:"strata" help:"Output format: strata, openai, anthropic or mcp."`
+	Explain      string `placeholder:"TOOL" help:"Print every field of TOOL's final definition and where it came from, instead of the catalog."`
 }
 
 func (c *ResolveCmd) Run(e *Env) error { return e.Programs.Resolve(e, c) }
@@ -149,3 +151,12 @@ func (c *TrustCmd) Validate() error {
 }
 
 func (c *TrustCmd) Run(e *Env) error { return e.Programs.Trust(e, c) }
+
+// LockCmd is strata lock.
+type LockCmd struct {
+	ResolveFlags `embed:""`
+	Diff         bool `help:"Print what changed since the lock was written, field by field, and write nothing; exit 1 when something did."`
+	User         bool `help:"The user's lock, beside the user's config file, rather than the workspace's."`
+}
+
+func (c *LockCmd) Run(e *Env) error { return e.Programs.Lock(e, c) }

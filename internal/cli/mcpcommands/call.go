@@ -58,6 +58,9 @@ func (p Programs) Call(e *cli.Env, c *cli.CallCmd) error {
 		return err
 	}
 	if _, ok := r.Catalog.Tool(c.Name); !ok {
+		if held := heldBack(e, w, c.Name); held != nil {
+			return held
+		}
 		if err != nil {
 			return err // the tool may be among those that failed
 		}
