@@ -292,4 +292,3 @@ func unquote(k string) string {
 	}
 	return k
 }
-

@@ -217,7 +217,7 @@ const header = `# strata.lock: what the model was approved to see of each tool. 
 // Encode writes entries as a lock file: sorted by name, the schemas as
 // indented JSON.
 func Encode(entries []Entry) ([]byte, error) {
-	p := fileLayer{Version: partial.Of(int64(Version)), }
+	p := fileLayer{Version: partial.Of(int64(Version))}
 	for _, e := range entries {
 		el := entryLayer{
 			Source:   partial.Of(e.Source),
