@@ -81,6 +81,7 @@ type Workspace[P, R any] struct {
 	// catalog is what the lock leaves of it.
 	full      *resolve.Catalog
 	fullErrs  error
+	found     resolve.Found // what discovery found, for explaining
 	lockState LockState
 	lockErr   error
 }
@@ -285,13 +286,18 @@ func (w *Workspace[P, R]) resolveAll(ctx context.Context) (*resolve.Catalog, err
 	if w.full != nil {
 		return w.full, w.fullErrs
 	}
-	cat, err := w.resolver().Resolve(ctx, w.model)
+	f, err := w.resolver().Discover(ctx, w.model)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := resolve.Build(w.model, f)
 	if cat == nil {
 		return nil, err
 	}
 	for i, e := range cat.Warnings {
 		cat.Warnings[i] = w.placeOne(e)
 	}
+	w.found = f
 	w.full, w.fullErrs = cat, w.place(err)
 	return w.full, w.fullErrs
 }

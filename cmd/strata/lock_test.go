@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -380,5 +381,39 @@ func TestLockServe(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "held back: greet changed") || !strings.Contains(stderr.String(), "held back: fetch changed") {
 		t.Errorf("serve did not warn of the held tools:\n%s", stderr.String())
+	}
+}
+
+// TestExplainGolden explains a tool from each source of the demo
+// workspace: a --describe tool, a tool of JP's schema action, an MCP tool,
+// a renamed MCP tool, a tool set in three layers; and a name that is not
+// a tool's.
+func TestExplainGolden(t *testing.T) {
+	requireNode(t)
+	cache := t.TempDir()
+	demo := []string{"resolve", "--root", "fixtures/workspace", "--trust"}
+	demoEnv(t, cache)
+	if r := runCLI(t, demo...); r.code != 0 {
+		t.Fatalf("resolving the demo, for the cache:\n%s", r)
+	}
+	entry := regexp.MustCompile(regexp.QuoteMeta(cache) + `/strata/schemas/[0-9a-f]{64}\.json`)
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"explain-describe", append(demo, "--explain", "word_count")},
+		{"explain-jp", append(demo, "--explain", "count_lines")},
+		{"explain-mcp", append(demo, "--explain", "get-sum")},
+		{"explain-mcp-renamed", append(demo, "--explain", "read_file")},
+		{"explain-layers", []string{"resolve", "--root", "fixtures/workspace/project", "--trust", "--cfg", "tools.grep.summary=Search (cfg).", "--explain", "grep"}},
+		{"explain-unknown", append(demo, "--explain", "wordcount")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			demoEnv(t, cache)
+			r := runCLI(t, tt.args...)
+			r.stdout = entry.ReplaceAllString(r.stdout, "<cache entry>")
+			golden(t, tt.name, r)
+		})
 	}
 }

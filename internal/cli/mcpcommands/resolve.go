@@ -67,6 +67,9 @@ func (p Programs) Resolve(e *cli.Env, c *cli.ResolveCmd) error {
 		return err
 	}
 	defer w.Close()
+	if c.Explain != "" {
+		return explainTool(e, w, c.Explain)
+	}
 	cat, err := w.Resolve(e.Ctx)
 	if cat == nil {
 		return err
