@@ -104,7 +104,12 @@ func (w *Workspace[P, R]) ExplainTool(ctx context.Context, name string) (ToolExp
 	if ex.Discovered != nil {
 		ex.Tightened = leaves(own.Parameters)
 	}
-	for _, key := range w.toolKeys(name, own) {
+	keys := w.toolKeys(name, own)
+	if _, configured := w.model.Tools[name]; d.Exec.Kind == resolve.ExecMCP && !configured {
+		// What made the server's tool one of the catalog's.
+		keys = append(keys, w.key(partial.Path{"mcp_servers", d.Exec.Server, "expose"}.String()))
+	}
+	for _, key := range keys {
 		e, err := w.Explain(key)
 		if err != nil {
 			return ToolExplanation{}, err

@@ -121,6 +121,9 @@ func TestLockHoldsDrift(t *testing.T) {
 		t.Errorf("lock --diff right after lock:\n%s", r)
 	}
 	all := []string{"fetch", "greet", "other"}
+	if ex := w.strata(t, "resolve", "--explain", "greet"); ex.code != 0 || !strings.Contains(ex.stdout, "lock:\n  locked in <root>/.strata/strata.lock, unchanged\n") {
+		t.Errorf("resolve --explain of a locked tool:\n%s", ex)
+	}
 	if diff := cmp.Diff(all, names(t, w.strata(t, "resolve"))); diff != "" {
 		t.Errorf("resolve with an unchanged lock (-want +got):\n%s", diff)
 	}
@@ -149,6 +152,9 @@ func TestLockHoldsDrift(t *testing.T) {
 		if c.code != 1 || !strings.Contains(c.stderr, "call "+tool+": held back by the lock") || strings.Contains(c.stdout, "hello") {
 			t.Errorf("call %s of a held tool:\n%s", tool, c)
 		}
+	}
+	if ex := w.strata(t, "resolve", "--explain", "greet"); ex.code != 0 || !strings.Contains(ex.stdout, "lock:\n  held back by <root>/.strata/strata.lock: greet changed since it was locked: description\n") {
+		t.Errorf("resolve --explain of a held tool:\n%s", ex)
 	}
 	d := w.strata(t, "lock", "--diff")
 	want := `changed fetch (mcp_servers.up): description
