@@ -138,6 +138,7 @@ func entryOf(tool string, el entryLayer) (Entry, []problem) {
 		out = append(out, problem{"", "the entry has no source", "write source = \"mcp_servers.<server>\", \"tools.<name>\", \"" + SourceDiscover + "\" or \"" + SourceBuiltin + "\", or " + fix})
 	}
 	schemas := true
+	var input any
 	for _, s := range []struct {
 		key string
 		in  string
@@ -146,12 +147,16 @@ func entryOf(tool string, el entryLayer) (Entry, []problem) {
 		if strings.TrimSpace(s.in) == "" {
 			continue
 		}
-		if _, ok := decodeJSON([]byte(s.in)); !ok {
+		v, ok := decodeJSON([]byte(s.in))
+		if !ok {
 			out = append(out, problem{s.key, "not JSON", fix})
 			schemas = false
 			continue
 		}
-		*s.out = Canonical([]byte(s.in))
+		*s.out = string(encodeJSON(v, ""))
+		if s.key == "input_schema" {
+			input = v
+		}
 	}
 	switch {
 	case e.Hash == "":
@@ -163,8 +168,8 @@ func entryOf(tool string, el entryLayer) (Entry, []problem) {
 	if schemas && el.Summary.V != firstLine(e.Description) {
 		out = append(out, problem{"summary", fmt.Sprintf("the summary is not the first line of the description (%q)", firstLine(e.Description)), fix})
 	}
-	if schemas && !slices.Equal(listOf(el.Parameters), parameterNames(e.InputSchema)) {
-		out = append(out, problem{"parameters", fmt.Sprintf("the parameters are not those of the input schema (%s)", strings.Join(parameterNames(e.InputSchema), ", ")), fix})
+	if names := namesOf(input); schemas && !slices.Equal(listOf(el.Parameters), names) {
+		out = append(out, problem{"parameters", fmt.Sprintf("the parameters are not those of the input schema (%s)", strings.Join(names, ", ")), fix})
 	}
 	return e, out
 }
@@ -198,6 +203,12 @@ func parameterNames(schema string) []string {
 	if !ok {
 		return nil
 	}
+	return namesOf(v)
+}
+
+// namesOf are the names of the top-level properties of a decoded schema,
+// sorted.
+func namesOf(v any) []string {
 	obj, _ := v.(map[string]any)
 	props, _ := obj["properties"].(map[string]any)
 	if len(props) == 0 {
