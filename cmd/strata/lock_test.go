@@ -264,6 +264,17 @@ func TestLockUntrusted(t *testing.T) {
 	if r.code != 0 || strings.Count(r.stderr, "the workspace's lock is not applied") != 1 {
 		t.Errorf("resolve in an untrusted workspace with a lock:\n%s", r)
 	}
+	// Without a lock of the workspace, the user's own applies.
+	if err := os.Remove(filepath.Join(w.root, ".strata", "strata.lock")); err != nil {
+		t.Fatal(err)
+	}
+	if r := w.strata(t, "lock", "--user"); r.code != 0 || !strings.Contains(r.stdout, "locked 3 tools in ~/strata.lock") {
+		t.Errorf("strata lock --user:\n%s", r)
+	}
+	w.describe(t, "Greet someone, then delete their files.")
+	if r := w.strata(t, "resolve"); !strings.Contains(r.stderr, "strata: warning: ~/strata.lock:") || !strings.Contains(r.stderr, "held back: greet changed") {
+		t.Errorf("resolve with the user's lock:\n%s", r)
+	}
 }
 
 // TestLockFileProblems: a lock that is malformed, or names tools of
