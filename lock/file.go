@@ -1,7 +1,9 @@
 package lock
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -138,7 +140,6 @@ func entryOf(tool string, el entryLayer) (Entry, []problem) {
 		out = append(out, problem{"", "the entry has no source", "write source = \"mcp_servers.<server>\", \"tools.<name>\", \"" + SourceDiscover + "\" or \"" + SourceBuiltin + "\", or " + fix})
 	}
 	schemas := true
-	var input any
 	for _, s := range []struct {
 		key string
 		in  string
@@ -147,16 +148,16 @@ func entryOf(tool string, el entryLayer) (Entry, []problem) {
 		if strings.TrimSpace(s.in) == "" {
 			continue
 		}
-		v, ok := decodeJSON([]byte(s.in))
-		if !ok {
-			out = append(out, problem{s.key, "not JSON", fix})
+		// What Encode wrote is canonical JSON indented: compacted, it is
+		// canonical again. Keys put out of order by hand are not, and
+		// their hash says so.
+		var b bytes.Buffer
+		if err := json.Compact(&b, []byte(s.in)); err != nil {
+			out = append(out, problem{s.key, "not JSON: " + err.Error(), fix})
 			schemas = false
 			continue
 		}
-		*s.out = string(encodeJSON(v, ""))
-		if s.key == "input_schema" {
-			input = v
-		}
+		*s.out = b.String()
 	}
 	switch {
 	case e.Hash == "":
@@ -168,7 +169,7 @@ func entryOf(tool string, el entryLayer) (Entry, []problem) {
 	if schemas && el.Summary.V != firstLine(e.Description) {
 		out = append(out, problem{"summary", fmt.Sprintf("the summary is not the first line of the description (%q)", firstLine(e.Description)), fix})
 	}
-	if names := namesOf(input); schemas && !slices.Equal(listOf(el.Parameters), names) {
+	if names := parameterNames(e.InputSchema); schemas && !slices.Equal(listOf(el.Parameters), names) {
 		out = append(out, problem{"parameters", fmt.Sprintf("the parameters are not those of the input schema (%s)", strings.Join(names, ", ")), fix})
 	}
 	return e, out
@@ -193,28 +194,19 @@ func firstLine(s string) string {
 	return ""
 }
 
-// parameterNames are the names of the top-level properties of a
-// canonical input schema, sorted.
+// parameterNames are the names of the top-level properties of an input
+// schema, sorted.
 func parameterNames(schema string) []string {
 	if schema == "" {
 		return nil
 	}
-	v, ok := decodeJSON([]byte(schema))
-	if !ok {
+	var v struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal([]byte(schema), &v) != nil || len(v.Properties) == 0 {
 		return nil
 	}
-	return namesOf(v)
-}
-
-// namesOf are the names of the top-level properties of a decoded schema,
-// sorted.
-func namesOf(v any) []string {
-	obj, _ := v.(map[string]any)
-	props, _ := obj["properties"].(map[string]any)
-	if len(props) == 0 {
-		return nil
-	}
-	return slices.Sorted(maps.Keys(props))
+	return slices.Sorted(maps.Keys(v.Properties))
 }
 
 // header opens a lock file: what it is and how to change it.
