@@ -169,7 +169,7 @@ func (w *Workspace[P, R]) applyLock(ctx context.Context, full *resolve.Catalog) 
 		return full, st, nil, nil
 	}
 	var warnings diag.Errors
-	var f *lock.File
+	var f *lock.Lockfile
 	for _, user := range []bool{false, true} {
 		path := w.LockPath(user)
 		if path == "" {
@@ -244,7 +244,7 @@ func (w *Workspace[P, R]) lockFailed(full *resolve.Catalog, st LockState, warnin
 // unknownSources reports the entries of f whose tool is not in the
 // catalog and whose source the config does not have: a lock of another
 // config, or a typo.
-func (w *Workspace[P, R]) unknownSources(f *lock.File, cat *resolve.Catalog) error {
+func (w *Workspace[P, R]) unknownSources(f *lock.Lockfile, cat *resolve.Catalog) error {
 	var names []string
 	for _, d := range cat.Tools {
 		names = append(names, d.Name)

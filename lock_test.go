@@ -52,7 +52,7 @@ func TestWorkspaceLock(t *testing.T) {
 	}
 	type change struct {
 		Tool     string
-		Kind     lock.Kind
+		Kind     lock.ChangeKind
 		Fields   []string
 		Old, New string
 	}

@@ -7,22 +7,22 @@ import (
 	"github.com/strata-config/strata/resolve"
 )
 
-// Kind is the kind of a [Change].
-type Kind string
+// ChangeKind is the kind of a [Change].
+type ChangeKind string
 
 // Kinds of change.
 const (
 	// Changed: the tool's definition, or its source, is not the one
 	// locked. Held back.
-	Changed Kind = "changed"
+	Changed ChangeKind = "changed"
 	// Added: a tool the lock does not name, of a source it names (a new
 	// tool of a locked MCP server or discovery directory). Held back.
-	Added Kind = "added"
+	Added ChangeKind = "added"
 	// Unlocked: a tool the lock does not name, of a source it does not
 	// name either (a server configured since). Not held back.
-	Unlocked Kind = "unlocked"
+	Unlocked ChangeKind = "unlocked"
 	// Removed: a locked tool that is no longer in the catalog.
-	Removed Kind = "removed"
+	Removed ChangeKind = "removed"
 )
 
 // Change is one difference between a lock and a catalog, as a UI shows
@@ -30,7 +30,7 @@ const (
 // entries before (Locked) and now (Now).
 type Change struct {
 	Tool string
-	Kind Kind
+	Kind ChangeKind
 	// Fields are what changed of a Changed tool: source, upstream, title,
 	// description, inputSchema, outputSchema, annotations.
 	Fields []string
@@ -118,7 +118,7 @@ func fields(a, b Entry) []string {
 //	f, err := lock.Read(ctx, ".strata/strata.lock", load.Limits{})
 //	...
 //	if changes := lock.Check(cat, f); len(changes) > 0 { t.Errorf(...) }
-func Check(cat *resolve.Catalog, f *File) []Change {
+func Check(cat *resolve.Catalog, f *Lockfile) []Change {
 	var locked []Entry
 	if f != nil {
 		locked = f.Tools

@@ -10,14 +10,14 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 )
 
-// Op is what a [SchemaChange] does at its pointer.
-type Op string
+// SchemaOp is what a [SchemaChange] does at its pointer.
+type SchemaOp string
 
 // Schema change operations.
 const (
-	OpAdded   Op = "added"
-	OpRemoved Op = "removed"
-	OpChanged Op = "changed"
+	OpAdded   SchemaOp = "added"
+	OpRemoved SchemaOp = "removed"
+	OpChanged SchemaOp = "changed"
 )
 
 // SchemaChange is one difference of two JSON documents (schemas,
@@ -25,7 +25,7 @@ const (
 // Old and New are compact JSON; "" where there is none.
 type SchemaChange struct {
 	Pointer string
-	Op      Op
+	Op      SchemaOp
 	Old     string
 	New     string
 }

@@ -19,7 +19,7 @@ func ExampleCheck() {
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"}}}`),
 		Exec:        resolve.Exec{Kind: resolve.ExecMCP, Server: "web", Tool: "fetch", Key: "mcp_servers.web"},
 	}
-	b, _ := lock.Encode(lock.Entries(&resolve.Catalog{Tools: []resolve.Definition{fetch}}))
+	b, _ := lock.Render(lock.Entries(&resolve.Catalog{Tools: []resolve.Definition{fetch}}))
 	approved, err := lock.Parse("strata.lock", b, load.Limits{})
 	if err != nil {
 		panic(err)

@@ -18,13 +18,13 @@ import (
 	"github.com/strata-config/strata/partial"
 )
 
-// Version is the version of the lock format [Encode] writes and [Parse]
+// Version is the version of the lock format [Render] writes and [Parse]
 // reads.
 const Version = 1
 
-// File is a lock as read: its entries, and the document they were read
+// Lockfile is a lock as read: its entries, and the document they were read
 // from, to position problems.
-type File struct {
+type Lockfile struct {
 	// Path is the file's name, as problems name it.
 	Path string
 	// Tools are the entries, sorted by name.
@@ -33,7 +33,7 @@ type File struct {
 }
 
 // Tool returns the entry of the tool named name.
-func (f *File) Tool(name string) (Entry, bool) {
+func (f *Lockfile) Tool(name string) (Entry, bool) {
 	i, ok := slices.BinarySearchFunc(f.Tools, name, func(e Entry, n string) int { return strings.Compare(e.Name, n) })
 	if !ok {
 		return Entry{}, false
@@ -44,7 +44,7 @@ func (f *File) Tool(name string) (Entry, bool) {
 // Problem returns an error about the key (source, hash, ...; "" for the
 // entry itself) of the entry of tool, positioned where the file writes
 // it.
-func (f *File) Problem(tool, key, msg, hint string) *diag.Error {
+func (f *Lockfile) Problem(tool, key, msg, hint string) *diag.Error {
 	p := partial.Path{"tools", tool}
 	if key != "" {
 		p = p.Append(key)
@@ -83,7 +83,7 @@ const fix = "run strata lock to write it again from the tools as they are now (s
 
 // Read reads the lock file at path within lim; a file that does not exist
 // gives nil and no error.
-func Read(ctx context.Context, path string, lim load.Limits) (*File, error) {
+func Read(ctx context.Context, path string, lim load.Limits) (*Lockfile, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -100,7 +100,7 @@ func Read(ctx context.Context, path string, lim load.Limits) (*File, error) {
 // type, an entry without a source or a hash, a schema that is not JSON,
 // and an entry edited by hand, whose hash, summary or parameters do not
 // match its definition.
-func Parse(name string, data []byte, lim load.Limits) (*File, error) {
+func Parse(name string, data []byte, lim load.Limits) (*Lockfile, error) {
 	d, err := lim.Parse(name, data, partial.TOML)
 	if err != nil {
 		return nil, err
@@ -109,7 +109,7 @@ func Parse(name string, data []byte, lim load.Limits) (*File, error) {
 	if err := d.Decode(&p); err != nil {
 		return nil, err
 	}
-	f := &File{Path: name, doc: d}
+	f := &Lockfile{Path: name, doc: d}
 	var errs diag.Errors
 	if v, ok := p.Version.Get(); !ok {
 		errs = append(errs, &diag.Error{Source: name, Line: 1, Column: 1, Path: partial.Path{"version"}, Msg: "a lock file says its version", Hint: fmt.Sprintf("write version = %d at the top, or %s", Version, fix)})
@@ -148,7 +148,7 @@ func entryOf(tool string, el entryLayer) (Entry, []problem) {
 		if strings.TrimSpace(s.in) == "" {
 			continue
 		}
-		// What Encode wrote is canonical JSON indented: compacted, it is
+		// What Render wrote is canonical JSON indented: compacted, it is
 		// canonical again. Keys put out of order by hand are not, and
 		// their hash says so.
 		var b bytes.Buffer
@@ -217,9 +217,9 @@ const header = `# strata.lock: what the model was approved to see of each tool. 
 # strata lock accepts it; strata lock --diff shows the changes.
 `
 
-// Encode writes entries as a lock file: sorted by name, the schemas as
+// Render writes entries as a lock file: sorted by name, the schemas as
 // indented JSON.
-func Encode(entries []Entry) ([]byte, error) {
+func Render(entries []Entry) ([]byte, error) {
 	p := fileLayer{Version: partial.Of(int64(Version))}
 	for _, e := range entries {
 		el := entryLayer{
@@ -251,7 +251,7 @@ func opt(s string) partial.Value[string] {
 // Write writes entries to the lock file at path, replacing it at once:
 // a reader sees the lock before or the lock after, never a part.
 func Write(path string, entries []Entry) error {
-	b, err := Encode(entries)
+	b, err := Render(entries)
 	if err != nil {
 		return err
 	}

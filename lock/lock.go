@@ -12,7 +12,7 @@
 // keys is not a change. [Entries] computes the entries of a catalog,
 // [Compare] the changes between a lock and a catalog, [Check] both, for a
 // host's test; [Parse] reads a lock with every problem positioned, and
-// [Encode] writes one, in TOML, sorted, the schemas as indented JSON, so
+// [Render] writes one, in TOML, sorted, the schemas as indented JSON, so
 // that a change reads well in a pull request.
 package lock
 

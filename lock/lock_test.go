@@ -36,7 +36,7 @@ func TestRoundTrip(t *testing.T) {
 	r.OutputSchema = json.RawMessage(`{"type":"object"}`)
 	r.Title = "Cat it"
 	want := Entries(&resolve.Catalog{Tools: []resolve.Definition{d, r}})
-	b, err := Encode(want)
+	b, err := Render(want)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,14 +47,14 @@ func TestRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(want, f.Tools); diff != "" {
 		t.Errorf("read back (-want +got):\n%s\n%s", diff, b)
 	}
-	again, _ := Encode(f.Tools)
+	again, _ := Render(f.Tools)
 	if diff := cmp.Diff(string(b), string(again)); diff != "" {
 		t.Errorf("written again (-want +got):\n%s", diff)
 	}
 }
 
 func TestParseProblems(t *testing.T) {
-	good, err := Encode([]Entry{EntryOf(def("read", "Read a file.", `{"type":"object","properties":{"path":{"type":"string"}}}`))})
+	good, err := Render([]Entry{EntryOf(def("read", "Read a file.", `{"type":"object","properties":{"path":{"type":"string"}}}`))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestCompare(t *testing.T) {
 	}})
 	type short struct {
 		Tool   string
-		Kind   Kind
+		Kind   ChangeKind
 		Fields []string
 		Held   bool
 	}

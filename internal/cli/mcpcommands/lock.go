@@ -49,12 +49,12 @@ func (p Programs) Lock(e *cli.Env, c *cli.LockCmd) error {
 
 // accepted says what writing the lock accepted.
 func accepted(changes []lock.Change) string {
-	by := map[lock.Kind][]string{}
+	by := map[lock.ChangeKind][]string{}
 	for _, c := range changes {
 		by[c.Kind] = append(by[c.Kind], c.Tool)
 	}
 	var parts []string
-	for _, k := range []lock.Kind{lock.Changed, lock.Added, lock.Unlocked, lock.Removed} {
+	for _, k := range []lock.ChangeKind{lock.Changed, lock.Added, lock.Unlocked, lock.Removed} {
 		if len(by[k]) > 0 {
 			what := string(k)
 			if k == lock.Unlocked {
