@@ -445,7 +445,7 @@ func (w *Workspace[P, R]) Launch(ctx context.Context, key string) (trust.Launch,
 		if srv.IsRemote() {
 			return trust.Launch{}, &diag.Error{Path: path, Msg: "a remote server (url) launches no program: there is nothing to pin"}
 		}
-		return w.resolver().Spec(name, srv, w.dir, w.root).Launch, nil
+		return w.resolver().Server(name, srv, w.dir, w.root).Launch, nil
 	}
 	return trust.Launch{}, notLaunch
 }

@@ -1,4 +1,4 @@
-package mcpcommands
+package cli
 
 import (
 	"fmt"
@@ -7,16 +7,15 @@ import (
 
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
-	"github.com/strata-config/strata/internal/cli"
 	"github.com/strata-config/strata/internal/termtext"
 	"github.com/strata-config/strata/lock"
 )
 
-// Lock runs strata lock: it writes the lock of the catalog as it resolves
+// Run runs strata lock: it writes the lock of the catalog as it resolves
 // now, or, with --diff, prints what changed since (exit 1 when something
 // did).
-func (p Programs) Lock(e *cli.Env, c *cli.LockCmd) error {
-	e, stop := p.handleSignals(e)
+func (c *lockCmd) Run(e *env) error {
+	e, stop := stopOnSignals(e)
 	defer stop()
 	w, err := openResolve(e, c.ResolveFlags)
 	if err != nil {
@@ -28,14 +27,14 @@ func (p Programs) Lock(e *cli.Env, c *cli.LockCmd) error {
 		if path == "" || changes == nil && err != nil {
 			return err
 		}
-		cli.Warn(e, diag.All(err))
+		warn(e, diag.All(err))
 		// Descriptions are what servers wrote: escaped where a terminal
 		// would act on them.
 		if _, werr := io.WriteString(termtext.NewWriter(e.Stdout), lock.Diff(changes)); werr != nil {
 			return werr
 		}
 		if len(changes) > 0 {
-			return cli.ExitError(1)
+			return exitStatus(1)
 		}
 		return nil
 	}
@@ -43,7 +42,7 @@ func (p Programs) Lock(e *cli.Env, c *cli.LockCmd) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(e.Stdout, "locked %s in %s%s\n", count(len(wrote.Tools), "tool"), cli.Rel(wrote.Path), accepted(wrote.Changes))
+	_, err = fmt.Fprintf(e.Stdout, "locked %s in %s%s\n", count(len(wrote.Tools), "tool"), rel(wrote.Path), accepted(wrote.Changes))
 	return err
 }
 
@@ -78,14 +77,14 @@ func count(n int, what string) string {
 
 // heldBack is the error of a call of a tool that the lock holds back, or
 // nil.
-func heldBack(e *cli.Env, w *workspace, name string) error {
+func heldBack(e *env, w *strataWorkspace, name string) error {
 	st, _ := w.Lock(e.Ctx)
 	if st.Policy != config.LockHold {
 		return nil
 	}
 	for _, c := range st.Changes {
 		if c.Tool == name && c.Held() {
-			return &diag.Error{Source: cli.Rel(st.Path), Msg: fmt.Sprintf("call %s: held back by the lock: %s", name, c.String()),
+			return &diag.Error{Source: rel(st.Path), Msg: fmt.Sprintf("call %s: held back by the lock: %s", name, c.String()),
 				Hint: "see the change with strata lock --diff; accept it with strata lock"}
 		}
 	}

@@ -1,4 +1,4 @@
-package mcpcommands
+package cli
 
 import (
 	"encoding/json"
@@ -10,14 +10,13 @@ import (
 
 	"github.com/strata-config/strata"
 	"github.com/strata-config/strata/config"
-	"github.com/strata-config/strata/internal/cli"
 	"github.com/strata-config/strata/internal/termtext"
 	"github.com/strata-config/strata/lock"
 )
 
 // explainTool prints strata resolve --explain TOOL: every field of the
 // tool's final definition and where it came from.
-func explainTool(e *cli.Env, w *workspace, name string) error {
+func explainTool(e *env, w *strataWorkspace, name string) error {
 	ex, err := w.ExplainTool(e.Ctx, name)
 	if err != nil {
 		return err
@@ -46,10 +45,10 @@ func explanationText(ex strata.ToolExplanation, now time.Time) string {
 		}
 		fmt.Fprintf(&b, "  discovered: %s\n", how)
 		if ex.Origin.Program != "" {
-			fmt.Fprintf(&b, "  program: %s\n", cli.RelativeText(ex.Origin.Program))
+			fmt.Fprintf(&b, "  program: %s\n", relativeText(ex.Origin.Program))
 		}
 		if ex.Origin.Cache != "" {
-			fmt.Fprintf(&b, "  answer: the cache entry %s, %s old\n", cli.Rel(ex.Origin.Cache), age(now.Sub(ex.Origin.Written)))
+			fmt.Fprintf(&b, "  answer: the cache entry %s, %s old\n", rel(ex.Origin.Cache), age(now.Sub(ex.Origin.Written)))
 		} else if ex.Origin.Program != "" {
 			b.WriteString("  answer: asked now\n")
 		}
@@ -117,7 +116,7 @@ func explanationText(ex strata.ToolExplanation, now time.Time) string {
 	}
 	for _, k := range ex.Keys {
 		for line := range strings.SplitSeq(strings.TrimSuffix(k.String(), "\n"), "\n") {
-			fmt.Fprintf(&b, "  %s\n", cli.RelativeText(line))
+			fmt.Fprintf(&b, "  %s\n", relativeText(line))
 		}
 	}
 	b.WriteString("lock:\n")
@@ -128,11 +127,11 @@ func explanationText(ex strata.ToolExplanation, now time.Time) string {
 	case l.Path == "":
 		b.WriteString("  no lock applies\n")
 	case l.Change == nil:
-		fmt.Fprintf(&b, "  locked in %s, unchanged\n", cli.Rel(l.Path))
+		fmt.Fprintf(&b, "  locked in %s, unchanged\n", rel(l.Path))
 	case l.Held():
-		fmt.Fprintf(&b, "  held back by %s: %s\n", cli.Rel(l.Path), l.Change)
+		fmt.Fprintf(&b, "  held back by %s: %s\n", rel(l.Path), l.Change)
 	default:
-		fmt.Fprintf(&b, "  %s (%s): %s\n", cli.Rel(l.Path), l.Policy, l.Change)
+		fmt.Fprintf(&b, "  %s (%s): %s\n", rel(l.Path), l.Policy, l.Change)
 	}
 	b.WriteString("tool sets and budget:\n")
 	if len(ex.Decisions) == 0 {
