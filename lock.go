@@ -269,9 +269,9 @@ func (w *Workspace[P, R]) unknownSources(f *lock.Lockfile, cat *resolve.Catalog)
 // hasSource reports whether the config has the source of a lock entry.
 func (w *Workspace[P, R]) hasSource(source string) bool {
 	switch {
-	case source == lock.SourceBuiltin:
+	case source == lock.HostBuiltin:
 		return true
-	case source == lock.SourceDiscover:
+	case source == lock.DiscoverDirs:
 		return len(w.model.Discover.Dirs) > 0
 	}
 	if name, ok := strings.CutPrefix(source, "mcp_servers."); ok {

@@ -57,7 +57,7 @@ func (c Change) String() string {
 }
 
 // Compare returns the changes from the locked entries to the entries now,
-// sorted by tool. Both lists are sorted by name, as [Entries] and [Parse]
+// sorted by tool. Both lists are sorted by name, as [Entries] and [ReadBytes]
 // give them.
 func Compare(locked, now []Entry) []Change {
 	sources := map[string]bool{}

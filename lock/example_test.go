@@ -20,7 +20,7 @@ func ExampleCheck() {
 		Exec:        resolve.Exec{Kind: resolve.ExecMCP, Server: "web", Tool: "fetch", Key: "mcp_servers.web"},
 	}
 	b, _ := lock.Render(lock.Entries(&resolve.Catalog{Tools: []resolve.Definition{fetch}}))
-	approved, err := lock.Parse("strata.lock", b, load.Limits{})
+	approved, err := lock.ReadBytes("strata.lock", b, load.Limits{})
 	if err != nil {
 		panic(err)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/strata-config/strata/partial"
 )
 
-// Version is the version of the lock format [Render] writes and [Parse]
+// Version is the version of the lock format [Render] writes and [ReadBytes]
 // reads.
 const Version = 1
 
@@ -30,6 +30,15 @@ type Lockfile struct {
 	// Tools are the entries, sorted by name.
 	Tools []Entry
 	doc   *load.Document
+}
+
+// Equal reports whether f and o hold the same entries, read from the same
+// path. It lets go-cmp compare values that hold lock files.
+func (f *Lockfile) Equal(o *Lockfile) bool {
+	if f == nil || o == nil {
+		return f == o
+	}
+	return f.Path == o.Path && slices.Equal(f.Tools, o.Tools)
 }
 
 // Tool returns the entry of the tool named name.
@@ -91,16 +100,16 @@ func Read(ctx context.Context, path string, lim load.Limits) (*Lockfile, error) 
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data, lim)
+	return ReadBytes(path, data, lim)
 }
 
-// Parse reads a lock file named name within lim. Every problem is
+// ReadBytes reads a lock file named name within lim. Every problem is
 // positioned (file, line, column, key path) and says how to fix it: what
 // is not TOML, unknown keys (with a did-you-mean), values of the wrong
 // type, an entry without a source or a hash, a schema that is not JSON,
 // and an entry edited by hand, whose hash, summary or parameters do not
 // match its definition.
-func Parse(name string, data []byte, lim load.Limits) (*Lockfile, error) {
+func ReadBytes(name string, data []byte, lim load.Limits) (*Lockfile, error) {
 	d, err := lim.Parse(name, data, partial.TOML)
 	if err != nil {
 		return nil, err
@@ -137,7 +146,7 @@ func entryOf(tool string, el entryLayer) (Entry, []problem) {
 	var out []problem
 	e := Entry{Name: tool, Source: el.Source.V, Upstream: el.Upstream.V, Hash: el.Hash.V, Title: el.Title.V, Description: el.Description.V}
 	if e.Source == "" {
-		out = append(out, problem{"", "the entry has no source", "write source = \"mcp_servers.<server>\", \"tools.<name>\", \"" + SourceDiscover + "\" or \"" + SourceBuiltin + "\", or " + fix})
+		out = append(out, problem{"", "the entry has no source", "write source = \"mcp_servers.<server>\", \"tools.<name>\", \"" + DiscoverDirs + "\" or \"" + HostBuiltin + "\", or " + fix})
 	}
 	schemas := true
 	for _, s := range []struct {

@@ -11,7 +11,7 @@
 // sorted, compact JSON), so that the order in which a server writes its
 // keys is not a change. [Entries] computes the entries of a catalog,
 // [Compare] the changes between a lock and a catalog, [Check] both, for a
-// host's test; [Parse] reads a lock with every problem positioned, and
+// host's test; [ReadBytes] reads a lock with every problem positioned, and
 // [Render] writes one, in TOML, sorted, the schemas as indented JSON, so
 // that a change reads well in a pull request.
 package lock
@@ -34,8 +34,8 @@ const FileName = "strata.lock"
 
 // Sources of an [Entry] that no config key of its own names.
 const (
-	SourceDiscover = "discover.dirs" // an executable of a discovery directory that answers --describe
-	SourceBuiltin  = "builtin"       // a tool the host implements
+	DiscoverDirs = "discover.dirs" // an executable of a discovery directory that answers --describe
+	HostBuiltin  = "builtin"       // a tool the host implements
 )
 
 // Entry is one locked tool: what the model was approved to see.
@@ -105,10 +105,10 @@ func Entries(cat *resolve.Catalog) []Entry {
 func SourceOf(d resolve.Definition) string {
 	switch d.Exec.Kind {
 	case resolve.ExecBuiltin:
-		return SourceBuiltin
+		return HostBuiltin
 	case resolve.ExecDescribe:
 		if d.Exec.Key == "tools."+d.Name || d.Exec.Key == "" {
-			return SourceDiscover
+			return DiscoverDirs
 		}
 	}
 	return d.Exec.Key

@@ -40,7 +40,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := Parse("strata.lock", b, load.Limits{})
+	f, err := ReadBytes("strata.lock", b, load.Limits{})
 	if err != nil {
 		t.Fatalf("Parse: %v\n%s", err, b)
 	}
@@ -80,7 +80,7 @@ func TestParseProblems(t *testing.T) {
 			if src == string(good) {
 				t.Fatalf("the edit changed nothing:\n%s", good)
 			}
-			_, err := Parse("strata.lock", []byte(src), load.Limits{})
+			_, err := ReadBytes("strata.lock", []byte(src), load.Limits{})
 			if err == nil {
 				t.Fatalf("Parse accepted:\n%s", src)
 			}
