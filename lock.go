@@ -57,10 +57,10 @@ func (w *Workspace[P, R]) LockPath(user bool) string {
 		}
 		return filepath.Join(dir, w.s.Name+".lock")
 	}
-	if w.loaded.Result.Root == "" {
+	if w.loaded.Root == "" {
 		return ""
 	}
-	return filepath.Join(w.loaded.Result.Root, "."+w.s.Name, w.s.Name+".lock")
+	return filepath.Join(w.loaded.Root, "."+w.s.Name, w.s.Name+".lock")
 }
 
 // Lock returns the state of the lock: which applies, and what changed
