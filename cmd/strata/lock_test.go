@@ -410,7 +410,10 @@ func TestExplainGolden(t *testing.T) {
 	cache := t.TempDir()
 	demo := []string{"resolve", "--root", "fixtures/workspace", "--trust"}
 	demoEnv(t, cache)
-	if r := runCLI(t, demo...); r.code != 0 {
+	// The servers may take long to start on a loaded machine: the
+	// explanations read their answers from the cache.
+	slow := []string{"--cfg", "mcp_servers.fs.startup_timeout_sec=120", "--cfg", "mcp_servers.everything.startup_timeout_sec=120"}
+	if r := runCLI(t, append(demo, slow...)...); r.code != 0 {
 		t.Fatalf("resolving the demo, for the cache:\n%s", r)
 	}
 	entry := regexp.MustCompile(regexp.QuoteMeta(cache) + `/strata/schemas/[0-9a-f]{64}\.json`)
