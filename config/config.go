@@ -37,6 +37,7 @@ type Config struct {
 	// gives the model ("" gives every tool).
 	Toolsets Toolsets `toml:"toolsets"`
 	Toolset  string   `toml:"toolset"`
+	Lock     Lock     `toml:"lock"`
 }
 
 // Tools are the configured tools by name; the entry named [EveryTool] ("*")

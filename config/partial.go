@@ -11,6 +11,7 @@ type Partial struct {
 	Tools      ToolsPartial          `toml:"tools" doc:"Tools by name; the '*' entry holds what every tool inherits (run, result, enable)."`
 	MCPServers MCPServersPartial     `toml:"mcp_servers" doc:"MCP servers by name: programs started over stdio, or remote servers reached over HTTP."`
 	Discover   DiscoverPartial       `toml:"discover" doc:"Where self-describing tools are found."`
+	Lock       LockPartial           `toml:"lock" doc:"What the lock of tool definitions (strata.lock) does with a tool that changed."`
 	Budget     BudgetPartial         `toml:"budget" doc:"What the tool definitions a model is given may cost (o200k_base tokens), and each provider's limits."`
 	Toolsets   ToolsetsPartial       `toml:"toolsets" doc:"Named sets of tools; toolset (or --toolset, STRATA_TOOLSET) chooses the one a run gives the model."`
 	Toolset    partial.Value[string] `toml:"toolset" doc:"The tool set a run gives the model (a name of toolsets); unset, every tool."`

@@ -171,3 +171,17 @@ func (c *Catalog) Tool(name string) (Definition, bool) {
 	}
 	return Definition{}, false
 }
+
+// Filter returns a catalog of the tools of c that keep reports true for,
+// with its own fingerprint; its Warnings and Started are c's.
+func (c *Catalog) Filter(keep func(Definition) bool) *Catalog {
+	var tools []Definition
+	for _, d := range c.Tools {
+		if keep(d) {
+			tools = append(tools, d)
+		}
+	}
+	out := newCatalog(tools)
+	out.Warnings, out.Started = c.Warnings, c.Started
+	return out
+}

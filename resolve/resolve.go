@@ -19,6 +19,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
@@ -62,6 +63,22 @@ type Found struct {
 	Errors, Warnings diag.Errors
 	// Started counts the programs discovery started.
 	Started int
+	// Origins say where each answer came from, for explaining a tool: by
+	// the key of what answered (tools.<name>, mcp_servers.<name>) or, for
+	// an executable of a discovery directory, its path.
+	Origins map[string]Origin
+}
+
+// Origin is where one discovery's answer came from.
+type Origin struct {
+	// Program is what answered: the executable, or the server's command
+	// line or URL.
+	Program string
+	// Cache is the cache entry the answer was read from; "" when the
+	// program was asked now.
+	Cache string
+	// Written is when that entry was written.
+	Written time.Time
 }
 
 // Described is a tool of a discovery directory.

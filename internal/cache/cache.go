@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/strata-config/strata/internal/exe"
 )
@@ -169,6 +170,20 @@ func (c *Cache) Get(k Key) ([]byte, bool) {
 		return nil, false
 	}
 	return answer, true
+}
+
+// Entry returns the file of the entry of k, and when it was written; ok
+// is false when there is none.
+func (c *Cache) Entry(k Key) (path string, written time.Time, ok bool) {
+	if c == nil || c.Dir == "" {
+		return "", time.Time{}, false
+	}
+	path = filepath.Join(c.Dir, k.id()+".json")
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", time.Time{}, false
+	}
+	return path, info.ModTime(), true
 }
 
 // entryHead is how the entry of id starts.

@@ -57,6 +57,9 @@ func (c *callCmd) Run(e *env) error {
 		return err
 	}
 	if _, ok := r.Catalog.Tool(c.Name); !ok {
+		if held := heldBack(e, w, c.Name); held != nil {
+			return held
+		}
 		if err != nil {
 			return err // the tool may be among those that failed
 		}

@@ -102,7 +102,7 @@ type resolveCmd struct {
 	Export       string `enum:"strata,openai,anthropic,mcp" default:"strata" help:"Output format: strata, openai, anthropic or mcp."`
 	Stats        bool   `help:"Print what each tool's definition costs in the export's format (o200k_base tokens), per tool, per server and in total, instead of the definitions."`
 	JSON         bool   `name:"json" help:"With --stats: print the counts as JSON."`
-	Explain      string `help:"Say why the tool TOOL is in the tool set or out of it, how it loads, and what it costs." placeholder:"TOOL"`
+	Explain      string `help:"Print every field of TOOL's final definition and where it came from, whether the tool set holds it, how it loads and what it costs, instead of the catalog." placeholder:"TOOL"`
 }
 
 // Validate checks that --json goes with --stats.
@@ -144,4 +144,11 @@ func (c *trustCmd) Validate() error {
 		return usage(errors.New("--root names a directory to trust; --list and --forget take none"))
 	}
 	return checkRoot(c.Root)
+}
+
+// lockCmd is strata lock.
+type lockCmd struct {
+	ResolveFlags `embed:""`
+	Diff         bool `help:"Print what changed since the lock was written, field by field, and write nothing; exit 1 when something did."`
+	User         bool `help:"The user's lock, beside the user's config file, rather than the workspace's."`
 }

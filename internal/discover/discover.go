@@ -425,9 +425,12 @@ func (s *session) run(ctx context.Context, t task) []byte {
 	}
 	if keyErr == nil && !s.r.Refresh {
 		if answer, ok := s.r.Cache.Get(key); ok {
+			entry, written, _ := s.r.Cache.Entry(key)
+			s.origin(t, resolve.Origin{Program: t.program, Cache: entry, Written: written})
 			return answer
 		}
 	}
+	s.origin(t, resolve.Origin{Program: t.program})
 	if s.r.Offline {
 		s.report(t, fmt.Errorf("%s is not in the cache, and offline mode runs nothing", t.program))
 		return nil
@@ -458,6 +461,23 @@ func (s *session) run(ctx context.Context, t task) []byte {
 		s.store(key, answer)
 	}
 	return answer
+}
+
+// origin records where the answer of t came from.
+func (s *session) origin(t task, o resolve.Origin) {
+	key := t.path.String()
+	switch t.kind {
+	case resolve.ExecDescribe:
+		key = t.program
+	case resolve.ExecJP:
+		key = partial.Path{"tools", t.name}.String()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.found.Origins == nil {
+		s.found.Origins = map[string]resolve.Origin{}
+	}
+	s.found.Origins[key] = o
 }
 
 // report records a failed discovery: a configured tool fails, an

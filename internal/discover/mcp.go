@@ -204,7 +204,10 @@ func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServ
 		return nil, nil, err
 	}
 	known := upstream.Cached(s.r.Cache, spec)
+	origin := resolve.Origin{Program: spec.CommandLine()}
 	if known != nil && !s.r.Refresh {
+		origin.Cache, origin.Written, _ = s.r.Cache.Entry(*spec.Key)
+		s.origin(task{path: partial.Path{"mcp_servers", name}}, origin)
 		if spec.Remote.URL == "" || known.Identity == nil || s.r.Offline {
 			s.cut(name, known.Cut)
 			return s.toolsOf(name, *known), nil, nil
@@ -222,6 +225,7 @@ func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServ
 	if s.r.Offline {
 		return nil, known, fmt.Errorf("its tools are not in the cache, and offline mode starts no server")
 	}
+	s.origin(task{path: partial.Path{"mcp_servers", name}}, origin)
 	a, started, err := s.r.Servers.Tools(ctx, spec, nil)
 	if err != nil {
 		return nil, known, err
