@@ -11,6 +11,7 @@
 package discover
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -98,6 +99,13 @@ type Resolver struct {
 	// resolves into it does not run, and its tool or server is left out
 	// with a warning (see untrusted.Workspace.Check).
 	Untrusted untrusted.Workspace
+	// Progress, when set, is told of each program discovery starts (a
+	// tool asked for its schema, an MCP server started to list its
+	// tools) as it starts, with what names it for the user; done is
+	// called once it has answered or failed.
+	Progress func(what string) (done func())
+	// Now is the clock failures are remembered by; nil is time.Now.
+	Now func() time.Time
 }
 
 // DefaultTimeout bounds a discovery run.
@@ -116,14 +124,43 @@ func (r *Resolver) Resolve(ctx context.Context, c config.Config) (*resolve.Catal
 // Discover runs every discovery c needs. The error is the context's, when
 // it ends first; the problems of single tools are in the Found.
 func (r *Resolver) Discover(ctx context.Context, c config.Config) (resolve.Found, error) {
+	f, _, err := r.DiscoverFor(ctx, c, nil)
+	return f, err
+}
+
+// DiscoverFor runs the discovery that the tools named (a call of them)
+// need: a source that may give one of them is asked as Discover asks it
+// (the tool's own command, the discovery directories' executable of its
+// name, the MCP server its source names), and every other answers from
+// the cache or not at all; no program of another tool starts. Every
+// other configured tool is left out without a report. complete is false
+// when sources were left unasked: a tool missing from what it found may
+// be among theirs (then Discover finds it). With no names, it is
+// Discover, and complete.
+func (r *Resolver) DiscoverFor(ctx context.Context, c config.Config, names []string) (f resolve.Found, complete bool, err error) {
 	s := r.session(ctx)
+	if len(names) > 0 {
+		s.only = map[string]bool{}
+		for _, n := range names {
+			s.only[n] = true
+		}
+	}
 	s.discover(c)
 	if err := ctx.Err(); err != nil {
-		return resolve.Found{}, err
+		return resolve.Found{}, false, err
+	}
+	if s.only != nil {
+		// The call needs its tools alone: the others are left out
+		// without a report, whatever discovery found of them.
+		for _, name := range c.Tools.Names() {
+			if !s.only[name] {
+				s.found.Failed[partial.Path{"tools", name}.String()] = true
+			}
+		}
 	}
 	s.found.Started = int(s.started.Load())
 	s.found.Builtins = r.Builtins
-	return s.found, nil
+	return s.found, s.unasked.Load() == 0, nil
 }
 
 // session is one discovery.
@@ -135,7 +172,16 @@ type session struct {
 	started atomic.Int64
 	mu      sync.Mutex
 	found   resolve.Found
+
+	// only, when not nil, names the tools discovery is for (see
+	// DiscoverFor); unasked counts the sources left unasked for them.
+	only    map[string]bool
+	unasked atomic.Int64
 }
+
+// wanted reports whether discovery is for the tool name (a call of it),
+// or for every tool.
+func (s *session) wanted(name string) bool { return s.only == nil || s.only[name] }
 
 func (r *Resolver) session(ctx context.Context) *session {
 	s := &session{r: r, ctx: ctx, environ: r.Environ, env: map[string]string{}}
@@ -227,6 +273,10 @@ type task struct {
 	args    []string
 	env     map[string]string // set for the program
 	inherit []string          // inherited from the host
+	timeout time.Duration     // 0: the resolver's
+	// wanted is false for a program a call does not need: it answers
+	// from the cache or not at all.
+	wanted bool
 }
 
 // discover runs every discovery the config needs.
@@ -269,7 +319,8 @@ func (s *session) discover(c config.Config) {
 				continue
 			}
 		}
-		tasks = append(tasks, task{kind: resolve.ExecJP, name: name, path: path.Append("command"), program: program, args: args, env: t.Env, inherit: t.EnvVars})
+		tasks = append(tasks, task{kind: resolve.ExecJP, name: name, path: path.Append("command"), program: program, args: args, env: t.Env, inherit: t.EnvVars,
+			timeout: seconds(c.DiscoverTimeoutSec(name), 0), wanted: s.wanted(name)})
 	}
 	for i, dir := range c.Discover.Dirs {
 		dirPath := partial.Path{"discover", "dirs", strconv.Itoa(i)}
@@ -298,7 +349,11 @@ func (s *session) discover(c config.Config) {
 				s.failed(key, pinError(key, err))
 				continue
 			}
-			tasks = append(tasks, task{kind: resolve.ExecDescribe, path: dirPath, program: p, args: []string{"--describe"}})
+			// A tool's own timeout is found by the executable's name, which
+			// is the tool's until it has described itself.
+			name := strings.TrimSuffix(e.Name(), filepath.Ext(e.Name()))
+			tasks = append(tasks, task{kind: resolve.ExecDescribe, name: name, path: dirPath, program: p, args: []string{"--describe"},
+				timeout: seconds(c.DiscoverTimeoutSec(name), 0), wanted: s.wanted(name)})
 		}
 	}
 	answers := make([][]byte, len(tasks))
@@ -388,20 +443,37 @@ func (s *session) run(ctx context.Context, t task) []byte {
 			key.Env = append(key.Env, name+"="+s.env[name])
 		}
 	}
+	timeout := t.timeout
+	if timeout == 0 {
+		timeout = cmp.Or(s.r.Timeout, DefaultTimeout)
+	}
 	if keyErr == nil && !s.r.Refresh {
 		if answer, ok := s.r.Cache.Get(key); ok {
 			return answer
 		}
+		// A failure that cost time is not waited for again soon, unless
+		// the tool now has longer.
+		if f, ok := s.r.Cache.Failed(key, s.now()); ok && f.Timeout >= timeout {
+			if t.wanted {
+				s.remembered(t, f)
+			}
+			return nil
+		}
+	}
+	if !t.wanted {
+		// A call of another tool: not asked.
+		s.unasked.Add(1)
+		return nil
 	}
 	if s.r.Offline {
 		s.report(t, fmt.Errorf("%s is not in the cache, and offline mode runs nothing", t.program))
 		return nil
 	}
-	timeout := s.r.Timeout
-	if timeout == 0 {
-		timeout = DefaultTimeout
-	}
 	s.started.Add(1)
+	if s.r.Progress != nil {
+		done := s.r.Progress(s.waitingFor(t, timeout))
+		defer done()
+	}
 	res, err := procs.Run(ctx, procs.Spec{
 		Program: t.program,
 		Args:    t.args,
@@ -410,9 +482,23 @@ func (s *session) run(ctx context.Context, t task) []byte {
 		Env:     env,
 		Timeout: timeout,
 	})
+	var pe *procs.Error
+	if errors.As(err, &pe) && pe.Kind == procs.KindTimeout {
+		f := cache.Failure{Err: s.slow(t, timeout), At: s.now(), Timeout: timeout}
+		if keyErr == nil {
+			if err := s.r.Cache.PutFailure(key, f); err != nil {
+				s.warn(&diag.Error{Source: "cache", Msg: err.Error(), Err: err})
+			}
+		}
+		s.remembered(t, f)
+		return nil
+	}
 	if err != nil {
 		s.report(t, err)
 		return nil
+	}
+	if keyErr == nil && s.r.Refresh {
+		s.r.Cache.Forget(key) // asked again, and it answered
 	}
 	answer := res.Stdout
 	if !json.Valid(answer) {
@@ -425,6 +511,68 @@ func (s *session) run(ctx context.Context, t task) []byte {
 		}
 	}
 	return answer
+}
+
+// now is the time failures are remembered by.
+func (s *session) now() time.Time {
+	if s.r.Now != nil {
+		return s.r.Now()
+	}
+	return time.Now()
+}
+
+// shortName names the program of t for the user: relative to the root
+// when it lies below it.
+func (s *session) shortName(t task) string {
+	if rel, err := filepath.Rel(s.found.Root, t.program); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return t.program
+}
+
+// waitingFor says what the run of t is waited for, for progress.
+func (s *session) waitingFor(t task, timeout time.Duration) string {
+	if t.kind == resolve.ExecJP {
+		return fmt.Sprintf("%s to answer the schema action for tools.%s (timeout %s)", s.shortName(t), t.name, timeout)
+	}
+	return fmt.Sprintf("%s to describe itself (timeout %s)", s.shortName(t), timeout)
+}
+
+// slow says that t did not answer within timeout.
+func (s *session) slow(t task, timeout time.Duration) string {
+	if t.kind == resolve.ExecJP {
+		return fmt.Sprintf("%s: did not answer the schema action within %s", s.shortName(t), timeout)
+	}
+	return fmt.Sprintf("%s: did not describe itself within %s", s.shortName(t), timeout)
+}
+
+// remembered reports t's failure f, which the cache keeps for
+// cache.FailureTTL from when it happened: no resolution waits for it
+// again until then, unless it is given longer or asked with --refresh.
+func (s *session) remembered(t task, f cache.Failure) {
+	left := f.At.Add(cache.FailureTTL).Sub(s.now())
+	memo := fmt.Sprintf("remembered for %s; --refresh retries", minutes(left))
+	if age := s.now().Sub(f.At); age >= time.Second {
+		memo = fmt.Sprintf("%s ago, remembered for %s more; --refresh retries", minutes(age), minutes(left))
+	}
+	msg := f.Err + " (" + memo + ")"
+	setting := "discover.timeout_sec, or tools." + t.name + ".discover_timeout_sec for this tool alone"
+	if t.kind == resolve.ExecJP {
+		setting = "tools." + t.name + ".discover_timeout_sec"
+	}
+	hint := "if it needs longer, set " + setting
+	switch t.kind {
+	case resolve.ExecJP:
+		s.failed(partial.Path{"tools", t.name}, &diag.Error{Path: t.path, Msg: msg, Hint: hint})
+	default:
+		s.warn(&diag.Error{Source: "skipped", Path: t.path, Msg: msg, Hint: hint})
+	}
+}
+
+// minutes writes d in whole minutes, rounded up, as "N min".
+func minutes(d time.Duration) string {
+	m := int((d + time.Minute - 1) / time.Minute)
+	return fmt.Sprintf("%d min", max(m, 1))
 }
 
 // report records a failed discovery: a configured tool fails, an

@@ -48,7 +48,14 @@ func (s *session) mcpServers(c config.Config) {
 	procs.Each(s.ctx, len(names), len(names), func(ctx context.Context, i int) {
 		name := names[i]
 		srv := c.MCPServers[name]
-		tools, known, err := s.mcpServer(ctx, name, srv)
+		tools, known, err := s.mcpServer(ctx, name, srv, s.serverWanted(c, name))
+		if errors.Is(err, errNotAsked) {
+			s.unasked.Add(1)
+			s.mu.Lock()
+			s.found.Failed[partial.Path{"mcp_servers", name}.String()] = true
+			s.mu.Unlock()
+			return
+		}
 		var refused *untrusted.Refused
 		if errors.As(err, &refused) {
 			s.leaveOut(partial.Path{"mcp_servers", name}, partial.Path{"mcp_servers", name}, err)
@@ -79,6 +86,24 @@ func (s *session) mcpServers(c config.Config) {
 		s.found.Servers[name] = tools
 		s.mu.Unlock()
 	})
+}
+
+// errNotAsked is the error of a server a call does not need, whose tools
+// are not in the cache: it is not started.
+var errNotAsked = errors.New("not asked: a call of another tool")
+
+// serverWanted reports whether discovery is for every tool, or for a
+// tool whose source is the server name.
+func (s *session) serverWanted(c config.Config, name string) bool {
+	if s.only == nil {
+		return true
+	}
+	for tool := range s.only {
+		if t, ok := c.Tools[tool]; ok && t.Source.Kind == config.SourceMCP && t.Source.Server == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Spec is how to reach the server name, configured as srv, for programs
@@ -197,12 +222,22 @@ func seconds(s, def float64) time.Duration {
 // remote server that gave an identity (seed 002's server/identity) with
 // them: reaching it costs no process, so it is asked who it is, and its
 // tools are listed again only when it says it changed.
-func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServer) (map[string]resolve.Discovered, *upstream.Answer, error) {
+//
+// A server a call does not need (not wanted) gives what the cache holds
+// for it, and is not started: errNotAsked.
+func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServer, wanted bool) (map[string]resolve.Discovered, *upstream.Answer, error) {
 	spec := s.r.Spec(name, srv, s.found.Dir, s.found.Root)
 	if err := spec.Refused(); err != nil {
 		return nil, nil, err
 	}
 	known := upstream.Cached(s.r.Cache, spec)
+	if !wanted {
+		if known == nil {
+			return nil, nil, errNotAsked
+		}
+		s.cut(name, known.Cut)
+		return s.toolsOf(name, *known), nil, nil
+	}
 	if known != nil && !s.r.Refresh {
 		if spec.Remote.URL == "" || known.Identity == nil || s.r.Offline {
 			s.cut(name, known.Cut)
@@ -220,6 +255,10 @@ func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServ
 	}
 	if s.r.Offline {
 		return nil, known, fmt.Errorf("its tools are not in the cache, and offline mode starts no server")
+	}
+	if s.r.Progress != nil {
+		done := s.r.Progress(fmt.Sprintf("the MCP server %s to start and list its tools (timeout %s)", name, spec.Startup))
+		defer done()
 	}
 	a, started, err := s.r.Servers.Tools(ctx, spec, nil)
 	if err != nil {
