@@ -23,7 +23,11 @@ const progressAfter = time.Second
 // terminal (a script, a log, an MCP client reading stderr) it is nil:
 // nothing is said.
 func progress(e *env) strata.Option {
-	f, ok := e.Stderr.(*os.File)
+	w := e.Stderr
+	if tw, ok := w.(*termtext.Writer); ok {
+		w = tw.W
+	}
+	f, ok := w.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}

@@ -502,7 +502,7 @@ func (s *session) run(ctx context.Context, t task) []byte {
 		// the tool now has longer.
 		if f, ok := s.r.Cache.Failed(key, s.now()); ok && f.Timeout >= timeout {
 			if t.wanted {
-				s.remembered(t, f)
+				s.remembered(t, f, false)
 			}
 			return nil
 		}
@@ -535,7 +535,7 @@ func (s *session) run(ctx context.Context, t task) []byte {
 		if keyErr == nil {
 			s.write(cacheWrite{key: key, failure: &f})
 		}
-		s.remembered(t, f)
+		s.remembered(t, f, true)
 		return nil
 	}
 	if err != nil {
@@ -591,11 +591,13 @@ func (s *session) slow(t task, timeout time.Duration) string {
 // remembered reports t's failure f, which the cache keeps for
 // cache.FailureTTL from when it happened: no resolution waits for it
 // again until then, unless it is given longer or asked with --refresh.
-func (s *session) remembered(t task, f cache.Failure) {
-	left := f.At.Add(cache.FailureTTL).Sub(s.now())
-	memo := fmt.Sprintf("remembered for %s; --refresh retries", minutes(left))
-	if age := s.now().Sub(f.At); age >= time.Second {
-		memo = fmt.Sprintf("%s ago, remembered for %s more; --refresh retries", minutes(age), minutes(left))
+// fresh is true when it has just failed, false when the cache recalled
+// it.
+func (s *session) remembered(t task, f cache.Failure, fresh bool) {
+	memo := "remembered for " + minutes(cache.FailureTTL) + "; --refresh retries"
+	if !fresh {
+		now := s.now()
+		memo = fmt.Sprintf("%s ago, not asked again for %s more; --refresh retries", ago(now.Sub(f.At)), minutes(f.At.Add(cache.FailureTTL).Sub(now)))
 	}
 	msg := f.Err + " (" + memo + ")"
 	setting := "discover.timeout_sec, or tools." + t.name + ".discover_timeout_sec for this tool alone"
@@ -611,10 +613,18 @@ func (s *session) remembered(t task, f cache.Failure) {
 	}
 }
 
-// minutes writes d in whole minutes, rounded up, as "N min".
+// minutes writes d in whole minutes, rounded up: "N min".
 func minutes(d time.Duration) string {
-	m := int((d + time.Minute - 1) / time.Minute)
-	return fmt.Sprintf("%d min", max(m, 1))
+	return fmt.Sprintf("%d min", max(int((d+time.Minute-1)/time.Minute), 1))
+}
+
+// ago writes how long ago something was: seconds under a minute, else
+// whole minutes.
+func ago(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%ds", int(d/time.Second))
+	}
+	return fmt.Sprintf("%d min", int(d/time.Minute))
 }
 
 // report records a failed discovery: a configured tool fails, an
