@@ -502,7 +502,7 @@ func (s *session) run(ctx context.Context, t task) []byte {
 		// the tool now has longer.
 		if f, ok := s.r.Cache.Failed(key, s.now()); ok && f.Timeout >= timeout {
 			if t.wanted {
-				s.remembered(t, f, false)
+				s.remembered(t, f, false, true)
 			}
 			return nil
 		}
@@ -535,7 +535,7 @@ func (s *session) run(ctx context.Context, t task) []byte {
 		if keyErr == nil {
 			s.write(cacheWrite{key: key, failure: &f})
 		}
-		s.remembered(t, f, true)
+		s.remembered(t, f, true, keyErr == nil)
 		return nil
 	}
 	if err != nil {
@@ -592,14 +592,17 @@ func (s *session) slow(t task, timeout time.Duration) string {
 // cache.FailureTTL from when it happened: no resolution waits for it
 // again until then, unless it is given longer or asked with --refresh.
 // fresh is true when it has just failed, false when the cache recalled
-// it.
-func (s *session) remembered(t task, f cache.Failure, fresh bool) {
-	memo := "remembered for " + minutes(cache.FailureTTL) + "; --refresh retries"
-	if !fresh {
+// it; kept is false without a cache, where nothing is remembered.
+func (s *session) remembered(t task, f cache.Failure, fresh, kept bool) {
+	msg := f.Err
+	switch {
+	case !kept:
+	case fresh:
+		msg += " (remembered for " + minutes(cache.FailureTTL) + "; --refresh retries)"
+	default:
 		now := s.now()
-		memo = fmt.Sprintf("%s ago, not asked again for %s more; --refresh retries", ago(now.Sub(f.At)), minutes(f.At.Add(cache.FailureTTL).Sub(now)))
+		msg += fmt.Sprintf(" (%s ago, not asked again for %s more; --refresh retries)", ago(now.Sub(f.At)), minutes(f.At.Add(cache.FailureTTL).Sub(now)))
 	}
-	msg := f.Err + " (" + memo + ")"
 	setting := "discover.timeout_sec, or tools." + t.name + ".discover_timeout_sec for this tool alone"
 	if t.kind == resolve.ExecJP {
 		setting = "tools." + t.name + ".discover_timeout_sec"
@@ -622,7 +625,7 @@ func minutes(d time.Duration) string {
 // whole minutes.
 func ago(d time.Duration) string {
 	if d < time.Minute {
-		return fmt.Sprintf("%ds", int(d/time.Second))
+		return fmt.Sprintf("%ds", max(int(d/time.Second), 1))
 	}
 	return fmt.Sprintf("%d min", int(d/time.Minute))
 }
