@@ -576,7 +576,7 @@ func (s *session) shortName(t task) string {
 // waitingFor says what the run of t is waited for, for progress.
 func (s *session) waitingFor(t task, timeout time.Duration) string {
 	if t.kind == resolve.ExecJP {
-		return fmt.Sprintf("%s to answer the schema action for tools.%s (timeout %s)", s.shortName(t), t.name, timeout)
+		return fmt.Sprintf("%s to answer the schema action for %s (timeout %s)", s.shortName(t), partial.Path{"tools", t.name}, timeout)
 	}
 	return fmt.Sprintf("%s to describe itself (timeout %s)", s.shortName(t), timeout)
 }
@@ -604,9 +604,10 @@ func (s *session) remembered(t task, f cache.Failure, fresh, kept bool) {
 		now := s.now()
 		msg += fmt.Sprintf(" (%s ago, not asked again for %s more; --refresh retries)", ago(now.Sub(f.At)), minutes(f.At.Add(cache.FailureTTL).Sub(now)))
 	}
-	setting := "discover.timeout_sec, or tools." + t.name + ".discover_timeout_sec for this tool alone"
+	own := partial.Path{"tools", t.name, "discover_timeout_sec"}.String()
+	setting := "discover.timeout_sec, or " + own + " for this tool alone"
 	if t.kind == resolve.ExecJP {
-		setting = "tools." + t.name + ".discover_timeout_sec"
+		setting = own
 	}
 	hint := "if it needs longer, set " + setting
 	switch t.kind {
