@@ -36,8 +36,9 @@ func (w *Workspace[P, R]) Call(ctx context.Context, name string, args json.RawMe
 // their sources name. Every other program and server answers from the
 // cache or not at all, so a tool that hangs never delays a call of
 // another. Its catalog holds those tools (the error is about them alone);
-// when one is not found and sources were left unasked, the whole catalog
-// is resolved, as without names.
+// when one is not found there, the whole catalog is resolved, as without
+// names: the tool may be among what was not asked, and if it is nowhere,
+// the whole catalog says why (its problem, a name close to it).
 func (w *Workspace[P, R]) Runner(ctx context.Context, tools ...string) (*call.Runner, error) {
 	if len(tools) > 0 {
 		w.mu.Lock()
@@ -79,10 +80,9 @@ func (w *Workspace[P, R]) server(name string) (upstream.Server, bool) {
 }
 
 // runnerFor returns a runner for calls of tools alone (see Runner); ok is
-// false when a tool was not found and discovery left sources unasked: the
-// whole catalog is needed.
+// false when a tool was not found: the whole catalog is needed.
 func (w *Workspace[P, R]) runnerFor(ctx context.Context, tools []string) (*call.Runner, bool, error) {
-	found, complete, err := w.resolver().DiscoverFor(ctx, w.model, tools)
+	found, err := w.resolver().DiscoverFor(ctx, w.model, tools)
 	if err != nil {
 		return nil, true, err
 	}
@@ -91,7 +91,7 @@ func (w *Workspace[P, R]) runnerFor(ctx context.Context, tools []string) (*call.
 		return nil, true, w.place(err)
 	}
 	for _, name := range tools {
-		if _, ok := cat.Tool(name); !ok && !complete {
+		if _, ok := cat.Tool(name); !ok {
 			return nil, false, nil
 		}
 	}

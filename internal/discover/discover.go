@@ -115,8 +115,7 @@ const DefaultTimeout = 5 * time.Second
 // Discover runs every discovery c needs. The error is the context's, when
 // it ends first; the problems of single tools are in the Found.
 func (r *Resolver) Discover(ctx context.Context, c config.Config) (resolve.Found, error) {
-	f, _, err := r.DiscoverFor(ctx, c, nil)
-	return f, err
+	return r.DiscoverFor(ctx, c, nil)
 }
 
 // DiscoverFor runs the discovery that the tools named (a call of them)
@@ -124,11 +123,10 @@ func (r *Resolver) Discover(ctx context.Context, c config.Config) (resolve.Found
 // (the tool's own command, the discovery directories' executable of its
 // name, the MCP server its source names), and every other answers from
 // the cache or not at all; no program of another tool starts. Every
-// other configured tool is left out without a report. complete is false
-// when sources were left unasked: a tool missing from what it found may
-// be among theirs (then Discover finds it). With no names, it is
-// Discover, and complete.
-func (r *Resolver) DiscoverFor(ctx context.Context, c config.Config, names []string) (f resolve.Found, complete bool, err error) {
+// other configured tool is left out without a report. A tool missing
+// from what it found may be among what was not asked: Discover finds it.
+// With no names, it is Discover.
+func (r *Resolver) DiscoverFor(ctx context.Context, c config.Config, names []string) (resolve.Found, error) {
 	s := r.session(ctx)
 	if len(names) > 0 {
 		s.only = map[string]bool{}
@@ -139,7 +137,7 @@ func (r *Resolver) DiscoverFor(ctx context.Context, c config.Config, names []str
 	s.discover(c)
 	s.flush()
 	if err := ctx.Err(); err != nil {
-		return resolve.Found{}, false, err
+		return resolve.Found{}, err
 	}
 	if s.only != nil {
 		// The call needs its tools alone: the others are left out
@@ -152,7 +150,7 @@ func (r *Resolver) DiscoverFor(ctx context.Context, c config.Config, names []str
 	}
 	s.found.Started = int(s.started.Load())
 	s.found.Builtins = r.Builtins
-	return s.found, s.unasked.Load() == 0, nil
+	return s.found, nil
 }
 
 // session is one discovery.
@@ -166,9 +164,8 @@ type session struct {
 	found   resolve.Found
 
 	// only, when not nil, names the tools discovery is for (see
-	// DiscoverFor); unasked counts the sources left unasked for them.
-	only    map[string]bool
-	unasked atomic.Int64
+	// DiscoverFor).
+	only map[string]bool
 
 	// What the discovery learned goes to the cache from one goroutine,
 	// beside the runs (see write).
@@ -509,9 +506,7 @@ func (s *session) run(ctx context.Context, t task) []byte {
 		}
 	}
 	if !t.wanted {
-		// A call of another tool: not asked.
-		s.unasked.Add(1)
-		return nil
+		return nil // a call of another tool: not asked
 	}
 	if s.r.Offline {
 		s.report(t, fmt.Errorf("%s is not in the cache, and offline mode runs nothing", t.program))

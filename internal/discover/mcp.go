@@ -51,7 +51,6 @@ func (s *session) mcpServers(c config.Config) {
 		srv := c.MCPServers[name]
 		tools, known, err := s.mcpServer(ctx, name, srv, s.serverWanted(c, name))
 		if errors.Is(err, errNotAsked) {
-			s.unasked.Add(1)
 			s.mu.Lock()
 			s.found.Failed[partial.Path{"mcp_servers", name}.String()] = true
 			s.mu.Unlock()

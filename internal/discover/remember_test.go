@@ -67,8 +67,7 @@ func TestFailureRemembered(t *testing.T) {
 }
 
 // TestDiscoverFor: discovery for a call of one tool asks that tool's
-// executable alone (the others answer from the cache), and says whether
-// it left sources unasked.
+// executable alone; the others answer from the cache.
 func TestDiscoverFor(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "log")
 	dir := describeDir(t, map[string]string{
@@ -81,21 +80,20 @@ func TestDiscoverFor(t *testing.T) {
 	src := fmt.Sprintf("[discover]\ndirs = [%q]\n[tools.hangs]\ndiscover_timeout_sec = 0.2\n", dir)
 	store := &cache.Cache{Dir: t.TempDir()}
 	for _, step := range []struct {
-		name     string
-		tool     string
-		runs     int // in all, after the step
-		complete bool
-		found    []string // the catalog's tools
+		name  string
+		tool  string
+		runs  int      // in all, after the step
+		found []string // the catalog's tools
 	}{
-		{name: "cold: its executable alone", tool: "a", runs: 1, complete: false, found: []string{"a"}},
-		{name: "another, beside what the cache holds", tool: "b", runs: 2, complete: false, found: []string{"a", "b"}},
-		{name: "an executable of another name is not found", tool: "renamed", runs: 2, complete: false, found: []string{"a", "b"}},
-		{name: "cached: nothing runs", tool: "b", runs: 2, complete: false, found: []string{"a", "b"}},
+		{name: "cold: its executable alone", tool: "a", runs: 1, found: []string{"a"}},
+		{name: "another, beside what the cache holds", tool: "b", runs: 2, found: []string{"a", "b"}},
+		{name: "an executable of another name is not found", tool: "renamed", runs: 2, found: []string{"a", "b"}},
+		{name: "cached: nothing runs", tool: "b", runs: 2, found: []string{"a", "b"}},
 	} {
 		t.Run(step.name, func(t *testing.T) {
 			r := discover.Resolver{Cache: store, Root: t.TempDir(), Environ: environ}
 			conf := configOf(t, src)
-			f, complete, err := r.DiscoverFor(context.Background(), conf, []string{step.tool})
+			f, err := r.DiscoverFor(context.Background(), conf, []string{step.tool})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,9 +108,6 @@ func TestDiscoverFor(t *testing.T) {
 			if strings.Join(names, ",") != strings.Join(step.found, ",") {
 				t.Errorf("catalog %v, want %v", names, step.found)
 			}
-			if complete != step.complete {
-				t.Errorf("complete = %v, want %v", complete, step.complete)
-			}
 			if got := runs(t, log); got != step.runs {
 				t.Errorf("%d runs in all, want %d", got, step.runs)
 			}
@@ -125,14 +120,11 @@ func TestDiscoverFor(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := runs(t, log)
-	_, complete, err := r.DiscoverFor(context.Background(), configOf(t, src), []string{"renamed"})
+	_, err := r.DiscoverFor(context.Background(), configOf(t, src), []string{"renamed"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if runs(t, log) != before {
 		t.Errorf("a warm call ran %d programs", runs(t, log)-before)
-	}
-	if complete {
-		t.Error("complete with broken unasked (its failure is not remembered: it costs no time): want false")
 	}
 }
