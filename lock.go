@@ -114,7 +114,7 @@ func (w *Workspace[P, R]) WriteLock(ctx context.Context, user bool) (LockWrite, 
 	if f, rerr := lock.Read(ctx, path, w.s.Limits); rerr == nil && f != nil {
 		before = f.Tools
 	}
-	if err := lock.Write(path, out.Tools); err != nil {
+	if err := lock.WriteFile(path, out.Tools); err != nil {
 		return LockWrite{}, err
 	}
 	out.Changes = lock.Compare(before, out.Tools)

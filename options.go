@@ -54,6 +54,7 @@ type settings struct {
 	ask      func(ctx context.Context, tool string, q protocol.Inquiry, target config.Target) (any, bool, error)
 	confirm  func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
 	toolset  *string // the run's tool set, over the config's toolset key
+	progress func(what string) (done func())
 }
 
 // Name names the host's files and variables: .<name>/config.toml,
@@ -133,8 +134,22 @@ func Refresh() Option { return option(func(s *settings) { s.refresh = true }) }
 func Offline() Option { return option(func(s *settings) { s.offline = true }) }
 
 // DiscoveryTimeout bounds each discovery run; the default is 5 seconds.
+// The config's discover.timeout_sec and a tool's discover_timeout_sec
+// take precedence. A run that does not answer in time is remembered for
+// 10 minutes, during which no resolution waits for it again ([Refresh]
+// asks again).
 func DiscoveryTimeout(d time.Duration) Option {
 	return option(func(s *settings) { s.timeout = d })
+}
+
+// Progress is told of each program that discovery starts (a tool asked
+// for its schema, an MCP server started to list its tools) as it starts,
+// with a text that names it and its timeout ("tools/slow to describe
+// itself (timeout 5s)"); done is called when it has answered or failed.
+// strata's command line prints those it waits for over a second on a
+// terminal. The text names files and settings: escape it for a terminal.
+func Progress(f func(what string) (done func())) Option {
+	return option(func(s *settings) { s.progress = f })
 }
 
 // CallTimeout bounds each run of a local tool by a call; the default is 60

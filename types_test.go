@@ -52,7 +52,7 @@ var valueTypes = map[string]reflect.Type{
 	"budget.Stats":               reflect.TypeFor[budget.Stats](),
 	"budget.ToolCost":            reflect.TypeFor[budget.ToolCost](),
 	"budget.ServerCost":          reflect.TypeFor[budget.ServerCost](),
-	"export.Entry":               reflect.TypeFor[export.Entry](),
+	"export.ToolEntry":           reflect.TypeFor[export.ToolEntry](),
 	"export.Written":             reflect.TypeFor[export.Written](),
 	"resolve.Choice":             reflect.TypeFor[resolve.Choice](),
 	"config.AllowToggle":         reflect.TypeFor[config.AllowToggle](),

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -67,6 +68,12 @@ type Tool struct {
 	// Load is when a model is given the definition; "" inherits the
 	// server's, then the tool set's, else always.
 	Load LoadMode `toml:"load"`
+	// DiscoverTimeoutSec bounds the tool's discovery: its command's answer
+	// to the schema action, or the --describe answer of the executable of
+	// a discovery directory whose file name (less its extension) is the
+	// tool's name. 0 is the discovery directories' timeout
+	// ([Discover].TimeoutSec), else the host's default (5 seconds).
+	DiscoverTimeoutSec float64 `toml:"discover_timeout_sec"`
 }
 
 // Parameter overrides (or, for tools without discovery, defines) one
@@ -159,6 +166,21 @@ func (s *MCPServer) SetDefaults() {
 type Discover struct {
 	// Dirs are directories whose executables answer --describe.
 	Dirs []string `toml:"dirs"`
+	// TimeoutSec bounds each discovery run of a local tool (an executable
+	// of Dirs answering --describe, a command answering the schema
+	// action); a tool's DiscoverTimeoutSec overrides it. 0 is the host's
+	// default (5 seconds).
+	TimeoutSec float64 `toml:"timeout_sec"`
+}
+
+// DiscoverTimeoutSec returns the seconds the discovery of tool name may
+// take: its own discover_timeout_sec, else the discovery directories'
+// timeout_sec; 0 when neither is set (the host's default applies).
+func (c Config) DiscoverTimeoutSec(name string) float64 {
+	if t, ok := c.Tools[name]; ok && name != EveryTool && t.DiscoverTimeoutSec > 0 {
+		return t.DiscoverTimeoutSec
+	}
+	return c.Discover.TimeoutSec
 }
 
 // Default returns the library's defaults: every tool asks before running,
@@ -354,6 +376,9 @@ func (c Config) ValidateAt(mount partial.Path) error {
 			}
 		}
 		errs = append(errs, allowDash(t.Parameters, p.Append("parameters"), t.Command.IsZero())...)
+		if e := timeoutSec(t.DiscoverTimeoutSec, p.Append("discover_timeout_sec")); e != nil {
+			errs = append(errs, e)
+		}
 		if t.Source.Kind == SourceMCP && !slices.Contains(servers, t.Source.Server) {
 			hint := "add [" + mount.Append("mcp_servers", t.Source.Server).String() + "]"
 			if s := didYouMean(t.Source.Server, servers); s != "" {
@@ -369,10 +394,22 @@ func (c Config) ValidateAt(mount partial.Path) error {
 	}
 	errs = append(errs, c.Toolsets.validate(mount, c.Toolset)...)
 	errs = append(errs, c.Budget.validate(mount.Append("budget"))...)
+	if e := timeoutSec(c.Discover.TimeoutSec, mount.Append("discover", "timeout_sec")); e != nil {
+		errs = append(errs, e)
+	}
 	if len(errs) > 0 {
 		return errs
 	}
 	return nil
+}
+
+// timeoutSec checks a discovery timeout: a number of seconds, positive
+// where it is set.
+func timeoutSec(sec float64, path partial.Path) *diag.Error {
+	if sec >= 0 && !math.IsInf(sec, 1) {
+		return nil
+	}
+	return &diag.Error{Path: path, Msg: fmt.Sprintf("must be a positive number of seconds, found %v", sec), Hint: "remove it for the default (5 seconds)"}
 }
 
 // allowDash finds the allow_dash settings that mean nothing: on a tool
@@ -427,5 +464,6 @@ func (t Tool) setKeys() []string {
 	add(len(t.Env) > 0, "env")
 	add(len(t.EnvVars) > 0, "env_vars")
 	add(t.Load != "", "load")
+	add(t.DiscoverTimeoutSec != 0, "discover_timeout_sec")
 	return keys
 }

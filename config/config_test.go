@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -427,6 +428,17 @@ func TestValidate(t *testing.T) {
 				`mcp_servers.b: an MCP server needs a command (a program started over stdio) or a url (a remote server); write command = "npx" and its args, or url = "https://example.com/mcp"`,
 				"mcp_servers.b.startup_timeout_sec: must be positive, found 0",
 				"mcp_servers.b.tool_timeout_sec: must be positive, found 0",
+			},
+		},
+		{
+			name: "discovery timeouts are positive where set",
+			c: config.Config{
+				Tools:    config.Tools{"t": {Command: config.Command{Program: "x"}, DiscoverTimeoutSec: -1}, "u": {Command: config.Command{Program: "x"}, DiscoverTimeoutSec: 0.5}},
+				Discover: config.Discover{TimeoutSec: math.Inf(1)},
+			},
+			want: []string{
+				"tools.t.discover_timeout_sec: must be a positive number of seconds, found -1; remove it for the default (5 seconds)",
+				"discover.timeout_sec: must be a positive number of seconds, found +Inf; remove it for the default (5 seconds)",
 			},
 		},
 		{

@@ -66,6 +66,8 @@ type ToolPartial struct {
 	Env         partial.Map[partial.Value[string]] `toml:"env" doc:"Environment variables set for a local tool's program, besides the base set every program gets."`
 	EnvVars     partial.List[string]               `toml:"env_vars" strata:"append" doc:"Names of the host's environment variables a local tool's program inherits, besides the base set."`
 	Load        partial.Value[LoadMode]            `toml:"load" doc:"When the model is given the definition: always, or deferred (found with a search first). Unset: the server's, then the tool set's, then '*'s."`
+	// DiscoverTimeoutSec: see [Tool].DiscoverTimeoutSec.
+	DiscoverTimeoutSec partial.Value[float64] `toml:"discover_timeout_sec" doc:"Seconds the tool's discovery may take: its command's answer to the schema action, or the --describe answer of the discovery directories' executable of the tool's name (default: discover.timeout_sec, else 5). A tool that does not answer in time is left out, and remembered for 10 minutes (strata resolve --refresh asks again)."`
 }
 
 // ParameterPartial is the partial twin of [Parameter].
@@ -111,7 +113,8 @@ type MCPServerPartial struct {
 
 // DiscoverPartial is the partial twin of [Discover].
 type DiscoverPartial struct {
-	Dirs partial.List[string] `toml:"dirs" strata:"append,path" doc:"Directories whose executables answer --describe; a plain array appends to lower layers; a relative path is relative to the file that names it."`
+	Dirs       partial.List[string]   `toml:"dirs" strata:"append,path" doc:"Directories whose executables answer --describe; a plain array appends to lower layers; a relative path is relative to the file that names it."`
+	TimeoutSec partial.Value[float64] `toml:"timeout_sec" doc:"Seconds each executable of the discovery directories (and each command asked for its schema) may take to answer (default 5); tools.<name>.discover_timeout_sec overrides it for one tool. A tool that does not answer in time is left out, and remembered for 10 minutes (strata resolve --refresh asks again)."`
 }
 
 // Finalize applies layer p to the library's defaults ([Default]) and

@@ -149,8 +149,8 @@ func (w *Written) notes() diag.Errors {
 	return w.Notes
 }
 
-// Entry is one tool as a dialect writes it.
-type Entry struct {
+// ToolEntry is one tool as a dialect writes it.
+type ToolEntry struct {
 	// Name is the name the tool is written under: its catalog name, or
 	// the name a rename gave it.
 	Name string
@@ -175,7 +175,7 @@ type Written struct {
 	// Entries are the tools in the order they are written (by name),
 	// deferred ones included, then the search tool when a tool is
 	// deferred.
-	Entries []Entry
+	Entries []ToolEntry
 	// Notes are the warnings of writing: tools left out or renamed.
 	Notes diag.Errors
 }
@@ -248,7 +248,7 @@ func Write(c *resolve.Catalog, f Dialect, b config.Budget) (*Written, error) {
 			return w, &diag.Error{Path: partial.Path{"tools", d.Name}, Msg: fmt.Sprintf("renamed for %s, it has the name of %s: %s", f, other, name), Hint: renameHint(d)}
 		}
 		names[name] = d.Name
-		e := Entry{Name: name, Source: d.Source, Deferred: d.Load == config.LoadDeferred}
+		e := ToolEntry{Name: name, Source: d.Source, Deferred: d.Load == config.LoadDeferred}
 		if d.Exec.Kind == resolve.ExecMCP {
 			e.Server = d.Exec.Server
 		}
@@ -263,9 +263,9 @@ func Write(c *resolve.Catalog, f Dialect, b config.Budget) (*Written, error) {
 		if other, ok := names[SearchTool]; ok && f != Anthropic {
 			return w, &diag.Error{Path: partial.Path{"tools", other}, Msg: fmt.Sprintf("%d tools are deferred, and this tool has the name of the tool that finds them, %s", deferred, SearchTool), Hint: "rename it: [tools.other_name] source = ..., or load every tool always"}
 		}
-		e := Entry{Name: SearchTool, Source: "strata", JSON: entryJSON(f, SearchDefinition())}
+		e := ToolEntry{Name: SearchTool, Source: "strata", JSON: entryJSON(f, SearchDefinition())}
 		if f == Anthropic {
-			e = Entry{Name: "tool_search_tool_regex", Source: "anthropic", JSON: json.RawMessage(AnthropicToolSearch)}
+			e = ToolEntry{Name: "tool_search_tool_regex", Source: "anthropic", JSON: json.RawMessage(AnthropicToolSearch)}
 		}
 		w.Entries = append(w.Entries, e)
 	}

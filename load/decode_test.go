@@ -293,8 +293,8 @@ func TestDecodeErrors(t *testing.T) {
 			name: "unknown key without a near one lists the known keys",
 			src:  "[discover]\npaths = [\"x\"]\n",
 			want: []layertest.Problem{{
-				Err: "f.toml:2:1: discover.paths: unknown key; known keys: dirs", Line: 2, Column: 1,
-				Path: partial.Path{"discover", "paths"}, Hint: "known keys: dirs", Snippet: `paths = ["x"]`,
+				Err: "f.toml:2:1: discover.paths: unknown key; known keys: dirs, timeout_sec", Line: 2, Column: 1,
+				Path: partial.Path{"discover", "paths"}, Hint: "known keys: dirs, timeout_sec", Snippet: `paths = ["x"]`,
 			}},
 		},
 		{
@@ -903,7 +903,7 @@ func TestDecodeNullUnsets(t *testing.T) {
 			name:   "JSON null unsets a whole struct",
 			format: partial.JSON,
 			src:    `{"discover": null}`,
-			want:   config.Partial{Discover: config.DiscoverPartial{Dirs: partial.List[string]{Base: partial.BaseDefault}}},
+			want:   config.Partial{Discover: config.DiscoverPartial{Dirs: partial.List[string]{Base: partial.BaseDefault}, TimeoutSec: layertest.UnsetValue[float64]()}},
 		},
 		{
 			name:   "JSON null unsets a nested schema and an option",
@@ -971,7 +971,7 @@ func TestDecodeUnsetList(t *testing.T) {
 		{
 			name: "table unset unsets all of its fields",
 			src:  "unset = [\"discover\"]\n",
-			want: config.Partial{Discover: config.DiscoverPartial{Dirs: partial.List[string]{Base: partial.BaseDefault}}},
+			want: config.Partial{Discover: config.DiscoverPartial{Dirs: partial.List[string]{Base: partial.BaseDefault}, TimeoutSec: layertest.UnsetValue[float64]()}},
 		},
 		{
 			name: "table of tools unset",

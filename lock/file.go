@@ -257,9 +257,9 @@ func opt(s string) partial.Value[string] {
 	return partial.Of(s)
 }
 
-// Write writes entries to the lock file at path, replacing it at once:
+// WriteFile writes entries to the lock file at path, replacing it at once:
 // a reader sees the lock before or the lock after, never a part.
-func Write(path string, entries []Entry) error {
+func WriteFile(path string, entries []Entry) error {
 	b, err := Render(entries)
 	if err != nil {
 		return err

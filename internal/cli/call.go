@@ -52,7 +52,9 @@ func (c *callCmd) Run(e *env) error {
 		return err
 	}
 	defer w.Close()
-	r, err := w.Runner(e.Ctx)
+	// Only what the tool needs is discovered: another tool that hangs
+	// does not hold the call up.
+	r, err := w.Runner(e.Ctx, c.Name)
 	if r == nil {
 		return err
 	}

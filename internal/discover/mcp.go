@@ -49,7 +49,13 @@ func (s *session) mcpServers(c config.Config) {
 	procs.Each(s.ctx, len(names), len(names), func(ctx context.Context, i int) {
 		name := names[i]
 		srv := c.MCPServers[name]
-		tools, known, err := s.mcpServer(ctx, name, srv)
+		tools, known, err := s.mcpServer(ctx, name, srv, s.serverWanted(c, name))
+		if errors.Is(err, errNotAsked) {
+			s.mu.Lock()
+			s.found.Failed[partial.Path{"mcp_servers", name}.String()] = true
+			s.mu.Unlock()
+			return
+		}
 		var refused *untrusted.Refused
 		if errors.As(err, &refused) {
 			s.leaveOut(partial.Path{"mcp_servers", name}, partial.Path{"mcp_servers", name}, err)
@@ -80,6 +86,24 @@ func (s *session) mcpServers(c config.Config) {
 		s.found.Servers[name] = tools
 		s.mu.Unlock()
 	})
+}
+
+// errNotAsked is the error of a server a call does not need, whose tools
+// are not in the cache: it is not started.
+var errNotAsked = errors.New("not asked: a call of another tool")
+
+// serverWanted reports whether discovery is for every tool, or for a
+// tool whose source is the server name.
+func (s *session) serverWanted(c config.Config, name string) bool {
+	if s.only == nil {
+		return true
+	}
+	for tool := range s.only {
+		if t, ok := c.Tools[tool]; ok && t.Source.Kind == config.SourceMCP && t.Source.Server == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Server is how to reach the server name, configured as srv, for programs
@@ -198,13 +222,25 @@ func seconds(s, def float64) time.Duration {
 // remote server that gave an identity (seed 002's server/identity) with
 // them: reaching it costs no process, so it is asked who it is, and its
 // tools are listed again only when it says it changed.
-func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServer) (map[string]resolve.Discovered, *upstream.Answer, error) {
+//
+// A server a call does not need (not wanted) gives what the cache holds
+// for it, and is not started: errNotAsked.
+func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServer, wanted bool) (map[string]resolve.Discovered, *upstream.Answer, error) {
 	spec := s.r.Server(name, srv, s.found.Dir, s.found.Root)
 	if err := spec.Refused(); err != nil {
 		return nil, nil, err
 	}
 	known := upstream.Cached(s.r.Cache, spec)
 	origin := resolve.Origin{Program: spec.CommandLine()}
+	if !wanted {
+		if known == nil {
+			return nil, nil, errNotAsked
+		}
+		origin.Cache, origin.Written, _ = s.r.Cache.Entry(*spec.Key)
+		s.origin(task{path: partial.Path{"mcp_servers", name}}, origin)
+		s.cut(name, known.Cut)
+		return s.toolsOf(name, *known), nil, nil
+	}
 	if known != nil && !s.r.Refresh {
 		origin.Cache, origin.Written, _ = s.r.Cache.Entry(*spec.Key)
 		s.origin(task{path: partial.Path{"mcp_servers", name}}, origin)
@@ -226,6 +262,10 @@ func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServ
 		return nil, known, fmt.Errorf("its tools are not in the cache, and offline mode starts no server")
 	}
 	s.origin(task{path: partial.Path{"mcp_servers", name}}, origin)
+	if s.r.Progress != nil {
+		done := s.r.Progress(fmt.Sprintf("the MCP server %s to start and list its tools (timeout %s)", name, spec.Startup))
+		defer done()
+	}
 	a, started, err := s.r.Servers.Tools(ctx, spec, nil)
 	if err != nil {
 		return nil, known, err
@@ -286,7 +326,7 @@ func (s *session) keep(spec upstream.Server, name string, known *upstream.Answer
 		keys = append(keys, after)
 	}
 	for _, k := range keys {
-		s.store(k, answer)
+		s.write(cacheWrite{key: k, answer: answer})
 	}
 }
 

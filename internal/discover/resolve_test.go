@@ -295,9 +295,9 @@ dirs = ["`+filepath.Join(fixtures, "faults")+`", "`+filepath.Join(t.TempDir(), "
 		"crash.sh: killed by signal",
 		"exit1.sh: exit status 1: exit1: cannot describe: missing dependency foo",
 		"flood.sh: wrote more than 4 MiB to stdout",
-		"fork.sh: timed out after 4s",
+		"fork.sh: did not describe itself within 4s; if it needs longer, set discover.timeout_sec, or tools.fork.discover_timeout_sec for this tool alone",
 		"garbage.sh: the answer is not JSON",
-		"hang.sh: timed out after 4s",
+		"hang.sh: did not describe itself within 4s; if it needs longer",
 		"missing: no such file or directory; no tools from it",
 	} {
 		if !strings.Contains(got, want) {

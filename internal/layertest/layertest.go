@@ -48,6 +48,8 @@ func AllUnsetTool() config.ToolPartial {
 		Env:         partial.Map[partial.Value[string]]{Reset: true},
 		EnvVars:     partial.List[string]{Base: partial.BaseDefault},
 		Load:        UnsetValue[config.LoadMode](),
+
+		DiscoverTimeoutSec: UnsetValue[float64](),
 	}
 }
 
