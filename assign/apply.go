@@ -275,7 +275,11 @@ func (b *builder) target(base, l reflect.Value, t *shape.Type, strategy shape.St
 		case shape.Any:
 			return b.decode(doc.NewString(b.a.Value), l, t, shape.Replace, false)
 		case shape.Struct:
-			if t.ValueCodec { // a table that reads a shorthand (enable=false)
+			if t.ValueCodec { // a table that reads a shorthand
+				return b.decode(doc.NewString(b.a.Value), l, t, shape.Replace, true)
+			}
+		case shape.Nested:
+			if t.Elem.ValueCodec { // one that may be absent (enable=false)
 				return b.decode(doc.NewString(b.a.Value), l, t, shape.Replace, true)
 			}
 		}

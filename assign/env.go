@@ -234,7 +234,7 @@ func (r *envResolver) resolve(tokens []string, t *shape.Type, base reflect.Value
 		return
 	}
 	if len(tokens) == 0 {
-		if r.json || t.Kind == shape.Value || t.Kind == shape.List || t.Kind == shape.Any || !t.Kind.IsPartial() || t.Kind == shape.Struct && t.ValueCodec {
+		if r.json || t.Kind == shape.Value || t.Kind == shape.List || t.Kind == shape.Any || !t.Kind.IsPartial() || t.Kind == shape.Struct && t.ValueCodec || t.Kind == shape.Nested && t.Elem.ValueCodec {
 			r.found = append(r.found, envCandidate{path: path.Append(), existing: existing})
 		} else {
 			r.fail(len(path), path.String()+" is a table", "set one of its keys, or give a JSON object with ':'")

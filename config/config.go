@@ -46,7 +46,7 @@ type MCPServers map[string]MCPServer
 type Tool struct {
 	Source      Source               `toml:"source"`
 	Command     Command              `toml:"command"`
-	Enable      Enable               `toml:"enable"`
+	Enable      *Enable              `toml:"enable"`
 	Summary     string               `toml:"summary"`
 	Description string               `toml:"description"`
 	Examples    string               `toml:"examples"`
@@ -154,7 +154,7 @@ func Default() Config {
 	return Config{Tools: Tools{EveryTool: {
 		Run:    RunAsk,
 		Result: ResultUnattended,
-		Enable: Enable{State: boolPtr(true), AllowToggle: ToggleAny},
+		Enable: &Enable{State: boolPtr(true), AllowToggle: ToggleAny},
 	}}}
 }
 
@@ -205,14 +205,21 @@ func (t EffectiveTool) Result() ResultMode {
 // from the tool's own entry, else inherited from the [EveryTool] entry,
 // else on and toggleable by any directive.
 func (t EffectiveTool) Enable() Enable {
+	var own, inherited Enable
+	if t.Tool.Enable != nil {
+		own = *t.Tool.Enable
+	}
+	if t.Inherited.Enable != nil {
+		inherited = *t.Inherited.Enable
+	}
 	state := true
 	switch {
-	case t.Tool.Enable.State != nil:
-		state = *t.Tool.Enable.State
-	case t.Inherited.Enable.State != nil:
-		state = *t.Inherited.Enable.State
+	case own.State != nil:
+		state = *own.State
+	case inherited.State != nil:
+		state = *inherited.State
 	}
-	return Enable{State: &state, AllowToggle: first(t.Tool.Enable.AllowToggle, t.Inherited.Enable.AllowToggle, ToggleAny)}
+	return Enable{State: &state, AllowToggle: first(own.AllowToggle, inherited.AllowToggle, ToggleAny)}
 }
 
 // Enabled reports whether the tool is offered to the model without a
@@ -400,7 +407,7 @@ func (t Tool) setKeys() []string {
 	}
 	add(!t.Source.IsZero(), "source")
 	add(!t.Command.IsZero(), "command")
-	add(!t.Enable.IsZero(), "enable")
+	add(t.Enable != nil, "enable")
 	add(t.Summary != "", "summary")
 	add(t.Description != "", "description")
 	add(t.Examples != "", "examples")

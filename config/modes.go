@@ -167,18 +167,9 @@ func (e Enable) IsZero() bool { return e.State == nil && e.AllowToggle == "" }
 // On reports whether e's State is set and true.
 func (e Enable) On() bool { return e.State != nil && *e.State }
 
-// MarshalValue writes e as a shorthand where one means the same (true,
-// false, "always", "explicit"), else as a table of the fields it sets.
-func (e Enable) MarshalValue() (any, error) {
-	var p EnablePartial
-	if e.State != nil {
-		p.State = partial.Of(*e.State)
-	}
-	if e.AllowToggle != "" {
-		p.AllowToggle = partial.Of(e.AllowToggle)
-	}
-	return p.MarshalValue()
-}
+// MarshalValue writes e as JP does: the table of the fields it sets
+// ({ state = true, allow_toggle = "never" }), never a shorthand.
+func (e Enable) MarshalValue() (any, error) { return enableTable(e), nil }
 
 // EnablePartial is the partial twin of [Enable]. Its fields merge one by
 // one across layers. Besides the table { state = true, allow_toggle =
@@ -194,6 +185,11 @@ func (e Enable) MarshalValue() (any, error) {
 // strings sets both fields as it does (an allow_toggle in the same table
 // overrides on and off; for always and explicit it may only repeat what
 // they mean), and allow_toggle = true or false is any or never.
+//
+// It is written as JP writes it, always as the table of the fields it
+// sets. A tool holds it in a [partial.Nested], as JP holds an
+// Option<PartialEnableConfig>: enable = {} is present, says nothing of
+// either field, and is kept in the layer.
 type EnablePartial struct {
 	State       partial.Value[bool]        `toml:"state" doc:"Whether the tool is offered to the model; inherited from '*' when left out, else true."`
 	AllowToggle partial.Value[AllowToggle] `toml:"allow_toggle" doc:"Which run-time directives may turn the tool on or off: any (the default), never, if_named, if_named_or_group."`
@@ -232,32 +228,20 @@ func (e *EnablePartial) UnmarshalValue(v any) error {
 	return fmt.Errorf("expected a boolean, one of %s, or { state, allow_toggle }, found %s", strings.Join(enumEnable, ", "), describe(v))
 }
 
-// MarshalValue writes e as a shorthand where one means the same (true,
-// false, "always", "explicit"), else as the table of the fields it sets
-// (an unset field is not written: it has no plain form).
+// MarshalValue writes e as JP does: the table of the fields it sets,
+// whichever form it was read in (true is { state = true, allow_toggle =
+// "any" }); an unset field is not written, it has no plain form.
 func (e EnablePartial) MarshalValue() (any, error) {
-	state, hasState := e.State.Get()
-	toggle, hasToggle := e.AllowToggle.Get()
-	if hasState && hasToggle {
-		switch {
-		case toggle == ToggleAny:
-			return state, nil
-		case state && toggle == ToggleNever:
-			return "always", nil
-		case !state && toggle == ToggleIfNamed:
-			return "explicit", nil
-		}
-	}
 	var out enableTable
-	if hasState {
+	if state, ok := e.State.Get(); ok {
 		out.State = &state
 	}
-	out.AllowToggle = toggle
+	out.AllowToggle, _ = e.AllowToggle.Get()
 	return out, nil
 }
 
 // enableTable is the table form of an enable setting, written field by
-// field in order (an [Enable] would write itself as a shorthand).
+// field in order (an [Enable] would write itself through MarshalValue).
 type enableTable Enable
 
 // readTable reads the table form.

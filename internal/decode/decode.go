@@ -261,12 +261,18 @@ func (dec *decoder) Field(n *doc.Node, v reflect.Value, t *shape.Type, strategy 
 			entries.SetMapIndex(dec.mapKey(e.Key), ev)
 		}
 	case shape.Nested:
-		if n.Kind != doc.Table {
+		p := reflect.New(t.Elem.Go)
+		switch {
+		case t.Elem.ValueCodec: // it reads itself, shorthands included
+			if !dec.custom(n, p.Elem(), t.Elem, path) {
+				return
+			}
+		case n.Kind != doc.Table:
 			dec.fail(n.ValuePos(), path, "expected a table, found "+Describe(n), "")
 			return
+		default:
+			dec.structure(n, p.Elem(), t.Elem, path)
 		}
-		p := reflect.New(t.Elem.Go)
-		dec.structure(n, p.Elem(), t.Elem, path)
 		v.Field(shape.NestedState).SetUint(shape.StatePresent)
 		v.Field(shape.NestedV).Set(p)
 	case shape.Any:
