@@ -329,17 +329,17 @@ func (c Config) ValidateAt(mount partial.Path) error {
 		if name == EveryTool {
 			for _, key := range t.setKeys() {
 				if key != "run" && key != "result" && key != "enable" {
-					errs = append(errs, &diag.Error{Path: p.Append(key), Msg: "not allowed in the '*' defaults", Hint: "the '*' entry holds run, result and enable; set " + key + " on each tool"})
+					errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: p.Append(key), Msg: "not allowed in the '*' defaults", Hint: "the '*' entry holds run, result and enable; set " + key + " on each tool"})
 				}
 			}
 			continue
 		}
 		if !t.Command.IsZero() && t.Source.Kind != "" && t.Source.Kind != SourceLocal {
-			errs = append(errs, &diag.Error{Path: p.Append("command"), Msg: kindName[t.Source.Kind] + " tool has no command", Hint: `remove the command, or set source = "local"`})
+			errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: p.Append("command"), Msg: kindName[t.Source.Kind] + " tool has no command", Hint: `remove the command, or set source = "local"`})
 		}
 		if t.Source.Kind != SourceBuiltin && t.Source.Kind != SourceMCP {
 			if err := command.Check(append([]string{t.Command.Program}, t.Command.Args...), t.Command.Shell); err != nil {
-				e := &diag.Error{Path: p.Append("command"), Msg: err.Error()}
+				e := &diag.Error{Code: diag.CodeBadValue, Path: p.Append("command"), Msg: err.Error()}
 				var ce *command.Error
 				if errors.As(err, &ce) {
 					e.Msg, e.Hint = ce.Msg, ce.Hint
@@ -355,7 +355,7 @@ func (c Config) ValidateAt(mount partial.Path) error {
 			} else if len(servers) > 0 {
 				hint += "; configured servers: " + strings.Join(servers, ", ")
 			}
-			errs = append(errs, &diag.Error{Path: p.Append("source"), Msg: fmt.Sprintf("no MCP server named %q is configured", t.Source.Server), Hint: hint})
+			errs = append(errs, &diag.Error{Code: diag.CodeNotFound, Path: p.Append("source"), Msg: fmt.Sprintf("no MCP server named %q is configured", t.Source.Server), Hint: hint})
 		}
 	}
 	for _, name := range servers {
@@ -376,10 +376,10 @@ func allowDash(params map[string]Parameter, path partial.Path, noCommand bool) d
 	walk = func(p Parameter, pp partial.Path, inItems bool) {
 		switch {
 		case p.AllowDash && inItems:
-			errs = append(errs, &diag.Error{Path: pp.Append("allow_dash"), Msg: "a command template cannot name an item of an array",
+			errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: pp.Append("allow_dash"), Msg: "a command template cannot name an item of an array",
 				Hint: "set allow_dash on a parameter that a template names"})
 		case p.AllowDash && noCommand:
-			errs = append(errs, &diag.Error{Path: pp.Append("allow_dash"), Msg: "only a tool run from a command template renders values as arguments",
+			errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: pp.Append("allow_dash"), Msg: "only a tool run from a command template renders values as arguments",
 				Hint: "remove allow_dash: this tool has no command"})
 		}
 		if p.Items != nil {

@@ -116,7 +116,7 @@ func (a *AllowToggle) UnmarshalValue(v any) error {
 			if v == "always" {
 				hint = `"any" lets every directive toggle the tool; enable = "always" locks it on`
 			}
-			return &diag.Error{Msg: err.Error(), Hint: hint}
+			return &diag.Error{Code: diag.CodeBadValue, Msg: err.Error(), Hint: hint}
 		}
 		return nil
 	}
@@ -218,7 +218,7 @@ func (e *EnablePartial) UnmarshalValue(v any) error {
 	case string:
 		s, ok := enableShorthands[v]
 		if !ok {
-			return &diag.Error{Msg: fmt.Sprintf("expected a boolean, one of %s, or { state, allow_toggle }, found %s", strings.Join(enumEnable, ", "), describe(v)), Hint: didYouMean(v, enumEnable)}
+			return &diag.Error{Code: diag.CodeBadValue, Msg: fmt.Sprintf("expected a boolean, one of %s, or { state, allow_toggle }, found %s", strings.Join(enumEnable, ", "), describe(v)), Hint: didYouMean(v, enumEnable)}
 		}
 		*e = s
 		return nil
@@ -258,11 +258,11 @@ func (e *EnablePartial) readTable(v map[string]any) error {
 			case string:
 				s, ok := enableShorthands[x]
 				if !ok || x == "true" || x == "false" {
-					return &diag.Error{Path: partial.Path{k}, Msg: fmt.Sprintf("expected a boolean, or one of %s, found %s", strings.Join(enumEnable, ", "), describe(x)), Hint: didYouMean(x, enumEnable)}
+					return &diag.Error{Code: diag.CodeBadValue, Path: partial.Path{k}, Msg: fmt.Sprintf("expected a boolean, or one of %s, found %s", strings.Join(enumEnable, ", "), describe(x)), Hint: didYouMean(x, enumEnable)}
 				}
 				shorthand, out.State = x, s.State
 			default:
-				return &diag.Error{Path: partial.Path{k}, Msg: "expected a boolean, found " + describe(x)}
+				return &diag.Error{Code: diag.CodeType, Path: partial.Path{k}, Msg: "expected a boolean, found " + describe(x)}
 			}
 		case "allow_toggle":
 			var a AllowToggle
@@ -273,11 +273,11 @@ func (e *EnablePartial) readTable(v map[string]any) error {
 					c.Path = partial.Path{k}
 					return &c
 				}
-				return &diag.Error{Path: partial.Path{k}, Msg: err.Error()}
+				return &diag.Error{Code: diag.CodeBadValue, Path: partial.Path{k}, Msg: err.Error()}
 			}
 			out.AllowToggle = partial.Of(a)
 		default:
-			return &diag.Error{Path: partial.Path{k}, Msg: "unknown key", Hint: didYouMean(k, []string{"state", "allow_toggle"})}
+			return &diag.Error{Code: diag.CodeUnknownKey, Path: partial.Path{k}, Msg: "unknown key", Hint: didYouMean(k, []string{"state", "allow_toggle"})}
 		}
 	}
 	if shorthand != "" {
@@ -287,6 +287,7 @@ func (e *EnablePartial) readTable(v map[string]any) error {
 			out.AllowToggle = implied
 		case (shorthand == "always" || shorthand == "explicit") && given != implied.V:
 			return &diag.Error{
+				Code: diag.CodeInvalid,
 				Path: partial.Path{"allow_toggle"},
 				Msg:  fmt.Sprintf("state %q already means allow_toggle = %q", shorthand, implied.V),
 				Hint: fmt.Sprintf("write { state = %v, allow_toggle = %q }", enableShorthands[shorthand].State.V, given),
@@ -302,7 +303,7 @@ func (e *EnablePartial) readTable(v map[string]any) error {
 func asString(x any, path partial.Path, want string) (string, error) {
 	s, ok := x.(string)
 	if !ok {
-		return "", &diag.Error{Path: path, Msg: "expected " + want + ", found " + describe(x)}
+		return "", &diag.Error{Code: diag.CodeType, Path: path, Msg: "expected " + want + ", found " + describe(x)}
 	}
 	return s, nil
 }
@@ -311,7 +312,7 @@ func asString(x any, path partial.Path, want string) (string, error) {
 func asBool(x any, path partial.Path) (bool, error) {
 	b, ok := x.(bool)
 	if !ok {
-		return false, &diag.Error{Path: path, Msg: "expected a boolean, found " + describe(x)}
+		return false, &diag.Error{Code: diag.CodeType, Path: path, Msg: "expected a boolean, found " + describe(x)}
 	}
 	return b, nil
 }

@@ -103,7 +103,7 @@ func Refused(f Dialect, d resolve.Definition) *diag.Error {
 	if f == "" {
 		f = Strata
 	}
-	return &diag.Error{Severity: diag.SeverityWarning, Source: "skipped", Path: partial.Path{"tools", d.Name},
+	return &diag.Error{Code: diag.CodeLeftOut, Severity: diag.SeverityWarning, Source: "skipped", Path: partial.Path{"tools", d.Name},
 		Msg:  fmt.Sprintf("%q is not a valid tool name for %s; the tool is left out of it", d.Name, f),
 		Hint: nameRules[f].text + "; " + renameHint(d)}
 }

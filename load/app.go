@@ -453,7 +453,7 @@ func (r *reader[P, R]) untrusted(root string, rootTrusted bool) {
 		default:
 			msg = "workspace layers not applied: untrusted (" + strings.Join(g.Files, ", ") + ")"
 		}
-		r.warn(&diag.Error{Severity: diag.SeverityWarning, Source: g.Dir, Msg: msg, Hint: r.trustHint(g)})
+		r.warn(&diag.Error{Code: diag.CodeUntrusted, Severity: diag.SeverityWarning, Source: g.Dir, Msg: msg, Hint: r.trustHint(g)})
 	}
 }
 
@@ -628,7 +628,7 @@ func (r *reader[P, R]) cfg(ctx context.Context, n int, arg string) {
 		if !strings.ContainsAny(arg, "=") {
 			err = fmt.Errorf("%q is neither a layer file (.toml, .json, .yaml) nor an override (key=value, key:=json, key+=value, key:+=json)", limits.Cut(arg, r.lim.Quote))
 		}
-		r.add(&diag.Error{Source: label, Msg: err.Error()})
+		r.add(&diag.Error{Code: diag.CodeSyntax, Source: label, Msg: err.Error()})
 		return
 	}
 	a.Source = label

@@ -125,7 +125,11 @@ func parse(name string, data []byte, format partial.Format, lim Limits, jsonc bo
 			if len(e.Path) > 0 {
 				p = e.Path
 			}
-			c.AddError(decode.At(&diag.Error{Source: name, Path: p, Msg: stripPath(e.Msg, e.Path)}, d, e.Off))
+			code := diag.CodeSyntax
+			if e.Limit {
+				code = diag.CodeLimit
+			}
+			c.AddError(decode.At(&diag.Error{Code: code, Source: name, Path: p, Msg: stripPath(e.Msg, e.Path)}, d, e.Off))
 		}
 		return nil, d.Values, c.Err()
 	}
@@ -222,7 +226,7 @@ func (d *Document) unsetEntry(p partial.Path) *doc.Node {
 // Problem returns an error about path p positioned where the document
 // defines p (or its nearest enclosing key).
 func (d *Document) Problem(p partial.Path, msg, hint string) *diag.Error {
-	e := &diag.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}
+	e := &diag.Error{Code: diag.CodeInvalid, Source: d.name, Path: p, Msg: msg, Hint: hint}
 	if off, ok := d.locate(p); ok {
 		decode.At(e, d.tree(), off)
 	}
@@ -230,13 +234,13 @@ func (d *Document) Problem(p partial.Path, msg, hint string) *diag.Error {
 }
 
 // errAt returns an error about path p at the value of node n.
-func (d *Document) errAt(n *doc.Node, p partial.Path, msg, hint string) *diag.Error {
-	return decode.At(&diag.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}, d.tree(), n.ValuePos())
+func (d *Document) errAt(code diag.Code, n *doc.Node, p partial.Path, msg, hint string) *diag.Error {
+	return decode.At(&diag.Error{Code: code, Source: d.name, Path: p, Msg: msg, Hint: hint}, d.tree(), n.ValuePos())
 }
 
 // errAtKey returns an error about path p at the key of node n.
-func (d *Document) errAtKey(n *doc.Node, p partial.Path, msg, hint string) *diag.Error {
-	return decode.At(&diag.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}, d.tree(), n.Pos())
+func (d *Document) errAtKey(code diag.Code, n *doc.Node, p partial.Path, msg, hint string) *diag.Error {
+	return decode.At(&diag.Error{Code: code, Source: d.name, Path: p, Msg: msg, Hint: hint}, d.tree(), n.Pos())
 }
 
 // Take removes the root entry key from the document and returns its plain
@@ -259,7 +263,7 @@ func (d *Document) Take(key string) (any, bool) {
 func (d *Document) Decode(v any) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return &diag.Error{Source: d.name, Msg: "Decode needs a non-nil pointer to a partial struct"}
+		return &diag.Error{Code: diag.CodeUsage, Source: d.name, Msg: "Decode needs a non-nil pointer to a partial struct"}
 	}
 	t, err := shape.OfPartial(rv.Type().Elem())
 	if err != nil {

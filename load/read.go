@@ -31,12 +31,12 @@ func readFile(ctx context.Context, path string, max int64) ([]byte, error) {
 // names what the file should be, in messages ("a layer file").
 func readRegular(ctx context.Context, path string, max int64, what string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, &diag.Error{Source: path, Msg: "not read: " + err.Error(), Err: err}
+		return nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: "not read: " + err.Error(), Err: err}
 	}
 	// Look before opening: opening a device may do something of its own.
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, &diag.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
+		return nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
 	}
 	if err := regular(path, info, what); err != nil {
 		return nil, err
@@ -45,11 +45,11 @@ func readRegular(ctx context.Context, path string, max int64, what string) ([]by
 	// since, opening it does not wait for a writer.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, &diag.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
+		return nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
 	}
 	defer f.Close()
 	if info, err = f.Stat(); err != nil {
-		return nil, &diag.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
+		return nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
 	}
 	if err := regular(path, info, what); err != nil {
 		return nil, err
@@ -59,7 +59,7 @@ func readRegular(ctx context.Context, path string, max int64, what string) ([]by
 	buf := make([]byte, 0, min(max, info.Size())+1)
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, &diag.Error{Source: path, Msg: "not read: " + err.Error(), Err: err}
+			return nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: "not read: " + err.Error(), Err: err}
 		}
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
@@ -67,13 +67,13 @@ func readRegular(ctx context.Context, path string, max int64, what string) ([]by
 		n, err := f.Read(buf[len(buf):min(cap(buf), len(buf)+readChunk)])
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > max {
-			return nil, &diag.Error{Source: path, Msg: "is larger than " + bytesText(max) + ", the limit for " + what, Err: errTooLarge}
+			return nil, &diag.Error{Code: diag.CodeLimit, Source: path, Msg: "is larger than " + bytesText(max) + ", the limit for " + what, Err: errTooLarge}
 		}
 		if errors.Is(err, io.EOF) {
 			return buf, nil
 		}
 		if err != nil {
-			return nil, &diag.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
+			return nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
 		}
 	}
 }
@@ -103,7 +103,7 @@ func regular(path string, info fs.FileInfo, what string) error {
 	if what == "a layer file" {
 		hint = "a layer is a regular file"
 	}
-	return &diag.Error{Source: path, Msg: "is " + is + ", not " + what, Hint: hint}
+	return &diag.Error{Code: diag.CodeRead, Source: path, Msg: "is " + is + ", not " + what, Hint: hint}
 }
 
 // bytesText writes a size in bytes for people: 1 MiB, 1,500 bytes.

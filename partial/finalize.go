@@ -409,7 +409,7 @@ func addErrors(errs *diag.Errors, path Path, err error) {
 		*errs = append(*errs, &c)
 		return
 	}
-	*errs = append(*errs, &diag.Error{Path: path, Msg: err.Error(), Err: err})
+	*errs = append(*errs, &diag.Error{Code: diag.CodeInvalid, Path: path, Msg: err.Error(), Err: err})
 }
 
 // from sets out (a partial of type pt) to the layer that turns def into x.

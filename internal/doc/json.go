@@ -103,10 +103,10 @@ func (r *jsonReader) value(path []string) (*Node, error) {
 	off := r.start()
 	r.last = off
 	if len(path) > r.maxDepth {
-		return nil, &Error{Off: off, Msg: tooDeep(r.maxDepth)}
+		return nil, &Error{Off: off, Msg: tooDeep(r.maxDepth), Limit: true}
 	}
 	if r.values.n++; r.values.n > r.values.left {
-		return nil, &Error{Off: off, Msg: r.values.msg()}
+		return nil, &Error{Off: off, Msg: r.values.msg(), Limit: true}
 	}
 	tok, err := r.dec.Token()
 	if err != nil {
