@@ -203,7 +203,7 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 		return fr
 	}
 	if f == "" && r.app.MCPServers != nil {
-		f = detectForeign(d)
+		f = detectForeign(d, rootDeclares[P])
 	}
 	if f != "" {
 		if r.app.MCPServers == nil {
@@ -226,8 +226,8 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 	}
 	p := new(P)
 	if err := d.Decode(p); err != nil {
-		if h := d.codexHint(); f == "" && h != nil {
-			err = h
+		if f == "" {
+			err = d.codexGuess(err, r.app.Name)
 		}
 		r.add(err)
 		return fr
@@ -237,6 +237,17 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 	}
 	*fr = fileRead[P]{d: d, p: p, exts: exts}
 	return fr
+}
+
+// rootDeclares reports whether the host's partial type P has key at its
+// root.
+func rootDeclares[P any](key string) bool {
+	t, err := shape.OfPartial(reflect.TypeFor[P]())
+	if err != nil {
+		return false
+	}
+	_, ok := t.Field(key)
+	return ok
 }
 
 // extend reads the files one extends entry names, as long as the chain

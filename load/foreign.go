@@ -103,13 +103,14 @@ func foreignByName(path string) Foreign {
 	return ""
 }
 
-// detectForeign tells a foreign file by its root keys.
-func detectForeign(d *Document) Foreign {
+// detectForeign tells a foreign file by its root keys, those the host's
+// type does not declare (declared reports whether it does).
+func detectForeign(d *Document, declared func(key string) bool) Foreign {
 	root := d.tree().Root
 	switch {
-	case root.Get("mcpServers") != nil:
+	case root.Get("mcpServers") != nil && !declared("mcpServers"):
 		return foreignMCPServers
-	case d.tree().Format == doc.JSON && root.Get("servers") != nil:
+	case d.tree().Format == doc.JSON && root.Get("servers") != nil && !declared("servers"):
 		return ForeignVSCode
 	}
 	return ""
@@ -708,38 +709,56 @@ var codexServerKeys = []string{
 	"experimental_environment",
 }
 
-// codexHint returns the one error for a Codex config.toml read as a strata
-// layer, which would otherwise fail with an unknown key for each of
-// Codex's settings; nil when the document does not look like one.
-func (d *Document) codexHint() *diag.Error {
+// codexGuess returns the problems err of decoding a TOML document as a
+// layer, or, when they show that it is Codex's config.toml (unknown keys
+// that are Codex's settings, or a file in a .codex directory), the same
+// problems with one that says so first instead of an unknown key for
+// each of Codex's settings. It guesses only from keys the host's type
+// does not declare (those are unknown keys), and keeps every other
+// problem of the file. app names the application, whose flags the hint
+// names only when it is strata.
+func (d *Document) codexGuess(err error, app string) error {
 	if d.tree().Format != doc.TOML {
-		return nil
+		return err
 	}
-	var first *doc.Node
-	for _, e := range d.tree().Root.Entries {
-		if slices.Contains(codexRootKeys, e.Key) {
-			first = e
-			break
-		}
-	}
-	if servers := d.tree().Root.Get("mcp_servers"); first == nil && servers != nil {
-		for _, s := range servers.Entries {
-			for _, e := range s.Entries {
-				if first == nil && slices.Contains(codexServerKeys, e.Key) {
-					first = e
-				}
+	var first *diag.Error
+	var rest diag.Errors
+	for _, e := range diag.All(err) {
+		if e.Code == diag.CodeUnknownKey && isCodexKey(e.Path) {
+			if first == nil {
+				first = e
 			}
+			continue
 		}
+		rest = append(rest, e)
 	}
 	abs, _ := filepath.Abs(d.name)
-	codexDir := filepath.Base(filepath.Dir(abs)) == ".codex"
-	if first == nil && !codexDir {
-		return nil
+	if first == nil && filepath.Base(filepath.Dir(abs)) != ".codex" {
+		return err
 	}
-	e := &diag.Error{Code: diag.CodeForeign, Source: d.name, Msg: "this is Codex's config.toml, not a strata layer",
-		Hint: "read it as Codex's: --cfg codex:" + d.name + `, or { path = "...", format = "codex" } in extends`}
+	e := &diag.Error{Source: d.name}
 	if first != nil {
-		e = d.errAtKey(e.Code, first, nil, e.Msg, e.Hint)
+		c := *first
+		e = &c
+		e.Path = nil
 	}
-	return e
+	e.Code, e.Severity = diag.CodeForeign, diag.SeverityError
+	e.Msg = "this is Codex's config.toml, not a strata layer"
+	e.Hint, e.Err = `read it as Codex's: { path = "...", format = "codex" } in extends`, nil
+	if app == "strata" {
+		e.Hint = "read it as Codex's: --cfg codex:" + d.name + `, or { path = "...", format = "codex" } in extends`
+	}
+	return append(diag.Errors{e}, rest...)
+}
+
+// isCodexKey reports whether path is a key of Codex's config.toml that is
+// not strata's: one of its root settings, or of its servers.
+func isCodexKey(path partial.Path) bool {
+	switch len(path) {
+	case 1:
+		return slices.Contains(codexRootKeys, path[0])
+	case 3:
+		return path[0] == "mcp_servers" && slices.Contains(codexServerKeys, path[2])
+	}
+	return false
 }
