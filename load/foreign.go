@@ -736,7 +736,7 @@ func (d *Document) codexGuess(err error, app string) error {
 	if first == nil && filepath.Base(filepath.Dir(abs)) != ".codex" {
 		return err
 	}
-	e := &diag.Error{Source: d.name}
+	e := &diag.Error{Code: diag.CodeForeign, Source: d.name}
 	if first != nil {
 		c := *first
 		e = &c
