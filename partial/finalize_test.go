@@ -838,11 +838,14 @@ type mismatched struct {
 }
 
 func TestFinalizeTypeMismatch(t *testing.T) {
+	if err := partial.Check[mismatched, config.Config](); err == nil {
+		t.Error("Check of mismatched types found nothing")
+	}
 	_, err := partial.Finalize(&mismatched{}, config.Config{})
 	if err == nil {
 		t.Fatal("Finalize of mismatched types succeeded")
 	}
-	want := `strata: resolved type config.Config has no field for key "extra" of partial_test.mismatched`
+	want := `strata: at extra: the partial type has this key, the resolved type has not`
 	if err.Error() != want {
 		t.Errorf("Finalize error = %q, want %q", err.Error(), want)
 	}
