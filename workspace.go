@@ -212,7 +212,7 @@ func (w *Workspace[P, R]) resolver() *discover.Resolver {
 		Dir: w.dir, Private: !w.trusted, Root: w.root, Environ: w.environ,
 		Refresh: w.s.refresh, Offline: w.s.offline, Timeout: w.s.timeout,
 		Pins: w.list.Pins, Builtins: w.s.builtins, Servers: w.servers,
-		MaxDepth: w.s.Limits.WithDefaults().Depth, Untrusted: w.untrusted(),
+		MaxDepth: w.s.Limits.WithDefaults().Depth, Untrusted: w.untrusted(), Mount: w.s.Mount,
 		Budget: mcpclient.Budget{Tools: w.s.Limits.ServerTools, Bytes: w.s.Limits.ServerListing},
 	}
 	if w.s.cacheDir != "" {

@@ -75,8 +75,14 @@ type Described struct {
 // the error then lists every configured tool that failed (with Found's
 // errors), at key paths of c. Problems that leave a tool out without
 // failing are in the catalog's Warnings (with Found's warnings).
-func Build(c config.Config, f Found) (*Catalog, error) {
-	b := &builder{c: c, f: f, described: map[string]Described{}, collided: map[string]owners{}}
+func Build(c config.Config, f Found) (*Catalog, error) { return BuildAt(c, f, nil) }
+
+// BuildAt is [Build] for a model mounted at mount in a host's config: the
+// hints of its problems name the host's key paths
+// ([assistant.tools.<name>]); their Path stays the model's, which the host
+// places (see config.Config.ValidateAt).
+func BuildAt(c config.Config, f Found, mount partial.Path) (*Catalog, error) {
+	b := &builder{c: c, f: f, mount: mount, described: map[string]Described{}, collided: map[string]owners{}}
 	for name, d := range f.Described {
 		b.described[name] = d
 	}
@@ -129,6 +135,7 @@ func Build(c config.Config, f Found) (*Catalog, error) {
 // builder builds one catalog.
 type builder struct {
 	c         config.Config
+	mount     partial.Path // where the host mounts the model, for hints
 	f         Found
 	described map[string]Described // the discovered executables not yet used
 	errs      diag.Errors
@@ -249,7 +256,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 			} else if src.Kind == "" {
 				// Settings for a tool that nothing here defines: an override
 				// meant for tools some workspaces have.
-				hint := "give it a source and a command, or put an executable that answers --describe in a discover.dirs directory"
+				hint := "give it a source and a command, or put an executable that answers --describe in a " + b.key("discover.dirs") + " directory"
 				if c := suggest.Closest(name, b.names()); c != "" {
 					hint = "did you mean " + c + "?"
 				}
@@ -408,4 +415,13 @@ func allowDash(params map[string]config.Parameter, prefix string) []string {
 		out = append(out, allowDash(p.Properties, prefix+name+".")...)
 	}
 	return out
+}
+
+// key returns key path k of the model (written as TOML) at the host's key
+// path, for hints.
+func (b *builder) key(k string) string {
+	if len(b.mount) == 0 {
+		return k
+	}
+	return b.mount.String() + "." + k
 }

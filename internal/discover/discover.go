@@ -98,6 +98,8 @@ type Resolver struct {
 	// resolves into it does not run, and its tool or server is left out
 	// with a warning (see untrusted.Workspace.Check).
 	Untrusted untrusted.Workspace
+	// Mount is where the host mounts the model, which hints name.
+	Mount partial.Path
 }
 
 // DefaultTimeout bounds a discovery run.
@@ -110,7 +112,7 @@ func (r *Resolver) Resolve(ctx context.Context, c config.Config) (*resolve.Catal
 	if err != nil {
 		return nil, err
 	}
-	return resolve.Build(c, f)
+	return resolve.BuildAt(c, f, r.Mount)
 }
 
 // Discover runs every discovery c needs. The error is the context's, when

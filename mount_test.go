@@ -1,0 +1,48 @@
+package strata_test
+
+import (
+	"context"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/strata-config/strata"
+	"github.com/strata-config/strata/diag"
+)
+
+// TestHostHintsMounted: the hints of a host's problems name its key paths
+// (assistant.tools.<name>), whichever step finds them.
+func TestHostHintsMounted(t *testing.T) {
+	const server = "command = \"MCPFAKE\"\nargs = [\"-tools\", \"1\"]\nexpose = \"all\"\n"
+	s := newSetup(t, map[string]string{
+		"home/myapp/config.toml": "[assistant.mcp_servers.a]\n" + server + "[assistant.mcp_servers.b]\n" + server +
+			"[assistant.tools.ghost]\nrun = \"ask\"\n",
+	})
+	s.environ = append(s.environ, "MYAPP_CONFIG_HOME="+filepath.Join(s.home, "myapp"))
+	w, err := strata.Open[HostPartial](context.Background(), assistantDefaults(),
+		strata.Name("myapp"), strata.Mount("assistant"), strata.Dir(s.repo), strata.Environ(s.environ),
+		strata.CacheDir(filepath.Join(s.dir, "cache")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	cat, err := w.Resolve(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems := append(slices.Clone(w.Warnings()), cat.Warnings...)
+	var codes []diag.Code
+	unmounted := regexp.MustCompile(`(^|[^.\w])(tools|mcp_servers|discover)\.`)
+	for _, p := range problems {
+		codes = append(codes, p.Code)
+		if unmounted.MatchString(p.Hint) {
+			t.Errorf("a hint names a key path outside the mount: %s", p)
+		}
+	}
+	for _, want := range []diag.Code{diag.CodeNameCollision, diag.CodeNotFound} {
+		if !slices.Contains(codes, want) {
+			t.Errorf("no problem of code %s among:\n%s", want, problems.Render())
+		}
+	}
+}
