@@ -46,3 +46,31 @@ func TestHostHintsMounted(t *testing.T) {
 		}
 	}
 }
+
+// TestHostMountsDiscover: the host of the root Example mounts discover
+// beside tools and mcp_servers, so [assistant.discover] finds the tools
+// of its directories.
+func TestHostMountsDiscover(t *testing.T) {
+	s := newSetup(t, map[string]string{
+		"home/myapp/config.toml": "[assistant.discover]\ndirs = [\"DIR/tools\"]\n",
+		"tools/hello":            "#!/bin/sh\necho '{\"name\":\"hello\",\"description\":\"Hi.\",\"parameters\":{\"type\":\"object\"}}'\n",
+	})
+	s.environ = append(s.environ, "MYAPP_CONFIG_HOME="+filepath.Join(s.home, "myapp"))
+	opts := []strata.Option{strata.Name("myapp"), strata.Mount("assistant"), strata.Dir(s.repo), strata.Environ(s.environ),
+		strata.CacheDir(filepath.Join(s.dir, "cache"))}
+	if err := strata.Check[HostPartial, Host](opts...); err != nil {
+		t.Fatal(err)
+	}
+	w, err := strata.Open[HostPartial](context.Background(), assistantDefaults(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	cat, err := w.Resolve(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cat.Tools) != 1 || cat.Tools[0].Name != "hello" {
+		t.Errorf("tools %v, want hello from assistant.discover.dirs", cat.Tools)
+	}
+}

@@ -13,7 +13,7 @@ import (
 )
 
 // overrides applies a tool's configuration on top of what it discovered,
-// under the rules of DESIGN.md: the user's text replaces (with
+// under the override rules (see the package documentation): the user's text replaces (with
 // {{description}} standing for the discovered one), the discovered schema
 // stays the base, and an override may tighten it but never loosen it.
 type overrides struct {
