@@ -9,7 +9,7 @@ import (
 
 // Check reports, in one line, what of the host's types and options [Open]
 // would refuse when the program runs: a partial type P that is not the
-// partial of the resolved type R (see [partial.Check]), a [Flags] layer
+// partial of the resolved type R (see [partial.CheckPair]), a [Flags] layer
 // that is not a *P, a [Mount] that is not a key path of R holding strata's
 // tools model. It reads no file; a host's test calls it with the options
 // the host opens with:
@@ -27,7 +27,7 @@ func Check[P, R any](opts ...Option) error {
 	if s.mountErr != nil {
 		return fmt.Errorf("strata: Mount: %w", s.mountErr)
 	}
-	if err := partial.Check[P, R](); err != nil {
+	if err := partial.CheckPair[P, R](); err != nil {
 		return err
 	}
 	if s.Flags != nil {

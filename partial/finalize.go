@@ -98,11 +98,11 @@ func pair(p, r reflect.Type) (*shape.Type, *shape.Type, error) {
 	return pt, rt, nil
 }
 
-// Check reports whether P is a partial type and R the resolved type it is
+// CheckPair reports whether P is a partial type and R the resolved type it is
 // the partial of, key by key, as [Finalize] and [From] need them: a host's
 // test calls it (or strata.Check) to find a mismatch before the program
 // runs. The error is one line that names the first key where they differ.
-func Check[P, R any]() error {
+func CheckPair[P, R any]() error {
 	_, _, err := pair(reflect.TypeFor[P](), reflect.TypeFor[R]())
 	return err
 }

@@ -838,7 +838,7 @@ type mismatched struct {
 }
 
 func TestFinalizeTypeMismatch(t *testing.T) {
-	if err := partial.Check[mismatched, config.Config](); err == nil {
+	if err := partial.CheckPair[mismatched, config.Config](); err == nil {
 		t.Error("Check of mismatched types found nothing")
 	}
 	_, err := partial.Finalize(&mismatched{}, config.Config{})

@@ -14,15 +14,6 @@ import (
 	"github.com/strata-config/strata/trust"
 )
 
-// Programs runs the commands that start programs, or may (resolve, call,
-// serve), and trust, which reads the launches of MCP servers.
-type Programs interface {
-	Resolve(e *Env, c *ResolveCmd) error
-	Call(e *Env, c *CallCmd) error
-	Serve(e *Env, c *ServeCmd) error
-	Trust(e *Env, c *TrustCmd) error
-}
-
 // OpenFlags are the flags of the commands that open a workspace.
 type OpenFlags struct {
 	Root  string   `help:"Directory to load from, as if strata ran there (default: the current one)." placeholder:"DIR"`
@@ -31,22 +22,22 @@ type OpenFlags struct {
 }
 
 // Validate checks that --root names a directory.
-func (f OpenFlags) Validate() error { return CheckRoot(f.Root) }
+func (f OpenFlags) Validate() error { return checkRoot(f.Root) }
 
-// CheckRoot reports a --root that is not an existing directory; "" is the
+// checkRoot reports a --root that is not an existing directory; "" is the
 // working directory.
-func CheckRoot(root string) error {
+func checkRoot(root string) error {
 	if root == "" {
 		return nil
 	}
 	info, err := os.Stat(root)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return Usage(errors.New("--root " + root + ": no such directory"))
+		return usage(errors.New("--root " + root + ": no such directory"))
 	case err != nil:
-		return Usage(errors.New("--root " + root + ": " + unwrapPath(err).Error()))
+		return usage(errors.New("--root " + root + ": " + unwrapPath(err).Error()))
 	case !info.IsDir():
-		return Usage(errors.New("--root " + root + ": not a directory"))
+		return usage(errors.New("--root " + root + ": not a directory"))
 	}
 	return nil
 }
@@ -61,23 +52,23 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// Settings returns what loading is given for the flags: strata's own
+// settings returns what loading is given for the flags: strata's own
 // files, variables and trust list, and the terminal of e for inputs.
-func (f OpenFlags) Settings(e *Env) workspace.Settings {
+func (f OpenFlags) settings(e *env) workspace.Settings {
 	environ := os.Environ()
 	return workspace.Settings{
 		Name: "strata", Dir: f.Root, Environ: environ, Cfg: f.Cfg,
 		Store:     &trust.Store{Path: trust.DefaultPath("strata", environ)},
-		TrustHint: TrustHint,
+		TrustHint: trustHint,
 		TrustOnce: f.Trust,
-		Input:     TerminalInput(e),
+		Input:     terminalInput(e),
 	}
 }
 
-// TrustHint says how to apply the files of u with strata trust, naming
+// trustHint says how to apply the files of u with strata trust, naming
 // the directory to trust.
-func TrustHint(u load.Untrusted) string {
-	root := shellquote.Join(Rel(u.Dir))
+func trustHint(u load.Untrusted) string {
+	root := shellquote.Join(rel(u.Dir))
 	wd, _ := filepath.Abs(".")
 	switch {
 	case u.Nested:
@@ -92,8 +83,8 @@ func TrustHint(u load.Untrusted) string {
 
 // isWithin reports whether dir is top or below it.
 func isWithin(dir, top string) bool {
-	rel, err := filepath.Rel(top, dir)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	r, err := filepath.Rel(top, dir)
+	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
 }
 
 // ResolveFlags are the flags of the commands that resolve a workspace.
@@ -103,16 +94,14 @@ type ResolveFlags struct {
 	Offline   bool `help:"Run nothing: use cached answers only."`
 }
 
-// ResolveCmd is strata resolve.
-type ResolveCmd struct {
+// resolveCmd is strata resolve.
+type resolveCmd struct {
 	ResolveFlags `embed:""`
 	Export       string `enum:"strata,openai,anthropic,mcp" default:"strata" help:"Output format: strata, openai, anthropic or mcp."`
 }
 
-func (c *ResolveCmd) Run(e *Env) error { return e.Programs.Resolve(e, c) }
-
-// CallCmd is strata call.
-type CallCmd struct {
+// callCmd is strata call.
+type callCmd struct {
 	ResolveFlags `embed:""`
 	Answer       []string `placeholder:"ID=VALUE" help:"Answer the tool's question ID with VALUE (JSON, or else a string); repeatable."`
 	Ask          bool     `help:"Ask questions on stdin even when it is not a terminal."`
@@ -120,18 +109,14 @@ type CallCmd struct {
 	Args         string   `arg:"" optional:"" help:"Its arguments: a JSON object, or - to read it from stdin (default: {})."`
 }
 
-func (c *CallCmd) Run(e *Env) error { return e.Programs.Call(e, c) }
-
-// ServeCmd is strata serve.
-type ServeCmd struct {
+// serveCmd is strata serve.
+type serveCmd struct {
 	ResolveFlags `embed:""`
 	Timeout      time.Duration `default:"60s" help:"Bound each run of a local tool (MCP tools have their server's tool_timeout_sec)."`
 }
 
-func (c *ServeCmd) Run(e *Env) error { return e.Programs.Serve(e, c) }
-
-// TrustCmd is strata trust.
-type TrustCmd struct {
+// trustCmd is strata trust.
+type trustCmd struct {
 	Root      string `help:"The workspace to trust: the one around DIR (default: around the current directory); outside any workspace, DIR itself, its .strata.toml alone." placeholder:"DIR"`
 	Recursive bool   `xor:"action" help:"Trust the directory (the workspace root, or DIR itself) and everything below it: every workspace, directory file and nested repository there, present and future. Needed for your home directory or /."`
 	Pin       string `xor:"action" help:"Pin the launch of KEY (tools.<name>, a configured or discovered tool, or mcp_servers.<name>): it runs only as it is now, checked before every run." placeholder:"KEY"`
@@ -141,11 +126,9 @@ type TrustCmd struct {
 
 // Validate checks that --root names a directory, and is not given with
 // --list or --forget.
-func (c *TrustCmd) Validate() error {
+func (c *trustCmd) Validate() error {
 	if c.Root != "" && (c.List || c.Forget != "") {
-		return Usage(errors.New("--root names a directory to trust; --list and --forget take none"))
+		return usage(errors.New("--root names a directory to trust; --list and --forget take none"))
 	}
-	return CheckRoot(c.Root)
+	return checkRoot(c.Root)
 }
-
-func (c *TrustCmd) Run(e *Env) error { return e.Programs.Trust(e, c) }
