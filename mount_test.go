@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"slices"
 	"testing"
 
@@ -72,5 +73,34 @@ func TestHostMountsDiscover(t *testing.T) {
 	}
 	if len(cat.Tools) != 1 || cat.Tools[0].Name != "hello" {
 		t.Errorf("tools %v, want hello from assistant.discover.dirs", cat.Tools)
+	}
+}
+
+// TestHostOverrides: a host's --set flags are assignments at its key
+// paths, named as the host names them; a user's NONE there drops nothing.
+func TestHostOverrides(t *testing.T) {
+	s := newSetup(t, map[string]string{"home/myapp/config.toml": "[assistant]\nmodel = \"medium\"\n"})
+	s.environ = append(s.environ, "MYAPP_CONFIG_HOME="+filepath.Join(s.home, "myapp"))
+	open := func(kv ...string) (*strata.Workspace[HostPartial, Host], error) {
+		return strata.Open[HostPartial](context.Background(), assistantDefaults(), strata.Name("myapp"), strata.Mount("assistant"),
+			strata.Dir(s.repo), strata.Environ(s.environ), strata.Overrides("--set", kv...))
+	}
+	w, err := open("assistant.model=large")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := w.Explain("assistant.model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Config().Assistant.Model; got != "large" || !strings.Contains(ex.String(), "--set #1 (assistant.model=large)") {
+		t.Errorf("model %q, explained:\n%s", got, ex)
+	}
+	w.Close()
+	for _, kv := range []string{"NONE", "assistant.tools.grep.rnu=ask"} {
+		_, err := open(kv)
+		if err == nil || !strings.HasPrefix(err.Error(), "--set #1: ") {
+			t.Errorf("--set %s: %v", kv, err)
+		}
 	}
 }

@@ -67,9 +67,24 @@ func Environ(environ []string) Option {
 }
 
 // Cfg adds --cfg arguments, in order: a file, a key=value override, a JSON
-// object, or NONE.
+// object, or NONE, which drops every layer below it but the defaults. A
+// host's own key=value flags go to [Overrides], where a user's NONE is
+// an error.
 func Cfg(args ...string) Option {
 	return option(func(s *settings) { s.Cfg = append(s.Cfg, args...) })
+}
+
+// Overrides adds key=value overrides from the host's own flag, named
+// flag ("--set"), after [Cfg]: each is an assignment (key=value, key:=json,
+// key+=value, key:+=json) at the host's key paths, and problems and
+// [Workspace.Explain] name it as flag and its number ("--set #2"). A file,
+// a JSON object or NONE is an error, not a layer: a host that wants
+// those gives them to Cfg.
+func Overrides(flag string, kv ...string) Option {
+	return option(func(s *settings) {
+		s.OverrideFlag = flag
+		s.Overrides = append(s.Overrides, kv...)
+	})
 }
 
 // Sources adds layers the host reads from elsewhere, each at the place it

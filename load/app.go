@@ -33,7 +33,8 @@ import (
 //     of a workspace, from /) down to Dir; nearer wins
 //  5. the environment: <NAME>_KEY_PATH variables (see assign.Env)
 //  6. Cfg, left to right: a file path, a key=value override, or a JSON
-//     object; "NONE" drops every layer below it but the defaults
+//     object; "NONE" drops every layer below it but the defaults; then
+//     Overrides, the host's own key=value flags, left to right
 //  7. Flags
 //
 // Sources add layers the host reads from elsewhere (organisation defaults
@@ -69,6 +70,13 @@ type App[P, R any] struct {
 	Environ []string
 	// Cfg are --cfg arguments, in order.
 	Cfg []string
+	// Overrides are key=value overrides from the host's own flags, in
+	// order, after Cfg: only assignments (key=value, key:=json, key+=value,
+	// key:+=json), never a file, a JSON object or NONE. Problems and
+	// explanations name each by OverrideFlag and its number ("--set #2").
+	Overrides []string
+	// OverrideFlag is the host's flag that gives Overrides; "" is "--set".
+	OverrideFlag string
 	// Flags is the layer of explicit command-line flags; nil for none.
 	Flags *P
 	// Provenance indexes, while loading, which layers mention each field,
@@ -388,9 +396,12 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	if r.errs.Len() > 0 {
 		return nil, r.errs.Err()
 	}
-	// --cfg, left to right.
+	// --cfg, left to right, then the host's overrides.
 	for i, arg := range a.Cfg {
 		r.cfg(ctx, i+1, arg)
+	}
+	for i, arg := range a.Overrides {
+		r.override(i+1, arg)
 	}
 	r.sources(ctx, KindCfg, dir)
 	if r.errs.Len() > 0 {
@@ -629,6 +640,26 @@ func (r *reader[P, R]) cfg(ctx context.Context, n int, arg string) {
 			err = fmt.Errorf("%q is neither a layer file (.toml, .json, .yaml) nor an override (key=value, key:=json, key+=value, key:+=json)", limits.Cut(arg, r.lim.Quote))
 		}
 		r.add(&diag.Error{Code: diag.CodeSyntax, Source: label, Msg: err.Error()})
+		return
+	}
+	a.Source = label
+	r.assignment(KindCfg, label+" ("+limits.Cut(arg, r.lim.Quote)+")", a)
+}
+
+// override reads one of the host's overrides, the nth: an assignment.
+func (r *reader[P, R]) override(n int, arg string) {
+	flag := r.app.OverrideFlag
+	if flag == "" {
+		flag = "--set"
+	}
+	label := fmt.Sprintf("%s #%d", flag, n)
+	a, err := assign.Parse(arg, r.assignOptions()...)
+	if err != nil || len(a.Path) == 0 {
+		msg := fmt.Sprintf("%q is not an override: write key=value, key:=json, key+=value or key:+=json", limits.Cut(arg, r.lim.Quote))
+		if err != nil && strings.Contains(arg, "=") && !strings.HasPrefix(strings.TrimSpace(arg), "{") {
+			msg = err.Error() // an assignment written wrong: what is wrong with it
+		}
+		r.add(&diag.Error{Code: diag.CodeSyntax, Source: label, Msg: msg})
 		return
 	}
 	a.Source = label

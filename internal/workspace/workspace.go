@@ -25,7 +25,10 @@ type Settings struct {
 	Dir     string   // where loading starts; "" is the working directory
 	Environ []string // nil is the process's environment
 	Cfg     []string
-	Flags   any // *P
+	// Overrides are the host's key=value flags, OverrideFlag their name.
+	Overrides    []string
+	OverrideFlag string
+	Flags        any // *P
 	// Store is the user's trust list; TrustOnce trusts the workspace for
 	// this load, and TrustHint says how to trust it, in messages.
 	Store      *trust.Store
@@ -94,6 +97,7 @@ func Load[P, R any](ctx context.Context, defaults R, s Settings) (*Loaded[P, R],
 	}
 	app := &load.App[P, R]{
 		Name: s.Name, Defaults: defaults, Dir: dir, Environ: environ, Cfg: s.Cfg, Flags: flags,
+		Overrides: s.Overrides, OverrideFlag: s.OverrideFlag,
 		Provenance: s.Provenance, MCPServers: s.Mount.Append("mcp_servers"),
 		Trust: t, TrustHint: s.TrustHint, UnknownEnv: s.UnknownEnv, Input: s.Input, Sources: s.Sources, Limits: s.Limits,
 	}
