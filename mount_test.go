@@ -4,8 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/strata-config/strata"
