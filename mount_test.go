@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata"
 	"github.com/strata-config/strata/diag"
 )
@@ -102,5 +103,48 @@ func TestHostOverrides(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), "--set #1: ") {
 			t.Errorf("--set %s: %v", kv, err)
 		}
+	}
+}
+
+// TestHostLeavesOutside: a host leaves the keys outside its mount to
+// itself (or koanf), and names which variables are configuration; inside
+// the mount and the prefix, a typo is still an error with a did-you-mean.
+func TestHostLeavesOutside(t *testing.T) {
+	const hostKeys = "theme = \"dark\"\n[ui]\nfont = \"mono\"\n"
+	tests := []struct {
+		name    string
+		file    string
+		environ []string
+		want    []string // problems, without the file's directory
+		model   string
+	}{
+		{name: "the host's keys and variables", file: hostKeys + "[assistant.tools.grep]\nrun = \"ask\"\n",
+			environ: []string{"MYAPP_API_KEY=sk-1", "MYAPP_CFG_ASSISTANT_MODEL=large"}, model: "large"},
+		{name: "a typo in the mount", file: hostKeys + "[assistant.tools.grep]\nrnu = \"ask\"\n",
+			want: []string{"config.toml:5:1: assistant.tools.grep.rnu: unknown key; did you mean run?"}},
+		{name: "a typo among the variables", file: hostKeys, environ: []string{"MYAPP_API_KEY=sk-1", "MYAPP_CFG_ASSISTANT_MODLE=large"},
+			want: []string{"env MYAPP_CFG_ASSISTANT_MODLE: assistant has no key modle; did you mean assistant.model?"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSetup(t, map[string]string{"home/myapp/config.toml": tt.file})
+			environ := append(s.environ, "MYAPP_CONFIG_HOME="+filepath.Join(s.home, "myapp"))
+			w, err := strata.Open[HostPartial](context.Background(), assistantDefaults(), strata.Name("myapp"), strata.Mount("assistant"),
+				strata.Dir(s.repo), strata.Environ(append(environ, tt.environ...)), strata.LeaveOutside(), strata.EnvPrefix("MYAPP_CFG"))
+			var got []string
+			for _, e := range diag.All(err) {
+				got = append(got, strings.ReplaceAll(e.Error(), filepath.Join(s.home, "myapp")+string(filepath.Separator), ""))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+			if err != nil {
+				return
+			}
+			defer w.Close()
+			if got := w.Config().Assistant.Model; got != tt.model {
+				t.Errorf("model %q, want %q", got, tt.model)
+			}
+		})
 	}
 }

@@ -87,6 +87,20 @@ func Overrides(flag string, kv ...string) Option {
 	})
 }
 
+// LeaveOutside leaves the keys of files outside the [Mount] to the host:
+// strata checks every key under the mount (an unknown one is an error,
+// with a did-you-mean) and leaves out of its layers, without a problem,
+// the keys its types do not declare elsewhere, which the host reads
+// itself or with koanf from the same files.
+func LeaveOutside() Option { return option(func(s *settings) { s.LeaveOutside = true }) }
+
+// EnvPrefix names the host's configuration variables:
+// EnvPrefix("MYAPP_CFG") reads MYAPP_CFG_ASSISTANT_MODEL as
+// assistant.model, and leaves MYAPP_API_KEY alone; a variable under the
+// prefix that reaches no key is an error with a did-you-mean (see
+// [UnknownEnv]). The default is the [Name]: MYAPP_.
+func EnvPrefix(prefix string) Option { return option(func(s *settings) { s.EnvPrefix = prefix }) }
+
 // Sources adds layers the host reads from elsewhere, each at the place it
 // names: an organisation's defaults in a key-value store (above the
 // defaults, below the user's file), settings the host loads itself.

@@ -77,6 +77,15 @@ type App[P, R any] struct {
 	Overrides []string
 	// OverrideFlag is the host's flag that gives Overrides; "" is "--set".
 	OverrideFlag string
+	// Checked, when set, is the key path whose keys strata checks in files
+	// (the host's mount of the tools model): an unknown key elsewhere is
+	// left to the host (its own reader, koanf), not a problem. nil checks
+	// every key.
+	Checked partial.Path
+	// EnvPrefix names the configuration's variables, <ENVPREFIX>_KEY_PATH
+	// ("MYAPP_CFG" for MYAPP_CFG_MODEL); a variable outside it, such as
+	// MYAPP_API_KEY, is not read. "" is Name.
+	EnvPrefix string
 	// Flags is the layer of explicit command-line flags; nil for none.
 	Flags *P
 	// Provenance indexes, while loading, which layers mention each field,
@@ -379,7 +388,11 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	}
 	r.untrusted(root, rootTrusted)
 	// Environment: each variable is a layer of its own.
-	as, err := assign.Env(r.below(), a.Name, a.envAssignments(environ), r.assignOptions()...)
+	envPrefix := a.EnvPrefix
+	if envPrefix == "" {
+		envPrefix = a.Name
+	}
+	as, err := assign.Env(r.below(), envPrefix, a.envAssignments(environ), r.assignOptions()...)
 	for _, e := range diag.All(err) {
 		switch {
 		case !errors.Is(e, assign.ErrUnknownName) || a.UnknownEnv == EnvError:

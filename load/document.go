@@ -52,6 +52,9 @@ type Document struct {
 	// secrets are the values another client's file got from a variable
 	// or an input, by their key paths in the layer.
 	secrets partial.Secrets
+	// checked is the key path whose unknown keys Decode reports; nil is
+	// every key (see App.Checked).
+	checked partial.Path
 }
 
 // Secrets are the values of the layer d that came from the user's
@@ -290,7 +293,7 @@ func (d *Document) Decode(v any) error {
 		return err
 	}
 	lim := d.lim.WithDefaults()
-	dec := decode.Decoder{Doc: d.tree(), Source: d.name, MaxErrors: lim.Problems, MaxQuote: lim.Quote, MaxDepth: lim.Depth}
+	dec := decode.Decoder{Doc: d.tree(), Source: d.name, MaxErrors: lim.Problems, MaxQuote: lim.Quote, MaxDepth: lim.Depth, Checked: d.checked}
 	dec.Root(d.tree().Root, rv.Elem(), t)
 	// The tree is walked table by table and the unset list last; report the
 	// problems in document order.

@@ -207,6 +207,7 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 		return fr
 	}
 	p := new(P)
+	d.checked = r.app.Checked
 	if err := d.Decode(p); err != nil {
 		if f == "" {
 			err = d.codexGuess(err, r.app.Name)

@@ -32,6 +32,10 @@ type Decoder struct {
 	// problem quotes. MaxDepth is how many keys an unset path may have.
 	// Zero means the default of package limits.
 	MaxErrors, MaxQuote, MaxDepth int
+	// Checked, when set, is the key path whose unknown keys are problems:
+	// an unknown key outside it is left out of the partial, silently (the
+	// host reads it another way).
+	Checked []string
 
 	omitted int            // problems found beyond MaxErrors
 	key     reflect.Value  // reused map key; SetMapIndex copies it
@@ -205,6 +209,9 @@ func (dec *decoder) structure(n *doc.Node, v reflect.Value, t *shape.Type, path 
 }
 
 func (dec *decoder) unknown(e *doc.Node, path []string, keys []string) {
+	if dec.Checked != nil && !partial.Path(path).HasPrefix(dec.Checked) {
+		return // the host's
+	}
 	if dec.full() {
 		dec.omitted++ // no need for a hint no one reads
 		return

@@ -28,6 +28,10 @@ type Settings struct {
 	// Overrides are the host's key=value flags, OverrideFlag their name.
 	Overrides    []string
 	OverrideFlag string
+	// LeaveOutside leaves keys outside Mount to the host; EnvPrefix names
+	// the configuration's variables (see load.App).
+	LeaveOutside bool
+	EnvPrefix    string
 	Flags        any // *P
 	// Store is the user's trust list; TrustOnce trusts the workspace for
 	// this load, and TrustHint says how to trust it, in messages.
@@ -97,9 +101,12 @@ func Load[P, R any](ctx context.Context, defaults R, s Settings) (*Loaded[P, R],
 	}
 	app := &load.App[P, R]{
 		Name: s.Name, Defaults: defaults, Dir: dir, Environ: environ, Cfg: s.Cfg, Flags: flags,
-		Overrides: s.Overrides, OverrideFlag: s.OverrideFlag,
+		Overrides: s.Overrides, OverrideFlag: s.OverrideFlag, EnvPrefix: s.EnvPrefix,
 		Provenance: s.Provenance, MCPServers: s.Mount.Append("mcp_servers"),
 		Trust: t, TrustHint: s.TrustHint, UnknownEnv: s.UnknownEnv, Input: s.Input, Sources: s.Sources, Limits: s.Limits,
+	}
+	if s.LeaveOutside {
+		app.Checked = s.Mount.Append()
 	}
 	res, err := app.Load(ctx)
 	if err != nil {
