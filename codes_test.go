@@ -41,7 +41,7 @@ func TestProblemCodes(t *testing.T) {
 		{name: "an extended file missing", files: map[string]string{"home/strata/config.toml": "extends = [\"gone.toml\"]\n"}, want: diag.CodeRead},
 		{name: "a server without a command", files: map[string]string{"home/strata/config.toml": "[mcp_servers.a]\nargs = [\"x\"]\n"}, want: diag.CodeInvalid},
 		{name: "a source that names no server", files: map[string]string{"home/strata/config.toml": "[tools.t]\nsource = \"mcp.nope\"\n"}, want: diag.CodeNotFound},
-		{name: "a host's source without a name", opts: []strata.Option{strata.Sources(load.Source{Read: func(context.Context) (map[string]any, error) { return nil, nil }})}, want: diag.CodeUsage},
+		{name: "a host's source without a name", opts: []strata.Option{strata.Sources(load.HostSource{Read: func(context.Context) (map[string]any, error) { return nil, nil }})}, want: diag.CodeUsage},
 		{name: "untrusted workspace", files: map[string]string{"repo/.strata/config.toml": "[tools.grep]\nrun = \"ask\"\n"}, want: diag.CodeUntrusted},
 		{name: "a server that does not start", files: map[string]string{"home/strata/config.toml": "[mcp_servers.a]\ncommand = \"DIR/nonexistent\"\nexpose = \"all\"\n"}, want: diag.CodeServer},
 		{name: "a tool that does not describe itself", files: map[string]string{

@@ -86,15 +86,15 @@ func trim(d, fa, fb reflect.Value, pt, rt *shape.Type) bool {
 	case shape.Nested:
 		// A Nested that from leaves absent and the defaults do not give
 		// finalizes to nil: d brings it, whole.
-		if d.Field(shape.NestedState).Uint() != shape.StatePresent || fa.IsNil() || fb.IsNil() {
+		if d.Field(pt.At.State).Uint() != shape.StatePresent || fa.IsNil() || fb.IsNil() {
 			return false
 		}
-		if trim(d.Field(shape.NestedV).Elem(), fa.Elem(), fb.Elem(), pt.Elem, rt.Elem) {
+		if trim(d.Field(pt.At.V).Elem(), fa.Elem(), fb.Elem(), pt.Elem, rt.Elem) {
 			d.Set(reflect.Zero(d.Type()))
 			return true
 		}
 	case shape.Map:
-		entries := d.Field(shape.MapEntries)
+		entries := d.Field(pt.At.Entries)
 		iter := entries.MapRange()
 		var drop []reflect.Value
 		for iter.Next() {
@@ -118,7 +118,7 @@ func trim(d, fa, fb reflect.Value, pt, rt *shape.Type) bool {
 		for _, k := range drop {
 			entries.SetMapIndex(k, reflect.Value{})
 		}
-		if entries.Len() == 0 && !d.Field(shape.MapReset).Bool() {
+		if entries.Len() == 0 && !d.Field(pt.At.Reset).Bool() {
 			d.Set(reflect.Zero(d.Type()))
 			return true
 		}

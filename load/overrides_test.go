@@ -10,7 +10,6 @@ import (
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
-	"github.com/strata-config/strata/partial"
 )
 
 // TestOverrides: a host's own flag gives key=value overrides, named as
@@ -62,7 +61,7 @@ func TestOverrides(t *testing.T) {
 			if res.Config.Model != tt.wantModel {
 				t.Errorf("model %q, want %q", res.Config.Model, tt.wantModel)
 			}
-			ex, err := res.Explain(partial.Path{"model"})
+			ex, err := res.Explain("model")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
-	"github.com/strata-config/strata/internal/workspace"
 	"github.com/strata-config/strata/load"
 )
 
@@ -22,15 +21,15 @@ type configCmd struct {
 }
 
 func (c *configCmd) Run(e *env) error {
-	w, err := workspace.Load[config.Partial](e.Ctx, config.Default(), c.settings(e))
+	app := c.app(e)
+	res, err := app.Load(e.Ctx)
 	if err != nil {
 		return err
 	}
-	warn(e, w.Result.Warnings)
-	res := w.Result
+	warn(e, res.Warnings)
 	switch {
 	case c.Explain != "":
-		ex, err := w.Explain(c.Explain)
+		ex, err := res.Explain(c.Explain)
 		if err != nil {
 			return usageError{err}
 		}

@@ -167,18 +167,18 @@ func minimal(d, a, b reflect.Value, t *shape.Type, path string) string {
 			}
 		}
 	case shape.Value:
-		if d.Field(shape.ValueState).Uint() == shape.StateAbsent {
+		if d.Field(t.At.State).Uint() == shape.StateAbsent {
 			return ""
 		}
-		ap := a.Field(shape.ValueState).Uint() == shape.StatePresent
-		bp := b.Field(shape.ValueState).Uint() == shape.StatePresent
-		if ap == bp && (!ap || shape.EqualLeaf(a.Field(shape.ValueV), b.Field(shape.ValueV), t.Elem)) {
+		ap := a.Field(t.At.State).Uint() == shape.StatePresent
+		bp := b.Field(t.At.State).Uint() == shape.StatePresent
+		if ap == bp && (!ap || shape.EqualLeaf(a.Field(t.At.V), b.Field(t.At.V), t.Elem)) {
 			return "delta holds " + path + ", which is the same in a and b"
 		}
 	case shape.Nested:
-		ap := a.Field(shape.NestedState).Uint() == shape.StatePresent
-		bp := b.Field(shape.NestedState).Uint() == shape.StatePresent
-		switch d.Field(shape.NestedState).Uint() {
+		ap := a.Field(t.At.State).Uint() == shape.StatePresent
+		bp := b.Field(t.At.State).Uint() == shape.StatePresent
+		switch d.Field(t.At.State).Uint() {
 		case shape.StateUnset:
 			if !ap || bp {
 				return "delta unsets " + path + " without need"
@@ -188,18 +188,18 @@ func minimal(d, a, b reflect.Value, t *shape.Type, path string) string {
 				return "delta sets " + path + ", which b does not have"
 			}
 			if ap {
-				return minimal(d.Field(shape.NestedV).Elem(), a.Field(shape.NestedV).Elem(), b.Field(shape.NestedV).Elem(), t.Elem, path)
+				return minimal(d.Field(t.At.V).Elem(), a.Field(t.At.V).Elem(), b.Field(t.At.V).Elem(), t.Elem, path)
 			}
 		}
 	case shape.Map:
-		entries := d.Field(shape.MapEntries)
-		if d.Field(shape.MapReset).Bool() {
+		entries := d.Field(t.At.Entries)
+		if d.Field(t.At.Reset).Bool() {
 			return "" // a reset stands for the whole map
 		}
 		iter := entries.MapRange()
 		for iter.Next() {
 			k := iter.Key()
-			av, bv := a.Field(shape.MapEntries).MapIndex(k), b.Field(shape.MapEntries).MapIndex(k)
+			av, bv := a.Field(t.At.Entries).MapIndex(k), b.Field(t.At.Entries).MapIndex(k)
 			if iter.Value().IsNil() {
 				if av.IsValid() && !av.IsNil() && (!bv.IsValid() || bv.IsNil()) {
 					continue
@@ -258,11 +258,11 @@ func finalMinimal(d, fa, fb reflect.Value, pt, rt *shape.Type, path string) stri
 			}
 		}
 	case shape.Nested:
-		if d.Field(shape.NestedState).Uint() == shape.StatePresent && !fa.IsNil() && !fb.IsNil() {
-			return finalMinimal(d.Field(shape.NestedV).Elem(), fa.Elem(), fb.Elem(), pt.Elem, rt.Elem, path)
+		if d.Field(pt.At.State).Uint() == shape.StatePresent && !fa.IsNil() && !fb.IsNil() {
+			return finalMinimal(d.Field(pt.At.V).Elem(), fa.Elem(), fb.Elem(), pt.Elem, rt.Elem, path)
 		}
 	case shape.Map:
-		iter := d.Field(shape.MapEntries).MapRange()
+		iter := d.Field(pt.At.Entries).MapRange()
 		for iter.Next() {
 			k := iter.Key()
 			ea, eb := fa.MapIndex(k), fb.MapIndex(k)

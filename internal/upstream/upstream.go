@@ -15,9 +15,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/internal/cache"
+	"github.com/strata-config/strata/internal/exe"
 	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/mcpclient"
-	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/trust"
 )
@@ -73,7 +73,7 @@ func (s Server) Refused() error {
 	if s.Transport != nil || s.Remote.URL != "" {
 		return nil
 	}
-	return s.Untrusted.Check(untrusted.Launch{Program: s.Command, Args: s.Args, Dir: s.Dir, Private: s.Private, Env: s.Launch.Env, Interpreter: procs.IsInterpreter(s.Command)})
+	return s.Untrusted.Check(untrusted.Launch{Program: s.Command, Args: s.Args, Dir: s.Dir, Private: s.Private, Env: s.Launch.Env, Interpreter: exe.IsInterpreter(s.Command)})
 }
 
 // Answer is what a server says: who it is, and its tools, schemas byte for
@@ -145,8 +145,10 @@ func (s Server) ID() string { return s.id() }
 
 // ListGrace is how long a server that only listed its tools may take to
 // exit once its stdin closes, and again after SIGTERM: it has nothing to
-// finish, and resolution waits for it.
-const ListGrace = 10 * time.Millisecond
+// finish, and resolution waits for it. A server that exits when its stdin
+// ends takes its own time, not this; 10 ms killed a loaded server before it
+// had read the client's last notification (its cancel of a listen).
+const ListGrace = 100 * time.Millisecond
 
 // declared returns c, or nil when it declares nothing, so that a server
 // started for no client is identified and keyed as before there were
