@@ -82,7 +82,9 @@ type App[P, R any] struct {
 	OverrideFlag string
 	// Checked, when set, is the key path whose keys strata checks in files
 	// (the host's mount of the tools model): an unknown key elsewhere is
-	// left to the host (its own reader, koanf), not a problem. nil checks
+	// left to the host (its own reader, koanf), not a problem; so are the
+	// Overrides of keys outside it, and the variables outside
+	// <ENVPREFIX>_<CHECKED>_ (MYAPP_ASSISTANT_ for assistant). nil checks
 	// every key.
 	Checked partial.Path
 	// EnvPrefix names the configuration's variables, <ENVPREFIX>_KEY_PATH
@@ -591,10 +593,16 @@ func (a *App[P, R]) UserDir() string {
 // envAssignments returns the environment without the loader's own
 // variables, which are not key paths.
 func (a *App[P, R]) envAssignments(environ []string) []string {
+	// Under Checked, only the variables of its keys are strata's:
+	// MYAPP_ASSISTANT_... of assistant; MYAPP_MODEL is the host's.
+	checked := ""
+	if len(a.Checked) > 0 {
+		checked = strings.ToUpper(cmp.Or(a.EnvPrefix, a.Name) + "_" + strings.Join(a.Checked, "_") + "_")
+	}
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if !strings.EqualFold(name, userdir.HomeVar(a.Name)) {
+		if !strings.EqualFold(name, userdir.HomeVar(a.Name)) && strings.HasPrefix(strings.ToUpper(name), checked) {
 			out = append(out, kv)
 		}
 	}
@@ -734,6 +742,9 @@ func (r *reader[P, R]) override(n int, arg string) {
 		}
 		r.add(&diag.Error{Code: diag.CodeSyntax, Source: label, Msg: msg})
 		return
+	}
+	if r.app.Checked != nil && !a.Path.HasPrefix(r.app.Checked) {
+		return // a key of the host's own (see Checked)
 	}
 	a.Source = label
 	r.assignment(KindCfg, label+" ("+limits.Cut(arg, r.lim.Quote)+")", a)
