@@ -60,6 +60,7 @@ type settings struct {
 	builtin  func(ctx context.Context, pc protocol.Context) (protocol.Outcome, error)
 	ask      func(ctx context.Context, tool string, q protocol.Inquiry, target config.Target) (any, bool, error)
 	confirm  func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
+	toolset  *string // the run's tool set, over the config's toolset key
 }
 
 // Name names the host's files and variables: .<name>/config.toml,
@@ -213,3 +214,10 @@ func Input(f func(ctx context.Context, id, description string, password bool) (s
 // Limits bounds what every source holds and what tools answer (see
 // load.Limits); the default is load's.
 func Limits(l load.Limits) Option { return option(func(s *settings) { s.Limits = l }) }
+
+// Toolset gives the model the tools of the tool set named name
+// ([toolsets.<name>] in the config) rather than the set the config's
+// toolset key names; "" gives every tool. strata's --toolset flag sets
+// it. An MCP client of [Workspace.Serve] whose name a set's clients match
+// gets that set unless this option is given.
+func Toolset(name string) Option { return option(func(s *settings) { s.toolset = &name }) }

@@ -42,13 +42,19 @@ func (l *lockedBuffer) String() string {
 // with opts to it.
 func (s *setup) serveProcess(t *testing.T, opts *mcp.ClientOptions, args ...string) *mcp.ClientSession {
 	t.Helper()
+	return s.serveProcessAs(t, "relay-test", opts, args...)
+}
+
+// serveProcessAs is serveProcess for a client named client.
+func (s *setup) serveProcessAs(t *testing.T, client string, opts *mcp.ClientOptions, args ...string) *mcp.ClientSession {
+	t.Helper()
 	cmd := exec.Command(strataBin, append([]string{"serve", "--root", s.repo, "--trust"}, args...)...)
 	cmd.Env = append(slices.Clone(s.environ), "XDG_CACHE_HOME="+filepath.Join(s.dir, "cache"))
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "relay-test", Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatalf("%v; strata said:\n%s", err, stderr)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -29,6 +30,7 @@ func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer
 	}
 	first := true
 	warned := map[string]bool{} // the warnings of resolving, said once
+	var clientSet clientToolSet
 	srv := &mcpserver.Server{
 		Load: func(ctx context.Context) (*mcpserver.Snapshot, error) {
 			cur := w
@@ -40,6 +42,7 @@ func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer
 				cur = next
 			}
 			first = false
+			clientSet.apply(cur)
 			cat, err := cur.Resolve(ctx)
 			if cat == nil {
 				return nil, err
@@ -69,7 +72,8 @@ func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer
 		// them, since a server may list other tools), and their log
 		// messages, at the level it asks for, go to it.
 		Client: func(_ context.Context, ss *mcp.ServerSession) bool {
-			return w.servers.Serve(upstream.ClientOf(ss))
+			reload := w.servers.Serve(upstream.ClientOf(ss))
+			return clientSet.choose(w, ss) || reload
 		},
 		LogLevel: w.servers.SetLogLevel,
 	}
@@ -82,4 +86,35 @@ func diagOrNil(err error) error {
 		return nil
 	}
 	return err
+}
+
+// clientToolSet is the tool set the MCP client's name chose (see
+// [Workspace.ToolSetFor]); each resolution of the server holds to it.
+type clientToolSet struct {
+	mu  sync.Mutex
+	set string
+}
+
+// choose chooses the client's set, and reports whether it is not the
+// run's: the catalog is then resolved again for it.
+func (c *clientToolSet) choose(w interface {
+	ToolSet() string
+	ToolSetFor(string) string
+}, ss *mcp.ServerSession) bool {
+	name := ""
+	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
+		name = p.ClientInfo.Name
+	}
+	set := w.ToolSetFor(name)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.set = set
+	return set != w.ToolSet()
+}
+
+// apply makes the client's set the one w selects.
+func (c *clientToolSet) apply(w interface{ setClient(string) }) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w.setClient(c.set)
 }

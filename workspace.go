@@ -74,9 +74,11 @@ type Workspace[P, R any] struct {
 
 	swept   sync.Once // the private directories a crash left, once
 	mu      sync.Mutex
-	catalog *resolve.Catalog
+	full    *resolve.Catalog // every tool, before a tool set is chosen
+	catalog *resolve.Catalog // the tools of the run's set
 	errs    error
 	runner  *call.Runner
+	client  string // the tool set an MCP client's name chose (serve)
 }
 
 // Equal reports whether w and o are the same workspace, a handle that owns
@@ -261,11 +263,39 @@ func (w *Workspace[P, R]) untrusted() untrusted.Workspace {
 // catalog of the tools that resolved even when others failed; the error
 // then lists every problem, positioned. The catalog is resolved once;
 // later calls return the same.
+//
+// The catalog holds the tools of the tool set the run selects (see
+// [Toolset] and [Workspace.ToolSet]), each with its load decided (see
+// [resolve.Choose]).
 func (w *Workspace[P, R]) Resolve(ctx context.Context) (*resolve.Catalog, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.catalog != nil {
 		return w.catalog, w.errs
+	}
+	full, err := w.resolveAll(ctx)
+	if full == nil {
+		return nil, err
+	}
+	cat, serr := full.Select(w.model, w.toolSet())
+	if serr != nil {
+		return nil, w.place(serr)
+	}
+	w.catalog = cat
+	return w.catalog, w.errs
+}
+
+// ResolveAll returns the catalog of every tool, before a tool set is
+// chosen (see [Workspace.Resolve]); their loads are not decided.
+func (w *Workspace[P, R]) ResolveAll(ctx context.Context) (*resolve.Catalog, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.resolveAll(ctx)
+}
+
+func (w *Workspace[P, R]) resolveAll(ctx context.Context) (*resolve.Catalog, error) {
+	if w.full != nil {
+		return w.full, w.errs
 	}
 	found, err := w.resolver().Discover(ctx, w.model)
 	if err != nil {
@@ -278,8 +308,77 @@ func (w *Workspace[P, R]) Resolve(ctx context.Context) (*resolve.Catalog, error)
 	for i, e := range cat.Warnings {
 		cat.Warnings[i] = w.placeOne(e)
 	}
-	w.catalog, w.errs = cat, w.place(err)
-	return w.catalog, w.errs
+	w.full, w.errs = cat, w.place(err)
+	return w.full, w.errs
+}
+
+// ToolSet returns the tool set the run selects: the [Toolset] option's,
+// else the one an MCP client's name chose (serve), else the config's
+// toolset key; "" is every tool.
+func (w *Workspace[P, R]) ToolSet() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.toolSet()
+}
+
+func (w *Workspace[P, R]) toolSet() string {
+	switch {
+	case w.s.toolset != nil:
+		return *w.s.toolset
+	case w.client != "":
+		return w.client
+	}
+	return w.model.Toolset
+}
+
+// setClient makes set the tool set an MCP client's name chose; the
+// catalog is the run's until it is resolved (serve resolves a new
+// workspace).
+func (w *Workspace[P, R]) setClient(set string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if set != w.model.Toolset {
+		w.client = set
+	}
+}
+
+// ToolSetFor returns the tool set of an MCP client: the first set (by
+// name) whose clients patterns match the name it gives itself
+// (clientInfo.name), else the run's (see [Workspace.ToolSet]). The
+// [Toolset] option, when given, holds for every client. It is the hook
+// by which strata serve gives each client its set; a server over HTTP may
+// choose by the request's path the same way.
+func (w *Workspace[P, R]) ToolSetFor(client string) string {
+	if w.s.toolset != nil {
+		return *w.s.toolset
+	}
+	if set := w.model.Toolsets.ForClient(client); set != "" {
+		return set
+	}
+	return w.model.Toolset
+}
+
+// ExplainTool says why the tool named name is in the catalog of the
+// run's tool set, or out of it, and how it loads (see [resolve.Choose]).
+// A name no tool of the catalog has is an error.
+func (w *Workspace[P, R]) ExplainTool(ctx context.Context, name string) (resolve.Choice, resolve.Definition, error) {
+	full, err := w.ResolveAll(ctx)
+	if full == nil {
+		return resolve.Choice{}, resolve.Definition{}, err
+	}
+	d, ok := full.Tool(name)
+	if !ok {
+		names := make([]string, 0, len(full.Tools))
+		for _, d := range full.Tools {
+			names = append(names, d.Name)
+		}
+		e := &diag.Error{Code: diag.CodeNotFound, Path: partial.Path{"tools", name}, Msg: "no tool of the catalog has this name"}
+		if c := suggest.Closest(name, names); c != "" {
+			e.Hint = "did you mean " + c + "?"
+		}
+		return resolve.Choice{}, resolve.Definition{}, e
+	}
+	return resolve.Choose(w.model, w.ToolSet(), d), d, nil
 }
 
 // place puts problems at the host's key paths and positions them in the
@@ -465,8 +564,8 @@ func (w *Workspace[P, R]) Close() error {
 }
 
 // modelOf finds the tools model in a host's resolved config: the fields
-// tools, mcp_servers and discover of the table at mount. The host may
-// leave out mcp_servers and discover.
+// tools, mcp_servers, discover, budget, toolsets and toolset of the table
+// at mount. The host may leave out all but tools.
 func modelOf[R any](r *R, mount partial.Path) (config.Config, error) {
 	if c, ok := any(r).(*config.Config); ok && len(mount) == 0 {
 		return *c, nil
@@ -492,7 +591,7 @@ func modelOf[R any](r *R, mount partial.Path) (config.Config, error) {
 	for _, part := range []struct {
 		key string
 		dst any
-	}{{"tools", &c.Tools}, {"mcp_servers", &c.MCPServers}, {"discover", &c.Discover}} {
+	}{{"tools", &c.Tools}, {"mcp_servers", &c.MCPServers}, {"discover", &c.Discover}, {"budget", &c.Budget}, {"toolsets", &c.Toolsets}, {"toolset", &c.Toolset}} {
 		f, ok := t.Field(part.key)
 		if !ok {
 			continue

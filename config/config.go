@@ -31,6 +31,12 @@ type Config struct {
 	Tools      Tools      `toml:"tools"`
 	MCPServers MCPServers `toml:"mcp_servers"`
 	Discover   Discover   `toml:"discover"`
+	// Budget is what the definitions may cost, and the providers' limits.
+	Budget Budget `toml:"budget"`
+	// Toolsets are named sets of tools; Toolset names the one a run
+	// gives the model ("" gives every tool).
+	Toolsets Toolsets `toml:"toolsets"`
+	Toolset  string   `toml:"toolset"`
 }
 
 // Tools are the configured tools by name; the entry named [EveryTool] ("*")
@@ -57,6 +63,9 @@ type Tool struct {
 	Questions   map[string]Question  `toml:"questions"`
 	Env         map[string]string    `toml:"env"`
 	EnvVars     []string             `toml:"env_vars"`
+	// Load is when a model is given the definition; "" inherits the
+	// server's, then the tool set's, else always.
+	Load LoadMode `toml:"load"`
 }
 
 // Parameter overrides (or, for tools without discovery, defines) one
@@ -120,6 +129,9 @@ type MCPServer struct {
 	// server's tools; see [MCPServer.Allows].
 	EnabledTools  ToolNames `toml:"enabled_tools"`
 	DisabledTools ToolNames `toml:"disabled_tools"`
+	// Load is when a model is given the definitions of the server's
+	// tools, for those that set none themselves.
+	Load LoadMode `toml:"load"`
 }
 
 // IsEnabled reports whether the server is used: its enabled setting, true
@@ -328,8 +340,8 @@ func (c Config) ValidateAt(mount partial.Path) error {
 		p := mount.Append("tools", name)
 		if name == EveryTool {
 			for _, key := range t.setKeys() {
-				if key != "run" && key != "result" && key != "enable" {
-					errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: p.Append(key), Msg: "not allowed in the '*' defaults", Hint: "the '*' entry holds run, result and enable; set " + key + " on each tool"})
+				if key != "run" && key != "result" && key != "enable" && key != "load" {
+					errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: p.Append(key), Msg: "not allowed in the '*' defaults", Hint: "the '*' entry holds run, result, enable and load; set " + key + " on each tool"})
 				}
 			}
 			continue
@@ -361,6 +373,8 @@ func (c Config) ValidateAt(mount partial.Path) error {
 	for _, name := range servers {
 		errs = append(errs, c.MCPServers[name].validate(mount.Append("mcp_servers", name))...)
 	}
+	errs = append(errs, c.Toolsets.validate(mount, c.Toolset)...)
+	errs = append(errs, c.Budget.validate(mount.Append("budget"))...)
 	if len(errs) > 0 {
 		return errs
 	}
@@ -418,5 +432,6 @@ func (t Tool) setKeys() []string {
 	add(len(t.Questions) > 0, "questions")
 	add(len(t.Env) > 0, "env")
 	add(len(t.EnvVars) > 0, "env_vars")
+	add(t.Load != "", "load")
 	return keys
 }

@@ -375,11 +375,11 @@ func TestValidate(t *testing.T) {
 				Questions:   map[string]config.Question{"q": {}},
 			}}},
 			want: []string{
-				"tools.'*'.command: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set command on each tool",
-				"tools.'*'.description: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set description on each tool",
-				"tools.'*'.examples: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set examples on each tool",
-				"tools.'*'.parameters: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set parameters on each tool",
-				"tools.'*'.questions: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set questions on each tool",
+				"tools.'*'.command: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set command on each tool",
+				"tools.'*'.description: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set description on each tool",
+				"tools.'*'.examples: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set examples on each tool",
+				"tools.'*'.parameters: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set parameters on each tool",
+				"tools.'*'.questions: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set questions on each tool",
 			},
 		},
 		{

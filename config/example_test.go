@@ -97,7 +97,7 @@ source = "mcp.fs"
 		fmt.Println(e)
 	}
 	// Output:
-	// user.toml:3:1: tools.'*'.command: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set command on each tool
+	// user.toml:3:1: tools.'*'.command: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set command on each tool
 	// user.toml:6:1: tools.read.source: no MCP server named "fs" is configured; add [mcp_servers.fs]
 }
 

@@ -8,9 +8,39 @@ import (
 // environment or an override says. See [Config] for the meaning of each
 // field.
 type Partial struct {
-	Tools      ToolsPartial      `toml:"tools" doc:"Tools by name; the '*' entry holds what every tool inherits (run, result, enable)."`
-	MCPServers MCPServersPartial `toml:"mcp_servers" doc:"MCP servers by name: programs started over stdio, or remote servers reached over HTTP."`
-	Discover   DiscoverPartial   `toml:"discover" doc:"Where self-describing tools are found."`
+	Tools      ToolsPartial          `toml:"tools" doc:"Tools by name; the '*' entry holds what every tool inherits (run, result, enable)."`
+	MCPServers MCPServersPartial     `toml:"mcp_servers" doc:"MCP servers by name: programs started over stdio, or remote servers reached over HTTP."`
+	Discover   DiscoverPartial       `toml:"discover" doc:"Where self-describing tools are found."`
+	Budget     BudgetPartial         `toml:"budget" doc:"What the tool definitions a model is given may cost (o200k_base tokens), and each provider's limits."`
+	Toolsets   ToolsetsPartial       `toml:"toolsets" doc:"Named sets of tools; toolset (or --toolset, STRATA_TOOLSET) chooses the one a run gives the model."`
+	Toolset    partial.Value[string] `toml:"toolset" doc:"The tool set a run gives the model (a name of toolsets); unset, every tool."`
+}
+
+// ToolsetsPartial is the partial twin of [Toolsets].
+type ToolsetsPartial = partial.Map[ToolsetPartial]
+
+// ToolsetPartial is the partial twin of [Toolset].
+type ToolsetPartial struct {
+	Tools   partial.List[string]    `toml:"tools" doc:"Patterns over tool names and sources (git_*, mcp.github.*, local.*): * any run of characters, ? one. A plain array replaces a lower layer's; { value = [...], strategy = \"append\" } adds to it."`
+	Include partial.List[string]    `toml:"include" doc:"Other sets whose tools belong to this one."`
+	Exclude partial.List[string]    `toml:"exclude" doc:"Patterns of tools left out of the set, even those an included set brings."`
+	Load    partial.Value[LoadMode] `toml:"load" doc:"How the set's tools load when neither they nor their server say: always or deferred."`
+	Clients partial.List[string]    `toml:"clients" doc:"Patterns over MCP clients' names (clientInfo.name): strata serve gives a client that matches this set."`
+}
+
+// BudgetPartial is the partial twin of [Budget].
+type BudgetPartial struct {
+	Tokens    partial.Value[int]  `toml:"tokens" doc:"The most the definitions of a request should cost, in o200k_base tokens; over it, resolve warns and names the biggest tools. 0: no budget."`
+	OpenAI    ExportLimitsPartial `toml:"openai" doc:"Limits of the OpenAI export."`
+	Anthropic ExportLimitsPartial `toml:"anthropic" doc:"Limits of the Anthropic export."`
+	MCP       ExportLimitsPartial `toml:"mcp" doc:"Limits of the MCP export."`
+}
+
+// ExportLimitsPartial is the partial twin of [ExportLimits].
+type ExportLimitsPartial struct {
+	Tools      partial.Value[int]  `toml:"tools" doc:"The most tools one request may carry; over it the export fails. 0 or unset: the provider's limit (OpenAI: 128; Anthropic and MCP: none)."`
+	NameLength partial.Value[int]  `toml:"name_length" doc:"The longest tool name the provider takes; 0: the format's own (64 for OpenAI and Anthropic, 128 for MCP)."`
+	Rename     partial.Value[bool] `toml:"rename" doc:"Give a tool whose name the provider refuses a name it takes (the same on every run, shown in a warning) instead of leaving it out."`
 }
 
 // ToolsPartial is the partial twin of [Tools].
@@ -34,6 +64,7 @@ type ToolPartial struct {
 	Questions   partial.Map[QuestionPartial]       `toml:"questions" doc:"Questions the tool may ask, by id, and fixed answers."`
 	Env         partial.Map[partial.Value[string]] `toml:"env" doc:"Environment variables set for a local tool's program, besides the base set every program gets."`
 	EnvVars     partial.List[string]               `toml:"env_vars" strata:"append" doc:"Names of the host's environment variables a local tool's program inherits, besides the base set."`
+	Load        partial.Value[LoadMode]            `toml:"load" doc:"When the model is given the definition: always, or deferred (found with a search first). Unset: the server's, then the tool set's, then '*'s."`
 }
 
 // ParameterPartial is the partial twin of [Parameter].
@@ -74,6 +105,7 @@ type MCPServerPartial struct {
 	Expose            partial.Value[Expose]              `toml:"expose" doc:"Tools of the server that join the catalog under their own names: \"all\", \"none\" (the default) or a list."`
 	EnabledTools      partial.Value[ToolNames]           `toml:"enabled_tools" doc:"Only these tools of the server are used (Codex's allow list); [] allows none."`
 	DisabledTools     partial.Value[ToolNames]           `toml:"disabled_tools" doc:"These tools of the server are never used (Codex's deny list, applied after enabled_tools)."`
+	Load              partial.Value[LoadMode]            `toml:"load" doc:"When the model is given the definitions of the server's tools that set none: always or deferred."`
 }
 
 // DiscoverPartial is the partial twin of [Discover].

@@ -38,7 +38,7 @@
 //	discovery            a tool's program did not describe itself: it failed, or answered what is not a schema
 //	server               an MCP server did not start or did not list its tools
 //	left-out             something configured is left out on purpose: a disabled server, a name an export refuses
-//	changed              what a server offers changed from what the cache held (a notice)
+//	changed              what a server offers changed from what the cache held, or a name an export rewrote (a notice)
 //	limit                past a bound of load.Limits (or a fixed one): depth, size, values, a server's tool list
 //	read                 a file, directory or source cannot be read: missing, not a regular file, no permission
 //	write                a file cannot be written or locked: the trust list, the cache

@@ -28,6 +28,7 @@ func allUnsetServer() config.MCPServerPartial {
 		Expose:            layertest.UnsetValue[config.Expose](),
 		EnabledTools:      layertest.UnsetValue[config.ToolNames](),
 		DisabledTools:     layertest.UnsetValue[config.ToolNames](),
+		Load:              layertest.UnsetValue[config.LoadMode](),
 	}
 }
 

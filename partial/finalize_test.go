@@ -358,16 +358,16 @@ func TestFinalizeValidation(t *testing.T) {
 			name:  "options on the defaults entry",
 			layer: "[tools.'*'.options]\nx = 1\n",
 			want: []layertest.Problem{{
-				Err:  "tools.'*'.options: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set options on each tool",
-				Path: partial.Path{"tools", "*", "options"}, Hint: "the '*' entry holds run, result and enable; set options on each tool",
+				Err:  "tools.'*'.options: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set options on each tool",
+				Path: partial.Path{"tools", "*", "options"}, Hint: "the '*' entry holds run, result, enable and load; set options on each tool",
 			}},
 		},
 		{
 			name:  "several keys on the defaults entry in field order",
 			layer: "[tools.'*']\nsummary = \"s\"\nsource = \"builtin\"\nrun = \"edit\"\n",
 			want: []layertest.Problem{
-				{Err: "tools.'*'.source: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set source on each tool", Path: partial.Path{"tools", "*", "source"}, Hint: "the '*' entry holds run, result and enable; set source on each tool"},
-				{Err: "tools.'*'.summary: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set summary on each tool", Path: partial.Path{"tools", "*", "summary"}, Hint: "the '*' entry holds run, result and enable; set summary on each tool"},
+				{Err: "tools.'*'.source: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set source on each tool", Path: partial.Path{"tools", "*", "source"}, Hint: "the '*' entry holds run, result, enable and load; set source on each tool"},
+				{Err: "tools.'*'.summary: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set summary on each tool", Path: partial.Path{"tools", "*", "summary"}, Hint: "the '*' entry holds run, result, enable and load; set summary on each tool"},
 			},
 		},
 		{
@@ -441,7 +441,7 @@ command = "x"
 optional = true
 `,
 			want: []layertest.Problem{
-				{Err: "tools.'*'.examples: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set examples on each tool", Path: partial.Path{"tools", "*", "examples"}, Hint: "the '*' entry holds run, result and enable; set examples on each tool"},
+				{Err: "tools.'*'.examples: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set examples on each tool", Path: partial.Path{"tools", "*", "examples"}, Hint: "the '*' entry holds run, result, enable and load; set examples on each tool"},
 				{Err: `tools.alpha.source: no MCP server named "nope" is configured; add [mcp_servers.nope]; configured servers: a, b`, Path: partial.Path{"tools", "alpha", "source"}, Hint: "add [mcp_servers.nope]; configured servers: a, b"},
 				{Err: `tools.zed.command: a builtin tool has no command; remove the command, or set source = "local"`, Path: partial.Path{"tools", "zed", "command"}, Hint: `remove the command, or set source = "local"`},
 				{Err: `mcp_servers.a: an MCP server needs a command (a program started over stdio) or a url (a remote server); write command = "npx" and its args, or url = "https://example.com/mcp"`, Path: partial.Path{"mcp_servers", "a"}, Hint: `write command = "npx" and its args, or url = "https://example.com/mcp"`},
@@ -494,7 +494,7 @@ args = ["-y"]
 	// guaranteed); located, the problems come in document order.
 	got := layertest.Problems(load.LocateErrors(err, d))
 	want := []layertest.Problem{
-		{Err: "layer.toml:2:1: tools.'*'.options: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set options on each tool", Line: 2, Column: 1, Path: partial.Path{"tools", "*", "options"}, Hint: "the '*' entry holds run, result and enable; set options on each tool", Snippet: "options.x = 1"},
+		{Err: "layer.toml:2:1: tools.'*'.options: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set options on each tool", Line: 2, Column: 1, Path: partial.Path{"tools", "*", "options"}, Hint: "the '*' entry holds run, result, enable and load; set options on each tool", Snippet: "options.x = 1"},
 		{Err: `layer.toml:5:1: tools.a.source: no MCP server named "gihub" is configured; did you mean github?`, Line: 5, Column: 1, Path: partial.Path{"tools", "a", "source"}, Hint: "did you mean github?", Snippet: `source = "mcp.gihub"`},
 		{Err: `layer.toml:6:1: tools.a.command: an MCP tool has no command; remove the command, or set source = "local"`, Line: 6, Column: 1, Path: partial.Path{"tools", "a", "command"}, Hint: `remove the command, or set source = "local"`, Snippet: `command = "x"`},
 		{Err: `layer.toml:8:14: mcp_servers.github: an MCP server needs a command (a program started over stdio) or a url (a remote server); write command = "npx" and its args, or url = "https://example.com/mcp"`, Line: 8, Column: 14, Path: partial.Path{"mcp_servers", "github"}, Hint: `write command = "npx" and its args, or url = "https://example.com/mcp"`, Snippet: "[mcp_servers.github]"},

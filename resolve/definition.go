@@ -43,6 +43,10 @@ type Definition struct {
 	Questions    map[string]config.Question `json:"questions"`
 	Run          config.RunMode             `json:"run"`
 	Result       config.ResultMode          `json:"result"`
+	// Load is "deferred" for a tool a model finds with a search before it
+	// is given its definition, "" for one it is given with every request
+	// (see [Catalog.Select]).
+	Load config.LoadMode `json:"load,omitempty"`
 	// Text is what a model is told about the tool: the discovered text as
 	// written when the config changes none of it, else the summary and the
 	// description joined (config.Join).

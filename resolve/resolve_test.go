@@ -146,8 +146,8 @@ func TestRenameHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		`skipped: tools.'list.dir': "list.dir" is not a valid tool name for openai; the tool is left out of it; an OpenAI function name is 1 to 64 letters, digits, '_' or '-'; rename it: [tools.new_name] source = "mcp.fs.'list.dir'"`,
-		`skipped: tools.'word count': "word count" is not a valid tool name for openai; the tool is left out of it; an OpenAI function name is 1 to 64 letters, digits, '_' or '-'; rename it: [tools.new_name] source = "local.'word count'"`,
+		`skipped: tools.'list.dir': "list.dir" is not a valid tool name for openai; the tool is left out of it; an OpenAI function name is 1 to 64 letters, digits, '_' or '-'; rename it: [tools.new_name] source = "mcp.fs.'list.dir'", or let strata rename it: [budget.openai] rename = true`,
+		`skipped: tools.'word count': "word count" is not a valid tool name for openai; the tool is left out of it; an OpenAI function name is 1 to 64 letters, digits, '_' or '-'; rename it: [tools.new_name] source = "local.'word count'", or let strata rename it: [budget.openai] rename = true`,
 	}
 	if diff := cmp.Diff(want, errLines(skipped)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

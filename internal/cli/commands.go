@@ -91,14 +91,26 @@ func isWithin(dir, top string) bool {
 // ResolveFlags are the flags of the commands that resolve a workspace.
 type ResolveFlags struct {
 	OpenFlags `embed:""`
-	Refresh   bool `help:"Ask every tool again instead of using cached answers."`
-	Offline   bool `help:"Run nothing: use cached answers only."`
+	Refresh   bool   `help:"Ask every tool again instead of using cached answers."`
+	Offline   bool   `help:"Run nothing: use cached answers only."`
+	Toolset   string `help:"Give the model the tools of the tool set NAME ([toolsets.NAME]), not those the toolset key (or STRATA_TOOLSET) selects." placeholder:"NAME"`
 }
 
 // resolveCmd is strata resolve.
 type resolveCmd struct {
 	ResolveFlags `embed:""`
 	Export       string `enum:"strata,openai,anthropic,mcp" default:"strata" help:"Output format: strata, openai, anthropic or mcp."`
+	Stats        bool   `help:"Print what each tool's definition costs in the export's format (o200k_base tokens), per tool, per server and in total, instead of the definitions."`
+	JSON         bool   `name:"json" help:"With --stats: print the counts as JSON."`
+	Explain      string `help:"Say why the tool TOOL is in the tool set or out of it, how it loads, and what it costs." placeholder:"TOOL"`
+}
+
+// Validate checks that --json goes with --stats.
+func (c *resolveCmd) Validate() error {
+	if c.JSON && !c.Stats {
+		return usage(errors.New("--json goes with --stats (resolve prints JSON already)"))
+	}
+	return c.ResolveFlags.Validate()
 }
 
 // callCmd is strata call.

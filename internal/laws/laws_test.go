@@ -48,6 +48,7 @@ var samples = randpartial.Samples{
 	},
 	reflect.TypeFor[config.AllowToggle](): {config.ToggleAny, config.ToggleNever, config.ToggleIfNamed, config.ToggleIfNamedOrGroup},
 	reflect.TypeFor[config.RunMode]():     {config.RunAsk, config.RunUnattended, config.RunEdit, config.RunSkip},
+	reflect.TypeFor[config.LoadMode]():    {config.LoadAlways, config.LoadDeferred},
 	reflect.TypeFor[config.ResultMode]():  {config.ResultUnattended, config.ResultAsk, config.ResultSkip},
 	reflect.TypeFor[config.Target]():      {config.TargetUser, config.TargetAssistant},
 	reflect.TypeFor[config.Types]():       {config.Types{"string"}, config.Types{"array", "null"}},

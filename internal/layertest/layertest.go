@@ -47,6 +47,7 @@ func AllUnsetTool() config.ToolPartial {
 		Questions:   partial.Map[config.QuestionPartial]{Reset: true},
 		Env:         partial.Map[partial.Value[string]]{Reset: true},
 		EnvVars:     partial.List[string]{Base: partial.BaseDefault},
+		Load:        UnsetValue[config.LoadMode](),
 	}
 }
 

@@ -95,6 +95,11 @@ type Server struct {
 	clientOnce sync.Once
 	pmu        sync.Mutex
 	pendings   map[string]*pending // relayed calls waiting for the client
+
+	// deferred are the tools a client finds with search_tools, not
+	// listed until it does; revealed, the names it found (see search.go).
+	deferred []resolve.Definition
+	revealed map[string]bool
 }
 
 // Equal reports whether s and o are the same server, a handle with a
@@ -258,9 +263,14 @@ func (s *Server) install(cat *Snapshot) {
 	want := map[string]*mcp.Tool{}
 	wantJSON := map[string]string{}
 	wire := map[string]json.RawMessage{}
+	var deferred []resolve.Definition
 	for _, d := range cat.Runner.Catalog.Tools {
 		if w := export.Refused(export.MCP, d); w != nil {
 			s.warn(w)
+			continue
+		}
+		if d.Load == config.LoadDeferred && !s.revealed[d.Name] {
+			deferred = append(deferred, d)
 			continue
 		}
 		w := export.MCPToolJSON(d)
@@ -271,6 +281,10 @@ func (s *Server) install(cat *Snapshot) {
 		}
 		wire[d.Name] = w
 		want[d.Name], wantJSON[d.Name] = t, string(w)
+	}
+	s.deferred = deferred
+	if len(deferred) > 0 {
+		s.addSearchTool(want, wantJSON, wire)
 	}
 	var gone []string
 	for name := range s.served {
@@ -283,7 +297,11 @@ func (s *Server) install(cat *Snapshot) {
 	}
 	for name, t := range want {
 		if s.served[name] != wantJSON[name] {
-			s.mcp.AddTool(t, s.handler(name))
+			h := s.handler(name)
+			if name == export.SearchTool && len(deferred) > 0 {
+				h = s.searchHandler
+			}
+			s.mcp.AddTool(t, h)
 		}
 	}
 	s.served, s.wire = wantJSON, wire
