@@ -82,7 +82,7 @@ func (w *Workspace[P, R]) ExplainTool(ctx context.Context, name string) (ToolExp
 	}
 	d, ok := full.Tool(name)
 	if !ok {
-		e := &diag.Error{Path: partial.Path(w.s.Mount).Append("tools", name), Msg: "no tool of the catalog has this name"}
+		e := &diag.Error{Code: diag.CodeNotFound, Path: partial.Path(w.s.Mount).Append("tools", name), Msg: "no tool of the catalog has this name"}
 		var names []string
 		for _, t := range full.Tools {
 			names = append(names, t.Name)

@@ -107,7 +107,7 @@ func (w *Workspace[P, R]) WriteLock(ctx context.Context, user bool) (LockWrite, 
 		return LockWrite{}, err
 	}
 	if err != nil {
-		return LockWrite{}, &diag.Error{Source: path, Msg: "not written: some tools did not resolve: " + err.Error(), Hint: "fix them, or disable them, first: a lock without them would hold them back once they resolve"}
+		return LockWrite{}, &diag.Error{Code: diag.CodeRefused, Source: path, Msg: "not written: some tools did not resolve: " + err.Error(), Hint: "fix them, or disable them, first: a lock without them would hold them back once they resolve"}
 	}
 	out := LockWrite{Path: path, Tools: lock.Entries(full)}
 	var before []lock.Entry
@@ -137,7 +137,7 @@ func (w *Workspace[P, R]) LockDiff(ctx context.Context, user bool) (string, []lo
 	if rerr != nil {
 		return path, nil, rerr
 	}
-	return path, lock.Check(full, f), err
+	return path, lock.Verify(full, f), err
 }
 
 // lockTarget is the lock that WriteLock writes: the workspace's, refused
@@ -146,12 +146,12 @@ func (w *Workspace[P, R]) lockTarget(user bool) (string, error) {
 	path := w.LockPath(user)
 	switch {
 	case user && path == "":
-		return "", &diag.Error{Msg: "no user config directory for the lock", Hint: "set HOME, XDG_CONFIG_HOME or " + strings.ToUpper(w.s.Name) + "_CONFIG_HOME"}
+		return "", &diag.Error{Code: diag.CodeNotFound, Msg: "no user config directory for the lock", Hint: "set HOME, XDG_CONFIG_HOME or " + strings.ToUpper(w.s.Name) + "_CONFIG_HOME"}
 	case path == "":
-		return "", &diag.Error{Source: w.root, Msg: "not in a workspace: no ." + w.s.Name + "/ directory here or above, so no workspace lock",
+		return "", &diag.Error{Code: diag.CodeNotFound, Source: w.root, Msg: "not in a workspace: no ." + w.s.Name + "/ directory here or above, so no workspace lock",
 			Hint: "make a ." + w.s.Name + "/ directory at the project's root and trust it, or lock your own tools with --user"}
 	case !user && !w.trusted:
-		return "", &diag.Error{Source: path, Msg: "not written: nobody trusted this workspace, and its lock would not apply (it is the workspace's content)",
+		return "", &diag.Error{Code: diag.CodeUntrusted, Source: path, Msg: "not written: nobody trusted this workspace, and its lock would not apply (it is the workspace's content)",
 			Hint: "trust the workspace first (" + w.s.Name + " trust, or --trust), or lock your own tools with --user"}
 	}
 	return path, nil
@@ -181,7 +181,7 @@ func (w *Workspace[P, R]) applyLock(ctx context.Context, full *resolve.Catalog) 
 		}
 		if !user && !w.trusted {
 			st.Ignored = path
-			warnings = append(warnings, &diag.Error{Severity: diag.SeverityWarning, Source: path,
+			warnings = append(warnings, &diag.Error{Code: diag.CodeUntrusted, Severity: diag.SeverityWarning, Source: path,
 				Msg:  "the workspace's lock is not applied: nobody trusted the workspace, and the lock is its content",
 				Hint: "trust the workspace to apply it (" + w.s.Name + " trust, or --trust)"})
 			continue
@@ -199,16 +199,16 @@ func (w *Workspace[P, R]) applyLock(ctx context.Context, full *resolve.Catalog) 
 	if err := w.unknownSources(f, full); err != nil {
 		return w.lockFailed(full, st, warnings, err)
 	}
-	st.Changes = lock.Check(full, f)
+	st.Changes = lock.Verify(full, f)
 	held := st.Policy == config.LockHold
 	for _, c := range st.Changes {
 		switch {
 		case c.Held():
 			e := f.Problem(c.Tool, "", "", "")
 			if c.Kind == lock.Added {
-				e = &diag.Error{Source: f.Path, Path: partial.Path{"tools", c.Tool}}
+				e = &diag.Error{Code: diag.CodeChanged, Source: f.Path, Path: partial.Path{"tools", c.Tool}}
 			}
-			e.Severity = diag.SeverityWarning
+			e.Severity, e.Code = diag.SeverityWarning, diag.CodeChanged
 			e.Msg = c.String()
 			if held {
 				e.Msg = "held back: " + e.Msg

@@ -96,6 +96,7 @@ var valueTypes = map[string]reflect.Type{
 	"partial.Value":              reflect.TypeFor[partial.Value[string]](),
 	"diag.Error":                 reflect.TypeFor[diag.Error](),
 	"diag.Errors":                reflect.TypeFor[diag.Errors](),
+	"diag.Code":                  reflect.TypeFor[diag.Code](),
 	"diag.Severity":              reflect.TypeFor[diag.Severity](),
 	"diag.Collector":             reflect.TypeFor[diag.Collector](),
 	"diag.Omitted":               reflect.TypeFor[diag.Omitted](),

@@ -120,6 +120,10 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 		Provenance: s.Provenance, MCPServers: s.Mount.Append("mcp_servers"),
 		TrustStore: s.Store, TrustWorkspace: s.TrustOnce, TrustHint: s.TrustHint,
 		UnknownEnv: s.UnknownEnv, Input: s.Input, Sources: s.Sources, Limits: s.Limits,
+		Overrides: s.Overrides, OverrideFlag: s.OverrideFlag, EnvPrefix: s.EnvPrefix,
+	}
+	if s.LeaveOutside {
+		app.Checked = s.Mount.Append()
 	}
 	res, err := app.Load(ctx)
 	if err != nil {
@@ -314,7 +318,7 @@ func (w *Workspace[P, R]) resolveAll(ctx context.Context) (*resolve.Catalog, err
 	if err != nil {
 		return nil, err
 	}
-	cat, err := resolve.Build(w.model, f)
+	cat, err := resolve.BuildAt(w.model, f, w.s.Mount)
 	if cat == nil {
 		return nil, err
 	}
@@ -478,7 +482,7 @@ func (w *Workspace[P, R]) Launch(ctx context.Context, key string) (trust.Launch,
 		return trust.Launch{}, err
 	}
 	p := partial.Path(path)
-	notLaunch := &diag.Error{Path: path, Msg: "not something that launches a program", Hint: "pin " + w.key("tools.<name>") + " or " + w.key("mcp_servers.<name>")}
+	notLaunch := &diag.Error{Code: diag.CodeUsage, Path: path, Msg: "not something that launches a program", Hint: "pin " + w.key("tools.<name>") + " or " + w.key("mcp_servers.<name>")}
 	if !p.HasPrefix(w.s.Mount) || len(p) != len(w.s.Mount)+2 {
 		return trust.Launch{}, notLaunch
 	}
@@ -490,7 +494,7 @@ func (w *Workspace[P, R]) Launch(ctx context.Context, key string) (trust.Launch,
 			data := protocol.NewContext(protocol.ActionRun, w.root, t.Source.Name(name), nil, nil, t.Options).Value()
 			program, err := command.Program(append([]string{t.Command.Program}, t.Command.Args...), t.Command.Shell, data, w.root)
 			if err != nil {
-				return trust.Launch{}, &diag.Error{Path: path.Append("command"), Msg: err.Error(), Err: err}
+				return trust.Launch{}, &diag.Error{Code: diag.CodeBadValue, Path: path.Append("command"), Msg: err.Error(), Err: err}
 			}
 			return trust.Launch{Program: exe.LookPath(program, w.environ), Args: t.Command.Args, Dir: w.dir}, nil
 		}
@@ -498,14 +502,14 @@ func (w *Workspace[P, R]) Launch(ctx context.Context, key string) (trust.Launch,
 	case "mcp_servers":
 		srv, ok := w.model.MCPServers[name]
 		if !ok {
-			e := &diag.Error{Path: path, Msg: "no MCP server has this name"}
+			e := &diag.Error{Code: diag.CodeNotFound, Path: path, Msg: "no MCP server has this name"}
 			if c := suggest.Closest(name, slices.Sorted(maps.Keys(w.model.MCPServers))); c != "" {
 				e.Hint = "did you mean " + w.key("mcp_servers."+tomltext.Key(c)) + "?"
 			}
 			return trust.Launch{}, e
 		}
 		if srv.IsRemote() {
-			return trust.Launch{}, &diag.Error{Path: path, Msg: "a remote server (url) launches no program: there is nothing to pin"}
+			return trust.Launch{}, &diag.Error{Code: diag.CodeUsage, Path: path, Msg: "a remote server (url) launches no program: there is nothing to pin"}
 		}
 		return w.resolver().Server(name, srv, w.dir, w.root).Launch, nil
 	}
@@ -522,7 +526,7 @@ func (w *Workspace[P, R]) discoveredLaunch(ctx context.Context, path partial.Pat
 	}
 	def, ok := cat.Tool(name)
 	if !ok {
-		e := &diag.Error{Path: path, Msg: "no tool of the catalog has this name"}
+		e := &diag.Error{Code: diag.CodeNotFound, Path: path, Msg: "no tool of the catalog has this name"}
 		names := make([]string, 0, len(cat.Tools))
 		for _, d := range cat.Tools {
 			names = append(names, d.Name)
@@ -538,9 +542,9 @@ func (w *Workspace[P, R]) discoveredLaunch(ctx context.Context, path partial.Pat
 	case resolve.ExecDescribe:
 		return trust.Launch{Program: def.Exec.Path, Env: trust.LaunchEnv(def.Exec.Env, def.Exec.EnvVars), Dir: def.Exec.Dir}, nil
 	case resolve.ExecMCP:
-		return trust.Launch{}, &diag.Error{Path: path, Msg: "the MCP server " + def.Exec.Server + " runs this tool", Hint: "pin " + w.key("mcp_servers."+tomltext.Key(def.Exec.Server)) + ", which launches it"}
+		return trust.Launch{}, &diag.Error{Code: diag.CodeUsage, Path: path, Msg: "the MCP server " + def.Exec.Server + " runs this tool", Hint: "pin " + w.key("mcp_servers."+tomltext.Key(def.Exec.Server)) + ", which launches it"}
 	}
-	return trust.Launch{}, &diag.Error{Path: path, Msg: "the tool launches no program of its own (" + string(def.Exec.Kind) + "): there is nothing to pin"}
+	return trust.Launch{}, &diag.Error{Code: diag.CodeUsage, Path: path, Msg: "the tool launches no program of its own (" + string(def.Exec.Kind) + "): there is nothing to pin"}
 }
 
 // key writes a key of the model (tools.<name>) at the host's mount.

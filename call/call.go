@@ -178,8 +178,8 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 		return res, nil
 	case config.RunAsk, config.RunEdit:
 		if r.Confirm == nil {
-			return nil, &Refusal{Tool: name, Msg: fmt.Sprintf("its run mode is %q, and the host has no way to ask (Runner.Confirm is nil)", def.Run),
-				Hint: `set run = "unattended" for the tool, or give the Runner a Confirm`}
+			return nil, &Refusal{Tool: name, Msg: fmt.Sprintf("its run mode is %q, and the host has no way to ask", def.Run),
+				Hint: `set run = "unattended" for the tool, or give the host a way to ask: the option strata.Confirm (call.Runner.Confirm)`}
 		}
 		ok, err := r.Confirm(ctx, name, args)
 		if err != nil {

@@ -93,8 +93,12 @@ func TestConfirmRequired(t *testing.T) {
 	r.Confirm = nil
 	_, err := r.Call(context.Background(), "echo", json.RawMessage(`{"path":"p"}`))
 	ce := callErr(t, err)
-	if want := `its run mode is "ask", and the host has no way to ask (Runner.Confirm is nil)`; ce.Msg != want {
+	if want := `its run mode is "ask", and the host has no way to ask`; ce.Msg != want {
 		t.Errorf("Msg = %q, want %q", ce.Msg, want)
+	}
+	// A host names the option it has: strata.Confirm on a Workspace.
+	if want := `set run = "unattended" for the tool, or give the host a way to ask: the option strata.Confirm (call.Runner.Confirm)`; ce.Hint != want {
+		t.Errorf("Hint = %q, want %q", ce.Hint, want)
 	}
 	if res, err := r.Call(context.Background(), "unattended_echo", nil); err != nil || res.Content != "hi\n" {
 		t.Errorf("an unattended tool: %+v, %v", res, err)

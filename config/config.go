@@ -54,7 +54,7 @@ type MCPServers map[string]MCPServer
 type Tool struct {
 	Source      Source               `toml:"source"`
 	Command     Command              `toml:"command"`
-	Enable      Enable               `toml:"enable"`
+	Enable      *Enable              `toml:"enable"`
 	Summary     string               `toml:"summary"`
 	Description string               `toml:"description"`
 	Examples    string               `toml:"examples"`
@@ -189,7 +189,7 @@ func Default() Config {
 	return Config{Tools: Tools{EveryTool: {
 		Run:    RunAsk,
 		Result: ResultUnattended,
-		Enable: Enable{State: boolPtr(true), AllowToggle: ToggleAny},
+		Enable: &Enable{State: boolPtr(true), AllowToggle: ToggleAny},
 	}}}
 }
 
@@ -240,14 +240,21 @@ func (t EffectiveTool) Result() ResultMode {
 // from the tool's own entry, else inherited from the [EveryTool] entry,
 // else on and toggleable by any directive.
 func (t EffectiveTool) Enable() Enable {
+	var own, inherited Enable
+	if t.Tool.Enable != nil {
+		own = *t.Tool.Enable
+	}
+	if t.Inherited.Enable != nil {
+		inherited = *t.Inherited.Enable
+	}
 	state := true
 	switch {
-	case t.Tool.Enable.State != nil:
-		state = *t.Tool.Enable.State
-	case t.Inherited.Enable.State != nil:
-		state = *t.Inherited.Enable.State
+	case own.State != nil:
+		state = *own.State
+	case inherited.State != nil:
+		state = *inherited.State
 	}
-	return Enable{State: &state, AllowToggle: first(t.Tool.Enable.AllowToggle, t.Inherited.Enable.AllowToggle, ToggleAny)}
+	return Enable{State: &state, AllowToggle: first(own.AllowToggle, inherited.AllowToggle, ToggleAny)}
 }
 
 // Enabled reports whether the tool is offered to the model without a
@@ -357,17 +364,17 @@ func (c Config) ValidateAt(mount partial.Path) error {
 		if name == EveryTool {
 			for _, key := range t.setKeys() {
 				if key != "run" && key != "result" && key != "enable" && key != "load" {
-					errs = append(errs, &diag.Error{Path: p.Append(key), Msg: "not allowed in the '*' defaults", Hint: "the '*' entry holds run, result, enable and load; set " + key + " on each tool"})
+					errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: p.Append(key), Msg: "not allowed in the '*' defaults", Hint: "the '*' entry holds run, result, enable and load; set " + key + " on each tool"})
 				}
 			}
 			continue
 		}
 		if !t.Command.IsZero() && t.Source.Kind != "" && t.Source.Kind != SourceLocal {
-			errs = append(errs, &diag.Error{Path: p.Append("command"), Msg: kindName[t.Source.Kind] + " tool has no command", Hint: `remove the command, or set source = "local"`})
+			errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: p.Append("command"), Msg: kindName[t.Source.Kind] + " tool has no command", Hint: `remove the command, or set source = "local"`})
 		}
 		if t.Source.Kind != SourceBuiltin && t.Source.Kind != SourceMCP {
 			if err := command.Check(append([]string{t.Command.Program}, t.Command.Args...), t.Command.Shell); err != nil {
-				e := &diag.Error{Path: p.Append("command"), Msg: err.Error()}
+				e := &diag.Error{Code: diag.CodeBadValue, Path: p.Append("command"), Msg: err.Error()}
 				var ce *command.Error
 				if errors.As(err, &ce) {
 					e.Msg, e.Hint = ce.Msg, ce.Hint
@@ -386,7 +393,7 @@ func (c Config) ValidateAt(mount partial.Path) error {
 			} else if len(servers) > 0 {
 				hint += "; configured servers: " + strings.Join(servers, ", ")
 			}
-			errs = append(errs, &diag.Error{Path: p.Append("source"), Msg: fmt.Sprintf("no MCP server named %q is configured", t.Source.Server), Hint: hint})
+			errs = append(errs, &diag.Error{Code: diag.CodeNotFound, Path: p.Append("source"), Msg: fmt.Sprintf("no MCP server named %q is configured", t.Source.Server), Hint: hint})
 		}
 	}
 	for _, name := range servers {
@@ -409,7 +416,7 @@ func timeoutSec(sec float64, path partial.Path) *diag.Error {
 	if sec >= 0 && !math.IsInf(sec, 1) {
 		return nil
 	}
-	return &diag.Error{Path: path, Msg: fmt.Sprintf("must be a positive number of seconds, found %v", sec), Hint: "remove it for the default (5 seconds)"}
+	return &diag.Error{Code: diag.CodeBadValue, Path: path, Msg: fmt.Sprintf("must be a positive number of seconds, found %v", sec), Hint: "remove it for the default (5 seconds)"}
 }
 
 // allowDash finds the allow_dash settings that mean nothing: on a tool
@@ -421,10 +428,10 @@ func allowDash(params map[string]Parameter, path partial.Path, noCommand bool) d
 	walk = func(p Parameter, pp partial.Path, inItems bool) {
 		switch {
 		case p.AllowDash && inItems:
-			errs = append(errs, &diag.Error{Path: pp.Append("allow_dash"), Msg: "a command template cannot name an item of an array",
+			errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: pp.Append("allow_dash"), Msg: "a command template cannot name an item of an array",
 				Hint: "set allow_dash on a parameter that a template names"})
 		case p.AllowDash && noCommand:
-			errs = append(errs, &diag.Error{Path: pp.Append("allow_dash"), Msg: "only a tool run from a command template renders values as arguments",
+			errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: pp.Append("allow_dash"), Msg: "only a tool run from a command template renders values as arguments",
 				Hint: "remove allow_dash: this tool has no command"})
 		}
 		if p.Items != nil {
@@ -452,7 +459,7 @@ func (t Tool) setKeys() []string {
 	}
 	add(!t.Source.IsZero(), "source")
 	add(!t.Command.IsZero(), "command")
-	add(!t.Enable.IsZero(), "enable")
+	add(t.Enable != nil, "enable")
 	add(t.Summary != "", "summary")
 	add(t.Description != "", "description")
 	add(t.Examples != "", "examples")

@@ -211,7 +211,7 @@ func TestDefault(t *testing.T) {
 	want := config.Config{Tools: config.Tools{"*": {
 		Run:    config.RunAsk,
 		Result: config.ResultUnattended,
-		Enable: config.Enable{State: ptrTo(true), AllowToggle: config.ToggleAny},
+		Enable: &config.Enable{State: ptrTo(true), AllowToggle: config.ToggleAny},
 	}}}
 	a := config.Default()
 	if diff := cmp.Diff(want, a); diff != "" {
@@ -250,10 +250,10 @@ func TestToolsNames(t *testing.T) {
 
 func TestEffectiveTool(t *testing.T) {
 	withDefaults := config.Tools{
-		"*":          {Run: config.RunEdit, Result: config.ResultAsk, Enable: config.Enable{State: ptrTo(false), AllowToggle: config.ToggleNever}},
+		"*":          {Run: config.RunEdit, Result: config.ResultAsk, Enable: &config.Enable{State: ptrTo(false), AllowToggle: config.ToggleNever}},
 		"plain":      {},
-		"own":        {Run: config.RunSkip, Result: config.ResultEdit, Enable: config.Enable{State: ptrTo(false), AllowToggle: config.ToggleAny}},
-		"always":     {Enable: config.Enable{State: ptrTo(true), AllowToggle: config.ToggleNever}},
+		"own":        {Run: config.RunSkip, Result: config.ResultEdit, Enable: &config.Enable{State: ptrTo(false), AllowToggle: config.ToggleAny}},
+		"always":     {Enable: &config.Enable{State: ptrTo(true), AllowToggle: config.ToggleNever}},
 		"described":  {Description: "Long text."},
 		"summarized": {Summary: "Short.", Description: "Long text."},
 	}
@@ -368,7 +368,7 @@ func TestValidate(t *testing.T) {
 		{
 			name: "the defaults entry holds only inheritable settings",
 			c: config.Config{Tools: config.Tools{"*": {
-				Run: config.RunAsk, Result: config.ResultAsk, Enable: config.Enable{State: ptrTo(true), AllowToggle: config.ToggleAny},
+				Run: config.RunAsk, Result: config.ResultAsk, Enable: &config.Enable{State: ptrTo(true), AllowToggle: config.ToggleAny},
 				Command:     config.Command{Program: "x"},
 				Description: "d",
 				Examples:    "e",

@@ -38,7 +38,7 @@ func (e *Expose) UnmarshalValue(v any) error {
 			*e = Expose{}
 			return nil
 		}
-		return &diag.Error{Msg: fmt.Sprintf("expected \"all\", \"none\" or a list of tool names, found %q", v), Hint: didYouMean(v, []string{"all", "none"})}
+		return &diag.Error{Code: diag.CodeBadValue, Msg: fmt.Sprintf("expected \"all\", \"none\" or a list of tool names, found %q", v), Hint: didYouMean(v, []string{"all", "none"})}
 	case []any:
 		out := Expose{}
 		for i, x := range v {

@@ -54,7 +54,7 @@ type MCPServersPartial = partial.Map[MCPServerPartial]
 type ToolPartial struct {
 	Source      partial.Value[Source]              `toml:"source" doc:"Where the tool comes from: builtin, local, local.<tool>, mcp.<server> or mcp.<server>.<tool>."`
 	Command     partial.Value[Command]             `toml:"command" strata:"program" doc:"How a local tool runs: shell words, or { program, args, shell }. {{tool}} and {{context}} render as JSON."`
-	Enable      EnablePartial                      `toml:"enable" doc:"Whether the tool is offered: true, false, on, off, explicit, always, or { state = bool, allow_toggle = any|never|if_named|if_named_or_group }, each field inherited from '*' on its own."`
+	Enable      partial.Nested[EnablePartial]      `toml:"enable" doc:"Whether the tool is offered: true, false, on, off, explicit, always, or { state = bool, allow_toggle = any|never|if_named|if_named_or_group }, each field inherited from '*' on its own."`
 	Summary     partial.Value[string]              `toml:"summary" doc:"Short description sent to the model."`
 	Description partial.Value[string]              `toml:"description" doc:"Longer description; {{description}} inserts the discovered one."`
 	Examples    partial.Value[string]              `toml:"examples" doc:"Examples of use, for the model."`

@@ -13,8 +13,8 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-// TestServerFromFile reads servers as a user writes them, DESIGN.md's file
-// format, and checks what they resolve to.
+// TestServerFromFile reads servers as a user writes them, in the file
+// format of the README, and checks what they resolve to.
 func TestServerFromFile(t *testing.T) {
 	const file = `
 [mcp_servers.fs]

@@ -110,7 +110,7 @@ func refused(f Dialect, rule nameRule, d resolve.Definition) *diag.Error {
 	if f != Strata {
 		hint += fmt.Sprintf(", or let strata rename it: [budget.%s] rename = true", f)
 	}
-	return &diag.Error{Severity: diag.SeverityWarning, Source: "skipped", Path: partial.Path{"tools", d.Name},
+	return &diag.Error{Code: diag.CodeLeftOut, Severity: diag.SeverityWarning, Source: "skipped", Path: partial.Path{"tools", d.Name},
 		Msg:  fmt.Sprintf("%q is not a valid tool name for %s; the tool is left out of it", d.Name, f),
 		Hint: hint}
 }
@@ -240,12 +240,12 @@ func Write(c *resolve.Catalog, f Dialect, b config.Budget) (*Written, error) {
 				continue
 			}
 			name = rename(name, rule)
-			w.Notes = append(w.Notes, &diag.Error{Severity: diag.SeverityWarning, Source: "renamed", Path: partial.Path{"tools", d.Name},
+			w.Notes = append(w.Notes, &diag.Error{Code: diag.CodeChanged, Severity: diag.SeverityWarning, Source: "renamed", Path: partial.Path{"tools", d.Name},
 				Msg:  fmt.Sprintf("written for %s as %q: %s", f, name, rule.text),
 				Hint: "a call of " + name + " is a call of " + d.Name + "; to choose the name yourself, " + renameHint(d)})
 		}
 		if other, ok := names[name]; ok {
-			return w, &diag.Error{Path: partial.Path{"tools", d.Name}, Msg: fmt.Sprintf("renamed for %s, it has the name of %s: %s", f, other, name), Hint: renameHint(d)}
+			return w, &diag.Error{Code: diag.CodeNameCollision, Path: partial.Path{"tools", d.Name}, Msg: fmt.Sprintf("renamed for %s, it has the name of %s: %s", f, other, name), Hint: renameHint(d)}
 		}
 		names[name] = d.Name
 		e := ToolEntry{Name: name, Source: d.Source, Deferred: d.Load == config.LoadDeferred}
@@ -261,7 +261,7 @@ func Write(c *resolve.Catalog, f Dialect, b config.Budget) (*Written, error) {
 	}
 	if deferred > 0 && f != Strata {
 		if other, ok := names[SearchTool]; ok && f != Anthropic {
-			return w, &diag.Error{Path: partial.Path{"tools", other}, Msg: fmt.Sprintf("%d tools are deferred, and this tool has the name of the tool that finds them, %s", deferred, SearchTool), Hint: "rename it: [tools.other_name] source = ..., or load every tool always"}
+			return w, &diag.Error{Code: diag.CodeNameCollision, Path: partial.Path{"tools", other}, Msg: fmt.Sprintf("%d tools are deferred, and this tool has the name of the tool that finds them, %s", deferred, SearchTool), Hint: "rename it: [tools.other_name] source = ..., or load every tool always"}
 		}
 		e := ToolEntry{Name: SearchTool, Source: "strata", JSON: entryJSON(f, SearchDefinition())}
 		if f == Anthropic {
@@ -270,7 +270,7 @@ func Write(c *resolve.Catalog, f Dialect, b config.Budget) (*Written, error) {
 		w.Entries = append(w.Entries, e)
 	}
 	if n := w.loaded(); lim.Tools > 0 && n > lim.Tools {
-		return w, &diag.Error{Path: partial.Path{"budget", string(f), "tools"}, Msg: fmt.Sprintf("%d tools for %s, which takes at most %d in one request", n, f, lim.Tools),
+		return w, &diag.Error{Code: diag.CodeLimit, Path: partial.Path{"budget", string(f), "tools"}, Msg: fmt.Sprintf("%d tools for %s, which takes at most %d in one request", n, f, lim.Tools),
 			Hint: `choose a smaller tool set (--toolset NAME, [toolsets.NAME] tools = [...]), load some tools when a search finds them (load = "deferred"), or turn tools off (enable = false)`}
 	}
 	return w, nil

@@ -115,7 +115,7 @@ discover:
 					"old": nil,
 					"*": {
 						Run:    partial.Of(config.RunAsk),
-						Enable: config.EnablePartial{State: partial.Of(false), AllowToggle: partial.Of(config.ToggleIfNamed)},
+						Enable: partial.NestedOf(config.EnablePartial{State: partial.Of(false), AllowToggle: partial.Of(config.ToggleIfNamed)}),
 					},
 					"grep": {
 						Source:  partial.Of(config.Source{Kind: config.SourceMCP, Server: "fs", Tool: "search"}),
@@ -221,14 +221,14 @@ enable = { state = "always", allow_toggle = false }
 			want: config.Partial{
 				Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
 					"a": {
-						Enable:  config.EnablePartial{State: partial.Of(true), AllowToggle: partial.Of(config.ToggleAny)},
+						Enable:  partial.NestedOf(config.EnablePartial{State: partial.Of(true), AllowToggle: partial.Of(config.ToggleAny)}),
 						Command: partial.Of(config.Command{Program: "jp-tools", Args: []string{"{{tool}}", "two words"}}),
 					},
 					"b": {
-						Enable:  config.EnablePartial{State: partial.Of(false), AllowToggle: partial.Of(config.ToggleAny)},
+						Enable:  partial.NestedOf(config.EnablePartial{State: partial.Of(false), AllowToggle: partial.Of(config.ToggleAny)}),
 						Command: partial.Of(config.Command{Program: "sh", Args: []string{"-c", "echo hi"}}),
 					},
-					"c": {Enable: config.EnablePartial{State: partial.Of(true), AllowToggle: partial.Of(config.ToggleNever)}},
+					"c": {Enable: partial.NestedOf(config.EnablePartial{State: partial.Of(true), AllowToggle: partial.Of(config.ToggleNever)})},
 				}},
 			},
 		},

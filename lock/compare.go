@@ -111,14 +111,14 @@ func fields(a, b Entry) []string {
 	return out
 }
 
-// Check returns the changes from the lock f to the catalog cat: nil when
+// Verify returns the changes from the lock f to the catalog cat: nil when
 // the catalog is what the lock approved. It is for a host's tests, so
 // that a CI run fails when a server changes a definition:
 //
 //	f, err := lock.Read(ctx, ".strata/strata.lock", load.Limits{})
 //	...
-//	if changes := lock.Check(cat, f); len(changes) > 0 { t.Errorf(...) }
-func Check(cat *resolve.Catalog, f *Lockfile) []Change {
+//	if changes := lock.Verify(cat, f); len(changes) > 0 { t.Errorf(...) }
+func Verify(cat *resolve.Catalog, f *Lockfile) []Change {
 	var locked []Entry
 	if f != nil {
 		locked = f.Tools

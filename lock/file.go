@@ -59,7 +59,7 @@ func (f *Lockfile) Problem(tool, key, msg, hint string) *diag.Error {
 		p = p.Append(key)
 	}
 	if f.doc == nil {
-		return &diag.Error{Source: f.Path, Path: p, Msg: msg, Hint: hint}
+		return &diag.Error{Code: diag.CodeInvalid, Source: f.Path, Path: p, Msg: msg, Hint: hint}
 	}
 	return f.doc.Problem(p, msg, hint)
 }
@@ -121,7 +121,7 @@ func ReadBytes(name string, data []byte, lim load.Limits) (*Lockfile, error) {
 	f := &Lockfile{Path: name, doc: d}
 	var errs diag.Errors
 	if v, ok := p.Version.Get(); !ok {
-		errs = append(errs, &diag.Error{Source: name, Line: 1, Column: 1, Path: partial.Path{"version"}, Msg: "a lock file says its version", Hint: fmt.Sprintf("write version = %d at the top, or %s", Version, fix)})
+		errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Source: name, Line: 1, Column: 1, Path: partial.Path{"version"}, Msg: "a lock file says its version", Hint: fmt.Sprintf("write version = %d at the top, or %s", Version, fix)})
 	} else if v != Version {
 		errs = append(errs, d.Problem(partial.Path{"version"}, fmt.Sprintf("version %d is not one this strata reads (it reads %d)", v, Version), fix))
 	}
@@ -265,26 +265,26 @@ func WriteFile(path string, entries []Entry) error {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return &diag.Error{Source: path, Msg: "cannot create the directory of the lock", Err: err}
+		return &diag.Error{Code: diag.CodeWrite, Source: path, Msg: "cannot create the directory of the lock", Err: err}
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return &diag.Error{Source: path, Msg: "cannot write the lock", Err: err}
+		return &diag.Error{Code: diag.CodeWrite, Source: path, Msg: "cannot write the lock", Err: err}
 	}
 	_, werr := tmp.Write(b)
 	serr := tmp.Sync()
 	cerr := tmp.Close()
 	if err := errors.Join(werr, serr, cerr); err != nil {
 		os.Remove(tmp.Name())
-		return &diag.Error{Source: path, Msg: "cannot write the lock", Err: err}
+		return &diag.Error{Code: diag.CodeWrite, Source: path, Msg: "cannot write the lock", Err: err}
 	}
 	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		os.Remove(tmp.Name())
-		return &diag.Error{Source: path, Msg: "cannot write the lock", Err: err}
+		return &diag.Error{Code: diag.CodeWrite, Source: path, Msg: "cannot write the lock", Err: err}
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		os.Remove(tmp.Name())
-		return &diag.Error{Source: path, Msg: "cannot write the lock", Err: err}
+		return &diag.Error{Code: diag.CodeWrite, Source: path, Msg: "cannot write the lock", Err: err}
 	}
 	return nil
 }

@@ -10,7 +10,7 @@
 // annotations) and a hash of that definition in a canonical form (keys
 // sorted, compact JSON), so that the order in which a server writes its
 // keys is not a change. [Entries] computes the entries of a catalog,
-// [Compare] the changes between a lock and a catalog, [Check] both, for a
+// [Compare] the changes between a lock and a catalog, [Verify] both, for a
 // host's test; [ReadBytes] reads a lock with every problem positioned, and
 // [Render] writes one, in TOML, sorted, the schemas as indented JSON, so
 // that a change reads well in a pull request.

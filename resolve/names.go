@@ -228,10 +228,10 @@ func (b *builder) warnCollisions() {
 		if !o.local {
 			first = o.servers[0]
 		}
-		b.warnings = append(b.warnings, &diag.Error{Severity: diag.SeverityWarning, Source: "skipped",
+		b.warnings = append(b.warnings, &diag.Error{Code: diag.CodeNameCollision, Severity: diag.SeverityWarning, Source: "skipped",
 			Path: partial.Path{"mcp_servers", o.servers[len(o.servers)-1]},
 			Msg:  fmt.Sprintf("%s %s %s; %s used under %s", o.text(), o.verb(), what, neither, none),
-			Hint: fmt.Sprintf("to use one, give it a name of yours: [tools.<name>] source = %q; or leave %s out of %s with expose or disabled_tools", sourceOf(first, names[0]), them, outOf),
+			Hint: fmt.Sprintf("to use one, give it a name of yours: [%s] source = %q; or leave %s out of %s with expose or disabled_tools", b.key("tools.<name>"), sourceOf(first, names[0]), them, outOf),
 		})
 	}
 }

@@ -23,7 +23,7 @@ type overrides struct {
 }
 
 func (o *overrides) fail(p partial.Path, msg, hint string) {
-	o.errs = append(o.errs, &diag.Error{Path: p, Msg: msg, Hint: hint})
+	o.errs = append(o.errs, &diag.Error{Code: diag.CodeOverride, Path: p, Msg: msg, Hint: hint})
 }
 
 // text returns the summary and description of a tool: the user's win;

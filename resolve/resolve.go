@@ -93,8 +93,14 @@ type Described struct {
 // the error then lists every configured tool that failed (with Found's
 // errors), at key paths of c. Problems that leave a tool out without
 // failing are in the catalog's Warnings (with Found's warnings).
-func Build(c config.Config, f Found) (*Catalog, error) {
-	b := &builder{c: c, f: f, described: map[string]Described{}, collided: map[string]owners{}}
+func Build(c config.Config, f Found) (*Catalog, error) { return BuildAt(c, f, nil) }
+
+// BuildAt is [Build] for a model mounted at mount in a host's config: the
+// hints of its problems name the host's key paths
+// ([assistant.tools.<name>]); their Path stays the model's, which the host
+// places (see config.Config.ValidateAt).
+func BuildAt(c config.Config, f Found, mount partial.Path) (*Catalog, error) {
+	b := &builder{c: c, f: f, mount: mount, described: map[string]Described{}, collided: map[string]owners{}}
 	for name, d := range f.Described {
 		b.described[name] = d
 	}
@@ -147,6 +153,7 @@ func Build(c config.Config, f Found) (*Catalog, error) {
 // builder builds one catalog.
 type builder struct {
 	c         config.Config
+	mount     partial.Path // where the host mounts the model, for hints
 	f         Found
 	described map[string]Described // the discovered executables not yet used
 	errs      diag.Errors
@@ -180,12 +187,12 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		o, unsure := b.owners(name), b.unsureOf(name)
 		switch {
 		case o.count() > 1:
-			b.fail(&diag.Error{Path: path, Msg: fmt.Sprintf("%s %s a tool named %s", o.text(), o.verb(), name), Hint: "say which one these settings are for: " + o.sources(name)})
+			b.fail(&diag.Error{Code: diag.CodeNameCollision, Path: path, Msg: fmt.Sprintf("%s %s a tool named %s", o.text(), o.verb(), name), Hint: "say which one these settings are for: " + o.sources(name)})
 			return Definition{}, false
 		case o.count() == 1 && len(o.down) == 1:
 			return Definition{}, false // its server failed: reported
 		case o.count() == 1 && len(unsure) > 0:
-			b.warnings = append(b.warnings, &diag.Error{Severity: diag.SeverityWarning, Source: "skipped", Path: path,
+			b.warnings = append(b.warnings, &diag.Error{Code: diag.CodeNameCollision, Severity: diag.SeverityWarning, Source: "skipped", Path: path,
 				Msg:  fmt.Sprintf("left out: %s did not answer, and may have a tool of this name too", serversText(unsure)),
 				Hint: "say which tool these settings are for: " + o.sources(name)})
 			return Definition{}, false
@@ -204,7 +211,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 	case src.Kind == config.SourceBuiltin:
 		bt, ok := b.f.Builtins[src.Name(name)]
 		if !ok {
-			b.fail(&diag.Error{Path: path.Append("source"), Msg: "the host has no builtin tool named " + src.Name(name)})
+			b.fail(&diag.Error{Code: diag.CodeNotFound, Path: path.Append("source"), Msg: "the host has no builtin tool named " + src.Name(name)})
 			return Definition{}, false
 		}
 		base, d.Source = bt, "builtin"
@@ -215,7 +222,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		}
 		srv := b.c.MCPServers[src.Server]
 		if !srv.IsEnabled() {
-			b.warnings = append(b.warnings, &diag.Error{Severity: diag.SeverityWarning, Source: "skipped", Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s is not enabled; the tool is left out", src.Server)})
+			b.warnings = append(b.warnings, &diag.Error{Code: diag.CodeLeftOut, Severity: diag.SeverityWarning, Source: "skipped", Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s is not enabled; the tool is left out", src.Server)})
 			return Definition{}, false
 		}
 		tools, ok := b.f.Servers[src.Server]
@@ -225,11 +232,11 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		upstream := src.Name(name)
 		mt, ok := tools[upstream]
 		if ok && !srv.Allows(upstream) {
-			b.fail(&diag.Error{Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s's enabled_tools or disabled_tools leave out %s", src.Server, upstream), Hint: "allow it there, or name another tool"})
+			b.fail(&diag.Error{Code: diag.CodeLeftOut, Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s's enabled_tools or disabled_tools leave out %s", src.Server, upstream), Hint: "allow it there, or name another tool"})
 			return Definition{}, false
 		}
 		if !ok {
-			b.fail(&diag.Error{Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s has no tool named %s", src.Server, upstream), Hint: closestHint(upstream, slices.Sorted(maps.Keys(tools)))})
+			b.fail(&diag.Error{Code: diag.CodeNotFound, Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s has no tool named %s", src.Server, upstream), Hint: closestHint(upstream, slices.Sorted(maps.Keys(tools)))})
 			return Definition{}, false
 		}
 		base, d.Source = mt, config.Source{Kind: config.SourceMCP, Server: src.Server, Tool: src.Tool}.String()
@@ -263,17 +270,17 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		dt, ok := b.described[upstream]
 		if !ok {
 			if src.Tool != "" {
-				b.fail(&diag.Error{Path: path.Append("source"), Msg: "no tool of the discovery directories is named " + upstream, Hint: closestHint(upstream, slices.Sorted(maps.Keys(b.f.Described)))})
+				b.fail(&diag.Error{Code: diag.CodeNotFound, Path: path.Append("source"), Msg: "no tool of the discovery directories is named " + upstream, Hint: closestHint(upstream, slices.Sorted(maps.Keys(b.f.Described)))})
 			} else if src.Kind == "" {
 				// Settings for a tool that nothing here defines: an override
 				// meant for tools some workspaces have.
-				hint := "give it a source and a command, or put an executable that answers --describe in a discover.dirs directory"
+				hint := "give it a source and a command, or put an executable that answers --describe in a " + b.key("discover.dirs") + " directory"
 				if c := suggest.Closest(name, b.names()); c != "" {
 					hint = "did you mean " + c + "?"
 				}
-				b.warnings = append(b.warnings, &diag.Error{Severity: diag.SeverityWarning, Source: "skipped", Path: path, Msg: "no tool of this name is defined or discovered; its settings apply to nothing", Hint: hint})
+				b.warnings = append(b.warnings, &diag.Error{Code: diag.CodeNotFound, Severity: diag.SeverityWarning, Source: "skipped", Path: path, Msg: "no tool of this name is defined or discovered; its settings apply to nothing", Hint: hint})
 			} else {
-				b.fail(&diag.Error{Path: path.Append("command"), Msg: "a local tool needs a command", Hint: `write command = "my-tool {{tool}} {{context}}"`})
+				b.fail(&diag.Error{Code: diag.CodeInvalid, Path: path.Append("command"), Msg: "a local tool needs a command", Hint: `write command = "my-tool {{tool}} {{context}}"`})
 			}
 			return Definition{}, false
 		}
@@ -306,7 +313,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 	if len(params) > 0 {
 		schema, err := jsonv.Parse(d.InputSchema)
 		if err != nil {
-			b.fail(&diag.Error{Path: path, Msg: "the discovered input schema is not JSON: " + err.Error(), Err: err})
+			b.fail(&diag.Error{Code: diag.CodeDiscovery, Path: path, Msg: "the discovered input schema is not JSON: " + err.Error(), Err: err})
 			return Definition{}, false
 		}
 		if schema.Get("properties") == nil {
@@ -339,9 +346,9 @@ func (b *builder) exposed() []Definition {
 		names := slices.Sorted(maps.Keys(tools))
 		for _, want := range expose.Tools {
 			if _, ok := tools[want]; !ok {
-				b.fail(&diag.Error{Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("the server has no tool named %s", want), Hint: closestHint(want, names)})
+				b.fail(&diag.Error{Code: diag.CodeNotFound, Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("the server has no tool named %s", want), Hint: closestHint(want, names)})
 			} else if !srv.Allows(want) {
-				b.fail(&diag.Error{Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("%s is left out by enabled_tools or disabled_tools", want), Hint: "allow it there, or do not expose it"})
+				b.fail(&diag.Error{Code: diag.CodeLeftOut, Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("%s is left out by enabled_tools or disabled_tools", want), Hint: "allow it there, or do not expose it"})
 			}
 		}
 		renamed := b.renamed(server)
@@ -426,4 +433,13 @@ func allowDash(params map[string]config.Parameter, prefix string) []string {
 		out = append(out, allowDash(p.Properties, prefix+name+".")...)
 	}
 	return out
+}
+
+// key returns key path k of the model (written as TOML) at the host's key
+// path, for hints.
+func (b *builder) key(k string) string {
+	if len(b.mount) == 0 {
+		return k
+	}
+	return b.mount.String() + "." + k
 }

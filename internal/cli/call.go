@@ -39,7 +39,7 @@ func (c *callCmd) Run(e *env) error {
 	interactive := c.Ask || terminal
 	ask := func(_ context.Context, tool string, q protocol.Inquiry, _ config.Target) (any, bool, error) {
 		if !interactive {
-			return nil, false, &diag.Error{Msg: fmt.Sprintf("%s asks %s: %s", tool, q.ID, questionText(q)),
+			return nil, false, &diag.Error{Code: diag.CodeUsage, Msg: fmt.Sprintf("%s asks %s: %s", tool, q.ID, questionText(q)),
 				Hint: fmt.Sprintf("answer with --answer %s=VALUE, or run strata call on a terminal", q.ID)}
 		}
 		a, err := prompt(e.Stderr, in, !terminal, tool, q)
@@ -67,7 +67,7 @@ func (c *callCmd) Run(e *env) error {
 		}
 		if t, configured := w.Model().Tools.Effective(c.Name); configured {
 			if !t.Enabled() {
-				return &diag.Error{Msg: fmt.Sprintf("call %s: the tool is not enabled", c.Name), Hint: "set enable = true for it"}
+				return &diag.Error{Code: diag.CodeLeftOut, Msg: fmt.Sprintf("call %s: the tool is not enabled", c.Name), Hint: "set enable = true for it"}
 			}
 			var why diag.Errors
 			for _, w := range r.Catalog.Warnings {
@@ -77,12 +77,12 @@ func (c *callCmd) Run(e *env) error {
 			}
 			warn(e, why) // why it did not
 			if len(r.Catalog.Warnings) > 0 {
-				return &diag.Error{Msg: fmt.Sprintf("call %s: the tool did not resolve; see the warnings above", c.Name)}
+				return &diag.Error{Code: diag.CodeNotFound, Msg: fmt.Sprintf("call %s: the tool did not resolve; see the warnings above", c.Name)}
 			}
-			return &diag.Error{Msg: fmt.Sprintf("call %s: the tool did not resolve", c.Name)}
+			return &diag.Error{Code: diag.CodeNotFound, Msg: fmt.Sprintf("call %s: the tool did not resolve", c.Name)}
 		}
 		if !w.Trusted() {
-			return &diag.Error{Msg: fmt.Sprintf("call %s: no such tool in the catalog", c.Name), Hint: "the workspace's own files do not apply: it is not trusted (strata trust, or --trust)"}
+			return &diag.Error{Code: diag.CodeNotFound, Msg: fmt.Sprintf("call %s: no such tool in the catalog", c.Name), Hint: "the workspace's own files do not apply: it is not trusted (strata trust, or --trust)"}
 		}
 	}
 	warn(e, diag.All(err))
@@ -156,7 +156,7 @@ func prompt(w io.Writer, in *bufio.Reader, echo bool, tool string, q protocol.In
 		line, err := in.ReadString('\n')
 		if err != nil && line == "" {
 			fmt.Fprintln(w)
-			return nil, &diag.Error{Msg: fmt.Sprintf("%s asks %s, and stdin ended before an answer", tool, q.ID)}
+			return nil, &diag.Error{Code: diag.CodeUsage, Msg: fmt.Sprintf("%s asks %s, and stdin ended before an answer", tool, q.ID)}
 		}
 		line = strings.TrimSpace(line)
 		if echo {
@@ -185,7 +185,7 @@ func prompt(w io.Writer, in *bufio.Reader, echo bool, tool string, q protocol.In
 			return line, nil
 		}
 		if err != nil {
-			return nil, &diag.Error{Msg: fmt.Sprintf("%s asks %s, and stdin ended before an answer", tool, q.ID)}
+			return nil, &diag.Error{Code: diag.CodeUsage, Msg: fmt.Sprintf("%s asks %s, and stdin ended before an answer", tool, q.ID)}
 		}
 	}
 }

@@ -84,7 +84,7 @@ func heldBack(e *env, w *strataWorkspace, name string) error {
 	}
 	for _, c := range st.Changes {
 		if c.Tool == name && c.Held() {
-			return &diag.Error{Source: rel(st.Path), Msg: fmt.Sprintf("call %s: held back by the lock: %s", name, c.String()),
+			return &diag.Error{Code: diag.CodeRefused, Source: rel(st.Path), Msg: fmt.Sprintf("call %s: held back by the lock: %s", name, c.String()),
 				Hint: "see the change with strata lock --diff; accept it with strata lock"}
 		}
 	}

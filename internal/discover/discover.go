@@ -207,7 +207,7 @@ func (s *session) write(w cacheWrite) {
 					err = s.r.Cache.Put(w.key, w.answer)
 				}
 				if err != nil {
-					s.warn(&diag.Error{Source: "cache", Msg: err.Error(), Err: err})
+					s.warn(&diag.Error{Code: diag.CodeWrite, Source: "cache", Msg: err.Error(), Err: err})
 				}
 			}
 		}()
@@ -287,7 +287,7 @@ func (s *session) leaveOut(key, at partial.Path, err error) {
 // refusal is the warning of a launch at path that does not run: what of
 // it resolves into the untrusted workspace, and the fix.
 func refusal(path partial.Path, err error) *diag.Error {
-	e := &diag.Error{Source: "skipped", Path: path, Msg: "not run: " + err.Error(), Err: err}
+	e := &diag.Error{Code: diag.CodeUntrusted, Source: "skipped", Path: path, Msg: "not run: " + err.Error(), Err: err}
 	var r *untrusted.Refused
 	if errors.As(err, &r) {
 		e.Hint = r.Hint()
@@ -350,7 +350,7 @@ func (s *session) discover(c config.Config) {
 		}
 		program, args, err := command.Render(words(t.Command), t.Command.Shell, ctxData, nil)
 		if err != nil {
-			s.failed(path, &diag.Error{Path: path.Append("command"), Msg: err.Error()})
+			s.failed(path, &diag.Error{Code: diag.CodeBadValue, Path: path.Append("command"), Msg: err.Error()})
 			continue
 		}
 		program = s.lookPath(command.Absolute(program, s.found.Root))
@@ -372,12 +372,12 @@ func (s *session) discover(c config.Config) {
 		abs := s.expand(dir)
 		if s.r.Untrusted.Holds(abs) {
 			r := s.r.Untrusted.Refuse(untrusted.Tools, abs)
-			s.warn(&diag.Error{Source: "skipped", Path: dirPath, Msg: r.Error(), Hint: r.Hint(), Err: r})
+			s.warn(&diag.Error{Code: diag.CodeUntrusted, Source: "skipped", Path: dirPath, Msg: r.Error(), Hint: r.Hint(), Err: r})
 			continue
 		}
 		entries, err := os.ReadDir(abs)
 		if err != nil {
-			s.warn(&diag.Error{Source: "skipped", Path: dirPath, Msg: fmt.Sprintf("cannot read the directory %s: %v; no tools from it", abs, unwrap(err)), Err: err})
+			s.warn(&diag.Error{Code: diag.CodeRead, Source: "skipped", Path: dirPath, Msg: fmt.Sprintf("cannot read the directory %s: %v; no tools from it", abs, unwrap(err)), Err: err})
 			continue
 		}
 		for _, e := range entries {
@@ -455,7 +455,7 @@ func (s *session) describePin(c config.Config, program string) (partial.Path, er
 
 // pinError reports a launch that differs from its pin.
 func pinError(path partial.Path, err error) *diag.Error {
-	return &diag.Error{Path: path, Msg: "not run: " + err.Error(), Hint: "check what changed; if the change is yours, pin " + path.String() + " again", Err: err}
+	return &diag.Error{Code: diag.CodePinChanged, Path: path, Msg: "not run: " + err.Error(), Hint: "check what changed; if the change is yours, pin " + path.String() + " again", Err: err}
 }
 
 // expand makes a discovery directory absolute: ~ is the home directory,
@@ -627,9 +627,9 @@ func (s *session) remembered(t task, f cache.Failure, fresh, kept bool) {
 	hint := "if it needs longer, set " + setting
 	switch t.kind {
 	case resolve.ExecJP:
-		s.failed(partial.Path{"tools", t.name}, &diag.Error{Path: t.path, Msg: msg, Hint: hint})
+		s.failed(partial.Path{"tools", t.name}, &diag.Error{Code: diag.CodeDiscovery, Path: t.path, Msg: msg, Hint: hint})
 	default:
-		s.warn(&diag.Error{Source: "skipped", Path: t.path, Msg: msg, Hint: hint})
+		s.warn(&diag.Error{Code: diag.CodeDiscovery, Source: "skipped", Path: t.path, Msg: msg, Hint: hint})
 	}
 }
 
@@ -652,9 +652,9 @@ func ago(d time.Duration) string {
 func (s *session) report(t task, err error) {
 	switch t.kind {
 	case resolve.ExecJP:
-		s.failed(partial.Path{"tools", t.name}, &diag.Error{Path: t.path, Msg: "cannot get the tool's schema: " + err.Error(), Hint: "make the program answer the schema action, or give the parameters in the config", Err: err})
+		s.failed(partial.Path{"tools", t.name}, &diag.Error{Code: diag.CodeDiscovery, Path: t.path, Msg: "cannot get the tool's schema: " + err.Error(), Hint: "make the program answer the schema action, or give the parameters in the config", Err: err})
 	default:
-		s.warn(&diag.Error{Source: "skipped", Path: t.path, Msg: err.Error(), Err: err})
+		s.warn(&diag.Error{Code: diag.CodeDiscovery, Source: "skipped", Path: t.path, Msg: err.Error(), Err: err})
 	}
 }
 
@@ -685,7 +685,7 @@ var describeKeys = []string{"name", "description", "parameters"}
 // without its schema).
 func (s *session) describeAnswer(t task, answer []byte) {
 	skip := func(msg string) {
-		s.warn(&diag.Error{Source: "skipped", Path: t.path, Msg: t.program + ": " + msg})
+		s.warn(&diag.Error{Code: diag.CodeDiscovery, Source: "skipped", Path: t.path, Msg: t.program + ": " + msg})
 	}
 	v, err := jsonv.Options{MaxDepth: s.r.MaxDepth}.Parse(answer)
 	if err != nil {
@@ -760,7 +760,7 @@ func (s *session) schemaAnswer(c config.Config, t task, answer []byte) {
 		} `json:"tools"`
 	}
 	if err := json.Unmarshal(answer, &a); err != nil {
-		s.failed(toolPath, &diag.Error{Path: t.path, Msg: "the schema answer is not {\"tools\": [...]}: " + err.Error(), Err: err})
+		s.failed(toolPath, &diag.Error{Code: diag.CodeDiscovery, Path: t.path, Msg: "the schema answer is not {\"tools\": [...]}: " + err.Error(), Err: err})
 		return
 	}
 	var names []string
@@ -773,14 +773,14 @@ func (s *session) schemaAnswer(c config.Config, t task, answer []byte) {
 		if len(d.Parameters) > 0 && string(d.Parameters) != "null" {
 			v, err := jsonv.Options{MaxDepth: s.r.MaxDepth}.Parse(d.Parameters)
 			if err != nil {
-				s.failed(toolPath, &diag.Error{Path: t.path, Msg: "the schema answer for " + upstream + " has invalid parameters: " + err.Error(), Err: err})
+				s.failed(toolPath, &diag.Error{Code: diag.CodeDiscovery, Path: t.path, Msg: "the schema answer for " + upstream + " has invalid parameters: " + err.Error(), Err: err})
 				return
 			}
 			params = v
 		}
 		schema, err := fromJP(params)
 		if err != nil {
-			s.failed(toolPath, &diag.Error{Path: t.path, Msg: "the schema answer for " + upstream + ": " + err.Error(), Err: err})
+			s.failed(toolPath, &diag.Error{Code: diag.CodeDiscovery, Path: t.path, Msg: "the schema answer for " + upstream + ": " + err.Error(), Err: err})
 			return
 		}
 		s.found.Schemas[t.name] = resolve.Discovered{Name: upstream, Summary: d.Summary, Description: d.Description, InputSchema: json.RawMessage(schema.JSON())}
@@ -791,7 +791,7 @@ func (s *session) schemaAnswer(c config.Config, t task, answer []byte) {
 	if len(names) > 0 {
 		hint = "it offers " + strings.Join(names, ", ") + `; pick one with source = "local.<tool>"`
 	}
-	s.failed(toolPath, &diag.Error{Path: toolPath.Append("source"), Msg: fmt.Sprintf("the program describes no tool named %s", upstream), Hint: hint})
+	s.failed(toolPath, &diag.Error{Code: diag.CodeNotFound, Path: toolPath.Append("source"), Msg: fmt.Sprintf("the program describes no tool named %s", upstream), Hint: hint})
 }
 
 // minParallel is the least number of discovery runs at once by default.

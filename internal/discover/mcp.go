@@ -69,7 +69,7 @@ func (s *session) mcpServers(c config.Config) {
 				s.found.Known[name] = knownNames(*known)
 				s.mu.Unlock()
 			}
-			e := &diag.Error{Path: path, Msg: err.Error(), Err: err}
+			e := &diag.Error{Code: serverCode(err), Path: path, Msg: err.Error(), Err: err}
 			if srv.Optional {
 				e.Source = "skipped"
 				e.Msg += " (the server is optional: its tools are left out)"
@@ -250,7 +250,7 @@ func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServ
 		}
 		a, _, err := s.r.Servers.Tools(ctx, spec, known)
 		if err != nil {
-			s.warn(&diag.Error{Source: "changed", Path: partial.Path{"mcp_servers", name}, Msg: "cannot ask the server whether its tools changed (" + err.Error() + "); its cached tools are used", Err: err})
+			s.warn(&diag.Error{Code: diag.CodeServer, Source: "changed", Path: partial.Path{"mcp_servers", name}, Msg: "cannot ask the server whether its tools changed (" + err.Error() + "); its cached tools are used", Err: err})
 			s.cut(name, known.Cut)
 			return s.toolsOf(name, *known), nil, nil
 		}
@@ -292,6 +292,7 @@ func (s *session) cut(name string, cut *mcpclient.Cut) {
 		}
 	}
 	s.warn(&diag.Error{
+		Code: diag.CodeLimit,
 		Path: partial.Path{"mcp_servers", name},
 		Msg:  fmt.Sprintf("the server's tool list goes past %s: strata keeps its first %s tools (%.1f MiB) and leaves out the rest", bound, thousands(int64(cut.Kept)), float64(cut.Bytes)/(1<<20)),
 		Hint: "a host raises the bound with load.Limits." + setting,
@@ -312,7 +313,7 @@ func thousands(n int64) string {
 // under the key of what npx installed for it (the first run installs it).
 func (s *session) keep(spec upstream.Server, name string, known *upstream.Answer, a upstream.Answer) {
 	if known != nil && !upstream.SameTools(*known, a) {
-		s.warn(&diag.Error{Source: "changed", Path: partial.Path{"mcp_servers", name}, Msg: "the server's tools differ from those cached; the cache now holds the new ones"})
+		s.warn(&diag.Error{Code: diag.CodeChanged, Source: "changed", Path: partial.Path{"mcp_servers", name}, Msg: "the server's tools differ from those cached; the cache now holds the new ones"})
 	}
 	if spec.Key == nil {
 		return
@@ -376,7 +377,7 @@ func (s *session) toolsOf(server string, a upstream.Answer) map[string]resolve.D
 		if len(twice) > maxBadNames {
 			shown = append(slices.Clone(shown), fmt.Sprintf("%d more", len(twice)-maxBadNames))
 		}
-		s.warn(&diag.Error{Source: "skipped", Path: partial.Path{"mcp_servers", server},
+		s.warn(&diag.Error{Code: diag.CodeLeftOut, Source: "skipped", Path: partial.Path{"mcp_servers", server},
 			Msg: fmt.Sprintf("the server lists %s more than once, with definitions that may differ; left out", strings.Join(shown, ", "))})
 	}
 	return out
@@ -419,5 +420,19 @@ func (s *session) refused(server string, a upstream.Answer) {
 		}
 		msg = fmt.Sprintf("%d tools are left out: their names (%s) are not ones strata takes", len(bad), strings.Join(shown, ", "))
 	}
-	s.warn(&diag.Error{Source: "skipped", Path: partial.Path{"mcp_servers", server}, Msg: msg, Hint: export.Strata.NameRule()})
+	s.warn(&diag.Error{Code: diag.CodeLeftOut, Source: "skipped", Path: partial.Path{"mcp_servers", server}, Msg: msg, Hint: export.Strata.NameRule()})
+}
+
+// serverCode is the code of a server that did not start or list its
+// tools because of err: a changed pin or an untrusted launch says so,
+// anything else is the server's.
+func serverCode(err error) diag.Code {
+	var r *untrusted.Refused
+	switch {
+	case errors.Is(err, diag.CodePinChanged):
+		return diag.CodePinChanged
+	case errors.As(err, &r):
+		return diag.CodeUntrusted
+	}
+	return diag.CodeServer
 }

@@ -42,7 +42,7 @@ func (o Options) ReadTOML(data []byte) (*Doc, []*Error) {
 	}
 	if off := longKey(data, r.maxDepth); off >= 0 {
 		// Refused before the parser builds a node for each of its parts.
-		return r.doc, []*Error{{Off: int32(off), Msg: tooDeep(r.maxDepth)}}
+		return r.doc, []*Error{{Off: int32(off), Msg: tooDeep(r.maxDepth), Limit: true}}
 	}
 	r.doc.Root.def = defExplicit
 	r.values.n = 1 // the root, as the other readers count it
@@ -212,7 +212,7 @@ func (r *tomlReader) parse() {
 				if r.maxDepth >= tomlParserNesting {
 					msg = fmt.Sprintf("inline tables and arrays nest deeper than %s levels, the TOML parser's limit", diag.Count(tomlParserNesting))
 				}
-				r.errs.add(off, nil, msg)
+				r.errs.addLimit(off, msg)
 				return
 			}
 			r.fail(off, nil, "TOML syntax: %s", perr.Message)
@@ -246,7 +246,7 @@ func (r *tomlReader) tooDeep(off int32, depth int) bool {
 	if depth <= r.maxDepth {
 		return false
 	}
-	r.errs.add(off, nil, tooDeep(r.maxDepth))
+	r.errs.addLimit(off, tooDeep(r.maxDepth))
 	return true
 }
 
