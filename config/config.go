@@ -136,7 +136,10 @@ const (
 	DefaultToolTimeoutSec    = 60
 )
 
-// SetDefaults gives a new server the default timeouts.
+// SetDefaults gives a new server the default timeouts. (Its Expose is
+// the zero one, the default: a configured server gives all its tools, as
+// in Claude Code, Codex, Cursor and VS Code, unless expose, enabled_tools
+// or disabled_tools narrow it.)
 func (s *MCPServer) SetDefaults() {
 	s.StartupTimeoutSec = DefaultStartupTimeoutSec
 	s.ToolTimeoutSec = DefaultToolTimeoutSec
@@ -270,7 +273,7 @@ func (c Config) ServersInUse() []string {
 		}
 	}
 	for name, srv := range c.MCPServers {
-		if !srv.Expose.IsZero() {
+		if !srv.Expose.None {
 			wanted[name] = true
 		}
 	}

@@ -71,7 +71,7 @@ type MCPServerPartial struct {
 	Optional          partial.Value[bool]                `toml:"optional" doc:"When true, a server that fails to start is reported and its tools left out."`
 	StartupTimeoutSec partial.Value[float64]             `toml:"startup_timeout_sec" doc:"Seconds to wait for the server to start (default 10)."`
 	ToolTimeoutSec    partial.Value[float64]             `toml:"tool_timeout_sec" doc:"Seconds a tool call may take (default 60)."`
-	Expose            partial.Value[Expose]              `toml:"expose" doc:"Tools of the server that join the catalog under their own names: \"all\", \"none\" (the default) or a list."`
+	Expose            partial.Value[Expose]              `toml:"expose" doc:"Tools of the server that join the catalog under their own names: \"all\" (the default), \"none\" (its tools come in only through a tool's source = \"mcp.<server>.<tool>\") or a list; enabled_tools and disabled_tools narrow it further."`
 	EnabledTools      partial.Value[ToolNames]           `toml:"enabled_tools" doc:"Only these tools of the server are used (Codex's allow list); [] allows none."`
 	DisabledTools     partial.Value[ToolNames]           `toml:"disabled_tools" doc:"These tools of the server are never used (Codex's deny list, applied after enabled_tools)."`
 }

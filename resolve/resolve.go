@@ -313,10 +313,10 @@ func (b *builder) exposed() []Definition {
 	var out []Definition
 	for _, server := range slices.Sorted(maps.Keys(b.f.Servers)) {
 		tools := b.f.Servers[server]
-		srv := b.c.MCPServers[server]
+		srv, configured := b.c.MCPServers[server]
 		expose := srv.Expose
-		if expose.IsZero() {
-			continue
+		if !configured || !srv.IsEnabled() || expose.None {
+			continue // tools of a server the config does not have (or use) join nothing
 		}
 		names := slices.Sorted(maps.Keys(tools))
 		for _, want := range expose.Tools {
@@ -334,7 +334,7 @@ func (b *builder) exposed() []Definition {
 			if _, named := b.c.Tools[n]; named {
 				continue // the config's own entry decides
 			}
-			if renamed[n] && expose.All {
+			if renamed[n] && expose.All() {
 				continue // the config serves it under another name; a list that names it still exposes it
 			}
 			t, _ := config.Tools{config.EveryTool: b.c.Tools[config.EveryTool], n: {Source: config.Source{Kind: config.SourceMCP, Server: server}}}.Effective(n)

@@ -54,6 +54,31 @@ func TestRenamesAndOverrides(t *testing.T) {
 			},
 		},
 		{
+			name:  "a server without expose gives all its tools, as in every client",
+			layer: "[mcp_servers.fs]\ncommand = \"x\"\n",
+			tools: []string{"list.dir=mcp.fs", "read_file=mcp.fs", "word count=local", "write_file=mcp.fs"},
+		},
+		{
+			name:  "enabled_tools narrows the default",
+			layer: "[mcp_servers.fs]\ncommand = \"x\"\nenabled_tools = [\"read_file\"]\n",
+			tools: []string{"read_file=mcp.fs", "word count=local"},
+		},
+		{
+			name:  "disabled_tools narrows the default",
+			layer: "[mcp_servers.fs]\ncommand = \"x\"\ndisabled_tools = [\"read_file\", \"list.dir\"]\n",
+			tools: []string{"word count=local", "write_file=mcp.fs"},
+		},
+		{
+			name:  "expose = none gives only what sources name",
+			layer: "[mcp_servers.fs]\ncommand = \"x\"\nexpose = \"none\"\n[tools.files_read]\nsource = \"mcp.fs.read_file\"\n",
+			tools: []string{"files_read=mcp.fs.read_file", "word count=local"},
+		},
+		{
+			name:  "a server the config does not have gives nothing",
+			layer: "[tools.'*']\nrun = \"ask\"\n",
+			tools: []string{"word count=local"},
+		},
+		{
 			name:  "a renamed exposed tool appears once",
 			layer: "[mcp_servers.fs]\ncommand = \"x\"\nexpose = \"all\"\n[tools.files_read]\nsource = \"mcp.fs.read_file\"\n",
 			tools: []string{"files_read=mcp.fs.read_file", "list.dir=mcp.fs", "word count=local", "write_file=mcp.fs"},
