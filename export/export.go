@@ -108,15 +108,9 @@ func Refused(f Dialect, d resolve.Definition) *diag.Error {
 		Hint: nameRules[f].text + "; " + renameHint(d)}
 }
 
-// modelText is what a model is told about a tool: its summary, then its
-// description after a blank line when it has one (and does not begin with
-// the summary already).
-func modelText(d resolve.Definition) string {
-	if d.Text != "" {
-		return d.Text
-	}
-	return config.Join(d.Summary, d.Description)
-}
+// modelText is what a model is told about a tool: its description, whole
+// (the summary is a short form of it, never added to it).
+func modelText(d resolve.Definition) string { return d.Description }
 
 // JSON writes the catalog c in dialect f, as indented JSON. A tool whose
 // name a vendor's dialect does not take is left out of it, and skipped

@@ -26,25 +26,42 @@ func (o *overrides) fail(p partial.Path, msg, hint string) {
 	o.errs = append(o.errs, &diag.Error{Path: p, Msg: msg, Hint: hint})
 }
 
-// text returns the summary and description of a tool: the user's win;
-// otherwise the discovered description is split into a first-sentence
-// summary and the rest.
-func text(d Discovered, t config.Tool) (summary, description string) {
-	desc := d.Description
+// describe returns the one text a model is told about a tool or a
+// parameter, and its summary, from what was discovered (a summary, which
+// only JP's schema action gives, and a description) and what the config
+// says (summary and description), under DESIGN.md's override rules:
+//
+//   - the config's description is the text, nothing put before it; each
+//     {{description}} in it stands for the discovered text as written;
+//   - a summary and no description: the summary takes the place of the
+//     discovered summary (or first sentence), before the rest;
+//   - neither: the discovered text as written (JP's summary, a blank line,
+//     its description);
+//   - the summary is the config's, else the discovered one, else the
+//     first sentence of the text: a short form of it, never added to it.
+func describe(foundSummary, foundDescription, summary, description string) (sum, text string) {
+	written := config.Join(foundSummary, foundDescription)
+	rest := foundDescription
+	if foundSummary == "" {
+		_, rest = config.Split(foundDescription)
+	}
 	switch {
-	case t.Summary != "":
-		summary = t.Summary
-	case d.Summary != "":
-		summary = d.Summary
+	case description != "":
+		text = strings.ReplaceAll(description, "{{description}}", written)
+	case summary != "":
+		text = config.Join(summary, rest)
 	default:
-		summary, desc = config.Split(d.Description)
+		text = written
 	}
-	if t.Description != "" {
-		description = strings.ReplaceAll(t.Description, "{{description}}", d.Description)
-	} else {
-		description = desc
+	switch {
+	case summary != "":
+		sum = summary
+	case foundSummary != "":
+		sum = foundSummary
+	default:
+		sum, _ = config.Split(text)
 	}
-	return summary, description
+	return sum, text
 }
 
 // params applies parameter overrides to the object schema obj (whose
@@ -137,7 +154,8 @@ func (o *overrides) param(v validator, prop *jsonv.Value, ptr string, p config.P
 	}
 	if p.Description != "" || p.Summary != "" {
 		discovered, _ := prop.Get("description").Str()
-		prop.Set("description", jsonv.MustOf(config.Join(p.Summary, strings.ReplaceAll(p.Description, "{{description}}", discovered))))
+		_, text := describe("", discovered, p.Summary, p.Description)
+		prop.Set("description", jsonv.MustOf(text))
 	}
 	if len(p.Examples) > 0 {
 		prop.Set("examples", jsonv.MustOf(p.Examples))

@@ -268,15 +268,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		exec.Kind, exec.Path = ExecDescribe, dt.Path
 	}
 	d.Title = base.Title
-	d.Summary, d.Description = text(base, own)
-	switch {
-	case own.Summary != "" || own.Description != "":
-		d.Text = config.Join(d.Summary, d.Description)
-	case base.Summary != "":
-		d.Text = config.Join(base.Summary, base.Description)
-	default:
-		d.Text = base.Description // as written: not split and joined again
-	}
+	d.Summary, d.Description = describe(base.Summary, base.Description, own.Summary, own.Description)
 	if own.Summary == "" && own.Description == "" && len(params) == 0 {
 		d.Upstream = base.Upstream
 	}

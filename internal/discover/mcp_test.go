@@ -106,7 +106,7 @@ run = "ask"
 	if read.Exec.Kind != resolve.ExecMCP || read.Exec.Server != "fs" || read.Exec.Tool != "read_text_file" {
 		t.Errorf("call: %+v", read.Exec)
 	}
-	if read.Title != "Read a file" || read.Summary != "Read a text file." || read.Description != "Read a file. As text." {
+	if read.Title != "Read a file" || read.Summary != "Read a text file." || read.Description != "Read a text file.\n\nAs text." {
 		t.Errorf("text: %q %q %q", read.Title, read.Summary, read.Description)
 	}
 	if got := string(read.InputSchema); got != `{"type":"object","properties":{"path":{"type":"string"},"encoding":{"type":"string","enum":["utf8"],"default":"utf8"}},"required":["path"]}` {
