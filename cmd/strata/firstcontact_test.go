@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,4 +38,63 @@ args = ["`+entry+`", "."]
 	if stderr != "" {
 		t.Errorf("a warning the user did not cause:\n%s", stderr)
 	}
+}
+
+// slugifyTool is a tool that describes itself (--describe), as the
+// tester of issue 24 wrote one.
+const slugifyTool = `#!/bin/sh
+if [ "$1" = --describe ]; then
+  echo '{"name":"slugify","description":"Turn a title into a lowercase URL slug.","parameters":{"type":"object","properties":{"title":{"type":"string","description":"The title."}},"required":["title"]}}'
+  exit 0
+fi
+echo slug
+`
+
+// TestFirstDescriptionOverride: the description a user writes is what
+// every export gives the model, once, for a tool that describes itself
+// and for an MCP server's; with no override, the tool's own text.
+func TestFirstDescriptionOverride(t *testing.T) {
+	entry := filesystemServer(t)
+	root, environ := hostileWorkspace(t, `[discover]
+dirs = ["../tools"]
+
+[mcp_servers.fs]
+command = "node"
+args = ["`+entry+`", "."]
+enabled_tools = ["read_text_file"]
+`, map[string]string{"tools/slugify": slugifyTool})
+	if err := os.Chmod(filepath.Join(root, "tools/slugify"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	code := 0
+	for _, c := range []struct{ name, tool, cfg string }{
+		{"no override", "slugify", ""},
+		{"plain", "slugify", `tools.slugify.description=Make a URL slug.`},
+		{"with {{description}}", "slugify", `tools.slugify.description=Make a URL slug. {{description}}`},
+		{"summary and description", "slugify", `{"tools": {"slugify": {"summary": "Slugs.", "description": "Make a URL slug."}}}`},
+		{"MCP tool, no override", "read_text_file", ""},
+		{"MCP tool", "read_text_file", `tools.read_text_file.description=Read a note of the workspace. {{description}}`},
+	} {
+		args := []string{"resolve", "--trust", "--export", "openai"}
+		if c.cfg != "" {
+			args = append(args, "--cfg", c.cfg)
+		}
+		stdout, stderr, rc := strataIn(t, root, environ, args...)
+		var list []struct {
+			Function struct{ Name, Description string }
+		}
+		if err := json.Unmarshal([]byte(stdout), &list); err != nil {
+			t.Fatalf("%s: %v\n%s%s", c.name, err, stdout, stderr)
+		}
+		fmt.Fprintf(&out, "## %s (exit %d)\n", c.name, rc)
+		for _, f := range list {
+			if f.Function.Name == c.tool {
+				fmt.Fprintf(&out, "%s: %q\n", f.Function.Name, f.Function.Description)
+			}
+		}
+		out.WriteString(stderr)
+		code = max(code, rc)
+	}
+	golden(t, "first-description-override", result{code: code, stdout: out.String()})
 }
