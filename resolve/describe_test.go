@@ -124,7 +124,9 @@ func exportedText(t *testing.T, f export.Dialect, b []byte, tool string) string 
 	t.Helper()
 	switch f {
 	case export.OpenAI:
-		var list []struct{ Function struct{ Name, Description string } }
+		var list []struct {
+			Function struct{ Name, Description string }
+		}
 		if err := json.Unmarshal(b, &list); err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +146,9 @@ func exportedText(t *testing.T, f export.Dialect, b []byte, tool string) string 
 			}
 		}
 	case export.MCP:
-		var list struct{ Tools []struct{ Name, Description string } }
+		var list struct {
+			Tools []struct{ Name, Description string }
+		}
 		if err := json.Unmarshal(b, &list); err != nil {
 			t.Fatal(err)
 		}

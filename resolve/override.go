@@ -142,6 +142,7 @@ func (o *overrides) param(v validator, prop *jsonv.Value, ptr string, p config.P
 			prop.Set("type", jsonv.MustOf([]string(p.Type)))
 		}
 	}
+	o.bounds(prop, p, path)
 	if len(p.Enum) > 0 {
 		o.enum(v, prop, ptr, p.Enum, path.Append("enum"), name)
 	}
@@ -194,6 +195,10 @@ func (o *overrides) enum(v validator, prop *jsonv.Value, ptr string, values []an
 			}
 			if !found {
 				o.fail(path, fmt.Sprintf("%s is not one of the tool's values (%s)", jsonv.MustOf(x), strings.Join(allowed, ", ")), "an override may only narrow an enum to some of its values")
+				return
+			}
+			if err := v.check(x, ptr); err != nil { // the bounds an override set
+				o.fail(path, fmt.Sprintf("%s does not fit the parameter's schema: %v", jsonv.MustOf(x), err), "list values the bounds allow")
 				return
 			}
 		}

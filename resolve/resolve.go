@@ -222,7 +222,14 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		}
 		if own.DefinesSchema() {
 			// The config defines the tool: it is the schema and the text.
-			base = Discovered{Name: name, Summary: own.Summary, Description: own.Description, InputSchema: json.RawMessage(fromConfig(own.Parameters).JSON())}
+			schema := fromConfig(own.Parameters)
+			o := overrides{path: path}
+			o.paramBounds(schema, own.Parameters, path.Append("parameters"))
+			if len(o.errs) > 0 {
+				b.errs = append(b.errs, o.errs...)
+				return Definition{}, false
+			}
+			base = Discovered{Name: name, Summary: own.Summary, Description: own.Description, InputSchema: json.RawMessage(schema.JSON())}
 			params, own = nil, config.Tool{}
 		} else {
 			s, ok := b.f.Schemas[name]

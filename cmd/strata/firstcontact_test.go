@@ -98,3 +98,61 @@ enabled_tools = ["read_text_file"]
 	}
 	golden(t, "first-description-override", result{code: code, stdout: out.String()})
 }
+
+// repeatTool describes itself with bounded parameters, and echoes its
+// arguments when called.
+const repeatTool = `#!/bin/sh
+if [ "$1" = --describe ]; then
+  echo '{"name":"repeat","description":"Repeat a word.","parameters":{"type":"object","properties":{"word":{"type":"string","maxLength":80},"times":{"type":"integer","minimum":1,"maximum":100}},"required":["word","times"]}}'
+  exit 0
+fi
+printf '%s\n' "$1"
+`
+
+// TestFirstBounds: a user file tightens a parameter's bounds (maximum,
+// max_length, pattern); the resolved schema has them, calls outside them
+// are refused before the tool runs, and an override that would loosen one
+// is an error that names the layer, the key, the tool's bound and the fix.
+func TestFirstBounds(t *testing.T) {
+	root, environ := hostileWorkspace(t, `[discover]
+dirs = ["../tools"]
+
+[tools.repeat]
+run = "unattended"
+
+[tools.repeat.parameters.times]
+maximum = 50
+
+[tools.repeat.parameters.word]
+max_length = 20
+pattern = '^[a-z]+$'
+`, map[string]string{"tools/repeat": repeatTool})
+	if err := os.Chmod(filepath.Join(root, "tools/repeat"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	code := 0
+	for _, args := range [][]string{
+		{"resolve", "--trust", "--export", "openai"},
+		{"call", "--trust", "repeat", `{"word": "hello", "times": 60}`},
+		{"call", "--trust", "repeat", `{"word": "Hello there", "times": 3}`},
+		{"call", "--trust", "repeat", `{"word": "hello", "times": 50}`},
+		{"resolve", "--trust", "--cfg", "tools.repeat.parameters.times.maximum=500"},
+	} {
+		stdout, stderr, rc := strataIn(t, root, environ, args...)
+		if args[0] == "resolve" && rc == 0 {
+			var list []struct {
+				Function struct{ Parameters json.RawMessage }
+			}
+			if err := json.Unmarshal([]byte(stdout), &list); err != nil || len(list) != 1 {
+				t.Fatalf("%v: %s", err, stdout)
+			}
+			stdout = string(list[0].Function.Parameters) + "\n"
+		} else if args[0] == "resolve" {
+			stdout = ""
+		}
+		fmt.Fprintf(&out, "$ strata %s (exit %d)\n%s%s", strings.Join(args, " "), rc, stdout, strings.ReplaceAll(stderr, root, "<root>"))
+		code = max(code, rc)
+	}
+	golden(t, "first-bounds", result{code: code, stdout: out.String()})
+}
