@@ -156,3 +156,20 @@ pattern = '^[a-z]+$'
 	}
 	golden(t, "first-bounds", result{code: code, stdout: out.String()})
 }
+
+// TestFirstServerFails: a server that exits as it starts, and one that
+// never answers, each get one line that names the server, quotes the end
+// of its stderr (escaped), and names the setting to change.
+func TestFirstServerFails(t *testing.T) {
+	root, environ := hostileWorkspace(t, `[mcp_servers.fs]
+command = "MCPFAKE"
+args = ["-stderr", "Error: Access denied - path outside allowed directories: /data\n    at validatePath (index.js:1:2)\n\u001b[2Jdone", "-fail-if", "MCPFAKE"]
+
+[mcp_servers.slow]
+command = "MCPFAKE"
+args = ["-hang-init", "-stderr", "resolving packages..."]
+startup_timeout_sec = 0.5
+`, map[string]string{})
+	stdout, stderr, code := strataIn(t, root, environ, "resolve", "--trust")
+	golden(t, "first-server-fails", result{code: code, stdout: catalogLines(t, stdout), stderr: cleanOutput(stderr)})
+}

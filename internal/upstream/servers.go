@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -261,7 +260,7 @@ func (p *Servers) Call(ctx context.Context, s Spec, tool string, args json.RawMe
 	if p == nil {
 		sess, err := Start(ctx, s, mcpclient.DefaultGrace, nil)
 		if err != nil {
-			return nil, fmt.Errorf("cannot start %s: %w", s.CommandLine(), err)
+			return nil, startFailed(s, err)
 		}
 		defer sess.Close()
 		return call(ctx, sess, s, tool, args, meta)
@@ -316,7 +315,7 @@ func (p *Servers) get(ctx context.Context, s Spec, known func() *Answer) (l *liv
 	}
 	l.sess, l.err = Start(ctx, s, mcpclient.DefaultGrace, p.relay(s))
 	if l.err != nil {
-		l.err = fmt.Errorf("cannot start %s: %w", s.CommandLine(), l.err)
+		l.err = startFailed(s, l.err)
 	} else {
 		l.answer, _, l.err = list(ctx, l.sess, s, known())
 		if l.err != nil {
