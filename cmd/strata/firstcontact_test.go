@@ -173,3 +173,50 @@ startup_timeout_sec = 0.5
 	stdout, stderr, code := strataIn(t, root, environ, "resolve", "--trust")
 	golden(t, "first-server-fails", result{code: code, stdout: catalogLines(t, stdout), stderr: cleanOutput(stderr)})
 }
+
+// TestFirstDemoReadsNoHome runs the README's demo command (its strata
+// part; TestMain builds what the rest builds) with HOME a directory of
+// the test's: a tool planted in ~/.config/strata/tools is neither run nor
+// listed, and the demo prints its tools with no warning at all.
+func TestFirstDemoReadsNoHome(t *testing.T) {
+	requireNode(t)
+	b, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(b), "<!-- demo-command -->\n```sh\n")
+	if !ok {
+		t.Fatal("README.md has no demo command")
+	}
+	line, _, _ := strings.Cut(after, "\n")
+	steps := strings.Split(line, " && ")
+	fields := strings.Fields(steps[len(steps)-1])
+	var env []string
+	for len(fields) > 0 && strings.Contains(fields[0], "=") {
+		env, fields = append(env, fields[0]), fields[1:]
+	}
+	if len(fields) < 3 || strings.Join(fields[:3], " ") != "go run ./cmd/strata" {
+		t.Fatalf("the demo command's last step does not run strata: %q", steps[len(steps)-1])
+	}
+	home := t.TempDir()
+	marker := filepath.Join(home, "ran")
+	planted := filepath.Join(home, ".config/strata/tools/home_tool")
+	if err := os.MkdirAll(filepath.Dir(planted), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tool := "#!/bin/sh\ntouch " + marker + "\necho '{\"name\":\"home_tool\",\"description\":\"From HOME.\"}'\n"
+	if err := os.WriteFile(planted, []byte(tool), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	environ := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, env...)
+	stdout, stderr, code := strataIn(t, repoRoot, environ, fields[3:]...)
+	if code != 0 || stderr != "" {
+		t.Errorf("the demo: exit %d, stderr:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(marker); err == nil || strings.Contains(stdout, "home_tool") {
+		t.Error("the demo ran a tool of the real HOME's ~/.config/strata/tools")
+	}
+	if !strings.Contains(stdout, `"name": "slugify"`) || !strings.Contains(stdout, `"name": "list_directory"`) {
+		t.Errorf("the demo lacks the user's own tool or the filesystem server's:\n%s", stdout)
+	}
+}
