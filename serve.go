@@ -2,7 +2,6 @@ package strata
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,9 +16,12 @@ import (
 // changes (see Watch), the workspace is opened and resolved again with the
 // same options; a catalog that no longer loads keeps the previous one
 // served, and the problem goes to warn (nil drops it), as do the tools
-// that failed to resolve. An MCP client asks its user before it calls a
-// tool, so tools whose run mode is "ask" run when the client calls them,
-// unless the host gave its own Confirm.
+// that failed to resolve. A tool whose run mode is "ask" (the default)
+// or "edit" runs once the host's Confirm says yes; without one, the
+// client's user is asked through MCP elicitation when the client declared
+// it, and otherwise the call is refused with a result that says why and
+// names the fix (run = "unattended", for tools the client's own approval
+// is enough for).
 func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer, warn func(error)) error {
 	report := func(err error) {
 		if warn != nil && err != nil {
@@ -43,11 +45,7 @@ func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer
 			if cat == nil {
 				return nil, err
 			}
-			confirm := w.s.confirm
-			if confirm == nil {
-				confirm = func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }
-			}
-			r := cur.newRunner(cat, confirm)
+			r := cur.newRunner(cat, w.s.confirm)
 			report(diagOrNil(err)) // the tools that failed are left out
 			var fresh diag.Errors
 			for _, e := range cat.Warnings {

@@ -134,6 +134,16 @@ type Option func(*options)
 type options struct {
 	answers map[string]any
 	ask     func(ctx context.Context, tool string, q protocol.Inquiry, target config.Target) (any, bool, error)
+	confirm func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
+}
+
+// WithConfirm confirms this call, when its tool's run mode is "ask" or
+// "edit", with confirm instead of [Runner].Confirm: an MCP server asks the
+// client that made the call, for example. confirm is given the arguments
+// the tool would run with (defaults and forced values filled in); an
+// error it returns ends the call with that error.
+func WithConfirm(confirm func(ctx context.Context, tool string, args json.RawMessage) (bool, error)) Option {
+	return func(o *options) { o.confirm = confirm }
 }
 
 // WithAsk answers the questions of this call that the config does not
@@ -162,7 +172,7 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	o := options{answers: map[string]any{}, ask: r.Ask}
+	o := options{answers: map[string]any{}, ask: r.Ask, confirm: r.Confirm}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -180,11 +190,11 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 		res.Outcome = protocol.Outcome{Type: protocol.Failure, Message: name + " was not run: the config says run = \"skip\""}
 		return res, nil
 	case config.RunAsk, config.RunEdit:
-		if r.Confirm == nil {
+		if o.confirm == nil {
 			return nil, &Error{Tool: name, Msg: fmt.Sprintf("its run mode is %q, and the host has no way to ask (Runner.Confirm is nil)", def.Run),
 				Hint: `set run = "unattended" for the tool, or give the Runner a Confirm`}
 		}
-		ok, err := r.Confirm(ctx, name, args)
+		ok, err := o.confirm(ctx, name, args)
 		if err != nil {
 			return nil, err
 		}

@@ -34,6 +34,8 @@ import (
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/export"
+	"github.com/strata-config/strata/internal/mcpclient"
+	"github.com/strata-config/strata/internal/tomltext"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
 )
@@ -350,7 +352,11 @@ func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest
 	for k, v := range elicited {
 		given[k] = v
 	}
-	res, err := r.Call(ctx, name, req.Params.Arguments, call.WithAnswers(given))
+	opts := []call.Option{call.WithAnswers(given)}
+	if r.Confirm == nil {
+		opts = append(opts, call.WithConfirm(confirmer(r, req.Session)))
+	}
+	res, err := r.Call(ctx, name, req.Params.Arguments, opts...)
 	var ce *call.Error
 	switch {
 	case errors.As(err, &ce):
@@ -367,6 +373,47 @@ func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest
 		}
 	}
 	return result(res), nil
+}
+
+// confirmer asks the user of the client ss, through elicitation, before
+// a tool whose run mode is "ask" or "edit" runs; a client that cannot
+// elicit gets a refusal that says why and what to change. The request
+// goes through the call's [mcpclient.Downstream] (see relay.go), which
+// reaches clients of every protocol version.
+func confirmer(r *call.Runner, ss *mcp.ServerSession) func(ctx context.Context, tool string, args json.RawMessage) (bool, error) {
+	return func(ctx context.Context, tool string, args json.RawMessage) (bool, error) {
+		mode := config.RunAsk
+		if d, ok := r.Catalog.Tool(tool); ok {
+			mode = d.Run
+		}
+		d := mcpclient.DownstreamOf(ctx)
+		if !canElicit(ss) || d == nil {
+			return false, &call.Error{Tool: tool,
+				Msg:  fmt.Sprintf("not run: its run mode is %q, so strata asks the user first, and this client cannot be asked (it declared no elicitation)", mode),
+				Hint: fmt.Sprintf(`to let it run when the client calls it (the client asks its user itself), set run = "unattended" under [tools.%s] (or [tools.'*'] for every tool)`, tomltext.Key(tool))}
+		}
+		res, err := d.Ask(ctx, confirmation(tool, args))
+		if err != nil {
+			return false, fmt.Errorf("asking the client to confirm %s: %w", tool, err)
+		}
+		er, ok := res.(*mcp.ElicitResult)
+		if !ok || er.Action != "accept" {
+			return false, nil
+		}
+		run, _ := er.Content["run"].(bool)
+		return run, nil
+	}
+}
+
+// confirmation asks the user whether to run tool with args: one boolean,
+// run, which must be true.
+func confirmation(tool string, args json.RawMessage) *mcp.ElicitParams {
+	return &mcp.ElicitParams{
+		Message: fmt.Sprintf("Run %s with %s?", tool, args),
+		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{
+			"run": map[string]any{"type": "boolean", "title": "Run " + tool, "description": "Run the tool with these arguments.", "default": false},
+		}, "required": []string{"run"}},
+	}
 }
 
 // forUser reports whether the question id of tool is for the user (the

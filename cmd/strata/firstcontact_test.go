@@ -1,12 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // First contact (issue 24): what a new user meets who follows the README
@@ -219,4 +224,78 @@ func TestFirstDemoReadsNoHome(t *testing.T) {
 	if !strings.Contains(stdout, `"name": "slugify"`) || !strings.Contains(stdout, `"name": "list_directory"`) {
 		t.Errorf("the demo lacks the user's own tool or the filesystem server's:\n%s", stdout)
 	}
+}
+
+// noteTool describes itself as note, and writes its text to note.txt in
+// the directory it runs in (or where NOTE points).
+const noteTool = `#!/bin/sh
+if [ "$1" = --describe ]; then
+  echo '{"name":"note","description":"Write a note.","parameters":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}'
+  exit 0
+fi
+printf '%s\n' "$1" > "$(dirname "$0")/../note.txt"
+echo noted
+`
+
+// TestFirstAskServe: strata serve asks the client's user, through
+// elicitation, before it runs a tool whose run mode is "ask" (the
+// default), over the protocol versions before and after multi round-trip
+// requests; a client that declared no elicitation is refused such a
+// tool, with a result that says why and names run = "unattended".
+func TestFirstAskServe(t *testing.T) {
+	root, environ := hostileWorkspace(t, `[discover]
+dirs = ["../tools"]
+`, map[string]string{"tools/note": noteTool})
+	if err := os.Chmod(filepath.Join(root, "tools/note"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	note := filepath.Join(root, "note.txt")
+	accept := func(run bool) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			if want := `Run note with {"text":"hello"}?`; req.Params.Message != want {
+				t.Errorf("elicitation message %q, want %q", req.Params.Message, want)
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"run": run}}, nil
+		}
+	}
+	var out strings.Builder
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		for _, c := range []struct {
+			name    string
+			handler func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+			wrote   bool
+		}{
+			{"the user says run", accept(true), true},
+			{"the user says do not run", accept(false), false},
+			{"the user declines", func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}, false},
+			{"a client without elicitation", nil, false},
+		} {
+			os.Remove(note)
+			cmd := exec.Command(strataBin, "serve", "--trust")
+			cmd.Dir, cmd.Env = root, environ
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: c.handler})
+			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				cancel()
+				t.Fatalf("%v; stderr:\n%s", err, stderr.String())
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "note", Arguments: map[string]any{"text": "hello"}})
+			cs.Close()
+			cancel()
+			if err != nil {
+				t.Fatalf("%s, %s: %v", version, c.name, err)
+			}
+			_, statErr := os.Stat(note)
+			if wrote := statErr == nil; wrote != c.wrote {
+				t.Errorf("%s, %s: the tool wrote its note: %v, want %v", version, c.name, wrote, c.wrote)
+			}
+			fmt.Fprintf(&out, "## %s, %s: isError %v\n%s\n", version, c.name, res.IsError, res.Content[0].(*mcp.TextContent).Text)
+		}
+	}
+	golden(t, "first-ask-serve", result{stdout: out.String()})
 }

@@ -137,6 +137,8 @@ func TestGolden(t *testing.T) {
 		{"usage-merge-no-files", []string{"merge"}},
 		{"help", []string{"--help"}},
 		{"merge-help", []string{"merge", "--help"}},
+		{"call-help", []string{"call", "--help"}},
+		{"serve-help", []string{"serve", "--help"}},
 		{"merge-cfg", []string{"merge", "--cfg", "tools.fs_modify_file.run=skip", "--cfg", "discover.dirs+=a,b", "--cfg", `tools.fs_modify_file.options:+={"mode": "fast"}`, "--cfg", "tools.read_file:=null", "fixtures/layers/workspace.toml"}},
 		{"merge-cfg-final", []string{"merge", "--final", "--cfg", "tools.'*'.run=unattended", "--cfg", "tools.fs_modify_file.command.args.0={{tool.name}}", "--cfg", `{"tools": {"new_tool": {"source": "builtin"}}}`, "fixtures/layers/workspace.toml"}},
 		{"diff-cfg", []string{"diff", "--cfg", "tools.fs_modify_file.run=ask", "--cfg", "tools.read_file.enable=false", "fixtures/layers/workspace.toml", "fixtures/layers/workspace.toml"}},
@@ -269,7 +271,7 @@ func demoEnv(t *testing.T, cache string) {
 func TestCallGolden(t *testing.T) {
 	requireNode(t)
 	cache := t.TempDir()
-	demo := []string{"call", "--root", "fixtures/workspace", "--trust"}
+	demo := []string{"call", "--root", "fixtures/workspace", "--trust", "--yes"}
 	ask := []string{"--cfg", "tools.fs_modify_file.options.auto_approve_max_changed_lines:=0"}
 	modify := `{"path":"data/notes.txt","start_line":1,"end_line":1,"content":"changed"}`
 	tests := []struct {
@@ -294,6 +296,7 @@ func TestCallGolden(t *testing.T) {
 		{"call-question-no-answer", "", append(append(demo, ask...), "--ask", "fs_modify_file", modify)},
 		{"call-untrusted", "", []string{"call", "--root", "fixtures/workspace", "count_lines", `{"path":"data/poem.txt"}`}},
 		{"call-bad-answer", "", append(demo, "--answer", "apply_changes", "word_count", `{"text":""}`)},
+		{"call-ask-no-terminal", "", []string{"call", "--root", "fixtures/workspace", "--trust", "word_count", `{"text":"one two three"}`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

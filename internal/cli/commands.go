@@ -115,12 +115,18 @@ func (c *ResolveCmd) Run(e *Env) error { return e.Programs.Resolve(e, c) }
 type CallCmd struct {
 	ResolveFlags `embed:""`
 	Answer       []string `placeholder:"ID=VALUE" help:"Answer the tool's question ID with VALUE (JSON, or else a string); repeatable."`
-	Ask          bool     `help:"Ask questions on stdin even when it is not a terminal."`
+	Ask          bool     `help:"Ask questions, and whether to run a tool whose run mode is ask, on stdin even when it is not a terminal."`
+	Yes          bool     `short:"y" help:"Run a tool whose run mode is ask or edit without asking (without a terminal, such a tool runs only with --yes)."`
 	Name         string   `arg:"" help:"The tool to call."`
 	Args         string   `arg:"" optional:"" help:"Its arguments: a JSON object, or - to read it from stdin (default: {})."`
 }
 
 func (c *CallCmd) Run(e *Env) error { return e.Programs.Call(e, c) }
+
+// Help says what run = "ask" means for strata call.
+func (c *CallCmd) Help() string {
+	return `A tool whose run mode is "ask" (the default) or "edit" runs once you answer y to the question on the terminal, which shows the tool and its arguments; without a terminal it runs only with --yes. A tool with run = "unattended" runs without asking; run = "skip" never runs.`
+}
 
 // ServeCmd is strata serve.
 type ServeCmd struct {
@@ -129,6 +135,11 @@ type ServeCmd struct {
 }
 
 func (c *ServeCmd) Run(e *Env) error { return e.Programs.Serve(e, c) }
+
+// Help says what run = "ask" means for strata serve.
+func (c *ServeCmd) Help() string {
+	return `A tool whose run mode is "ask" (the default) or "edit" runs once the client's user confirms it, asked through MCP elicitation; a client that declared no elicitation gets an error result instead, which says so. For tools the client's own approval is enough for, set run = "unattended" (under [tools.'*'] for every tool).`
+}
 
 // TrustCmd is strata trust.
 type TrustCmd struct {
