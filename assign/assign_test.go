@@ -194,7 +194,7 @@ func TestApplyErrors(t *testing.T) {
 		{"into a value not set", "tools.'fs.read'.command.args.0=x", "--cfg: tools.'fs.read'.command: is not set, so nothing inside it can be changed; give it whole: tools.'fs.read'.command:=..."},
 		{"text on a table", "tools.grep=x", "--cfg: tools.grep: is a table, not a single value; set one of its keys (tools.grep.<key>=...), or replace it: tools.grep:={...}"},
 		{"append to a value", "tools.grep.summary+=x", "--cfg: tools.grep.summary: += appends to lists, and a single value is not one; use = to set it, or :+= to merge a JSON value"},
-		{"invalid json", "tools.grep.options:={bad", "--cfg: tools.grep.options: invalid JSON after := at column 2: invalid character 'b'; quote strings and keys: key:='\"text\"'"},
+		{"invalid json", "tools.grep.options:={bad", "--cfg: tools.grep.options: invalid JSON after := at column 2: invalid character 'b' at start of value; quote strings and keys: key:='\"text\"'"},
 		{"json of the wrong type", `tools.grep.run:=5`, "--cfg: tools.grep.run: expected a string, found integer 5"},
 		{"json object without key", `{"tools": 5}`, "--cfg: tools: expected a table, found integer 5"},
 		{"root json not an object", `:=5`, `":=5": the key is empty; write key:=value`},

@@ -36,16 +36,19 @@ func FormatOf(name string) (partial.Format, bool) {
 // Document is a parsed layer document: its tree and its bytes, kept to give
 // the position of any key, and the limits it was read within.
 //
-// A TOML document decoded as it was read (see [decode.TOML]) has no tree
-// until something asks where a key is: then it is read again.
+// The tree's strings, and those of the partial decoded from it, share the
+// memory of the bytes. A file layer's tree is dropped once the layer is
+// decoded, and read again, the same, from the bytes when something asks
+// where a key is.
 type Document struct {
-	name   string
-	format partial.Format
-	data   []byte // without a byte order mark
-	lim    Limits
-	d      *doc.Doc // the tree; for a lazy document, nil until tree builds it
-	lazy   bool     // the document was decoded as it was read
-	once   sync.Once
+	name    string
+	format  partial.Format
+	jsonc   bool   // JSON read as JSONC
+	data    []byte // without a byte order mark
+	lim     Limits
+	d       *doc.Doc // the tree; nil once released, until tree reads it again
+	changed bool     // the tree is no longer as read: see release
+	once    sync.Once
 	// secrets are the values another client's file got from a variable
 	// or an input, by their key paths in the layer.
 	secrets partial.Secrets
@@ -65,16 +68,28 @@ func (d *Document) Secrets() *partial.Secrets {
 	return &d.secrets
 }
 
-// tree returns the document's tree, reading it again if it has none.
+// tree returns the document's tree, reading it again if it was released.
 func (d *Document) tree() *doc.Doc {
 	d.once.Do(func() {
-		if d.lazy {
+		if d.d == nil {
 			// The document was read without a problem within d.lim, with
 			// documents before it: alone it is too.
-			d.d, _ = d.lim.docOptions(0).ReadTOML(d.data)
+			d.d, _ = read(d.data, d.format, d.jsonc, d.lim.docOptions(0))
 		}
 	})
 	return d.d
+}
+
+// release drops the tree of a document that has been decoded, unless it
+// was changed since it was read (see [Document.Take]): a node for every
+// key and value, which costs more memory than the partial decoded from
+// it, and which only the positions of keys need after decoding. tree
+// reads it again, the same, when one is asked for. It is called before
+// the document is shared.
+func (d *Document) release() {
+	if !d.changed {
+		d.d, d.once = nil, sync.Once{}
+	}
 }
 
 // Equal reports whether d and o are the same document: the same name,
@@ -90,30 +105,20 @@ func (d *Document) Equal(o *Document) bool {
 // the layer in messages (a file path, or "--cfg #2"); format is the
 // document's format. Syntax and structure problems (a key defined twice,
 // nesting deeper than the limit, bytes that are not UTF-8) are returned as
-// [diag.Errors]. A UTF-8 byte order mark is skipped.
+// [diag.Errors]. A UTF-8 byte order mark is skipped. The document keeps a
+// copy of data.
 func Parse(name string, data []byte, format partial.Format) (*Document, error) {
-	d, _, err := parse(name, data, format, Limits{}.WithDefaults(), false, 0)
+	d, _, err := parse(name, bytes.Clone(data), format, Limits{}.WithDefaults(), false, 0)
 	return d, err
 }
 
 // parse is Parse within lim, whose fields are set, reading JSON as JSONC
 // (comments and trailing commas) when jsonc is set, after documents of the
 // same load that hold valuesBefore values. It returns how many values the
-// document holds, also when it fails.
+// document holds, also when it fails. The document keeps data, which must
+// not change afterwards.
 func parse(name string, data []byte, format partial.Format, lim Limits, jsonc bool, valuesBefore int) (*Document, int, error) {
-	var d *doc.Doc
-	var errs []*doc.Error
-	o := lim.docOptions(valuesBefore)
-	switch {
-	case format == partial.JSON && jsonc:
-		d, errs = o.ReadJSONC(data)
-	case format == partial.JSON:
-		d, errs = o.ReadJSON(data)
-	case format == partial.YAML:
-		d, errs = o.ReadYAML(data)
-	default:
-		d, errs = o.ReadTOML(data)
-	}
+	d, errs := read(data, format, jsonc, lim.docOptions(valuesBefore))
 	if len(errs) > 0 {
 		c := diag.Collector{Max: lim.Problems}
 		for _, e := range errs {
@@ -129,7 +134,21 @@ func parse(name string, data []byte, format partial.Format, lim Limits, jsonc bo
 		}
 		return nil, d.Values, c.Err()
 	}
-	return &Document{name: name, format: format, data: d.Data, lim: lim, d: d}, d.Values, nil
+	return &Document{name: name, format: format, jsonc: jsonc, data: d.Data, lim: lim, d: d}, d.Values, nil
+}
+
+// read reads data with the reader of its format within o.
+func read(data []byte, format partial.Format, jsonc bool, o doc.Options) (*doc.Doc, []*doc.Error) {
+	switch {
+	case format == partial.JSON && jsonc:
+		return o.ReadJSONC(data)
+	case format == partial.JSON:
+		return o.ReadJSON(data)
+	case format == partial.YAML:
+		return o.ReadYAML(data)
+	default:
+		return o.ReadTOML(data)
+	}
 }
 
 // stripPath removes a leading "path: " from a reader's message, since the
@@ -249,6 +268,7 @@ func (d *Document) Take(key string) (any, bool) {
 		return nil, false
 	}
 	d.tree().Root.Delete(key)
+	d.changed = true
 	return decode.Plain(n), true
 }
 
@@ -279,42 +299,9 @@ func (d *Document) Decode(v any) error {
 // Decode parses data and decodes it into v, a pointer to a partial struct;
 // see [Document.Decode].
 func Decode(name string, data []byte, format partial.Format, v any) error {
-	if format == partial.TOML {
-		if _, _, ok := decodeTOML(name, data, Limits{}.WithDefaults(), 0, v); ok {
-			return nil
-		}
-	}
 	d, err := Parse(name, data, format)
 	if err != nil {
 		return err
 	}
 	return d.Decode(v)
 }
-
-// decodeTOML decodes TOML document data into v, a pointer to the zero
-// value of a partial struct, as it reads it (see [decode.TOML]), within
-// lim (whose fields are set) after documents of the same load that hold
-// valuesBefore values; a root key of stop leaves the document to the
-// usual reading. It returns the document, which reads its tree again when
-// a position is asked for, and how many values it holds; ok is false when
-// the document is to be read the usual way, which reports its problems (v
-// is then the zero value still).
-func decodeTOML(name string, data []byte, lim Limits, valuesBefore int, v any, stop ...string) (d *Document, values int, ok bool) {
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() || !rv.Elem().IsZero() {
-		return nil, 0, false
-	}
-	t, err := shape.OfPartial(rv.Type().Elem())
-	if err != nil {
-		return nil, 0, false
-	}
-	values, ok = decode.TOML(lim.docOptions(valuesBefore), data, rv.Elem(), t, stop...)
-	if !ok {
-		return nil, 0, false
-	}
-	data = bytes.TrimPrefix(data, utf8BOM) // as the reader gives its data
-	return &Document{name: name, format: partial.TOML, data: data, lim: lim, lazy: true}, values, true
-}
-
-// utf8BOM is the byte order mark the document readers skip.
-var utf8BOM = []byte("\uFEFF")

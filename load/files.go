@@ -178,24 +178,6 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 		// says: no more is read.
 		return fr
 	}
-	if format == partial.TOML && f == "" {
-		// Decoded as it is read, without a tree, unless it has a problem
-		// or a key that is read from the tree: extends, or what tells
-		// another client's file.
-		stop := []string{ExtendsKey}
-		if r.app.MCPServers != nil {
-			stop = append(stop, "mcpServers")
-		}
-		p := new(P)
-		if d, values, ok := decodeTOML(path, data, r.lim, r.readValues, p, stop...); ok {
-			r.readValues += values
-			if !r.asWritten {
-				rebase(p, filepath.Dir(abs))
-			}
-			*fr = fileRead[P]{d: d, p: p}
-			return fr
-		}
-	}
 	d, values, err := parse(path, data, format, r.lim, f.jsonc(), r.readValues)
 	r.readValues += values
 	if err != nil {
@@ -234,6 +216,9 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 	}
 	if !r.asWritten {
 		rebase(p, filepath.Dir(abs))
+	}
+	if f == "" {
+		d.release() // a foreign file's tree is its mapping, not what was read
 	}
 	*fr = fileRead[P]{d: d, p: p, exts: exts}
 	return fr
@@ -326,6 +311,7 @@ func (d *Document) extends() ([]extend, error) {
 		return nil, nil
 	}
 	defer d.tree().Root.Delete(ExtendsKey)
+	d.changed = true
 	where := partial.Path{ExtendsKey}
 	items := n.Entries
 	switch n.Kind {

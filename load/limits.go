@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"context"
 
 	"github.com/strata-config/strata/internal/doc"
@@ -82,7 +83,7 @@ func (l Limits) docOptions(valuesBefore int) doc.Options {
 
 // Parse is [Parse] within limits l.
 func (l Limits) Parse(name string, data []byte, format partial.Format) (*Document, error) {
-	d, _, err := parse(name, data, format, l.WithDefaults(), false, 0)
+	d, _, err := parse(name, bytes.Clone(data), format, l.WithDefaults(), false, 0)
 	return d, err
 }
 

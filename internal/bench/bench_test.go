@@ -16,81 +16,6 @@ import (
 	"github.com/strata-config/strata/partial"
 )
 
-// The floor decodes into these structs: config.Partial's shape as go-toml
-// can decode it, with pointers for optional values and any for the fields
-// that take several forms (command, enable, type, list strategies).
-type (
-	floorLayer struct {
-		Tools      map[string]*floorTool   `toml:"tools"`
-		MCPServers map[string]*floorServer `toml:"mcp_servers"`
-		Discover   struct {
-			Dirs any `toml:"dirs"`
-		} `toml:"discover"`
-		Unset []string `toml:"unset"`
-	}
-	floorTool struct {
-		Source      *string                    `toml:"source"`
-		Command     any                        `toml:"command"`
-		Enable      any                        `toml:"enable"`
-		Summary     *string                    `toml:"summary"`
-		Description *string                    `toml:"description"`
-		Examples    *string                    `toml:"examples"`
-		Run         *string                    `toml:"run"`
-		Result      *string                    `toml:"result"`
-		Parameters  map[string]*floorParameter `toml:"parameters"`
-		Options     map[string]any             `toml:"options"`
-		Questions   map[string]*struct {
-			Target *string `toml:"target"`
-			Answer any     `toml:"answer"`
-		} `toml:"questions"`
-	}
-	floorParameter struct {
-		Type        any                        `toml:"type"`
-		Required    *bool                      `toml:"required"`
-		Default     any                        `toml:"default"`
-		Enum        any                        `toml:"enum"`
-		Summary     *string                    `toml:"summary"`
-		Description *string                    `toml:"description"`
-		Examples    any                        `toml:"examples"`
-		Items       *floorParameter            `toml:"items"`
-		Properties  map[string]*floorParameter `toml:"properties"`
-	}
-	floorServer struct {
-		Command           *string           `toml:"command"`
-		Args              any               `toml:"args"`
-		Env               map[string]string `toml:"env"`
-		Cwd               *string           `toml:"cwd"`
-		Optional          *bool             `toml:"optional"`
-		StartupTimeoutSec *float64          `toml:"startup_timeout_sec"`
-		ToolTimeoutSec    *float64          `toml:"tool_timeout_sec"`
-		Checksum          *string           `toml:"checksum"`
-	}
-)
-
-// koanfConfig is what koanf unmarshals the merged layers into.
-type koanfConfig struct {
-	Tools map[string]struct {
-		Source      string                    `koanf:"source"`
-		Command     any                       `koanf:"command"`
-		Enable      any                       `koanf:"enable"`
-		Summary     string                    `koanf:"summary"`
-		Description string                    `koanf:"description"`
-		Run         string                    `koanf:"run"`
-		Result      string                    `koanf:"result"`
-		Parameters  map[string]map[string]any `koanf:"parameters"`
-		Options     map[string]any            `koanf:"options"`
-		Questions   map[string]map[string]any `koanf:"questions"`
-	} `koanf:"tools"`
-	MCPServers map[string]struct {
-		Command string            `koanf:"command"`
-		Args    []string          `koanf:"args"`
-		Env     map[string]string `koanf:"env"`
-	} `koanf:"mcp_servers"`
-	Discover struct {
-		Dirs []string `koanf:"dirs"`
-	} `koanf:"discover"`
-}
-
 const layerCount, toolCount = 5, 1000
 
 func readLayers(b *testing.B) [][]byte {
@@ -146,7 +71,7 @@ func BenchmarkLoad(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, data := range files {
-				var l floorLayer
+				var l FloorLayer
 				if err := gotoml.Unmarshal(data, &l); err != nil {
 					b.Fatal(err)
 				}
@@ -163,7 +88,7 @@ func BenchmarkLoad(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			var c koanfConfig
+			var c KoanfConfig
 			if err := k.Unmarshal("", &c); err != nil {
 				b.Fatal(err)
 			}
@@ -172,7 +97,8 @@ func BenchmarkLoad(b *testing.B) {
 }
 
 // BenchmarkSteps times each step of strata's load alone, the floor of one
-// layer, and delta and ToPartial of two 1,000-tool configs.
+// layer, the decoding of the first layer written as JSON, and delta and
+// ToPartial of two 1,000-tool configs.
 func BenchmarkSteps(b *testing.B) {
 	files := readLayers(b)
 	layers := decodeAll(b, files)
@@ -185,7 +111,7 @@ func BenchmarkSteps(b *testing.B) {
 		b.SetBytes(int64(len(files[0])))
 		b.ReportAllocs()
 		for b.Loop() {
-			var l floorLayer
+			var l FloorLayer
 			if err := gotoml.Unmarshal(files[0], &l); err != nil {
 				b.Fatal(err)
 			}
@@ -197,6 +123,20 @@ func BenchmarkSteps(b *testing.B) {
 		for b.Loop() {
 			p := new(config.Partial)
 			if err := load.Decode("layer", files[0], partial.TOML, p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	asJSON, err := partial.Encode(layers[0], partial.JSON)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("decode-one-layer-json", func(b *testing.B) {
+		b.SetBytes(int64(len(asJSON)))
+		b.ReportAllocs()
+		for b.Loop() {
+			p := new(config.Partial)
+			if err := load.Decode("layer.json", asJSON, partial.JSON, p); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -307,34 +307,87 @@ func TestLongKeysAreCut(t *testing.T) {
 }
 
 // TestWritersDeepTrees: writing a tree far deeper than the readers allow
-// by default works, and reads back the same with a limit raised to match.
+// by default works, in output linear in the tree's size, and reads back
+// the same with a limit raised to match, as deep as the parser goes:
+// TOML's headers without bound; JSON to its tokenizer's 10,000 levels,
+// and past them the JSON written is whole, and reading it says which
+// bound it passed (see TestJSONTokenizerNesting).
 func TestWritersDeepTrees(t *testing.T) {
 	const depth = 30_000
-	root := NewTable()
-	n := root
-	for i := 0; i < depth-1; i++ {
-		c := NewTable()
-		n.Set("a", c)
-		n = c
+	deepTree := func(depth int) *Node {
+		root := NewTable()
+		n := root
+		for i := 0; i < depth-1; i++ {
+			c := NewTable()
+			n.Set("a", c)
+			n = c
+		}
+		n.Set("v", NewInt(1))
+		return root
 	}
-	n.Set("v", NewInt(1))
-	o := Options{MaxDepth: depth}
 	for _, w := range []struct {
-		format Format
-		write  func(*Node) ([]byte, error)
-		read   func(Options, []byte) (*Doc, []*Error)
-	}{{TOML, WriteTOML, Options.ReadTOML}, {JSON, WriteJSON, Options.ReadJSON}} {
-		out, err := w.write(root)
+		format   Format
+		depth    int
+		write    func(*Node) ([]byte, error)
+		read     func(Options, []byte) (*Doc, []*Error)
+		readable bool // the parser reads back a tree this deep
+	}{
+		{TOML, depth, WriteTOML, Options.ReadTOML, true},
+		{JSON, depth, WriteJSON, Options.ReadJSON, false},
+		{JSON, jsonTokenizerNesting, WriteJSON, Options.ReadJSON, true},
+	} {
+		out, err := w.write(deepTree(w.depth))
 		if err != nil {
-			t.Fatalf("%s: %v", w.format, err)
+			t.Fatalf("%s, %d levels: %v", w.format, w.depth, err)
 		}
-		d, errs := w.read(o, out)
+		// Each level takes a key and two lines (JSON's opening and
+		// closing), indented at most maxIndent levels: a few hundred
+		// bytes, not a line indented in full (1.8 GB at 30,000 levels).
+		if limit := w.depth * 2 * (2*maxIndent + 10); len(out) > limit {
+			t.Errorf("%s, %d levels: wrote %d bytes, want at most %d", w.format, w.depth, len(out), limit)
+		}
+		if w.format == JSON {
+			compact := strings.Join(strings.Fields(string(out)), "")
+			want := strings.Repeat(`{"a":`, w.depth-1) + `{"v":1}` + strings.Repeat("}", w.depth-1)
+			if compact != want {
+				t.Errorf("%s, %d levels: the JSON written is not the tree (%d bytes without blanks, want %d)", w.format, w.depth, len(compact), len(want))
+			}
+		}
+		d, errs := w.read(Options{MaxDepth: depth}, out)
+		if !w.readable {
+			if len(errs) != 1 || !strings.Contains(errs[0].Msg, "the JSON tokenizer's limit") {
+				t.Errorf("%s, %d levels: reading back: %v, want one problem naming the tokenizer's limit", w.format, w.depth, errs)
+			}
+			continue
+		}
 		if len(errs) > 0 {
-			t.Fatalf("%s: reading back: %v", w.format, errs)
+			t.Fatalf("%s, %d levels: reading back: %v", w.format, w.depth, errs)
 		}
-		if got := nesting(d.Root); got != depth {
-			t.Errorf("%s: read back %d levels, want %d", w.format, got, depth)
+		if got := nesting(d.Root); got != w.depth {
+			t.Errorf("%s: read back %d levels, want %d", w.format, got, w.depth)
 		}
+	}
+}
+
+// TestJSONTokenizerNesting: past the JSON tokenizer's own bound, the
+// problem names that bound, at the value that goes past it, when a host
+// raised ours above it.
+func TestJSONTokenizerNesting(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		src  string
+		off  int32
+	}{
+		{"objects", strings.Repeat(`{"a":`, jsonTokenizerNesting+1) + "1" + strings.Repeat("}", jsonTokenizerNesting+1), 5 * jsonTokenizerNesting},
+		{"arrays", `{"a":` + strings.Repeat("[", jsonTokenizerNesting) + strings.Repeat("]", jsonTokenizerNesting) + "}", 5 + jsonTokenizerNesting - 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errs := Options{MaxDepth: 50_000}.ReadJSON([]byte(tt.src))
+			want := []*Error{{Off: tt.off, Msg: "objects and arrays nest deeper than 10,000 levels, the JSON tokenizer's limit"}}
+			if diff := cmp.Diff(want, errs); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -2,12 +2,14 @@ package doc
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/limits"
 )
 
@@ -31,23 +33,29 @@ func (o Options) ReadJSONValue(data []byte) (*Doc, []*Error) {
 	return o.readJSON(data, false)
 }
 
+// jsonOptions are the tokenizer's options for a layer. Keys given twice
+// are the reader's to report, every one of them with its position, not
+// the tokenizer's, which stops at the first; the bytes are checked to be
+// UTF-8 before they are read, so what is left to allow is what
+// encoding/json allows too: an escaped surrogate that is not half of a
+// pair (read as U+FFFD).
+var jsonOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+
 func (o Options) readJSON(data []byte, object bool) (*Doc, []*Error) {
 	data, bad := checkEncoding(data)
 	d := &Doc{Format: JSON, Data: data}
 	if bad != nil {
 		return d, []*Error{bad}
 	}
-	r := jsonReader{data: data, dec: json.NewDecoder(bytes.NewReader(data)), errs: newErrList(o), maxDepth: o.depth(), values: newValueCount(o)}
-	r.dec.UseNumber()
+	r := jsonReader{data: data, dec: jsontext.NewDecoder(bytes.NewBuffer(data), jsonOptions...), errs: newErrList(o), maxDepth: o.depth(), values: newValueCount(o)}
 	root, err := r.value(nil)
 	d.Values = r.values.n
 	if err == nil && object && root.Kind != Table {
 		err = &Error{Off: root.Off, Msg: "a JSON layer must be an object at the top level, found " + root.Kind.String()}
 	}
-	if err == nil {
-		if _, terr := r.dec.Token(); terr != io.EOF {
-			err = &Error{Off: r.start(), Msg: "JSON syntax: unexpected data after the top-level object"}
-		}
+	if off := r.skip(false); err == nil && int(off) < len(data) {
+		// Another value, or bytes the tokenizer would not take for one.
+		err = &Error{Off: off, Msg: "JSON syntax: unexpected data after the top-level object"}
 	}
 	if err != nil {
 		return d, []*Error{r.wrap(err)}
@@ -56,27 +64,45 @@ func (o Options) readJSON(data []byte, object bool) (*Doc, []*Error) {
 	return d, r.errs.list()
 }
 
+// jsonTokenizerNesting is how deep the tokenizer lets objects and arrays nest.
+const jsonTokenizerNesting = 10_000
+
 type jsonReader struct {
+	slab
 	data     []byte
-	dec      *json.Decoder
+	dec      *jsontext.Decoder
 	errs     errList
 	maxDepth int
 	values   valueCount
-	last     int32 // where the token being read starts
 }
 
 // start returns the offset where the next token begins.
-func (r *jsonReader) start() int32 {
+func (r *jsonReader) start() int32 { return r.skip(true) }
+
+// skip returns the offset of the first byte after what the tokenizer read
+// that is not whitespace, nor, with delims, a ',' or ':'; or len(r.data).
+func (r *jsonReader) skip(delims bool) int32 {
 	off := int(r.dec.InputOffset())
 	for off < len(r.data) {
 		switch r.data[off] {
-		case ' ', '\t', '\n', '\r', ',', ':':
-			off++
-			continue
+		case ' ', '\t', '\n', '\r':
+		case ',', ':':
+			if !delims {
+				return int32(off)
+			}
+		default:
+			return int32(off)
 		}
-		break
+		off++
 	}
 	return int32(off)
+}
+
+// token returns the offset and the text of what the tokenizer just read:
+// raw, which is a slice of r.data.
+func (r *jsonReader) token(raw []byte) (int32, []byte) {
+	end := int(r.dec.InputOffset())
+	return int32(end - len(raw)), r.data[end-len(raw) : end : end]
 }
 
 func (r *jsonReader) wrap(err error) *Error {
@@ -88,77 +114,63 @@ func (r *jsonReader) wrap(err error) *Error {
 		}
 		return e
 	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		// The tokenizer may report the start of the enclosing value.
-		return &Error{Off: max(int32(se.Offset)-1, r.last), Msg: "JSON syntax: " + se.Error()}
-	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return &Error{Off: int32(len(r.data)), Msg: "JSON syntax: unexpected end of input"}
+	}
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) && se.Err != nil {
+		return &Error{Off: int32(se.ByteOffset), Msg: limits.CutQuoted("JSON syntax: "+se.Err.Error(), r.errs.quote)}
 	}
 	return &Error{Off: r.start(), Msg: "JSON syntax: " + err.Error()}
 }
 
 func (r *jsonReader) value(path []string) (*Node, error) {
 	off := r.start()
-	r.last = off
 	if len(path) > r.maxDepth {
 		return nil, &Error{Off: off, Msg: tooDeep(r.maxDepth)}
 	}
 	if r.values.n++; r.values.n > r.values.left {
 		return nil, &Error{Off: off, Msg: r.values.msg()}
 	}
-	tok, err := r.dec.Token()
+	n := r.node()
+	n.Off = off
+	switch r.dec.PeekKind() {
+	case '{', '[':
+		if r.dec.StackDepth() >= jsonTokenizerNesting {
+			return nil, &Error{Off: off, Msg: fmt.Sprintf("objects and arrays nest deeper than %s levels, the JSON tokenizer's limit", diag.Count(jsonTokenizerNesting))}
+		}
+		tok, err := r.dec.ReadToken()
+		if err != nil {
+			return nil, err
+		}
+		if tok.Kind() == '{' {
+			return n, r.object(n, path)
+		}
+		n.Kind, n.Inline = Array, true
+		for i := 0; r.dec.PeekKind() != ']'; i++ {
+			e, err := r.value(append(path, strconv.Itoa(i)))
+			if err != nil {
+				return nil, err
+			}
+			n.Append(e)
+		}
+		_, err = r.dec.ReadToken() // ]
+		return n, err
+	}
+	raw, err := r.dec.ReadValue()
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{KeyOff: -1, Off: off}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			n.Kind = Table
-			for r.dec.More() {
-				koff := r.start()
-				r.last = koff
-				ktok, err := r.dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				key := ktok.(string)
-				kpath := append(path, key)
-				e, err := r.value(kpath)
-				if err != nil {
-					return nil, err
-				}
-				e.Key, e.KeyOff = key, koff
-				if prev := n.Get(key); prev != nil {
-					r.errs.add(koff, kpath, r.errs.key(kpath)+" is defined twice in the same object")
-					continue
-				}
-				n.add(e)
-			}
-		case '[':
-			n.Kind, n.Inline = Array, true
-			for i := 0; r.dec.More(); i++ {
-				e, err := r.value(append(path, strconv.Itoa(i)))
-				if err != nil {
-					return nil, err
-				}
-				n.Append(e)
-			}
-		}
-		if _, err := r.dec.Token(); err != nil { // closing delimiter
-			return nil, err
-		}
-	case string:
-		n.Kind, n.Str = String, t
-	case bool:
-		n.Kind, n.Bool = Bool, t
-	case nil:
+	_, raw = r.token(raw)
+	switch raw[0] {
+	case '"':
+		n.Kind, n.Str = String, r.str(raw)
+	case 't', 'f':
+		n.Kind, n.Bool = Bool, raw[0] == 't'
+	case 'n':
 		n.Kind = Null
-	case json.Number:
-		s := string(t)
+	default:
+		s := view(raw)
 		if strings.ContainsAny(s, ".eE") {
 			f, err := strconv.ParseFloat(s, 64)
 			if err != nil {
@@ -174,4 +186,43 @@ func (r *jsonReader) value(path []string) (*Node, error) {
 		}
 	}
 	return n, nil
+}
+
+// object reads the members of object n, whose '{' was read, and its '}'.
+func (r *jsonReader) object(n *Node, path []string) error {
+	n.Kind = Table
+	for r.dec.PeekKind() != '}' {
+		raw, err := r.dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		koff, raw := r.token(raw)
+		key := r.str(raw)
+		kpath := append(path, key)
+		e, err := r.value(kpath)
+		if err != nil {
+			return err
+		}
+		e.Key, e.KeyOff = key, koff
+		if prev := n.Get(key); prev != nil {
+			r.errs.add(koff, kpath, r.errs.key(kpath)+" is defined twice in the same object")
+			continue
+		}
+		n.add(e)
+	}
+	_, err := r.dec.ReadToken() // }
+	return err
+}
+
+// str returns the text of string raw, a valid JSON string of the
+// document: without escapes, a slice of the document (see [Doc]).
+func (r *jsonReader) str(raw []byte) string {
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return view(inner)
+	}
+	// An escaped surrogate that is not half of a pair is U+FFFD, as
+	// encoding/json reads it: the error that says so is not one here.
+	b, _ := jsontext.AppendUnquote(nil, raw)
+	return view(b)
 }

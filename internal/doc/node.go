@@ -14,6 +14,7 @@ import (
 	"math"
 	"sort"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/limits"
@@ -133,6 +134,30 @@ func NewFloat(f float64) *Node {
 
 // NewBool returns a boolean node without position.
 func NewBool(b bool) *Node { return &Node{Kind: Bool, Bool: b, KeyOff: -1, Off: -1} }
+
+// slab hands out the nodes of a reader: they are allocated in blocks,
+// which spares the allocator and the garbage collector.
+type slab struct {
+	free  []Node
+	bytes uintptr // the size of the last block
+}
+
+// A block of nodes fills minSlab bytes, then twice as many as the one
+// before, up to maxSlab: a small document takes little, and a power of
+// two is a size the allocator serves without rounding up.
+const minSlab, maxSlab = 4 << 10, 32 << 10
+
+// node returns a new node without position.
+func (s *slab) node() *Node {
+	if len(s.free) == 0 {
+		s.bytes = min(max(2*s.bytes, minSlab), maxSlab)
+		s.free = make([]Node, s.bytes/unsafe.Sizeof(Node{}))
+	}
+	n := &s.free[0]
+	s.free = s.free[1:]
+	n.KeyOff, n.Off = -1, -1
+	return n
+}
 
 // Get returns the entry of table n named key, or nil.
 func (n *Node) Get(key string) *Node {
@@ -255,6 +280,11 @@ func (f Format) String() string {
 }
 
 // Doc is a parsed document: its source bytes and its tree.
+//
+// The readers do not copy what they can point at: the keys and strings of
+// a TOML or JSON tree share the memory of the data they were read from
+// (those written with escapes excepted), and so do the strings decoded
+// from the tree. The data must not change while any of them is in use.
 type Doc struct {
 	Format Format
 	Data   []byte

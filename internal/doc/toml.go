@@ -115,71 +115,23 @@ func skipTOMLString(data []byte, i int) int {
 }
 
 type tomlReader struct {
-	p         unstable.Parser
-	doc       *Doc
-	errs      errList
-	maxDepth  int
-	values    valueCount
-	exprOff   int32 // where the expression being read starts: its first key
-	current   *Node
-	depth     int      // depth of current: how many keys (and array indexes) lead to it
-	path      []string // path of current, for messages
-	keys      []string // scratch: parts of the current key
-	offs      []int32  // scratch: offsets of the parts
-	stack     []string // the key paths being read; see push
-	intern    []string // see keep
-	slab      []Node
-	slabBytes uintptr // the size of the last slab; see node
-	block     []*Node // the entries of tables and arrays; see room
-	used      int     // how much of block is taken
-	last      *Node   // the node whose entries were last taken from block
-	// With reuse (a TOMLStream's reader), the slabs are kept and their
-	// nodes handed out again after each reset.
-	reuse  bool
-	slabs  [][]Node
-	reused int // how many of slabs the nodes since the reset took
+	p        unstable.Parser
+	doc      *Doc
+	errs     errList
+	maxDepth int
+	values   valueCount
+	exprOff  int32 // where the expression being read starts: its first key
+	current  *Node
+	depth    int      // depth of current: how many keys (and array indexes) lead to it
+	path     []string // path of current, for messages
+	keys     []string // scratch: parts of the current key
+	offs     []int32  // scratch: offsets of the parts
+	stack    []string // the key paths being read; see push
+	slab
+	block []*Node // the entries of tables and arrays; see room
+	used  int     // how much of block is taken
+	last  *Node   // the node whose entries were last taken from block
 }
-
-// node returns a new node from the reader's slab: nodes are allocated in
-// blocks, which spares the allocator and the garbage collector.
-func (r *tomlReader) node() *Node {
-	if len(r.slab) == 0 {
-		r.nextSlab()
-	}
-	n := &r.slab[0]
-	r.slab = r.slab[1:]
-	if r.reuse {
-		*n = Node{}
-	}
-	n.KeyOff, n.Off = -1, -1
-	return n
-}
-
-func (r *tomlReader) nextSlab() {
-	if r.reuse && r.reused < len(r.slabs) {
-		r.slab = r.slabs[r.reused]
-		r.reused++
-		return
-	}
-	r.slabBytes = min(max(2*r.slabBytes, minSlab), maxSlab)
-	r.slab = make([]Node, r.slabBytes/unsafe.Sizeof(Node{}))
-	if r.reuse {
-		r.slabs = append(r.slabs, r.slab)
-		r.reused++
-	}
-}
-
-// reset hands the nodes and entries arrays out again from the start: the
-// nodes made before are no longer used.
-func (r *tomlReader) reset() {
-	r.slab, r.reused = nil, 0
-	r.used, r.last = 0, nil
-}
-
-// A slab of nodes fills minSlab bytes, then twice as many as the one
-// before, up to maxSlab: a small document takes little, and a power of
-// two is a size the allocator serves without rounding up.
-const minSlab, maxSlab = 4 << 10, 32 << 10
 
 // room makes room for one more entry in n.Entries, taking the array from
 // a block the reader allocates, as node does nodes: a table or an array
@@ -322,52 +274,13 @@ func (r *tomlReader) rangeOff(n *unstable.Node) int32 {
 	return int32(n.Raw.Offset)
 }
 
-// maxInterned is the length up to which string values are interned.
-const maxInterned = 16
-
-// The reader keeps the strings it made in a cache, each string in the
-// slot its hash picks, so that keys and short values that repeat (field
-// names, modes, types) are made once. A string of more than
-// maxInternedKey bytes is not kept. The cache has a slot for every
-// internBytes bytes of the document, between minIntern and maxIntern: a
-// cache of fixed size costs the same however many distinct strings the
-// document holds (a map of them grew with each tool's name, and cost more
-// than the strings).
-const (
-	maxInternedKey       = 64
-	internBytes          = 128
-	minIntern, maxIntern = 16, 512
-)
-
-func (r *tomlReader) str(b []byte) string { return r.keep(view(b)) }
-
-// keep returns a string equal to v that does not share v's memory.
-func (r *tomlReader) keep(v string) string {
-	if len(v) > maxInternedKey {
-		return strings.Clone(v)
-	}
-	if r.intern == nil {
-		n := minIntern
-		for n < maxIntern && n*internBytes < len(r.doc.Data) {
-			n *= 2
-		}
-		r.intern = make([]string, n)
-	}
-	h := uint32(2166136261) // FNV-1a
-	for i := 0; i < len(v); i++ {
-		h = (h ^ uint32(v[i])) * 16777619
-	}
-	slot := &r.intern[h&uint32(len(r.intern)-1)]
-	if *slot == v {
-		return *slot
-	}
-	s := strings.Clone(v)
-	*slot = s
-	return s
-}
+// str returns the text the parser gives for a key or a string without
+// copying it: a slice of the document, or of a buffer of the parser's own
+// that it does not reuse (the text of a string with escapes). See [Doc].
+func (r *tomlReader) str(b []byte) string { return view(b) }
 
 // view returns the bytes of b as a string without copying them: the
-// string is valid as long as b is not changed, and must not be kept.
+// string is valid as long as b is not changed.
 func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // splitKey fills r.keys and r.offs with the parts of e's key.
@@ -606,12 +519,7 @@ func (r *tomlReader) value(v *unstable.Node, path []string, depth int, at int32)
 	n.Off = off
 	switch v.Kind {
 	case unstable.String:
-		n.Kind = String
-		if len(v.Data) <= maxInterned {
-			n.Str = r.str(v.Data) // short values repeat: names, modes, types
-		} else {
-			n.Str = string(v.Data)
-		}
+		n.Kind, n.Str = String, r.str(v.Data)
 	case unstable.Bool:
 		n.Kind, n.Bool = Bool, len(v.Data) == 4 // "true"
 	case unstable.Integer:
@@ -633,7 +541,7 @@ func (r *tomlReader) value(v *unstable.Node, path []string, depth int, at int32)
 			r.fail(off, path, "%s: invalid datetime %q: %v", r.errs.key(path), v.Data, err)
 			return nil
 		}
-		n.Kind, n.Str = Datetime, string(v.Data)
+		n.Kind, n.Str = Datetime, r.str(v.Data)
 	case unstable.Array:
 		n.Kind, n.Inline = Array, true
 		it := v.Children()

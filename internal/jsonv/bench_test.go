@@ -143,11 +143,12 @@ func toolSchema(seed, n int) string {
 	return b.String()
 }
 
-// toolsList returns a tools/list result of at least size bytes.
-func toolsList(size int) []byte {
+// toolsList returns a tools/list result of at least size bytes and at
+// least tools tools.
+func toolsList(size, tools int) []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"tools":[`)
-	for i := 0; b.Len() < size; i++ {
+	for i := 0; b.Len() < size || i < tools; i++ {
 		if i > 0 {
 			b.WriteByte(',')
 		}
@@ -163,8 +164,9 @@ func benchInputs(tb testing.TB) []struct {
 	data []byte
 } {
 	small := []byte(toolSchema(0, 13))
-	large := toolsList(200 << 10)
-	for _, in := range [][]byte{small, large} {
+	large := toolsList(200<<10, 0)
+	huge := toolsList(0, 1000)
+	for _, in := range [][]byte{small, large, huge} {
 		if !json.Valid(in) {
 			tb.Fatalf("the generated input is not valid JSON: %.200s", in)
 		}
@@ -172,7 +174,7 @@ func benchInputs(tb testing.TB) []struct {
 	return []struct {
 		name string
 		data []byte
-	}{{"2KB", small}, {"200KB", large}}
+	}{{"2KB", small}, {"200KB", large}, {"1000-tools", huge}}
 }
 
 func TestBenchInputs(t *testing.T) {

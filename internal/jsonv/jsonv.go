@@ -8,7 +8,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/big"
+	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/strata-config/strata/internal/limits"
 )
 
@@ -47,7 +49,7 @@ func (o Options) Of(x any) (*Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parse(b, "", limits.Or(o.MaxDepth, limits.Depth)) // b is ours alone: no copy needed
+	return parse(b, limits.Or(o.MaxDepth, limits.Depth)) // b is ours alone: no copy needed
 }
 
 // MustOf is Of for values known to marshal.
@@ -131,19 +133,44 @@ func (v *Value) Str() (string, bool) {
 	if v == nil || v.kind != String {
 		return "", false
 	}
-	var s string
-	_ = json.Unmarshal(v.raw, &s)
-	return s, true
+	return unquote(v.raw), true
+}
+
+// unquote returns the text of raw, a valid JSON string, decoded as
+// json.Unmarshal decodes it: invalid UTF-8, and an escaped surrogate that
+// is not half of a pair, become U+FFFD.
+func unquote(raw []byte) string {
+	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner)
+	}
+	b, _ := jsontext.AppendUnquote(nil, raw) // the error says what was replaced
+	return string(b)
 }
 
 // Interface returns v as encoding/json would decode it, with numbers as
 // json.Number.
 func (v *Value) Interface() any {
-	dec := json.NewDecoder(bytes.NewReader(v.JSON()))
-	dec.UseNumber()
-	var x any
-	_ = dec.Decode(&x)
-	return x
+	switch v.kind {
+	case Bool:
+		return v.raw[0] == 't'
+	case Number:
+		return json.Number(v.raw)
+	case String:
+		return unquote(v.raw)
+	case Array:
+		out := make([]any, len(v.items))
+		for i, it := range v.items {
+			out[i] = it.Interface()
+		}
+		return out
+	case Object:
+		out := make(map[string]any, len(v.keys))
+		for i, k := range v.keys {
+			out[k] = v.items[i].Interface()
+		}
+		return out
+	}
+	return nil
 }
 
 // Clone returns a deep copy of v.

@@ -2,13 +2,14 @@ package jsonv
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"strconv"
+	"io"
 	"sync"
-	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/limits"
 )
@@ -16,10 +17,10 @@ import (
 // Parse reads one JSON value with the default [Options]. A key repeated
 // in an object is an error.
 //
-// It accepts exactly what encoding/json accepts (json.Valid), keys decoded
-// as json.Unmarshal decodes them, and nothing deeper than the default
-// limit. The Value keeps its own copy of b: the caller may reuse b
-// afterwards.
+// It accepts exactly what encoding/json accepts (json.Valid), invalid
+// UTF-8 included (a schema is data, kept as it came), keys decoded as
+// json.Unmarshal decodes them, and nothing deeper than the default limit.
+// The Value keeps its own copy of b: the caller may reuse b afterwards.
 func Parse(b []byte) (*Value, error) { return Options{}.Parse(b) }
 
 // Options bound what Parse accepts. The zero Options gives the defaults.
@@ -27,34 +28,50 @@ type Options struct {
 	// MaxDepth is how deep objects and arrays may nest: a value's path
 	// has at most MaxDepth keys and indexes. 0 means 1,000, the default of
 	// load.Limits.Depth, which a host passes on for the schemas tools
-	// describe and MCP servers answer.
+	// describe and MCP servers answer. The tokenizer goes no deeper than
+	// 10,000 levels whatever the limit.
 	MaxDepth int
 }
 
 // Parse is [Parse] within o.
 func (o Options) Parse(b []byte) (*Value, error) {
-	return parse(bytes.Clone(b), "", limits.Or(o.MaxDepth, limits.Depth))
+	return parse(bytes.Clone(b), limits.Or(o.MaxDepth, limits.Depth))
 }
 
 // MustParse is Parse for values known to be valid.
 func MustParse(s string) *Value {
-	v, err := parse([]byte(s), s, limits.Depth) // the conversion is already a copy
+	v, err := parse([]byte(s), limits.Depth) // the conversion is already a copy
 	if err != nil {
 		panic(err)
 	}
 	return v
 }
 
+// tokenizerNesting is how deep the tokenizer lets objects and arrays nest.
+const tokenizerNesting = 10_000
+
+// decoders keeps tokenizers from one parse to the next: a schema is small,
+// and a tokenizer's state costs as much as the Values of one.
+var decoders = sync.Pool{New: func() any { return new(jsontext.Decoder) }}
+
+// tokenizerOptions keep invalid UTF-8 as it came, a tool's schema being
+// data that passes through, and leave keys given twice refused, as
+// encoding/json's users would read one of them and not the other.
+var tokenizerOptions = jsontext.AllowInvalidUTF8(true)
+
 // parse reads one JSON value from data, which the Value keeps: the scalars'
-// text and the keys' text are slices of it, so nothing may change data
-// afterwards. Those slices have no spare capacity, and nothing in this
-// package writes through them. str is data as a string, or "" to have
-// parse make it if a key needs it.
-func parse(data []byte, str string, maxDepth int) (*Value, error) {
-	p := parser{data: data, str: str, maxDepth: maxDepth}
+// text and the keys' text are slices of it, and its keys share its
+// memory, so nothing may change data afterwards. Those slices have no
+// spare capacity, and nothing in this package writes through them.
+func parse(data []byte, maxDepth int) (*Value, error) {
+	dec := decoders.Get().(*jsontext.Decoder)
+	dec.Reset(bytes.NewBuffer(data), tokenizerOptions)
+	p := parser{dec: dec, data: data, str: unsafe.String(unsafe.SliceData(data), len(data)), maxDepth: maxDepth}
 	s := scratchPool.Get().(*scratch)
 	p.keys, p.keyText, p.items = s.keys[:0], s.keyText[:0], s.items[:0]
 	defer func() {
+		dec.Reset(bytes.NewBuffer(nil)) // keep nothing of data alive through the pool
+		decoders.Put(dec)
 		if cap(p.keys)+cap(p.items) > maxScratch {
 			return // let a rare huge one go
 		}
@@ -65,14 +82,12 @@ func parse(data []byte, str string, maxDepth int) (*Value, error) {
 		s.keys, s.keyText, s.items = p.keys, p.keyText, p.items
 		scratchPool.Put(s)
 	}()
-	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
-		return nil, err
+		return nil, p.wrap(err)
 	}
-	p.skipSpace()
-	if p.pos < len(p.data) {
-		return nil, p.errorf(p.pos, "unexpected data after the JSON value")
+	if off := p.skip(false); off < len(data) {
+		return nil, p.errorf(off, "unexpected data after the JSON value")
 	}
 	return v, nil
 }
@@ -88,11 +103,11 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 const maxScratch = 1 << 16
 
-// parser is a single-pass recursive descent over a []byte.
+// parser builds Values from the tokens of a jsontext.Decoder.
 type parser struct {
+	dec      *jsontext.Decoder
 	data     []byte
-	pos      int
-	str      string // data as a string, made when a key needs it
+	str      string // data as a string, sharing its memory
 	maxDepth int
 
 	// The keys and values of the objects and arrays being read, innermost
@@ -119,12 +134,13 @@ type parser struct {
 // than the rest of the input can hold (a value takes two bytes, but for a
 // digit alone).
 func (p *parser) chunk(used, need int) int {
-	rest := len(p.data) - p.pos
+	pos := int(p.dec.InputOffset())
+	rest := len(p.data) - pos
 	var est int
-	if used == 0 || p.pos == 0 {
+	if used == 0 || pos == 0 {
 		est = len(p.data) / 32 // a schema has a value every 20 bytes or so
 	} else {
-		est = int(int64(used) * int64(rest) / int64(p.pos))
+		est = int(int64(used) * int64(rest) / int64(pos))
 	}
 	return max(need, min(est+est/8+8, (rest+1)/2))
 }
@@ -171,408 +187,154 @@ func (p *parser) carveKeys(s []string, t [][]byte) ([]string, [][]byte) {
 	return ks, kt
 }
 
-// skipSpace skips JSON whitespace: space, tab, newline and carriage return.
-func (p *parser) skipSpace() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
-	}
+// token returns where the text the tokenizer just read, raw, starts in
+// data, and that text as a slice of data with no spare capacity.
+func (p *parser) token(raw []byte) (int, []byte) {
+	end := int(p.dec.InputOffset())
+	return end - len(raw), p.data[end-len(raw) : end : end]
 }
 
-// value reads a value at p.pos, which is not whitespace.
+// value reads the next value, depth keys and indexes deep.
 func (p *parser) value(depth int) (*Value, error) {
-	if depth > p.maxDepth {
-		return nil, p.errorf(p.pos, "JSON nests deeper than %s levels, the limit", diag.Count(p.maxDepth))
+	kind := p.dec.PeekKind()
+	if depth > p.maxDepth && kind != 0 {
+		return nil, p.errorf(p.next(), "JSON nests deeper than %s levels, the limit", diag.Count(p.maxDepth))
 	}
-	if p.pos >= len(p.data) {
-		return nil, p.expected("a JSON value")
-	}
-	start := p.pos
-	switch c := p.data[p.pos]; c {
+	switch kind {
 	case '{':
 		return p.object(depth)
 	case '[':
 		return p.array(depth)
+	}
+	raw, err := p.dec.ReadValue()
+	if err != nil {
+		return nil, err
+	}
+	k := Number
+	switch kind {
 	case '"':
-		if _, _, err := p.scanString(); err != nil {
-			return nil, err
-		}
-		v := p.newValue(String)
-		v.raw = p.data[start:p.pos:p.pos]
-		return v, nil
-	case 't':
-		return p.literal(Bool, "true")
-	case 'f':
-		return p.literal(Bool, "false")
+		k = String
+	case 't', 'f':
+		k = Bool
 	case 'n':
-		return p.literal(Null, "null")
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		if err := p.scanNumber(); err != nil {
-			return nil, err
-		}
-		v := p.newValue(Number)
-		v.raw = p.data[start:p.pos:p.pos]
-		return v, nil
+		k = Null
 	}
-	return nil, p.expected("a JSON value")
-}
-
-// smallObject is the number of keys up to which an object's keys are
-// checked for repeats one by one; larger objects use a map.
-const smallObject = 16
-
-func (p *parser) object(depth int) (*Value, error) {
-	p.pos++ // {
-	v := p.newValue(Object)
-	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
-		p.pos++
-		return v, nil
-	}
-	base, itemBase := len(p.keys), len(p.items)
-	var seen map[string]struct{}
-	for {
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			if len(p.keys) == base {
-				return nil, p.expected("a string key or '}' after '{'")
-			}
-			return nil, p.expected("a string key after ',' in an object")
-		}
-		start := p.pos
-		esc, ascii, err := p.scanString()
-		if err != nil {
-			return nil, err
-		}
-		key := p.key(start, esc, ascii)
-		switch {
-		case seen != nil:
-			if _, dup := seen[key]; dup {
-				return nil, p.errorf(start, "key %q appears twice in an object", key)
-			}
-			seen[key] = struct{}{}
-		default:
-			for _, k := range p.keys[base:] {
-				if k == key {
-					return nil, p.errorf(start, "key %q appears twice in an object", key)
-				}
-			}
-			if len(p.keys)-base == smallObject {
-				seen = make(map[string]struct{}, 2*smallObject)
-				for _, k := range p.keys[base:] {
-					seen[k] = struct{}{}
-				}
-				seen[key] = struct{}{}
-			}
-		}
-		p.keys = append(p.keys, key)
-		p.keyText = append(p.keyText, p.data[start:p.pos:p.pos])
-
-		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, p.expected("':' after an object key")
-		}
-		p.pos++
-		p.skipSpace()
-		e, err := p.value(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		p.items = append(p.items, e)
-
-		p.skipSpace()
-		if p.pos < len(p.data) {
-			switch p.data[p.pos] {
-			case ',':
-				p.pos++
-				p.skipSpace()
-				continue
-			case '}':
-				p.pos++
-				v.keys, v.keyText = p.carveKeys(p.keys[base:], p.keyText[base:])
-				v.items = p.carveItems(p.items[itemBase:])
-				p.keys = p.keys[:base]
-				p.keyText = p.keyText[:base]
-				p.items = p.items[:itemBase]
-				return v, nil
-			}
-		}
-		return nil, p.expected("',' or '}' after an object value")
-	}
-}
-
-func (p *parser) array(depth int) (*Value, error) {
-	p.pos++ // [
-	v := p.newValue(Array)
-	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
-		return v, nil
-	}
-	base := len(p.items)
-	for {
-		e, err := p.value(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		p.items = append(p.items, e)
-
-		p.skipSpace()
-		if p.pos < len(p.data) {
-			switch p.data[p.pos] {
-			case ',':
-				p.pos++
-				p.skipSpace()
-				continue
-			case ']':
-				p.pos++
-				v.items = p.carveItems(p.items[base:])
-				p.items = p.items[:base]
-				return v, nil
-			}
-		}
-		return nil, p.expected("',' or ']' after an array element")
-	}
-}
-
-func (p *parser) literal(k Kind, lit string) (*Value, error) {
-	start := p.pos
-	for i := 0; i < len(lit); i++ {
-		if p.pos+i >= len(p.data) || p.data[p.pos+i] != lit[i] {
-			p.pos += i
-			return nil, p.expected(fmt.Sprintf("%q (to spell %s)", lit[i], lit))
-		}
-	}
-	p.pos += len(lit)
 	v := p.newValue(k)
-	v.raw = p.data[start:p.pos:p.pos]
+	_, v.raw = p.token(raw)
 	return v, nil
 }
 
-// scanNumber skips -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
-// What follows the number is for the caller to judge.
-func (p *parser) scanNumber() error {
-	d := p.data
-	i := p.pos
-	if d[i] == '-' {
-		i++
+// open reads the '{' or '[' that starts a value.
+func (p *parser) open() error {
+	if p.dec.StackDepth() >= tokenizerNesting {
+		return p.errorf(p.next(), "JSON nests deeper than %s levels, the JSON tokenizer's limit", diag.Count(tokenizerNesting))
 	}
-	switch {
-	case i < len(d) && d[i] == '0':
-		i++
-	case i < len(d) && '1' <= d[i] && d[i] <= '9':
-		i++
-		for i < len(d) && isDigit(d[i]) {
-			i++
-		}
-	default:
-		p.pos = i
-		return p.expected("a digit after '-'")
-	}
-	if i < len(d) && d[i] == '.' {
-		i++
-		if i >= len(d) || !isDigit(d[i]) {
-			p.pos = i
-			return p.expected("a digit after the decimal point")
-		}
-		for i < len(d) && isDigit(d[i]) {
-			i++
-		}
-	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
-		i++
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
-			i++
-		}
-		if i >= len(d) || !isDigit(d[i]) {
-			p.pos = i
-			return p.expected("a digit in the exponent")
-		}
-		for i < len(d) && isDigit(d[i]) {
-			i++
-		}
-	}
-	p.pos = i
-	return nil
+	_, err := p.dec.ReadToken()
+	return err
 }
 
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-// plain marks the bytes a string holds as they are: all but the quote, the
-// backslash and control characters. Bytes of invalid UTF-8 are plain too,
-// as they are to encoding/json.
-var plain = func() (t [256]bool) {
-	for c := 0x20; c < 256; c++ {
-		t[c] = c != '"' && c != '\\'
+func (p *parser) object(depth int) (*Value, error) {
+	if err := p.open(); err != nil {
+		return nil, err
 	}
-	return t
-}()
+	v := p.newValue(Object)
+	base, itemBase := len(p.keys), len(p.items)
+	for p.dec.PeekKind() != '}' {
+		raw, err := p.dec.ReadValue() // the tokenizer refuses a key given twice
+		if err != nil {
+			return nil, err
+		}
+		start, text := p.token(raw)
+		p.keys = append(p.keys, p.key(start, text))
+		p.keyText = append(p.keyText, text)
+		e, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		p.items = append(p.items, e)
+	}
+	if _, err := p.dec.ReadToken(); err != nil { // }
+		return nil, err
+	}
+	if len(p.keys) > base {
+		v.keys, v.keyText = p.carveKeys(p.keys[base:], p.keyText[base:])
+		v.items = p.carveItems(p.items[itemBase:])
+		p.keys, p.keyText, p.items = p.keys[:base], p.keyText[:base], p.items[:itemBase]
+	}
+	return v, nil
+}
 
-// scanString skips the string at p.pos, and reports whether it holds an
-// escape and whether it is all ASCII.
-func (p *parser) scanString() (esc, ascii bool, err error) {
-	d := p.data
-	start := p.pos
-	i := p.pos + 1
-	var or byte // the bits of all plain bytes, to tell ASCII
-	for {
-		for i < len(d) && plain[d[i]] {
-			or |= d[i]
-			i++
+func (p *parser) array(depth int) (*Value, error) {
+	if err := p.open(); err != nil {
+		return nil, err
+	}
+	v := p.newValue(Array)
+	base := len(p.items)
+	for p.dec.PeekKind() != ']' {
+		e, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
 		}
-		if i >= len(d) {
-			return false, false, p.errorf(i, "the string begun at offset %d does not end", start)
-		}
-		switch c := d[i]; {
-		case c == '"':
-			p.pos = i + 1
-			return esc, or < utf8.RuneSelf, nil
-		case c == '\\':
-			esc = true
-			if i+1 >= len(d) {
-				return false, false, p.errorf(i+1, "the string begun at offset %d does not end", start)
-			}
-			switch d[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				for j := i + 2; j < i+6; j++ {
-					if j >= len(d) || unhex(d[j]) < 0 {
-						p.pos = j
-						return false, false, p.expected(`4 hexadecimal digits after \u`)
-					}
-				}
-				i += 6
-			default:
-				p.pos = i + 1
-				return false, false, p.expected(`an escape: \" \\ \/ \b \f \n \r \t or \uXXXX`)
+		p.items = append(p.items, e)
+	}
+	if _, err := p.dec.ReadToken(); err != nil { // ]
+		return nil, err
+	}
+	if len(p.items) > base {
+		v.items = p.carveItems(p.items[base:])
+		p.items = p.items[:base]
+	}
+	return v, nil
+}
+
+// key returns the key whose text, a valid JSON string, is text, at start
+// in data, decoded as json.Unmarshal decodes it. Keys without escapes and
+// of valid UTF-8, nearly all of them, are slices of p.str.
+func (p *parser) key(start int, text []byte) string {
+	if inner := text[1 : len(text)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return p.str[start+1 : start+len(text)-1]
+	}
+	return unquote(text)
+}
+
+// next returns the offset where the next token starts.
+func (p *parser) next() int { return p.skip(true) }
+
+// skip returns the offset of the first byte after what the tokenizer read
+// that is not whitespace, nor, with delims, a ',' or ':'; or len(p.data).
+func (p *parser) skip(delims bool) int {
+	off := int(p.dec.InputOffset())
+	for off < len(p.data) {
+		switch p.data[off] {
+		case ' ', '\t', '\n', '\r':
+		case ',', ':':
+			if !delims {
+				return off
 			}
 		default:
-			return false, false, p.errorf(i, "control character %s in a string; escape it", quoteByte(c))
+			return off
 		}
+		off++
 	}
+	return off
 }
 
-func unhex(c byte) rune {
+// wrap gives a problem of the tokenizer the form of parse's problems.
+func (p *parser) wrap(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return p.errorf(len(p.data), "unexpected end of input")
+	}
+	var se *jsontext.SyntacticError
 	switch {
-	case '0' <= c && c <= '9':
-		return rune(c - '0')
-	case 'a' <= c && c <= 'f':
-		return rune(c - 'a' + 10)
-	case 'A' <= c && c <= 'F':
-		return rune(c - 'A' + 10)
+	case !errors.As(err, &se) || se.Err == nil:
+		return err // one of ours
+	case se.Err == jsontext.ErrDuplicateName:
+		return p.errorf(int(se.ByteOffset), "key %q appears twice in an object", se.JSONPointer.LastToken())
 	}
-	return -1
-}
-
-// key returns the key whose text, a valid string, is p.data[start:p.pos],
-// decoded as json.Unmarshal decodes it. Keys without escapes and of valid
-// UTF-8, nearly all of them, are slices of one copy of the input made as a
-// string: one allocation for all of them.
-func (p *parser) key(start int, esc, ascii bool) string {
-	s := p.data[start+1 : p.pos-1]
-	if !esc && (ascii || utf8.Valid(s)) {
-		if p.str == "" {
-			p.str = string(p.data)
-		}
-		return p.str[start+1 : p.pos-1]
-	}
-	return unquote(s)
-}
-
-// unquote decodes the inside of a valid JSON string as encoding/json does
-// (its unquoteBytes): each byte of invalid UTF-8 becomes U+FFFD, and so
-// does a \u escape of a surrogate that is not the first of a pair.
-func unquote(s []byte) string {
-	b := make([]byte, 0, len(s)+utf8.UTFMax)
-	for r := 0; r < len(s); {
-		c := s[r]
-		switch {
-		case c == '\\':
-			switch s[r+1] {
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				rr := getu4(s[r:])
-				r += 6
-				if utf16.IsSurrogate(rr) {
-					if dec := utf16.DecodeRune(rr, getu4(s[r:])); dec != unicode.ReplacementChar {
-						r += 6
-						b = utf8.AppendRune(b, dec)
-						continue
-					}
-					rr = unicode.ReplacementChar
-				}
-				b = utf8.AppendRune(b, rr)
-				continue
-			default: // " \ /
-				b = append(b, s[r+1])
-			}
-			r += 2
-		case c < utf8.RuneSelf:
-			b = append(b, c)
-			r++
-		default:
-			rr, size := utf8.DecodeRune(s[r:])
-			b = utf8.AppendRune(b, rr)
-			r += size
-		}
-	}
-	return string(b)
-}
-
-// getu4 decodes \uXXXX at the start of s, or returns -1.
-func getu4(s []byte) rune {
-	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
-		return -1
-	}
-	var r rune
-	for _, c := range s[2:6] {
-		h := unhex(c)
-		if h < 0 {
-			return -1
-		}
-		r = r<<4 | h
-	}
-	return r
+	return p.errorf(int(se.ByteOffset), "%s", se.Err)
 }
 
 // errorf returns an error at offset off.
 func (p *parser) errorf(off int, format string, args ...any) error {
 	return fmt.Errorf("offset %d: %s", off, fmt.Sprintf(format, args...))
 }
-
-// expected returns an error at p.pos saying what was expected there, and
-// what was found.
-func (p *parser) expected(what string) error {
-	return p.errorf(p.pos, "expected %s, found %s", what, p.found())
-}
-
-// found describes what is at p.pos.
-func (p *parser) found() string {
-	if p.pos >= len(p.data) {
-		return "the end of the input"
-	}
-	c := p.data[p.pos]
-	if c < utf8.RuneSelf {
-		return quoteByte(c)
-	}
-	r, size := utf8.DecodeRune(p.data[p.pos:])
-	if r == utf8.RuneError && size == 1 {
-		return fmt.Sprintf("the byte 0x%02x", c)
-	}
-	return strconv.QuoteRune(r)
-}
-
-func quoteByte(c byte) string { return strconv.QuoteRune(rune(c)) }

@@ -1,0 +1,112 @@
+package bench
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strata-config/strata/internal/testbin"
+)
+
+// BenchmarkLoadProcess loads the five 1,000-tool layers of BenchmarkLoad
+// as whole processes, and reports the largest resident set of each
+// (maxRSS-MB) besides its time: strata merge of the five files (decode,
+// merge, and the merged layer printed), strata config with the five files
+// as --cfg layers (decode, merge and finalize, printing only the list of
+// layers), and koanf loading them (koanfload). Each iteration also runs
+// the floor, floortoml (go-toml/v2 decoding the same bytes into typed
+// structs, as BenchmarkLoad/floor-gotoml), untimed: floor-maxRSS-MB is its
+// largest resident set, x-floor-maxRSS the ratio of the two largest, and
+// x-floor the ratio of the times in the same iterations.
+func BenchmarkLoadProcess(b *testing.B) {
+	const (
+		self  = testbin.Strata
+		floor = "github.com/strata-config/strata/internal/bench/floortoml"
+		koanf = "github.com/strata-config/strata/internal/bench/koanfload"
+	)
+	bins, err := testbin.Build(self, floor, koanf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	paths, err := Files("testdata", layerCount, toolCount)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i, p := range paths {
+		if paths[i], err = filepath.Abs(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	dir := b.TempDir()
+	home, work := filepath.Join(dir, "home"), filepath.Join(dir, "work")
+	for _, d := range []string{home, work} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// No user file, no workspace: the five layers alone.
+	environ := []string{"PATH=/usr/bin:/bin", "HOME=" + home, "STRATA_CONFIG_HOME=" + home}
+	config := []string{"config", "--sources"}
+	for _, p := range paths {
+		config = append(config, "--cfg", p)
+	}
+	for _, c := range []struct {
+		name   string
+		args   []string
+		minOut int // bytes the command prints at least
+	}{
+		{"strata-merge", append([]string{bins[self], "merge"}, paths...), 500_000},
+		{"strata-config", append([]string{bins[self]}, config...), 100},
+		{"koanf", append([]string{bins[koanf]}, paths...), 1},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var most, floorMost int
+			var took, floorTook time.Duration
+			for b.Loop() {
+				rss, d := runRSS(b, c.args, environ, work, c.minOut)
+				b.StopTimer()
+				frss, fd := runRSS(b, append([]string{bins[floor]}, paths...), environ, work, 1)
+				b.StartTimer()
+				most, floorMost = max(most, rss), max(floorMost, frss)
+				took, floorTook = took+d, floorTook+fd
+			}
+			b.ReportMetric(float64(most)/1024, "maxRSS-MB")
+			b.ReportMetric(float64(floorMost)/1024, "floor-maxRSS-MB")
+			b.ReportMetric(float64(most)/float64(floorMost), "x-floor-maxRSS")
+			b.ReportMetric(float64(took)/float64(floorTook), "x-floor")
+		})
+	}
+}
+
+// runRSS runs args[0] with the rest of args, in dir, under GNU time, and
+// returns its largest resident set in KiB and how long it took; it must
+// succeed and print at least minOut bytes. (The rusage of a child started
+// by os/exec would not do: see maxRSS.)
+func runRSS(b *testing.B, args, environ []string, dir string, minOut int) (int, time.Duration) {
+	const gnuTime = "/usr/bin/time"
+	if _, err := os.Stat(gnuTime); err != nil {
+		b.Skipf("measuring memory needs GNU time: %v", err)
+	}
+	cmd := exec.Command(gnuTime, append([]string{"-f", "maxrss=%M"}, args...)...)
+	cmd.Env, cmd.Dir = environ, dir
+	var stdout counter
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	if err != nil || int(stdout) < minOut {
+		b.Fatalf("%s: %v, %d bytes of output: %.500s", filepath.Base(args[0]), err, stdout, stderr.String())
+	}
+	out := strings.TrimSpace(stderr.String())
+	kb, err := strconv.Atoi(out[strings.LastIndex(out, "maxrss=")+len("maxrss="):])
+	if err != nil {
+		b.Fatalf("GNU time said %.500q", out)
+	}
+	return kb, d
+}
