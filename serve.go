@@ -2,12 +2,16 @@ package strata
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/upstream"
+	"github.com/strata-config/strata/resolve"
 	"github.com/strata-config/strata/serve"
 )
 
@@ -57,7 +61,7 @@ func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer
 			if len(fresh) > 0 {
 				report(fresh) // a list cut by its budget, say
 			}
-			return &serve.Snapshot{Runner: r, Watch: cur.Watch()}, nil
+			return &serve.Snapshot{Runner: r, Watch: cur.Watch(), Empty: cur.whyEmpty(cat, err)}, nil
 		},
 		Warn: report,
 		// The MCP servers relay for the client: they are declared its
@@ -71,6 +75,30 @@ func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer
 	}
 	w.servers.OnChange = func(string) { srv.Invalidate() }
 	return srv.Serve(ctx, in, out)
+}
+
+// maxWhyEmpty is how many problems whyEmpty names; the others are
+// counted.
+const maxWhyEmpty = 5
+
+// whyEmpty says why cat, resolved with err, has no tools ("" when it has
+// some): the problems of loading and resolving, or that the config names
+// no tool.
+func (w *Workspace[P, R]) whyEmpty(cat *resolve.Catalog, err error) string {
+	if len(cat.Tools) > 0 {
+		return ""
+	}
+	var why []string
+	for _, e := range slices.Concat(w.Warnings(), diag.All(err), cat.Warnings) {
+		why = append(why, e.Error())
+	}
+	if len(why) == 0 {
+		return "strata serves no tools: the config names none (no [tools.<name>] with a command or source, no [mcp_servers], no discover.dirs); strata config --sources lists the files read"
+	}
+	if len(why) > maxWhyEmpty {
+		why = append(why[:maxWhyEmpty], fmt.Sprintf("and %d more", len(why)-maxWhyEmpty))
+	}
+	return "strata serves no tools: " + strings.Join(why, "; ")
 }
 
 func diagOrNil(err error) error {

@@ -13,6 +13,7 @@ package resolve
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -62,6 +63,13 @@ type Found struct {
 	// Started counts the programs discovery started.
 	Started int
 }
+
+// ErrAppliesToNothing is the cause of the warning for settings of a tool
+// that nothing defines or discovers, and whose name is close to none
+// that is: an override meant for tools that other workspaces have (a
+// user file's [tools.slugify], say). Commands may leave such warnings out
+// unless asked ([diag.Error].Err; errors.Is).
+var ErrAppliesToNothing = errors.New("the settings of a tool that is not here")
 
 // Described is a tool of a discovery directory.
 type Described struct {
@@ -256,11 +264,13 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 			} else if src.Kind == "" {
 				// Settings for a tool that nothing here defines: an override
 				// meant for tools some workspaces have.
-				hint := "give it a source and a command, or put an executable that answers --describe in a discover.dirs directory"
+				// A close name is a typo's, said always; none, settings for
+				// tools other places have (ErrAppliesToNothing).
+				hint, cause := "give it a source and a command, or put an executable that answers --describe in a discover.dirs directory", ErrAppliesToNothing
 				if c := suggest.Closest(name, b.names()); c != "" {
-					hint = "did you mean " + c + "?"
+					hint, cause = "did you mean "+c+"?", nil
 				}
-				b.warnings = append(b.warnings, &diag.Error{Severity: diag.SeverityWarning, Source: "skipped", Path: path, Msg: "no tool of this name is defined or discovered; its settings apply to nothing", Hint: hint})
+				b.warnings = append(b.warnings, &diag.Error{Severity: diag.SeverityWarning, Source: "skipped", Path: path, Msg: "no tool of this name is defined or discovered; its settings apply to nothing", Hint: hint, Err: cause})
 			} else {
 				b.fail(&diag.Error{Path: path.Append("command"), Msg: "a local tool needs a command", Hint: `write command = "my-tool {{tool}} {{context}}"`})
 			}

@@ -44,6 +44,10 @@ import (
 // catalog's fingerprint.
 const MetaFingerprint = "strata/fingerprint"
 
+// MetaEmpty is the _meta key of a tools/list result with no tools that
+// says why ([Snapshot].Empty).
+const MetaEmpty = "strata/empty"
+
 // DefaultDebounce is how long a server waits after a change for more,
 // before it resolves again.
 const DefaultDebounce = 200 * time.Millisecond
@@ -66,6 +70,10 @@ type Snapshot struct {
 	// Watch are files and directories whose change means resolving again;
 	// paths that do not exist yet count when they appear.
 	Watch []string
+	// Empty says why the catalog has no tools (an untrusted workspace, a
+	// server that did not start, nothing configured): a client that lists
+	// no tools is sent it as a warning log message (logger "strata").
+	Empty string
 }
 
 // Server serves the catalogs that Load resolves.
@@ -516,8 +524,17 @@ func (s *Server) fingerprintMiddleware(next mcp.MethodHandler) mcp.MethodHandler
 		res, err := next(ctx, method, req)
 		if r, ok := res.(*mcp.ListToolsResult); ok && err == nil {
 			s.mu.Lock()
-			fp := s.current.Runner.Catalog.Fingerprint
+			fp, empty := s.current.Runner.Catalog.Fingerprint, s.current.Empty
 			s.mu.Unlock()
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && len(r.Tools) == 0 && empty != "" {
+				// Why the list is empty, for a client that shows its log
+				// or reads the list's _meta.
+				_ = ss.Log(ctx, &mcp.LoggingMessageParams{Level: "warning", Logger: "strata", Data: empty})
+				if r.Meta == nil {
+					r.Meta = mcp.Meta{}
+				}
+				r.Meta[MetaEmpty] = empty
+			}
 			if r.Meta == nil {
 				r.Meta = mcp.Meta{}
 			}

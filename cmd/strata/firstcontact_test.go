@@ -299,3 +299,91 @@ dirs = ["../tools"]
 	}
 	golden(t, "first-ask-serve", result{stdout: out.String()})
 }
+
+// TestFirstWarningsOnce: each thing is said once, at its cause. A user
+// file's settings for tools this workspace lacks say nothing unless asked
+// (--verbose, strata config --check), so that an untrusted workspace gets
+// one line; two servers with the same tools get one warning for the pair.
+func TestFirstWarningsOnce(t *testing.T) {
+	root, environ := hostileWorkspace(t, `[mcp_servers.one]
+command = "MCPFAKE"
+args = ["-tools", "7"]
+
+[mcp_servers.two]
+command = "MCPFAKE"
+args = ["-tools", "7"]
+`, map[string]string{"home/strata/config.toml": ""})
+	user := filepath.Join(filepath.Dir(root), "home/strata/config.toml")
+	if err := os.MkdirAll(filepath.Dir(user), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(user, []byte("[tools.slugify]\nrun = \"unattended\"\n\n[tools.word_count]\nrun = \"unattended\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	code := 0
+	for _, args := range [][]string{
+		{"resolve"},
+		{"resolve", "--verbose"},
+		{"config", "--check"},
+		{"resolve", "--trust"},
+	} {
+		stdout, stderr, rc := strataIn(t, root, environ, args...)
+		if args[0] == "resolve" {
+			stdout = catalogLines(t, stdout)
+		}
+		stderr = strings.ReplaceAll(cleanOutput(stderr), filepath.Dir(root), "<dir>")
+		fmt.Fprintf(&out, "$ strata %s (exit %d)\n%s%s", strings.Join(args, " "), rc, stdout, stderr)
+		code = max(code, rc)
+	}
+	golden(t, "first-warnings-once", result{code: code, stdout: out.String()})
+}
+
+// TestFirstServeEmpty: strata serve tells its client, in a log message
+// (and in the _meta of the list), why it lists no tools, over the
+// protocol versions before and after log levels moved into each request.
+func TestFirstServeEmpty(t *testing.T) {
+	root, environ := hostileWorkspace(t, "[discover]\ndirs = [\"../tools\"]\n", map[string]string{"tools/note": noteTool})
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		for _, c := range []struct{ name, dir string }{
+			{"an untrusted workspace", root},
+			{"nothing configured", filepath.Dir(root)},
+		} {
+			cmd := exec.Command(strataBin, "serve")
+			cmd.Dir, cmd.Env = c.dir, environ
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			logs := make(chan *mcp.LoggingMessageParams, 10)
+			client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+				LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) { logs <- req.Params },
+			})
+			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				cancel()
+				t.Fatal(err)
+			}
+			params := &mcp.ListToolsParams{Meta: mcp.Meta{mcp.MetaKeyLogLevel: "info"}}
+			if version < "2026-07-28" {
+				if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+					t.Fatal(err)
+				}
+				params = nil
+			}
+			list, err := cs.ListTools(ctx, params)
+			if err != nil || len(list.Tools) != 0 {
+				t.Fatalf("%s, %s: %v, %d tools", version, c.name, err, len(list.Tools))
+			}
+			select {
+			case p := <-logs:
+				got := strings.ReplaceAll(fmt.Sprintf("%s %s: %v", p.Level, p.Logger, p.Data), filepath.Dir(root), "<dir>")
+				golden(t, "first-serve-empty-"+strings.ReplaceAll(c.name, " ", "-"), result{stdout: got + "\n"})
+				if list.Meta["strata/empty"] != p.Data {
+					t.Errorf("%s, %s: the list's _meta says %q", version, c.name, list.Meta["strata/empty"])
+				}
+			case <-ctx.Done():
+				t.Errorf("%s, %s: no log message says why the list is empty", version, c.name)
+			}
+			cs.Close()
+			cancel()
+		}
+	}
+}

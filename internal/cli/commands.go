@@ -101,12 +101,16 @@ type ResolveFlags struct {
 	OpenFlags `embed:""`
 	Refresh   bool `help:"Ask every tool again instead of using cached answers."`
 	Offline   bool `help:"Run nothing: use cached answers only."`
+	Verbose   bool `help:"Warn also of settings that apply to no tool here (a tool of your user file that this workspace lacks, say)."`
 }
 
 // ResolveCmd is strata resolve.
 type ResolveCmd struct {
 	ResolveFlags `embed:""`
 	Export       string `enum:"strata,openai,anthropic,mcp" default:"strata" help:"Output format: strata, openai, anthropic or mcp."`
+	// Check is strata config --check: every warning, and a count of the
+	// tools instead of their definitions.
+	Check bool `kong:"-"`
 }
 
 func (c *ResolveCmd) Run(e *Env) error { return e.Programs.Resolve(e, c) }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/workspace"
 	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/resolve"
 )
 
 type configCmd struct {
@@ -19,9 +21,13 @@ type configCmd struct {
 	JSON      bool   `name:"json" help:"Print JSON instead of TOML."`
 	Explain   string `placeholder:"KEY" help:"Show every layer that sets KEY, in order, and which one wins."`
 	Sources   bool   `help:"List the layers read, in order, and the files looked for."`
+	Check     bool   `help:"Resolve the tools too (running what discovery runs) and report every problem, settings that apply to no tool here included; print the count of tools."`
 }
 
 func (c *configCmd) Run(e *Env) error {
+	if c.Check {
+		return e.Programs.Resolve(e, &ResolveCmd{ResolveFlags: ResolveFlags{OpenFlags: c.OpenFlags, Verbose: true}, Check: true})
+	}
 	w, err := workspace.Load[config.Partial](e.Ctx, config.Default(), c.Settings(e))
 	if err != nil {
 		return err
@@ -126,6 +132,17 @@ func shortPrefixes() []shortPrefix {
 
 // Warn prints problems that did not fail the command.
 func Warn(e *Env, ws diag.Errors) {
+	WarnVerbose(e, ws, true)
+}
+
+// WarnVerbose is Warn, leaving out the warnings of settings that apply
+// to no tool here (resolve.ErrAppliesToNothing) unless verbose: what a
+// user file says of tools that other workspaces have is no news in this
+// one.
+func WarnVerbose(e *Env, ws diag.Errors, verbose bool) {
+	if !verbose {
+		ws = slices.DeleteFunc(slices.Clone(ws), func(w *diag.Error) bool { return errors.Is(w, resolve.ErrAppliesToNothing) })
+	}
 	if len(ws) == 0 {
 		return
 	}

@@ -92,7 +92,7 @@ func (p Programs) Call(e *cli.Env, c *cli.CallCmd) error {
 		}
 	}
 	cli.Warn(e, diag.All(err))
-	cli.Warn(e, r.Catalog.Warnings)
+	cli.WarnVerbose(e, r.Catalog.Warnings, c.Verbose)
 	res, err := r.Call(e.Ctx, c.Name, args, call.WithAnswers(answers))
 	if err != nil {
 		return err

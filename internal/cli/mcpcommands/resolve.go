@@ -71,7 +71,16 @@ func (p Programs) Resolve(e *cli.Env, c *cli.ResolveCmd) error {
 	if cat == nil {
 		return err
 	}
-	cli.Warn(e, cat.Warnings)
+	cli.WarnVerbose(e, cat.Warnings, c.Verbose)
+	if c.Check {
+		// strata config --check: the problems above, and what resolved.
+		cli.Warn(e, diag.All(err))
+		if err != nil {
+			return cli.ExitError(1)
+		}
+		_, err := fmt.Fprintf(e.Stdout, "%d tools resolve; %d warnings\n", len(cat.Tools), len(cat.Warnings))
+		return err
+	}
 	out, skipped, xerr := export.JSON(cat, export.Dialect(c.Export))
 	if xerr != nil {
 		return xerr

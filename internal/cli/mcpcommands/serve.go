@@ -69,7 +69,7 @@ func (p Programs) Serve(e *cli.Env, c *cli.ServeCmd) error {
 		if errors.As(err, &stale) {
 			fmt.Fprintln(e.Stderr, "strata: warning: the config changed and does not resolve; still serving the catalog before:")
 		}
-		cli.Warn(e, diag.All(err))
+		cli.WarnVerbose(e, diag.All(err), c.Verbose)
 	})
 	if e.Ctx.Err() != nil {
 		return nil // stopped by a signal: a clean end
