@@ -219,7 +219,8 @@ func TestConfigGolden(t *testing.T) {
 		{"config-explain-list", nil, []string{"config", "--trust", "--root", "fixtures/workspace/project/src", "--cfg", "discover.dirs+=extra", "--explain", "discover.dirs"}},
 		{"config-explain-option", nil, []string{"config", "--trust", "--root", "fixtures/workspace/project/src", "--explain", "tools.grep.options.max_count"}},
 		{"config-explain-typo", nil, []string{"config", "--trust", "--root", "fixtures/workspace", "--explain", "tools.grep.rnu"}},
-		{"config-error-env", []string{"STRATA_TOOLS_GREP_RNU=ask"}, []string{"config", "--root", "fixtures/workspace"}},
+		{"config-error-env", []string{"STRATA_TOOLS_GREP_RNU=ask", "STRATA_TOOLS_GREP_RUN=askk"}, []string{"config", "--root", "fixtures/workspace"}},
+		{"config-env-stray", []string{"STRATA_DEBUG=1", "STRATA_TOOL_GREP_RUN=skip"}, []string{"config", "--trust", "--root", "fixtures/workspace", "--explain", "tools.grep.run"}},
 		{"config-error-cfg", nil, []string{"config", "--trust", "--root", "fixtures/workspace", "--cfg", "fixtures/bad/typo.toml", "--cfg", "tools.grep.run=sometimes"}},
 	}
 	for _, tt := range tests {

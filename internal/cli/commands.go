@@ -71,6 +71,8 @@ func (f OpenFlags) Settings(e *Env) workspace.Settings {
 		TrustHint: TrustHint,
 		TrustOnce: f.Trust,
 		Input:     TerminalInput(e),
+		// A stray STRATA_ variable (STRATA_DEBUG=1) stops no command.
+		UnknownEnv: load.EnvWarn,
 	}
 }
 

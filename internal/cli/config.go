@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strata-config/strata/assign"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/workspace"
@@ -147,6 +148,11 @@ func WarnVerbose(e *Env, ws diag.Errors, verbose bool) {
 		return
 	}
 	for _, w := range bounded(ws) {
+		if errors.Is(w, assign.ErrUnknownName) {
+			c := *w
+			c.Msg += "; the variable is ignored"
+			w = &c
+		}
 		fmt.Fprintf(e.Stderr, "strata: warning: %s\n", line(w))
 	}
 }

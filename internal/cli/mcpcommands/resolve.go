@@ -30,7 +30,7 @@ func open(e *cli.Env, f cli.OpenFlags, opts ...strata.Option) (*workspace, error
 	s := f.Settings(e)
 	base := []strata.Option{
 		strata.Name(s.Name), strata.Dir(s.Dir), strata.Environ(s.Environ), strata.Cfg(s.Cfg...),
-		strata.TrustStore(s.Store), strata.TrustHint(s.TrustHint),
+		strata.TrustStore(s.Store), strata.TrustHint(s.TrustHint), strata.UnknownEnv(s.UnknownEnv),
 		strata.CacheDir(strata.DefaultCacheDir(s.Name, s.Environ)),
 	}
 	if s.TrustOnce {
