@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -148,7 +149,7 @@ func (o *overrides) param(v validator, prop *jsonv.Value, ptr string, p config.P
 	}
 	if p.Default != nil {
 		if err := v.check(p.Default, ptr); err != nil {
-			o.fail(path.Append("default"), fmt.Sprintf("the default %s does not fit the parameter's schema: %v", jsonv.MustOf(p.Default), err), "give a default the tool accepts")
+			o.fail(path.Append("default"), fmt.Sprintf("the default %s does not fit the parameter's schema: %v", jsonv.MustOf(p.Default), err), defaultHint(p.Default, path.Append("default")))
 		} else {
 			prop.Set("default", jsonv.MustOf(p.Default))
 		}
@@ -220,4 +221,16 @@ func (o *overrides) enum(v validator, prop *jsonv.Value, ptr string, values []an
 			o.forced[name] = values[0]
 		}
 	}
+}
+
+// defaultHint is the fix of a default that does not fit: a string that
+// reads as JSON of another type (500, true, [1]) was meant as that value,
+// which TOML writes without quotes and --cfg with := (key=500 is the
+// text "500").
+func defaultHint(def any, key partial.Path) string {
+	s, ok := def.(string)
+	if !ok || strings.HasPrefix(strings.TrimSpace(s), `"`) || !json.Valid([]byte(s)) {
+		return "give a default the tool accepts"
+	}
+	return fmt.Sprintf("to give it as a number, boolean, array or object rather than a string, write it without quotes in TOML (default = %s), or with := on the command line (--cfg %s:=%s)", s, key, s)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -386,4 +387,34 @@ func TestFirstServeEmpty(t *testing.T) {
 			cancel()
 		}
 	}
+}
+
+// TestFirstVersion: strata --version prints the module's version, the
+// VCS revision when the build recorded one, and the Go release.
+func TestFirstVersion(t *testing.T) {
+	stdout, stderr, code := strataIn(t, repoRoot, []string{"PATH=" + os.Getenv("PATH")}, "--version")
+	if code != 0 || stderr != "" || !regexp.MustCompile(`^strata \S+( \([0-9a-f]+(-dirty)?(, \S+)?\))? go\S+\n$`).MatchString(stdout) {
+		t.Errorf("strata --version: exit %d, %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// TestFirstDefaultHint: a default given with = on the command line is
+// text; for an integer parameter, the error says to write := (or no
+// quotes in TOML).
+func TestFirstDefaultHint(t *testing.T) {
+	root, environ := hostileWorkspace(t, "[discover]\ndirs = [\"../tools\"]\n", map[string]string{"tools/repeat": repeatTool})
+	if err := os.Chmod(filepath.Join(root, "tools/repeat"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	code := 0
+	for _, args := range [][]string{
+		{"resolve", "--trust", "--cfg", "tools.repeat.parameters.times.default=50"},
+		{"resolve", "--trust", "--cfg", "tools.repeat.parameters.times.default:=50"},
+	} {
+		stdout, stderr, rc := strataIn(t, root, environ, args...)
+		fmt.Fprintf(&out, "$ strata %s (exit %d)\n%s%s", strings.Join(args, " "), rc, catalogLines(t, stdout), stderr)
+		code = max(code, rc)
+	}
+	golden(t, "first-default-hint", result{code: code, stdout: out.String()})
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"runtime/debug"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -24,6 +25,7 @@ import (
 
 // cli is the command line.
 type cli struct {
+	Version kong.VersionFlag `help:"Print strata's version (module version and VCS revision) and exit."`
 	Config  configCmd  `cmd:"" help:"Print the final config from all sources: defaults, user, workspace and directory files, environment, --cfg."`
 	Resolve ResolveCmd `cmd:"" help:"Print the resolved tool definitions, as strata's JSON or a vendor's."`
 	Call    CallCmd    `cmd:"" help:"Validate and run one resolved tool; print its outcome."`
@@ -74,6 +76,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { panic(kongExit(code)) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Vars{"version": Version()},
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "strata: %v\n", err)
@@ -90,7 +93,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}()
 	kctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "strata: %v; see strata --help\n", err)
+		fmt.Fprintf(stderr, "strata: %v; see %s --help\n", err, commandOf(err))
 		return 2
 	}
 	e := &Env{Ctx: ctx, Stdin: stdin, Stdout: stdout, Stderr: stderr, Args: args, Programs: programs}
@@ -98,6 +101,55 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return Report(stderr, err)
 	}
 	return 0
+}
+
+// commandOf returns the command a parse error is in, for its help:
+// "strata call", or "strata" before a command is named.
+func commandOf(err error) string {
+	var pe *kong.ParseError
+	if errors.As(err, &pe) && pe.Context != nil {
+		if n := pe.Context.Selected(); n != nil {
+			return n.FullPath()
+		}
+	}
+	return "strata"
+}
+
+// Version is strata's version as the build recorded it: the module's
+// version ("(devel)" for a build of a checkout), the VCS revision and
+// whether the tree had changes, and the Go release.
+func Version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "strata (no build information)"
+	}
+	return versionOf(info)
+}
+
+// versionOf is the version info records.
+func versionOf(info *debug.BuildInfo) string {
+	v := "strata " + info.Main.Version
+	var rev, at, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "-dirty"
+			}
+		}
+	}
+	if rev != "" {
+		v += " (" + rev + dirty
+		if at != "" {
+			v += ", " + at
+		}
+		v += ")"
+	}
+	return v + " " + info.GoVersion
 }
 
 // grammar returns what kong parses args into: a [cli], or, when args
@@ -114,7 +166,7 @@ func grammar(args []string) any {
 		if a == "--" {
 			break
 		}
-		if a == "-h" || a == "--help" {
+		if a == "-h" || a == "--help" || a == "--version" {
 			return &cli{}
 		}
 	}
