@@ -26,14 +26,14 @@ import (
 // cli is the command line.
 type cli struct {
 	Version kong.VersionFlag `help:"Print strata's version (module version and VCS revision) and exit."`
-	Config  configCmd  `cmd:"" help:"Print the final config from all sources: defaults, user, workspace and directory files, environment, --cfg."`
-	Resolve ResolveCmd `cmd:"" help:"Print the resolved tool definitions, as strata's JSON or a vendor's."`
-	Call    CallCmd    `cmd:"" help:"Validate and run one resolved tool; print its outcome."`
-	Serve   ServeCmd   `cmd:"" help:"Serve the resolved tools as an MCP server over stdio."`
-	Trust   TrustCmd   `cmd:"" help:"Trust a workspace, exactly or with everything below it: let its own files apply and the programs they name run; pin a launch; list or forget what you trust."`
-	Merge   mergeCmd   `cmd:"" help:"Merge layer files in order (first lowest) and print the merged layer."`
-	Diff    diffCmd    `cmd:"" help:"Print the layer that turns FROM into TO; exit 1 when they differ."`
-	Schema  schemaCmd  `cmd:"" help:"Print the JSON Schema of the config file, for editors."`
+	Config  configCmd        `cmd:"" help:"Print the final config from all sources: defaults, user, workspace and directory files, environment, --cfg."`
+	Resolve ResolveCmd       `cmd:"" help:"Print the resolved tool definitions, as strata's JSON or a vendor's."`
+	Call    CallCmd          `cmd:"" help:"Validate and run one resolved tool; print its outcome."`
+	Serve   ServeCmd         `cmd:"" help:"Serve the resolved tools as an MCP server over stdio."`
+	Trust   TrustCmd         `cmd:"" help:"Trust a workspace, exactly or with everything below it: let its own files apply and the programs they name run; pin a launch; list or forget what you trust."`
+	Merge   mergeCmd         `cmd:"" help:"Merge layer files in order (first lowest) and print the merged layer."`
+	Diff    diffCmd          `cmd:"" help:"Print the layer that turns FROM into TO; exit 1 when they differ."`
+	Schema  schemaCmd        `cmd:"" help:"Print the JSON Schema of the config file, for editors."`
 }
 
 // Env is what a command runs with.
