@@ -15,7 +15,7 @@ import (
 // schema, a question the config answers is answered, and a pinned launch
 // runs only as pinned. MCP servers started for calls keep running until
 // Close.
-func (w *Workspace[P, R]) Call(ctx context.Context, name string, args json.RawMessage, opts ...call.Option) (*call.Result, error) {
+func (w *Workspace[P, R]) Call(ctx context.Context, name string, args json.RawMessage, opts ...call.Option) (*call.Response, error) {
 	r, err := w.Runner(ctx)
 	if r == nil {
 		return nil, err
@@ -45,16 +45,16 @@ func (w *Workspace[P, R]) Runner(ctx context.Context) (*call.Runner, error) {
 // newRunner returns a runner of cat that confirms with confirm.
 func (w *Workspace[P, R]) newRunner(cat *resolve.Catalog, confirm func(ctx context.Context, tool string, args json.RawMessage) (bool, error)) *call.Runner {
 	return &call.Runner{
-		Catalog: cat, Environ: w.environ, Pins: w.list.Pins, MCP: upstream.Caller{Servers: w.servers, Spec: w.spec},
+		Catalog: cat, Environ: w.environ, Pins: w.list.Pins, MCP: upstream.Caller{Servers: w.servers, Server: w.server},
 		Timeout: w.s.callTime, Ask: w.s.ask, Confirm: confirm, Builtin: w.s.builtin,
 	}
 }
 
-// spec is how to reach the MCP server name of the workspace.
-func (w *Workspace[P, R]) spec(name string) (upstream.Spec, bool) {
+// server is how to reach the MCP server name of the workspace.
+func (w *Workspace[P, R]) server(name string) (upstream.Server, bool) {
 	srv, ok := w.model.MCPServers[name]
 	if !ok {
-		return upstream.Spec{}, false
+		return upstream.Server{}, false
 	}
-	return w.resolver().Spec(name, srv, w.dir, w.root), true
+	return w.resolver().Server(name, srv, w.dir, w.root), true
 }

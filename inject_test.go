@@ -87,7 +87,7 @@ parameters.n = { type = "integer", allow_dash = true }
 	for _, tt := range refused {
 		args, _ := json.Marshal(tt.args)
 		res, err := w.Call(context.Background(), tt.tool, args)
-		var ce *call.Error
+		var ce *call.Refusal
 		if !errors.As(err, &ce) {
 			t.Errorf("%s %s: %+v, %v; want a refusal", tt.tool, args, res, err)
 			continue

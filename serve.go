@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/mcpserver"
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/resolve"
 	"github.com/strata-config/strata/serve"
@@ -34,8 +35,8 @@ func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer
 	}
 	first := true
 	warned := map[string]bool{} // the warnings of resolving, said once
-	srv := &serve.Server{
-		Load: func(ctx context.Context) (*serve.Snapshot, error) {
+	srv := &mcpserver.Server{
+		Load: func(ctx context.Context) (*mcpserver.Snapshot, error) {
 			cur := w
 			if !first {
 				next, err := open[P, R](ctx, w.defaults, w.s, w.servers, false)
@@ -61,9 +62,10 @@ func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer
 			if len(fresh) > 0 {
 				report(fresh) // a list cut by its budget, say
 			}
-			return &serve.Snapshot{Runner: r, Watch: cur.Watch(), Empty: cur.whyEmpty(cat, err)}, nil
+			return &mcpserver.Snapshot{Runner: r, Watch: cur.Watch(), Empty: cur.whyEmpty(cat, err)}, nil
 		},
-		Warn: report,
+		Warn:  report,
+		Stale: func(err error) { report(&serve.StaleError{Err: err}) },
 		// The MCP servers relay for the client: they are declared its
 		// sampling and elicitation capabilities (and resolved again with
 		// them, since a server may list other tools), and their log

@@ -109,12 +109,10 @@ var valueTypes = map[string]reflect.Type{
 	"resolve.ExecKind":         reflect.TypeFor[resolve.ExecKind](),
 	"resolve.Found":            reflect.TypeFor[resolve.Found](),
 	"export.Dialect":           reflect.TypeFor[export.Dialect](),
-	"export.MCPTool":           reflect.TypeFor[export.MCPTool](),
-	"call.Error":               reflect.TypeFor[call.Error](),
+	"call.Refusal":             reflect.TypeFor[call.Refusal](),
 	"call.Problem":             reflect.TypeFor[call.Problem](),
-	"call.Result":              reflect.TypeFor[call.Result](),
+	"call.Response":            reflect.TypeFor[call.Response](),
 	"call.Runner":              reflect.TypeFor[*call.Runner](),
-	"serve.Identity":           reflect.TypeFor[serve.Identity](),
 	"serve.Server":             reflect.TypeFor[*serve.Server](),
 	"serve.Snapshot":           reflect.TypeFor[serve.Snapshot](),
 	"serve.StaleError":         reflect.TypeFor[serve.StaleError](),
@@ -126,7 +124,7 @@ var valueTypes = map[string]reflect.Type{
 	"protocol.Outcome":         reflect.TypeFor[protocol.Outcome](),
 	"protocol.OutcomeType":     reflect.TypeFor[protocol.OutcomeType](),
 	"protocol.Task":            reflect.TypeFor[protocol.Task](),
-	"protocol.Tool":            reflect.TypeFor[protocol.Tool](),
+	"protocol.ToolCall":        reflect.TypeFor[protocol.ToolCall](),
 	"koanflayer.Provider":      reflect.TypeFor[*koanflayer.Provider](),
 	"partial.Secrets":          reflect.TypeFor[*partial.Secrets](),
 }
@@ -136,7 +134,7 @@ var valueTypes = map[string]reflect.Type{
 var notValues = []string{
 	"strata.Option", "partial.Defaulter", "partial.Enum", "partial.Schemer", "partial.Validator",
 	"partial.ValueMarshaler", "partial.ValueUnmarshaler", "load.Rebaser", "load.Trust",
-	"call.MCP", "call.Option", "assign.Option", "koanflayer.Option",
+	"call.MCPCaller", "call.Option", "assign.Option", "koanflayer.Option",
 }
 
 // publicPackages are the directories of the packages a host imports.

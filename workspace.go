@@ -250,7 +250,11 @@ func (w *Workspace[P, R]) Resolve(ctx context.Context) (*resolve.Catalog, error)
 	if w.catalog != nil {
 		return w.catalog, w.errs
 	}
-	cat, err := w.resolver().Resolve(ctx, w.model)
+	found, err := w.resolver().Discover(ctx, w.model)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := resolve.Build(w.model, found)
 	if cat == nil {
 		return nil, err
 	}
@@ -399,7 +403,7 @@ func (w *Workspace[P, R]) Launch(ctx context.Context, key string) (trust.Launch,
 		if srv.IsRemote() {
 			return trust.Launch{}, &diag.Error{Path: path, Msg: "a remote server (url) launches no program: there is nothing to pin"}
 		}
-		return w.resolver().Spec(name, srv, w.dir, w.root).Launch, nil
+		return w.resolver().Server(name, srv, w.dir, w.root).Launch, nil
 	}
 	return trust.Launch{}, notLaunch
 }

@@ -20,14 +20,14 @@ func (r *Runner) prepare(def resolve.Definition, args json.RawMessage) (json.Raw
 	}
 	v, err := jsonv.Parse(args)
 	if err != nil {
-		return nil, &Error{Tool: def.Name, Msg: "the arguments are not JSON: " + err.Error()}
+		return nil, &Refusal{Tool: def.Name, Msg: "the arguments are not JSON: " + err.Error()}
 	}
 	if v.Kind() != jsonv.Object {
-		return nil, &Error{Tool: def.Name, Msg: "the arguments must be a JSON object"}
+		return nil, &Refusal{Tool: def.Name, Msg: "the arguments must be a JSON object"}
 	}
 	c := r.compiled(def)
 	if c.parseErr != nil {
-		return nil, &Error{Tool: def.Name, Msg: "its input schema is not JSON: " + c.parseErr.Error()}
+		return nil, &Refusal{Tool: def.Name, Msg: "its input schema is not JSON: " + c.parseErr.Error()}
 	}
 	fillDefaults(v, c.input)
 	for _, k := range slices.Sorted(maps.Keys(def.Exec.Forced)) {
@@ -37,14 +37,14 @@ func (r *Runner) prepare(def resolve.Definition, args json.RawMessage) (json.Raw
 	}
 	out := v.JSON()
 	if c.err != nil {
-		return nil, &Error{Tool: def.Name, Msg: c.err.Error()}
+		return nil, &Refusal{Tool: def.Name, Msg: c.err.Error()}
 	}
 	problems, err := c.schema.Validate(out)
 	if err != nil {
-		return nil, &Error{Tool: def.Name, Msg: err.Error()}
+		return nil, &Refusal{Tool: def.Name, Msg: err.Error()}
 	}
 	if len(problems) > 0 {
-		e := &Error{Tool: def.Name, Msg: "invalid arguments"}
+		e := &Refusal{Tool: def.Name, Msg: "invalid arguments"}
 		for _, p := range problems {
 			e.Problems = append(e.Problems, Problem{Path: p.Path, Msg: p.Msg})
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/strata-config/strata/resolve"
 )
 
-// Argv returns the program and arguments that run a local tool with the
+// commandLine returns the program and arguments that run a local tool with the
 // tool context pc: for a JP tool its command rendered with pc, for a
 // --describe tool its executable with the call's arguments, as given, as
 // one argument (a JSON object, which starts with "{"). A relative program
@@ -21,10 +21,10 @@ import (
 //
 // A model's value (an argument, or an answer) that a JP command would
 // render as an argument of its own starting with "-", which the program
-// would read as an option, is refused with an [*Error] naming the tool
+// would read as an option, is refused with an [*Refusal] naming the tool
 // and the parameter, unless a literal -- comes before it in the command
 // or the parameter allows it (allow_dash, [resolve.Exec].AllowDash).
-func Argv(e resolve.Exec, pc protocol.Context, args json.RawMessage) ([]string, error) {
+func commandLine(e resolve.Exec, pc protocol.Context, args json.RawMessage) ([]string, error) {
 	switch e.Kind {
 	case resolve.ExecJP:
 		program, rest, err := command.Render(append([]string{e.Command.Program}, e.Command.Args...), e.Command.Shell, pc.Value(), e.DashAllowed)
@@ -51,11 +51,11 @@ func Argv(e resolve.Exec, pc protocol.Context, args json.RawMessage) ([]string, 
 }
 
 // dashError is the refusal of a model's value that would be an option.
-func dashError(e resolve.Exec, de *command.DashError) *Error {
+func dashError(e resolve.Exec, de *command.DashError) *Refusal {
 	tool := strings.TrimPrefix(e.Key, "tools.")
 	msg := fmt.Sprintf("%s starts with \"-\" and would be an argument of its own, which the program reads as an option", quote(de.Value))
 	if id, ok := strings.CutPrefix(de.Ref, "tool.answers."); ok {
-		return &Error{Tool: tool, Msg: "refused: the answer to " + id + ", " + msg,
+		return &Refusal{Tool: tool, Msg: "refused: the answer to " + id + ", " + msg,
 			Hint: "to pass such values, the tool's command writes -- before it"}
 	}
 	param, _ := strings.CutPrefix(de.Ref, "tool.arguments.")
@@ -66,7 +66,7 @@ func dashError(e resolve.Exec, de *command.DashError) *Error {
 		}
 		key = key.Append(k)
 	}
-	return &Error{Tool: tool, Msg: "refused", Problems: []Problem{{Path: jsonPath(param), Msg: msg}},
+	return &Refusal{Tool: tool, Msg: "refused", Problems: []Problem{{Path: jsonPath(param), Msg: msg}},
 		Hint: fmt.Sprintf("to pass such values, the tool's command writes -- before it, or [%s.%s] sets allow_dash = true", e.Key, key)}
 }
 

@@ -44,13 +44,13 @@ import (
 
 // Defaults of a [Runner].
 const (
-	// DefaultTimeout bounds a run of a local tool.
-	DefaultTimeout = 60 * time.Second
-	// DefaultMaxRounds bounds the runs of one call: the first and one per
+	// defaultTimeout bounds a run of a local tool.
+	defaultTimeout = 60 * time.Second
+	// defaultMaxRounds bounds the runs of one call: the first and one per
 	// question answered.
-	DefaultMaxRounds = 8
-	// DefaultMaxOutput caps what a local tool may write to stdout.
-	DefaultMaxOutput = 4 << 20
+	defaultMaxRounds = 8
+	// defaultMaxOutput caps what a local tool may write to stdout.
+	defaultMaxOutput = 4 << 20
 )
 
 // Runner runs the tools of one catalog. Its methods may be called from
@@ -65,13 +65,14 @@ type Runner struct {
 	// tool whose launch differs from its pin is not run.
 	Pins map[string]trust.Pin
 	// MCP calls the tools of MCP servers; nil fails MCP tools.
-	MCP MCP
-	// Timeout bounds each run of a local tool; 0 is DefaultTimeout. MCP
+	MCP MCPCaller
+	// Timeout bounds each run of a local tool; 0 is 60 seconds. MCP
 	// tools have their server's tool_timeout_sec.
 	Timeout time.Duration
-	// MaxOutput caps a local tool's stdout; 0 is DefaultMaxOutput.
+	// MaxOutput caps a local tool's stdout; 0 is 4 MiB.
 	MaxOutput int64
-	// MaxRounds bounds the runs of one call; 0 is DefaultMaxRounds.
+	// MaxRounds bounds the runs of one call; 0 is 8: the first
+	// run and seven questions answered.
 	MaxRounds int
 	// Ask answers a question that the config does not answer, for its
 	// target ("user" when the config does not say); ok false leaves it to
@@ -95,8 +96,8 @@ type Runner struct {
 // values that hold runners.
 func (r *Runner) Equal(o *Runner) bool { return r == o }
 
-// MCP calls tools of MCP servers for a [Runner].
-type MCP interface {
+// MCPCaller calls tools of MCP servers for a [Runner].
+type MCPCaller interface {
 	// CallTool calls tool (its name on the server) of the MCP server named
 	// server with args, a JSON object, and the _meta payload meta.
 	CallTool(ctx context.Context, server, tool string, args json.RawMessage, meta map[string]any) (*protocol.MCPResult, error)
@@ -111,8 +112,8 @@ type compiled struct {
 	err      error // why it could not be compiled
 }
 
-// Result is the outcome of a call.
-type Result struct {
+// Response is the outcome of a call.
+type Response struct {
 	protocol.Outcome
 	// MCP is the server's result of an MCP tool that answered the MCP way
 	// rather than with an Outcome: every content item, structured content
@@ -128,53 +129,53 @@ type Result struct {
 	Runs int
 }
 
-// Option changes a call.
-type Option func(*options)
+// Option changes one call; [Answers] makes one.
+type Option interface{ apply(*options) }
 
 type options struct {
 	answers map[string]any
-	ask     func(ctx context.Context, tool string, q protocol.Inquiry, target config.Target) (any, bool, error)
 	confirm func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
 }
 
-// WithConfirm confirms this call, when its tool's run mode is "ask" or
-// "edit", with confirm instead of [Runner].Confirm: an MCP server asks the
-// client that made the call, for example. confirm is given the arguments
-// the tool would run with (defaults and forced values filled in); an
-// error it returns ends the call with that error.
-func WithConfirm(confirm func(ctx context.Context, tool string, args json.RawMessage) (bool, error)) Option {
-	return func(o *options) { o.confirm = confirm }
+// confirmOption is the Option of [Confirm].
+type confirmOption func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
+
+func (c confirmOption) apply(o *options) { o.confirm = c }
+
+// Confirm confirms this call, when its tool's run mode is "ask" or
+// "edit", with confirm instead of [Runner].Confirm: an MCP server asks
+// the client that made the call, for example. confirm is given the
+// arguments the tool would run with (defaults and forced values filled
+// in); an error it returns ends the call with that error.
+func Confirm(confirm func(ctx context.Context, tool string, args json.RawMessage) (bool, error)) Option {
+	return confirmOption(confirm)
 }
 
-// WithAsk answers the questions of this call that the config does not
-// answer with ask instead of [Runner].Ask: an MCP server asks the client
-// that made the call, for example.
-func WithAsk(ask func(ctx context.Context, tool string, q protocol.Inquiry, target config.Target) (answer any, ok bool, err error)) Option {
-	return func(o *options) { o.ask = ask }
-}
+// answersOption is the Option of [Answers].
+type answersOption map[string]any
 
-// WithAnswers gives a call the answers to questions its tool asked before,
-// by question id: a call retried after needs_input.
-func WithAnswers(answers map[string]any) Option {
-	return func(o *options) {
-		for k, v := range answers {
-			o.answers[k] = v
-		}
+func (a answersOption) apply(o *options) {
+	for k, v := range a {
+		o.answers[k] = v
 	}
 }
 
+// Answers gives a call the answers to questions its tool asked before, by
+// question id: a call retried after needs_input.
+func Answers(answers map[string]any) Option { return answersOption(answers) }
+
 // Call runs the tool name with args, a JSON object (empty: no arguments).
-// The error is an [*Error] when the call is refused (an unknown tool,
+// The error is an [*Refusal] when the call is refused (an unknown tool,
 // invalid arguments, a tool that keeps asking), the error of Ask or
 // Confirm, or the context's error when it is done; a tool that fails
 // gives an error outcome, not an error.
-func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, opts ...Option) (*Result, error) {
+func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, opts ...Option) (*Response, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	o := options{answers: map[string]any{}, ask: r.Ask, confirm: r.Confirm}
+	o := options{answers: map[string]any{}, confirm: r.Confirm}
 	for _, opt := range opts {
-		opt(&o)
+		opt.apply(&o)
 	}
 	def, ok := r.Catalog.Tool(name)
 	if !ok {
@@ -184,14 +185,14 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Arguments: args, Answers: o.answers}
+	res := &Response{Arguments: args, Answers: o.answers}
 	switch def.Run {
 	case config.RunSkip:
 		res.Outcome = protocol.Outcome{Type: protocol.Failure, Message: name + " was not run: the config says run = \"skip\""}
 		return res, nil
 	case config.RunAsk, config.RunEdit:
 		if o.confirm == nil {
-			return nil, &Error{Tool: name, Msg: fmt.Sprintf("its run mode is %q, and the host has no way to ask (Runner.Confirm is nil)", def.Run),
+			return nil, &Refusal{Tool: name, Msg: fmt.Sprintf("its run mode is %q, and the host has no way to ask (Runner.Confirm is nil)", def.Run),
 				Hint: `set run = "unattended" for the tool, or give the Runner a Confirm`}
 		}
 		ok, err := o.confirm(ctx, name, args)
@@ -209,7 +210,7 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 	}
 	maxRounds := r.MaxRounds
 	if maxRounds <= 0 {
-		maxRounds = DefaultMaxRounds
+		maxRounds = defaultMaxRounds
 	}
 	asked := map[string]int{}
 	for {
@@ -233,21 +234,21 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 		q := *out.Question
 		asked[q.ID]++
 		if res.Runs >= maxRounds {
-			return nil, &Error{Tool: name, Msg: fmt.Sprintf("the tool kept asking: %d runs, the question %s asked %d times; the answers given do not satisfy it", res.Runs, q.ID, asked[q.ID])}
+			return nil, &Refusal{Tool: name, Msg: fmt.Sprintf("the tool kept asking: %d runs, the question %s asked %d times; the answers given do not satisfy it", res.Runs, q.ID, asked[q.ID])}
 		}
 		cq := def.Questions[q.ID]
 		if cq.Answer != nil {
 			res.Answers[q.ID] = cq.Answer
 			continue
 		}
-		if o.ask == nil {
+		if r.Ask == nil {
 			return res, nil
 		}
 		target := cq.Target
 		if target == "" {
 			target = config.TargetUser
 		}
-		answer, ok, err := o.ask(ctx, name, q, target)
+		answer, ok, err := r.Ask(ctx, name, q, target)
 		if err != nil {
 			return nil, err
 		}
@@ -264,7 +265,7 @@ func (r *Runner) unknown(name string) error {
 	for i, d := range r.Catalog.Tools {
 		names[i] = d.Name
 	}
-	e := &Error{Tool: name, Msg: "no such tool in the catalog"}
+	e := &Refusal{Tool: name, Msg: "no such tool in the catalog"}
 	if s := suggest.Closest(name, names); s != "" {
 		e.Hint = "did you mean " + s + "?"
 	}
@@ -291,8 +292,8 @@ func (r *Runner) run(ctx context.Context, def resolve.Definition, pc protocol.Co
 
 // runLocal runs a JP or --describe tool.
 func (r *Runner) runLocal(ctx context.Context, def resolve.Definition, pc protocol.Context, args json.RawMessage) (protocol.Outcome, error) {
-	argv, err := Argv(def.Exec, pc, args)
-	var refused *Error
+	argv, err := commandLine(def.Exec, pc, args)
+	var refused *Refusal
 	if errors.As(err, &refused) {
 		refused.Tool = def.Name
 		return protocol.Outcome{}, refused
@@ -322,13 +323,13 @@ func (r *Runner) runLocal(ctx context.Context, def resolve.Definition, pc protoc
 	}
 	timeout := r.Timeout
 	if timeout <= 0 {
-		timeout = DefaultTimeout
+		timeout = defaultTimeout
 	}
 	maxOut := r.MaxOutput
 	if maxOut <= 0 {
-		maxOut = DefaultMaxOutput
+		maxOut = defaultMaxOutput
 	}
-	res, err := procs.Run(ctx, procs.Spec{
+	res, err := procs.Run(ctx, procs.Invocation{
 		Program: argv[0], Args: argv[1:], Dir: def.Exec.Dir, Private: def.Exec.Private, Env: procs.Env(r.environ(), def.Exec.Env, def.Exec.EnvVars),
 		Timeout: timeout, MaxStdout: maxOut,
 	})
@@ -410,9 +411,9 @@ func firstLine(s string) string {
 	return s
 }
 
-// Error is a call refused: an unknown tool, invalid arguments, or a tool
+// Refusal is a call refused: an unknown tool, invalid arguments, or a tool
 // that keeps asking.
-type Error struct {
+type Refusal struct {
 	// Tool is the tool called.
 	Tool string
 	// Msg says what is wrong.
@@ -435,7 +436,7 @@ func (p Problem) String() string { return p.Path + ": " + p.Msg }
 
 // Error returns the problem on one line: "call read: invalid arguments:
 // $.path: missing property; $.n: must be >= 0".
-func (e *Error) Error() string {
+func (e *Refusal) Error() string {
 	var b strings.Builder
 	b.WriteString("call " + e.Tool + ": " + e.Msg)
 	for i, p := range e.Problems {
@@ -454,7 +455,7 @@ func (e *Error) Error() string {
 
 // Lines returns the problem for people, one line each: the first says what
 // is wrong, the others give each problem of the arguments.
-func (e *Error) Lines() []string {
+func (e *Refusal) Lines() []string {
 	first := "call " + e.Tool + ": " + e.Msg
 	if e.Hint != "" {
 		first += "; " + e.Hint

@@ -66,18 +66,22 @@ func runner(t *testing.T, root, src string) *call.Runner {
 	servers := &upstream.Servers{}
 	t.Cleanup(func() { servers.Close() })
 	r := &discover.Resolver{Root: root, Environ: environ, Servers: servers}
-	cat, err := r.Resolve(context.Background(), c)
+	found, err := r.Discover(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := resolve.Build(c, found)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(cat.Warnings) > 0 {
 		t.Fatalf("warnings: %v", cat.Warnings)
 	}
-	spec := func(name string) (upstream.Spec, bool) {
+	spec := func(name string) (upstream.Server, bool) {
 		srv, ok := c.MCPServers[name]
-		return r.Spec(name, srv, root, root), ok
+		return r.Server(name, srv, root, root), ok
 	}
-	return &call.Runner{Catalog: cat, Environ: environ, MCP: upstream.Caller{Servers: servers, Spec: spec}, Timeout: 5 * time.Second, Confirm: yes}
+	return &call.Runner{Catalog: cat, Environ: environ, MCP: upstream.Caller{Servers: servers, Server: spec}, Timeout: 5 * time.Second, Confirm: yes}
 }
 
 // yes confirms every call.
@@ -106,11 +110,11 @@ func describe(name, params, body string) string {
 // echoTool prints its JSON argument.
 var echoTool = describe("echo", `{"type":"object","properties":{"path":{"type":"string","minLength":1},"count":{"type":"integer","minimum":0,"default":3},"opts":{"type":"object","properties":{"deep":{"type":"boolean","default":false},"mode":{"enum":["a","b"]}}},"tags":{"type":"array","items":{"type":"string"}}},"required":["path"],"additionalProperties":false}`, `printf '%s' "$1"`)
 
-func callErr(t *testing.T, err error) *call.Error {
+func callErr(t *testing.T, err error) *call.Refusal {
 	t.Helper()
-	var ce *call.Error
+	var ce *call.Refusal
 	if !errors.As(err, &ce) {
-		t.Fatalf("error %v (%T), want a *call.Error", err, err)
+		t.Fatalf("error %v (%T), want a *call.Refusal", err, err)
 	}
 	return ce
 }
@@ -342,7 +346,7 @@ func TestQuestions(t *testing.T) {
 	t.Run("answers of an earlier call", func(t *testing.T) {
 		root := workspace(t, map[string]string{"notes.txt": "one\ntwo\nthree\n"})
 		r := runner(t, root, modify(""))
-		res, err := r.Call(context.Background(), "fs_modify_file", json.RawMessage(modifyArgs), call.WithAnswers(map[string]any{"apply_changes": true}))
+		res, err := r.Call(context.Background(), "fs_modify_file", json.RawMessage(modifyArgs), call.Answers(map[string]any{"apply_changes": true}))
 		if err != nil || res.Type != protocol.Success || res.Runs != 1 {
 			t.Fatalf("%+v, %v", res, err)
 		}
@@ -429,12 +433,12 @@ func TestRunModes(t *testing.T) {
 		t.Errorf("confirmed: %+v, %v", res, err)
 	}
 	// A call's own confirm is asked instead of the runner's.
-	no := call.WithConfirm(func(context.Context, string, json.RawMessage) (bool, error) { return false, nil })
+	no := call.Confirm(func(context.Context, string, json.RawMessage) (bool, error) { return false, nil })
 	if res, err = r.Call(context.Background(), "echo", json.RawMessage(`{"path":"p"}`), no); err != nil || res.Type != protocol.Failure {
 		t.Errorf("declined by the call's confirm: %+v, %v", res, err)
 	}
 	r.Confirm = nil
-	if res, err = r.Call(context.Background(), "echo", json.RawMessage(`{"path":"p"}`), call.WithConfirm(yes)); err != nil || res.Type != protocol.Success {
+	if res, err = r.Call(context.Background(), "echo", json.RawMessage(`{"path":"p"}`), call.Confirm(yes)); err != nil || res.Type != protocol.Success {
 		t.Errorf("confirmed by the call's confirm, the runner having none: %+v, %v", res, err)
 	}
 	if _, err := os.Stat(filepath.Join(root, "ran")); err == nil {
@@ -523,7 +527,7 @@ parameters.odd-name = { type = "string" }
 		{"odd", `{"odd-name":"--x"}`, `call odd: refused: $["odd-name"]: "--x" starts with "-" and would be an argument of its own, which the program reads as an option; to pass such values, the tool's command writes -- before it, or [tools.odd.parameters.odd-name] sets allow_dash = true`},
 	} {
 		_, err := r.Call(context.Background(), tt.tool, json.RawMessage(tt.args))
-		var ce *call.Error
+		var ce *call.Refusal
 		if !errors.As(err, &ce) || err.Error() != tt.want {
 			t.Errorf("%s %s:\n got %v\nwant %s", tt.tool, tt.args, err, tt.want)
 		}

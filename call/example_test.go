@@ -29,7 +29,7 @@ printf '%s' "$1"
 
 // Call fills in the defaults the config gives, validates the arguments
 // against the tool's schema and runs the tool. Arguments the tool cannot
-// take are refused before anything runs, with an *Error that lists every
+// take are refused before anything runs, with an *Refusal that lists every
 // problem at its JSONPath; so is a tool that is not in the catalog.
 func ExampleRunner_Call() {
 	root, _ := os.MkdirTemp("", "workspace")
@@ -66,7 +66,7 @@ parameters.unit = { default = "celsius" }
 	fmt.Println(res.Type, res.Content)
 
 	_, err = runner.Call(context.Background(), "get_weather", json.RawMessage(`{"unit": "kelvin", "days": 3}`))
-	var ce *call.Error
+	var ce *call.Refusal
 	if errors.As(err, &ce) {
 		fmt.Println(ce.Msg)
 		for _, p := range ce.Problems {
@@ -180,7 +180,7 @@ questions.apply_changes = { target = "user" }
 // Without Ask, a question ends the call with the needs_input outcome; the
 // caller (a model, an MCP client) answers it and calls again, with the
 // answer.
-func ExampleWithAnswers() {
+func ExampleAnswers() {
 	runner, err := editRunner(`
 [tools.edit]
 source = "builtin"
@@ -198,7 +198,7 @@ questions.apply_changes = { target = "assistant" }
 	}
 	fmt.Println(res.Type, res.Question.ID, res.Question.AnswerType)
 
-	res, err = runner.Call(context.Background(), "edit", args, call.WithAnswers(map[string]any{"apply_changes": true}))
+	res, err = runner.Call(context.Background(), "edit", args, call.Answers(map[string]any{"apply_changes": true}))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -9,10 +9,10 @@ import (
 	"github.com/strata-config/strata/resolve"
 )
 
-// JSON writes the catalog as a vendor expects it: here as OpenAI's
+// Marshal writes the catalog as a vendor expects it: here as OpenAI's
 // functions. A tool whose text the config does not change keeps its
 // description as the tool wrote it.
-func ExampleJSON() {
+func ExampleMarshal() {
 	echo := resolve.Discovered{Name: "echo", Description: "Repeat a text. The text comes back as it was given.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)}
 	cfg := config.Default()
@@ -22,7 +22,7 @@ func ExampleJSON() {
 		fmt.Println(err)
 		return
 	}
-	out, _, err := export.JSON(cat, export.OpenAI)
+	out, _, err := export.Marshal(cat, export.OpenAI)
 	if err != nil {
 		fmt.Println(err)
 		return

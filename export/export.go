@@ -28,9 +28,6 @@ const (
 	MCP       Dialect = "mcp"
 )
 
-// Dialects lists the dialects JSON writes.
-func Dialects() []Dialect { return []Dialect{Strata, OpenAI, Anthropic, MCP} }
-
 // nameRule is a dialect's rule for tool names: 1 to max ASCII letters,
 // digits and the bytes of extra, or, with graphic, 1 to max characters
 // that show as themselves (termtext.Graphic). (A check, not a regular
@@ -112,7 +109,7 @@ func Refused(f Dialect, d resolve.Definition) *diag.Error {
 // (the summary is a short form of it, never added to it).
 func modelText(d resolve.Definition) string { return d.Description }
 
-// JSON writes the catalog c in dialect f, as indented JSON. A tool whose
+// Marshal writes the catalog c in dialect f, as indented JSON. A tool whose
 // name a vendor's dialect does not take is left out of it, and skipped
 // says so (see [Refused]); the others are written. strata's own dialect
 // writes the catalog whole: the names its tools and servers give were
@@ -120,7 +117,7 @@ func modelText(d resolve.Definition) string { return d.Description }
 // are the user's. The JSON escapes the characters a terminal acts on
 // that JSON leaves raw (C1 controls, bidirectional formatting), so it
 // prints safely and means the same to a parser.
-func JSON(c *resolve.Catalog, f Dialect) (out []byte, skipped diag.Errors, err error) {
+func Marshal(c *resolve.Catalog, f Dialect) (out []byte, skipped diag.Errors, err error) {
 	tools := c.Tools
 	if f != Strata && f != "" {
 		tools = nil
@@ -202,8 +199,8 @@ func renameHint(d resolve.Definition) string {
 	return text
 }
 
-// MCPTool is a tool as MCP's tools/list gives it.
-type MCPTool struct {
+// mcpTool is a tool as MCP's tools/list gives it.
+type mcpTool struct {
 	Name         string          `json:"name"`
 	Title        string          `json:"title,omitempty"`
 	Description  string          `json:"description,omitempty"`
@@ -214,7 +211,8 @@ type MCPTool struct {
 
 // MCPToolJSON returns the tool d as MCP's tools/list gives it, as JSON: the
 // upstream tool as its server listed it, every key kept, when the config
-// changed nothing of it but its name; otherwise the tool strata resolved.
+// changed nothing of it but its name; otherwise the tool strata resolved,
+// its summary and description joined into the description.
 func MCPToolJSON(d resolve.Definition) json.RawMessage {
 	if len(d.Upstream) > 0 {
 		if v, err := jsonv.Parse(d.Upstream); err == nil && v.Kind() == jsonv.Object {
@@ -222,12 +220,6 @@ func MCPToolJSON(d resolve.Definition) json.RawMessage {
 			return json.RawMessage(v.JSON())
 		}
 	}
-	b, _ := json.Marshal(MCPToolOf(d))
+	b, _ := json.Marshal(mcpTool{Name: d.Name, Title: d.Title, Description: modelText(d), InputSchema: d.InputSchema, OutputSchema: d.OutputSchema, Annotations: d.Annotations})
 	return b
-}
-
-// MCPToolOf returns the tool d as MCP's tools/list gives it, from what
-// strata resolved (see MCPToolJSON for the upstream tool as it was).
-func MCPToolOf(d resolve.Definition) MCPTool {
-	return MCPTool{Name: d.Name, Title: d.Title, Description: modelText(d), InputSchema: d.InputSchema, OutputSchema: d.OutputSchema, Annotations: d.Annotations}
 }

@@ -27,12 +27,12 @@ const (
 
 // Context is what a tool receives: the call and its environment.
 type Context struct {
-	Tool    Tool `json:"tool"`
-	Context Task `json:"context"`
+	Tool    ToolCall `json:"tool"`
+	Context Task     `json:"context"`
 }
 
-// Tool is the call: which tool, with what.
-type Tool struct {
+// ToolCall is the call: which tool, with what.
+type ToolCall struct {
 	Name      string         `json:"name"`
 	Arguments map[string]any `json:"arguments"`
 	Answers   map[string]any `json:"answers"`
@@ -56,7 +56,7 @@ func NewContext(action Action, root, name string, arguments, answers, options ma
 		return m
 	}
 	return Context{
-		Tool:    Tool{Name: name, Arguments: orEmpty(arguments), Answers: orEmpty(answers), Options: orEmpty(options)},
+		Tool:    ToolCall{Name: name, Arguments: orEmpty(arguments), Answers: orEmpty(answers), Options: orEmpty(options)},
 		Context: Task{Action: action, Root: root},
 	}
 }

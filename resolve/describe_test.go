@@ -75,7 +75,7 @@ func TestDescriptionOverrides(t *testing.T) {
 				t.Errorf("summary and description (-want +got):\n%s", diff)
 			}
 			for _, f := range []export.Dialect{export.OpenAI, export.Anthropic, export.MCP} {
-				b, _, err := export.JSON(c, f)
+				b, _, err := export.Marshal(c, f)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -13,10 +13,10 @@ import (
 	"github.com/strata-config/strata/partial"
 )
 
-// overrides applies a tool's configuration on top of what it discovered,
-// under the rules of DESIGN.md: the user's text replaces (with
-// {{description}} standing for the discovered one), the discovered schema
-// stays the base, and an override may tighten it but never loosen it.
+// overrides applies a tool's configuration on top of what it discovered:
+// the user's text replaces (with {{description}} standing for the
+// discovered one), the discovered schema stays the base, and an override
+// may tighten it but never loosen it.
 type overrides struct {
 	path   partial.Path // tools.<name>
 	errs   diag.Errors

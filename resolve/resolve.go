@@ -1,10 +1,11 @@
 // Package resolve turns a tool configuration and what its tools say about
-// themselves into the tool definitions a model receives: the [Catalog].
+// themselves into the tool definitions a model receives, the [Catalog],
+// and runs nothing to do it.
 //
 // What tools say about themselves (JP's schema action, --describe
 // executables, MCP servers' tools/list, the host's builtins) is gathered
-// first, by running them, into a [Found]; [Build] then applies the user's
-// configuration under DESIGN.md's override rules: the user's text replaces
+// first, by running them (the root's Workspace does), into a [Found];
+// [Build] then applies the user's configuration: the user's text replaces
 // the discovered text ({{description}} standing for it), the discovered
 // schema stays the base, kept losslessly, and an override may tighten it
 // but never loosen it. Build runs nothing: the same config and the same

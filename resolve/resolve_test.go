@@ -183,7 +183,7 @@ func TestRenameHint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, skipped, err := export.JSON(c, export.OpenAI)
+	out, skipped, err := export.Marshal(c, export.OpenAI)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,10 +206,10 @@ func TestRenameHint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, skipped, err := export.JSON(c, export.OpenAI); err != nil || skipped != nil {
+	if _, skipped, err := export.Marshal(c, export.OpenAI); err != nil || skipped != nil {
 		t.Errorf("after the rename: %v, %v", err, skipped)
 	}
-	if b, _, _ := export.JSON(c, export.OpenAI); strings.Contains(string(b), "list.dir\"") {
+	if b, _, _ := export.Marshal(c, export.OpenAI); strings.Contains(string(b), "list.dir\"") {
 		t.Error("the original name is still exported")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -50,19 +51,23 @@ func ExampleServer() {
 		},
 	}
 
+	// The server reads the client's messages from in and writes its own
+	// to out, as over a process's stdin and stdout.
 	ctx, cancel := context.WithCancel(context.Background())
-	clientTransport, serverTransport := mcp.NewInMemoryTransports()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx, serverTransport) }()
+	go func() { done <- s.Serve(ctx, inR, outW); outW.Close() }()
 	defer func() {
 		cancel()
+		inW.Close()
 		if err := <-done; err != nil && ctx.Err() == nil {
-			fmt.Println("Run:", err)
+			fmt.Println("Serve:", err)
 		}
 	}()
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "example", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, clientTransport, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,16 +1,19 @@
-// Package serve serves a resolved catalog as an MCP server: tools/list is
-// the catalog, with the user's overrides applied (renamed tools, narrowed
-// enums, rewritten descriptions), and tools/call goes through [call], so
-// that any MCP client gets the user's curated tools, whichever protocol
-// each speaks underneath.
+// Package serve serves a resolved catalog to any MCP client over stdio:
+// tools/list is the catalog, with the user's overrides applied (renamed
+// tools, narrowed enums, rewritten descriptions), and tools/call goes
+// through [call], so that any MCP client gets the user's curated tools,
+// whichever protocol each speaks underneath. A host with a
+// strata.Workspace serves with its Serve method, which also relays for
+// the MCP servers behind the catalog; a [Server] serves a catalog the
+// host resolved in its own way.
 //
 // The server's identity is the catalog's fingerprint (same tools, same
-// id): it is the version in serverInfo, and every tools/list result
-// carries the current one in _meta under [MetaFingerprint]. When a watched
-// file or directory changes (a config file, a discovery directory, a tool's
-// program), or [Server.Invalidate] is called, the catalog is resolved
-// again; when it changed, the tools are replaced and the client is sent
-// notifications/tools/list_changed.
+// id): it is the version in serverInfo, every tools/list result carries
+// the current one in _meta under [MetaFingerprint], and seed 002's
+// server/identity is answered with a UUID derived from it. When a watched
+// file or directory changes, or [Server.Invalidate] is called, the
+// catalog is resolved again; when it changed, the tools are replaced and
+// the client is sent notifications/tools/list_changed.
 //
 // Calls carry the JP tool protocol both ways: the answers of a call
 // retried after needs_input are read from _meta."computer.jp/tool".answers,
@@ -21,36 +24,35 @@ package serve
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/strata-config/strata/call"
-	"github.com/strata-config/strata/config"
-	"github.com/strata-config/strata/export"
-	"github.com/strata-config/strata/internal/mcpclient"
-	"github.com/strata-config/strata/internal/tomltext"
-	"github.com/strata-config/strata/protocol"
-	"github.com/strata-config/strata/resolve"
+	"github.com/strata-config/strata/internal/mcpserver"
 )
 
 // MetaFingerprint is the _meta key of tools/list results that holds the
 // catalog's fingerprint.
-const MetaFingerprint = "strata/fingerprint"
+const MetaFingerprint = mcpserver.MetaFingerprint
 
 // MetaEmpty is the _meta key of a tools/list result with no tools that
 // says why ([Snapshot].Empty).
-const MetaEmpty = "strata/empty"
+const MetaEmpty = mcpserver.MetaEmpty
 
-// DefaultDebounce is how long a server waits after a change for more,
-// before it resolves again.
-const DefaultDebounce = 200 * time.Millisecond
+// Snapshot is one resolution: what a server serves until the next.
+type Snapshot struct {
+	// Runner runs the calls; its Catalog is what tools/list lists.
+	Runner *call.Runner
+	// Watch are files and directories whose change means resolving again;
+	// paths that do not exist yet count when they appear.
+	Watch []string
+	// Empty says why the catalog has no tools (an untrusted workspace, a
+	// server that did not start, nothing configured): a client that lists
+	// no tools is sent it as a warning log message (logger "strata"), and
+	// the list's _meta holds it under [MetaEmpty].
+	Empty string
+}
 
 // StaleError is told to Warn when the catalog does not resolve again after
 // a change: the catalog before is still served.
@@ -63,489 +65,60 @@ func (e *StaleError) Error() string {
 // Unwrap returns the problem of the resolution.
 func (e *StaleError) Unwrap() error { return e.Err }
 
-// Snapshot is one resolution: what a server serves until the next.
-type Snapshot struct {
-	// Runner runs the calls; its Catalog is what tools/list lists.
-	Runner *call.Runner
-	// Watch are files and directories whose change means resolving again;
-	// paths that do not exist yet count when they appear.
-	Watch []string
-	// Empty says why the catalog has no tools (an untrusted workspace, a
-	// server that did not start, nothing configured): a client that lists
-	// no tools is sent it as a warning log message (logger "strata").
-	Empty string
-}
-
 // Server serves the catalogs that Load resolves.
 type Server struct {
 	// Load resolves the catalog. It is called when the server starts, and
 	// again after every change; a failure keeps the catalog being served
-	// (and is told to Warn).
+	// (and is told to Warn as a [StaleError]).
 	Load func(ctx context.Context) (*Snapshot, error)
 	// Warn is told the problems that do not stop the server: a reload
 	// that failed, a tool that cannot be served; nil drops them.
 	Warn func(error)
 	// Debounce is how long to wait after a change for more before
-	// resolving again; 0 is DefaultDebounce.
+	// resolving again; 0 is 200 milliseconds.
 	Debounce time.Duration
-	// Client, when not nil, is told the client once it has said who it is
-	// (its capabilities, which MCP servers relayed to may be declared),
-	// before anything else of the client is answered; when it returns
-	// true, the catalog is resolved again first (what the MCP servers list
-	// may depend on what the client can answer).
-	Client func(ctx context.Context, ss *mcp.ServerSession) (reload bool)
-	// LogLevel, when not nil, is told the log level the client asks for
-	// (logging/setLevel), to pass on to the MCP servers relayed to.
-	LogLevel func(ctx context.Context, level mcp.LoggingLevel)
 
-	mu      sync.Mutex
-	current *Snapshot
-	served  map[string]string          // the tools served: name -> their JSON
-	wire    map[string]json.RawMessage // the same, as they go on the wire
-	mcp     *mcp.Server
-	changes chan struct{}
-
-	runCtx     context.Context // Run's
-	watch      *watcher
-	loadMu     sync.Mutex // one resolution at a time, installed in order
-	clientOnce sync.Once
-	pmu        sync.Mutex
-	pendings   map[string]*pending // relayed calls waiting for the client
+	once sync.Once
+	s    *mcpserver.Server
 }
 
 // Equal reports whether s and o are the same server, a handle with a
 // running session. It lets go-cmp compare values that hold servers.
 func (s *Server) Equal(o *Server) bool { return s == o }
 
-// Invalidate asks for the catalog to be resolved again, as a change of a
-// watched file does (for an MCP server whose tools changed, say).
-func (s *Server) Invalidate() {
-	select {
-	case s.changes <- struct{}{}:
-	default:
-	}
-}
-
-// Serve serves over in and out, newline-delimited JSON-RPC as MCP's
-// stdio transport is, until ctx is done or the client goes away. A line
-// that is not JSON is answered with a parse error (-32700) and the session
-// goes on; a request before initialize is answered with an
-// invalid-request error (-32600); seed 002's server/identity is answered
-// ([IdentityMethod]).
-func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	return s.Run(ctx, &stdio{in: in, out: out, identity: s.identity, wire: s.wireTools})
-}
-
-// Identity is the answer to server/identity: who the server is, by its
-// catalog.
-type Identity struct {
-	// ServerID is a UUID derived from the catalog's fingerprint: the same
-	// tools with the same definitions, the same id.
-	ServerID        string `json:"server_id"`
-	ToolsCount      int    `json:"tools_count"`
-	ProtocolVersion string `json:"protocol_version"`
-}
-
-// wireTools returns the JSON of the tools served now, by name.
-func (s *Server) wireTools() map[string]json.RawMessage {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.wire
-}
-
-// identity answers server/identity with the catalog served now.
-func (s *Server) identity() any {
-	s.mu.Lock()
-	cat := s.current.Runner.Catalog
-	s.mu.Unlock()
-	return Identity{ServerID: UUID(cat.Fingerprint), ToolsCount: len(cat.Tools), ProtocolVersion: "1.0"}
-}
-
-// UUID derives a UUID (version 8, RFC 9562's custom version) from a
-// fingerprint: the first 16 bytes of its SHA-256.
-func UUID(fingerprint string) string {
-	sum := sha256.Sum256([]byte(fingerprint))
-	b := sum[:16]
-	b[6] = b[6]&0x0f | 0x80 // version 8
-	b[8] = b[8]&0x3f | 0x80 // the RFC's variant
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
-
-// Run serves over t until ctx is done or the client goes away; see Serve
-// for stdio.
-func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
-	s.changes = make(chan struct{}, 1)
-	cat, err := s.Load(ctx)
-	if err != nil {
-		return err
-	}
-	fp := cat.Runner.Catalog.Fingerprint
-	s.mcp = mcp.NewServer(&mcp.Implementation{
-		Name:        "strata",
-		Title:       "strata: resolved tools",
-		Version:     fp,
-		Description: "The tools of a strata catalog; the version is the catalog's fingerprint.",
-	}, &mcp.ServerOptions{
-		// Logging: the log messages of the MCP servers relayed to.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}},
-	})
-	s.mcp.AddReceivingMiddleware(s.fingerprintMiddleware, s.clientRelay)
-	s.install(cat)
-
-	ctx, cancel := context.WithCancel(ctx)
-	s.runCtx = ctx
-	w, err := newWatcher(cat.Watch)
-	if err != nil {
-		s.warn(fmt.Errorf("not watching for changes: %w", err))
-	}
-	s.watch = w
-	var wg sync.WaitGroup
-	if w != nil {
-		wg.Go(func() { w.run(ctx, s.Invalidate) })
-	}
-	wg.Go(func() { s.reloadLoop(ctx) })
-	err = s.mcp.Run(ctx, t)
-	cancel()
-	s.forgetAll()
-	wg.Wait()
-	if w != nil {
-		w.close()
-	}
-	return err
-}
-
-// reloadLoop resolves again after changes, waiting for the debounce.
-func (s *Server) reloadLoop(ctx context.Context) {
-	debounce := s.Debounce
-	if debounce <= 0 {
-		debounce = DefaultDebounce
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.changes:
-		}
-		timer := time.NewTimer(debounce)
-	wait:
-		for {
-			select {
-			case <-ctx.Done():
-				timer.Stop()
-				return
-			case <-s.changes:
-				timer.Reset(debounce)
-			case <-timer.C:
-				break wait
-			}
-		}
-		s.reload(ctx)
-	}
-}
-
-// reload resolves again and serves what it gives; a failure keeps the
-// catalog served.
-func (s *Server) reload(ctx context.Context) {
-	s.loadMu.Lock()
-	defer s.loadMu.Unlock()
-	cat, err := s.Load(ctx)
-	if err != nil {
-		if ctx.Err() == nil {
-			s.warn(&StaleError{Err: err})
-		}
-		return
-	}
-	s.install(cat)
-	if s.watch != nil {
-		s.watch.set(cat.Watch)
-	}
-}
-
-// install makes cat the catalog served: tools that left are removed, new
-// and changed ones added (the SDK tells the client the list changed).
-func (s *Server) install(cat *Snapshot) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.current = cat
-	want := map[string]*mcp.Tool{}
-	wantJSON := map[string]string{}
-	wire := map[string]json.RawMessage{}
-	for _, d := range cat.Runner.Catalog.Tools {
-		if w := export.Refused(export.MCP, d); w != nil {
-			s.warn(w)
-			continue
-		}
-		t, err := tool(d)
-		if err != nil {
-			s.warn(err)
-			continue
-		}
-		wire[d.Name] = export.MCPToolJSON(d)
-		want[d.Name], wantJSON[d.Name] = t, string(wire[d.Name])
-	}
-	var gone []string
-	for name := range s.served {
-		if _, ok := want[name]; !ok {
-			gone = append(gone, name)
-		}
-	}
-	if len(gone) > 0 {
-		s.mcp.RemoveTools(gone...)
-	}
-	for name, t := range want {
-		if s.served[name] != wantJSON[name] {
-			s.mcp.AddTool(t, s.handler(name))
-		}
-	}
-	s.served, s.wire = wantJSON, wire
-}
-
-// tool is a definition as an MCP tool.
-func tool(d resolve.Definition) (*mcp.Tool, error) {
-	var probe struct {
-		Type any `json:"type"`
-	}
-	schema := []byte(d.InputSchema)
-	if json.Unmarshal(schema, &probe) != nil || probe.Type != "object" {
-		return nil, fmt.Errorf("%s is not served: its input schema's type is not \"object\", which MCP requires", d.Name)
-	}
-	m := export.MCPToolOf(d) // what --export mcp gives: the summary and the description
-	t := &mcp.Tool{Name: m.Name, Title: m.Title, Description: m.Description, InputSchema: json.RawMessage(schema)}
-	if m.OutputSchema != nil {
-		t.OutputSchema = m.OutputSchema
-	}
-	if m.Annotations != nil {
-		var a mcp.ToolAnnotations
-		if err := json.Unmarshal(m.Annotations, &a); err == nil {
-			t.Annotations = &a
-		}
-	}
-	return t, nil
-}
-
-// handler runs a call of the tool name through the current catalog.
-//
-// A question of the tool for the user goes to the client's user as an MCP
-// elicitation when the client can elicit: the result asks for input
-// (multi round-trip requests; the SDK turns that into a request to the
-// client for clients of earlier protocol versions), and the retried call
-// carries the answer, with the answers before it in the request state.
-// Otherwise, the question goes back as the needs_input envelope.
-//
-// A call of an MCP server's tool is relayed for the client (see relay.go).
-func (s *Server) handler(name string) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if id, ok := relayID(req.Params.RequestState); ok {
-			return s.resume(ctx, req, id)
-		}
-		return s.relay(ctx, req, func(ctx context.Context) (*mcp.CallToolResult, error) { return s.call(ctx, name, req) })
-	}
-}
-
-// call runs a call of the tool name through the current catalog.
-func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	s.mu.Lock()
-	r := s.current.Runner
-	s.mu.Unlock()
-	given := answers(req.Params.Meta)
-	if req.Params.RequestState != "" {
-		var state map[string]any
-		if json.Unmarshal([]byte(req.Params.RequestState), &state) == nil {
-			for k, v := range state {
-				given[k] = v
-			}
-		}
-	}
-	elicited := elicitedAnswers(req.Params.InputResponses)
-	for k, v := range elicited {
-		given[k] = v
-	}
-	opts := []call.Option{call.WithAnswers(given)}
-	if r.Confirm == nil {
-		opts = append(opts, call.WithConfirm(confirmer(r, req.Session)))
-	}
-	res, err := r.Call(ctx, name, req.Params.Arguments, opts...)
-	var ce *call.Error
-	switch {
-	case errors.As(err, &ce):
-		// A refused call is the model's to fix: a tool error, not a
-		// protocol error.
-		return text(true, ce.Error()), nil
-	case err != nil:
-		return nil, err
-	}
-	if q := res.Question; res.Type == protocol.NeedsInput && q != nil && canElicit(req.Session) && forUser(r, name, q.ID) {
-		if _, asked := req.Params.InputResponses[q.ID]; !asked {
-			state, _ := json.Marshal(res.Answers)
-			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{q.ID: elicitation(name, *q)}, RequestState: string(state)}, nil
-		}
-	}
-	return result(res), nil
-}
-
-// confirmer asks the user of the client ss, through elicitation, before
-// a tool whose run mode is "ask" or "edit" runs; a client that cannot
-// elicit gets a refusal that says why and what to change. The request
-// goes through the call's [mcpclient.Downstream] (see relay.go), which
-// reaches clients of every protocol version.
-func confirmer(r *call.Runner, ss *mcp.ServerSession) func(ctx context.Context, tool string, args json.RawMessage) (bool, error) {
-	return func(ctx context.Context, tool string, args json.RawMessage) (bool, error) {
-		mode := config.RunAsk
-		if d, ok := r.Catalog.Tool(tool); ok {
-			mode = d.Run
-		}
-		d := mcpclient.DownstreamOf(ctx)
-		if !canElicit(ss) || d == nil {
-			return false, &call.Error{Tool: tool,
-				Msg:  fmt.Sprintf("not run: its run mode is %q, so strata asks the user first, and this client cannot be asked (it declared no elicitation)", mode),
-				Hint: fmt.Sprintf(`to let it run when the client calls it (the client asks its user itself), set run = "unattended" under [tools.%s] (or [tools.'*'] for every tool)`, tomltext.Key(tool))}
-		}
-		res, err := d.Ask(ctx, confirmation(tool, args))
-		if err != nil {
-			return false, fmt.Errorf("asking the client to confirm %s: %w", tool, err)
-		}
-		er, ok := res.(*mcp.ElicitResult)
-		if !ok || er.Action != "accept" {
-			return false, nil
-		}
-		run, _ := er.Content["run"].(bool)
-		return run, nil
-	}
-}
-
-// confirmation asks the user whether to run tool with args: one boolean,
-// run, which must be true.
-func confirmation(tool string, args json.RawMessage) *mcp.ElicitParams {
-	return &mcp.ElicitParams{
-		Message: fmt.Sprintf("Run %s with %s?", tool, args),
-		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{
-			"run": map[string]any{"type": "boolean", "title": "Run " + tool, "description": "Run the tool with these arguments.", "default": false},
-		}, "required": []string{"run"}},
-	}
-}
-
-// forUser reports whether the question id of tool is for the user (the
-// default) rather than for the assistant.
-func forUser(r *call.Runner, tool, id string) bool {
-	d, ok := r.Catalog.Tool(tool)
-	return !ok || d.Questions[id].Target != config.TargetAssistant
-}
-
-// canElicit reports whether the client can ask its user: it declared form
-// elicitation (or elicitation without modes, as before there were modes).
-func canElicit(ss *mcp.ServerSession) bool {
-	if ss == nil || ss.InitializeParams() == nil || ss.InitializeParams().Capabilities == nil {
-		return false
-	}
-	e := ss.InitializeParams().Capabilities.Elicitation
-	return e != nil && (e.Form != nil || e.URL == nil)
-}
-
-// elicitation is a tool's question as an MCP elicitation: one property,
-// answer, of the question's type.
-func elicitation(tool string, q protocol.Inquiry) *mcp.ElicitParams {
-	answer := map[string]any{"title": q.ID, "description": q.Text}
-	switch q.AnswerType {
-	case "boolean":
-		answer["type"] = "boolean"
-	case "select":
-		values := make([]string, len(q.Options))
-		for i, o := range q.Options {
-			values[i] = fmt.Sprint(o)
-		}
-		answer["type"], answer["enum"] = "string", values
-	default:
-		answer["type"] = "string"
-	}
-	if q.Default != nil {
-		answer["default"] = q.Default
-	}
-	return &mcp.ElicitParams{
-		Message:         fmt.Sprintf("%s asks: %s", tool, q.Text),
-		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"answer": answer}, "required": []string{"answer"}},
-	}
-}
-
-// elicitedAnswers reads the answers the client's user gave, by question
-// id; a declined or cancelled question has none.
-func elicitedAnswers(responses mcp.InputResponseMap) map[string]any {
-	out := map[string]any{}
-	for id, r := range responses {
-		er, ok := r.(*mcp.ElicitResult)
-		if !ok || er.Action != "accept" {
-			continue
-		}
-		if v, ok := er.Content["answer"]; ok {
-			out[id] = v
-		}
-	}
-	return out
-}
-
-// answers reads the answers of a retried call from its _meta.
-func answers(meta mcp.Meta) map[string]any {
-	t, _ := meta[protocol.MetaTool].(map[string]any)
-	a, _ := t["answers"].(map[string]any)
-	out := make(map[string]any, len(a))
-	for k, v := range a {
-		out[k] = v
-	}
-	return out
-}
-
-// result is the MCP result of a call.
-func result(res *call.Result) *mcp.CallToolResult {
-	if res.MCP != nil && len(res.MCP.Raw) > 0 {
-		var out mcp.CallToolResult
-		if err := json.Unmarshal(res.MCP.Raw, &out); err == nil {
-			return &out // the server's own result, every content item
-		}
-	}
-	switch res.Type {
-	case protocol.Success:
-		return text(false, res.Content)
-	case protocol.Failure:
-		b, _ := json.Marshal(res.Outcome)
-		return text(true, string(b))
-	default:
-		b, _ := json.Marshal(res.Outcome)
-		return text(false, string(b))
-	}
-}
-
-func text(isError bool, s string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: isError, Content: []mcp.Content{&mcp.TextContent{Text: s}}}
-}
-
-// fingerprintMiddleware puts the current fingerprint in the _meta of
-// tools/list results.
-func (s *Server) fingerprintMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		res, err := next(ctx, method, req)
-		if r, ok := res.(*mcp.ListToolsResult); ok && err == nil {
-			s.mu.Lock()
-			fp, empty := s.current.Runner.Catalog.Fingerprint, s.current.Empty
-			s.mu.Unlock()
-			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && len(r.Tools) == 0 && empty != "" {
-				// Why the list is empty, for a client that shows its log
-				// or reads the list's _meta.
-				_ = ss.Log(ctx, &mcp.LoggingMessageParams{Level: "warning", Logger: "strata", Data: empty})
-				if r.Meta == nil {
-					r.Meta = mcp.Meta{}
+// server returns the server that serves for s.
+func (s *Server) server() *mcpserver.Server {
+	s.once.Do(func() {
+		s.s = &mcpserver.Server{
+			Load: func(ctx context.Context) (*mcpserver.Snapshot, error) {
+				snap, err := s.Load(ctx)
+				if err != nil {
+					return nil, err
 				}
-				r.Meta[MetaEmpty] = empty
-			}
-			if r.Meta == nil {
-				r.Meta = mcp.Meta{}
-			}
-			r.Meta[MetaFingerprint] = fp
+				return &mcpserver.Snapshot{Runner: snap.Runner, Watch: snap.Watch, Empty: snap.Empty}, nil
+			},
+			Warn: s.Warn,
+			Stale: func(err error) {
+				if s.Warn != nil {
+					s.Warn(&StaleError{Err: err})
+				}
+			},
+			Debounce: s.Debounce,
 		}
-		return res, err
-	}
+	})
+	return s.s
 }
 
-func (s *Server) warn(err error) {
-	if s.Warn != nil {
-		s.Warn(err)
-	}
+// Serve serves over in and out, newline-delimited JSON-RPC as MCP's stdio
+// transport is, until ctx is done or the client goes away. A line that is
+// not JSON is answered with a parse error (-32700) and the session goes
+// on; a request before initialize is answered with an invalid-request
+// error (-32600); a line longer than 16 MiB is answered with an error and
+// skipped.
+func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	return s.server().Serve(ctx, in, out)
 }
+
+// Invalidate asks for the catalog to be resolved again, as a change of a
+// watched file does.
+func (s *Server) Invalidate() { s.server().Invalidate() }

@@ -18,6 +18,7 @@ import (
 	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/discover"
 	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/resolve"
 	"github.com/strata-config/strata/trust"
 )
 
@@ -76,13 +77,23 @@ func loadConfig(b *testing.B, root string, environ []string) config.Config {
 
 var benchEnviron = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/nonexistent", "STRATA_CONFIG_HOME=/nonexistent"}
 
+// resolveWith discovers the tools of cfg with r and builds their catalog,
+// as the root's Workspace does.
+func resolveWith(r *discover.Resolver, cfg config.Config) (*resolve.Catalog, error) {
+	f, err := r.Discover(context.Background(), cfg)
+	if err != nil {
+		return nil, err
+	}
+	return resolve.Build(cfg, f)
+}
+
 // resolveLoop resolves cfg b.N times, checking the number of tools and of
 // programs started, and reports the programs started per resolution.
 func resolveLoop(b *testing.B, r discover.Resolver, cfg config.Config, tools, started int) {
 	b.Helper()
 	total := 0
 	for b.Loop() {
-		c, err := r.Resolve(context.Background(), cfg)
+		c, err := resolveWith(&r, cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -98,7 +109,8 @@ func resolveLoop(b *testing.B, r discover.Resolver, cfg config.Config, tools, st
 // that runs each in turn, the same loop with a worker per CPU (the floor:
 // what a bare Go program that runs them with os/exec takes), strata's
 // parallel discovery with nothing cached (without a cache, and with an
-// empty one), and strata answering from its cache.
+// empty one), with every answer cached and asked again (--refresh), and
+// strata answering from its cache.
 func BenchmarkDescribe(b *testing.B) {
 	benchDescribe(b, 200, "", false)
 }
@@ -171,7 +183,8 @@ func benchDescribe(b *testing.B, n int, first string, sequential bool) {
 		}
 	})
 	// strata with nothing cached: without a cache, and with an empty one
-	// (as the command line's first run: keys computed, answers stored).
+	// (as the command line's first run: keys computed, answers stored);
+	// and with --refresh, every answer cached and asked again.
 	// Each iteration also runs the floor (the parallel loop, or the
 	// sequential one), untimed: x-floor (x-sequential) is strata's time
 	// over the floor's in the same iterations, so that load on the machine
@@ -180,14 +193,22 @@ func benchDescribe(b *testing.B, n int, first string, sequential bool) {
 	if sequential {
 		workers, metric = 1, "x-sequential"
 	}
-	for _, cached := range []bool{false, true} {
-		name := "strata-cold"
-		if cached {
-			name = "strata-cold-cached"
-		}
-		b.Run(name, func(b *testing.B) {
-			r := discover.Resolver{Root: root, Environ: benchEnviron}
+	for _, c := range []struct {
+		name            string
+		cached, refresh bool
+	}{{"strata-cold", false, false}, {"strata-cold-cached", true, false}, {"strata-refresh", true, true}} {
+		cached := c.cached
+		b.Run(c.name, func(b *testing.B) {
+			r := discover.Resolver{Root: root, Environ: benchEnviron, Refresh: c.refresh}
 			caches := b.TempDir()
+			if c.refresh {
+				// Every answer is in the cache, and is asked again.
+				r.Cache = &cache.Cache{Dir: caches}
+				if _, err := resolveWith(&r, cfg); err != nil {
+					b.Fatal(err)
+				}
+				cached = false
+			}
 			var took, floor time.Duration
 			runFloor := func() {
 				b.StopTimer()
@@ -214,7 +235,7 @@ func benchDescribe(b *testing.B, n int, first string, sequential bool) {
 					runFloor()
 				}
 				start := time.Now()
-				c, err := r.Resolve(context.Background(), cfg)
+				c, err := resolveWith(&r, cfg)
 				took += time.Since(start)
 				if err != nil {
 					b.Fatal(err)
@@ -233,7 +254,7 @@ func benchDescribe(b *testing.B, n int, first string, sequential bool) {
 	b.Run("strata-warm", func(b *testing.B) {
 		store := &cache.Cache{Dir: b.TempDir()}
 		r := discover.Resolver{Root: root, Environ: benchEnviron, Cache: store}
-		if _, err := r.Resolve(context.Background(), cfg); err != nil {
+		if _, err := resolveWith(&r, cfg); err != nil {
 			b.Fatal(err)
 		}
 		resolveLoop(b, r, cfg, n, 0)

@@ -10,21 +10,21 @@ import (
 
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/internal/discover"
+	"github.com/strata-config/strata/internal/mcpserver"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
-	"github.com/strata-config/strata/serve"
 )
 
 // echoSchema is the input schema of the builtin tool of the in-process
 // serve benchmarks, the --describe tool's.
 const echoSchema = `{"type":"object","properties":{"path":{"type":"string","description":"The file."},"limit":{"type":"integer","default":10}},"required":["path"]}`
 
-// BenchmarkServeInProcess is a tools/call through serve.Server in one
+// BenchmarkServeInProcess is a tools/call through the server of strata serve (internal/mcpserver) in one
 // process, where nothing runs: a builtin tool answers. sdk-floor is a bare
 // SDK server whose handler answers the same text, over the SDK's in-memory
-// transport: what the SDK costs per call. strata-inmemory is serve.Server
+// transport: what the SDK costs per call. strata-inmemory is that server
 // over the same transport (the SDK, then validation and defaults), and
-// strata-stdio serve.Server over pipes with strata's own stdio transport,
+// strata-stdio the same over pipes with strata's own stdio transport,
 // as strata serve runs. Allocations are the client's and the server's.
 func BenchmarkServeInProcess(b *testing.B) {
 	args := json.RawMessage(`{"path":"notes.txt","limit":5}`)
@@ -64,19 +64,19 @@ func BenchmarkServeInProcess(b *testing.B) {
 		loop(b, cs)
 	})
 	// server serves the builtin echo, which answers answer.
-	server := func(b *testing.B) *serve.Server {
+	server := func(b *testing.B) *mcpserver.Server {
 		root := b.TempDir()
 		write(b, root+"/.strata/config.toml", "[tools.echo]\nsource = \"builtin\"\nrun = \"unattended\"\n")
 		cfg := loadConfig(b, root, benchEnviron)
 		echo := resolve.Discovered{Name: "echo", Description: "Echo.", InputSchema: json.RawMessage(echoSchema)}
-		cat, err := (&discover.Resolver{Root: root, Environ: benchEnviron, Builtins: map[string]resolve.Discovered{"echo": echo}}).Resolve(context.Background(), cfg)
+		cat, err := resolveWith(&discover.Resolver{Root: root, Environ: benchEnviron, Builtins: map[string]resolve.Discovered{"echo": echo}}, cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
 		r := &call.Runner{Catalog: cat, Environ: benchEnviron, Builtin: func(context.Context, protocol.Context) (protocol.Outcome, error) {
 			return protocol.Outcome{Type: protocol.Success, Content: answer}, nil
 		}}
-		return &serve.Server{Load: func(context.Context) (*serve.Snapshot, error) { return &serve.Snapshot{Runner: r}, nil }}
+		return &mcpserver.Server{Load: func(context.Context) (*mcpserver.Snapshot, error) { return &mcpserver.Snapshot{Runner: r}, nil }}
 	}
 	b.Run("strata-inmemory", func(b *testing.B) {
 		s := server(b)

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -175,8 +176,27 @@ func entryHead(id string) []byte {
 	return fmt.Appendf(nil, `{"version":%d,"key":%q,"answer":`, cacheVersion, id)
 }
 
+// holds reports whether the file name holds b, reading no more than b's
+// length.
+func holds(name string, b []byte) bool {
+	f, err := os.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() || info.Size() != int64(len(b)) {
+		return false
+	}
+	old := make([]byte, len(b))
+	_, err = io.ReadFull(f, old)
+	return err == nil && bytes.Equal(old, b)
+}
+
 // Put stores answer for k, atomically: readers see the old entry or the
-// new one, never a part.
+// new one, never a part. An entry that holds the answer already is not
+// written again (resolving with Refresh asks every tool again, and most
+// answer as before).
 func (c *Cache) Put(k Key, answer []byte) error {
 	if c == nil || c.Dir == "" {
 		return nil
@@ -184,16 +204,24 @@ func (c *Cache) Put(k Key, answer []byte) error {
 	if !json.Valid(answer) {
 		return errors.New("cache: the answer is not JSON")
 	}
-	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
-		return fmt.Errorf("cache: %w", err)
-	}
 	id := k.id()
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, answer); err != nil {
 		return err
 	}
 	b := append(append(entryHead(id), compact.Bytes()...), '}')
+	name := filepath.Join(c.Dir, id+".json")
+	if holds(name, b) {
+		return nil
+	}
 	tmp, err := os.CreateTemp(c.Dir, id+".*.tmp")
+	if errors.Is(err, fs.ErrNotExist) {
+		// The first entry makes the directory.
+		if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+			return fmt.Errorf("cache: %w", err)
+		}
+		tmp, err = os.CreateTemp(c.Dir, id+".*.tmp")
+	}
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
@@ -205,7 +233,7 @@ func (c *Cache) Put(k Key, answer []byte) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("cache: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), filepath.Join(c.Dir, id+".json")); err != nil {
+	if err := os.Rename(tmp.Name(), name); err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("cache: %w", err)
 	}

@@ -14,15 +14,6 @@ import (
 	"github.com/strata-config/strata/trust"
 )
 
-// Programs runs the commands that start programs, or may (resolve, call,
-// serve), and trust, which reads the launches of MCP servers.
-type Programs interface {
-	Resolve(e *Env, c *ResolveCmd) error
-	Call(e *Env, c *CallCmd) error
-	Serve(e *Env, c *ServeCmd) error
-	Trust(e *Env, c *TrustCmd) error
-}
-
 // OpenFlags are the flags of the commands that open a workspace.
 type OpenFlags struct {
 	Root  string   `help:"Directory to load from, as if strata ran there (default: the current one)." placeholder:"DIR"`
@@ -31,22 +22,22 @@ type OpenFlags struct {
 }
 
 // Validate checks that --root names a directory.
-func (f OpenFlags) Validate() error { return CheckRoot(f.Root) }
+func (f OpenFlags) Validate() error { return checkRoot(f.Root) }
 
-// CheckRoot reports a --root that is not an existing directory; "" is the
+// checkRoot reports a --root that is not an existing directory; "" is the
 // working directory.
-func CheckRoot(root string) error {
+func checkRoot(root string) error {
 	if root == "" {
 		return nil
 	}
 	info, err := os.Stat(root)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return Usage(errors.New("--root " + root + ": no such directory"))
+		return usage(errors.New("--root " + root + ": no such directory"))
 	case err != nil:
-		return Usage(errors.New("--root " + root + ": " + unwrapPath(err).Error()))
+		return usage(errors.New("--root " + root + ": " + unwrapPath(err).Error()))
 	case !info.IsDir():
-		return Usage(errors.New("--root " + root + ": not a directory"))
+		return usage(errors.New("--root " + root + ": not a directory"))
 	}
 	return nil
 }
@@ -61,25 +52,25 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// Settings returns what loading is given for the flags: strata's own
+// settings returns what loading is given for the flags: strata's own
 // files, variables and trust list, and the terminal of e for inputs.
-func (f OpenFlags) Settings(e *Env) workspace.Settings {
+func (f OpenFlags) settings(e *env) workspace.Settings {
 	environ := os.Environ()
 	return workspace.Settings{
 		Name: "strata", Dir: f.Root, Environ: environ, Cfg: f.Cfg,
 		Store:     &trust.Store{Path: trust.DefaultPath("strata", environ)},
-		TrustHint: TrustHint,
+		TrustHint: trustHint,
 		TrustOnce: f.Trust,
-		Input:     TerminalInput(e),
+		Input:     terminalInput(e),
 		// A stray STRATA_ variable (STRATA_DEBUG=1) stops no command.
 		UnknownEnv: load.EnvWarn,
 	}
 }
 
-// TrustHint says how to apply the files of u with strata trust, naming
+// trustHint says how to apply the files of u with strata trust, naming
 // the directory to trust.
-func TrustHint(u load.Untrusted) string {
-	root := shellquote.Join(Rel(u.Dir))
+func trustHint(u load.Untrusted) string {
+	root := shellquote.Join(rel(u.Dir))
 	wd, _ := filepath.Abs(".")
 	switch {
 	case u.Nested:
@@ -94,8 +85,8 @@ func TrustHint(u load.Untrusted) string {
 
 // isWithin reports whether dir is top or below it.
 func isWithin(dir, top string) bool {
-	rel, err := filepath.Rel(top, dir)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	r, err := filepath.Rel(top, dir)
+	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
 }
 
 // ResolveFlags are the flags of the commands that resolve a workspace.
@@ -106,19 +97,17 @@ type ResolveFlags struct {
 	Verbose   bool `help:"Warn also of settings that apply to no tool here (a tool of your user file that this workspace lacks, say)."`
 }
 
-// ResolveCmd is strata resolve.
-type ResolveCmd struct {
+// resolveCmd is strata resolve.
+type resolveCmd struct {
 	ResolveFlags `embed:""`
 	Export       string `enum:"strata,openai,anthropic,mcp" default:"strata" help:"Output format: strata, openai, anthropic or mcp."`
-	// Check is strata config --check: every warning, and a count of the
+	// check is strata config --check: every warning, and a count of the
 	// tools instead of their definitions.
-	Check bool `kong:"-"`
+	check bool
 }
 
-func (c *ResolveCmd) Run(e *Env) error { return e.Programs.Resolve(e, c) }
-
-// CallCmd is strata call.
-type CallCmd struct {
+// callCmd is strata call.
+type callCmd struct {
 	ResolveFlags `embed:""`
 	Answer       []string `placeholder:"ID=VALUE" help:"Answer the tool's question ID with VALUE (JSON, or else a string); repeatable."`
 	Ask          bool     `help:"Ask questions, and whether to run a tool whose run mode is ask, on stdin even when it is not a terminal."`
@@ -127,28 +116,24 @@ type CallCmd struct {
 	Args         string   `arg:"" optional:"" help:"Its arguments: a JSON object, or - to read it from stdin (default: {})."`
 }
 
-func (c *CallCmd) Run(e *Env) error { return e.Programs.Call(e, c) }
-
 // Help says what run = "ask" means for strata call.
-func (c *CallCmd) Help() string {
+func (c *callCmd) Help() string {
 	return `A tool whose run mode is "ask" (the default) or "edit" runs once you answer y to the question on the terminal, which shows the tool and its arguments; without a terminal it runs only with --yes. A tool with run = "unattended" runs without asking; run = "skip" never runs.`
 }
 
-// ServeCmd is strata serve.
-type ServeCmd struct {
+// serveCmd is strata serve.
+type serveCmd struct {
 	ResolveFlags `embed:""`
 	Timeout      time.Duration `default:"60s" help:"Bound each run of a local tool (MCP tools have their server's tool_timeout_sec)."`
 }
 
-func (c *ServeCmd) Run(e *Env) error { return e.Programs.Serve(e, c) }
-
 // Help says what run = "ask" means for strata serve.
-func (c *ServeCmd) Help() string {
+func (c *serveCmd) Help() string {
 	return `A tool whose run mode is "ask" (the default) or "edit" runs once the client's user confirms it, asked through MCP elicitation; a client that declared no elicitation gets an error result instead, which says so. For tools the client's own approval is enough for, set run = "unattended" (under [tools.'*'] for every tool).`
 }
 
-// TrustCmd is strata trust.
-type TrustCmd struct {
+// trustCmd is strata trust.
+type trustCmd struct {
 	Root      string `help:"The workspace to trust: the one around DIR (default: around the current directory); outside any workspace, DIR itself, its .strata.toml alone." placeholder:"DIR"`
 	Recursive bool   `xor:"action" help:"Trust the directory (the workspace root, or DIR itself) and everything below it: every workspace, directory file and nested repository there, present and future. Needed for your home directory or /."`
 	Pin       string `xor:"action" help:"Pin the launch of KEY (tools.<name>, a configured or discovered tool, or mcp_servers.<name>): it runs only as it is now, checked before every run." placeholder:"KEY"`
@@ -158,11 +143,9 @@ type TrustCmd struct {
 
 // Validate checks that --root names a directory, and is not given with
 // --list or --forget.
-func (c *TrustCmd) Validate() error {
+func (c *trustCmd) Validate() error {
 	if c.Root != "" && (c.List || c.Forget != "") {
-		return Usage(errors.New("--root names a directory to trust; --list and --forget take none"))
+		return usage(errors.New("--root names a directory to trust; --list and --forget take none"))
 	}
-	return CheckRoot(c.Root)
+	return checkRoot(c.Root)
 }
-
-func (c *TrustCmd) Run(e *Env) error { return e.Programs.Trust(e, c) }

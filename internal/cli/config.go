@@ -25,15 +25,15 @@ type configCmd struct {
 	Check     bool   `help:"Resolve the tools too (running what discovery runs) and report every problem, settings that apply to no tool here included; print the count of tools."`
 }
 
-func (c *configCmd) Run(e *Env) error {
+func (c *configCmd) Run(e *env) error {
 	if c.Check {
-		return e.Programs.Resolve(e, &ResolveCmd{ResolveFlags: ResolveFlags{OpenFlags: c.OpenFlags, Verbose: true}, Check: true})
+		return (&resolveCmd{ResolveFlags: ResolveFlags{OpenFlags: c.OpenFlags, Verbose: true}, check: true}).Run(e)
 	}
-	w, err := workspace.Load[config.Partial](e.Ctx, config.Default(), c.Settings(e))
+	w, err := workspace.Load[config.Partial](e.Ctx, config.Default(), c.settings(e))
 	if err != nil {
 		return err
 	}
-	Warn(e, w.Result.Warnings)
+	warn(e, w.Result.Warnings)
 	res := w.Result
 	switch {
 	case c.Explain != "":
@@ -41,7 +41,7 @@ func (c *configCmd) Run(e *Env) error {
 		if err != nil {
 			return usageError{err}
 		}
-		_, err = fmt.Fprint(e.Stdout, RelativeText(ex.String()))
+		_, err = fmt.Fprint(e.Stdout, relativeText(ex.String()))
 		return err
 	case c.Sources:
 		return writeSources(e, res)
@@ -50,10 +50,10 @@ func (c *configCmd) Run(e *Env) error {
 }
 
 // writeSources lists the files looked for and the layers read.
-func writeSources(e *Env, res *load.Result[config.Partial, config.Config]) error {
+func writeSources(e *env, res *load.Result[config.Partial, config.Config]) error {
 	var b strings.Builder
 	if res.Root != "" {
-		fmt.Fprintf(&b, "workspace root: %s\n", Rel(res.Root))
+		fmt.Fprintf(&b, "workspace root: %s\n", rel(res.Root))
 	} else {
 		b.WriteString("no workspace\n")
 	}
@@ -66,15 +66,15 @@ func writeSources(e *Env, res *load.Result[config.Partial, config.Config]) error
 		case p.Found:
 			state = "read"
 		}
-		fmt.Fprintf(&b, "  %-9s %-9s %s\n", p.Kind, state, Rel(p.Path))
+		fmt.Fprintf(&b, "  %-9s %-9s %s\n", p.Kind, state, rel(p.Path))
 	}
 	b.WriteString("\nlayers, lowest first:\n")
 	for _, l := range res.Layers {
-		name := Rel(l.Name)
+		name := rel(l.Name)
 		if len(l.Extends) > 0 {
 			var chain []string
 			for _, x := range l.Extends {
-				chain = append(chain, Rel(x))
+				chain = append(chain, rel(x))
 			}
 			name += " (extended by " + strings.Join(chain, " -> ") + ")"
 		}
@@ -87,10 +87,10 @@ func writeSources(e *Env, res *load.Result[config.Partial, config.Config]) error
 	return err
 }
 
-// Rel shortens a path for output: relative when it is under the working
+// rel shortens a path for output: relative when it is under the working
 // directory, ~/... when it is under the home directory (the nearer of the
 // two when both hold it), as it is otherwise.
-func Rel(path string) string {
+func rel(path string) string {
 	if !filepath.IsAbs(path) {
 		return path
 	}
@@ -105,8 +105,8 @@ func Rel(path string) string {
 	return path
 }
 
-// RelativeText shortens the absolute paths in a text as [Rel] does.
-func RelativeText(s string) string {
+// relativeText shortens the absolute paths in a text as [rel] does.
+func relativeText(s string) string {
 	for _, p := range shortPrefixes() {
 		s = strings.ReplaceAll(s, p.dir+string(filepath.Separator), p.short)
 	}
@@ -131,16 +131,16 @@ func shortPrefixes() []shortPrefix {
 	return out
 }
 
-// Warn prints problems that did not fail the command.
-func Warn(e *Env, ws diag.Errors) {
-	WarnVerbose(e, ws, true)
+// warn prints problems that did not fail the command.
+func warn(e *env, ws diag.Errors) {
+	warnVerbose(e, ws, true)
 }
 
-// WarnVerbose is Warn, leaving out the warnings of settings that apply
+// warnVerbose is warn, leaving out the warnings of settings that apply
 // to no tool here (resolve.ErrAppliesToNothing) unless verbose: what a
 // user file says of tools that other workspaces have is no news in this
 // one.
-func WarnVerbose(e *Env, ws diag.Errors, verbose bool) {
+func warnVerbose(e *env, ws diag.Errors, verbose bool) {
 	if !verbose {
 		ws = slices.DeleteFunc(slices.Clone(ws), func(w *diag.Error) bool { return errors.Is(w, resolve.ErrAppliesToNothing) })
 	}

@@ -12,7 +12,7 @@ type diffCmd struct {
 	To   string   `arg:"" name:"TO" help:"The layer to arrive at, with the files it extends."`
 }
 
-func (c *diffCmd) Run(e *Env) error {
+func (c *diffCmd) Run(e *env) error {
 	files, docs, err := readLayers(e, []string{c.From, c.To})
 	if err != nil {
 		return err
@@ -27,7 +27,7 @@ func (c *diffCmd) Run(e *Env) error {
 		return err
 	}
 	if !delta.Empty(d) {
-		return ExitError(1)
+		return exitStatus(1)
 	}
 	return nil
 }

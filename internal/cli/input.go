@@ -11,10 +11,10 @@ import (
 	"golang.org/x/term"
 )
 
-// TerminalInput asks for VS Code inputs (${input:id}) on the terminal of
+// terminalInput asks for VS Code inputs (${input:id}) on the terminal of
 // stdin, writing the question to stderr; a password is read without echo.
 // It is nil when stdin is not a terminal: such an input is then an error.
-func TerminalInput(e *Env) func(ctx context.Context, id, description string, password bool) (string, error) {
+func terminalInput(e *env) func(ctx context.Context, id, description string, password bool) (string, error) {
 	f, ok := e.Stdin.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
@@ -34,8 +34,8 @@ func TerminalInput(e *Env) func(ctx context.Context, id, description string, pas
 	}
 }
 
-// IsTerminal reports whether r is a terminal.
-func IsTerminal(r io.Reader) bool {
+// isTerminal reports whether r is a terminal.
+func isTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

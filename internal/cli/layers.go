@@ -11,13 +11,13 @@ import (
 // reads them, and returns each file's layers, lowest first, and the
 // documents of all of them, reporting the problems of all files together
 // and printing the warnings.
-func readLayers(e *Env, names []string) ([][]load.Layer[config.Partial], []*load.Document, error) {
+func readLayers(e *env, names []string) ([][]load.Layer[config.Partial], []*load.Document, error) {
 	var errs diag.Collector
 	files := make([][]load.Layer[config.Partial], 0, len(names))
 	var docs []*load.Document
 	for _, name := range names {
 		layers, warnings, err := layerApp.File(e.Ctx, name)
-		Warn(e, warnings)
+		warn(e, warnings)
 		if err != nil {
 			errs.Add(err)
 			continue

@@ -14,7 +14,7 @@ type mergeCmd struct {
 	Files []string `arg:"" name:"FILE" help:"Layer files, lowest precedence first (.toml, .json, .yaml), each with the files it extends."`
 }
 
-func (c *mergeCmd) Run(e *Env) error {
+func (c *mergeCmd) Run(e *env) error {
 	files, docs, err := readLayers(e, c.Files)
 	if err != nil {
 		return err
@@ -40,7 +40,7 @@ func (c *mergeCmd) Run(e *Env) error {
 
 // write prints v as TOML, or as JSON when asJSON is set, showing the
 // values of secrets as what stands for them.
-func write(e *Env, v any, asJSON bool, secrets *partial.Secrets) error {
+func write(e *env, v any, asJSON bool, secrets *partial.Secrets) error {
 	f := partial.TOML
 	if asJSON {
 		f = partial.JSON

@@ -1,8 +1,6 @@
-// Package cli is strata's command line: its grammar, every command's
-// flags, and the commands that start no program (config, merge, diff,
-// schema). The commands that start programs or talk to MCP servers
-// (resolve, call, serve, trust) run through a [Programs]
-// (internal/cli/mcpcommands).
+// Package cli is strata's command line: its grammar, and every command
+// (config, merge, diff, schema over load; resolve, call, serve and trust
+// over the root's Workspace).
 package cli
 
 import (
@@ -27,48 +25,45 @@ import (
 type cli struct {
 	Version kong.VersionFlag `help:"Print strata's version (module version and VCS revision) and exit."`
 	Config  configCmd        `cmd:"" help:"Print the final config from all sources: defaults, user, workspace and directory files, environment, --cfg."`
-	Resolve ResolveCmd       `cmd:"" help:"Print the resolved tool definitions, as strata's JSON or a vendor's."`
-	Call    CallCmd          `cmd:"" help:"Validate and run one resolved tool; print its outcome."`
-	Serve   ServeCmd         `cmd:"" help:"Serve the resolved tools as an MCP server over stdio."`
-	Trust   TrustCmd         `cmd:"" help:"Trust a workspace, exactly or with everything below it: let its own files apply and the programs they name run; pin a launch; list or forget what you trust."`
+	Resolve resolveCmd       `cmd:"" help:"Print the resolved tool definitions, as strata's JSON or a vendor's."`
+	Call    callCmd          `cmd:"" help:"Validate and run one resolved tool; print its outcome."`
+	Serve   serveCmd         `cmd:"" help:"Serve the resolved tools as an MCP server over stdio."`
+	Trust   trustCmd         `cmd:"" help:"Trust a workspace, exactly or with everything below it: let its own files apply and the programs they name run; pin a launch; list or forget what you trust."`
 	Merge   mergeCmd         `cmd:"" help:"Merge layer files in order (first lowest) and print the merged layer."`
 	Diff    diffCmd          `cmd:"" help:"Print the layer that turns FROM into TO; exit 1 when they differ."`
 	Schema  schemaCmd        `cmd:"" help:"Print the JSON Schema of the config file, for editors."`
 }
 
-// Env is what a command runs with.
-type Env struct {
+// env is what a command runs with.
+type env struct {
 	Ctx    context.Context
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
-	// Args is the command line, as [Run] was given it.
-	Args []string
-	// Programs runs resolve, call, serve and trust.
-	Programs Programs
 }
 
-// ExitError ends a command with a status and no message.
-type ExitError int
+// exitStatus ends a command with a status and no message.
+type exitStatus int
 
-func (e ExitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 // usageError is a problem with the command line (exit status 2).
 type usageError struct{ error }
 
-// Usage makes err a problem with the command line.
-func Usage(err error) error { return usageError{err} }
+// usage makes err a problem with the command line.
+func usage(err error) error { return usageError{err} }
 
 type kongExit int
 
-// Run runs the command line args and returns the exit status: strata's
-// whole command line, whose commands that start programs (or may: resolve,
-// call, serve, trust) programs runs.
+// Run runs the command line args and returns the exit status. The
+// commands that start programs (or may: resolve, call, serve, trust) end
+// their context on SIGINT and SIGTERM (see stopOnSignals); strata serve
+// runs on one P when its stdin is a pipe (see oneProc).
 //
 // Everything written to stderr goes through a [termtext.Writer]: servers'
 // and tools' texts reach it in warnings, errors and questions, and what a
 // terminal would act on in them is shown escaped.
-func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, programs Programs) (code int) {
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	stderr = termtext.NewWriter(stderr)
 	parser, err := kong.New(grammar(args),
 		kong.Name("strata"),
@@ -96,9 +91,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "strata: %v; see %s --help\n", err, commandOf(err))
 		return 2
 	}
-	e := &Env{Ctx: ctx, Stdin: stdin, Stdout: stdout, Stderr: stderr, Args: args, Programs: programs}
+	e := &env{Ctx: ctx, Stdin: stdin, Stdout: stdout, Stderr: stderr}
 	if err := kctx.Run(e); err != nil {
-		return Report(stderr, err)
+		return report(stderr, err)
 	}
 	return 0
 }
@@ -180,13 +175,13 @@ func grammar(args []string) any {
 	return &cli{}
 }
 
-// Report prints err, one line per problem, and returns the exit status.
+// report prints err, one line per problem, and returns the exit status.
 // What a terminal would act on in the problems is shown escaped.
-func Report(stderr io.Writer, err error) int {
+func report(stderr io.Writer, err error) int {
 	if _, ok := stderr.(*termtext.Writer); !ok {
 		stderr = termtext.NewWriter(stderr)
 	}
-	var ex ExitError
+	var ex exitStatus
 	if errors.As(err, &ex) {
 		return int(ex)
 	}
@@ -195,10 +190,10 @@ func Report(stderr io.Writer, err error) int {
 	if errors.As(err, &ue) {
 		code = 2
 	}
-	var ce *call.Error
+	var ce *call.Refusal
 	if errors.As(err, &ce) {
 		for _, line := range ce.Lines() {
-			fmt.Fprintf(stderr, "strata: %s\n", RelativeText(oneLine(line)))
+			fmt.Fprintf(stderr, "strata: %s\n", relativeText(oneLine(line)))
 		}
 		return code
 	}
@@ -222,7 +217,7 @@ func bounded(err error) []*diag.Error {
 // (the readers already cut what they quote; this keeps any other message
 // short too).
 func line(e *diag.Error) string {
-	return limits.CutQuoted(RelativeText(oneLine(repin(e).Error())), limits.Quote)
+	return limits.CutQuoted(relativeText(oneLine(repin(e).Error())), limits.Quote)
 }
 
 // repin names the fix of a launch that differs from its pin: strata trust

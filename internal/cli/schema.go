@@ -7,7 +7,7 @@ import (
 
 type schemaCmd struct{}
 
-func (c *schemaCmd) Run(e *Env) error {
+func (c *schemaCmd) Run(e *env) error {
 	b, err := partial.JSONSchema[config.Partial]("strata configuration")
 	if err != nil {
 		return err

@@ -41,7 +41,7 @@ func (s *session) mcpServers(c config.Config) {
 	if s.r.Servers != nil {
 		keep := map[string]bool{}
 		for _, name := range names {
-			keep[s.r.Spec(name, c.MCPServers[name], s.found.Dir, s.found.Root).ID()] = true
+			keep[s.r.Server(name, c.MCPServers[name], s.found.Dir, s.found.Root).ID()] = true
 		}
 		defer s.r.Servers.Retain(keep)
 	}
@@ -85,11 +85,11 @@ func (s *session) mcpServers(c config.Config) {
 	})
 }
 
-// Spec is how to reach the server name, configured as srv, for programs
+// Server is how to reach the server name, configured as srv, for programs
 // that start in dir of a workspace at root: with r.Private, a server
 // without a cwd of its own starts in a new, empty directory made in dir
 // for its session, and dir is what its cache key, identity and pin name.
-func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) upstream.Spec {
+func (r *Resolver) Server(name string, srv config.MCPServer, dir, root string) upstream.Server {
 	environ := r.Environ
 	if environ == nil {
 		environ = os.Environ()
@@ -103,7 +103,7 @@ func (r *Resolver) Spec(name string, srv config.MCPServer, dir, root string) ups
 	default:
 		sdir, private = filepath.Join(root, srv.Cwd), false
 	}
-	spec := upstream.Spec{
+	spec := upstream.Server{
 		Name:        name,
 		Command:     program,
 		Args:        srv.Args,
@@ -202,7 +202,7 @@ func seconds(s, def float64) time.Duration {
 // them: reaching it costs no process, so it is asked who it is, and its
 // tools are listed again only when it says it changed.
 func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServer) (map[string]resolve.Discovered, *upstream.Answer, error) {
-	spec := s.r.Spec(name, srv, s.found.Dir, s.found.Root)
+	spec := s.r.Server(name, srv, s.found.Dir, s.found.Root)
 	if err := spec.Refused(); err != nil {
 		return nil, nil, err
 	}
@@ -269,7 +269,7 @@ func thousands(n int64) string {
 // keep caches a server's answer a, where known was cached before, and
 // says so when its tools changed. A server run through npx is also cached
 // under the key of what npx installed for it (the first run installs it).
-func (s *session) keep(spec upstream.Spec, name string, known *upstream.Answer, a upstream.Answer) {
+func (s *session) keep(spec upstream.Server, name string, known *upstream.Answer, a upstream.Answer) {
 	if known != nil && !upstream.SameTools(*known, a) {
 		s.warn(&diag.Error{Source: "changed", Path: partial.Path{"mcp_servers", name}, Msg: "the server's tools differ from those cached; the cache now holds the new ones"})
 	}
@@ -285,10 +285,7 @@ func (s *session) keep(spec upstream.Spec, name string, known *upstream.Answer, 
 		keys = append(keys, after)
 	}
 	for _, k := range keys {
-		if err := s.r.Cache.Put(k, answer); err != nil {
-			s.warn(&diag.Error{Source: "cache", Msg: err.Error(), Err: err})
-			return
-		}
+		s.store(k, answer)
 	}
 }
 

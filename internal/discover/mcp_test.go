@@ -112,7 +112,7 @@ run = "ask"
 	if got := string(read.InputSchema); got != `{"type":"object","properties":{"path":{"type":"string"},"encoding":{"type":"string","enum":["utf8"],"default":"utf8"}},"required":["path"]}` {
 		t.Errorf("schema with the override: %s", got)
 	}
-	b, _, _ := export.JSON(c, export.MCP)
+	b, _, _ := export.Marshal(c, export.MCP)
 	for _, want := range []string{`"title": "Read a file"`, `"readOnlyHint": true`, `"outputSchema": {`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("MCP export lacks %s:\n%s", want, b)
@@ -291,7 +291,7 @@ expose = "all"
 	}
 	cfg := configOf(t, src)
 	ctx := context.Background()
-	spec := r.Spec("fake", cfg.MCPServers["fake"], dir, dir)
+	spec := r.Server("fake", cfg.MCPServers["fake"], dir, dir)
 	res, err := servers.Call(ctx, spec, "tool_000", nil, nil)
 	if err != nil || res.Content[0].(*mcp.TextContent).Text != "tool_000: ok" {
 		t.Fatalf("call: %v, %+v", err, res)

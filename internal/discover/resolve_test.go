@@ -58,7 +58,17 @@ func resolveIn(t *testing.T, r discover.Resolver, src string) (*resolve.Catalog,
 	if r.Environ == nil {
 		r.Environ = environ
 	}
-	return r.Resolve(context.Background(), configOf(t, src))
+	return build(context.Background(), &r, configOf(t, src))
+}
+
+// build discovers the tools of c and builds their catalog, as the root's
+// Workspace does.
+func build(ctx context.Context, r *discover.Resolver, c config.Config) (*resolve.Catalog, error) {
+	f, err := r.Discover(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return resolve.Build(c, f)
 }
 
 func errLines(err error) []string {
@@ -452,8 +462,19 @@ func TestCache(t *testing.T) {
 		}
 	})
 	t.Run("refresh runs again", func(t *testing.T) {
+		before := entries(t, store.Dir)
 		if _, err := resolveIn(t, discover.Resolver{Cache: store, Refresh: true}, src); err != nil || runs(t, log) != 10 {
 			t.Fatalf("refresh: %v, %d runs", err, runs(t, log))
+		}
+		// The tools answered as before: no entry is written again.
+		after := entries(t, store.Dir)
+		if len(after) != len(before) {
+			t.Fatalf("%d entries after refreshing, %d before", len(after), len(before))
+		}
+		for name, info := range before {
+			if !os.SameFile(info, after[name]) {
+				t.Errorf("%s was written again, though its tool answered the same", name)
+			}
 		}
 	})
 	t.Run("a changed program misses", func(t *testing.T) {
@@ -517,6 +538,24 @@ func TestCache(t *testing.T) {
 			t.Fatalf("offline with an empty cache: %v, %v, %v", err, c.Tools, c.Warnings)
 		}
 	})
+}
+
+// entries returns the entries of the cache in dir, by name.
+func entries(t *testing.T, dir string) map[string]os.FileInfo {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]os.FileInfo{}
+	for _, name := range names {
+		info, err := os.Stat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(name)] = info
+	}
+	return out
 }
 
 // TestCacheConcurrentWriters runs two processes that fill the same cache
@@ -716,7 +755,7 @@ func TestExport(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.format), func(t *testing.T) {
-			b, skipped, err := export.JSON(c, tt.format)
+			b, skipped, err := export.Marshal(c, tt.format)
 			if err != nil || skipped != nil {
 				t.Fatal(err)
 			}
@@ -734,10 +773,10 @@ func TestExport(t *testing.T) {
 		})
 	}
 	bad := &resolve.Catalog{Tools: []resolve.Definition{{Name: "has space", Source: "local"}, {Name: strings.Repeat("x", 65), Source: "local"}, {Name: "dotted.name", Source: "mcp.s.t"}}}
-	if b, skipped, err := export.JSON(bad, export.OpenAI); err != nil || len(skipped) != 3 || string(b) != "[]\n" {
+	if b, skipped, err := export.Marshal(bad, export.OpenAI); err != nil || len(skipped) != 3 || string(b) != "[]\n" {
 		t.Errorf("OpenAI names: %s, %v, %v", b, skipped, err)
 	}
-	if b, skipped, err := export.JSON(bad, export.MCP); err != nil || len(skipped) != 1 || !strings.Contains(skipped.Error(), `"has space" is not a valid tool name for mcp`) || strings.Count(string(b), `"name"`) != 2 {
+	if b, skipped, err := export.Marshal(bad, export.MCP); err != nil || len(skipped) != 1 || !strings.Contains(skipped.Error(), `"has space" is not a valid tool name for mcp`) || strings.Count(string(b), `"name"`) != 2 {
 		t.Errorf("MCP names: %s, %v, %v", b, skipped, err)
 	}
 }

@@ -49,6 +49,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -59,13 +60,14 @@ import (
 	"github.com/strata-config/strata/internal/termtext"
 )
 
-// Spec is how to start a server over stdio.
-type Spec struct {
+// Local is a server strata starts, and talks to over its stdin and stdout
+// (a [Remote] is one it reaches over HTTP).
+type Local struct {
 	Command string
 	Args    []string
 	Dir     string
 	// Private starts the server in a new, empty directory made in Dir,
-	// removed once it has ended (see procs.Spec.Private).
+	// removed once it has ended (see procs.Invocation.Private).
 	Private bool
 	Env     []string // the complete environment
 	// Grace is how long the server may take to exit once its stdin closes,
@@ -174,7 +176,7 @@ type Session struct {
 	cs     *mcp.ClientSession
 	tap    *tap
 	stop   context.CancelFunc // kills the process group
-	grace  time.Duration
+	stdin  *serverStdin       // a started server's stdin, which holds its grace
 	Stderr *Stderr
 	// Info is the server's serverInfo.
 	Info *mcp.Implementation
@@ -202,9 +204,9 @@ func (s *Session) Transport() string { return s.transport }
 
 // Start starts the server of spec and connects to it, waiting at most
 // startup for it to answer initialize.
-func Start(ctx context.Context, spec Spec, startup time.Duration) (*Session, error) {
+func Start(ctx context.Context, spec Local, startup time.Duration) (*Session, error) {
 	pctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	cmd, err := procs.Command(pctx, procs.Spec{Program: spec.Command, Args: spec.Args, Dir: spec.Dir, Private: spec.Private, Env: spec.Env})
+	cmd, err := procs.Command(pctx, procs.Invocation{Program: spec.Command, Args: spec.Args, Dir: spec.Dir, Private: spec.Private, Env: spec.Env})
 	if err != nil {
 		stop()
 		return nil, err
@@ -229,7 +231,8 @@ func Start(ctx context.Context, spec Spec, startup time.Duration) (*Session, err
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
-	in := &serverStdin{WriteCloser: stdin, cmd: cmd, grace: grace}
+	in := &serverStdin{WriteCloser: stdin, cmd: cmd}
+	in.grace.Store(int64(grace))
 	cctx, cancel := withStartup(ctx, startup)
 	defer cancel()
 	s, err := connect(ctx, cctx, &mcp.IOTransport{Reader: io.NopCloser(stdout), Writer: in}, startup, nil, spec.Relay)
@@ -248,7 +251,7 @@ func Start(ctx context.Context, spec Spec, startup time.Duration) (*Session, err
 		se.Stderr = stderr.LastLines(StderrLines)
 		return nil, se
 	}
-	s.stop, s.Stderr, s.grace, s.transport = stop, stderr, grace, TransportStdio
+	s.stop, s.Stderr, s.stdin, s.transport = stop, stderr, in, TransportStdio
 	return s, nil
 }
 
@@ -406,7 +409,7 @@ func (s *Session) Changes() <-chan struct{} { return s.changes }
 func (s *Session) Done() <-chan struct{} { return s.done }
 
 // Close ends the session and the server: its stdin is closed, and after
-// the server's grace (see [Spec]) its whole process group is killed. For a
+// the server's grace (see [Local]) its whole process group is killed. For a
 // remote server, Close ends the HTTP session and its event stream.
 func (s *Session) Close() error {
 	var err error
@@ -417,7 +420,7 @@ func (s *Session) Close() error {
 		select {
 		case err = <-done:
 			closed = true
-		case <-time.After(2*s.grace + time.Second):
+		case <-time.After(2*s.grace() + time.Second):
 		}
 		if s.stop == nil {
 			return
@@ -932,7 +935,7 @@ func sdkTools(result json.RawMessage) json.RawMessage {
 type serverStdin struct {
 	io.WriteCloser
 	cmd   *procs.Cmd
-	grace time.Duration
+	grace atomic.Int64 // a time.Duration
 	once  sync.Once
 	err   error
 }
@@ -941,7 +944,27 @@ type serverStdin struct {
 func (w *serverStdin) Close() error {
 	w.once.Do(func() {
 		w.WriteCloser.Close()
-		w.err = procs.End(w.cmd, w.grace)
+		w.err = procs.End(w.cmd, time.Duration(w.grace.Load()))
 	})
 	return w.err
+}
+
+// grace is how long the server may take to exit; 0 for a server strata
+// did not start.
+func (s *Session) grace() time.Duration {
+	if s.stdin == nil {
+		return 0
+	}
+	return time.Duration(s.stdin.grace.Load())
+}
+
+// SetGrace sets how long the server may take to exit once its stdin
+// closes, and again after SIGTERM, when the session closes (see
+// [Local].Grace): a host that only listed the server's tools, whose
+// server has nothing to finish, need not give it the grace of a server
+// that ran calls. It does nothing for a server strata did not start.
+func (s *Session) SetGrace(grace time.Duration) {
+	if s.stdin != nil && grace > 0 {
+		s.stdin.grace.Store(int64(grace))
+	}
 }

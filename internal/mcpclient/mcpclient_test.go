@@ -518,16 +518,16 @@ func text(t *testing.T, res *mcp.CallToolResult) string {
 
 // fake returns a spec running mcpfake with args, skipping the test when
 // it could not be built.
-func fake(t *testing.T, args ...string) Spec {
+func fake(t *testing.T, args ...string) Local {
 	t.Helper()
 	if fakeBin == "" {
 		t.Skip("no go command to build mcpfake with")
 	}
-	return Spec{Command: fakeBin, Args: args, Env: []string{"PATH=" + os.Getenv("PATH")}}
+	return Local{Command: fakeBin, Args: args, Env: []string{"PATH=" + os.Getenv("PATH")}}
 }
 
 // start starts spec, closing the session when the test ends.
-func start(t *testing.T, spec Spec) *Session {
+func start(t *testing.T, spec Local) *Session {
 	t.Helper()
 	s, err := Start(testContext(t), spec, 10*time.Second)
 	if err != nil {
@@ -539,7 +539,7 @@ func start(t *testing.T, spec Spec) *Session {
 
 // startLogged runs mcpfake with args and -log, and returns the process
 // ids it logged at start so far (read them after Start returns).
-func startLogged(t *testing.T, args ...string) (Spec, func() []int) {
+func startLogged(t *testing.T, args ...string) (Local, func() []int) {
 	t.Helper()
 	log := filepath.Join(t.TempDir(), "starts.txt")
 	spec := fake(t, append([]string{"-log", log}, args...)...)
@@ -836,7 +836,7 @@ func TestStderrLastLines(t *testing.T) {
 }
 
 func TestStartMissingProgram(t *testing.T) {
-	_, err := Start(testContext(t), Spec{Command: filepath.Join(t.TempDir(), "missing")}, time.Second)
+	_, err := Start(testContext(t), Local{Command: filepath.Join(t.TempDir(), "missing")}, time.Second)
 	var perr *procs.Error
 	if !errors.As(err, &perr) || perr.Kind != procs.KindStart {
 		t.Fatalf("error %v, want a procs.Error of KindStart", err)
@@ -854,11 +854,15 @@ func TestClose(t *testing.T) {
 		// stdin, which Close must not wait for; a short one for a server
 		// that only SIGKILL ends, which Close waits for twice.
 		grace time.Duration
+		// setGrace, when not 0, is given to SetGrace before Close: the
+		// grace Close waits for.
+		setGrace time.Duration
 	}{
 		{name: "exits with its stdin", args: nil, wantLive: map[string]int{"mcpfake": 1}, grace: noGrace},
 		{name: "ignores the end of stdin", args: []string{"-ignore-stdin-close"}, wantLive: map[string]int{"mcpfake": 1}, grace: 50 * time.Millisecond},
 		{name: "leaves a child", args: []string{"-child"}, wantLive: map[string]int{"mcpfake": 1, "sleep": 1}, grace: noGrace},
 		{name: "ignores the end of stdin with a child", args: []string{"-ignore-stdin-close", "-child"}, wantLive: map[string]int{"mcpfake": 1, "sleep": 1}, grace: 50 * time.Millisecond},
+		{name: "ignores the end of stdin, its grace shortened", args: []string{"-ignore-stdin-close"}, wantLive: map[string]int{"mcpfake": 1}, grace: noGrace, setGrace: 50 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -875,6 +879,9 @@ func TestClose(t *testing.T) {
 			}
 			if _, _, err := s.Tools(testContext(t), Budget{}); err != nil {
 				t.Fatal(err)
+			}
+			if tt.setGrace != 0 {
+				s.SetGrace(tt.setGrace)
 			}
 			returns(t, "Close", func() { err = s.Close() })
 			if err != nil {

@@ -431,7 +431,7 @@ func TestStartEverythingEnv(t *testing.T) {
 	node, entry := mcptest.EverythingEntry(t)
 	host := append(os.Environ(), "HTTPS_PROXY=http://proxy.invalid:3128", "NODE_EXTRA_CA_CERTS=/etc/ca.pem",
 		"GITHUB_TOKEN=ghp_secret", "AWS_SECRET_ACCESS_KEY=never")
-	s := start(t, Spec{Command: node, Args: []string{entry, "stdio"},
+	s := start(t, Local{Command: node, Args: []string{entry, "stdio"},
 		Env: procs.Env(host, map[string]string{"LOG": "1"}, []string{"GITHUB_TOKEN"})})
 	res, err := s.Call(testContext(t), "get-env", json.RawMessage(`{}`), nil)
 	if err != nil {

@@ -81,7 +81,7 @@ func freePort(t testing.TB) string {
 // program took the port first.
 func startEverything(t testing.TB, node, entry, mode, port string) (url string, busy bool) {
 	t.Helper()
-	cmd, err := procs.Command(context.Background(), procs.Spec{
+	cmd, err := procs.Command(context.Background(), procs.Invocation{
 		Program: node, Args: []string{entry, mode},
 		Env: procs.Env(os.Environ(), map[string]string{"PORT": port}, nil),
 	})

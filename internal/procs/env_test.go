@@ -143,7 +143,7 @@ func TestEnvReachesProgram(t *testing.T) {
 		"PATH=/usr/bin:/bin", "HOME=/home/u", "HTTPS_PROXY=http://proxy:3128", "SSL_CERT_FILE=/etc/ca.pem",
 		"GITHUB_TOKEN=ghp_secret", "AWS_SECRET_ACCESS_KEY=never", "LD_PRELOAD=/evil.so",
 	}
-	res, err := Run(context.Background(), Spec{
+	res, err := Run(context.Background(), Invocation{
 		Program: envBin,
 		Env:     Env(host, map[string]string{"LOG": "1"}, []string{"GITHUB_TOKEN"}),
 	})

@@ -11,7 +11,7 @@ import (
 )
 
 // A program of a workspace nobody trusted starts in a private place of its
-// own (see [Spec].Private): a new, empty directory that [PrivateDir] makes
+// own (see [Invocation].Private): a new, empty directory that [PrivateDir] makes
 // for it in a base directory, and removes once it has ended. Nothing one
 // program leaves there reaches another, and nobody else can put anything
 // there first: the base is the current user's alone, which [CheckBase]

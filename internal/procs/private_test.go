@@ -169,7 +169,7 @@ func TestRunPrivate(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, script(`pwd; ls -A; mkdir -p node_modules/.bin; echo x > sitecustomize.py`))
 	base := filepath.Join(dir, "start")
-	s := Spec{Program: filepath.Join(dir, "tools/run.sh"), Dir: base, Private: true, Env: []string{"PATH=/usr/bin:/bin"}}
+	s := Invocation{Program: filepath.Join(dir, "tools/run.sh"), Dir: base, Private: true, Env: []string{"PATH=/usr/bin:/bin"}}
 	var seen []string
 	for range 2 {
 		res, err := Run(t.Context(), s)
@@ -209,7 +209,7 @@ func TestRunPrivateRefusesBase(t *testing.T) {
 	writeFiles(t, dir, script(`touch `+dir+`/ran`))
 	base := filepath.Join(dir, "start")
 	mkdirMode(t, base, 0o777)
-	_, err := Run(t.Context(), Spec{Program: filepath.Join(dir, "tools/run.sh"), Dir: base, Private: true})
+	_, err := Run(t.Context(), Invocation{Program: filepath.Join(dir, "tools/run.sh"), Dir: base, Private: true})
 	want := errOf{Kind: KindStart, Msg: filepath.Join(dir, "tools/run.sh") + ": " + base + ", where strata starts the programs of workspaces not trusted, is writable by others (mode -rwxrwxrwx): anyone could put files there for your programs; remove it (strata makes it again, private to you)"}
 	if diff := cmp.Diff(want, describe(t, err)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -229,7 +229,7 @@ func TestCommandPrivate(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, script(`pwd > `+dir+`/pwd`), file{path: "tools/bad.sh", content: "#!/nonexistent/interpreter\n"})
 	base := filepath.Join(dir, "start")
-	cmd, err := Command(t.Context(), Spec{Program: filepath.Join(dir, "tools/run.sh"), Dir: base, Private: true})
+	cmd, err := Command(t.Context(), Invocation{Program: filepath.Join(dir, "tools/run.sh"), Dir: base, Private: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestCommandPrivate(t *testing.T) {
 		t.Errorf("%s after Wait: %v", started, err)
 	}
 
-	cmd, err = Command(t.Context(), Spec{Program: filepath.Join(dir, "tools/bad.sh"), Dir: base, Private: true})
+	cmd, err = Command(t.Context(), Invocation{Program: filepath.Join(dir, "tools/bad.sh"), Dir: base, Private: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,12 +41,12 @@ import (
 	"unicode/utf8"
 )
 
-// Defaults of [Spec].
+// Defaults of [Invocation].
 const (
-	// DefaultMaxStdout is the stdout cap of a [Spec] whose MaxStdout is
+	// DefaultMaxStdout is the stdout cap of an [Invocation] whose MaxStdout is
 	// not positive.
 	DefaultMaxStdout = 4 << 20
-	// DefaultMaxStderr is the stderr cap of a [Spec] whose MaxStderr is
+	// DefaultMaxStderr is the stderr cap of an [Invocation] whose MaxStderr is
 	// not positive.
 	DefaultMaxStderr = 64 << 10
 	// WaitDelay is how long a command waits, once its program has exited
@@ -56,8 +56,8 @@ const (
 	WaitDelay = time.Second
 )
 
-// Spec describes one run of a program.
-type Spec struct {
+// Invocation describes one run of a program.
+type Invocation struct {
 	// Program is the program to run. When it has no slash (nor, on
 	// Windows, a backslash or a drive) it is looked up in the PATH of Env
 	// (never in strata's own environment), in the absolute directories of
@@ -101,10 +101,10 @@ type Spec struct {
 // Result is what a run of a program produced. After a failed run it holds
 // what was captured before the failure.
 type Result struct {
-	// Stdout is the program's standard output, at most [Spec].MaxStdout
+	// Stdout is the program's standard output, at most [Invocation].MaxStdout
 	// bytes, unchanged.
 	Stdout []byte
-	// Stderr is the program's standard error, at most [Spec].MaxStderr
+	// Stderr is the program's standard error, at most [Invocation].MaxStderr
 	// bytes, unchanged.
 	Stderr []byte
 	// StderrTruncated reports that the program wrote more than Stderr
@@ -127,14 +127,14 @@ type Kind int
 const (
 	// KindStart: the program could not be started: it is missing, not
 	// executable, not found in PATH, its working directory is missing, or
-	// its private place to start could not be made (see [Spec].Private).
+	// its private place to start could not be made (see [Invocation].Private).
 	KindStart Kind = iota + 1
-	// KindTimeout: the run took longer than [Spec].Timeout and was killed.
+	// KindTimeout: the run took longer than [Invocation].Timeout and was killed.
 	KindTimeout
 	// KindCanceled: the context was done before the run finished; a
 	// running program was killed.
 	KindCanceled
-	// KindOverflow: the program wrote more than [Spec].MaxStdout bytes to
+	// KindOverflow: the program wrote more than [Invocation].MaxStdout bytes to
 	// standard output and was killed.
 	KindOverflow
 	// KindExit: the program exited with a non-zero status.
@@ -164,7 +164,7 @@ func (k Kind) String() string {
 
 // Error is the error of [Run] and [Command].
 type Error struct {
-	// Program is [Spec].Program as written.
+	// Program is [Invocation].Program as written.
 	Program string
 	// Kind says what went wrong.
 	Kind Kind
@@ -205,14 +205,14 @@ var (
 // process group has been sent SIGKILL (once the program has exited, any
 // process left in its group is killed too) and the program itself has been
 // waited for.
-func Run(ctx context.Context, s Spec) (Result, error) {
+func Run(ctx context.Context, s Invocation) (Result, error) {
 	return run(ctx, s, waitExit)
 }
 
 // run is Run with the function that waits for the program's exit without
 // reaping it; one that fails makes run kill the group after reaping, as on
 // systems without waitid.
-func run(ctx context.Context, s Spec, waitExit func(pid int) error) (Result, error) {
+func run(ctx context.Context, s Invocation, waitExit func(pid int) error) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, canceled(s.Program, ctx)
 	}
@@ -317,18 +317,18 @@ type Cmd struct {
 	*exec.Cmd
 	group *group
 	// private is the base of the program's private place to start (see
-	// [Spec].Private), and release removes the directory made there.
+	// [Invocation].Private), and release removes the directory made there.
 	private string
 	release func()
 }
 
 // Command returns a [Cmd] that runs the program s describes the way [Run]
 // does, for callers that manage its pipes themselves: the program is
-// resolved as [Spec].Program says, it starts in a process group of its own,
-// with exactly [Spec].Env as its environment and [Spec].Dir as its working
+// resolved as [Invocation].Program says, it starts in a process group of its own,
+// with exactly [Invocation].Env as its environment and [Invocation].Dir as its working
 // directory, and when ctx is done before the command has been waited for,
 // the whole group is killed with SIGKILL; [exec.Cmd].WaitDelay is
-// [WaitDelay]. Stdin reads [Spec].Stdin when that is not nil (and is left
+// [WaitDelay]. Stdin reads [Invocation].Stdin when that is not nil (and is left
 // unset otherwise, so that StdinPipe can be used); Stdout and Stderr are
 // not set. Timeout, MaxStdout and MaxStderr are not used: bound the command
 // with ctx.
@@ -338,12 +338,12 @@ type Cmd struct {
 // be killed safely, since its id may be reused. (On Windows, Wait closes
 // the program's job, which terminates what is left in it.)
 //
-// With [Spec].Private, the directory the program starts in is made by
+// With [Invocation].Private, the directory the program starts in is made by
 // Start, and removed when Wait returns (or when Start fails).
 //
 // The error is an [*Error] of [KindStart] when the program cannot be found
 // or is not executable, or the working directory is missing.
-func Command(ctx context.Context, s Spec) (*Cmd, error) {
+func Command(ctx context.Context, s Invocation) (*Cmd, error) {
 	path, err := resolve(s)
 	if err != nil {
 		return nil, err
@@ -365,7 +365,7 @@ func Command(ctx context.Context, s Spec) (*Cmd, error) {
 }
 
 // Start starts the program in a group of its own; see [exec.Cmd.Start].
-// With [Spec].Private it first makes the directory the program starts in;
+// With [Invocation].Private it first makes the directory the program starts in;
 // when that fails, the error is an [*Error] of [KindStart] that says why
 // and what fixes it.
 func (c *Cmd) Start() error {
@@ -454,7 +454,7 @@ func (g *group) release() {
 // resolve returns the path to start for s.Program, checking what can be
 // checked before starting it, so that the common mistakes get a clear
 // message.
-func resolve(s Spec) (string, error) {
+func resolve(s Invocation) (string, error) {
 	fail := func(detail string, err error) (string, error) {
 		return "", &Error{Program: s.Program, Kind: KindStart, Detail: detail, Err: err}
 	}
@@ -563,7 +563,7 @@ func startError(program string, err error) error {
 
 // interrupted returns the error of a run whose runCtx, made by Run from
 // ctx, is done for a reason other than an overflow: the timeout or ctx.
-func interrupted(s Spec, runCtx, ctx context.Context) error {
+func interrupted(s Invocation, runCtx, ctx context.Context) error {
 	if context.Cause(runCtx) == errTimeout {
 		return &Error{Program: s.Program, Kind: KindTimeout, Detail: "timed out after " + s.Timeout.String()}
 	}

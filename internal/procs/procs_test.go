@@ -96,8 +96,8 @@ func writeFiles(t *testing.T, dir string, files ...file) {
 }
 
 // baseSpec is the spec of the script tools/run.sh in dir.
-func baseSpec(dir string) Spec {
-	return Spec{Program: "tools/run.sh", Dir: dir, Env: []string{"PATH=/usr/bin:/bin"}}
+func baseSpec(dir string) Invocation {
+	return Invocation{Program: "tools/run.sh", Dir: dir, Env: []string{"PATH=/usr/bin:/bin"}}
 }
 
 // errOf describes err for comparison: its kind and message.
@@ -137,7 +137,7 @@ func TestRun(t *testing.T) {
 	tests := []struct {
 		name    string
 		files   []file
-		spec    func(s *Spec, dir string) // changes to baseSpec; nil for none
+		spec    func(s *Invocation, dir string) // changes to baseSpec; nil for none
 		want    Result
 		wantErr errOf // with "$DIR" for the temporary directory
 	}{
@@ -149,7 +149,7 @@ func TestRun(t *testing.T) {
 		{
 			name:  "arguments and stdin reach the program",
 			files: []file{script(`printf '[%s]' "$0" "$@"; cat`)},
-			spec: func(s *Spec, _ string) {
+			spec: func(s *Invocation, _ string) {
 				s.Args = []string{"a b", "", "c"}
 				s.Stdin = []byte("in\x00put")
 			},
@@ -163,12 +163,12 @@ func TestRun(t *testing.T) {
 		{
 			name:  "empty stdin is empty",
 			files: []file{script(`wc -c`)},
-			spec:  func(s *Spec, _ string) { s.Stdin = []byte{} },
+			spec:  func(s *Invocation, _ string) { s.Stdin = []byte{} },
 			want:  Result{Stdout: []byte("0\n")},
 		},
 		{
 			name: "the environment is exactly Env",
-			spec: func(s *Spec, _ string) {
+			spec: func(s *Invocation, _ string) {
 				s.Program = "/usr/bin/env"
 				s.Env = []string{"B=2", "A=1", "PATH=/nowhere"}
 			},
@@ -176,7 +176,7 @@ func TestRun(t *testing.T) {
 		},
 		{
 			name: "nil Env is an empty environment",
-			spec: func(s *Spec, _ string) {
+			spec: func(s *Invocation, _ string) {
 				s.Program = "/usr/bin/env"
 				s.Env = nil
 			},
@@ -188,7 +188,7 @@ func TestRun(t *testing.T) {
 				script(`[ "$(pwd)" = "$D" ] && ls`),
 				{path: "data.txt", content: "x", mode: 0o644},
 			},
-			spec: func(s *Spec, dir string) { s.Env = append(s.Env, "D="+dir) },
+			spec: func(s *Invocation, dir string) { s.Env = append(s.Env, "D="+dir) },
 			want: Result{Stdout: []byte("data.txt\ntools\n")},
 		},
 		{
@@ -196,7 +196,7 @@ func TestRun(t *testing.T) {
 			files: []file{
 				{path: "bin/strata-procs-probe", content: "#!/bin/sh\necho probe \"$0\"\n"},
 			},
-			spec: func(s *Spec, dir string) {
+			spec: func(s *Invocation, dir string) {
 				s.Program = "strata-procs-probe"
 				s.Env = []string{"PATH=/nonexistent:" + filepath.Join(dir, "bin")}
 			},
@@ -210,7 +210,7 @@ func TestRun(t *testing.T) {
 				{path: "c/tool", content: "#!/bin/sh\necho c\n"},
 				{path: "d/tool", content: "#!/bin/sh\necho d\n"},
 			},
-			spec: func(s *Spec, dir string) {
+			spec: func(s *Invocation, dir string) {
 				s.Program = "tool"
 				s.Env = []string{"PATH=" + strings.Join([]string{
 					filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "c"), filepath.Join(dir, "d"),
@@ -226,19 +226,19 @@ func TestRun(t *testing.T) {
 		{
 			name:  "every byte value passes from stdin to stdout",
 			files: []file{script(`cat`)},
-			spec:  func(s *Spec, _ string) { s.Stdin = allBytes() },
+			spec:  func(s *Invocation, _ string) { s.Stdin = allBytes() },
 			want:  Result{Stdout: allBytes()},
 		},
 		{
 			name:  "stdout of exactly MaxStdout bytes is fine",
 			files: []file{script(`printf 0123456789`)},
-			spec:  func(s *Spec, _ string) { s.MaxStdout = 10 },
+			spec:  func(s *Invocation, _ string) { s.MaxStdout = 10 },
 			want:  Result{Stdout: []byte("0123456789")},
 		},
 		{
 			name:  "one byte more than MaxStdout overflows and kills",
 			files: []file{script(`printf 0123456789a; sleep 100`)},
-			spec:  func(s *Spec, _ string) { s.MaxStdout = 10 },
+			spec:  func(s *Invocation, _ string) { s.MaxStdout = 10 },
 			want:  Result{Stdout: []byte("0123456789"), ExitCode: -1, Signal: "killed"},
 			wantErr: errOf{Kind: KindOverflow,
 				Msg: "tools/run.sh: wrote more than 10 bytes to stdout"},
@@ -246,13 +246,13 @@ func TestRun(t *testing.T) {
 		{
 			name:  "stderr beyond MaxStderr is dropped",
 			files: []file{script(`printf 0123456789abc >&2; echo ok`)},
-			spec:  func(s *Spec, _ string) { s.MaxStderr = 10 },
+			spec:  func(s *Invocation, _ string) { s.MaxStderr = 10 },
 			want:  Result{Stdout: []byte("ok\n"), Stderr: []byte("0123456789"), StderrTruncated: true},
 		},
 		{
 			name:  "stderr of exactly MaxStderr bytes is not truncated",
 			files: []file{script(`printf 0123456789 >&2`)},
-			spec:  func(s *Spec, _ string) { s.MaxStderr = 10 },
+			spec:  func(s *Invocation, _ string) { s.MaxStderr = 10 },
 			want:  Result{Stderr: []byte("0123456789")},
 		},
 		{
@@ -333,27 +333,27 @@ func TestRunStartErrors(t *testing.T) {
 	tests := []struct {
 		name    string
 		files   []file
-		spec    func(s *Spec, dir string)
+		spec    func(s *Invocation, dir string)
 		wantErr errOf // with "$DIR" for the temporary directory
 		wantIs  error // nil: not checked
 	}{
 		{
 			name:    "missing program",
-			spec:    func(s *Spec, _ string) { s.Program = "tools/missing" },
+			spec:    func(s *Invocation, _ string) { s.Program = "tools/missing" },
 			wantErr: errOf{Kind: KindStart, Msg: "tools/missing: not found"},
 			wantIs:  fs.ErrNotExist,
 		},
 		{
 			name:    "file not executable",
 			files:   []file{{path: "tools/x.txt", content: "#!/bin/sh\necho hi\n", mode: 0o644}},
-			spec:    func(s *Spec, _ string) { s.Program = "tools/x.txt" },
+			spec:    func(s *Invocation, _ string) { s.Program = "tools/x.txt" },
 			wantErr: errOf{Kind: KindStart, Msg: "tools/x.txt: not executable (permission denied)"},
 			wantIs:  fs.ErrPermission,
 		},
 		{
 			name:    "directory",
 			files:   []file{script(`echo hi`)},
-			spec:    func(s *Spec, _ string) { s.Program = "./tools" },
+			spec:    func(s *Invocation, _ string) { s.Program = "./tools" },
 			wantErr: errOf{Kind: KindStart, Msg: "./tools: is a directory"},
 		},
 		{
@@ -371,28 +371,30 @@ func TestRunStartErrors(t *testing.T) {
 		{
 			name:  "not in PATH",
 			files: []file{{path: "bin/other", content: "#!/bin/sh\n"}},
-			spec: func(s *Spec, dir string) {
+			spec: func(s *Invocation, dir string) {
 				s.Program, s.Env = "strata-no-such-tool", []string{"PATH=" + filepath.Join(dir, "bin")}
 			},
 			wantErr: errOf{Kind: KindStart, Msg: "strata-no-such-tool: not found in PATH"},
 			wantIs:  fs.ErrNotExist,
 		},
 		{
-			name:    "the PATH of the test process is not searched",
-			files:   []file{{path: "bin/other", content: "#!/bin/sh\n"}},
-			spec:    func(s *Spec, dir string) { s.Program, s.Env = "sh", []string{"PATH=" + filepath.Join(dir, "bin")} },
+			name:  "the PATH of the test process is not searched",
+			files: []file{{path: "bin/other", content: "#!/bin/sh\n"}},
+			spec: func(s *Invocation, dir string) {
+				s.Program, s.Env = "sh", []string{"PATH=" + filepath.Join(dir, "bin")}
+			},
 			wantErr: errOf{Kind: KindStart, Msg: "sh: not found in PATH"},
 			wantIs:  fs.ErrNotExist,
 		},
 		{
 			name:    "no PATH in Env",
-			spec:    func(s *Spec, _ string) { s.Program, s.Env = "sh", []string{"HOME=/"} },
+			spec:    func(s *Invocation, _ string) { s.Program, s.Env = "sh", []string{"HOME=/"} },
 			wantErr: errOf{Kind: KindStart, Msg: "sh: not found in PATH"},
 		},
 		{
 			name:  "the last PATH in Env counts",
 			files: []file{{path: "bin/strata-procs-probe", content: "#!/bin/sh\n"}},
-			spec: func(s *Spec, dir string) {
+			spec: func(s *Invocation, dir string) {
 				s.Program = "strata-procs-probe"
 				s.Env = []string{"PATH=" + filepath.Join(dir, "bin"), "PATH=/nonexistent"}
 			},
@@ -401,30 +403,32 @@ func TestRunStartErrors(t *testing.T) {
 		{
 			name:    "relative directories of PATH are not searched",
 			files:   []file{script(`echo hi`)},
-			spec:    func(s *Spec, _ string) { s.Program, s.Env = "run.sh", []string{"PATH=tools:./tools:"} },
+			spec:    func(s *Invocation, _ string) { s.Program, s.Env = "run.sh", []string{"PATH=tools:./tools:"} },
 			wantErr: errOf{Kind: KindStart, Msg: "run.sh: not found in PATH"},
 		},
 		{
-			name:    "only executable files in PATH count",
-			files:   []file{{path: "bin/tool", content: "#!/bin/sh\n", mode: 0o644}},
-			spec:    func(s *Spec, dir string) { s.Program, s.Env = "tool", []string{"PATH=" + filepath.Join(dir, "bin")} },
+			name:  "only executable files in PATH count",
+			files: []file{{path: "bin/tool", content: "#!/bin/sh\n", mode: 0o644}},
+			spec: func(s *Invocation, dir string) {
+				s.Program, s.Env = "tool", []string{"PATH=" + filepath.Join(dir, "bin")}
+			},
 			wantErr: errOf{Kind: KindStart, Msg: "tool: not found in PATH"},
 		},
 		{
 			name:    "missing working directory",
-			spec:    func(s *Spec, dir string) { s.Program, s.Dir = "/bin/true", filepath.Join(dir, "nope") },
+			spec:    func(s *Invocation, dir string) { s.Program, s.Dir = "/bin/true", filepath.Join(dir, "nope") },
 			wantErr: errOf{Kind: KindStart, Msg: "/bin/true: working directory $DIR/nope not found"},
 			wantIs:  fs.ErrNotExist,
 		},
 		{
 			name:    "working directory is a file",
 			files:   []file{{path: "plain", content: "x", mode: 0o644}},
-			spec:    func(s *Spec, dir string) { s.Program, s.Dir = "/bin/true", filepath.Join(dir, "plain") },
+			spec:    func(s *Invocation, dir string) { s.Program, s.Dir = "/bin/true", filepath.Join(dir, "plain") },
 			wantErr: errOf{Kind: KindStart, Msg: "/bin/true: working directory $DIR/plain is not a directory"},
 		},
 		{
 			name:    "no program",
-			spec:    func(s *Spec, _ string) { s.Program = "" },
+			spec:    func(s *Invocation, _ string) { s.Program = "" },
 			wantErr: errOf{Kind: KindStart, Msg: "procs: no program given"},
 		},
 	}
@@ -513,7 +517,7 @@ func TestRunKillsTheGroup(t *testing.T) {
 	tests := []struct {
 		name    string
 		script  string // prints its pid, then the pids of its background children, one a line
-		spec    func(s *Spec)
+		spec    func(s *Invocation)
 		ctx     func(ctx context.Context, dir string) (context.Context, context.CancelFunc) // nil: none
 		want    Result                                                                      // without Stdout
 		wantErr errOf
@@ -529,7 +533,7 @@ func TestRunKillsTheGroup(t *testing.T) {
 			name:     "timeout",
 			notShort: `"timeout with background children" tests a timeout too`,
 			script:   `echo $$; sleep 100`,
-			spec:     func(s *Spec) { s.Timeout = 500 * time.Millisecond },
+			spec:     func(s *Invocation) { s.Timeout = 500 * time.Millisecond },
 			want:     Result{ExitCode: -1, Signal: "killed"},
 			wantErr:  errOf{Kind: KindTimeout, Msg: "tools/run.sh: timed out after 500ms"},
 		},
@@ -539,14 +543,14 @@ func TestRunKillsTheGroup(t *testing.T) {
 			script: `echo $$; sleep 1000 & echo $!
 				sleep 1000 >/dev/null 2>&1 </dev/null & echo $!
 				sleep 100`,
-			spec:    func(s *Spec) { s.Timeout = 500 * time.Millisecond },
+			spec:    func(s *Invocation) { s.Timeout = 500 * time.Millisecond },
 			want:    Result{ExitCode: -1, Signal: "killed"},
 			wantErr: errOf{Kind: KindTimeout, Msg: "tools/run.sh: timed out after 500ms"},
 		},
 		{
 			name:    "timeout of a program that ignores SIGTERM, SIGINT and SIGHUP",
 			script:  `trap '' TERM INT HUP; echo $$; sleep 1000 & echo $!; sleep 100`,
-			spec:    func(s *Spec) { s.Timeout = 500 * time.Millisecond },
+			spec:    func(s *Invocation) { s.Timeout = 500 * time.Millisecond },
 			want:    Result{ExitCode: -1, Signal: "killed"},
 			wantErr: errOf{Kind: KindTimeout, Msg: "tools/run.sh: timed out after 500ms"},
 		},
@@ -565,7 +569,7 @@ func TestRunKillsTheGroup(t *testing.T) {
 		{
 			name:   "context deadline before Timeout",
 			script: `echo $$; sleep 1000 & echo $!; sleep 100`,
-			spec:   func(s *Spec) { s.Timeout = time.Hour },
+			spec:   func(s *Invocation) { s.Timeout = time.Hour },
 			ctx: func(ctx context.Context, _ string) (context.Context, context.CancelFunc) {
 				return context.WithTimeout(ctx, 500*time.Millisecond)
 			},
@@ -576,7 +580,7 @@ func TestRunKillsTheGroup(t *testing.T) {
 		{
 			name:    "overflow",
 			script:  `echo $$; sleep 1000 & echo $!; exec yes`,
-			spec:    func(s *Spec) { s.MaxStdout = 1 << 20 },
+			spec:    func(s *Invocation) { s.MaxStdout = 1 << 20 },
 			want:    Result{ExitCode: -1, Signal: "killed"},
 			wantErr: errOf{Kind: KindOverflow, Msg: "tools/run.sh: wrote more than 1 MiB to stdout"},
 		},
@@ -759,18 +763,18 @@ func TestCommand(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		spec func(s *Spec, dir string)
+		spec func(s *Invocation, dir string)
 		want config // with "$DIR" for the temporary directory
 	}{
 		{
 			name: "path program",
-			spec: func(s *Spec, _ string) { s.Args = []string{"-v"} },
+			spec: func(s *Invocation, _ string) { s.Args = []string{"-v"} },
 			want: config{Path: "tools/run.sh", Args: []string{"tools/run.sh", "-v"}, Dir: "$DIR",
 				Env: []string{"PATH=/usr/bin:/bin"}, Setpgid: true, Cancel: true, WaitDelay: WaitDelay},
 		},
 		{
 			name: "program found in PATH",
-			spec: func(s *Spec, dir string) {
+			spec: func(s *Invocation, dir string) {
 				s.Program = "run.sh"
 				s.Env = []string{"PATH=" + filepath.Join(dir, "tools")}
 			},
@@ -779,7 +783,7 @@ func TestCommand(t *testing.T) {
 		},
 		{
 			name: "stdin and nil Env",
-			spec: func(s *Spec, _ string) { s.Stdin, s.Env = []byte("x"), nil },
+			spec: func(s *Invocation, _ string) { s.Stdin, s.Env = []byte("x"), nil },
 			want: config{Path: "tools/run.sh", Args: []string{"tools/run.sh"}, Dir: "$DIR",
 				Env: []string{}, Stdin: true, Setpgid: true, Cancel: true, WaitDelay: WaitDelay},
 		},

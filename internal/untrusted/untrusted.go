@@ -139,7 +139,7 @@ type Launch struct {
 	// Dir is where it starts; relative arguments are relative to it.
 	Dir string
 	// Private makes Dir the base of a new, empty directory made there for
-	// the program to start in (procs.Spec.Private): relative arguments are
+	// the program to start in (procs.Invocation.Private): relative arguments are
 	// relative to that directory, one level below Dir.
 	Private bool
 	// Env are the variables the config sets (NAME=VALUE), which are

@@ -14,14 +14,14 @@ import (
 // of a call.Runner.
 type Caller struct {
 	Servers *Servers
-	// Spec returns how to reach the server named name; false when the
+	// Server returns how to reach the server named name; false when the
 	// config has none.
-	Spec func(name string) (Spec, bool)
+	Server func(name string) (Server, bool)
 }
 
 // CallTool calls tool of the server named server.
 func (c Caller) CallTool(ctx context.Context, server, tool string, args json.RawMessage, meta map[string]any) (*protocol.MCPResult, error) {
-	spec, ok := c.Spec(server)
+	spec, ok := c.Server(server)
 	if !ok {
 		return nil, fmt.Errorf("the config has no MCP server %s", server)
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -57,7 +59,7 @@ type Servers struct {
 type Client struct {
 	// Capabilities are the client's sampling and elicitation
 	// capabilities: the servers started from now on are declared them
-	// (see [Spec].Client), and their requests go to the client.
+	// (see [Server].Client), and their requests go to the client.
 	Capabilities mcpclient.Capabilities
 	// Log is given the servers' log messages that come while no call of
 	// the client is under way (those of a call go with the call).
@@ -93,7 +95,7 @@ func (p *Servers) Serve(c Client) (changed bool) {
 }
 
 // Declared returns the capabilities that the servers started now are
-// declared: those of the client served, if any (see [Spec].Client).
+// declared: those of the client served, if any (see [Server].Client).
 func (p *Servers) Declared() mcpclient.Capabilities {
 	if p == nil {
 		return mcpclient.Capabilities{}
@@ -144,7 +146,7 @@ func (p *Servers) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) {
 }
 
 // relay is how a server started now relays for the client served.
-func (p *Servers) relay(s Spec) *mcpclient.Relay {
+func (p *Servers) relay(s Server) *mcpclient.Relay {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return &mcpclient.Relay{Capabilities: s.Client, Name: s.Name, Level: p.level, Log: p.log}
@@ -162,13 +164,17 @@ func (p *Servers) log(ctx context.Context, m *mcp.LoggingMessageParams) {
 
 // live is a running server, or one starting.
 type live struct {
-	spec  Spec
+	spec  Server
 	ready chan struct{} // closed once started, or failed
 	sess  *mcpclient.Session
 	err   error
 
 	mu     sync.Mutex // serializes listings (the session reads one at a time)
 	answer Answer     // its tools, as last listed
+	// called says a call went to the server: it gets the grace of a
+	// server that may have work to finish when it stops. A server that
+	// only listed its tools (a one-shot strata resolve) gets ListGrace.
+	called atomic.Bool
 }
 
 // errClosed is the error of a server asked for after Close.
@@ -195,11 +201,21 @@ func (p *Servers) Close() error {
 func (l *live) stop() {
 	<-l.ready
 	if l.sess != nil {
+		l.sess.SetGrace(l.grace())
 		_ = l.sess.Close()
 	}
 }
 
-// Retain stops the servers whose identity ([Spec.ID]) is not in keep.
+// grace is how long the server may take to exit when it stops: ListGrace
+// when it only listed its tools, the default when a call went to it.
+func (l *live) grace() time.Duration {
+	if l.called.Load() {
+		return mcpclient.DefaultGrace
+	}
+	return ListGrace
+}
+
+// Retain stops the servers whose identity ([Server.ID]) is not in keep.
 func (p *Servers) Retain(keep map[string]bool) {
 	if p == nil {
 		return
@@ -233,7 +249,7 @@ func (p *Servers) forget(id string, l *live) {
 // that starts now and says it is the one that gave them (seed 002's
 // identity) is not asked for its tools; a running server is compared with
 // its own last listing.
-func (p *Servers) Tools(ctx context.Context, s Spec, known *Answer) (a Answer, started bool, err error) {
+func (p *Servers) Tools(ctx context.Context, s Server, known *Answer) (a Answer, started bool, err error) {
 	if p == nil {
 		a, err := List(ctx, s, known)
 		return a, true, err
@@ -256,7 +272,7 @@ func (p *Servers) Tools(ctx context.Context, s Spec, known *Answer) (a Answer, s
 // Call calls tool of the server of s with args (a JSON object) and the
 // _meta payload meta, under the server's tool timeout. A server that the
 // call starts has its tools compared with the cache (see [Servers]).
-func (p *Servers) Call(ctx context.Context, s Spec, tool string, args json.RawMessage, meta map[string]any) (*mcp.CallToolResult, error) {
+func (p *Servers) Call(ctx context.Context, s Server, tool string, args json.RawMessage, meta map[string]any) (*mcp.CallToolResult, error) {
 	if p == nil {
 		sess, err := Start(ctx, s, mcpclient.DefaultGrace, nil)
 		if err != nil {
@@ -269,6 +285,7 @@ func (p *Servers) Call(ctx context.Context, s Spec, tool string, args json.RawMe
 	if err != nil {
 		return nil, err
 	}
+	l.called.Store(true)
 	if started {
 		l.mu.Lock()
 		a := l.answer
@@ -280,12 +297,12 @@ func (p *Servers) Call(ctx context.Context, s Spec, tool string, args json.RawMe
 
 // cached returns the tools of the server of s that the cache holds, or
 // nil (see [Cached]).
-func (p *Servers) cached(s Spec) *Answer { return Cached(p.Cache, s) }
+func (p *Servers) cached(s Server) *Answer { return Cached(p.Cache, s) }
 
 // get returns the running server of s, starting it (and listing its tools,
 // unless it says it is the server of the tools known returns) when it is
 // not running; started says it was.
-func (p *Servers) get(ctx context.Context, s Spec, known func() *Answer) (l *live, started bool, err error) {
+func (p *Servers) get(ctx context.Context, s Server, known func() *Answer) (l *live, started bool, err error) {
 	id := s.id()
 	p.mu.Lock()
 	if p.closed {

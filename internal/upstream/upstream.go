@@ -26,8 +26,10 @@ import (
 	"github.com/strata-config/strata/trust"
 )
 
-// Spec is how to reach one server.
-type Spec struct {
+// Server is one MCP server as the config describes it: how to reach it
+// (a program to start, or a URL), and what holds it (pin, budget, the
+// untrusted workspace).
+type Server struct {
 	// Name is the server's name in the config.
 	Name    string
 	Command string // the program: a path, or a name found in PATH
@@ -35,7 +37,7 @@ type Spec struct {
 	Env     []string // the whole environment of the process
 	Dir     string
 	// Private starts the server in a new, empty directory made in Dir for
-	// its session, removed when it stops (see procs.Spec.Private).
+	// its session, removed when it stops (see procs.Invocation.Private).
 	Private bool
 	// Startup bounds the start and the handshake; ToolTimeout bounds a
 	// listing or a call.
@@ -63,7 +65,7 @@ type Spec struct {
 	// Budget is the default.
 	Budget mcpclient.Budget
 	// Untrusted is the workspace nobody trusted, if any: a server whose
-	// launch resolves into it does not start (see [Spec.Refused]).
+	// launch resolves into it does not start (see [Server.Refused]).
 	Untrusted untrusted.Workspace
 }
 
@@ -71,7 +73,7 @@ type Spec struct {
 // its program, directory, script or a variable the config sets resolves
 // into the untrusted workspace. Nil for a server that may, and for a
 // remote one.
-func (s Spec) Refused() error {
+func (s Server) Refused() error {
 	if s.Transport != nil || s.Remote.URL != "" {
 		return nil
 	}
@@ -87,7 +89,7 @@ type Answer struct {
 	// it gave one: while it stays the same, so do the tools.
 	Identity *mcpclient.Identity `json:"identity,omitempty"`
 	// Cut, when not nil, says that the tool list went past the budget
-	// (see [Spec].Budget): Tools are its first tools within it.
+	// (see [Server].Budget): Tools are its first tools within it.
 	Cut *mcpclient.Cut `json:"cut,omitempty"`
 }
 
@@ -96,7 +98,7 @@ type Answer struct {
 // strata, without a budget, may have written (more tools, or more than
 // four times the budget's bytes: an answer writes each tool twice, its
 // fields and as listed). That is listed again, within the budget.
-func Cached(c *cache.Cache, s Spec) *Answer {
+func Cached(c *cache.Cache, s Server) *Answer {
 	if s.Key == nil || c == nil {
 		return nil
 	}
@@ -122,7 +124,7 @@ func SameTools(a, b Answer) bool {
 }
 
 // CommandLine is the server's command line, or its URL, for messages.
-func (s Spec) CommandLine() string {
+func (s Server) CommandLine() string {
 	if s.Remote.URL != "" {
 		return s.Remote.URL
 	}
@@ -130,7 +132,7 @@ func (s Spec) CommandLine() string {
 }
 
 // id is what identifies a running server: everything it was started with.
-func (s Spec) id() string {
+func (s Server) id() string {
 	b, _ := json.Marshal(struct {
 		Name, Command string
 		Args, Env     []string
@@ -143,12 +145,14 @@ func (s Spec) id() string {
 }
 
 // ID returns what identifies the running server of s.
-func (s Spec) ID() string { return s.id() }
+func (s Server) ID() string { return s.id() }
 
 // ListGrace is how long a server that only listed its tools may take to
 // exit once its stdin closes, and again after SIGTERM: it has nothing to
-// finish, and resolution waits for it.
-const ListGrace = 10 * time.Millisecond
+// finish, and resolution waits for it. A server that exits when its stdin
+// ends takes its own time, not this; 10 ms killed a loaded server before it
+// had read the client's last notification (its cancel of a listen).
+const ListGrace = 100 * time.Millisecond
 
 // declared returns c, or nil when it declares nothing, so that a server
 // started for no client is identified and keyed as before there were
@@ -161,10 +165,10 @@ func declared(c mcpclient.Capabilities) *mcpclient.Capabilities {
 }
 
 // Start starts the server (or connects to it), checking first that its
-// launch is not the untrusted workspace's ([Spec.Refused]) and matches its
+// launch is not the untrusted workspace's ([Server.Refused]) and matches its
 // pin. relay, when not nil, relays what the server sends for the client
 // strata serves.
-func Start(ctx context.Context, s Spec, grace time.Duration, relay *mcpclient.Relay) (*mcpclient.Session, error) {
+func Start(ctx context.Context, s Server, grace time.Duration, relay *mcpclient.Relay) (*mcpclient.Session, error) {
 	if err := s.Refused(); err != nil {
 		return nil, err
 	}
@@ -188,14 +192,14 @@ func Start(ctx context.Context, s Spec, grace time.Duration, relay *mcpclient.Re
 			return nil, err
 		}
 	}
-	return mcpclient.Start(ctx, mcpclient.Spec{Command: s.Command, Args: s.Args, Dir: s.Dir, Private: s.Private, Env: s.Env, Grace: grace, Relay: relay}, s.Startup)
+	return mcpclient.Start(ctx, mcpclient.Local{Command: s.Command, Args: s.Args, Dir: s.Dir, Private: s.Private, Env: s.Env, Grace: grace, Relay: relay}, s.Startup)
 }
 
 // List starts the server, lists its tools and stops it. known, when not
 // nil, are its tools as last listed: when the server gave an identity
 // then and gives the same now, they are its tools, and tools/list is not
 // sent.
-func List(ctx context.Context, s Spec, known *Answer) (Answer, error) {
+func List(ctx context.Context, s Server, known *Answer) (Answer, error) {
 	sess, err := Start(ctx, s, ListGrace, nil)
 	if err != nil {
 		return Answer{}, startFailed(s, err)
@@ -215,7 +219,7 @@ const IdentityGrace = time.Second
 // nil, are its tools as last listed: when they came with an identity, the
 // server is asked who it is first, and while it says the same, they are
 // its tools and tools/list is not sent (listed says whether it was).
-func list(ctx context.Context, sess *mcpclient.Session, s Spec, known *Answer) (a Answer, listed bool, err error) {
+func list(ctx context.Context, sess *mcpclient.Session, s Server, known *Answer) (a Answer, listed bool, err error) {
 	lctx, cancel := context.WithTimeout(ctx, s.ToolTimeout)
 	defer cancel()
 	if known != nil && known.Identity != nil {
@@ -253,7 +257,7 @@ func list(ctx context.Context, sess *mcpclient.Session, s Spec, known *Answer) (
 }
 
 // listTools sends tools/list, page by page, within the budget of s.
-func listTools(ctx context.Context, sess *mcpclient.Session, s Spec) ([]mcpclient.Tool, *mcpclient.Cut, error) {
+func listTools(ctx context.Context, sess *mcpclient.Session, s Server) ([]mcpclient.Tool, *mcpclient.Cut, error) {
 	tools, cut, err := sess.Tools(ctx, s.Budget)
 	if err != nil {
 		msg := err.Error()
@@ -266,7 +270,7 @@ func listTools(ctx context.Context, sess *mcpclient.Session, s Spec) ([]mcpclien
 }
 
 // call calls tool on a running server under the server's tool timeout.
-func call(ctx context.Context, sess *mcpclient.Session, s Spec, tool string, args json.RawMessage, meta map[string]any) (*mcp.CallToolResult, error) {
+func call(ctx context.Context, sess *mcpclient.Session, s Server, tool string, args json.RawMessage, meta map[string]any) (*mcp.CallToolResult, error) {
 	cctx, cancel := context.WithTimeout(ctx, s.ToolTimeout)
 	defer cancel()
 	res, err := sess.Call(cctx, tool, args, meta)
@@ -291,7 +295,7 @@ func call(ctx context.Context, sess *mcpclient.Session, s Spec, tool string, arg
 // startFailed is the error of the server of s that did not start (err):
 // what it did and what it wrote to stderr (err says), and the setting
 // that changes it, under the server's own key.
-func startFailed(s Spec, err error) error {
+func startFailed(s Server, err error) error {
 	key := "[" + tomltext.Path(partial.Path{"mcp_servers", s.Name}) + "]"
 	e := &Error{Msg: fmt.Sprintf("cannot start %s: %v", s.CommandLine(), err), Err: err}
 	var timeout mcpclient.TimeoutError

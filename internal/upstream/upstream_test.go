@@ -14,7 +14,7 @@ import (
 
 // TestStartRefusesWorkspaceContent: Start is the last guard of every MCP
 // server's start: a launch whose script or directory lies in the
-// untrusted workspace does not run, however the Spec was made.
+// untrusted workspace does not run, however the Server was made.
 func TestStartRefusesWorkspaceContent(t *testing.T) {
 	dir := t.TempDir()
 	ws, elsewhere := filepath.Join(dir, "ws"), filepath.Join(dir, "elsewhere")
@@ -29,10 +29,10 @@ func TestStartRefusesWorkspaceContent(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		spec upstream.Spec
+		spec upstream.Server
 	}{
-		{"its script", upstream.Spec{Name: "s", Command: "/bin/sh", Args: []string{filepath.Join(ws, "server.sh")}, Dir: elsewhere}},
-		{"its directory", upstream.Spec{Name: "s", Command: "/bin/sh", Args: []string{"-c", ". ./server.sh"}, Dir: ws}},
+		{"its script", upstream.Server{Name: "s", Command: "/bin/sh", Args: []string{filepath.Join(ws, "server.sh")}, Dir: elsewhere}},
+		{"its directory", upstream.Server{Name: "s", Command: "/bin/sh", Args: []string{"-c", ". ./server.sh"}, Dir: ws}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 
 	_ "github.com/strata-config/strata/internal/cli"
-	_ "github.com/strata-config/strata/internal/cli/mcpcommands"
 )
 
 func main() { fmt.Println("hello, world") }

@@ -1,4 +1,4 @@
-package serve_test
+package mcpserver_test
 
 import (
 	"context"
@@ -15,16 +15,16 @@ import (
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/discover"
+	"github.com/strata-config/strata/internal/mcpserver"
 	"github.com/strata-config/strata/internal/mcptest"
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
-	"github.com/strata-config/strata/serve"
 )
 
 // relayServer serves the tools of a real server-everything (over stdio),
 // relaying for the client as strata serve does.
-func relayServer(t *testing.T) *serve.Server {
+func relayServer(t *testing.T) *mcpserver.Server {
 	t.Helper()
 	node, entry := mcptest.EverythingEntry(t)
 	dir := t.TempDir()
@@ -34,14 +34,18 @@ func relayServer(t *testing.T) *serve.Server {
 	t.Cleanup(func() { servers.Close() })
 	r := &discover.Resolver{Root: dir, Environ: os.Environ(), Servers: servers}
 	yes := func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }
-	return &serve.Server{
-		Load: func(ctx context.Context) (*serve.Snapshot, error) {
-			cat, err := r.Resolve(ctx, cfg)
+	return &mcpserver.Server{
+		Load: func(ctx context.Context) (*mcpserver.Snapshot, error) {
+			found, err := r.Discover(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			cat, err := resolve.Build(cfg, found)
 			if cat == nil {
 				return nil, err
 			}
-			spec := func(name string) (upstream.Spec, bool) { return r.Spec(name, cfg.MCPServers[name], dir, dir), true }
-			return &serve.Snapshot{Runner: &call.Runner{Catalog: cat, MCP: upstream.Caller{Servers: servers, Spec: spec}, Confirm: yes}}, nil
+			spec := func(name string) (upstream.Server, bool) { return r.Server(name, cfg.MCPServers[name], dir, dir), true }
+			return &mcpserver.Snapshot{Runner: &call.Runner{Catalog: cat, MCP: upstream.Caller{Servers: servers, Server: spec}, Confirm: yes}}, nil
 		},
 		Client:   func(_ context.Context, ss *mcp.ServerSession) bool { return servers.Serve(upstream.ClientOf(ss)) },
 		LogLevel: servers.SetLogLevel,
@@ -156,8 +160,8 @@ func TestRelayUnknownState(t *testing.T) {
 		ran++
 		return protocol.Outcome{Type: protocol.Success, Content: "ok"}, nil
 	}
-	s := &serve.Server{Load: func(context.Context) (*serve.Snapshot, error) {
-		return &serve.Snapshot{Runner: &call.Runner{Catalog: cat, Builtin: builtin}}, nil
+	s := &mcpserver.Server{Load: func(context.Context) (*mcpserver.Snapshot, error) {
+		return &mcpserver.Snapshot{Runner: &call.Runner{Catalog: cat, Builtin: builtin}}, nil
 	}}
 	ctx, cancel := context.WithCancel(context.Background())
 	ct, st := mcp.NewInMemoryTransports()

@@ -1,4 +1,4 @@
-package serve_test
+package mcpserver_test
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/internal/mcpserver"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
-	"github.com/strata-config/strata/serve"
 )
 
 // TestElicitation: a tool's question for the user goes to the client's
@@ -51,8 +51,8 @@ func TestElicitation(t *testing.T) {
 		{"no elicitation", nil, `{"type":"needs_input","question":{"id":"apply_changes","text":"Apply the changes?","answer_type":"boolean"}}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &serve.Server{Load: func(context.Context) (*serve.Snapshot, error) {
-				return &serve.Snapshot{Runner: &call.Runner{Catalog: cat, Builtin: edit}}, nil
+			s := &mcpserver.Server{Load: func(context.Context) (*mcpserver.Snapshot, error) {
+				return &mcpserver.Snapshot{Runner: &call.Runner{Catalog: cat, Builtin: edit}}, nil
 			}}
 			ctx, cancel := context.WithCancel(context.Background())
 			ct, st := mcp.NewInMemoryTransports()

@@ -1,4 +1,4 @@
-package mcpcommands
+package cli
 
 import (
 	"io"

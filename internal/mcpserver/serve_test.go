@@ -1,4 +1,4 @@
-package serve_test
+package mcpserver_test
 
 import (
 	"context"
@@ -18,12 +18,13 @@ import (
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/discover"
+	"github.com/strata-config/strata/internal/mcpserver"
 	"github.com/strata-config/strata/internal/testbin"
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/protocol"
-	"github.com/strata-config/strata/serve"
+	"github.com/strata-config/strata/resolve"
 )
 
 var jptools, mcpfake string // the built fixture binaries
@@ -114,8 +115,8 @@ func serveWorkspace(t *testing.T, src string, tools map[string]string, opts *mcp
 	cfgFile := filepath.Join(root, ".strata", "config.toml")
 	write(t, cfgFile, strings.NewReplacer("JPTOOLS", jptools, "MCPFAKE", mcpfake).Replace(src), 0o644)
 	servers := &upstream.Servers{}
-	s := &serve.Server{
-		Load: func(ctx context.Context) (*serve.Snapshot, error) {
+	s := &mcpserver.Server{
+		Load: func(ctx context.Context) (*mcpserver.Snapshot, error) {
 			b, err := os.ReadFile(cfgFile)
 			if err != nil {
 				return nil, err
@@ -129,16 +130,20 @@ func serveWorkspace(t *testing.T, src string, tools map[string]string, opts *mcp
 				return nil, err
 			}
 			r := &discover.Resolver{Root: root, Environ: environ, Servers: servers}
-			cat, err := r.Resolve(ctx, c)
+			found, err := r.Discover(ctx, c)
 			if err != nil {
 				return nil, err
 			}
-			spec := func(name string) (upstream.Spec, bool) {
-				srv, ok := c.MCPServers[name]
-				return r.Spec(name, srv, root, root), ok
+			cat, err := resolve.Build(c, found)
+			if err != nil {
+				return nil, err
 			}
-			return &serve.Snapshot{
-				Runner: &call.Runner{Catalog: cat, Environ: environ, MCP: upstream.Caller{Servers: servers, Spec: spec}, Timeout: time.Second,
+			spec := func(name string) (upstream.Server, bool) {
+				srv, ok := c.MCPServers[name]
+				return r.Server(name, srv, root, root), ok
+			}
+			return &mcpserver.Snapshot{
+				Runner: &call.Runner{Catalog: cat, Environ: environ, MCP: upstream.Caller{Servers: servers, Server: spec}, Timeout: time.Second,
 					Confirm: func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }},
 				Watch: []string{cfgFile, filepath.Join(root, "tools")},
 			}, nil
@@ -208,7 +213,7 @@ func TestList(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("weather's schema (-want +got):\n%s", diff)
 	}
-	fp, _ := res.Meta[serve.MetaFingerprint].(string)
+	fp, _ := res.Meta[mcpserver.MetaFingerprint].(string)
 	if !strings.HasPrefix(fp, "sha256:") || cs.InitializeResult().ServerInfo.Version != fp {
 		t.Errorf("fingerprint %q in tools/list, serverInfo %+v", fp, cs.InitializeResult().ServerInfo)
 	}
@@ -286,7 +291,7 @@ func TestListChanged(t *testing.T) {
 					t.Fatal(err)
 				}
 				if check(res.Tools) {
-					if res.Meta[serve.MetaFingerprint] == before.Meta[serve.MetaFingerprint] {
+					if res.Meta[mcpserver.MetaFingerprint] == before.Meta[mcpserver.MetaFingerprint] {
 						t.Errorf("%s: the fingerprint did not change", what)
 					}
 					return

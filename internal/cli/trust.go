@@ -1,4 +1,4 @@
-package mcpcommands
+package cli
 
 import (
 	"cmp"
@@ -12,89 +12,14 @@ import (
 
 	"github.com/kballard/go-shellquote"
 
-	"github.com/strata-config/strata"
-	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
-	"github.com/strata-config/strata/export"
-	"github.com/strata-config/strata/internal/cli"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/trust"
 )
 
-// workspace is strata's own workspace: the tools model at the root.
-type workspace = strata.Workspace[config.Partial, config.Config]
-
-// open opens the workspace as the flags say, with strata's trust list
-// and cache; its warnings go to stderr.
-func open(e *cli.Env, f cli.OpenFlags, opts ...strata.Option) (*workspace, error) {
-	s := f.Settings(e)
-	base := []strata.Option{
-		strata.Name(s.Name), strata.Dir(s.Dir), strata.Environ(s.Environ), strata.Cfg(s.Cfg...),
-		strata.TrustStore(s.Store), strata.TrustHint(s.TrustHint), strata.UnknownEnv(s.UnknownEnv),
-		strata.CacheDir(strata.DefaultCacheDir(s.Name, s.Environ)),
-	}
-	if s.TrustOnce {
-		base = append(base, strata.TrustWorkspace())
-	}
-	if s.Input != nil {
-		base = append(base, strata.Input(s.Input))
-	}
-	w, err := strata.Open[config.Partial](e.Ctx, config.Default(), append(base, opts...)...)
-	if err != nil {
-		return nil, err
-	}
-	cli.Warn(e, w.Warnings())
-	return w, nil
-}
-
-// openResolve is open with the flags of resolving.
-func openResolve(e *cli.Env, f cli.ResolveFlags, opts ...strata.Option) (*workspace, error) {
-	if f.Refresh {
-		opts = append(opts, strata.Refresh())
-	}
-	if f.Offline {
-		opts = append(opts, strata.Offline())
-	}
-	return open(e, f.OpenFlags, opts...)
-}
-
-// Resolve runs strata resolve.
-func (p Programs) Resolve(e *cli.Env, c *cli.ResolveCmd) error {
-	e, stop := p.handleSignals(e)
-	defer stop()
-	w, err := openResolve(e, c.ResolveFlags)
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	cat, err := w.Resolve(e.Ctx)
-	if cat == nil {
-		return err
-	}
-	cli.WarnVerbose(e, cat.Warnings, c.Verbose)
-	if c.Check {
-		// strata config --check: the problems above, and what resolved.
-		cli.Warn(e, diag.All(err))
-		if err != nil {
-			return cli.ExitError(1)
-		}
-		_, err := fmt.Fprintf(e.Stdout, "%d tools resolve; %d warnings\n", len(cat.Tools), len(cat.Warnings))
-		return err
-	}
-	out, skipped, xerr := export.JSON(cat, export.Dialect(c.Export))
-	if xerr != nil {
-		return xerr
-	}
-	cli.Warn(e, skipped)
-	if _, werr := e.Stdout.Write(out); werr != nil {
-		return werr
-	}
-	return err
-}
-
-// Trust runs strata trust.
-func (p Programs) Trust(e *cli.Env, c *cli.TrustCmd) error {
-	e, stop := p.handleSignals(e)
+// Run runs strata trust.
+func (c *trustCmd) Run(e *env) error {
+	e, stop := stopOnSignals(e)
 	defer stop()
 	environ := os.Environ()
 	store := &trust.Store{Path: trust.DefaultPath("strata", environ)}
@@ -126,7 +51,7 @@ func (p Programs) Trust(e *cli.Env, c *cli.TrustCmd) error {
 			Hint: "keep settings of your own in your user file (" + filepath.Join(filepath.Dir(store.Path), "config.toml") + "), make a .strata/ directory at a project's root and trust that; or, to trust every workspace below " + target + ", present and future, pass --recursive"}
 	}
 	if root == "" && c.Root == "" {
-		return cli.Usage(&diag.Error{Source: dir, Msg: "not in a workspace: no .strata/ directory here or above",
+		return usage(&diag.Error{Source: dir, Msg: "not in a workspace: no .strata/ directory here or above",
 			Hint: fmt.Sprintf("strata trust would trust %s alone (its .strata.toml, not the directories below it); to do that, run strata trust --root %s; for a project, make a .strata/ directory at its root and run strata trust there", dir, shellquote.Join(dir))})
 	}
 	if err := store.Update(func(l *trust.List) error {
@@ -139,7 +64,7 @@ func (p Programs) Trust(e *cli.Env, c *cli.TrustCmd) error {
 	}); err != nil {
 		return err
 	}
-	what, where := cli.Rel(target), "in "+cli.Rel(store.Path)
+	what, where := rel(target), "in "+rel(store.Path)
 	switch {
 	case c.Recursive:
 		what += " and everything below it, nested repositories included"
@@ -153,18 +78,18 @@ func (p Programs) Trust(e *cli.Env, c *cli.TrustCmd) error {
 
 // listTrust prints the trust list: every directory, recursive ones
 // marked, and every pin.
-func listTrust(e *cli.Env, store *trust.Store) error {
+func listTrust(e *env, store *trust.Store) error {
 	l, err := store.Read()
 	if err != nil {
 		return err
 	}
 	var b strings.Builder
 	if len(l.Workspaces)+len(l.Recursive)+len(l.Pins) == 0 {
-		fmt.Fprintf(&b, "nothing is trusted (%s)\n", cli.Rel(store.Path))
+		fmt.Fprintf(&b, "nothing is trusted (%s)\n", rel(store.Path))
 		_, err = io.WriteString(e.Stdout, b.String())
 		return err
 	}
-	fmt.Fprintf(&b, "trusted (%s):\n", cli.Rel(store.Path))
+	fmt.Fprintf(&b, "trusted (%s):\n", rel(store.Path))
 	type entry struct {
 		dir       string
 		recursive bool
@@ -209,7 +134,7 @@ func listTrust(e *cli.Env, store *trust.Store) error {
 
 // forget removes a directory from the trust list, with the pins of the
 // launches that start there.
-func forget(e *cli.Env, store *trust.Store, dir string) error {
+func forget(e *env, store *trust.Store, dir string) error {
 	var pins []string
 	if err := store.Update(func(l *trust.List) (err error) {
 		pins, err = l.Forget(dir)
@@ -218,17 +143,17 @@ func forget(e *cli.Env, store *trust.Store, dir string) error {
 		return err
 	}
 	abs, _ := filepath.Abs(dir)
-	msg := "forgot " + cli.Rel(abs)
+	msg := "forgot " + rel(abs)
 	if len(pins) > 0 {
 		msg += " and its pins: " + strings.Join(pins, ", ")
 	}
-	_, err := fmt.Fprintf(e.Stdout, "%s (in %s)\n", msg, cli.Rel(store.Path))
+	_, err := fmt.Fprintf(e.Stdout, "%s (in %s)\n", msg, rel(store.Path))
 	return err
 }
 
 // pin pins the launch of c.Pin.
-func pin(e *cli.Env, store *trust.Store, c *cli.TrustCmd) error {
-	w, err := open(e, cli.OpenFlags{Root: c.Root})
+func pin(e *env, store *trust.Store, c *trustCmd) error {
+	w, err := open(e, OpenFlags{Root: c.Root})
 	if err != nil {
 		return err
 	}
@@ -253,6 +178,6 @@ func pin(e *cli.Env, store *trust.Store, c *cli.TrustCmd) error {
 	if trust.IsInterpreter(launch.Program) {
 		fmt.Fprintf(e.Stderr, "strata: note: %s runs %s, an interpreter: the pin covers it, its arguments and the files they name, not what those files load\n", c.Pin, launch.Program)
 	}
-	_, err = fmt.Fprintf(e.Stdout, "pinned %s: %s (in %s)\n", c.Pin, pin.Launch, cli.Rel(store.Path))
+	_, err = fmt.Fprintf(e.Stdout, "pinned %s: %s (in %s)\n", c.Pin, pin.Launch, rel(store.Path))
 	return err
 }

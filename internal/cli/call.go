@@ -1,4 +1,4 @@
-package mcpcommands
+package cli
 
 import (
 	"bufio"
@@ -13,16 +13,15 @@ import (
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
-	"github.com/strata-config/strata/internal/cli"
 	"github.com/strata-config/strata/internal/termtext"
 	"github.com/strata-config/strata/internal/tomltext"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/protocol"
 )
 
-// Call runs strata call.
-func (p Programs) Call(e *cli.Env, c *cli.CallCmd) error {
-	e, stop := p.handleSignals(e)
+// Run runs strata call.
+func (c *callCmd) Run(e *env) error {
+	e, stop := stopOnSignals(e)
 	defer stop()
 	answers, err := parseAnswers(c.Answer)
 	if err != nil {
@@ -37,7 +36,7 @@ func (p Programs) Call(e *cli.Env, c *cli.CallCmd) error {
 		}
 		args = b
 	}
-	terminal := cli.IsTerminal(e.Stdin)
+	terminal := isTerminal(e.Stdin)
 	interactive := c.Ask || terminal
 	ask := func(_ context.Context, tool string, q protocol.Inquiry, _ config.Target) (any, bool, error) {
 		if !interactive {
@@ -81,7 +80,7 @@ func (p Programs) Call(e *cli.Env, c *cli.CallCmd) error {
 					why = append(why, w)
 				}
 			}
-			cli.Warn(e, why) // why it did not
+			warn(e, why) // why it did not
 			if len(r.Catalog.Warnings) > 0 {
 				return &diag.Error{Msg: fmt.Sprintf("call %s: the tool did not resolve; see the warnings above", c.Name)}
 			}
@@ -91,9 +90,9 @@ func (p Programs) Call(e *cli.Env, c *cli.CallCmd) error {
 			return &diag.Error{Msg: fmt.Sprintf("call %s: no such tool in the catalog", c.Name), Hint: "the workspace's own files do not apply: it is not trusted (strata trust, or --trust)"}
 		}
 	}
-	cli.Warn(e, diag.All(err))
-	cli.WarnVerbose(e, r.Catalog.Warnings, c.Verbose)
-	res, err := r.Call(e.Ctx, c.Name, args, call.WithAnswers(answers))
+	warn(e, diag.All(err))
+	warnVerbose(e, r.Catalog.Warnings, c.Verbose)
+	res, err := r.Call(e.Ctx, c.Name, args, call.Answers(answers))
 	if err != nil {
 		return err
 	}
@@ -108,7 +107,7 @@ func (p Programs) Call(e *cli.Env, c *cli.CallCmd) error {
 		return err
 	}
 	if res.Type != protocol.Success {
-		return cli.ExitError(1)
+		return exitStatus(1)
 	}
 	return nil
 }
@@ -160,7 +159,7 @@ func parseAnswers(flags []string) (map[string]any, error) {
 	for _, f := range flags {
 		id, value, ok := strings.Cut(f, "=")
 		if !ok || id == "" {
-			return nil, cli.Usage(fmt.Errorf("--answer %s: expected ID=VALUE", f))
+			return nil, usage(fmt.Errorf("--answer %s: expected ID=VALUE", f))
 		}
 		answers[id] = jsonOrString(value)
 	}

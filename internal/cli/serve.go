@@ -1,4 +1,4 @@
-package mcpcommands
+package cli
 
 import (
 	"errors"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/strata-config/strata"
 	"github.com/strata-config/strata/diag"
-	"github.com/strata-config/strata/internal/cli"
 	"github.com/strata-config/strata/internal/pollfile"
 	"github.com/strata-config/strata/serve"
 )
@@ -42,12 +41,12 @@ func oneProc(in io.Reader) {
 	}
 }
 
-// Serve runs strata serve.
-func (p Programs) Serve(e *cli.Env, c *cli.ServeCmd) error {
-	e, stop := p.handleSignals(e)
+// Run runs strata serve.
+func (c *serveCmd) Run(e *env) error {
+	e, stop := stopOnSignals(e)
 	defer stop()
 	// stdin is the MCP client's: inputs are never asked there.
-	w, err := openResolve(&cli.Env{Ctx: e.Ctx, Stdin: strings.NewReader(""), Stdout: e.Stdout, Stderr: e.Stderr}, c.ResolveFlags, strata.CallTimeout(c.Timeout))
+	w, err := openResolve(&env{Ctx: e.Ctx, Stdin: strings.NewReader(""), Stdout: e.Stdout, Stderr: e.Stderr}, c.ResolveFlags, strata.CallTimeout(c.Timeout))
 	if err != nil {
 		return err
 	}
@@ -61,15 +60,13 @@ func (p Programs) Serve(e *cli.Env, c *cli.ServeCmd) error {
 			in = p
 		}
 	}
-	if p.OneProc {
-		oneProc(in)
-	}
+	oneProc(in)
 	err = w.Serve(e.Ctx, in, e.Stdout, func(err error) {
 		var stale *serve.StaleError
 		if errors.As(err, &stale) {
 			fmt.Fprintln(e.Stderr, "strata: warning: the config changed and does not resolve; still serving the catalog before:")
 		}
-		cli.WarnVerbose(e, diag.All(err), c.Verbose)
+		warnVerbose(e, diag.All(err), c.Verbose)
 	})
 	if e.Ctx.Err() != nil {
 		return nil // stopped by a signal: a clean end

@@ -1,4 +1,4 @@
-package serve_test
+package mcpserver_test
 
 import (
 	"bufio"
@@ -14,8 +14,8 @@ import (
 
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/internal/mcpserver"
 	"github.com/strata-config/strata/resolve"
-	"github.com/strata-config/strata/serve"
 )
 
 // rawSession serves a catalog of one builtin tool over pipes and returns a
@@ -30,8 +30,8 @@ func rawSession(t *testing.T, osPipe bool) (send func(string), recv func() map[s
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &serve.Server{Load: func(context.Context) (*serve.Snapshot, error) {
-		return &serve.Snapshot{Runner: &call.Runner{Catalog: cat}}, nil
+	s := &mcpserver.Server{Load: func(context.Context) (*mcpserver.Snapshot, error) {
+		return &mcpserver.Snapshot{Runner: &call.Runner{Catalog: cat}}, nil
 	}}
 	var inR io.Reader
 	var inW io.WriteCloser
@@ -106,7 +106,7 @@ func testStdioRobust(t *testing.T, osPipe bool) {
 	}
 	send(`{"jsonrpc":"2.0","id":"who","method":"server/identity"}`)
 	got := recv()
-	want := map[string]any{"jsonrpc": "2.0", "id": "who", "result": map[string]any{"server_id": serve.UUID(fingerprint), "tools_count": float64(1), "protocol_version": "1.0"}}
+	want := map[string]any{"jsonrpc": "2.0", "id": "who", "result": map[string]any{"server_id": mcpserver.UUID(fingerprint), "tools_count": float64(1), "protocol_version": "1.0"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("server/identity (-want +got):\n%s", diff)
 	}
@@ -123,8 +123,8 @@ func testStdioRobust(t *testing.T, osPipe bool) {
 }
 
 func TestUUID(t *testing.T) {
-	a, b := serve.UUID("sha256:a"), serve.UUID("sha256:b")
-	if len(a) != 36 || a[14] != '8' || !strings.ContainsRune("89ab", rune(a[19])) || a == b || serve.UUID("sha256:a") != a {
+	a, b := mcpserver.UUID("sha256:a"), mcpserver.UUID("sha256:b")
+	if len(a) != 36 || a[14] != '8' || !strings.ContainsRune("89ab", rune(a[19])) || a == b || mcpserver.UUID("sha256:a") != a {
 		t.Errorf("UUID: %s, %s", a, b)
 	}
 }

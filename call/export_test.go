@@ -1,0 +1,4 @@
+package call
+
+// Argv is commandLine, for the tests.
+var Argv = commandLine

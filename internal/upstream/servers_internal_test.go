@@ -1,0 +1,65 @@
+package upstream
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/internal/mcpclient"
+)
+
+// TestStopGrace: a server that only listed its tools (a one-shot strata
+// resolve) stops with ListGrace, since it has nothing to finish; one that
+// a call went to keeps the default grace, to finish what the call began.
+// (mcpclient's TestClose holds that the grace set is the one Close waits
+// for.)
+func TestStopGrace(t *testing.T) {
+	tests := []struct {
+		name  string
+		call  bool
+		grace time.Duration
+	}{
+		{name: "listed only", call: false, grace: ListGrace},
+		{name: "called", call: true, grace: mcpclient.DefaultGrace},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+			server.AddTool(&mcp.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}},
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+				})
+			s := Server{Name: "s", Startup: time.Minute, ToolTimeout: time.Minute,
+				Transport: func(ctx context.Context) (mcp.Transport, error) {
+					st, ct := mcp.NewInMemoryTransports()
+					if _, err := server.Connect(ctx, st, nil); err != nil {
+						return nil, err
+					}
+					return ct, nil
+				}}
+			var p Servers
+			defer p.Close()
+			if _, _, err := p.Tools(ctx, s, nil); err != nil {
+				t.Fatal(err)
+			}
+			if tt.call {
+				if _, err := p.Call(ctx, s, "echo", []byte(`{}`), nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p.mu.Lock()
+			l := p.live[s.id()]
+			p.mu.Unlock()
+			if l == nil {
+				t.Fatal("the server is not running")
+			}
+			if got := l.grace(); got != tt.grace {
+				t.Errorf("grace %v, want %v", got, tt.grace)
+			}
+		})
+	}
+}
