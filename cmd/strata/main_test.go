@@ -222,6 +222,7 @@ func TestConfigGolden(t *testing.T) {
 		{"config-explain-untrusted", []string{"STRATA_TOOLS_GREP_RUN=ask"}, []string{"config", "--root", "fixtures/workspace/project/src", "--explain", "tools.grep.run"}},
 		{"config-explain-list", nil, []string{"config", "--trust", "--root", "fixtures/workspace/project/src", "--cfg", "discover.dirs+=extra", "--explain", "discover.dirs"}},
 		{"config-explain-option", nil, []string{"config", "--trust", "--root", "fixtures/workspace/project/src", "--explain", "tools.grep.options.max_count"}},
+		{"config-explain-inherited", nil, []string{"config", "--trust", "--root", "fixtures/workspace", "--explain", "tools.word_count.run"}},
 		{"config-explain-typo", nil, []string{"config", "--trust", "--root", "fixtures/workspace", "--explain", "tools.grep.rnu"}},
 		{"config-error-env", []string{"STRATA_TOOLS_GREP_RNU=ask", "STRATA_TOOLS_GREP_RUN=askk"}, []string{"config", "--root", "fixtures/workspace"}},
 		{"config-env-stray", []string{"STRATA_DEBUG=1", "STRATA_TOOL_GREP_RUN=skip"}, []string{"config", "--trust", "--root", "fixtures/workspace", "--explain", "tools.grep.run"}},

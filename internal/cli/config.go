@@ -14,6 +14,7 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/workspace"
 	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/resolve"
 )
 
@@ -41,12 +42,36 @@ func (c *configCmd) Run(e *env) error {
 		if err != nil {
 			return usageError{err}
 		}
-		_, err = fmt.Fprint(e.Stdout, relativeText(ex.String()))
+		text := ex.String()
+		if from := inheritedFrom(ex); from != nil {
+			// Nothing sets it for the tool: it is what tools.'*' gives.
+			all, err := w.Explain(from.String())
+			if err != nil {
+				return err
+			}
+			text = fmt.Sprintf("%s = %s  (inherited from %s: no layer sets it for the tool)\n%s", ex.Path, cmp.Or(all.Value, "(not set)"), from, all.String())
+		}
+		_, err = fmt.Fprint(e.Stdout, relativeText(text))
 		return err
 	case c.Sources:
 		return writeSources(e, res)
 	}
 	return write(e, res.Config, c.JSON, res.Secrets())
+}
+
+// inherited are the settings of a tool that it takes from tools.'*' when
+// its own entry says nothing of them (config.EffectiveTool).
+var inherited = map[string]bool{"run": true, "result": true, "enable": true, "enable.state": true, "enable.allow_toggle": true}
+
+// inheritedFrom returns the tools.'*' path that ex's value comes from:
+// ex is a tool's inherited setting that no layer sets for the tool; nil
+// otherwise.
+func inheritedFrom(ex load.Explanation) partial.Path {
+	p := ex.Path
+	if len(p) < 3 || p[0] != "tools" || p[1] == config.EveryTool || !inherited[strings.Join(p[2:], ".")] || len(ex.Steps) > 0 || ex.Default != "" {
+		return nil
+	}
+	return append(partial.Path{"tools", config.EveryTool}, p[2:]...)
 }
 
 // writeSources lists the files looked for and the layers read.

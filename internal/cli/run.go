@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"reflect"
 	"runtime/debug"
 	"strings"
@@ -217,7 +218,15 @@ func bounded(err error) []*diag.Error {
 // (the readers already cut what they quote; this keeps any other message
 // short too).
 func line(e *diag.Error) string {
-	return limits.CutQuoted(relativeText(oneLine(repin(e).Error())), limits.Quote)
+	e = repin(e)
+	if filepath.IsAbs(e.Source) {
+		// A directory as its source (the workspace's root) prints as
+		// the paths in messages do: "." for the working directory.
+		c := *e
+		c.Source = rel(c.Source)
+		e = &c
+	}
+	return limits.CutQuoted(relativeText(oneLine(e.Error())), limits.Quote)
 }
 
 // repin names the fix of a launch that differs from its pin: strata trust
