@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/strata-config/strata/config"
-	"github.com/strata-config/strata/internal/workspace"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/protocol"
@@ -21,10 +20,29 @@ type option func(*settings)
 
 func (f option) apply(s *settings) { f(s) }
 
+// loading is what loading is given: the fields of a [load.App] that the
+// options set.
+type loading struct {
+	Name       string       // names the host's files and variables (see Name)
+	Mount      partial.Path // where the tools model sits in the host's config
+	Dir        string       // where loading starts; "" is the working directory
+	Environ    []string     // nil is the process's environment
+	Cfg        []string
+	Flags      any // *P
+	Store      *trust.Store
+	TrustOnce  bool
+	TrustHint  func(load.Untrusted) string
+	Provenance bool
+	UnknownEnv load.EnvPolicy
+	Input      func(ctx context.Context, id, description string, password bool) (string, error)
+	Sources    []load.HostSource
+	Limits     load.Limits
+}
+
 // settings are what the options set: what loading is given, and what
 // resolving, calling and serving are.
 type settings struct {
-	workspace.Settings
+	loading
 	mountErr error
 	cacheDir string
 	refresh  bool
@@ -76,7 +94,7 @@ func Cfg(args ...string) Option {
 // names: an organisation's defaults in a key-value store (above the
 // defaults, below the user's file), settings the host loads itself.
 // Package koanflayer makes them of koanf's providers.
-func Sources(src ...load.Source) Option {
+func Sources(src ...load.HostSource) Option {
 	return option(func(s *settings) { s.Sources = append(s.Sources, src...) })
 }
 

@@ -91,12 +91,11 @@ var valueTypes = map[string]reflect.Type{
 	"load.Limits":              reflect.TypeFor[load.Limits](),
 	"load.Probe":               reflect.TypeFor[load.Probe](),
 	"load.Result":              reflect.TypeFor[*load.Result[config.Partial, config.Config]](),
-	"load.Source":              reflect.TypeFor[load.Source](),
+	"load.HostSource":          reflect.TypeFor[load.HostSource](),
 	"load.Step":                reflect.TypeFor[load.Step](),
 	"load.Untrusted":           reflect.TypeFor[load.Untrusted](),
 	"trust.Launch":             reflect.TypeFor[trust.Launch](),
 	"trust.List":               reflect.TypeFor[trust.List](),
-	"trust.Once":               reflect.TypeFor[trust.Once](),
 	"trust.Pin":                reflect.TypeFor[trust.Pin](),
 	"trust.Store":              reflect.TypeFor[trust.Store](),
 	"assign.Assignment":        reflect.TypeFor[assign.Assignment](),
@@ -133,7 +132,7 @@ var valueTypes = map[string]reflect.Type{
 // interfaces and functions (options).
 var notValues = []string{
 	"strata.Option", "partial.Defaulter", "partial.Enum", "partial.Schemer", "partial.Validator",
-	"partial.ValueMarshaler", "partial.ValueUnmarshaler", "load.Rebaser", "load.Trust",
+	"partial.ValueMarshaler", "partial.ValueUnmarshaler", "load.Rebaser", "load.Truster",
 	"call.MCPCaller", "call.Option", "assign.Option", "koanflayer.Option",
 }
 

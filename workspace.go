@@ -41,6 +41,7 @@ import (
 	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/command"
 	"github.com/strata-config/strata/internal/discover"
+	"github.com/strata-config/strata/internal/exe"
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/shape"
@@ -48,7 +49,6 @@ import (
 	"github.com/strata-config/strata/internal/tomltext"
 	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/internal/upstream"
-	"github.com/strata-config/strata/internal/workspace"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/protocol"
@@ -62,7 +62,7 @@ import (
 type Workspace[P, R any] struct {
 	s        settings
 	defaults R
-	loaded   *workspace.Loaded[P, R]
+	loaded   *load.Result[P, R]
 	model    config.Config
 	trusted  bool   // the workspace (or the working directory) is trusted
 	root     string // the workspace root, or the working directory
@@ -88,7 +88,7 @@ func (w *Workspace[P, R]) Equal(o *Workspace[P, R]) bool { return w == o }
 // configuration are returned all at once, positioned; a workspace that
 // does not load is not returned.
 func Open[P, R any](ctx context.Context, defaults R, opts ...Option) (*Workspace[P, R], error) {
-	s := settings{Settings: workspace.Settings{Name: "strata"}}
+	s := settings{loading: loading{Name: "strata"}}
 	for _, o := range opts {
 		o.apply(&s)
 	}
@@ -99,12 +99,25 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 	if s.mountErr != nil {
 		return nil, fmt.Errorf("strata: Mount: %w", s.mountErr)
 	}
-	l, err := workspace.Load[P](ctx, defaults, s.Settings)
+	var flags *P
+	if s.Flags != nil {
+		f, ok := s.Flags.(*P)
+		if !ok {
+			return nil, fmt.Errorf("strata: Flags is a %T, not a *%s", s.Flags, reflect.TypeFor[P]())
+		}
+		flags = f
+	}
+	app := &load.App[P, R]{
+		Name: s.Name, Defaults: defaults, Dir: s.Dir, Environ: s.Environ, Cfg: s.Cfg, Flags: flags,
+		Provenance: s.Provenance, MCPServers: s.Mount.Append("mcp_servers"),
+		TrustStore: s.Store, TrustWorkspace: s.TrustOnce, TrustHint: s.TrustHint,
+		UnknownEnv: s.UnknownEnv, Input: s.Input, Sources: s.Sources, Limits: s.Limits,
+	}
+	res, err := app.Load(ctx)
 	if err != nil {
 		return nil, err
 	}
-	w := &Workspace[P, R]{s: s, defaults: defaults, loaded: l, list: l.List, environ: l.Environ, servers: servers, owned: owned}
-	res := l.Result
+	w := &Workspace[P, R]{s: s, defaults: defaults, loaded: res, list: res.TrustList, environ: res.Environ, servers: servers, owned: owned}
 	if w.model, err = modelOf(&res.Config, s.Mount); err != nil {
 		return nil, err
 	}
@@ -115,7 +128,7 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 			return nil, w.place(err)
 		}
 	}
-	w.root, w.trusted = l.Root, l.Trusted
+	w.root, w.trusted = cmp.Or(res.Root, res.Dir), res.Trusted
 	w.dir = w.root
 	if !w.trusted {
 		w.dir = privateBase(s.cacheDir, s.Name, w.environ)
@@ -173,14 +186,14 @@ func privateBase(cacheDir, name string, environ []string) string {
 func DefaultCacheDir(name string, environ []string) string { return cache.DefaultDir(name, environ) }
 
 // Config returns the resolved config: the host's whole config.
-func (w *Workspace[P, R]) Config() R { return w.loaded.Result.Config }
+func (w *Workspace[P, R]) Config() R { return w.loaded.Config }
 
 // Model returns strata's tools model, as mounted in the host's config.
 func (w *Workspace[P, R]) Model() config.Config { return w.model }
 
 // Loaded returns what loading found: every layer and where it came from,
 // the files looked for, the workspace root.
-func (w *Workspace[P, R]) Loaded() *load.Result[P, R] { return w.loaded.Result }
+func (w *Workspace[P, R]) Loaded() *load.Result[P, R] { return w.loaded }
 
 // Root returns the workspace root, or the working directory outside a
 // workspace.
@@ -195,7 +208,7 @@ func (w *Workspace[P, R]) Trusted() bool { return w.trusted }
 // Warnings returns the problems of loading that did not fail it: files of
 // an untrusted workspace not applied, servers of another tool's file that
 // cannot start.
-func (w *Workspace[P, R]) Warnings() diag.Errors { return w.loaded.Result.Warnings }
+func (w *Workspace[P, R]) Warnings() diag.Errors { return w.loaded.Warnings }
 
 // Explain says which layers set the key (a dotted key path of the host's
 // config, such as "assistant.tools.grep.run"), in order, and which wins.
@@ -301,7 +314,7 @@ func (w *Workspace[P, R]) placeOne(e *diag.Error) *diag.Error {
 		c.Path = w.s.Mount.Append(c.Path...)
 	}
 	c.Source = ""
-	if located := w.loaded.Result.Locate(&c); located.Source != "" {
+	if located := w.loaded.Locate(&c); located.Source != "" {
 		return located // the file and line say where; the message what
 	}
 	c.Source = label
@@ -314,16 +327,8 @@ func (w *Workspace[P, R]) placeOne(e *diag.Error) *diag.Error {
 // servers. Paths that do not exist yet count when they appear.
 func (w *Workspace[P, R]) Watch() []string {
 	set := map[string]bool{}
-	if w.s.Store != nil && w.s.Store.Path != "" {
-		set[w.s.Store.Path] = true
-	}
-	for _, p := range w.loaded.Result.Probes {
-		set[p.Path] = true
-	}
-	for _, l := range w.loaded.Result.Layers {
-		if l.Doc != nil {
-			set[l.Name] = true
-		}
+	for _, p := range w.loaded.Watch() {
+		set[p] = true
 	}
 	home := ""
 	for _, kv := range w.environ {
@@ -347,11 +352,11 @@ func (w *Workspace[P, R]) Watch() []string {
 		}
 		data := protocol.NewContext(protocol.ActionSchema, w.root, t.Source.Name(name), nil, nil, t.Options).Value()
 		if p, err := command.Program(append([]string{t.Command.Program}, t.Command.Args...), t.Command.Shell, data, w.root); err == nil {
-			set[procs.LookPath(p, w.environ)] = true
+			set[exe.LookPath(p, w.environ)] = true
 		}
 	}
 	for _, srv := range w.model.MCPServers {
-		set[procs.LookPath(command.Absolute(srv.Command, w.root), w.environ)] = true
+		set[exe.LookPath(command.Absolute(srv.Command, w.root), w.environ)] = true
 	}
 	out := make([]string, 0, len(set))
 	for p := range set {
@@ -388,7 +393,7 @@ func (w *Workspace[P, R]) Launch(ctx context.Context, key string) (trust.Launch,
 			if err != nil {
 				return trust.Launch{}, &diag.Error{Path: path.Append("command"), Msg: err.Error(), Err: err}
 			}
-			return trust.Launch{Program: procs.LookPath(program, w.environ), Args: t.Command.Args, Dir: w.dir}, nil
+			return trust.Launch{Program: exe.LookPath(program, w.environ), Args: t.Command.Args, Dir: w.dir}, nil
 		}
 		return w.discoveredLaunch(ctx, path, name)
 	case "mcp_servers":

@@ -171,50 +171,50 @@ func (b *builder) walk(base, l reflect.Value, t *shape.Type, i int, strategy sha
 		}
 		return b.walk(base.Field(f.Index), l.Field(f.Index), f.Type, i+1, f.Strategy)
 	case shape.Map:
-		return b.entry(base.Field(shape.MapEntries), l.Field(shape.MapEntries), t.Elem, i)
+		return b.entry(base.Field(t.At.Entries), l.Field(t.At.Entries), t.Elem, i)
 	case shape.Nested:
 		if b.inPlace {
-			if base.Field(shape.NestedState).Uint() != shape.StatePresent {
+			if base.Field(t.At.State).Uint() != shape.StatePresent {
 				return errNeedLayer
 			}
-			v := base.Field(shape.NestedV).Elem()
+			v := base.Field(t.At.V).Elem()
 			return b.walk(v, v, t.Elem, i, shape.Replace)
 		}
 		p := reflect.New(t.Elem.Go)
-		l.Field(shape.NestedState).SetUint(shape.StatePresent)
-		l.Field(shape.NestedV).Set(p)
+		l.Field(t.At.State).SetUint(shape.StatePresent)
+		l.Field(t.At.V).Set(p)
 		bv := reflect.Zero(t.Elem.Go)
-		if base.Field(shape.NestedState).Uint() == shape.StatePresent {
-			bv = base.Field(shape.NestedV).Elem()
+		if base.Field(t.At.State).Uint() == shape.StatePresent {
+			bv = base.Field(t.At.V).Elem()
 		}
 		return b.walk(bv, p.Elem(), t.Elem, i, shape.Replace)
 	case shape.Any:
 		if b.inPlace {
-			if base.Field(shape.AnyState).Uint() != shape.StatePresent || base.Field(shape.AnyTable).IsNil() {
+			if base.Field(t.At.State).Uint() != shape.StatePresent || base.Field(t.At.Table).IsNil() {
 				return errNeedLayer
 			}
-			entries := base.Field(shape.AnyTable).Elem().Field(shape.MapEntries)
+			entries := base.Field(t.At.Table).Elem().Field(t.Elem.At.Entries)
 			return b.entry(entries, entries, t, i)
 		}
 		tbl := reflect.New(t.Elem.Go)
-		l.Field(shape.AnyState).SetUint(shape.StatePresent)
-		l.Field(shape.AnyTable).Set(tbl)
+		l.Field(t.At.State).SetUint(shape.StatePresent)
+		l.Field(t.At.Table).Set(tbl)
 		bt := reflect.Zero(t.Elem.Go)
-		if base.Field(shape.AnyState).Uint() == shape.StatePresent && !base.Field(shape.AnyTable).IsNil() {
-			bt = base.Field(shape.AnyTable).Elem()
+		if base.Field(t.At.State).Uint() == shape.StatePresent && !base.Field(t.At.Table).IsNil() {
+			bt = base.Field(t.At.Table).Elem()
 		}
-		return b.entry(bt.Field(shape.MapEntries), tbl.Elem().Field(shape.MapEntries), t, i)
+		return b.entry(bt.Field(t.Elem.At.Entries), tbl.Elem().Field(t.Elem.At.Entries), t, i)
 	case shape.Value:
-		if base.Field(shape.ValueState).Uint() != shape.StatePresent {
+		if base.Field(t.At.State).Uint() != shape.StatePresent {
 			return b.fail(i, "is not set, so nothing inside it can be changed", "give it whole: "+partial.Path(b.a.Path[:i]).String()+":=...")
 		}
 		v := reflect.New(t.Elem.Go).Elem()
-		v.Set(copyPlain(base.Field(shape.ValueV)))
+		v.Set(copyPlain(base.Field(t.At.V)))
 		if err := b.inside(v, t.Elem, i); err != nil {
 			return err
 		}
-		l.Field(shape.ValueV).Set(v)
-		l.Field(shape.ValueState).SetUint(shape.StatePresent)
+		l.Field(t.At.V).Set(v)
+		l.Field(t.At.State).SetUint(shape.StatePresent)
 		return nil
 	case shape.List:
 		return b.listItem(base, l, t, i)
@@ -304,12 +304,12 @@ func (b *builder) target(base, l reflect.Value, t *shape.Type, strategy shape.St
 		// := replaces: what lower layers gave is dropped.
 		switch t.Kind {
 		case shape.Map:
-			l.Field(shape.MapReset).SetBool(true)
+			l.Field(t.At.Reset).SetBool(true)
 		case shape.Struct:
 			shape.Reset(l, t)
 		case shape.Nested:
-			if l.Field(shape.NestedState).Uint() == shape.StatePresent {
-				shape.Reset(l.Field(shape.NestedV).Elem(), t.Elem)
+			if l.Field(t.At.State).Uint() == shape.StatePresent {
+				shape.Reset(l.Field(t.At.V).Elem(), t.Elem)
 			}
 		case shape.Any:
 			shape.Reset(l, t) // a strategy applies to the default
@@ -461,15 +461,15 @@ func (b *builder) appendToValue(base, l reflect.Value, t *shape.Type, a *doc.Nod
 		return dec.Errs
 	}
 	var cur reflect.Value
-	if base.Field(shape.ValueState).Uint() == shape.StatePresent {
-		cur = base.Field(shape.ValueV)
+	if base.Field(t.At.State).Uint() == shape.StatePresent {
+		cur = base.Field(t.At.V)
 	} else {
 		cur = reflect.Zero(t.Elem.Go)
 	}
 	out := reflect.MakeSlice(t.Elem.Go, 0, cur.Len()+items.Len())
 	out = reflect.AppendSlice(reflect.AppendSlice(out, cur), items)
-	l.Field(shape.ValueV).Set(out)
-	l.Field(shape.ValueState).SetUint(shape.StatePresent)
+	l.Field(t.At.V).Set(out)
+	l.Field(t.At.State).SetUint(shape.StatePresent)
 	return nil
 }
 
@@ -477,9 +477,9 @@ func (b *builder) appendToValue(base, l reflect.Value, t *shape.Type, a *doc.Nod
 // option holds: { value = [...], strategy = "append" }. Over a table or a
 // single value it is an error, where the layer below tells.
 func (b *builder) appendToAny(base, l reflect.Value, t *shape.Type, a *doc.Node) error {
-	if base.Field(shape.AnyState).Uint() == shape.StatePresent {
-		switch x := base.Field(shape.AnyV).Interface(); {
-		case !base.Field(shape.AnyTable).IsNil():
+	if base.Field(t.At.State).Uint() == shape.StatePresent {
+		switch x := base.Field(t.At.V).Interface(); {
+		case !base.Field(t.At.Table).IsNil():
 			return b.fail(len(b.a.Path), "is a table; += appends to arrays", "use :+= with a JSON object to merge into it")
 		case x != nil:
 			if _, ok := x.([]any); !ok {
@@ -500,8 +500,8 @@ func (b *builder) appendToAny(base, l reflect.Value, t *shape.Type, a *doc.Node)
 // listItem builds a change to one item of a list field: the layer holds
 // the list as base has it, with the item changed, and replaces base's.
 func (b *builder) listItem(base, l reflect.Value, t *shape.Type, i int) error {
-	items := reflect.MakeSlice(base.Field(shape.ListHead).Type(), 0, base.Field(shape.ListHead).Len()+base.Field(shape.ListTail).Len())
-	items = reflect.AppendSlice(reflect.AppendSlice(items, base.Field(shape.ListHead)), base.Field(shape.ListTail))
+	items := reflect.MakeSlice(base.Field(t.At.Head).Type(), 0, base.Field(t.At.Head).Len()+base.Field(t.At.Tail).Len())
+	items = reflect.AppendSlice(reflect.AppendSlice(items, base.Field(t.At.Head)), base.Field(t.At.Tail))
 	k, err := b.index(i, items.Len())
 	if err != nil {
 		return err
@@ -509,20 +509,20 @@ func (b *builder) listItem(base, l reflect.Value, t *shape.Type, i int) error {
 	if err := b.inside(items.Index(k), t.Elem, i+1); err != nil {
 		return err
 	}
-	nh := base.Field(shape.ListHead).Len()
+	nh := base.Field(t.At.Head).Len()
 	head, tail := items.Slice(0, nh), items.Slice(nh, items.Len())
-	baseKind := base.Field(shape.ListBase).Uint()
+	baseKind := base.Field(t.At.Base).Uint()
 	if baseKind == shape.BaseLower {
 		baseKind = shape.BaseDefault // the layer stands for the whole list
 	}
-	l.Field(shape.ListBase).SetUint(baseKind)
+	l.Field(t.At.Base).SetUint(baseKind)
 	if head.Len() > 0 {
-		l.Field(shape.ListHead).Set(head)
+		l.Field(t.At.Head).Set(head)
 	}
 	if tail.Len() > 0 {
-		l.Field(shape.ListTail).Set(tail)
+		l.Field(t.At.Tail).Set(tail)
 	}
-	l.Field(shape.ListDedup).Set(base.Field(shape.ListDedup))
+	l.Field(t.At.Dedup).Set(base.Field(t.At.Dedup))
 	return nil
 }
 

@@ -273,20 +273,20 @@ func (r *envResolver) resolve(tokens []string, t *shape.Type, base reflect.Value
 	case shape.Map:
 		entries := reflect.Value{}
 		if base.IsValid() {
-			entries = base.Field(shape.MapEntries)
+			entries = base.Field(t.At.Entries)
 		}
 		r.entries(tokens, t.Elem, entries, path, existing)
 	case shape.Nested:
 		var p reflect.Value
-		if base.IsValid() && base.Field(shape.NestedState).Uint() == shape.StatePresent {
-			p = base.Field(shape.NestedV).Elem()
+		if base.IsValid() && base.Field(t.At.State).Uint() == shape.StatePresent {
+			p = base.Field(t.At.V).Elem()
 		}
 		r.resolve(tokens, t.Elem, p, path, existing)
 	case shape.Any:
 		var entries reflect.Value
-		if base.IsValid() && base.Field(shape.AnyState).Uint() == shape.StatePresent {
-			if tbl := base.Field(shape.AnyTable); !tbl.IsNil() {
-				entries = tbl.Elem().Field(shape.MapEntries)
+		if base.IsValid() && base.Field(t.At.State).Uint() == shape.StatePresent {
+			if tbl := base.Field(t.At.Table); !tbl.IsNil() {
+				entries = tbl.Elem().Field(t.Elem.At.Entries)
 			} else {
 				r.fail(len(path), path.String()+" holds a single value", "")
 				return

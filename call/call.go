@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/internal/exe"
 	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/schemacheck"
@@ -301,9 +302,9 @@ func (r *Runner) runLocal(ctx context.Context, def resolve.Definition, pc protoc
 	if err != nil {
 		return protocol.Outcome{Type: protocol.Failure, Message: def.Name + ": " + err.Error()}, nil
 	}
-	program := procs.LookPath(argv[0], r.environ())
+	program := exe.LookPath(argv[0], r.environ())
 	ws := untrusted.New(def.Exec.Untrusted, "")
-	if err := ws.Check(untrusted.Launch{Program: program, Args: argv[1:], Dir: def.Exec.Dir, Private: def.Exec.Private, Env: trust.LaunchEnv(def.Exec.Env, def.Exec.EnvVars), Interpreter: procs.IsInterpreter(program)}); err != nil {
+	if err := ws.Check(untrusted.Launch{Program: program, Args: argv[1:], Dir: def.Exec.Dir, Private: def.Exec.Private, Env: trust.LaunchEnv(def.Exec.Env, def.Exec.EnvVars), Interpreter: exe.IsInterpreter(program)}); err != nil {
 		// The last guard: what a call renders (a template, a relative
 		// program) may resolve into the untrusted workspace.
 		msg := def.Name + " was not run: " + err.Error()

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/net/http/httpguts"
-
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/origin"
 	"github.com/strata-config/strata/partial"
@@ -50,9 +48,9 @@ func (s MCPServer) validate(p partial.Path) diag.Errors {
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
 		switch {
-		case !httpguts.ValidHeaderFieldName(k):
+		case !validHeaderName(k):
 			errs = append(errs, &diag.Error{Path: p.Append("headers", k), Msg: fmt.Sprintf("%q is not a valid HTTP header name", k), Hint: "a header name is letters, digits and !#$%&'*+-.^_`|~"})
-		case !httpguts.ValidHeaderFieldValue(s.Headers[k]):
+		case !validHeaderValue(s.Headers[k]):
 			errs = append(errs, &diag.Error{Path: p.Append("headers", k), Msg: "the value holds a line break or another control character"})
 		case strings.EqualFold(k, "Authorization") && s.BearerTokenEnvVar != "":
 			errs = append(errs, &diag.Error{Path: p.Append("headers", k), Msg: "both headers.Authorization and bearer_token_env_var set the Authorization header", Hint: "keep one of them"})
@@ -127,6 +125,35 @@ func checkURL(raw string) string {
 }
 
 // validVarName reports whether name can be an environment variable's name.
+// validHeaderName reports whether name is an HTTP header name, a token of
+// RFC 7230: what net/http sends (golang.org/x/net/http/httpguts's rule,
+// which the tests hold this to; config links no net package).
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// validHeaderValue reports whether v may be an HTTP header's value: no
+// control character but a tab (httpguts's rule, as validHeaderName).
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
 func validVarName(name string) bool {
 	return name != "" && !strings.ContainsAny(name, "=\x00")
 }

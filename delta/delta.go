@@ -57,33 +57,33 @@ func between(out, a, b reflect.Value, t *shape.Type) {
 			between(out.Field(f.Index), a.Field(f.Index), b.Field(f.Index), f.Type)
 		}
 	case shape.Value:
-		ap := a.Field(shape.ValueState).Uint() == shape.StatePresent
-		bp := b.Field(shape.ValueState).Uint() == shape.StatePresent
+		ap := a.Field(t.At.State).Uint() == shape.StatePresent
+		bp := b.Field(t.At.State).Uint() == shape.StatePresent
 		switch {
-		case bp && (!ap || !shape.EqualLeaf(a.Field(shape.ValueV), b.Field(shape.ValueV), t.Elem)):
+		case bp && (!ap || !shape.EqualLeaf(a.Field(t.At.V), b.Field(t.At.V), t.Elem)):
 			out.Set(b)
 		case !bp && ap:
-			out.Field(shape.ValueState).SetUint(shape.StateUnset)
+			out.Field(t.At.State).SetUint(shape.StateUnset)
 		}
 	case shape.List:
 		list(out, a, b, t)
 	case shape.Map:
 		mapDelta(out, a, b, t)
 	case shape.Nested:
-		ap := a.Field(shape.NestedState).Uint() == shape.StatePresent
-		bp := b.Field(shape.NestedState).Uint() == shape.StatePresent
+		ap := a.Field(t.At.State).Uint() == shape.StatePresent
+		bp := b.Field(t.At.State).Uint() == shape.StatePresent
 		switch {
 		case bp && ap:
 			p := reflect.New(t.Elem.Go)
-			between(p.Elem(), a.Field(shape.NestedV).Elem(), b.Field(shape.NestedV).Elem(), t.Elem)
+			between(p.Elem(), a.Field(t.At.V).Elem(), b.Field(t.At.V).Elem(), t.Elem)
 			if !shape.IsZero(p.Elem(), t.Elem) {
-				out.Field(shape.NestedState).SetUint(shape.StatePresent)
-				out.Field(shape.NestedV).Set(p)
+				out.Field(t.At.State).SetUint(shape.StatePresent)
+				out.Field(t.At.V).Set(p)
 			}
 		case bp:
 			shape.CloneInto(out, b, t)
 		case ap:
-			out.Field(shape.NestedState).SetUint(shape.StateUnset)
+			out.Field(t.At.State).SetUint(shape.StateUnset)
 		}
 	case shape.Any:
 		anyDelta(out, a, b, t)
@@ -93,16 +93,16 @@ func between(out, a, b reflect.Value, t *shape.Type) {
 // list computes a list delta: an extension of a when b extends a, and
 // otherwise a reset to the default followed by b's items.
 func list(out, a, b reflect.Value, t *shape.Type) {
-	ab, bb := a.Field(shape.ListBase).Uint(), b.Field(shape.ListBase).Uint()
+	ab, bb := a.Field(t.At.Base).Uint(), b.Field(t.At.Base).Uint()
 	class := func(base uint64) uint64 { // lower and default both stand on the default
 		if base == shape.BaseEmpty {
 			return base
 		}
 		return shape.BaseLower
 	}
-	ah, at := a.Field(shape.ListHead), a.Field(shape.ListTail)
-	bh, bt := b.Field(shape.ListHead), b.Field(shape.ListTail)
-	ad, bd := a.Field(shape.ListDedup).Bool(), b.Field(shape.ListDedup).Bool()
+	ah, at := a.Field(t.At.Head), a.Field(t.At.Tail)
+	bh, bt := b.Field(t.At.Head), b.Field(t.At.Tail)
+	ad, bd := a.Field(t.At.Dedup).Bool(), b.Field(t.At.Dedup).Bool()
 	if class(ab) == class(bb) && ad == bd && equal(ah, bh, t.Elem) && equal(at, bt, t.Elem) {
 		return
 	}
@@ -113,13 +113,13 @@ func list(out, a, b reflect.Value, t *shape.Type) {
 	if ab != shape.BaseEmpty && (bd || !ad) &&
 		ah.Len() <= bh.Len() && equal(ah, bh.Slice(bh.Len()-ah.Len(), bh.Len()), t.Elem) &&
 		at.Len() <= bt.Len() && equal(at, bt.Slice(0, at.Len()), t.Elem) {
-		out.Field(shape.ListHead).Set(copySlice(bh.Slice(0, bh.Len()-ah.Len())))
-		out.Field(shape.ListTail).Set(copySlice(bt.Slice(at.Len(), bt.Len())))
-		out.Field(shape.ListDedup).SetBool(bd && !ad)
+		out.Field(t.At.Head).Set(copySlice(bh.Slice(0, bh.Len()-ah.Len())))
+		out.Field(t.At.Tail).Set(copySlice(bt.Slice(at.Len(), bt.Len())))
+		out.Field(t.At.Dedup).SetBool(bd && !ad)
 		return
 	}
 	shape.CloneInto(out, b, t)
-	out.Field(shape.ListBase).SetUint(shape.BaseDefault)
+	out.Field(t.At.Base).SetUint(shape.BaseDefault)
 }
 
 func equal(a, b reflect.Value, elem *shape.Type) bool {
@@ -147,7 +147,7 @@ func copySlice(s reflect.Value) reflect.Value {
 // entry that a sets and b does not is unset, which brings back what the
 // defaults give, as b does.
 func mapDelta(out, a, b reflect.Value, t *shape.Type) {
-	ae, be := a.Field(shape.MapEntries), b.Field(shape.MapEntries)
+	ae, be := a.Field(t.At.Entries), b.Field(t.At.Entries)
 	d := reflect.MakeMap(ae.Type())
 	iter := be.MapRange()
 	for iter.Next() {
@@ -177,7 +177,7 @@ func mapDelta(out, a, b reflect.Value, t *shape.Type) {
 		}
 	}
 	if d.Len() > 0 {
-		out.Field(shape.MapEntries).Set(d)
+		out.Field(t.At.Entries).Set(d)
 	}
 }
 
@@ -188,12 +188,12 @@ func mapDelta(out, a, b reflect.Value, t *shape.Type) {
 // delta is b standing on its own: resting on the default where b rests on
 // lower layers.
 func anyDelta(out, a, b reflect.Value, t *shape.Type) {
-	ap := a.Field(shape.AnyState).Uint() == shape.StatePresent
-	bp := b.Field(shape.AnyState).Uint() == shape.StatePresent
+	ap := a.Field(t.At.State).Uint() == shape.StatePresent
+	bp := b.Field(t.At.State).Uint() == shape.StatePresent
 	switch {
 	case !bp:
 		if ap {
-			out.Field(shape.AnyState).SetUint(shape.StateUnset)
+			out.Field(t.At.State).SetUint(shape.StateUnset)
 		}
 		return
 	case !ap:
@@ -201,49 +201,49 @@ func anyDelta(out, a, b reflect.Value, t *shape.Type) {
 		return
 	case shape.Equal(a, b, t):
 		return
-	case tableOnDefault(a) && tableOnDefault(b):
+	case tableOnDefault(a, t) && tableOnDefault(b, t):
 		m := reflect.New(t.Elem.Go)
-		mapDelta(m.Elem(), a.Field(shape.AnyTable).Elem(), b.Field(shape.AnyTable).Elem(), t.Elem)
+		mapDelta(m.Elem(), a.Field(t.At.Table).Elem(), b.Field(t.At.Table).Elem(), t.Elem)
 		if !shape.IsZero(m.Elem(), t.Elem) {
-			out.Field(shape.AnyState).SetUint(shape.StatePresent)
-			out.Field(shape.AnyTable).Set(m)
+			out.Field(t.At.State).SetUint(shape.StatePresent)
+			out.Field(t.At.Table).Set(m)
 		}
 		return
-	case wrapExtension(out, a, b):
+	case wrapExtension(out, a, b, t):
 		return
 	}
 	shape.CloneInto(out, b, t)
 	shape.Reset(out, t)
 }
 
-// tableOnDefault reports whether present Any v merges a table into its
+// tableOnDefault reports whether present Any v (of type t) merges a table into its
 // input or the default, without a fill: its entries' inputs are then the
 // defaults at their places.
-func tableOnDefault(v reflect.Value) bool {
-	return shape.Op(v) == shape.OpTable && v.Field(shape.AnyBase).Uint() != shape.BaseEmpty && v.Field(shape.AnyFill).IsNil()
+func tableOnDefault(v reflect.Value, t *shape.Type) bool {
+	return shape.Op(v, t) == shape.OpTable && v.Field(t.At.Base).Uint() != shape.BaseEmpty && v.Field(t.At.Fill).IsNil()
 }
 
 // wrapExtension sets out to the wrap that, merged over a, gives b, when b
 // wraps a's input in more than a does (append after append); it reports
 // whether there is one.
-func wrapExtension(out, a, b reflect.Value) bool {
-	if shape.Op(a) != shape.OpWrap || shape.Op(b) != shape.OpWrap ||
-		a.Field(shape.AnyBase).Uint() != shape.BaseLower || b.Field(shape.AnyBase).Uint() != shape.BaseLower ||
-		!reflect.DeepEqual(a.Field(shape.AnyFill).Interface(), b.Field(shape.AnyFill).Interface()) {
+func wrapExtension(out, a, b reflect.Value, t *shape.Type) bool {
+	if shape.Op(a, t) != shape.OpWrap || shape.Op(b, t) != shape.OpWrap ||
+		a.Field(t.At.Base).Uint() != shape.BaseLower || b.Field(t.At.Base).Uint() != shape.BaseLower ||
+		!reflect.DeepEqual(a.Field(t.At.Fill).Interface(), b.Field(t.At.Fill).Interface()) {
 		return false
 	}
-	av, bv := a.Field(shape.AnyV).Interface(), b.Field(shape.AnyV).Interface()
-	ah, at := a.Field(shape.AnyHead).Interface(), a.Field(shape.AnyTail).Interface()
-	bh, bt := b.Field(shape.AnyHead).Interface(), b.Field(shape.AnyTail).Interface()
+	av, bv := a.Field(t.At.V).Interface(), b.Field(t.At.V).Interface()
+	ah, at := a.Field(t.At.Head).Interface(), a.Field(t.At.Tail).Interface()
+	bh, bt := b.Field(t.At.Head).Interface(), b.Field(t.At.Tail).Interface()
 	head, ok1 := trimEnd(bh, ah)
 	tail, ok2 := trimStart(bt, at)
 	if !ok1 || !ok2 || !reflect.DeepEqual(bv, join(join(head, av), tail)) {
 		return false
 	}
-	out.Field(shape.AnyState).SetUint(shape.StatePresent)
-	out.Field(shape.AnyHead).Set(reflect.ValueOf(head))
-	out.Field(shape.AnyTail).Set(reflect.ValueOf(tail))
-	out.Field(shape.AnyV).Set(reflect.ValueOf(join(head, tail)))
+	out.Field(t.At.State).SetUint(shape.StatePresent)
+	out.Field(t.At.Head).Set(reflect.ValueOf(head))
+	out.Field(t.At.Tail).Set(reflect.ValueOf(tail))
+	out.Field(t.At.V).Set(reflect.ValueOf(join(head, tail)))
 	return true
 }
 

@@ -50,7 +50,7 @@ type layer struct {
 }
 
 // Above places the layer right above strata's layers of kind k (see
-// load.Source.Above). The default, load.KindDefault, is the place of an
+// load.HostSource.Above). The default, load.KindDefault, is the place of an
 // organisation's defaults: above the built-in defaults, below the user's
 // file and everything else. load.KindDirectory puts it above every file
 // and below the environment.
@@ -82,7 +82,7 @@ func Cut(keys ...string) Option {
 // FromKoanf returns a strata layer of the tree of koanf instance k, as it
 // is when strata loads. name says what the tree is, in explanations and
 // problems: "myapp settings".
-func FromKoanf(name string, k *koanf.Koanf, opts ...Option) load.Source {
+func FromKoanf(name string, k *koanf.Koanf, opts ...Option) load.HostSource {
 	return source(name, func() (map[string]any, error) {
 		if k == nil {
 			return nil, errors.New("koanflayer: FromKoanf was given a nil *koanf.Koanf")
@@ -100,7 +100,7 @@ func FromKoanf(name string, k *koanf.Koanf, opts ...Option) load.Source {
 // koanf's providers take no context: a load that is canceled returns at
 // once, and the provider's read ends in the background, within the
 // provider's own timeout.
-func FromProvider(name string, p koanf.Provider, pa koanf.Parser, opts ...Option) load.Source {
+func FromProvider(name string, p koanf.Provider, pa koanf.Parser, opts ...Option) load.HostSource {
 	if pkg := packageOf(p); pkg != "" {
 		name += " (" + pkg + ")"
 	}
@@ -113,12 +113,12 @@ func FromProvider(name string, p koanf.Provider, pa koanf.Parser, opts ...Option
 	}, opts)
 }
 
-func source(name string, read func() (map[string]any, error), opts []Option) load.Source {
+func source(name string, read func() (map[string]any, error), opts []Option) load.HostSource {
 	var l layer
 	for _, o := range opts {
 		o.apply(&l)
 	}
-	return load.Source{
+	return load.HostSource{
 		Name:  name,
 		Kind:  Kind,
 		Above: l.above,

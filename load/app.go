@@ -17,8 +17,10 @@ import (
 	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/untrusted"
+	"github.com/strata-config/strata/internal/userdir"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/trust"
 )
 
 // App describes a host application's configuration sources. Load reads
@@ -38,14 +40,15 @@ import (
 //
 // Sources add layers the host reads from elsewhere (organisation defaults
 // in a key-value store, a koanf tree) at the place each names: by default
-// above the defaults and below the user file (see [Source]).
+// above the defaults and below the user file (see [HostSource]).
 //
 // A file may be TOML, JSON or YAML (config.toml, .json, .yaml, .yml; two of
 // them in one place is an error), and may extend others (see [ExtendsKey]).
 //
-// The workspace file and the directory files apply only where Trust trusts
-// their directory (see [Trust] for which directory decides); without a
-// Trust, none does. Files that are not applied are listed in the Result
+// The workspace file and the directory files apply only where the user
+// trusts their directory (see [Truster] for which directory decides): the
+// trust list of TrustStore, Trust, or TrustWorkspace for this load; with
+// none of them, none does. Files that are not applied are listed in the Result
 // ([Probe].Untrusted) and reported once for each directory whose trust
 // would apply them, as a warning; everything else loads as usual. A file
 // of an untrusted workspace that cannot be read (a directory where a file
@@ -81,8 +84,17 @@ type App[P, R any] struct {
 	// Limits bound what every source may hold; the zero Limits gives the
 	// defaults.
 	Limits Limits
-	// Trust decides which workspaces' own files apply; nil trusts none.
-	Trust Trust
+	// TrustStore is the user's trust list (see [trust.Store]), read by
+	// Load: the directories it trusts apply their own files. nil is an
+	// empty list.
+	TrustStore *trust.Store
+	// TrustWorkspace trusts the workspace root (outside a workspace, Dir)
+	// for this load only, exactly, as --trust does: not the repositories
+	// nested in it.
+	TrustWorkspace bool
+	// Trust decides, besides the trust list, which workspaces' own files
+	// apply: a host that keeps trust elsewhere. nil trusts nothing more.
+	Trust Truster
 	// UnknownEnv is what a <NAME>_ variable whose name reaches no key
 	// does: an error (the default), a warning, or nothing.
 	UnknownEnv EnvPolicy
@@ -100,7 +112,7 @@ type App[P, R any] struct {
 	Input func(ctx context.Context, id, description string, password bool) (string, error)
 	// Sources are layers the host reads from elsewhere, each at its place
 	// in the order above.
-	Sources []Source
+	Sources []HostSource
 }
 
 // EnvPolicy is what a <NAME>_ variable whose name reaches no key does.
@@ -113,7 +125,7 @@ const (
 	EnvIgnore                  // the variable is ignored
 )
 
-// Trust decides whether the files of a workspace apply. Trust names exact
+// Truster decides whether the files of a workspace apply. It names exact
 // roots; Load asks about these directories:
 //
 //   - the workspace file applies when the workspace root is trusted;
@@ -126,8 +138,8 @@ const (
 //     directory is trusted.
 //
 // An implementation that trusts a directory with everything below it
-// (trust.List's recursive entries) answers yes for each directory below.
-type Trust interface {
+// ([trust.List]'s recursive entries) answers yes for each directory below.
+type Truster interface {
 	// Trusts reports whether dir is trusted: by itself, not because a
 	// directory above it is (see above).
 	Trusts(dir string) bool
@@ -233,7 +245,7 @@ type Probe struct {
 	// not trusted.
 	Untrusted bool
 	// TrustDir is the directory whose trust decides whether a workspace or
-	// directory file applies (see [Trust]): the workspace root, a
+	// directory file applies (see [Truster]): the workspace root, a
 	// repository nested in the workspace, or outside any workspace the
 	// file's own directory.
 	TrustDir string
@@ -251,10 +263,22 @@ type Result[P, R any] struct {
 	Probes []Probe
 	// Root is the workspace root, or "" outside a workspace.
 	Root string
+	// Dir is the directory loading started in, absolute.
+	Dir string
+	// Trusted reports whether the workspace root (outside a workspace,
+	// Dir) is trusted: its own files apply, and programs may start in it.
+	Trusted bool
+	// TrustList is the user's trust list, as Load read it from
+	// App.TrustStore.
+	TrustList trust.List
+	// Environ is the environment the load read, as NAME=VALUE entries.
+	Environ []string
 	// Warnings are problems that left something out without failing the
-	// load: a server in another tool's file that strata cannot start.
+	// load: files of an untrusted workspace not applied, a server in
+	// another tool's file that strata cannot start.
 	Warnings diag.Errors
 	defaults R
+	store    string // the path of the trust list, to watch
 	index    *index // with App.Provenance: which layers mention each path
 }
 
@@ -270,8 +294,8 @@ func (r *Result[P, R]) Secrets() *partial.Secrets {
 }
 
 // Equal reports whether r and o hold the same load: the same config,
-// layers, probes, root, warnings and defaults (the provenance index, made
-// from the layers, does not count). It lets go-cmp compare results.
+// layers, probes, directories, trust, environment, warnings and defaults
+// (the provenance index, made from the layers, does not count). It lets go-cmp compare results.
 func (r *Result[P, R]) Equal(o *Result[P, R]) bool {
 	if r == nil || o == nil {
 		return r == o
@@ -287,8 +311,37 @@ func (r *Result[P, R]) Equal(o *Result[P, R]) bool {
 		}
 	}
 	return reflect.DeepEqual(r.Config, o.Config) && reflect.DeepEqual(r.Merged, o.Merged) &&
-		slices.Equal(r.Probes, o.Probes) && r.Root == o.Root && reflect.DeepEqual(r.defaults, o.defaults) &&
+		slices.Equal(r.Probes, o.Probes) && r.Root == o.Root && r.Dir == o.Dir && r.Trusted == o.Trusted &&
+		reflect.DeepEqual(r.TrustList, o.TrustList) && slices.Equal(r.Environ, o.Environ) && r.store == o.store &&
+		reflect.DeepEqual(r.defaults, o.defaults) &&
 		slices.EqualFunc(r.Warnings, o.Warnings, func(a, b *diag.Error) bool { return (a == nil) == (b == nil) && (a == nil || a.Equal(*b)) })
+}
+
+// Watch returns the files whose change changes what loading again gives:
+// the trust list and the config files read or looked for (one that does
+// not exist yet counts when it appears), absolute and sorted. A host
+// reloads when one of them changes.
+func (r *Result[P, R]) Watch() []string {
+	set := map[string]bool{}
+	if r.store != "" {
+		set[r.store] = true
+	}
+	for _, p := range r.Probes {
+		set[p.Path] = true
+	}
+	for _, l := range r.Layers {
+		if l.Doc != nil {
+			set[l.Name] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		if abs, err := filepath.Abs(p); err == nil && filepath.IsAbs(p) {
+			out = append(out, abs)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Load reads every source, merges the layers and finalizes the result. A
@@ -321,7 +374,14 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
-	res := &Result[P, R]{defaults: a.Defaults}
+	list, err := a.TrustStore.Read()
+	if err != nil {
+		return nil, err
+	}
+	res := &Result[P, R]{defaults: a.Defaults, Dir: dir, Environ: environ, TrustList: list}
+	if a.TrustStore != nil {
+		res.store = a.TrustStore.Path
+	}
 	lim := a.Limits.WithDefaults()
 	r := reader[P, R]{app: a, res: res, env: env, dir: dir, lim: lim, errs: diag.Collector{Max: lim.Problems}}
 
@@ -329,7 +389,11 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	// in the user's files too, until it is trusted.
 	root, broken := workspaceRoot(dir, "."+a.Name)
 	res.Root = root
-	if ws := cmp.Or(root, dir); !a.trusts(ws) {
+	ws := cmp.Or(root, dir)
+	if a.TrustWorkspace {
+		r.once = realDir(ws)
+	}
+	if res.Trusted = r.trusts(ws); !res.Trusted {
 		r.ws = untrusted.New(ws, homeOf(env))
 	}
 
@@ -339,7 +403,7 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 		r.probeFile(ctx, KindUser, filepath.Join(userDir, "config"), true)
 	}
 	r.sources(ctx, KindUser, dir)
-	rootTrusted := root != "" && a.trusts(root)
+	rootTrusted := root != "" && r.trusts(root)
 	switch {
 	case broken != nil && rootTrusted:
 		r.add(broken)
@@ -357,12 +421,12 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	for _, d := range directories(root, dir) {
 		switch {
 		case root == "":
-			r.probe(ctx, KindDirectory, filepath.Join(d, "."+a.Name), d, a.trusts(d))
+			r.probe(ctx, KindDirectory, filepath.Join(d, "."+a.Name), d, r.trusts(d))
 			continue
 		case d != root && nestedRepository(d):
 			trustDir = d
 		}
-		trusted := rootTrusted && (trustDir == root || a.trusts(trustDir))
+		trusted := rootTrusted && (trustDir == root || r.trusts(trustDir))
 		r.probe(ctx, KindDirectory, filepath.Join(d, "."+a.Name), trustDir, trusted)
 	}
 	r.sources(ctx, KindDirectory, dir)
@@ -412,11 +476,18 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	return res, nil
 }
 
-// trusts reports whether dir is trusted.
-func (a *App[P, R]) trusts(dir string) bool { return a.Trust != nil && a.Trust.Trusts(dir) }
+// trusts reports whether dir is trusted: by the trust list, by the
+// host's Trust, or, exactly, for this load (App.TrustWorkspace).
+func (r *reader[P, R]) trusts(dir string) bool {
+	switch {
+	case r.res.TrustList.Trusts(dir), r.app.Trust != nil && r.app.Trust.Trusts(dir):
+		return true
+	}
+	return r.once != "" && realDir(dir) == r.once
+}
 
 // probe looks for a workspace or directory file whose trust trustDir
-// decides (see [Trust]).
+// decides (see [Truster]).
 func (r *reader[P, R]) probe(ctx context.Context, kind Kind, base, trustDir string, trusted bool) {
 	n := len(r.res.Probes)
 	r.probeFile(ctx, kind, base, trusted)
@@ -479,16 +550,7 @@ func (r *reader[P, R]) trustHint(g Untrusted) string {
 
 // userDir returns the directory of the user file.
 func (a *App[P, R]) userDir(env map[string]string) string {
-	if d := env[a.configHomeVar()]; d != "" {
-		return d
-	}
-	if x := env["XDG_CONFIG_HOME"]; x != "" {
-		return filepath.Join(x, a.Name)
-	}
-	if h := env["HOME"]; h != "" {
-		return filepath.Join(h, ".config", a.Name)
-	}
-	return ""
+	return userdir.Config(a.Name, func(k string) string { return env[k] })
 }
 
 // UserDir returns the user's config directory: the <NAME>_CONFIG_HOME
@@ -502,18 +564,13 @@ func (a *App[P, R]) UserDir() string {
 	return a.userDir(envMap(environ))
 }
 
-// configHomeVar is the variable that names the user directory.
-func (a *App[P, R]) configHomeVar() string {
-	return strings.ToUpper(a.Name) + "_CONFIG_HOME"
-}
-
 // envAssignments returns the environment without the loader's own
 // variables, which are not key paths.
 func (a *App[P, R]) envAssignments(environ []string) []string {
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if !strings.EqualFold(name, a.configHomeVar()) {
+		if !strings.EqualFold(name, userdir.HomeVar(a.Name)) {
 			out = append(out, kv)
 		}
 	}
@@ -552,6 +609,9 @@ type reader[P, R any] struct {
 	// ws is the workspace when it is not trusted: what resolves into it
 	// is refused.
 	ws untrusted.Workspace
+	// once is the directory App.TrustWorkspace trusts, with symbolic
+	// links resolved; "" for none.
+	once string
 	// asWritten keeps relative paths as the files write them (App.File:
 	// layers to print, not to run).
 	asWritten bool

@@ -471,8 +471,7 @@ func TestExplain(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.path, func(t *testing.T) {
-				p, _ := partial.ParsePath(tt.path)
-				ex, err := res.Explain(p)
+				ex, err := res.Explain(tt.path)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -481,7 +480,7 @@ func TestExplain(t *testing.T) {
 				}
 			})
 		}
-		if _, err := res.Explain(partial.Path{"tools", "t", "rnu"}); errText(err) != "tools.t.rnu: unknown key; did you mean tools.t.run?" {
+		if _, err := res.Explain("tools.t.rnu"); errText(err) != "tools.t.rnu: unknown key; did you mean tools.t.run?" {
 			t.Errorf("Explain of a typo: %v", err)
 		}
 	}
@@ -512,7 +511,7 @@ func TestUntrustedLayersDoNotApply(t *testing.T) {
 	})
 	tests := []struct {
 		name      string
-		trust     load.Trust
+		trust     load.Truster
 		run       config.RunMode
 		untrusted []string
 		warnings  []string

@@ -1,5 +1,14 @@
-// Package load reads layers: layer documents in TOML, JSON or YAML,
-// decoded strictly into partials with every problem positioned.
+// Package load is the config half of a workspace: it finds a host's
+// layers ([App]: defaults, the user's file, the workspace's files once
+// trusted, directory files, extends, the environment, --cfg, flags and the
+// host's own sources, [HostSource]), puts them in precedence order, and keeps for
+// each where it came from, so that a resolved value is explained
+// ([Result.Explain]) and every problem is positioned.
+//
+// It also holds, until they move to packages of their own, the reading of
+// a layer document ([Document], [Decode]: TOML, JSON or YAML, decoded
+// strictly into partials) and the translation of other clients' MCP files
+// ([Foreign]: Claude Desktop and Code, Cursor, VS Code, Codex).
 package load
 
 import (

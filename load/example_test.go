@@ -69,7 +69,7 @@ run = "unattended"
 	grep, _ := res.Config.Conversation.Tools.Effective("grep")
 	fmt.Println(res.Config.Conversation.Model, grep.Run(), grep.Summary())
 
-	ex, _ := res.Explain(partial.Path{"conversation", "tools", "grep", "run"})
+	ex, _ := res.Explain("conversation.tools.grep.run")
 	for _, s := range ex.Steps {
 		fmt.Println(s.Kind, filepath.Base(s.Name), s.Line, s.Action, s.Wins)
 	}

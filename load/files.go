@@ -15,6 +15,7 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/decode"
 	"github.com/strata-config/strata/internal/doc"
+	"github.com/strata-config/strata/internal/readfile"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/partial"
@@ -158,9 +159,9 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 		return fr
 	}
 	max := min(r.lim.FileSize, r.lim.Total-r.readBytes)
-	data, err := readFile(ctx, path, max)
-	if err != nil && max < r.lim.FileSize && errors.Is(err, errTooLarge) {
-		err = &diag.Error{Source: path, Msg: fmt.Sprintf("the layer files of this load hold more than %s in all, the limit", bytesText(r.lim.Total)), Hint: "extend fewer or smaller files"}
+	data, err := readfile.Regular(ctx, path, max, "a layer file")
+	if err != nil && max < r.lim.FileSize && errors.Is(err, readfile.ErrTooLarge) {
+		err = &diag.Error{Source: path, Msg: fmt.Sprintf("the layer files of this load hold more than %s in all, the limit", readfile.Bytes(r.lim.Total)), Hint: "extend fewer or smaller files"}
 	}
 	r.readBytes += int64(len(data))
 	if err != nil {

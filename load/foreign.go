@@ -13,6 +13,7 @@ import (
 	"github.com/strata-config/strata/internal/decode"
 	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/internal/envfile"
+	"github.com/strata-config/strata/internal/readfile"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/partial"
@@ -682,9 +683,9 @@ func (r *reader[P, R]) importer() *importer {
 // the limits of a layer file and counting towards the load's total.
 func (r *reader[P, R]) readEnvFile(ctx context.Context, path string) ([]byte, error) {
 	max := min(r.lim.FileSize, r.lim.Total-r.readBytes)
-	data, err := readRegular(ctx, path, max, "an environment file")
-	if err != nil && max < r.lim.FileSize && errors.Is(err, errTooLarge) {
-		err = &diag.Error{Source: path, Msg: fmt.Sprintf("the files of this load hold more than %s in all, the limit", bytesText(r.lim.Total)), Err: errTooLarge}
+	data, err := readfile.Regular(ctx, path, max, "an environment file")
+	if err != nil && max < r.lim.FileSize && errors.Is(err, readfile.ErrTooLarge) {
+		err = &diag.Error{Source: path, Msg: fmt.Sprintf("the files of this load hold more than %s in all, the limit", readfile.Bytes(r.lim.Total)), Err: readfile.ErrTooLarge}
 	}
 	r.readBytes += int64(len(data))
 	return data, err

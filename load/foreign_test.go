@@ -55,7 +55,7 @@ func loadClient(t *testing.T, dir string, environ []string, input func(context.C
 }
 
 // loadClientTrusting is loadClient with the workspaces trust trusts.
-func loadClientTrusting(t *testing.T, trust load.Trust, dir string, environ []string, input func(context.Context, string, string, bool) (string, error), cfg ...string) (*load.Result[config.Partial, config.Config], error) {
+func loadClientTrusting(t *testing.T, trust load.Truster, dir string, environ []string, input func(context.Context, string, string, bool) (string, error), cfg ...string) (*load.Result[config.Partial, config.Config], error) {
 	t.Helper()
 	a := app{
 		Trust:      trust,
@@ -237,7 +237,7 @@ func TestForeignClientFiles(t *testing.T) {
 				dir = t.TempDir()
 			}
 			a := &asker{answers: tt.answers}
-			var trust load.Trust
+			var trust load.Truster
 			if tt.trusted {
 				trust = trustAll{}
 			}
@@ -478,7 +478,7 @@ default_tools_approval_mode = "approve"
 			if tt.input {
 				input = (&asker{}).input
 			}
-			var trust load.Trust
+			var trust load.Truster
 			if tt.trusted {
 				trust = trustAll{}
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/internal/limits"
+	"github.com/strata-config/strata/internal/readfile"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -94,5 +95,5 @@ func (l Limits) Parse(name string, data []byte, format partial.Format) (*Documen
 // writer. The problems are [*diag.Error] values naming path; a cancelled
 // ctx gives its error as their cause.
 func (l Limits) ReadFile(ctx context.Context, path string) ([]byte, error) {
-	return readFile(ctx, path, l.WithDefaults().FileSize)
+	return readfile.Regular(ctx, path, l.WithDefaults().FileSize, "a layer file")
 }

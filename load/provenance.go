@@ -47,8 +47,20 @@ type Step struct {
 	Dropped bool
 }
 
-// Explain tells which layers set path, in order, and which won.
-func (r *Result[P, R]) Explain(path partial.Path) (Explanation, error) {
+// Explain tells which layers set key, a dotted key path of the config
+// ("tools.grep.run", "assistant.tools.'my tool'.run"), in order, and
+// which won. A key the config does not have is an error with a
+// did-you-mean.
+func (r *Result[P, R]) Explain(key string) (Explanation, error) {
+	path, err := partial.ParsePath(key)
+	if err != nil {
+		return Explanation{}, err
+	}
+	return r.explain(path)
+}
+
+// explain is Explain of a parsed path.
+func (r *Result[P, R]) explain(path partial.Path) (Explanation, error) {
 	pt, err := shape.OfPartial(typeOf[P]())
 	if err != nil {
 		return Explanation{}, err
@@ -173,51 +185,51 @@ func mention(v reflect.Value, t *shape.Type, path partial.Path, i int, sec *part
 		}
 		return mention(v.Field(f.Index), f.Type, path, i+1, sec)
 	case shape.Map:
-		e := v.Field(shape.MapEntries).MapIndex(reflect.ValueOf(key))
+		e := v.Field(t.At.Entries).MapIndex(reflect.ValueOf(key))
 		switch {
 		case e.IsValid() && e.IsNil():
 			return "unset " + path[:i+1].String(), true, true
 		case e.IsValid():
 			act, b, ok := mention(e.Elem(), t.Elem, path, i+1, sec)
-			if !ok && v.Field(shape.MapReset).Bool() {
+			if !ok && v.Field(t.At.Reset).Bool() {
 				return "reset " + path[:i].String(), true, true
 			}
 			return act, b, ok
-		case v.Field(shape.MapReset).Bool():
+		case v.Field(t.At.Reset).Bool():
 			return "reset " + path[:i].String(), true, true
 		}
 	case shape.Nested:
-		switch v.Field(shape.NestedState).Uint() {
+		switch v.Field(t.At.State).Uint() {
 		case shape.StateUnset:
 			return "unset " + path[:i].String(), true, true
 		case shape.StatePresent:
-			return mention(v.Field(shape.NestedV).Elem(), t.Elem, path, i, sec)
+			return mention(v.Field(t.At.V).Elem(), t.Elem, path, i, sec)
 		}
 	case shape.Any:
-		switch v.Field(shape.AnyState).Uint() {
+		switch v.Field(t.At.State).Uint() {
 		case shape.StateUnset:
 			return "unset " + path[:i].String(), true, true
 		case shape.StatePresent:
-			tbl := v.Field(shape.AnyTable)
+			tbl := v.Field(t.At.Table)
 			switch {
-			case shape.Op(v) == shape.OpReplace:
-				return "set " + path[:i].String() + " to " + show(sec, path[:i], v.Field(shape.AnyV).Interface()), true, true
+			case shape.Op(v, t) == shape.OpReplace:
+				return "set " + path[:i].String() + " to " + show(sec, path[:i], v.Field(t.At.V).Interface()), true, true
 			case tbl.IsNil():
-				act, b := anyAction(v, path[:i], sec)
+				act, b := anyAction(v, t, path[:i], sec)
 				return act + " (" + path[:i].String() + ")", b, true
 			}
 			act, b, ok := mention(tbl.Elem(), t.Elem, path, i, sec)
-			if !ok && v.Field(shape.AnyBase).Uint() != shape.BaseLower {
+			if !ok && v.Field(t.At.Base).Uint() != shape.BaseLower {
 				return "reset " + path[:i].String(), true, true
 			}
 			return act, b, ok
 		}
 	case shape.Value:
-		switch v.Field(shape.ValueState).Uint() {
+		switch v.Field(t.At.State).Uint() {
 		case shape.StateUnset:
 			return "unset " + path[:i].String(), true, true
 		case shape.StatePresent:
-			return "set " + path[:i].String() + " to " + show(sec, path[:i], v.Field(shape.ValueV).Interface()), true, true
+			return "set " + path[:i].String() + " to " + show(sec, path[:i], v.Field(t.At.V).Interface()), true, true
 		}
 	case shape.List:
 		if !shape.IsZero(v, t) {
@@ -265,7 +277,7 @@ func gives(v reflect.Value, t *shape.Type, path partial.Path, item string) bool 
 	if !ok || used != len(path)-1 || t.Kind != shape.List {
 		return false
 	}
-	for _, field := range []int{shape.ListHead, shape.ListTail} {
+	for _, field := range []int{t.At.Head, t.At.Tail} {
 		items := v.Field(field)
 		for j := 0; j < items.Len(); j++ {
 			if text(items.Index(j).Interface()) == item {
@@ -280,9 +292,9 @@ func gives(v reflect.Value, t *shape.Type, path partial.Path, item string) bool 
 func whole(v reflect.Value, t *shape.Type, at partial.Path, sec *partial.Secrets) (string, bool, bool) {
 	switch t.Kind {
 	case shape.Value:
-		switch v.Field(shape.ValueState).Uint() {
+		switch v.Field(t.At.State).Uint() {
 		case shape.StatePresent:
-			return "set " + show(sec, at, v.Field(shape.ValueV).Interface()), true, true
+			return "set " + show(sec, at, v.Field(t.At.V).Interface()), true, true
 		case shape.StateUnset:
 			return "unset", true, true
 		}
@@ -290,10 +302,10 @@ func whole(v reflect.Value, t *shape.Type, at partial.Path, sec *partial.Secrets
 		if shape.IsZero(v, t) {
 			break
 		}
-		head, tail := v.Field(shape.ListHead), v.Field(shape.ListTail)
+		head, tail := v.Field(t.At.Head), v.Field(t.At.Tail)
 		var parts []string
 		base := false
-		switch v.Field(shape.ListBase).Uint() {
+		switch v.Field(t.At.Base).Uint() {
 		case shape.BaseEmpty:
 			return "replace with " + show(sec, at, tail.Interface()), true, true
 		case shape.BaseDefault:
@@ -305,30 +317,30 @@ func whole(v reflect.Value, t *shape.Type, at partial.Path, sec *partial.Secrets
 		if tail.Len() > 0 {
 			parts = append(parts, "append "+show(sec, at, tail.Interface()))
 		}
-		if v.Field(shape.ListDedup).Bool() {
+		if v.Field(t.At.Dedup).Bool() {
 			parts = append(parts, "dedup")
 		}
 		return strings.Join(parts, ", then "), base, true
 	case shape.Any:
-		switch v.Field(shape.AnyState).Uint() {
+		switch v.Field(t.At.State).Uint() {
 		case shape.StateUnset:
 			return "unset", true, true
 		case shape.StatePresent:
-			act, b := anyAction(v, at, sec)
+			act, b := anyAction(v, t, at, sec)
 			return act, b, true
 		}
 	case shape.Nested:
-		switch v.Field(shape.NestedState).Uint() {
+		switch v.Field(t.At.State).Uint() {
 		case shape.StateUnset:
 			return "unset", true, true
 		case shape.StatePresent:
-			return whole(v.Field(shape.NestedV).Elem(), t.Elem, at, sec)
+			return whole(v.Field(t.At.V).Elem(), t.Elem, at, sec)
 		}
 	case shape.Map:
-		if v.Field(shape.MapReset).Bool() {
+		if v.Field(t.At.Reset).Bool() {
 			return "reset and set entries", true, true
 		}
-		if v.Field(shape.MapEntries).Len() > 0 {
+		if v.Field(t.At.Entries).Len() > 0 {
 			return "set entries", false, true
 		}
 	case shape.Struct:
@@ -353,18 +365,18 @@ func whole(v reflect.Value, t *shape.Type, at partial.Path, sec *partial.Secrets
 	return "", false, false
 }
 
-// anyAction says what present free-form value v at path at does, and
+// anyAction says what present free-form value v (of type t) at path at does, and
 // whether it decides the value on its own.
-func anyAction(v reflect.Value, at partial.Path, sec *partial.Secrets) (string, bool) {
+func anyAction(v reflect.Value, t *shape.Type, at partial.Path, sec *partial.Secrets) (string, bool) {
 	a := v.Interface().(partial.Any)
 	var act string
-	switch shape.Op(v) {
+	switch shape.Op(v, t) {
 	case shape.OpReplace:
 		return "set " + show(sec, at, a.V), true
 	case shape.OpTable:
 		switch {
 		case a.Base == partial.BaseEmpty:
-			return "replace with " + show(sec, at, shape.ApplyAny(v, nil, nil)), true
+			return "replace with " + show(sec, at, shape.ApplyAny(v, t, nil, nil)), true
 		case a.Fill != nil:
 			act = "set keys, starting from " + show(sec, at, a.Fill) + " where nothing is set"
 		default:
@@ -538,10 +550,10 @@ func leaves(v reflect.Value, t *shape.Type, x *index, i int) {
 			}
 		}
 	case shape.Map:
-		if v.Field(shape.MapReset).Bool() {
+		if v.Field(t.At.Reset).Bool() {
 			x.mark(i)
 		}
-		iter := v.Field(shape.MapEntries).MapRange()
+		iter := v.Field(t.At.Entries).MapRange()
 		for iter.Next() {
 			c := x.child(iter.Key().String())
 			if iter.Value().IsNil() {
@@ -551,19 +563,19 @@ func leaves(v reflect.Value, t *shape.Type, x *index, i int) {
 			leaves(iter.Value().Elem(), t.Elem, c, i)
 		}
 	case shape.Nested:
-		switch v.Field(shape.NestedState).Uint() {
+		switch v.Field(t.At.State).Uint() {
 		case shape.StateUnset:
 			x.mark(i)
 		case shape.StatePresent:
-			leaves(v.Field(shape.NestedV).Elem(), t.Elem, x, i)
+			leaves(v.Field(t.At.V).Elem(), t.Elem, x, i)
 		}
 	case shape.Any:
-		switch v.Field(shape.AnyState).Uint() {
+		switch v.Field(t.At.State).Uint() {
 		case shape.StateUnset:
 			x.mark(i)
 		case shape.StatePresent:
-			tbl := v.Field(shape.AnyTable)
-			if tbl.IsNil() || v.Field(shape.AnyBase).Uint() != shape.BaseLower {
+			tbl := v.Field(t.At.Table)
+			if tbl.IsNil() || v.Field(t.At.Base).Uint() != shape.BaseLower {
 				x.mark(i)
 			}
 			if !tbl.IsNil() {

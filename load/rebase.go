@@ -37,25 +37,25 @@ func rebaseValue(v reflect.Value, t *shape.Type, kind shape.PathKind, dir string
 			rebaseValue(v.Field(f.Index), f.Type, f.Paths, dir)
 		}
 	case shape.Value:
-		if v.Field(shape.ValueState).Uint() == shape.StatePresent {
-			rebaseLeaf(v.Field(shape.ValueV), kind, dir)
+		if v.Field(t.At.State).Uint() == shape.StatePresent {
+			rebaseLeaf(v.Field(t.At.V), kind, dir)
 		}
 	case shape.List:
-		for _, i := range []int{shape.ListHead, shape.ListTail} {
+		for _, i := range []int{t.At.Head, t.At.Tail} {
 			items := v.Field(i)
 			for j := 0; j < items.Len(); j++ {
 				rebaseLeaf(items.Index(j), kind, dir)
 			}
 		}
 	case shape.Map:
-		entries := v.Field(shape.MapEntries)
+		entries := v.Field(t.At.Entries)
 		for it := entries.MapRange(); it.Next(); {
 			if e := it.Value(); !e.IsNil() {
 				rebaseValue(e.Elem(), t.Elem, kind, dir)
 			}
 		}
 	case shape.Nested:
-		if e := v.Field(shape.NestedV); !e.IsNil() {
+		if e := v.Field(t.At.V); !e.IsNil() {
 			rebaseValue(e.Elem(), t.Elem, kind, dir)
 		}
 	}

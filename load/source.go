@@ -13,7 +13,7 @@ import (
 	"github.com/strata-config/strata/internal/shape"
 )
 
-// Source is a layer the host reads from somewhere strata does not look
+// HostSource is a layer the host reads from somewhere strata does not look
 // itself: an organisation's defaults in a key-value store, the settings a
 // host already loads with its own loader (package koanflayer makes Sources
 // of koanf's providers). Its values are decoded by the decoder that reads
@@ -21,10 +21,10 @@ import (
 // invalid value is reported as it is for a file, with the source's Kind
 // and Name in place of the file name.
 //
-// A Source is the host's own, as the environment and --cfg are: no trust
+// A HostSource is the host's own, as the environment and --cfg are: no trust
 // applies to it. Whatever it reads from a workspace the host must have
 // decided to trust.
-type Source struct {
+type HostSource struct {
 	// Name says where the values come from, in explanations and problems:
 	// "etcd://10.0.0.1:2379/org". It must not be empty.
 	Name string
@@ -58,11 +58,11 @@ type Source struct {
 	Read func(ctx context.Context) (map[string]any, error)
 }
 
-// KindSource is the kind of a [Source] that names none.
+// KindSource is the kind of a [HostSource] that names none.
 const KindSource Kind = "source"
 
 // ownKinds are the kinds of strata's own sources, in precedence order:
-// the places a Source may sit above.
+// the places a HostSource may sit above.
 var ownKinds = []Kind{KindDefault, KindUser, KindWorkspace, KindDirectory, KindEnv, KindCfg, KindFlags}
 
 // checkSources reports Sources that cannot be placed or named.
@@ -144,7 +144,7 @@ func readError(label string, err error) error {
 	return out
 }
 
-// placeOf is the kind a Source with Above k sits above.
+// placeOf is the kind a HostSource with Above k sits above.
 func placeOf(k Kind) Kind {
 	if k == "" {
 		return KindDefault
@@ -152,7 +152,7 @@ func placeOf(k Kind) Kind {
 	return k
 }
 
-// decodeSource decodes the values a Source read into a layer, with the
+// decodeSource decodes the values a HostSource read into a layer, with the
 // decoder that reads files; label names the source in problems.
 func decodeSource[P any](label string, m map[string]any, text bool) (*P, error) {
 	t, err := shape.OfPartial(typeOf[P]())

@@ -17,16 +17,16 @@ import (
 	"github.com/strata-config/strata/partial"
 )
 
-// values returns a Source that reads m.
-func values(name string, above load.Kind, m map[string]any) load.Source {
-	return load.Source{Name: name, Kind: "koanf", Above: above, Read: func(context.Context) (map[string]any, error) { return m, nil }}
+// values returns a HostSource that reads m.
+func values(name string, above load.Kind, m map[string]any) load.HostSource {
+	return load.HostSource{Name: name, Kind: "koanf", Above: above, Read: func(context.Context) (map[string]any, error) { return m, nil }}
 }
 
 func summaryOf(s string) map[string]any {
 	return map[string]any{"tools": map[string]any{"t": map[string]any{"summary": s}}}
 }
 
-// TestSourcePlaces proves that a Source sits right above the layers of the
+// TestSourcePlaces proves that a HostSource sits right above the layers of the
 // kind it names and below the next: one source at every place, every
 // layer setting the same key, and the explanation lists them in order.
 func TestSourcePlaces(t *testing.T) {
@@ -70,7 +70,7 @@ func TestSourcePlaces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ex, err := res.Explain(partial.Path{"tools", "t", "summary"})
+		ex, err := res.Explain("tools.t.summary")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +114,7 @@ func TestSourcePlaces(t *testing.T) {
 
 // sourceApp is an app with only the given sources: no user file, no
 // workspace, no environment.
-func sourceApp(t *testing.T, sources ...load.Source) *app {
+func sourceApp(t *testing.T, sources ...load.HostSource) *app {
 	return &app{Name: "strata", Defaults: config.Default(), Dir: t.TempDir(), Environ: []string{}, Sources: sources}
 }
 
@@ -252,7 +252,7 @@ func TestSourceNullUnsets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, _ := res.Explain(partial.Path{"tools", "t", "run"})
+	ex, _ := res.Explain("tools.t.run")
 	want := "tools.t.run = (not set)\n  koanf     org: set \"unattended\"\n  koanf     team: unset  <- wins\n"
 	if diff := cmp.Diff(want, ex.String()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -301,7 +301,7 @@ func TestSourceText(t *testing.T) {
 // it, with the cause kept.
 func TestSourceRead(t *testing.T) {
 	boom := errors.New("connection refused")
-	failing := load.Source{Name: "etcd://127.0.0.1:1/org", Kind: "koanf", Read: func(context.Context) (map[string]any, error) { return nil, boom }}
+	failing := load.HostSource{Name: "etcd://127.0.0.1:1/org", Kind: "koanf", Read: func(context.Context) (map[string]any, error) { return nil, boom }}
 	_, err := sourceApp(t, failing).Load(context.Background())
 	if got, want := errText(err), "koanf etcd://127.0.0.1:1/org: cannot read: connection refused"; got != want {
 		t.Errorf("\n got: %s\nwant: %s", got, want)
@@ -311,7 +311,7 @@ func TestSourceRead(t *testing.T) {
 	}
 
 	// Problems the source positions itself keep their place, named.
-	placed := load.Source{Name: "x", Read: func(context.Context) (map[string]any, error) {
+	placed := load.HostSource{Name: "x", Read: func(context.Context) (map[string]any, error) {
 		return nil, diag.Errors{{Path: []string{"a", "b"}, Msg: "is both a value and a table"}}
 	}}
 	_, err = sourceApp(t, placed).Load(context.Background())
@@ -322,26 +322,26 @@ func TestSourceRead(t *testing.T) {
 	// The load's context reaches Read, and a canceled load says so.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	seen := load.Source{Name: "y", Read: func(ctx context.Context) (map[string]any, error) { return nil, ctx.Err() }}
+	seen := load.HostSource{Name: "y", Read: func(ctx context.Context) (map[string]any, error) { return nil, ctx.Err() }}
 	if _, err := sourceApp(t, seen).Load(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }
 
-// TestSourceChecked: a Source that cannot be placed or named is the
+// TestSourceChecked: a HostSource that cannot be placed or named is the
 // host's mistake, reported before anything is read.
 func TestSourceChecked(t *testing.T) {
 	read := func(context.Context) (map[string]any, error) { return nil, nil }
 	tests := []struct {
 		name string
-		src  load.Source
+		src  load.HostSource
 		want string
 	}{
-		{"no name", load.Source{Read: read}, "load: App.Sources[0]: has no Name; name where its values come from, for explanations and problems"},
-		{"no read", load.Source{Name: "org"}, "load: App.Sources[0] (org): has no Read"},
-		{"a kind of strata's", load.Source{Name: "org", Kind: load.KindUser, Read: read}, `load: App.Sources[0] (org): Kind "user" is the kind of strata's own user layers; name the kind of the source, such as koanf`},
-		{"above the flags", load.Source{Name: "org", Above: load.KindFlags, Read: read}, "load: App.Sources[0] (org): cannot sit above the flags, which are the highest layer; use Above: load.KindCfg"},
-		{"above nothing known", load.Source{Name: "org", Above: "org", Read: read}, `load: App.Sources[0] (org): Above "org" is not a kind of strata's own layers; use default, user, workspace, directory, env or cfg`},
+		{"no name", load.HostSource{Read: read}, "load: App.Sources[0]: has no Name; name where its values come from, for explanations and problems"},
+		{"no read", load.HostSource{Name: "org"}, "load: App.Sources[0] (org): has no Read"},
+		{"a kind of strata's", load.HostSource{Name: "org", Kind: load.KindUser, Read: read}, `load: App.Sources[0] (org): Kind "user" is the kind of strata's own user layers; name the kind of the source, such as koanf`},
+		{"above the flags", load.HostSource{Name: "org", Above: load.KindFlags, Read: read}, "load: App.Sources[0] (org): cannot sit above the flags, which are the highest layer; use Above: load.KindCfg"},
+		{"above nothing known", load.HostSource{Name: "org", Above: "org", Read: read}, `load: App.Sources[0] (org): Above "org" is not a kind of strata's own layers; use default, user, workspace, directory, env or cfg`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -389,7 +389,7 @@ func TestSourceAsLayer(t *testing.T) {
 		t.Errorf("dirs (-want +got):\n%s", diff)
 	}
 
-	a.Sources = []load.Source{values("org", "", map[string]any{"tools": map[string]any{"a": map[string]any{"source": "mcp.nowhere"}}})}
+	a.Sources = []load.HostSource{values("org", "", map[string]any{"tools": map[string]any{"a": map[string]any{"source": "mcp.nowhere"}}})}
 	_, err = a.Load(context.Background())
 	if got, want := errText(err), `koanf org: tools.a.source: no MCP server named "nowhere" is configured; add [mcp_servers.nowhere]`; got != want {
 		t.Errorf("\n got: %s\nwant: %s", got, want)

@@ -96,15 +96,15 @@ func worthUnset(v reflect.Value, t *shape.Type) bool {
 		fv := v.Field(f.Index)
 		switch f.Type.Kind {
 		case shape.Value:
-			if fv.Field(shape.ValueState).Uint() == shape.StateUnset {
+			if fv.Field(f.Type.At.State).Uint() == shape.StateUnset {
 				n++
 			}
 		case shape.Nested:
-			if fv.Field(shape.NestedState).Uint() != shape.StatePresent || worthUnset(fv.Field(shape.NestedV).Elem(), f.Type.Elem) {
+			if fv.Field(f.Type.At.State).Uint() != shape.StatePresent || worthUnset(fv.Field(f.Type.At.V).Elem(), f.Type.Elem) {
 				n++
 			}
 		case shape.Any:
-			if fv.Field(shape.AnyState).Uint() == shape.StateUnset || fv.Field(shape.AnyBase).Uint() == shape.BaseDefault {
+			if fv.Field(f.Type.At.State).Uint() == shape.StateUnset || fv.Field(f.Type.At.Base).Uint() == shape.BaseDefault {
 				n++
 			}
 		case shape.Struct:
@@ -208,7 +208,7 @@ func unsets(v reflect.Value, t *shape.Type) bool {
 		f := &t.Fields[i]
 		fv := v.Field(f.Index)
 		if f.Type.Kind == shape.Value {
-			if fv.Field(shape.ValueState).Uint() == shape.StateUnset {
+			if fv.Field(f.Type.At.State).Uint() == shape.StateUnset {
 				return true
 			}
 		} else if shape.IsReset(fv, f.Type) {
@@ -227,9 +227,9 @@ func (enc *encoder) partial(v reflect.Value, t *shape.Type, strategy shape.Strat
 	case shape.Struct:
 		return enc.structure(v, t, path, covered, false)
 	case shape.Value:
-		switch v.Field(shape.ValueState).Uint() {
+		switch v.Field(t.At.State).Uint() {
 		case shape.StatePresent:
-			return enc.plain(v.Field(shape.ValueV), t.Elem, path, true)
+			return enc.plain(v.Field(t.At.V), t.Elem, path, true)
 		case shape.StateUnset:
 			if !covered {
 				enc.unset(path)
@@ -239,22 +239,22 @@ func (enc *encoder) partial(v reflect.Value, t *shape.Type, strategy shape.Strat
 	case shape.List:
 		return enc.list(v, t, strategy, path, covered)
 	case shape.Map:
-		if v.Field(shape.MapReset).Bool() && !covered {
+		if v.Field(t.At.Reset).Bool() && !covered {
 			enc.unset(path)
 		}
-		return enc.entries(v.Field(shape.MapEntries), t.Elem, path)
+		return enc.entries(v.Field(t.At.Entries), t.Elem, path)
 	case shape.Nested:
-		switch v.Field(shape.NestedState).Uint() {
+		switch v.Field(t.At.State).Uint() {
 		case shape.StateUnset:
 			if !covered {
 				enc.unset(path)
 			}
 		case shape.StatePresent:
-			return enc.structure(v.Field(shape.NestedV).Elem(), t.Elem, path, covered, true)
+			return enc.structure(v.Field(t.At.V).Elem(), t.Elem, path, covered, true)
 		}
 		return nil
 	case shape.Any:
-		switch v.Field(shape.AnyState).Uint() {
+		switch v.Field(t.At.State).Uint() {
 		case shape.StateUnset:
 			if !covered {
 				enc.unset(path)
@@ -267,7 +267,10 @@ func (enc *encoder) partial(v reflect.Value, t *shape.Type, strategy shape.Strat
 	return nil
 }
 
-var anyType = shape.MustOf(reflect.TypeFor[any]())
+var (
+	anyType  = shape.MustOf(reflect.TypeFor[any]())
+	anyShape = shape.MustOf(reflect.TypeFor[Any]())
+)
 
 // entries writes the entries of a partial.Map; removed entries become
 // unset paths.
@@ -314,9 +317,9 @@ func (enc *encoder) entries(m reflect.Value, elem *shape.Type, path []string) *d
 }
 
 func (enc *encoder) list(v reflect.Value, t *shape.Type, def shape.Strategy, path []string, covered bool) *doc.Node {
-	base := v.Field(shape.ListBase).Uint()
-	head, tail := v.Field(shape.ListHead), v.Field(shape.ListTail)
-	dedup := v.Field(shape.ListDedup).Bool()
+	base := v.Field(t.At.Base).Uint()
+	head, tail := v.Field(t.At.Head), v.Field(t.At.Tail)
+	dedup := v.Field(t.At.Dedup).Bool()
 	if base == shape.BaseDefault && !covered {
 		enc.unset(path)
 	}
@@ -508,7 +511,7 @@ func (enc *encoder) anyValue(a Any, t *shape.Type, path []string, covered bool) 
 	if a.Base == BaseDefault && !covered {
 		enc.unset(path)
 	}
-	switch shape.Op(reflect.ValueOf(a)) {
+	switch shape.Op(reflect.ValueOf(a), t) {
 	case shape.OpTable:
 		entries := enc.entries(reflect.ValueOf(a.Table.Entries), t, path)
 		if entries == nil {
@@ -546,7 +549,7 @@ func (enc *encoder) anyValue(a Any, t *shape.Type, path []string, covered bool) 
 // and nothing else, as strategy keep does.
 func keepsOnly(t *Map[Any]) bool {
 	for _, e := range t.Entries {
-		if e == nil || e.Base != BaseLower || shape.Op(reflect.ValueOf(*e)) != shape.OpFill {
+		if e == nil || e.Base != BaseLower || shape.Op(reflect.ValueOf(*e), anyShape) != shape.OpFill {
 			return false
 		}
 	}

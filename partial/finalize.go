@@ -196,19 +196,19 @@ func finalize(out, p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape
 			finalize(out.Field(fp.r.Index), p.Field(fp.p.Index), fp.p.Type, def.Field(fp.r.Index), fp.r.Type)
 		}
 	case shape.Value:
-		if p.Field(shape.ValueState).Uint() != shape.StatePresent {
+		if p.Field(pt.At.State).Uint() != shape.StatePresent {
 			out.Set(def)
 		} else if rt.Kind == shape.Pointer && rt.Elem.Go == pt.Elem.Go && rt.Go != pt.Elem.Go {
 			ptr := reflect.New(pt.Elem.Go)
-			ptr.Elem().Set(p.Field(shape.ValueV))
+			ptr.Elem().Set(p.Field(pt.At.V))
 			out.Set(ptr)
 		} else {
-			out.Set(p.Field(shape.ValueV))
+			out.Set(p.Field(pt.At.V))
 		}
 	case shape.List:
-		head, tail := p.Field(shape.ListHead), p.Field(shape.ListTail)
+		head, tail := p.Field(pt.At.Head), p.Field(pt.At.Tail)
 		base := def
-		if p.Field(shape.ListBase).Uint() == shape.BaseEmpty {
+		if p.Field(pt.At.Base).Uint() == shape.BaseEmpty {
 			base = reflect.Zero(rt.Go)
 		}
 		n := head.Len() + base.Len() + tail.Len()
@@ -226,14 +226,14 @@ func finalize(out, p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape
 				i++
 			}
 		}
-		if p.Field(shape.ListDedup).Bool() {
+		if p.Field(pt.At.Dedup).Bool() {
 			s = shape.DedupSlice(s, rt.Elem)
 		}
 		out.Set(s)
 	case shape.Map:
 		out.Set(finalizeMap(p, pt, def, rt))
 	case shape.Nested:
-		switch p.Field(shape.NestedState).Uint() {
+		switch p.Field(pt.At.State).Uint() {
 		case shape.StateAbsent, shape.StateUnset:
 			out.Set(def)
 		default:
@@ -242,11 +242,11 @@ func finalize(out, p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape
 				base = def.Elem()
 			}
 			ptr := reflect.New(rt.Elem.Go)
-			finalize(ptr.Elem(), p.Field(shape.NestedV).Elem(), pt.Elem, base, rt.Elem)
+			finalize(ptr.Elem(), p.Field(pt.At.V).Elem(), pt.Elem, base, rt.Elem)
 			out.Set(ptr)
 		}
 	case shape.Any:
-		if x := shape.ApplyAny(p, def.Interface(), def.Interface()); x != nil {
+		if x := shape.ApplyAny(p, pt, def.Interface(), def.Interface()); x != nil {
 			out.Set(reflect.ValueOf(&x).Elem())
 		} else {
 			out.Set(reflect.Zero(rt.Go))
@@ -257,7 +257,7 @@ func finalize(out, p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape
 func finalizeMap(p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape.Type) reflect.Value {
 	// Reset only drops what lower layers said; they are already folded into
 	// p, so the defaults are the base either way.
-	entries := p.Field(shape.MapEntries)
+	entries := p.Field(pt.At.Entries)
 	if entries.Len() == 0 {
 		if def.Len() == 0 {
 			return reflect.Zero(rt.Go)
@@ -296,7 +296,7 @@ func finalizeMap(p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape.T
 			}
 			continue
 		}
-		if pt.Elem.Kind == shape.Any && e.Elem().Field(shape.AnyState).Uint() == shape.StateAbsent {
+		if pt.Elem.Kind == shape.Any && e.Elem().Field(pt.Elem.At.State).Uint() == shape.StateAbsent {
 			continue
 		}
 		base := out.MapIndex(k)
@@ -434,16 +434,16 @@ func fromField(out reflect.Value, pf *shape.Field, x, def reflect.Value, rt *sha
 			switch {
 			case x.IsNil() && def.IsNil():
 			case x.IsNil():
-				out.Field(shape.ValueState).SetUint(shape.StateUnset)
+				out.Field(pt.At.State).SetUint(shape.StateUnset)
 			case def.IsNil() || !shape.EqualLeaf(x.Elem(), def.Elem(), rt.Elem):
-				out.Field(shape.ValueV).Set(x.Elem())
-				out.Field(shape.ValueState).SetUint(shape.StatePresent)
+				out.Field(pt.At.V).Set(x.Elem())
+				out.Field(pt.At.State).SetUint(shape.StatePresent)
 			}
 			return
 		}
 		if !shape.EqualLeaf(x, def, rt) {
-			out.Field(shape.ValueV).Set(x)
-			out.Field(shape.ValueState).SetUint(shape.StatePresent)
+			out.Field(pt.At.V).Set(x)
+			out.Field(pt.At.State).SetUint(shape.StatePresent)
 		}
 	case shape.List:
 		if x.Len() == 0 && def.Len() == 0 || shape.EqualLeaf(x, def, rt) {
@@ -452,13 +452,13 @@ func fromField(out reflect.Value, pf *shape.Field, x, def reflect.Value, rt *sha
 		items := reflect.MakeSlice(x.Type(), x.Len(), x.Len())
 		reflect.Copy(items, x)
 		if pf.Strategy == shape.Append && def.Len() > 0 && def.Len() <= x.Len() && shape.EqualLeaf(x.Slice(0, def.Len()), def, rt) {
-			out.Field(shape.ListTail).Set(items.Slice(def.Len(), x.Len()))
+			out.Field(pt.At.Tail).Set(items.Slice(def.Len(), x.Len()))
 			return
 		}
-		out.Field(shape.ListBase).SetUint(shape.BaseEmpty)
-		out.Field(shape.ListTail).Set(items)
+		out.Field(pt.At.Base).SetUint(shape.BaseEmpty)
+		out.Field(pt.At.Tail).Set(items)
 	case shape.Map:
-		entries := reflect.MakeMapWithSize(out.Field(shape.MapEntries).Type(), x.Len())
+		entries := reflect.MakeMapWithSize(out.Field(pt.At.Entries).Type(), x.Len())
 		elem := &shape.Field{Type: pt.Elem}
 		xv := reflect.New(rt.Elem.Go).Elem() // each entry, copied without allocating
 		tmpl := template(rt.Elem)
@@ -484,13 +484,13 @@ func fromField(out reflect.Value, pf *shape.Field, x, def reflect.Value, rt *sha
 		// Entries of def that x lacks cannot be expressed: unsetting an entry
 		// brings back what the defaults give. Finalize never drops them.
 		if entries.Len() > 0 {
-			out.Field(shape.MapEntries).Set(entries)
+			out.Field(pt.At.Entries).Set(entries)
 		}
 	case shape.Nested:
 		switch {
 		case x.IsNil() && def.IsNil():
 		case x.IsNil():
-			out.Field(shape.NestedState).SetUint(shape.StateUnset)
+			out.Field(pt.At.State).SetUint(shape.StateUnset)
 		default:
 			base := template(rt.Elem)
 			if !def.IsNil() {
@@ -501,8 +501,8 @@ func fromField(out reflect.Value, pf *shape.Field, x, def reflect.Value, rt *sha
 			if !def.IsNil() && shape.IsZero(p.Elem(), pt.Elem) {
 				return
 			}
-			out.Field(shape.NestedState).SetUint(shape.StatePresent)
-			out.Field(shape.NestedV).Set(p)
+			out.Field(pt.At.State).SetUint(shape.StatePresent)
+			out.Field(pt.At.V).Set(p)
 		}
 	case shape.Any:
 		out.Set(reflect.ValueOf(fromAny(x.Interface(), def.Interface())))

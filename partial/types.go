@@ -13,12 +13,12 @@ type State uint8
 // States of a [Value], a [Nested] or an [Any].
 const (
 	// Absent: the layer says nothing; lower layers decide.
-	Absent State = iota
+	Absent State = shape.StateAbsent
 	// Present: the layer sets the field.
-	Present
+	Present State = shape.StatePresent
 	// Unset: the layer clears the field; lower layers are ignored and the
 	// default applies.
-	Unset
+	Unset State = shape.StateUnset
 )
 
 func (s State) String() string {
@@ -39,6 +39,7 @@ func (s State) String() string {
 //
 // The zero Value is absent.
 type Value[T any] struct {
+	_     shape.ValueMark
 	V     T
 	State State
 }
@@ -63,12 +64,12 @@ type Base uint8
 // Bases of a [List].
 const (
 	// BaseLower: extend what the lower layers give (append and prepend).
-	BaseLower Base = iota
+	BaseLower Base = shape.BaseLower
 	// BaseDefault: ignore the lower layers and extend the default (an unset
 	// list, possibly with items added).
-	BaseDefault
+	BaseDefault Base = shape.BaseDefault
 	// BaseEmpty: ignore the lower layers and the default (strategy replace).
-	BaseEmpty
+	BaseEmpty Base = shape.BaseEmpty
 )
 
 func (b Base) String() string {
@@ -94,6 +95,7 @@ func (b Base) String() string {
 //
 // The zero List is absent.
 type List[T any] struct {
+	_     shape.ListMark
 	Base  Base
 	Head  []T
 	Tail  []T
@@ -118,6 +120,7 @@ func Replace[T any](items ...T) List[T] { return List[T]{Base: BaseEmpty, Tail: 
 //
 // The zero Map is absent.
 type Map[V any] struct {
+	_       shape.MapMark
 	Reset   bool
 	Entries map[string]*V
 }
@@ -168,6 +171,7 @@ func (m Map[V]) Keys() []string { return slices.Sorted(maps.Keys(m.Entries)) }
 // array parameter: absent, present (merged field by field with lower
 // layers) or unset (removed).
 type Nested[P any] struct {
+	_     shape.NestedMark
 	State State
 	V     *P
 }
@@ -198,6 +202,7 @@ func NestedOf[P any](p P) Nested[P] { return Nested[P]{State: Present, V: &p} }
 // In a file, a table with the keys value and strategy is a strategy: see
 // the README. The zero Any is absent.
 type Any struct {
+	_     shape.AnyMark
 	State State
 	V     any
 	Table *Map[Any]

@@ -5,14 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/strata-config/strata/diag"
-	"github.com/strata-config/strata/internal/procs"
+	"github.com/strata-config/strata/internal/exe"
 )
 
 // Launch is everything that decides what a program does when strata starts
@@ -67,9 +65,6 @@ type Pin struct {
 	Files map[string]string `toml:"files"`
 }
 
-// maxPinnedFile bounds the files a pin reads; bigger ones are refused.
-const maxPinnedFile = 1 << 30
-
 // Pin pins l as it is now: it reads the program and the files its
 // arguments name.
 func (l Launch) Pin() (Pin, error) {
@@ -81,13 +76,13 @@ func (l Launch) Pin() (Pin, error) {
 		p.Env = append(p.Env, sealEnv(kv))
 	}
 	sort.Strings(p.Env)
-	sum, err := fileSum(l.Program)
+	sum, err := exe.Sum(l.Program)
 	if err != nil {
 		return Pin{}, &diag.Error{Msg: "cannot pin " + l.Program, Err: err}
 	}
 	p.Files[l.Program] = sum
-	if f := procs.Script(l.Program, l.Args, l.Dir); f != "" {
-		if sum, err := fileSum(f); err == nil {
+	if f := exe.Script(l.Program, l.Args, l.Dir); f != "" {
+		if sum, err := exe.Sum(f); err == nil {
 			p.Files[f] = sum
 		}
 	}
@@ -257,33 +252,9 @@ func envDiffers(pinned, now []string) string {
 	return strings.Join(slices.Concat(changed, gone, added), "; ")
 }
 
-func fileSum(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	if !info.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file", path)
-	}
-	h := sha256.New()
-	n, err := io.Copy(h, io.LimitReader(f, maxPinnedFile+1))
-	if err != nil {
-		return "", err
-	}
-	if n > maxPinnedFile {
-		return "", fmt.Errorf("%s is over %d bytes", path, maxPinnedFile)
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
-}
-
 // IsInterpreter reports whether program is a shell, an interpreter or a
 // package runner: strata never suggests pinning one, since what it runs is
 // its arguments' business (a pin of one covers its script, the first file
 // its arguments name, but not what that loads); it suggests trusting the
 // workspace instead.
-func IsInterpreter(program string) bool { return procs.IsInterpreter(program) }
+func IsInterpreter(program string) bool { return exe.IsInterpreter(program) }

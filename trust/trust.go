@@ -24,12 +24,19 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/decode"
+	"github.com/strata-config/strata/internal/doc"
+	"github.com/strata-config/strata/internal/limits"
+	"github.com/strata-config/strata/internal/readfile"
+	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/suggest"
-	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/internal/tomltext"
+	"github.com/strata-config/strata/internal/userdir"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -43,9 +50,12 @@ const File = "trusted.toml"
 // DefaultPath returns where an application called name keeps its trust
 // list: [File] in the user's config directory, the <NAME>_CONFIG_HOME
 // variable, else $XDG_CONFIG_HOME/<name>, else $HOME/.config/<name>, read
-// from environ; "" when none is set.
+// from environ (nil is the process's environment); "" when none is set.
 func DefaultPath(name string, environ []string) string {
-	dir := (&load.App[struct{}, struct{}]{Name: name, Environ: environ}).UserDir()
+	if environ == nil {
+		environ = os.Environ()
+	}
+	dir := userdir.Config(name, userdir.Getenv(environ))
 	if dir == "" {
 		return ""
 	}
@@ -56,7 +66,8 @@ func DefaultPath(name string, environ []string) string {
 //
 // Trust names exact roots: an entry of Workspaces trusts that directory
 // and nothing else, neither the directories above it nor a repository
-// nested in it (see [load.Trust]). Trusting a directory with everything
+// nested in it (package load's Trust says which directory decides each
+// file). Trusting a directory with everything
 // below it is a choice of its own, kept apart in Recursive.
 type List struct {
 	// Workspaces are trusted directories (absolute, symbolic links
@@ -77,7 +88,7 @@ type List struct {
 
 // Trusts reports whether dir is trusted: an entry of Workspaces names it,
 // or an entry of Recursive names it or a directory above it. It
-// implements [load.Trust].
+// implements package load's Trust.
 func (l List) Trusts(dir string) bool {
 	dir = canonical(dir)
 	if slices.Contains(l.Workspaces, dir) {
@@ -158,21 +169,6 @@ func (l *List) Forget(dir string) (pins []string, err error) {
 	return pins, nil
 }
 
-// Once is a [load.Trust] that trusts one root exactly besides what a list
-// trusts: --trust, for one run.
-type Once struct {
-	List List
-	Root string
-}
-
-// Trusts implements load.Trust.
-func (o Once) Trusts(dir string) bool {
-	if o.Root != "" && canonical(dir) == canonical(o.Root) {
-		return true
-	}
-	return o.List.Trusts(dir)
-}
-
 // Store is a trust list kept in a file.
 type Store struct {
 	// Path is the file; see DefaultPath.
@@ -216,16 +212,37 @@ func (s *Store) read() (List, error) {
 	if _, err := os.Stat(s.Path); errors.Is(err, fs.ErrNotExist) {
 		return List{}, nil
 	}
-	data, err := load.Limits{}.ReadFile(context.Background(), s.Path)
+	data, err := readfile.Regular(context.Background(), s.Path, limits.FileSize, "a layer file")
 	if err != nil {
 		return List{}, err
 	}
 	return parse(s.Path, data)
 }
 
+// parse reads the trust list in data, named name in messages, within the
+// default limits.
 func parse(name string, data []byte) (List, error) {
+	d, errs := doc.Options{}.ReadTOML(data)
+	if len(errs) > 0 {
+		c := diag.Collector{Max: limits.Problems}
+		for _, e := range errs {
+			if e.More > 0 {
+				c.Omit(e.More)
+				continue
+			}
+			var p partial.Path
+			msg := e.Msg
+			if len(e.Path) > 0 {
+				p, msg = e.Path, strings.TrimPrefix(msg, tomltext.Path(e.Path)+": ")
+			}
+			c.AddError(decode.At(&diag.Error{Source: name, Path: p, Msg: msg}, d, e.Off))
+		}
+		return List{}, c.Err()
+	}
 	var p listLayer
-	if err := load.Decode(name, data, partial.TOML, &p); err != nil {
+	dec := decode.Decoder{Doc: d, Source: name}
+	dec.Root(d.Root, reflect.ValueOf(&p).Elem(), shape.MustOf(reflect.TypeFor[listLayer]()))
+	if err := dec.Err(); err != nil {
 		return List{}, err
 	}
 	return partial.Finalize(&p, List{})

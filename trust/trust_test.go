@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/trust"
 )
 
@@ -54,9 +55,6 @@ func TestTrusts(t *testing.T) {
 	ll.AddWorkspace(link)
 	if !ll.Trusts(filepath.Join(dir, "elsewhere")) || ll.Trusts(filepath.Join(dir, "ws")) {
 		t.Errorf("a link: %v", ll.Workspaces)
-	}
-	if once := (trust.Once{List: l, Root: link}); !once.Trusts(link) || !once.Trusts(filepath.Join(dir, "ws")) || once.Trusts(dir) || once.Trusts(filepath.Join(dir, "elsewhere", "x")) {
-		t.Error("Once trusts its root exactly besides the list")
 	}
 }
 
@@ -226,5 +224,43 @@ func TestPin(t *testing.T) {
 	}
 	if !trust.IsInterpreter("/usr/bin/python3.12") || !trust.IsInterpreter("npx") || trust.IsInterpreter(prog) {
 		t.Error("IsInterpreter")
+	}
+}
+
+// TestStoreReadProblems holds what a broken trust list says: every
+// problem, positioned, as a layer file's.
+func TestStoreReadProblems(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       []string
+	}{
+		{"syntax", "workspaces = [\n", []string{"trusted.toml:1:15: TOML syntax: array is incomplete"}},
+		{"wrong type", "workspaces = 3\n", []string{"trusted.toml:1:14: workspaces: expected an array or { value = [...], strategy = ... }, found integer 3"}},
+		{"unknown keys", "workspace = []\nrecursiv = []\n", []string{
+			"trusted.toml:1:1: workspace: unknown key; did you mean workspaces?",
+			"trusted.toml:2:1: recursiv: unknown key; did you mean recursive?",
+		}},
+		{"duplicate", "workspaces = []\nworkspaces = []\n", []string{"trusted.toml:2:1: workspaces: workspaces is defined twice (first at line 1, column 1)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := &trust.Store{Path: filepath.Join(dir, trust.File)}
+			if err := os.WriteFile(s.Path, []byte(tt.text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := s.Read()
+			var got []string
+			for _, e := range diag.All(err) {
+				got = append(got, strings.TrimPrefix(e.Error(), dir+string(filepath.Separator)))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("problems mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	dir := t.TempDir()
+	if _, err := (&trust.Store{Path: dir}).Read(); err == nil || err.Error() != dir+": is a directory, not a layer file; a layer is a regular file" {
+		t.Errorf("a directory: %v", err)
 	}
 }

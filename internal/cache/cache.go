@@ -15,7 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/strata-config/strata/internal/procs"
+	"github.com/strata-config/strata/internal/exe"
 )
 
 // Cache keeps answers on disk, so that resolving again
@@ -102,9 +102,9 @@ func (c *Cache) Key(path string) (Key, error) {
 }
 
 // AddScript records the identity of the script an interpreter runs (see
-// procs.Script), so that a changed script is asked again.
+// exe.Script), so that a changed script is asked again.
 func (k *Key) AddScript(program string, args []string, dir string) {
-	p := procs.Script(program, args, dir)
+	p := exe.Script(program, args, dir)
 	if p == "" {
 		return
 	}

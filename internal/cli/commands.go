@@ -9,8 +9,9 @@ import (
 	"time"
 
 	"github.com/kballard/go-shellquote"
-	"github.com/strata-config/strata/internal/workspace"
+	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/trust"
 )
 
@@ -52,16 +53,16 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// settings returns what loading is given for the flags: strata's own
-// files, variables and trust list, and the terminal of e for inputs.
-func (f OpenFlags) settings(e *env) workspace.Settings {
+// app returns what loading is given for the flags: strata's own files,
+// variables, model and trust list, and the terminal of e for inputs.
+func (f OpenFlags) app(e *env) load.App[config.Partial, config.Config] {
 	environ := os.Environ()
-	return workspace.Settings{
-		Name: "strata", Dir: f.Root, Environ: environ, Cfg: f.Cfg,
-		Store:     &trust.Store{Path: trust.DefaultPath("strata", environ)},
-		TrustHint: trustHint,
-		TrustOnce: f.Trust,
-		Input:     terminalInput(e),
+	return load.App[config.Partial, config.Config]{
+		Name: "strata", Defaults: config.Default(), Dir: f.Root, Environ: environ, Cfg: f.Cfg, MCPServers: partial.Path{"mcp_servers"},
+		TrustStore:     &trust.Store{Path: trust.DefaultPath("strata", environ)},
+		TrustHint:      trustHint,
+		TrustWorkspace: f.Trust,
+		Input:          terminalInput(e),
 		// A stray STRATA_ variable (STRATA_DEBUG=1) stops no command.
 		UnknownEnv: load.EnvWarn,
 	}

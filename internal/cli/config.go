@@ -12,7 +12,6 @@ import (
 	"github.com/strata-config/strata/assign"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
-	"github.com/strata-config/strata/internal/workspace"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/resolve"
@@ -30,22 +29,22 @@ func (c *configCmd) Run(e *env) error {
 	if c.Check {
 		return (&resolveCmd{ResolveFlags: ResolveFlags{OpenFlags: c.OpenFlags, Verbose: true}, check: true}).Run(e)
 	}
-	w, err := workspace.Load[config.Partial](e.Ctx, config.Default(), c.settings(e))
+	app := c.app(e)
+	res, err := app.Load(e.Ctx)
 	if err != nil {
 		return err
 	}
-	warn(e, w.Result.Warnings)
-	res := w.Result
+	warn(e, res.Warnings)
 	switch {
 	case c.Explain != "":
-		ex, err := w.Explain(c.Explain)
+		ex, err := res.Explain(c.Explain)
 		if err != nil {
 			return usageError{err}
 		}
 		text := ex.String()
 		if from := inheritedFrom(ex); from != nil {
 			// Nothing sets it for the tool: it is what tools.'*' gives.
-			all, err := w.Explain(from.String())
+			all, err := res.Explain(from.String())
 			if err != nil {
 				return err
 			}

@@ -15,13 +15,13 @@ type strataWorkspace = strata.Workspace[config.Partial, config.Config]
 // open opens the workspace as the flags say, with strata's trust list
 // and cache; its warnings go to stderr.
 func open(e *env, f OpenFlags, opts ...strata.Option) (*strataWorkspace, error) {
-	s := f.settings(e)
+	s := f.app(e)
 	base := []strata.Option{
 		strata.Name(s.Name), strata.Dir(s.Dir), strata.Environ(s.Environ), strata.Cfg(s.Cfg...),
-		strata.TrustStore(s.Store), strata.TrustHint(s.TrustHint), strata.UnknownEnv(s.UnknownEnv),
+		strata.TrustStore(s.TrustStore), strata.TrustHint(s.TrustHint), strata.UnknownEnv(s.UnknownEnv),
 		strata.CacheDir(strata.DefaultCacheDir(s.Name, s.Environ)),
 	}
-	if s.TrustOnce {
+	if s.TrustWorkspace {
 		base = append(base, strata.TrustWorkspace())
 	}
 	if s.Input != nil {

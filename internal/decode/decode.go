@@ -236,8 +236,8 @@ func (dec *decoder) Field(n *doc.Node, v reflect.Value, t *shape.Type, strategy 
 		}
 		dec.structure(n, v, t, path)
 	case shape.Value:
-		if dec.Leaf(n, v.Field(shape.ValueV), t.Elem, path) {
-			v.Field(shape.ValueState).SetUint(shape.StatePresent)
+		if dec.Leaf(n, v.Field(t.At.V), t.Elem, path) {
+			v.Field(t.At.State).SetUint(shape.StatePresent)
 		}
 	case shape.List:
 		dec.list(n, v, t, strategy, path)
@@ -246,7 +246,7 @@ func (dec *decoder) Field(n *doc.Node, v reflect.Value, t *shape.Type, strategy 
 			dec.fail(n.ValuePos(), path, "expected a table, found "+Describe(n), "")
 			return
 		}
-		entries := v.Field(shape.MapEntries)
+		entries := v.Field(t.At.Entries)
 		if entries.IsNil() && len(n.Entries) > 0 {
 			// An empty table says nothing: nil, as a layer built in Go has.
 			entries.Set(reflect.MakeMapWithSize(entries.Type(), len(n.Entries)))
@@ -267,8 +267,8 @@ func (dec *decoder) Field(n *doc.Node, v reflect.Value, t *shape.Type, strategy 
 		}
 		p := reflect.New(t.Elem.Go)
 		dec.structure(n, p.Elem(), t.Elem, path)
-		v.Field(shape.NestedState).SetUint(shape.StatePresent)
-		v.Field(shape.NestedV).Set(p)
+		v.Field(t.At.State).SetUint(shape.StatePresent)
+		v.Field(t.At.V).Set(p)
 	case shape.Any:
 		dec.anyValue(n, v, path)
 	}
@@ -278,11 +278,11 @@ func (dec *decoder) list(n *doc.Node, v reflect.Value, t *shape.Type, strategy s
 	var dedup bool
 	switch n.Kind {
 	case doc.Array:
-		items, ok := dec.items(n, v.Field(shape.ListHead).Type(), t.Elem, path)
+		items, ok := dec.items(n, v.Field(t.At.Head).Type(), t.Elem, path)
 		if !ok {
 			return
 		}
-		setList(v, strategy, items)
+		setList(v, t, strategy, items)
 	case doc.Table:
 		var value, prepend, appendN *doc.Node
 		strategyNode := (*doc.Node)(nil)
@@ -323,27 +323,27 @@ func (dec *decoder) list(n *doc.Node, v reflect.Value, t *shape.Type, strategy s
 			}
 			st = s
 		}
-		lt := v.Field(shape.ListHead).Type()
+		lt := v.Field(t.At.Head).Type()
 		if value != nil {
 			items, ok := dec.items(value, lt, t.Elem, append(path, "value"))
 			if !ok {
 				return
 			}
-			setList(v, st, items)
+			setList(v, t, st, items)
 		}
 		if prepend != nil {
 			items, ok := dec.items(prepend, lt, t.Elem, append(path, "prepend"))
 			if !ok {
 				return
 			}
-			v.Field(shape.ListHead).Set(items)
+			v.Field(t.At.Head).Set(items)
 		}
 		if appendN != nil {
 			items, ok := dec.items(appendN, lt, t.Elem, append(path, "append"))
 			if !ok {
 				return
 			}
-			v.Field(shape.ListTail).Set(items)
+			v.Field(t.At.Tail).Set(items)
 		}
 		if value == nil && prepend == nil && appendN == nil && !dedup {
 			dec.fail(n.ValuePos(), path, "expected an array or { value = [...], strategy = ... }, found an empty table", "")
@@ -354,7 +354,7 @@ func (dec *decoder) list(n *doc.Node, v reflect.Value, t *shape.Type, strategy s
 		return
 	}
 	if dedup {
-		v.Field(shape.ListDedup).SetBool(true)
+		v.Field(t.At.Dedup).SetBool(true)
 		shape.DedupList(v, t)
 	}
 }
@@ -382,15 +382,15 @@ func (dec *decoder) strategy(n *doc.Node, path []string) (shape.Strategy, bool) 
 	return 0, false
 }
 
-func setList(v reflect.Value, s shape.Strategy, items reflect.Value) {
+func setList(v reflect.Value, t *shape.Type, s shape.Strategy, items reflect.Value) {
 	switch s {
 	case shape.Append:
-		v.Field(shape.ListTail).Set(items)
+		v.Field(t.At.Tail).Set(items)
 	case shape.Prepend:
-		v.Field(shape.ListHead).Set(items)
+		v.Field(t.At.Head).Set(items)
 	default:
-		v.Field(shape.ListBase).SetUint(shape.BaseEmpty)
-		v.Field(shape.ListTail).Set(items)
+		v.Field(t.At.Base).SetUint(shape.BaseEmpty)
+		v.Field(t.At.Tail).Set(items)
 	}
 }
 
@@ -701,7 +701,7 @@ func UnsetPath(v reflect.Value, t *shape.Type, p partial.Path) (string, string) 
 			}
 			v, t = v.Field(f.Index), f.Type
 		case shape.Map:
-			entries := v.Field(shape.MapEntries)
+			entries := v.Field(t.At.Entries)
 			kv := reflect.ValueOf(key)
 			e := entries.MapIndex(kv)
 			if i == len(p)-1 {
@@ -727,27 +727,27 @@ func UnsetPath(v reflect.Value, t *shape.Type, p partial.Path) (string, string) 
 			}
 			v, t = e.Elem(), t.Elem
 		case shape.Nested:
-			switch v.Field(shape.NestedState).Uint() {
+			switch v.Field(t.At.State).Uint() {
 			case shape.StateUnset:
 				return fmt.Sprintf("cannot unset %s inside %s, which this layer removes", p, p[:i]), ""
 			case shape.StateAbsent:
-				v.Field(shape.NestedState).SetUint(shape.StatePresent)
-				v.Field(shape.NestedV).Set(reflect.New(t.Elem.Go))
+				v.Field(t.At.State).SetUint(shape.StatePresent)
+				v.Field(t.At.V).Set(reflect.New(t.Elem.Go))
 			}
-			v, t = v.Field(shape.NestedV).Elem(), t.Elem
+			v, t = v.Field(t.At.V).Elem(), t.Elem
 			i--
 		case shape.Any:
 			switch {
-			case v.Field(shape.AnyState).Uint() == shape.StateUnset:
+			case v.Field(t.At.State).Uint() == shape.StateUnset:
 				return fmt.Sprintf("cannot unset %s inside %s, which this layer removes", p, p[:i]), ""
-			case v.Field(shape.AnyState).Uint() != shape.StatePresent:
-				v.Field(shape.AnyState).SetUint(shape.StatePresent)
-				v.Field(shape.AnyV).Set(reflect.Zero(v.Field(shape.AnyV).Type()))
-				v.Field(shape.AnyTable).Set(reflect.New(t.Elem.Go))
-			case v.Field(shape.AnyTable).IsNil():
+			case v.Field(t.At.State).Uint() != shape.StatePresent:
+				v.Field(t.At.State).SetUint(shape.StatePresent)
+				v.Field(t.At.V).Set(reflect.Zero(v.Field(t.At.V).Type()))
+				v.Field(t.At.Table).Set(reflect.New(t.Elem.Go))
+			case v.Field(t.At.Table).IsNil():
 				return fmt.Sprintf("cannot unset %s: %s is not a table in this layer", p, p[:i]), ""
 			}
-			v, t = v.Field(shape.AnyTable).Elem(), t.Elem
+			v, t = v.Field(t.At.Table).Elem(), t.Elem
 			i--
 		default:
 			return fmt.Sprintf("cannot unset %s: %s is a single value", p, p[:i]), "unset " + p[:i].String() + " as a whole"

@@ -124,7 +124,7 @@ func (dec *decoder) plainValue(n *doc.Node, path []string) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		return shape.ApplyAny(reflect.ValueOf(&a).Elem(), nil, nil), true
+		return shape.ApplyAny(reflect.ValueOf(&a).Elem(), anyShape, nil, nil), true
 	}
 	return dec.plain(n, path)
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/strata-config/strata/export"
 	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/command"
+	"github.com/strata-config/strata/internal/exe"
 	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/mcpclient"
@@ -241,7 +242,7 @@ func refusal(path partial.Path, err error) *diag.Error {
 // check returns why a launch of program with args and the config's
 // variables env may not run: it resolves into the untrusted workspace.
 func (s *session) check(program string, args []string, env []string) error {
-	return s.r.Untrusted.Check(untrusted.Launch{Program: program, Args: args, Dir: s.found.Dir, Private: s.found.Private, Env: env, Interpreter: procs.IsInterpreter(program)})
+	return s.r.Untrusted.Check(untrusted.Launch{Program: program, Args: args, Dir: s.found.Dir, Private: s.found.Private, Env: env, Interpreter: exe.IsInterpreter(program)})
 }
 
 // failed marks a config key whose discovery failed, and reports it.
@@ -405,7 +406,7 @@ func (s *session) expand(dir string) string {
 }
 
 // lookPath finds a program in the PATH of the environment.
-func (s *session) lookPath(program string) string { return procs.LookPath(program, s.environ) }
+func (s *session) lookPath(program string) string { return exe.LookPath(program, s.environ) }
 
 // run runs one discovery, through the cache; it returns the answer, or nil
 // after reporting the problem.

@@ -22,6 +22,7 @@ import (
 	"github.com/strata-config/strata/export"
 	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/command"
+	"github.com/strata-config/strata/internal/exe"
 	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/procs"
@@ -94,7 +95,7 @@ func (r *Resolver) Server(name string, srv config.MCPServer, dir, root string) u
 	if environ == nil {
 		environ = os.Environ()
 	}
-	program := procs.LookPath(command.Absolute(srv.Command, root), environ)
+	program := exe.LookPath(command.Absolute(srv.Command, root), environ)
 	sdir, private := dir, r.Private
 	switch {
 	case srv.Cwd == "":

@@ -167,23 +167,23 @@ func minimal(d, a, b reflect.Value, t *shape.Type, path string) string {
 			}
 		}
 	case shape.Value:
-		if d.Field(shape.ValueState).Uint() == shape.StateAbsent {
+		if d.Field(t.At.State).Uint() == shape.StateAbsent {
 			return ""
 		}
-		ap := a.Field(shape.ValueState).Uint() == shape.StatePresent
-		bp := b.Field(shape.ValueState).Uint() == shape.StatePresent
-		if ap == bp && (!ap || shape.EqualLeaf(a.Field(shape.ValueV), b.Field(shape.ValueV), t.Elem)) {
+		ap := a.Field(t.At.State).Uint() == shape.StatePresent
+		bp := b.Field(t.At.State).Uint() == shape.StatePresent
+		if ap == bp && (!ap || shape.EqualLeaf(a.Field(t.At.V), b.Field(t.At.V), t.Elem)) {
 			return "delta holds " + path + ", which is the same in a and b"
 		}
 	case shape.Map:
-		entries := d.Field(shape.MapEntries)
-		if d.Field(shape.MapReset).Bool() {
+		entries := d.Field(t.At.Entries)
+		if d.Field(t.At.Reset).Bool() {
 			return "" // a reset stands for the whole map
 		}
 		iter := entries.MapRange()
 		for iter.Next() {
 			k := iter.Key()
-			av, bv := a.Field(shape.MapEntries).MapIndex(k), b.Field(shape.MapEntries).MapIndex(k)
+			av, bv := a.Field(t.At.Entries).MapIndex(k), b.Field(t.At.Entries).MapIndex(k)
 			if iter.Value().IsNil() {
 				if av.IsValid() && !av.IsNil() && (!bv.IsValid() || bv.IsNil()) {
 					continue

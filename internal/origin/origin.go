@@ -4,7 +4,6 @@
 package origin
 
 import (
-	"net"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -30,9 +29,13 @@ func Of(u *url.URL) Origin {
 	return o
 }
 
-// String writes o as a URL: "https://example.com:443".
+// String writes o as a URL: "https://example.com:443", "http://[::1]:80".
 func (o Origin) String() string {
-	return o.Scheme + "://" + net.JoinHostPort(o.Host, o.Port)
+	host := o.Host
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]" // as net.JoinHostPort writes an IPv6 address
+	}
+	return o.Scheme + "://" + host + ":" + o.Port
 }
 
 // Loopback reports whether host (a name or an address, without brackets)

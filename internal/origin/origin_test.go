@@ -1,6 +1,7 @@
 package origin
 
 import (
+	"net"
 	"net/url"
 	"testing"
 )
@@ -26,9 +27,20 @@ func TestOf(t *testing.T) {
 			t.Errorf("Of(%s) == Of(%s): %v, want %v (%s, %s)", tt.a, tt.b, got, tt.same, Of(a), Of(b))
 		}
 	}
-	u, _ := url.Parse("http://[::1]/")
-	if got := Of(u).String(); got != "http://[::1]:80" {
-		t.Errorf("String = %q", got)
+}
+
+// TestString: an origin is written as net.JoinHostPort writes its host and
+// port.
+func TestString(t *testing.T) {
+	for _, raw := range []string{"http://[::1]/", "https://example.com/mcp", "http://127.0.0.1:8080/", "https://[fe80::1%25eth0]:9/", "http://localhost/"} {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := Of(u)
+		if got, want := o.String(), o.Scheme+"://"+net.JoinHostPort(o.Host, o.Port); got != want {
+			t.Errorf("String of %s = %q, want %q", raw, got, want)
+		}
 	}
 }
 

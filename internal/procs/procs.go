@@ -39,6 +39,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/strata-config/strata/internal/exe"
 )
 
 // Defaults of [Invocation].
@@ -461,7 +463,7 @@ func resolve(s Invocation) (string, error) {
 	if s.Program == "" {
 		return fail("no program given", nil)
 	}
-	if s.Private && hasDir(s.Program) && !filepath.IsAbs(s.Program) {
+	if s.Private && exe.HasDir(s.Program) && !filepath.IsAbs(s.Program) {
 		return fail("a relative path, and the program starts in a new, empty directory", nil)
 	}
 	if s.Dir != "" && !s.Private { // a private base is made and checked by Start
@@ -475,8 +477,12 @@ func resolve(s Invocation) (string, error) {
 			return fail("working directory "+s.Dir+" is not a directory", nil)
 		}
 	}
-	if !hasDir(s.Program) {
-		return lookPath(s.Program, s.Env)
+	if !exe.HasDir(s.Program) {
+		p, err := exe.Find(s.Program, s.Env)
+		if err != nil {
+			return fail("not found in PATH", fs.ErrNotExist)
+		}
+		return p, nil
 	}
 	at := s.Program
 	if !filepath.IsAbs(at) && s.Dir != "" {
@@ -492,54 +498,11 @@ func resolve(s Invocation) (string, error) {
 		return fail("cannot start: "+errText(err), err)
 	case fi.IsDir():
 		return fail("is a directory", nil)
-	case !executable(at, fi, s.Env):
-		return fail(notExecutable, fs.ErrPermission)
+	case !exe.Executable(at, fi, s.Env):
+		return fail(exe.NotExecutable, fs.ErrPermission)
 	}
 	// exec.Cmd runs a relative path relative to Dir, as checked above.
 	return s.Program, nil
-}
-
-// LookPath returns the executable that Run starts for program with the
-// environment env: a program with a slash as it is, a bare name found in
-// the absolute directories of env's PATH, or the name itself when it is
-// not found there.
-func LookPath(program string, env []string) string {
-	if strings.Contains(program, "/") {
-		return program
-	}
-	if p, err := lookPath(program, env); err == nil {
-		return p
-	}
-	return program
-}
-
-// lookPath finds the executable file name in the absolute directories of
-// the PATH of env, the last PATH in env counting.
-func lookPath(name string, env []string) (string, error) {
-	path := getenv(env, "PATH")
-	for _, dir := range filepath.SplitList(path) {
-		if !filepath.IsAbs(dir) {
-			continue
-		}
-		for _, p := range candidates(filepath.Join(dir, name), env) {
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && executable(p, fi, env) {
-				return p, nil
-			}
-		}
-	}
-	return "", &Error{Program: name, Kind: KindStart, Detail: "not found in PATH", Err: fs.ErrNotExist}
-}
-
-// getenv returns the value of the variable name in env, the last one
-// counting; "" when there is none.
-func getenv(env []string, name string) string {
-	value := ""
-	for _, kv := range env {
-		if n, v, ok := strings.Cut(kv, "="); ok && sameVar(n, name) {
-			value = v
-		}
-	}
-	return value
 }
 
 // startError turns an error of exec.Cmd.Start into an *Error.

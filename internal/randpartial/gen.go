@@ -55,44 +55,44 @@ func (g *gen) partial(v reflect.Value, t *shape.Type, depth int) {
 	case shape.Value:
 		switch g.pick("value state", 4) {
 		case 1, 2:
-			g.leaf(v.Field(shape.ValueV), t.Elem, depth)
-			v.Field(shape.ValueState).SetUint(shape.StatePresent)
+			g.leaf(v.Field(t.At.V), t.Elem, depth)
+			v.Field(t.At.State).SetUint(shape.StatePresent)
 		case 3:
-			v.Field(shape.ValueState).SetUint(shape.StateUnset)
+			v.Field(t.At.State).SetUint(shape.StateUnset)
 		}
 	case shape.List:
 		if g.pick("list present", 3) == 0 {
 			return
 		}
 		base := uint64(g.pick("list base", 3))
-		v.Field(shape.ListBase).SetUint(base)
-		v.Field(shape.ListTail).Set(g.slice(v.Field(shape.ListTail).Type(), t.Elem, depth))
+		v.Field(t.At.Base).SetUint(base)
+		v.Field(t.At.Tail).Set(g.slice(v.Field(t.At.Tail).Type(), t.Elem, depth))
 		if base != shape.BaseEmpty {
-			v.Field(shape.ListHead).Set(g.slice(v.Field(shape.ListHead).Type(), t.Elem, depth))
+			v.Field(t.At.Head).Set(g.slice(v.Field(t.At.Head).Type(), t.Elem, depth))
 		}
 		if g.pick("dedup", 4) == 0 {
-			v.Field(shape.ListDedup).SetBool(true)
+			v.Field(t.At.Dedup).SetBool(true)
 			shape.DedupList(v, t)
 		}
 	case shape.Map:
-		v.Field(shape.MapReset).SetBool(g.pick("reset", 5) == 0)
-		g.entries(v.Field(shape.MapEntries), t.Elem, depth)
+		v.Field(t.At.Reset).SetBool(g.pick("reset", 5) == 0)
+		g.entries(v.Field(t.At.Entries), t.Elem, depth)
 	case shape.Nested:
 		switch g.pick("nested state", 4) {
 		case 1:
-			v.Field(shape.NestedState).SetUint(shape.StateUnset)
+			v.Field(t.At.State).SetUint(shape.StateUnset)
 		case 2:
 			if depth < maxDepth {
 				p := reflect.New(t.Elem.Go)
 				g.partial(p.Elem(), t.Elem, depth+1)
-				v.Field(shape.NestedState).SetUint(shape.StatePresent)
-				v.Field(shape.NestedV).Set(p)
+				v.Field(t.At.State).SetUint(shape.StatePresent)
+				v.Field(t.At.V).Set(p)
 			}
 		}
 	case shape.Any:
 		switch g.pick("any state", 3) {
 		case 1:
-			v.Field(shape.AnyState).SetUint(shape.StateUnset)
+			v.Field(t.At.State).SetUint(shape.StateUnset)
 		case 2:
 			v.Set(reflect.ValueOf(g.anyValue(0)))
 		}
@@ -118,8 +118,8 @@ func (g *gen) entries(m reflect.Value, elem *shape.Type, depth int) {
 		e := reflect.New(elem.Go)
 		switch elem.Kind {
 		case shape.Value:
-			g.leaf(e.Elem().Field(shape.ValueV), elem.Elem, depth)
-			e.Elem().Field(shape.ValueState).SetUint(shape.StatePresent)
+			g.leaf(e.Elem().Field(elem.At.V), elem.Elem, depth)
+			e.Elem().Field(elem.At.State).SetUint(shape.StatePresent)
 		case shape.Any:
 			e.Elem().Set(reflect.ValueOf(g.anyValue(0)))
 		default:
@@ -169,8 +169,7 @@ func (g *gen) anyValue(depth int) partial.Any {
 		return onDefault(partial.Any{State: partial.Present, Fill: g.plain(depth, true, true)})
 	default:
 		a := partial.Any{State: partial.Present, Table: &partial.Map[partial.Any]{}}
-		tbl := reflect.ValueOf(a.Table).Elem()
-		g.anyEntries(tbl.Field(shape.MapEntries), depth+1)
+		g.anyEntries(reflect.ValueOf(&a.Table.Entries).Elem(), depth+1)
 		switch g.pick("any table base", 4) {
 		case 0:
 			a.Base = partial.BaseEmpty

@@ -44,15 +44,16 @@ type anyVal struct {
 	fill  any
 }
 
-func readAny(v reflect.Value) anyVal {
+// readAny reads partial.Any v, which t describes.
+func readAny(v reflect.Value, t *Type) anyVal {
 	return anyVal{
-		state: v.Field(AnyState).Uint(),
-		v:     v.Field(AnyV).Interface(),
-		table: v.Field(AnyTable),
-		head:  v.Field(AnyHead).Interface(),
-		tail:  v.Field(AnyTail).Interface(),
-		base:  v.Field(AnyBase).Uint(),
-		fill:  v.Field(AnyFill).Interface(),
+		state: v.Field(t.At.State).Uint(),
+		v:     v.Field(t.At.V).Interface(),
+		table: v.Field(t.At.Table),
+		head:  v.Field(t.At.Head).Interface(),
+		tail:  v.Field(t.At.Tail).Interface(),
+		base:  v.Field(t.At.Base).Uint(),
+		fill:  v.Field(t.At.Fill).Interface(),
 	}
 }
 
@@ -68,8 +69,9 @@ func (a anyVal) op() AnyOp {
 	return OpReplace
 }
 
-// Op returns what present partial.Any v does with its start.
-func Op(v reflect.Value) AnyOp { return readAny(v).op() }
+// Op returns what present partial.Any v, which t describes, does with its
+// start.
+func Op(v reflect.Value, t *Type) AnyOp { return readAny(v, t).op() }
 
 func setIface(f reflect.Value, x any) {
 	if x == nil {
@@ -82,19 +84,19 @@ func setIface(f reflect.Value, x any) {
 // replaceAny makes dst a present Any that replaces its start with x.
 func replaceAny(dst reflect.Value, t *Type, x any) {
 	dst.Set(reflect.Zero(t.Go))
-	dst.Field(AnyState).SetUint(StatePresent)
-	setIface(dst.Field(AnyV), x)
+	dst.Field(t.At.State).SetUint(StatePresent)
+	setIface(dst.Field(t.At.V), x)
 }
 
 // mergeAny merges partial.Any src over dst: dst becomes "dst, then src".
 func mergeAny(dst, src reflect.Value, t *Type) {
-	s := readAny(src)
+	s := readAny(src, t)
 	switch s.state {
 	case StateAbsent:
 		return
 	case StateUnset:
 		dst.Set(reflect.Zero(t.Go))
-		dst.Field(AnyState).SetUint(StateUnset)
+		dst.Field(t.At.State).SetUint(StateUnset)
 		return
 	}
 	sop := s.op()
@@ -102,14 +104,14 @@ func mergeAny(dst, src reflect.Value, t *Type) {
 		CloneInto(dst, src, t) // src does not depend on what lies below
 		return
 	}
-	d := readAny(dst)
+	d := readAny(dst, t)
 	switch d.state {
 	case StateAbsent:
 		CloneInto(dst, src, t)
 		return
 	case StateUnset:
 		CloneInto(dst, src, t)
-		dst.Field(AnyBase).SetUint(BaseDefault)
+		dst.Field(t.At.Base).SetUint(BaseDefault)
 		return
 	}
 	if sop == OpFill && d.op() != OpReplace {
@@ -119,8 +121,8 @@ func mergeAny(dst, src reflect.Value, t *Type) {
 	case OpFill:
 		// src's operation on dst's start, filled with dst's Fill.
 		CloneInto(dst, src, t)
-		dst.Field(AnyBase).SetUint(d.base)
-		setIface(dst.Field(AnyFill), fitFill(d.fill, sop, s.v))
+		dst.Field(t.At.Base).SetUint(d.base)
+		setIface(dst.Field(t.At.Fill), fitFill(d.fill, sop, s.v))
 	case OpReplace:
 		out := reflect.New(t.Go).Elem()
 		ApplyAnyTo(out, src, d.v, t)
@@ -128,7 +130,7 @@ func mergeAny(dst, src reflect.Value, t *Type) {
 	case OpTable:
 		switch sop {
 		case OpTable:
-			mergeEntries(d.table.Elem().Field(MapEntries), s.table.Elem().Field(MapEntries), false, t)
+			mergeEntries(d.table.Elem().Field(t.Elem.At.Entries), s.table.Elem().Field(t.Elem.At.Entries), false, t)
 		case OpWrap:
 			replaceAny(dst, t, s.v)
 		}
@@ -139,13 +141,13 @@ func mergeAny(dst, src reflect.Value, t *Type) {
 				replaceAny(dst, t, s.v)
 				return
 			}
-			setIface(dst.Field(AnyHead), concat(s.head, d.head))
-			setIface(dst.Field(AnyTail), concat(d.tail, s.tail))
-			setIface(dst.Field(AnyV), concat(concat(s.head, d.v), s.tail))
+			setIface(dst.Field(t.At.Head), concat(s.head, d.head))
+			setIface(dst.Field(t.At.Tail), concat(d.tail, s.tail))
+			setIface(dst.Field(t.At.V), concat(concat(s.head, d.v), s.tail))
 		case OpTable:
 			CloneInto(dst, src, t)
-			dst.Field(AnyBase).SetUint(BaseEmpty)
-			dst.Field(AnyFill).Set(reflect.Zero(dst.Field(AnyFill).Type()))
+			dst.Field(t.At.Base).SetUint(BaseEmpty)
+			dst.Field(t.At.Fill).Set(reflect.Zero(dst.Field(t.At.Fill).Type()))
 		}
 	}
 }
@@ -174,7 +176,7 @@ func fitFill(fill any, op AnyOp, v any) any {
 // the fixed value x (nil: nothing), as merging src over a replace with x
 // gives.
 func ApplyAnyTo(dst, src reflect.Value, x any, t *Type) {
-	s := readAny(src)
+	s := readAny(src, t)
 	if s.state != StatePresent || s.base != BaseLower {
 		CloneInto(dst, src, t)
 		return
@@ -196,12 +198,12 @@ func ApplyAnyTo(dst, src reflect.Value, x any, t *Type) {
 	case OpTable:
 		if m, ok := x.(map[string]any); ok {
 			constAny(dst, m, t, BaseEmpty)
-			mergeEntries(dst.Field(AnyTable).Elem().Field(MapEntries), s.table.Elem().Field(MapEntries), false, t)
+			mergeEntries(dst.Field(t.At.Table).Elem().Field(t.Elem.At.Entries), s.table.Elem().Field(t.Elem.At.Entries), false, t)
 			return
 		}
 		CloneInto(dst, src, t)
-		dst.Field(AnyBase).SetUint(BaseEmpty)
-		dst.Field(AnyFill).Set(reflect.Zero(dst.Field(AnyFill).Type()))
+		dst.Field(t.At.Base).SetUint(BaseEmpty)
+		dst.Field(t.At.Fill).Set(reflect.Zero(dst.Field(t.At.Fill).Type()))
 	}
 }
 
@@ -214,24 +216,24 @@ func constAny(dst reflect.Value, x any, t *Type, base uint64) {
 		return
 	}
 	dst.Set(reflect.Zero(t.Go))
-	dst.Field(AnyState).SetUint(StatePresent)
-	dst.Field(AnyBase).SetUint(base)
+	dst.Field(t.At.State).SetUint(StatePresent)
+	dst.Field(t.At.Base).SetUint(base)
 	tbl := reflect.New(t.Elem.Go)
-	entries := tbl.Elem().Field(MapEntries)
+	entries := tbl.Elem().Field(t.Elem.At.Entries)
 	entries.Set(reflect.MakeMapWithSize(entries.Type(), len(m)))
 	for k, e := range m {
 		n := reflect.New(t.Go)
 		constAny(n.Elem(), e, t, BaseLower)
 		entries.SetMapIndex(reflect.ValueOf(k), n)
 	}
-	dst.Field(AnyTable).Set(tbl)
+	dst.Field(t.At.Table).Set(tbl)
 }
 
-// ApplyAny returns what partial.Any v gives over input, the value lower
-// layers give (nil: nothing), with def the default at the same place: what
-// an unset gives.
-func ApplyAny(v reflect.Value, input, def any) any {
-	a := readAny(v)
+// ApplyAny returns what partial.Any v, which t describes, gives over
+// input, the value lower layers give (nil: nothing), with def the default
+// at the same place: what an unset gives.
+func ApplyAny(v reflect.Value, t *Type, input, def any) any {
+	a := readAny(v, t)
 	switch a.state {
 	case StateAbsent:
 		return input
@@ -259,7 +261,7 @@ func ApplyAny(v reflect.Value, input, def any) any {
 	case OpTable:
 		base, _ := plainKind(start).(map[string]any)
 		defs, _ := plainKind(def).(map[string]any)
-		entries := a.table.Elem().Field(MapEntries)
+		entries := a.table.Elem().Field(t.Elem.At.Entries)
 		out := make(map[string]any, len(base)+entries.Len())
 		for k, x := range base {
 			out[k] = x
@@ -271,7 +273,7 @@ func ApplyAny(v reflect.Value, input, def any) any {
 			if e := iter.Value(); e.IsNil() {
 				x = defs[k] // an unset key is what the defaults give
 			} else {
-				x = ApplyAny(e.Elem(), out[k], defs[k])
+				x = ApplyAny(e.Elem(), t, out[k], defs[k])
 			}
 			if x == nil {
 				delete(out, k)

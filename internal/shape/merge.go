@@ -14,29 +14,29 @@ func Merge(dst, src reflect.Value, t *Type) {
 			Merge(dst.Field(f.Index), src.Field(f.Index), f.Type)
 		}
 	case Value:
-		if src.Field(ValueState).Uint() != StateAbsent {
+		if src.Field(t.At.State).Uint() != StateAbsent {
 			dst.Set(src)
 		}
 	case List:
 		mergeList(dst, src, t)
 	case Map:
-		if src.Field(MapReset).Bool() {
+		if src.Field(t.At.Reset).Bool() {
 			CloneInto(dst, src, t)
 			return
 		}
-		mergeEntries(dst.Field(MapEntries), src.Field(MapEntries), dst.Field(MapReset).Bool(), t.Elem)
+		mergeEntries(dst.Field(t.At.Entries), src.Field(t.At.Entries), dst.Field(t.At.Reset).Bool(), t.Elem)
 	case Nested:
-		switch src.Field(NestedState).Uint() {
+		switch src.Field(t.At.State).Uint() {
 		case StateUnset:
 			dst.Set(reflect.Zero(t.Go))
-			dst.Field(NestedState).SetUint(StateUnset)
+			dst.Field(t.At.State).SetUint(StateUnset)
 		case StatePresent:
-			switch dst.Field(NestedState).Uint() {
+			switch dst.Field(t.At.State).Uint() {
 			case StatePresent:
-				Merge(dst.Field(NestedV).Elem(), src.Field(NestedV).Elem(), t.Elem)
+				Merge(dst.Field(t.At.V).Elem(), src.Field(t.At.V).Elem(), t.Elem)
 			case StateUnset:
 				CloneInto(dst, src, t)
-				Reset(dst.Field(NestedV).Elem(), t.Elem)
+				Reset(dst.Field(t.At.V).Elem(), t.Elem)
 			default:
 				CloneInto(dst, src, t)
 			}
@@ -50,26 +50,26 @@ func mergeList(dst, src reflect.Value, t *Type) {
 	if IsZero(src, t) {
 		return
 	}
-	if src.Field(ListBase).Uint() != BaseLower {
+	if src.Field(t.At.Base).Uint() != BaseLower {
 		CloneInto(dst, src, t)
 		return
 	}
-	head, tail := dst.Field(ListHead), dst.Field(ListTail)
-	if dst.Field(ListBase).Uint() == BaseEmpty {
+	head, tail := dst.Field(t.At.Head), dst.Field(t.At.Tail)
+	if dst.Field(t.At.Base).Uint() == BaseEmpty {
 		// Nothing lies between head and tail, so a prepend goes in front of
 		// the tail: a replaced list keeps one run of items.
 		head = tail
 	}
-	if sh := src.Field(ListHead); sh.Len() > 0 {
+	if sh := src.Field(t.At.Head); sh.Len() > 0 {
 		h := reflect.MakeSlice(head.Type(), 0, sh.Len()+head.Len())
 		head.Set(reflect.AppendSlice(reflect.AppendSlice(h, sh), head))
 	}
-	if st := src.Field(ListTail); st.Len() > 0 {
+	if st := src.Field(t.At.Tail); st.Len() > 0 {
 		tl := reflect.MakeSlice(tail.Type(), 0, st.Len()+tail.Len())
 		tail.Set(reflect.AppendSlice(reflect.AppendSlice(tl, tail), st))
 	}
-	if src.Field(ListDedup).Bool() || dst.Field(ListDedup).Bool() {
-		dst.Field(ListDedup).SetBool(true)
+	if src.Field(t.At.Dedup).Bool() || dst.Field(t.At.Dedup).Bool() {
+		dst.Field(t.At.Dedup).SetBool(true)
 		DedupList(dst, t)
 	}
 }

@@ -17,16 +17,16 @@ func IsZero(v reflect.Value, t *Type) bool {
 		}
 		return true
 	case Value:
-		return v.Field(ValueState).Uint() == StateAbsent
+		return v.Field(t.At.State).Uint() == StateAbsent
 	case List:
-		return v.Field(ListBase).Uint() == BaseLower && v.Field(ListHead).Len() == 0 &&
-			v.Field(ListTail).Len() == 0 && !v.Field(ListDedup).Bool()
+		return v.Field(t.At.Base).Uint() == BaseLower && v.Field(t.At.Head).Len() == 0 &&
+			v.Field(t.At.Tail).Len() == 0 && !v.Field(t.At.Dedup).Bool()
 	case Map:
-		return !v.Field(MapReset).Bool() && v.Field(MapEntries).Len() == 0
+		return !v.Field(t.At.Reset).Bool() && v.Field(t.At.Entries).Len() == 0
 	case Nested:
-		return v.Field(NestedState).Uint() == StateAbsent
+		return v.Field(t.At.State).Uint() == StateAbsent
 	case Any:
-		return v.Field(AnyState).Uint() == StateAbsent
+		return v.Field(t.At.State).Uint() == StateAbsent
 	}
 	return v.IsZero()
 }
@@ -44,25 +44,25 @@ func IsReset(v reflect.Value, t *Type) bool {
 		}
 		return len(t.Fields) > 0
 	case Value:
-		return v.Field(ValueState).Uint() != StateAbsent
+		return v.Field(t.At.State).Uint() != StateAbsent
 	case List:
-		return v.Field(ListBase).Uint() != BaseLower
+		return v.Field(t.At.Base).Uint() != BaseLower
 	case Map:
-		return v.Field(MapReset).Bool()
+		return v.Field(t.At.Reset).Bool()
 	case Nested:
-		switch v.Field(NestedState).Uint() {
+		switch v.Field(t.At.State).Uint() {
 		case StateUnset:
 			return true
 		case StatePresent:
-			return IsReset(v.Field(NestedV).Elem(), t.Elem)
+			return IsReset(v.Field(t.At.V).Elem(), t.Elem)
 		}
 		return false
 	case Any:
-		switch v.Field(AnyState).Uint() {
+		switch v.Field(t.At.State).Uint() {
 		case StateUnset:
 			return true
 		case StatePresent:
-			return v.Field(AnyBase).Uint() != BaseLower || Op(v) == OpReplace
+			return v.Field(t.At.Base).Uint() != BaseLower || Op(v, t) == OpReplace
 		}
 	}
 	return false
@@ -79,29 +79,29 @@ func Reset(v reflect.Value, t *Type) {
 			Reset(v.Field(f.Index), f.Type)
 		}
 	case Value:
-		if v.Field(ValueState).Uint() == StateAbsent {
-			v.Field(ValueState).SetUint(StateUnset)
+		if v.Field(t.At.State).Uint() == StateAbsent {
+			v.Field(t.At.State).SetUint(StateUnset)
 		}
 	case List:
-		if v.Field(ListBase).Uint() == BaseLower {
-			v.Field(ListBase).SetUint(BaseDefault)
+		if v.Field(t.At.Base).Uint() == BaseLower {
+			v.Field(t.At.Base).SetUint(BaseDefault)
 		}
 	case Map:
-		v.Field(MapReset).SetBool(true)
+		v.Field(t.At.Reset).SetBool(true)
 	case Nested:
-		switch v.Field(NestedState).Uint() {
+		switch v.Field(t.At.State).Uint() {
 		case StateAbsent:
-			v.Field(NestedState).SetUint(StateUnset)
+			v.Field(t.At.State).SetUint(StateUnset)
 		case StatePresent:
-			Reset(v.Field(NestedV).Elem(), t.Elem)
+			Reset(v.Field(t.At.V).Elem(), t.Elem)
 		}
 	case Any:
-		switch v.Field(AnyState).Uint() {
+		switch v.Field(t.At.State).Uint() {
 		case StateAbsent:
-			v.Field(AnyState).SetUint(StateUnset)
+			v.Field(t.At.State).SetUint(StateUnset)
 		case StatePresent:
-			if v.Field(AnyBase).Uint() == BaseLower && Op(v) != OpReplace {
-				v.Field(AnyBase).SetUint(BaseDefault)
+			if v.Field(t.At.Base).Uint() == BaseLower && Op(v, t) != OpReplace {
+				v.Field(t.At.Base).SetUint(BaseDefault)
 			}
 		}
 	}
@@ -126,7 +126,7 @@ func CloneInto(dst, src reflect.Value, t *Type) {
 		}
 	case List:
 		dst.Set(src)
-		for _, i := range [...]int{ListHead, ListTail} {
+		for _, i := range [...]int{t.At.Head, t.At.Tail} {
 			if s := src.Field(i); s.Len() > 0 {
 				c := reflect.MakeSlice(s.Type(), s.Len(), s.Len())
 				reflect.Copy(c, s)
@@ -134,21 +134,21 @@ func CloneInto(dst, src reflect.Value, t *Type) {
 			}
 		}
 	case Map:
-		dst.Field(MapReset).Set(src.Field(MapReset))
-		dst.Field(MapEntries).Set(CloneEntries(src.Field(MapEntries), t.Elem))
+		dst.Field(t.At.Reset).Set(src.Field(t.At.Reset))
+		dst.Field(t.At.Entries).Set(CloneEntries(src.Field(t.At.Entries), t.Elem))
 	case Nested:
-		dst.Field(NestedState).Set(src.Field(NestedState))
-		if p := src.Field(NestedV); !p.IsNil() {
+		dst.Field(t.At.State).Set(src.Field(t.At.State))
+		if p := src.Field(t.At.V); !p.IsNil() {
 			n := reflect.New(t.Elem.Go)
 			CloneInto(n.Elem(), p.Elem(), t.Elem)
-			dst.Field(NestedV).Set(n)
+			dst.Field(t.At.V).Set(n)
 		}
 	case Any:
 		dst.Set(src) // plain values are shared
-		if p := src.Field(AnyTable); !p.IsNil() {
+		if p := src.Field(t.At.Table); !p.IsNil() {
 			n := reflect.New(t.Elem.Go)
 			CloneInto(n.Elem(), p.Elem(), t.Elem)
-			dst.Field(AnyTable).Set(n)
+			dst.Field(t.At.Table).Set(n)
 		}
 	default:
 		dst.Set(src)
@@ -191,38 +191,38 @@ func Equal(a, b reflect.Value, t *Type) bool {
 		}
 		return true
 	case Value:
-		s := a.Field(ValueState).Uint()
-		return s == b.Field(ValueState).Uint() && (s != StatePresent || EqualLeaf(a.Field(ValueV), b.Field(ValueV), t.Elem))
+		s := a.Field(t.At.State).Uint()
+		return s == b.Field(t.At.State).Uint() && (s != StatePresent || EqualLeaf(a.Field(t.At.V), b.Field(t.At.V), t.Elem))
 	case List:
-		return a.Field(ListBase).Uint() == b.Field(ListBase).Uint() &&
-			a.Field(ListDedup).Bool() == b.Field(ListDedup).Bool() &&
-			equalSlice(a.Field(ListHead), b.Field(ListHead), t.Elem) &&
-			equalSlice(a.Field(ListTail), b.Field(ListTail), t.Elem)
+		return a.Field(t.At.Base).Uint() == b.Field(t.At.Base).Uint() &&
+			a.Field(t.At.Dedup).Bool() == b.Field(t.At.Dedup).Bool() &&
+			equalSlice(a.Field(t.At.Head), b.Field(t.At.Head), t.Elem) &&
+			equalSlice(a.Field(t.At.Tail), b.Field(t.At.Tail), t.Elem)
 	case Map:
-		if a.Field(MapReset).Bool() != b.Field(MapReset).Bool() {
+		if a.Field(t.At.Reset).Bool() != b.Field(t.At.Reset).Bool() {
 			return false
 		}
-		return equalEntries(a.Field(MapEntries), b.Field(MapEntries), t.Elem)
+		return equalEntries(a.Field(t.At.Entries), b.Field(t.At.Entries), t.Elem)
 	case Nested:
-		s := a.Field(NestedState).Uint()
-		return s == b.Field(NestedState).Uint() && (s != StatePresent || Equal(a.Field(NestedV).Elem(), b.Field(NestedV).Elem(), t.Elem))
+		s := a.Field(t.At.State).Uint()
+		return s == b.Field(t.At.State).Uint() && (s != StatePresent || Equal(a.Field(t.At.V).Elem(), b.Field(t.At.V).Elem(), t.Elem))
 	case Any:
-		s := a.Field(AnyState).Uint()
-		if s != b.Field(AnyState).Uint() {
+		s := a.Field(t.At.State).Uint()
+		if s != b.Field(t.At.State).Uint() {
 			return false
 		}
 		if s != StatePresent {
 			return true
 		}
-		if a.Field(AnyBase).Uint() != b.Field(AnyBase).Uint() {
+		if a.Field(t.At.Base).Uint() != b.Field(t.At.Base).Uint() {
 			return false
 		}
-		for _, i := range [...]int{AnyV, AnyHead, AnyTail, AnyFill} {
+		for _, i := range [...]int{t.At.V, t.At.Head, t.At.Tail, t.At.Fill} {
 			if !reflect.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {
 				return false
 			}
 		}
-		ta, tb := a.Field(AnyTable), b.Field(AnyTable)
+		ta, tb := a.Field(t.At.Table), b.Field(t.At.Table)
 		if ta.IsNil() != tb.IsNil() {
 			return false
 		}
@@ -314,7 +314,7 @@ func EqualLeaf(a, b reflect.Value, t *Type) bool {
 // DedupList drops repeated items from the head and the tail of list v,
 // keeping the first of each.
 func DedupList(v reflect.Value, t *Type) {
-	for _, i := range [...]int{ListHead, ListTail} {
+	for _, i := range [...]int{t.At.Head, t.At.Tail} {
 		v.Field(i).Set(DedupSlice(v.Field(i), t.Elem))
 	}
 }
@@ -354,22 +354,22 @@ func Find(v reflect.Value, t *Type, path []string) (_ reflect.Value, _ *Type, us
 			}
 			v, t = v.Field(f.Index), f.Type
 		case Map:
-			e := v.Field(MapEntries).MapIndex(reflect.ValueOf(k))
+			e := v.Field(t.At.Entries).MapIndex(reflect.ValueOf(k))
 			if !e.IsValid() || e.IsNil() {
 				return v, t, used, false
 			}
 			v, t = e.Elem(), t.Elem
 		case Nested:
-			if v.Field(NestedState).Uint() != StatePresent {
+			if v.Field(t.At.State).Uint() != StatePresent {
 				return v, t, used, false
 			}
-			v, t = v.Field(NestedV).Elem(), t.Elem
+			v, t = v.Field(t.At.V).Elem(), t.Elem
 			continue // the struct inside takes the key
 		case Any:
-			if v.Field(AnyState).Uint() != StatePresent || v.Field(AnyTable).IsNil() {
+			if v.Field(t.At.State).Uint() != StatePresent || v.Field(t.At.Table).IsNil() {
 				return v, t, used, false
 			}
-			e := v.Field(AnyTable).Elem().Field(MapEntries).MapIndex(reflect.ValueOf(k))
+			e := v.Field(t.At.Table).Elem().Field(t.Elem.At.Entries).MapIndex(reflect.ValueOf(k))
 			if !e.IsValid() || e.IsNil() {
 				return v, t, used, false
 			}

@@ -4,9 +4,10 @@
 // Map, Nested and Any), and which types decode themselves. Descriptions are
 // built once per type and cached.
 //
-// The partial leaf types are recognised by package path and name, and their
-// fields are reached by index (the Field* constants below); package partial's
-// tests check that its types match this layout.
+// Package partial's leaf types are known by their first field, a blank one
+// of a mark type declared here ([ValueMark], [ListMark], [MapMark],
+// [NestedMark], [AnyMark]): zero-size, ignored by == and by go-cmp. Their
+// other fields are found by name once per type ([Type].At).
 package shape
 
 import (
@@ -16,9 +17,6 @@ import (
 	"strings"
 	"sync"
 )
-
-// PartialPkg is the import path of the package that defines the leaf types.
-const PartialPkg = "github.com/strata-config/strata/partial"
 
 // Kind classifies a type.
 type Kind uint8
@@ -50,17 +48,67 @@ const (
 // IsPartial reports whether k is one of the partial kinds.
 func (k Kind) IsPartial() bool { return k >= Struct && k <= Any }
 
-// Field indexes of package partial's types.
-const (
-	ValueV, ValueState                      = 0, 1
-	ListBase, ListHead, ListTail, ListDedup = 0, 1, 2, 3
-	MapReset, MapEntries                    = 0, 1
-	NestedState, NestedV                    = 0, 1
-	AnyState, AnyV, AnyTable                = 0, 1, 2
-	AnyHead, AnyTail, AnyBase, AnyFill      = 3, 4, 5, 6
+// Marks: each of package partial's leaf types holds one as its first
+// field, blank and of size zero (`_ shape.ValueMark`), by which [Of] knows
+// its kind.
+type (
+	ValueMark  struct{} // partial.Value[T]: fields V and State
+	ListMark   struct{} // partial.List[T]: Base, Head, Tail and Dedup
+	MapMark    struct{} // partial.Map[V]: Reset and Entries
+	NestedMark struct{} // partial.Nested[P]: State and V
+	AnyMark    struct{} // partial.Any: State, V, Table, Head, Tail, Base and Fill
 )
 
-// Values of partial.State and partial.Base.
+// marks are the kinds of the mark types.
+var marks = map[reflect.Type]Kind{
+	reflect.TypeFor[ValueMark]():  Value,
+	reflect.TypeFor[ListMark]():   List,
+	reflect.TypeFor[MapMark]():    Map,
+	reflect.TypeFor[NestedMark](): Nested,
+	reflect.TypeFor[AnyMark]():    Any,
+}
+
+// Fields are the indexes of the fields of a leaf type (see the marks),
+// read by name once per type; -1 for a field its kind does not have.
+type Fields struct {
+	V, State, Base, Head, Tail, Dedup, Reset, Entries, Table, Fill int
+}
+
+// fieldNames are the fields of each leaf kind, by name, and where
+// [Fields] keeps each index.
+var fieldNames = map[Kind][]string{
+	Value:  {"V", "State"},
+	List:   {"Base", "Head", "Tail", "Dedup"},
+	Map:    {"Reset", "Entries"},
+	Nested: {"State", "V"},
+	Any:    {"State", "V", "Table", "Head", "Tail", "Base", "Fill"},
+}
+
+// read finds the fields of leaf type t, of kind k, by name.
+func (f *Fields) read(t reflect.Type, k Kind) error {
+	*f = Fields{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
+	at := map[string]*int{"V": &f.V, "State": &f.State, "Base": &f.Base, "Head": &f.Head, "Tail": &f.Tail,
+		"Dedup": &f.Dedup, "Reset": &f.Reset, "Entries": &f.Entries, "Table": &f.Table, "Fill": &f.Fill}
+	for _, name := range fieldNames[k] {
+		sf, ok := t.FieldByName(name)
+		if !ok || len(sf.Index) != 1 {
+			return fmt.Errorf("strata: %s holds the mark of a leaf type but has no field %s", t, name)
+		}
+		*at[name] = sf.Index[0]
+	}
+	return nil
+}
+
+// leafKind returns the kind of t when it is one of package partial's leaf
+// types (its first field is a mark), else Invalid.
+func leafKind(t reflect.Type) Kind {
+	if t.Kind() != reflect.Struct || t.NumField() == 0 {
+		return Invalid
+	}
+	return marks[t.Field(0).Type]
+}
+
+// Values of partial.State and partial.Base, which partial's constants are.
 const (
 	StateAbsent, StatePresent, StateUnset = 0, 1, 2
 	BaseLower, BaseDefault, BaseEmpty     = 0, 1, 2
@@ -96,6 +144,9 @@ type Type struct {
 	Elem *Type
 	// Fields of a struct, in declaration order.
 	Fields []Field
+	// At says where the fields of a leaf kind (Value, List, Map, Nested,
+	// Any) are.
+	At Fields
 	// Keys are the field keys, in order.
 	Keys []string
 	keys map[string]int
@@ -319,24 +370,22 @@ func (b *builder) elem(s *Type, t reflect.Type) error {
 }
 
 func (b *builder) fill(s *Type, t reflect.Type) error {
-	if t.PkgPath() == PartialPkg {
-		name := t.Name()
-		switch {
-		case strings.HasPrefix(name, "Value["):
-			s.Kind = Value
-			return b.elem(s, t.Field(ValueV).Type)
-		case strings.HasPrefix(name, "List["):
-			s.Kind = List
-			return b.elem(s, t.Field(ListHead).Type.Elem())
-		case strings.HasPrefix(name, "Map["):
-			s.Kind = Map
-			return b.elem(s, t.Field(MapEntries).Type.Elem().Elem())
-		case strings.HasPrefix(name, "Nested["):
-			s.Kind = Nested
-			return b.elem(s, t.Field(NestedV).Type.Elem())
-		case name == "Any":
-			s.Kind = Any // Elem describes Map[Any], the table form
-			return b.elem(s, t.Field(AnyTable).Type.Elem())
+	if k := leafKind(t); k != Invalid {
+		s.Kind = k
+		if err := s.At.read(t, k); err != nil {
+			return err
+		}
+		switch k {
+		case Value:
+			return b.elem(s, t.Field(s.At.V).Type)
+		case List:
+			return b.elem(s, t.Field(s.At.Head).Type.Elem())
+		case Map:
+			return b.elem(s, t.Field(s.At.Entries).Type.Elem().Elem())
+		case Nested:
+			return b.elem(s, t.Field(s.At.V).Type.Elem())
+		default: // Any: Elem describes Map[Any], the table form
+			return b.elem(s, t.Field(s.At.Table).Type.Elem())
 		}
 	}
 	pt := reflect.PointerTo(t)
@@ -450,7 +499,7 @@ func holdsPartials(t reflect.Type) bool {
 		if !f.IsExported() {
 			continue
 		}
-		if f.Type.PkgPath() != PartialPkg {
+		if leafKind(f.Type) == Invalid {
 			return false
 		}
 		n++

@@ -48,3 +48,16 @@ func TestStructureOfUncachedScalar(t *testing.T) {
 		t.Errorf("Structure(%v).Kind = %v, want Int", typ, got.s.Kind)
 	}
 }
+
+// TestMarkWithoutFields: a type that holds a leaf's mark without the
+// leaf's fields is an error, not a leaf read at the wrong places.
+func TestMarkWithoutFields(t *testing.T) {
+	type fake struct {
+		_     ValueMark
+		Value int
+	}
+	_, err := Of(reflect.TypeFor[fake]())
+	if err == nil || err.Error() != "strata: shape.fake holds the mark of a leaf type but has no field V" {
+		t.Errorf("Of(fake) = %v", err)
+	}
+}

@@ -148,7 +148,7 @@ type Launch struct {
 	// gives this form).
 	Env []string
 	// Interpreter is set when what the program runs is what its arguments
-	// name: a shell, an interpreter or a package runner (procs.IsInterpreter).
+	// name: a shell, an interpreter or a package runner (exe.IsInterpreter).
 	Interpreter bool
 }
 

@@ -17,9 +17,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/internal/cache"
+	"github.com/strata-config/strata/internal/exe"
 	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/mcpclient"
-	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/tomltext"
 	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/partial"
@@ -77,7 +77,7 @@ func (s Server) Refused() error {
 	if s.Transport != nil || s.Remote.URL != "" {
 		return nil
 	}
-	return s.Untrusted.Check(untrusted.Launch{Program: s.Command, Args: s.Args, Dir: s.Dir, Private: s.Private, Env: s.Launch.Env, Interpreter: procs.IsInterpreter(s.Command)})
+	return s.Untrusted.Check(untrusted.Launch{Program: s.Command, Args: s.Args, Dir: s.Dir, Private: s.Private, Env: s.Launch.Env, Interpreter: exe.IsInterpreter(s.Command)})
 }
 
 // Answer is what a server says: who it is, and its tools, schemas byte for

@@ -1,4 +1,8 @@
-package load
+// Package readfile is the one reader of the files strata reads into
+// memory: layer files, environment files, the trust list, npx's
+// package.json. [Regular] reads only a regular file, within a size bound
+// kept while reading, and only while its context lasts.
+package readfile
 
 import (
 	"context"
@@ -12,24 +16,21 @@ import (
 	"github.com/strata-config/strata/diag"
 )
 
-// errTooLarge is the cause of the problem of a file over its limit.
-var errTooLarge = errors.New("too large")
+// ErrTooLarge is the cause of the problem of a file over its limit.
+var ErrTooLarge = errors.New("too large")
 
 // readChunk is how much a read takes at a time between looks at the
 // context.
 const readChunk = 64 << 10
 
-// readFile reads the regular file at path, of at most max bytes, while ctx
-// lasts; see Limits.ReadFile.
-func readFile(ctx context.Context, path string, max int64) ([]byte, error) {
-	return readRegular(ctx, path, max, "a layer file")
-}
-
-// readRegular is the one reader of the files strata reads: the regular
-// file at path, of at most max bytes, while ctx lasts. A directory, a
-// device, a named pipe or a socket is refused before a byte is read; what
-// names what the file should be, in messages ("a layer file").
-func readRegular(ctx context.Context, path string, max int64, what string) ([]byte, error) {
+// Regular reads the regular file at path (a symbolic link to one is
+// followed), of at most max bytes, while ctx lasts. A directory, a device,
+// a named pipe or a socket is refused before a byte is read, and a named
+// pipe that takes the file's place meanwhile is opened without waiting for
+// a writer; what names what the file should be, in messages ("a layer
+// file"). The problems are [*diag.Error] values naming path; a file over
+// max has [ErrTooLarge] as its cause, a cancelled ctx its error.
+func Regular(ctx context.Context, path string, max int64, what string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, &diag.Error{Source: path, Msg: "not read: " + err.Error(), Err: err}
 	}
@@ -67,7 +68,7 @@ func readRegular(ctx context.Context, path string, max int64, what string) ([]by
 		n, err := f.Read(buf[len(buf):min(cap(buf), len(buf)+readChunk)])
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > max {
-			return nil, &diag.Error{Source: path, Msg: "is larger than " + bytesText(max) + ", the limit for " + what, Err: errTooLarge}
+			return nil, &diag.Error{Source: path, Msg: "is larger than " + Bytes(max) + ", the limit for " + what, Err: ErrTooLarge}
 		}
 		if errors.Is(err, io.EOF) {
 			return buf, nil
@@ -106,8 +107,8 @@ func regular(path string, info fs.FileInfo, what string) error {
 	return &diag.Error{Source: path, Msg: "is " + is + ", not " + what, Hint: hint}
 }
 
-// bytesText writes a size in bytes for people: 1 MiB, 1,500 bytes.
-func bytesText(n int64) string {
+// Bytes writes a size in bytes for people: 1 MiB, 1,500 bytes.
+func Bytes(n int64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)
@@ -115,4 +116,14 @@ func bytesText(n int64) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return diag.Count(int(n)) + " bytes"
+}
+
+// unwrapPath drops the path from an *fs.PathError, which the message
+// names already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -1,4 +1,4 @@
-package procs
+package exe
 
 import (
 	"io/fs"
@@ -17,7 +17,7 @@ const defaultPathext = ".COM;.EXE;.BAT;.CMD"
 
 // pathext returns the extensions of the PATHEXT of env, in lower case.
 func pathext(env []string) []string {
-	v := getenv(env, "PATHEXT")
+	v := Getenv(env, "PATHEXT")
 	if v == "" {
 		v = defaultPathext
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package procs
+package exe
 
 import (
 	"io/fs"
