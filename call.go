@@ -3,8 +3,10 @@ package strata
 import (
 	"context"
 	"encoding/json"
+	"os"
 
 	"github.com/strata-config/strata/call"
+	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/resolve"
 )
@@ -70,6 +72,22 @@ func (w *Workspace[P, R]) newRunner(cat *resolve.Catalog, confirm func(ctx conte
 	}
 }
 
+// lockMayApply reports whether a lock file may apply to the catalog: the
+// lock is not off, and the workspace's or the user's lock file exists.
+func (w *Workspace[P, R]) lockMayApply() bool {
+	if w.model.Lock.Policy.Or() == config.LockOff {
+		return false
+	}
+	for _, user := range []bool{false, true} {
+		if path := w.LockPath(user); path != "" {
+			if _, err := os.Lstat(path); err == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // server is how to reach the MCP server name of the workspace.
 func (w *Workspace[P, R]) server(name string) (upstream.Server, bool) {
 	srv, ok := w.model.MCPServers[name]
@@ -82,6 +100,11 @@ func (w *Workspace[P, R]) server(name string) (upstream.Server, bool) {
 // runnerFor returns a runner for calls of tools alone (see Runner); ok is
 // false when a tool was not found: the whole catalog is needed.
 func (w *Workspace[P, R]) runnerFor(ctx context.Context, tools []string) (*call.Runner, bool, error) {
+	if w.ToolSet() != "" || w.lockMayApply() {
+		// What the tool set leaves out and what the lock holds back are
+		// decided over the whole catalog.
+		return nil, false, nil
+	}
 	found, err := w.resolver().DiscoverFor(ctx, w.model, tools)
 	if err != nil {
 		return nil, true, err

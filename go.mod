@@ -1,6 +1,6 @@
 module github.com/strata-config/strata
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/alecthomas/kong v1.17.0
@@ -24,10 +24,10 @@ require (
 	go.etcd.io/etcd/client/v3 v3.5.21
 	go.yaml.in/yaml/v3 v3.0.4
 	golang.org/x/net v0.50.0
-	golang.org/x/sys v0.41.0
-	golang.org/x/term v0.40.0
+	golang.org/x/sys v0.47.0
+	golang.org/x/term v0.45.0
 	golang.org/x/text v0.34.0
-	mvdan.cc/sh/v3 v3.12.0
+	mvdan.cc/sh/v3 v3.14.1
 	pgregory.net/rapid v1.3.0
 )
 

@@ -213,7 +213,9 @@ func Ask(f func(ctx context.Context, tool string, q protocol.Inquiry, target con
 }
 
 // Confirm is asked before a tool whose run mode is "ask" or "edit" runs
-// (see call.Runner.Confirm); without it, such calls are refused.
+// (see call.Runner.Confirm); without it, such calls are refused, but for
+// Serve's, which ask the client's user through elicitation when the
+// client can be asked.
 func Confirm(f func(ctx context.Context, tool string, args json.RawMessage) (bool, error)) Option {
 	return option(func(s *settings) { s.confirm = f })
 }

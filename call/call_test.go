@@ -436,6 +436,15 @@ func TestRunModes(t *testing.T) {
 	if res, err = r.Call(context.Background(), "echo", json.RawMessage(`{"path":"p"}`)); err != nil || res.Type != protocol.Success {
 		t.Errorf("confirmed: %+v, %v", res, err)
 	}
+	// A call's own confirm is asked instead of the runner's.
+	no := call.Confirm(func(context.Context, string, json.RawMessage) (bool, error) { return false, nil })
+	if res, err = r.Call(context.Background(), "echo", json.RawMessage(`{"path":"p"}`), no); err != nil || res.Type != protocol.Failure {
+		t.Errorf("declined by the call's confirm: %+v, %v", res, err)
+	}
+	r.Confirm = nil
+	if res, err = r.Call(context.Background(), "echo", json.RawMessage(`{"path":"p"}`), call.Confirm(yes)); err != nil || res.Type != protocol.Success {
+		t.Errorf("confirmed by the call's confirm, the runner having none: %+v, %v", res, err)
+	}
 	if _, err := os.Stat(filepath.Join(root, "ran")); err == nil {
 		t.Error("a skipped tool ran")
 	}

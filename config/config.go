@@ -79,15 +79,29 @@ type Tool struct {
 // Parameter overrides (or, for tools without discovery, defines) one
 // parameter of a tool's input schema.
 type Parameter struct {
-	Type        Types                `toml:"type"`
-	Required    *bool                `toml:"required"`
-	Default     any                  `toml:"default"`
-	Enum        []any                `toml:"enum"`
-	Summary     string               `toml:"summary"`
-	Description string               `toml:"description"`
-	Examples    []any                `toml:"examples"`
-	Items       *Parameter           `toml:"items"`
-	Properties  map[string]Parameter `toml:"properties"`
+	Type     Types `toml:"type"`
+	Required *bool `toml:"required"`
+	Default  any   `toml:"default"`
+	Enum     []any `toml:"enum"`
+	// The bounds of JSON Schema, each nil (or "") when not set: an
+	// override may tighten the discovered ones, never loosen them.
+	Minimum          *float64             `toml:"minimum"`
+	Maximum          *float64             `toml:"maximum"`
+	ExclusiveMinimum *float64             `toml:"exclusive_minimum"`
+	ExclusiveMaximum *float64             `toml:"exclusive_maximum"`
+	MultipleOf       *float64             `toml:"multiple_of"`
+	MinLength        *int                 `toml:"min_length"`
+	MaxLength        *int                 `toml:"max_length"`
+	Pattern          string               `toml:"pattern"`
+	Format           string               `toml:"format"`
+	MinItems         *int                 `toml:"min_items"`
+	MaxItems         *int                 `toml:"max_items"`
+	UniqueItems      *bool                `toml:"unique_items"`
+	Summary          string               `toml:"summary"`
+	Description      string               `toml:"description"`
+	Examples         []any                `toml:"examples"`
+	Items            *Parameter           `toml:"items"`
+	Properties       map[string]Parameter `toml:"properties"`
 	// AllowDash lets the parameter's value start with "-" where a command
 	// template renders it as an argument of its own, which the program
 	// reads as an option; strata refuses such a value otherwise. It is
@@ -156,7 +170,10 @@ const (
 	DefaultToolTimeoutSec    = 60
 )
 
-// SetDefaults gives a new server the default timeouts.
+// SetDefaults gives a new server the default timeouts. (Its Expose is
+// the zero one, the default: a configured server gives all its tools, as
+// in Claude Code, Codex, Cursor and VS Code, unless expose, enabled_tools
+// or disabled_tools narrow it.)
 func (s *MCPServer) SetDefaults() {
 	s.StartupTimeoutSec = DefaultStartupTimeoutSec
 	s.ToolTimeoutSec = DefaultToolTimeoutSec
@@ -312,7 +329,7 @@ func (c Config) ServersInUse() []string {
 		}
 	}
 	for name, srv := range c.MCPServers {
-		if !srv.Expose.IsZero() {
+		if !srv.Expose.None {
 			wanted[name] = true
 		}
 	}

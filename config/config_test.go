@@ -446,7 +446,7 @@ func TestValidate(t *testing.T) {
 			c: config.Config{MCPServers: config.MCPServers{"r": {
 				URL: "https://example.com/mcp", Headers: map[string]string{"X-Team": "a", "X-Empty": ""},
 				BearerTokenEnvVar: "EXAMPLE_TOKEN", StartupTimeoutSec: 1, ToolTimeoutSec: 1,
-				Expose: config.Expose{All: true}, EnabledTools: config.ToolNames{"a"}, DisabledTools: config.ToolNames{"b"},
+				Expose: config.Expose{}, EnabledTools: config.ToolNames{"a"}, DisabledTools: config.ToolNames{"b"},
 			}}},
 		},
 		{

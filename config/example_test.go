@@ -107,7 +107,7 @@ source = "mcp.fs"
 func ExampleMCPServer_Allows() {
 	srv := config.MCPServer{
 		URL:           "https://example.com/mcp",
-		Expose:        config.Expose{All: true},
+		Expose:        config.Expose{},
 		EnabledTools:  config.ToolNames{"open", "screenshot"},
 		DisabledTools: config.ToolNames{"screenshot"},
 	}

@@ -72,16 +72,28 @@ type ToolPartial struct {
 
 // ParameterPartial is the partial twin of [Parameter].
 type ParameterPartial struct {
-	Type        partial.Value[Types]             `toml:"type" doc:"JSON Schema type name, or a list of them."`
-	Required    partial.Value[bool]              `toml:"required" doc:"Whether the parameter is required; an override may only make it required."`
-	Default     partial.Value[any]               `toml:"default" doc:"Default value; must satisfy the schema."`
-	Enum        partial.List[any]                `toml:"enum" doc:"Allowed values; an override may only narrow them."`
-	Summary     partial.Value[string]            `toml:"summary" doc:"Short description."`
-	Description partial.Value[string]            `toml:"description" doc:"Longer description."`
-	Examples    partial.List[any]                `toml:"examples" doc:"Example values."`
-	Items       partial.Nested[ParameterPartial] `toml:"items" doc:"Schema of the items of an array parameter."`
-	Properties  partial.Map[ParameterPartial]    `toml:"properties" doc:"Schemas of the properties of an object parameter."`
-	AllowDash   partial.Value[bool]              `toml:"allow_dash" doc:"Whether a value that starts with - may be an argument of its own in the tool's command (the program would read it as an option); strata refuses such a value otherwise. Write -- before it in the command instead where the program allows it."`
+	Type             partial.Value[Types]             `toml:"type" doc:"JSON Schema type name, or a list of them."`
+	Required         partial.Value[bool]              `toml:"required" doc:"Whether the parameter is required; an override may only make it required."`
+	Default          partial.Value[any]               `toml:"default" doc:"Default value; must satisfy the schema."`
+	Enum             partial.List[any]                `toml:"enum" doc:"Allowed values; an override may only narrow them."`
+	Minimum          partial.Value[float64]           `toml:"minimum" doc:"Smallest number allowed (JSON Schema's minimum); an override may only raise the tool's."`
+	Maximum          partial.Value[float64]           `toml:"maximum" doc:"Largest number allowed (JSON Schema's maximum); an override may only lower the tool's."`
+	ExclusiveMinimum partial.Value[float64]           `toml:"exclusive_minimum" doc:"Numbers must be above it (JSON Schema's exclusiveMinimum); an override may only raise the tool's."`
+	ExclusiveMaximum partial.Value[float64]           `toml:"exclusive_maximum" doc:"Numbers must be below it (JSON Schema's exclusiveMaximum); an override may only lower the tool's."`
+	MultipleOf       partial.Value[float64]           `toml:"multiple_of" doc:"Numbers must be a multiple of it (JSON Schema's multipleOf), more than 0; over the tool's, a multiple of it."`
+	MinLength        partial.Value[int]               `toml:"min_length" doc:"Fewest characters of a string (JSON Schema's minLength); an override may only raise the tool's."`
+	MaxLength        partial.Value[int]               `toml:"max_length" doc:"Most characters of a string (JSON Schema's maxLength); an override may only lower the tool's."`
+	Pattern          partial.Value[string]            `toml:"pattern" doc:"Regular expression a string must match (JSON Schema's pattern); it holds besides the tool's own."`
+	Format           partial.Value[string]            `toml:"format" doc:"Format a string must have (JSON Schema's format: email, uri, date-time, uuid, ...), checked at call time; only where the tool's schema gives none, or the same."`
+	MinItems         partial.Value[int]               `toml:"min_items" doc:"Fewest items of an array (JSON Schema's minItems); an override may only raise the tool's."`
+	MaxItems         partial.Value[int]               `toml:"max_items" doc:"Most items of an array (JSON Schema's maxItems); an override may only lower the tool's."`
+	UniqueItems      partial.Value[bool]              `toml:"unique_items" doc:"Whether the items of an array must differ (JSON Schema's uniqueItems); an override may only make them."`
+	Summary          partial.Value[string]            `toml:"summary" doc:"Short description."`
+	Description      partial.Value[string]            `toml:"description" doc:"Longer description."`
+	Examples         partial.List[any]                `toml:"examples" doc:"Example values."`
+	Items            partial.Nested[ParameterPartial] `toml:"items" doc:"Schema of the items of an array parameter."`
+	Properties       partial.Map[ParameterPartial]    `toml:"properties" doc:"Schemas of the properties of an object parameter."`
+	AllowDash        partial.Value[bool]              `toml:"allow_dash" doc:"Whether a value that starts with - may be an argument of its own in the tool's command (the program would read it as an option); strata refuses such a value otherwise. Write -- before it in the command instead where the program allows it."`
 }
 
 // QuestionPartial is the partial twin of [Question].
@@ -105,7 +117,7 @@ type MCPServerPartial struct {
 	Optional          partial.Value[bool]                `toml:"optional" doc:"When true, a server that fails to start is reported and its tools left out."`
 	StartupTimeoutSec partial.Value[float64]             `toml:"startup_timeout_sec" doc:"Seconds to wait for the server to start (default 10)."`
 	ToolTimeoutSec    partial.Value[float64]             `toml:"tool_timeout_sec" doc:"Seconds a tool call may take (default 60)."`
-	Expose            partial.Value[Expose]              `toml:"expose" doc:"Tools of the server that join the catalog under their own names: \"all\", \"none\" (the default) or a list."`
+	Expose            partial.Value[Expose]              `toml:"expose" doc:"Tools of the server that join the catalog under their own names: \"all\" (the default), \"none\" (its tools come in only through a tool's source = \"mcp.<server>.<tool>\") or a list; enabled_tools and disabled_tools narrow it further."`
 	EnabledTools      partial.Value[ToolNames]           `toml:"enabled_tools" doc:"Only these tools of the server are used (Codex's allow list); [] allows none."`
 	DisabledTools     partial.Value[ToolNames]           `toml:"disabled_tools" doc:"These tools of the server are never used (Codex's deny list, applied after enabled_tools)."`
 	Load              partial.Value[LoadMode]            `toml:"load" doc:"When the model is given the definitions of the server's tools that set none: always or deferred."`

@@ -115,15 +115,9 @@ func refused(f Dialect, rule nameRule, d resolve.Definition) *diag.Error {
 		Hint: hint}
 }
 
-// modelText is what a model is told about a tool: its summary, then its
-// description after a blank line when it has one (and does not begin with
-// the summary already).
-func modelText(d resolve.Definition) string {
-	if d.Text != "" {
-		return d.Text
-	}
-	return config.Join(d.Summary, d.Description)
-}
+// modelText is what a model is told about a tool: its description, whole
+// (the summary is a short form of it, never added to it).
+func modelText(d resolve.Definition) string { return d.Description }
 
 // Marshal writes the catalog c in dialect f, as indented JSON, with the
 // providers' own limits (see [Write]). A tool whose name a vendor's
@@ -195,7 +189,7 @@ const searchToolSchema = `{"type":"object","properties":{"query":{"type":"string
 // lists it.
 func SearchDefinition() resolve.Definition {
 	return resolve.Definition{Name: SearchTool, Source: "strata", Summary: "Find tools that are not loaded yet, and load them.", Description: searchToolDescription,
-		Text: searchToolDescription, InputSchema: json.RawMessage(searchToolSchema), Run: config.RunUnattended, Result: config.ResultUnattended}
+		InputSchema: json.RawMessage(searchToolSchema), Run: config.RunUnattended, Result: config.ResultUnattended}
 }
 
 // AnthropicToolSearch is the server tool of Anthropic's tool search that

@@ -116,8 +116,8 @@ func ExampleApp_clientFiles() {
 		return
 	}
 	api, search := res.Config.MCPServers["api"], res.Config.MCPServers["search"]
-	fmt.Println(api.URL, api.Headers["Authorization"], api.Expose.All)
-	fmt.Println(search.Command, search.Args, search.Env["KEY"], search.Expose.All)
+	fmt.Println(api.URL, api.Headers["Authorization"], api.Expose.All())
+	fmt.Println(search.Command, search.Args, search.Env["KEY"], search.Expose.All())
 	// Output:
 	// asked for key (Search API key), password true
 	// https://api.example.com/mcp Bearer k-123 true

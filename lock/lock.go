@@ -24,7 +24,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/resolve"
 )
 
@@ -114,14 +113,9 @@ func SourceOf(d resolve.Definition) string {
 	return d.Exec.Key
 }
 
-// ModelText is the description a model is told: the definition's text,
-// or its summary and description joined.
-func ModelText(d resolve.Definition) string {
-	if d.Text != "" {
-		return d.Text
-	}
-	return config.Join(d.Summary, d.Description)
-}
+// ModelText is the description a model is told: the definition's
+// description, whole (the summary is a short form, never added).
+func ModelText(d resolve.Definition) string { return d.Description }
 
 // Hash returns the hash of what e says a model sees: the SHA-256 of the
 // compact JSON object of its title, description, inputSchema,

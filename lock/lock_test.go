@@ -13,7 +13,7 @@ import (
 )
 
 func def(name, desc, schema string) resolve.Definition {
-	return resolve.Definition{Name: name, Description: desc, Text: desc, InputSchema: json.RawMessage(schema),
+	return resolve.Definition{Name: name, Description: desc, InputSchema: json.RawMessage(schema),
 		Exec: resolve.Exec{Kind: resolve.ExecMCP, Server: "fs", Tool: name, Key: "mcp_servers.fs"}}
 }
 

@@ -136,7 +136,7 @@ func (b *builder) index() {
 	}
 	for _, server := range slices.Sorted(maps.Keys(b.c.MCPServers)) {
 		srv := b.c.MCPServers[server]
-		if !srv.IsEnabled() || srv.Expose.IsZero() {
+		if !srv.IsEnabled() || srv.Expose.None {
 			continue
 		}
 		var names []string
@@ -149,14 +149,14 @@ func (b *builder) index() {
 				names = known
 			} else {
 				names = srv.Expose.Tools
-				if srv.Expose.All {
+				if srv.Expose.All() {
 					b.unsure = append(b.unsure, server)
 				}
 			}
 		}
 		renamed := b.renamed(server)
 		for _, n := range names {
-			if !srv.Exposes(n) || renamed[n] && srv.Expose.All {
+			if !srv.Exposes(n) || renamed[n] && srv.Expose.All() {
 				continue
 			}
 			o := get(n)

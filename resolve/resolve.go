@@ -14,6 +14,7 @@ package resolve
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -80,6 +81,13 @@ type Origin struct {
 	// Written is when that entry was written.
 	Written time.Time
 }
+
+// ErrAppliesToNothing is the cause of the warning for settings of a tool
+// that nothing defines or discovers, and whose name is close to none
+// that is: an override meant for tools that other workspaces have (a
+// user file's [tools.slugify], say). Commands may leave such warnings out
+// unless asked ([diag.Error].Err; errors.Is).
+var ErrAppliesToNothing = errors.New("the settings of a tool that is not here")
 
 // Described is a tool of a discovery directory.
 type Described struct {
@@ -247,7 +255,14 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		}
 		if own.DefinesSchema() {
 			// The config defines the tool: it is the schema and the text.
-			base = Discovered{Name: name, Summary: own.Summary, Description: own.Description, InputSchema: json.RawMessage(fromConfig(own.Parameters).JSON())}
+			schema := fromConfig(own.Parameters)
+			o := overrides{path: path}
+			o.paramBounds(schema, own.Parameters, path.Append("parameters"))
+			if len(o.errs) > 0 {
+				b.errs = append(b.errs, o.errs...)
+				return Definition{}, false
+			}
+			base = Discovered{Name: name, Summary: own.Summary, Description: own.Description, InputSchema: json.RawMessage(schema.JSON())}
 			params, own = nil, config.Tool{}
 		} else {
 			s, ok := b.f.Schemas[name]
@@ -274,11 +289,13 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 			} else if src.Kind == "" {
 				// Settings for a tool that nothing here defines: an override
 				// meant for tools some workspaces have.
-				hint := "give it a source and a command, or put an executable that answers --describe in a " + b.key("discover.dirs") + " directory"
+				// A close name is a typo's, said always; none, settings for
+				// tools other places have (ErrAppliesToNothing).
+				hint, cause := "give it a source and a command, or put an executable that answers --describe in a "+b.key("discover.dirs")+" directory", ErrAppliesToNothing
 				if c := suggest.Closest(name, b.names()); c != "" {
-					hint = "did you mean " + c + "?"
+					hint, cause = "did you mean "+c+"?", nil
 				}
-				b.warnings = append(b.warnings, &diag.Error{Code: diag.CodeNotFound, Severity: diag.SeverityWarning, Source: "skipped", Path: path, Msg: "no tool of this name is defined or discovered; its settings apply to nothing", Hint: hint})
+				b.warnings = append(b.warnings, &diag.Error{Code: diag.CodeNotFound, Severity: diag.SeverityWarning, Source: "skipped", Path: path, Msg: "no tool of this name is defined or discovered; its settings apply to nothing", Hint: hint, Err: cause})
 			} else {
 				b.fail(&diag.Error{Code: diag.CodeInvalid, Path: path.Append("command"), Msg: "a local tool needs a command", Hint: `write command = "my-tool {{tool}} {{context}}"`})
 			}
@@ -293,15 +310,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		exec.Kind, exec.Path = ExecDescribe, dt.Path
 	}
 	d.Title = base.Title
-	d.Summary, d.Description = text(base, own)
-	switch {
-	case own.Summary != "" || own.Description != "":
-		d.Text = config.Join(d.Summary, d.Description)
-	case base.Summary != "":
-		d.Text = config.Join(base.Summary, base.Description)
-	default:
-		d.Text = base.Description // as written: not split and joined again
-	}
+	d.Summary, d.Description = describe(base.Summary, base.Description, own.Summary, own.Description)
 	if own.Summary == "" && own.Description == "" && len(params) == 0 {
 		d.Upstream = base.Upstream
 	}
@@ -338,10 +347,10 @@ func (b *builder) exposed() []Definition {
 	var out []Definition
 	for _, server := range slices.Sorted(maps.Keys(b.f.Servers)) {
 		tools := b.f.Servers[server]
-		srv := b.c.MCPServers[server]
+		srv, configured := b.c.MCPServers[server]
 		expose := srv.Expose
-		if expose.IsZero() {
-			continue
+		if !configured || !srv.IsEnabled() || expose.None {
+			continue // tools of a server the config does not have (or use) join nothing
 		}
 		names := slices.Sorted(maps.Keys(tools))
 		for _, want := range expose.Tools {
@@ -359,7 +368,7 @@ func (b *builder) exposed() []Definition {
 			if _, named := b.c.Tools[n]; named {
 				continue // the config's own entry decides
 			}
-			if renamed[n] && expose.All {
+			if renamed[n] && expose.All() {
 				continue // the config serves it under another name; a list that names it still exposes it
 			}
 			t, _ := config.Tools{config.EveryTool: b.c.Tools[config.EveryTool], n: {Source: config.Source{Kind: config.SourceMCP, Server: server}}}.Effective(n)

@@ -90,7 +90,7 @@ func TestCallDoesNotWaitForOtherTools(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			stdout, stderr, code := strataIn(t, root, environ, "call", "--trust", tt.call, `{"city":"Oslo"}`)
+			stdout, stderr, code := strataIn(t, root, environ, "call", "--trust", "--yes", tt.call, `{"city":"Oslo"}`)
 			if code != 0 || !strings.Contains(stdout, `"type": "success"`) {
 				t.Fatalf("strata call %s: exit %d\n%s%s", tt.call, code, stdout, stderr)
 			}

@@ -45,6 +45,9 @@ dirs = ["../tools"]
 command = "`+mcpfake+`"
 args = ["-tool", "`+w.fetchFile+`", "-tool", "`+other+`"]
 expose = "all"
+
+[tools.'*']
+run = "unattended" # the calls of these tests are not asked (strata serve's client cannot answer)
 `)
 	return w
 }
@@ -148,7 +151,7 @@ func TestLockHoldsDrift(t *testing.T) {
 		t.Errorf("%d warnings of held tools, want one each:\n%s", n, r.stderr)
 	}
 	for _, tool := range []string{"greet", "fetch"} {
-		c := w.strata(t, "call", tool, `{}`)
+		c := w.strata(t, "call", "--yes", tool, `{}`)
 		if c.code != 1 || !strings.Contains(c.stderr, "call "+tool+": held back by the lock") || strings.Contains(c.stdout, "hello") {
 			t.Errorf("call %s of a held tool:\n%s", tool, c)
 		}

@@ -23,7 +23,7 @@ func open(e *env, f OpenFlags, opts ...strata.Option) (*strataWorkspace, error) 
 	s := f.app(e)
 	base := []strata.Option{
 		strata.Name(s.Name), strata.Dir(s.Dir), strata.Environ(s.Environ), strata.Cfg(s.Cfg...),
-		strata.TrustStore(s.TrustStore), strata.TrustHint(s.TrustHint),
+		strata.TrustStore(s.TrustStore), strata.TrustHint(s.TrustHint), strata.UnknownEnv(s.UnknownEnv),
 		strata.CacheDir(strata.DefaultCacheDir(s.Name, s.Environ)),
 	}
 	if s.TrustWorkspace {
@@ -73,7 +73,16 @@ func (c *resolveCmd) Run(e *env) error {
 	if cat == nil {
 		return err
 	}
-	warn(e, cat.Warnings)
+	warnVerbose(e, cat.Warnings, c.Verbose)
+	if c.check {
+		// strata config --check: the problems above, and what resolved.
+		warn(e, diag.All(err))
+		if err != nil {
+			return exitStatus(1)
+		}
+		_, err := fmt.Fprintf(e.Stdout, "%d tools resolve; %d warnings\n", len(cat.Tools), len(cat.Warnings))
+		return err
+	}
 	b := w.Model().Budget
 	written, xerr := export.Write(cat, export.Dialect(c.Export), b)
 	var de *diag.Error

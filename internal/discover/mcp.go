@@ -70,6 +70,10 @@ func (s *session) mcpServers(c config.Config) {
 				s.mu.Unlock()
 			}
 			e := &diag.Error{Code: serverCode(err), Path: path, Msg: err.Error(), Err: err}
+			var ue *upstream.Error
+			if errors.As(err, &ue) {
+				e.Msg, e.Hint = ue.Msg, ue.Hint // the fix last, after what happened
+			}
 			if srv.Optional {
 				e.Source = "skipped"
 				e.Msg += " (the server is optional: its tools are left out)"

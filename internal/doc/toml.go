@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unsafe"
 
 	toml "github.com/pelletier/go-toml/v2"
@@ -215,11 +216,44 @@ func (r *tomlReader) parse() {
 				r.errs.addLimit(off, msg)
 				return
 			}
-			r.fail(off, nil, "TOML syntax: %s", perr.Message)
+			r.fail(off, nil, "TOML syntax: %s%s", perr.Message, syntaxHint(r.doc.Data, off, perr.Message))
 			return
 		}
 		r.fail(off, nil, "TOML syntax: %v", err)
 	}
+}
+
+// maxHintWord is how much of a bare word a hint quotes.
+const maxHintWord = 40
+
+// syntaxHint suggests the fix of the TOML syntax mistakes people make
+// most, from the parser's message and the text at off: a string left
+// unquoted (run = unattended), True for true, an array or inline table
+// left open.
+func syntaxHint(data []byte, off int32, msg string) string {
+	switch {
+	case strings.Contains(msg, "at start of value") && off >= 0 && int(off) < len(data):
+		rest := string(data[off:])
+		rest, _, _ = strings.Cut(rest, "\n")
+		rest, _, _ = strings.Cut(rest, " #")
+		word := strings.TrimSpace(rest)
+		switch strings.ToLower(word) {
+		case "true", "false":
+			return "; true and false are lower case: " + strings.ToLower(word)
+		}
+		if word == "" || !unicode.IsLetter(rune(word[0])) {
+			return ""
+		}
+		if len(word) > maxHintWord {
+			return `; a string is quoted: "…"`
+		}
+		return "; a string is quoted: " + strconv.Quote(word)
+	case strings.Contains(msg, "after array value"), strings.Contains(msg, "array is incomplete"):
+		return `; an array is closed with "]" after its last value (values separated by ","): is one left open?`
+	case strings.Contains(msg, "inline table is incomplete"):
+		return `; an inline table is closed with "}" on the line it opens`
+	}
+	return ""
 }
 
 func (r *tomlReader) fail(off int32, path []string, format string, args ...any) {

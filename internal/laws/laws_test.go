@@ -53,7 +53,7 @@ var samples = randpartial.Samples{
 	reflect.TypeFor[config.ResultMode]():  {config.ResultUnattended, config.ResultAsk, config.ResultSkip},
 	reflect.TypeFor[config.Target]():      {config.TargetUser, config.TargetAssistant},
 	reflect.TypeFor[config.Types]():       {config.Types{"string"}, config.Types{"array", "null"}},
-	reflect.TypeFor[config.Expose]():      {config.Expose{}, config.Expose{All: true}, config.Expose{Tools: []string{"read_file", "x.y"}}},
+	reflect.TypeFor[config.Expose]():      {config.Expose{}, config.Expose{None: true}, config.Expose{Tools: []string{"read_file", "x.y"}}},
 	reflect.TypeFor[config.ToolNames]():   {config.ToolNames{}, config.ToolNames{"read_file"}, config.ToolNames{"a", "b c"}},
 }
 
