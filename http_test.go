@@ -116,11 +116,16 @@ func starts(t *testing.T, file string) []string {
 // started again when it ends), and refuses requests without the token,
 // from a foreign origin or for a foreign host.
 func TestServeHTTP(t *testing.T) {
+	// The clients declare no elicitation, so nobody could be asked: the
+	// tools run unattended.
 	s := newSetup(t, map[string]string{"home/strata/config.toml": `
 [mcp_servers.fake]
 command = "MCPFAKE"
 args = ["-echo", "-log", "DIR/starts"]
 expose = "all"
+
+[tools.'*']
+run = "unattended"
 `})
 	callLog := filepath.Join(s.dir, "calls.jsonl")
 	h := s.serveHTTP(t, "--call-log", callLog)

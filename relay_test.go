@@ -68,10 +68,11 @@ func (s *setup) serveProcessAs(t *testing.T, client string, opts *mcp.ClientOpti
 }
 
 // everythingServer is the config of server-everything over stdio, all its
-// tools exposed.
+// tools exposed, run when called (these tests are of the relay, not of
+// the confirmation that run = "ask" asks for).
 func everythingServer(t *testing.T) string {
 	node, entry := mcptest.EverythingEntry(t)
-	return "[mcp_servers.everything]\ncommand = \"" + node + "\"\nargs = [\"" + entry + "\", \"stdio\"]\nexpose = \"all\"\n"
+	return "[tools.'*']\nrun = \"unattended\"\n\n[mcp_servers.everything]\ncommand = \"" + node + "\"\nargs = [\"" + entry + "\", \"stdio\"]\nexpose = \"all\"\n"
 }
 
 // resolved is what one resolution gave.

@@ -2,8 +2,8 @@ package strata
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -18,6 +18,7 @@ import (
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/mcpserver"
 	"github.com/strata-config/strata/internal/upstream"
+	"github.com/strata-config/strata/resolve"
 	"github.com/strata-config/strata/serve"
 )
 
@@ -26,9 +27,12 @@ import (
 // changes (see Watch), the workspace is opened and resolved again with the
 // same options; a catalog that no longer loads keeps the previous one
 // served, and the problem goes to warn (nil drops it), as do the tools
-// that failed to resolve. An MCP client asks its user before it calls a
-// tool, so tools whose run mode is "ask" run when the client calls them,
-// unless the host gave its own Confirm.
+// that failed to resolve. A tool whose run mode is "ask" (the default)
+// or "edit" runs once the host's Confirm says yes; without one, the
+// client's user is asked through MCP elicitation when the client declared
+// it, and otherwise the call is refused with a result that says why and
+// names the fix (run = "unattended", for tools the client's own approval
+// is enough for).
 func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer, warn func(error)) error {
 	var clientSet clientToolSet
 	srv := w.mcpServer(warn, &clientSet)
@@ -70,11 +74,7 @@ func (w *Workspace[P, R]) mcpServer(warn func(error), clientSet *clientToolSet) 
 			if cat == nil {
 				return nil, err
 			}
-			confirm := w.s.confirm
-			if confirm == nil {
-				confirm = func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }
-			}
-			r := cur.newRunner(cat, confirm)
+			r := cur.newRunner(cat, w.s.confirm)
 			report(diagOrNil(err)) // the tools that failed are left out
 			var fresh diag.Errors
 			for _, e := range cat.Warnings {
@@ -86,7 +86,7 @@ func (w *Workspace[P, R]) mcpServer(warn func(error), clientSet *clientToolSet) 
 			if len(fresh) > 0 {
 				report(fresh) // a list cut by its budget, say
 			}
-			return &mcpserver.Snapshot{Runner: r, Watch: cur.Watch()}, nil
+			return &mcpserver.Snapshot{Runner: r, Watch: cur.Watch(), Empty: cur.whyEmpty(cat, err)}, nil
 		},
 		Warn:  report,
 		Stale: func(err error) { report(&serve.StaleError{Err: err}) },
@@ -175,6 +175,30 @@ func (l *logLevels) lower(level mcp.LoggingLevel) (mcp.LoggingLevel, bool) {
 	}
 	l.level = level
 	return level, true
+}
+
+// maxWhyEmpty is how many problems whyEmpty names; the others are
+// counted.
+const maxWhyEmpty = 5
+
+// whyEmpty says why cat, resolved with err, has no tools ("" when it has
+// some): the problems of loading and resolving, or that the config names
+// no tool.
+func (w *Workspace[P, R]) whyEmpty(cat *resolve.Catalog, err error) string {
+	if len(cat.Tools) > 0 {
+		return ""
+	}
+	var why []string
+	for _, e := range slices.Concat(w.Warnings(), diag.All(err), cat.Warnings) {
+		why = append(why, e.Error())
+	}
+	if len(why) == 0 {
+		return "strata serves no tools: the config names none (no [tools.<name>] with a command or source, no [mcp_servers], no discover.dirs); strata config --sources lists the files read"
+	}
+	if len(why) > maxWhyEmpty {
+		why = append(why[:maxWhyEmpty], fmt.Sprintf("and %d more", len(why)-maxWhyEmpty))
+	}
+	return "strata serves no tools: " + strings.Join(why, "; ")
 }
 
 func diagOrNil(err error) error {

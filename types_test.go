@@ -25,6 +25,7 @@ import (
 	"github.com/strata-config/strata/export"
 	"github.com/strata-config/strata/koanflayer"
 	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/lock"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
@@ -52,7 +53,7 @@ var valueTypes = map[string]reflect.Type{
 	"budget.Stats":               reflect.TypeFor[budget.Stats](),
 	"budget.ToolCost":            reflect.TypeFor[budget.ToolCost](),
 	"budget.ServerCost":          reflect.TypeFor[budget.ServerCost](),
-	"export.Entry":               reflect.TypeFor[export.Entry](),
+	"export.ToolEntry":           reflect.TypeFor[export.ToolEntry](),
 	"export.Written":             reflect.TypeFor[export.Written](),
 	"resolve.Choice":             reflect.TypeFor[resolve.Choice](),
 	"config.AllowToggle":         reflect.TypeFor[config.AllowToggle](),
@@ -96,6 +97,7 @@ var valueTypes = map[string]reflect.Type{
 	"partial.Value":              reflect.TypeFor[partial.Value[string]](),
 	"diag.Error":                 reflect.TypeFor[diag.Error](),
 	"diag.Errors":                reflect.TypeFor[diag.Errors](),
+	"diag.Code":                  reflect.TypeFor[diag.Code](),
 	"diag.Severity":              reflect.TypeFor[diag.Severity](),
 	"diag.Collector":             reflect.TypeFor[diag.Collector](),
 	"diag.Omitted":               reflect.TypeFor[diag.Omitted](),
@@ -145,6 +147,20 @@ var valueTypes = map[string]reflect.Type{
 	"protocol.ToolCall":          reflect.TypeFor[protocol.ToolCall](),
 	"koanflayer.Provider":        reflect.TypeFor[*koanflayer.Provider](),
 	"partial.Secrets":            reflect.TypeFor[*partial.Secrets](),
+	"config.Lock":                reflect.TypeFor[config.Lock](),
+	"config.LockPartial":         reflect.TypeFor[config.LockPartial](),
+	"config.LockPolicy":          reflect.TypeFor[config.LockPolicy](),
+	"lock.Change":                reflect.TypeFor[lock.Change](),
+	"lock.ChangeKind":            reflect.TypeFor[lock.ChangeKind](),
+	"lock.Entry":                 reflect.TypeFor[lock.Entry](),
+	"lock.Lockfile":              reflect.TypeFor[*lock.Lockfile](),
+	"lock.SchemaChange":          reflect.TypeFor[lock.SchemaChange](),
+	"lock.SchemaOp":              reflect.TypeFor[lock.SchemaOp](),
+	"resolve.Origin":             reflect.TypeFor[resolve.Origin](),
+	"strata.LockState":           reflect.TypeFor[strata.LockState](),
+	"strata.LockWrite":           reflect.TypeFor[strata.LockWrite](),
+	"strata.ToolExplanation":     reflect.TypeFor[strata.ToolExplanation](),
+	"strata.ToolLock":            reflect.TypeFor[strata.ToolLock](),
 }
 
 // notValues are the exported types that are not values to compare:
@@ -156,7 +172,7 @@ var notValues = []string{
 }
 
 // publicPackages are the directories of the packages a host imports.
-var publicPackages = []string{".", "config", "partial", "diag", "load", "trust", "merge", "delta", "assign", "resolve", "export", "budget", "call", "serve", "protocol", "koanflayer"}
+var publicPackages = []string{".", "config", "partial", "diag", "load", "trust", "merge", "delta", "assign", "resolve", "export", "budget", "call", "serve", "protocol", "koanflayer", "lock"}
 
 // TestEveryTypeListed finds every exported type of the public packages in
 // their source, and checks it is in valueTypes or notValues.

@@ -124,7 +124,7 @@ func (s Stats) Check() *diag.Error {
 		}
 		top = append(top, fmt.Sprintf("%s (%d)", t.Name, t.Tokens))
 	}
-	return &diag.Error{Severity: diag.SeverityWarning, Path: partial.Path{"budget", "tokens"},
+	return &diag.Error{Code: diag.CodeLimit, Severity: diag.SeverityWarning, Path: partial.Path{"budget", "tokens"},
 		Msg:  fmt.Sprintf("the %s definitions cost %d tokens, over the budget of %d; the most costly: %s", s.Format, s.Total, s.Budget, strings.Join(top, ", ")),
 		Hint: `choose a tool set (--toolset NAME, [toolsets.NAME] tools = [...]), load tools when a search finds them (load = "deferred" on a tool, a server or a set), or turn tools off (enable = false)`}
 }

@@ -30,7 +30,7 @@ func (LoadMode) EnumValues() []string { return slices.Clone(enumLoadMode) }
 // UnmarshalText reads a load mode.
 func (m *LoadMode) UnmarshalText(b []byte) error {
 	if err := readEnum(string(b), m, enumLoadMode, "load mode"); err != nil {
-		return &diag.Error{Msg: err.Error(), Hint: didYouMean(string(b), enumLoadMode)}
+		return &diag.Error{Code: diag.CodeBadValue, Msg: err.Error(), Hint: didYouMean(string(b), enumLoadMode)}
 	}
 	return nil
 }
@@ -144,22 +144,22 @@ func (ts Toolsets) validate(mount partial.Path, selected string) diag.Errors {
 		for key, list := range map[string][]string{"tools": s.Tools, "exclude": s.Exclude, "clients": s.Clients} {
 			for i, pat := range list {
 				if err := validatePattern(pat); err != nil {
-					errs = append(errs, &diag.Error{Path: p.Append(key, fmt.Sprint(i)), Msg: err.Error(), Hint: "* matches any run of characters, ? one, [abc] one of them"})
+					errs = append(errs, &diag.Error{Code: diag.CodeSyntax, Path: p.Append(key, fmt.Sprint(i)), Msg: err.Error(), Hint: "* matches any run of characters, ? one, [abc] one of them"})
 				}
 			}
 		}
 		for i, inc := range s.Include {
 			if _, ok := ts[inc]; !ok {
-				errs = append(errs, &diag.Error{Path: p.Append("include", fmt.Sprint(i)), Msg: fmt.Sprintf("no tool set named %q", inc), Hint: setHint(inc, names, mount)})
+				errs = append(errs, &diag.Error{Code: diag.CodeNotFound, Path: p.Append("include", fmt.Sprint(i)), Msg: fmt.Sprintf("no tool set named %q", inc), Hint: setHint(inc, names, mount)})
 			}
 		}
 		if cycle := ts.cycle(name, nil); cycle != nil {
-			errs = append(errs, &diag.Error{Path: p.Append("include"), Msg: "the set includes itself: " + strings.Join(cycle, " -> "), Hint: "remove one of these includes"})
+			errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: p.Append("include"), Msg: "the set includes itself: " + strings.Join(cycle, " -> "), Hint: "remove one of these includes"})
 		}
 	}
 	if selected != "" {
 		if _, ok := ts[selected]; !ok {
-			errs = append(errs, &diag.Error{Path: mount.Append("toolset"), Msg: fmt.Sprintf("no tool set named %q", selected), Hint: setHint(selected, names, mount)})
+			errs = append(errs, &diag.Error{Code: diag.CodeNotFound, Path: mount.Append("toolset"), Msg: fmt.Sprintf("no tool set named %q", selected), Hint: setHint(selected, names, mount)})
 		}
 	}
 	return errs
@@ -197,15 +197,15 @@ func (ts Toolsets) cycle(name string, seen []string) []string {
 func (b Budget) validate(p partial.Path) diag.Errors {
 	var errs diag.Errors
 	if b.Tokens < 0 {
-		errs = append(errs, &diag.Error{Path: p.Append("tokens"), Msg: "a budget of tokens is 0 (none) or more", Hint: "remove it to set no budget"})
+		errs = append(errs, &diag.Error{Code: diag.CodeBadValue, Path: p.Append("tokens"), Msg: "a budget of tokens is 0 (none) or more", Hint: "remove it to set no budget"})
 	}
 	for _, f := range []string{"openai", "anthropic", "mcp"} {
 		l := map[string]ExportLimits{"openai": b.OpenAI, "anthropic": b.Anthropic, "mcp": b.MCP}[f]
 		if l.Tools < 0 {
-			errs = append(errs, &diag.Error{Path: p.Append(f, "tools"), Msg: "a number of tools is 0 (the provider's limit) or more"})
+			errs = append(errs, &diag.Error{Code: diag.CodeBadValue, Path: p.Append(f, "tools"), Msg: "a number of tools is 0 (the provider's limit) or more"})
 		}
 		if l.NameLength < 0 {
-			errs = append(errs, &diag.Error{Path: p.Append(f, "name_length"), Msg: "a name length is 0 (the format's own) or more"})
+			errs = append(errs, &diag.Error{Code: diag.CodeBadValue, Path: p.Append(f, "name_length"), Msg: "a name length is 0 (the format's own) or more"})
 		}
 	}
 	return errs

@@ -110,20 +110,14 @@ func refused(f Dialect, rule nameRule, d resolve.Definition) *diag.Error {
 	if f != Strata {
 		hint += fmt.Sprintf(", or let strata rename it: [budget.%s] rename = true", f)
 	}
-	return &diag.Error{Severity: diag.SeverityWarning, Source: "skipped", Path: partial.Path{"tools", d.Name},
+	return &diag.Error{Code: diag.CodeLeftOut, Severity: diag.SeverityWarning, Source: "skipped", Path: partial.Path{"tools", d.Name},
 		Msg:  fmt.Sprintf("%q is not a valid tool name for %s; the tool is left out of it", d.Name, f),
 		Hint: hint}
 }
 
-// modelText is what a model is told about a tool: its summary, then its
-// description after a blank line when it has one (and does not begin with
-// the summary already).
-func modelText(d resolve.Definition) string {
-	if d.Text != "" {
-		return d.Text
-	}
-	return config.Join(d.Summary, d.Description)
-}
+// modelText is what a model is told about a tool: its description, whole
+// (the summary is a short form of it, never added to it).
+func modelText(d resolve.Definition) string { return d.Description }
 
 // Marshal writes the catalog c in dialect f, as indented JSON, with the
 // providers' own limits (see [Write]). A tool whose name a vendor's
@@ -149,8 +143,8 @@ func (w *Written) notes() diag.Errors {
 	return w.Notes
 }
 
-// Entry is one tool as a dialect writes it.
-type Entry struct {
+// ToolEntry is one tool as a dialect writes it.
+type ToolEntry struct {
 	// Name is the name the tool is written under: its catalog name, or
 	// the name a rename gave it.
 	Name string
@@ -175,7 +169,7 @@ type Written struct {
 	// Entries are the tools in the order they are written (by name),
 	// deferred ones included, then the search tool when a tool is
 	// deferred.
-	Entries []Entry
+	Entries []ToolEntry
 	// Notes are the warnings of writing: tools left out or renamed.
 	Notes diag.Errors
 }
@@ -195,7 +189,7 @@ const searchToolSchema = `{"type":"object","properties":{"query":{"type":"string
 // lists it.
 func SearchDefinition() resolve.Definition {
 	return resolve.Definition{Name: SearchTool, Source: "strata", Summary: "Find tools that are not loaded yet, and load them.", Description: searchToolDescription,
-		Text: searchToolDescription, InputSchema: json.RawMessage(searchToolSchema), Run: config.RunUnattended, Result: config.ResultUnattended}
+		InputSchema: json.RawMessage(searchToolSchema), Run: config.RunUnattended, Result: config.ResultUnattended}
 }
 
 // AnthropicToolSearch is the server tool of Anthropic's tool search that
@@ -240,15 +234,15 @@ func Write(c *resolve.Catalog, f Dialect, b config.Budget) (*Written, error) {
 				continue
 			}
 			name = rename(name, rule)
-			w.Notes = append(w.Notes, &diag.Error{Severity: diag.SeverityWarning, Source: "renamed", Path: partial.Path{"tools", d.Name},
+			w.Notes = append(w.Notes, &diag.Error{Code: diag.CodeChanged, Severity: diag.SeverityWarning, Source: "renamed", Path: partial.Path{"tools", d.Name},
 				Msg:  fmt.Sprintf("written for %s as %q: %s", f, name, rule.text),
 				Hint: "a call of " + name + " is a call of " + d.Name + "; to choose the name yourself, " + renameHint(d)})
 		}
 		if other, ok := names[name]; ok {
-			return w, &diag.Error{Path: partial.Path{"tools", d.Name}, Msg: fmt.Sprintf("renamed for %s, it has the name of %s: %s", f, other, name), Hint: renameHint(d)}
+			return w, &diag.Error{Code: diag.CodeNameCollision, Path: partial.Path{"tools", d.Name}, Msg: fmt.Sprintf("renamed for %s, it has the name of %s: %s", f, other, name), Hint: renameHint(d)}
 		}
 		names[name] = d.Name
-		e := Entry{Name: name, Source: d.Source, Deferred: d.Load == config.LoadDeferred}
+		e := ToolEntry{Name: name, Source: d.Source, Deferred: d.Load == config.LoadDeferred}
 		if d.Exec.Kind == resolve.ExecMCP {
 			e.Server = d.Exec.Server
 		}
@@ -261,16 +255,16 @@ func Write(c *resolve.Catalog, f Dialect, b config.Budget) (*Written, error) {
 	}
 	if deferred > 0 && f != Strata {
 		if other, ok := names[SearchTool]; ok && f != Anthropic {
-			return w, &diag.Error{Path: partial.Path{"tools", other}, Msg: fmt.Sprintf("%d tools are deferred, and this tool has the name of the tool that finds them, %s", deferred, SearchTool), Hint: "rename it: [tools.other_name] source = ..., or load every tool always"}
+			return w, &diag.Error{Code: diag.CodeNameCollision, Path: partial.Path{"tools", other}, Msg: fmt.Sprintf("%d tools are deferred, and this tool has the name of the tool that finds them, %s", deferred, SearchTool), Hint: "rename it: [tools.other_name] source = ..., or load every tool always"}
 		}
-		e := Entry{Name: SearchTool, Source: "strata", JSON: entryJSON(f, SearchDefinition())}
+		e := ToolEntry{Name: SearchTool, Source: "strata", JSON: entryJSON(f, SearchDefinition())}
 		if f == Anthropic {
-			e = Entry{Name: "tool_search_tool_regex", Source: "anthropic", JSON: json.RawMessage(AnthropicToolSearch)}
+			e = ToolEntry{Name: "tool_search_tool_regex", Source: "anthropic", JSON: json.RawMessage(AnthropicToolSearch)}
 		}
 		w.Entries = append(w.Entries, e)
 	}
 	if n := w.loaded(); lim.Tools > 0 && n > lim.Tools {
-		return w, &diag.Error{Path: partial.Path{"budget", string(f), "tools"}, Msg: fmt.Sprintf("%d tools for %s, which takes at most %d in one request", n, f, lim.Tools),
+		return w, &diag.Error{Code: diag.CodeLimit, Path: partial.Path{"budget", string(f), "tools"}, Msg: fmt.Sprintf("%d tools for %s, which takes at most %d in one request", n, f, lim.Tools),
 			Hint: `choose a smaller tool set (--toolset NAME, [toolsets.NAME] tools = [...]), load some tools when a search finds them (load = "deferred"), or turn tools off (enable = false)`}
 	}
 	return w, nil

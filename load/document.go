@@ -61,6 +61,9 @@ type Document struct {
 	// secrets are the values another client's file got from a variable
 	// or an input, by their key paths in the layer.
 	secrets partial.Secrets
+	// checked is the key path whose unknown keys Decode reports; nil is
+	// every key (see App.Checked).
+	checked partial.Path
 }
 
 // Secrets are the values of the layer d that came from the user's
@@ -139,7 +142,11 @@ func parse(name string, data []byte, format partial.Format, lim Limits, jsonc bo
 			if len(e.Path) > 0 {
 				p = e.Path
 			}
-			c.AddError(decode.At(&diag.Error{Source: name, Path: p, Msg: stripPath(e.Msg, e.Path)}, d, e.Off))
+			code := diag.CodeSyntax
+			if e.Limit {
+				code = diag.CodeLimit
+			}
+			c.AddError(decode.At(&diag.Error{Code: code, Source: name, Path: p, Msg: stripPath(e.Msg, e.Path)}, d, e.Off))
 		}
 		return nil, d.Values, c.Err()
 	}
@@ -250,7 +257,7 @@ func (d *Document) unsetEntry(p partial.Path) *doc.Node {
 // Problem returns an error about path p positioned where the document
 // defines p (or its nearest enclosing key).
 func (d *Document) Problem(p partial.Path, msg, hint string) *diag.Error {
-	e := &diag.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}
+	e := &diag.Error{Code: diag.CodeInvalid, Source: d.name, Path: p, Msg: msg, Hint: hint}
 	if off, ok := d.locate(p); ok {
 		decode.At(e, d.tree(), off)
 	}
@@ -258,13 +265,13 @@ func (d *Document) Problem(p partial.Path, msg, hint string) *diag.Error {
 }
 
 // errAt returns an error about path p at the value of node n.
-func (d *Document) errAt(n *doc.Node, p partial.Path, msg, hint string) *diag.Error {
-	return decode.At(&diag.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}, d.tree(), n.ValuePos())
+func (d *Document) errAt(code diag.Code, n *doc.Node, p partial.Path, msg, hint string) *diag.Error {
+	return decode.At(&diag.Error{Code: code, Source: d.name, Path: p, Msg: msg, Hint: hint}, d.tree(), n.ValuePos())
 }
 
 // errAtKey returns an error about path p at the key of node n.
-func (d *Document) errAtKey(n *doc.Node, p partial.Path, msg, hint string) *diag.Error {
-	return decode.At(&diag.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}, d.tree(), n.Pos())
+func (d *Document) errAtKey(code diag.Code, n *doc.Node, p partial.Path, msg, hint string) *diag.Error {
+	return decode.At(&diag.Error{Code: code, Source: d.name, Path: p, Msg: msg, Hint: hint}, d.tree(), n.Pos())
 }
 
 // Take removes the root entry key from the document and returns its plain
@@ -288,14 +295,14 @@ func (d *Document) Take(key string) (any, bool) {
 func (d *Document) Decode(v any) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return &diag.Error{Source: d.name, Msg: "Decode needs a non-nil pointer to a partial struct"}
+		return &diag.Error{Code: diag.CodeUsage, Source: d.name, Msg: "Decode needs a non-nil pointer to a partial struct"}
 	}
 	t, err := shape.OfPartial(rv.Type().Elem())
 	if err != nil {
 		return err
 	}
 	lim := d.lim.WithDefaults()
-	dec := decode.Decoder{Doc: d.tree(), Source: d.name, MaxErrors: lim.Problems, MaxQuote: lim.Quote, MaxDepth: lim.Depth}
+	dec := decode.Decoder{Doc: d.tree(), Source: d.name, MaxErrors: lim.Problems, MaxQuote: lim.Quote, MaxDepth: lim.Depth, Checked: d.checked}
 	dec.Root(d.tree().Root, rv.Elem(), t)
 	// The tree is walked table by table and the unset list last; report the
 	// problems in document order.

@@ -43,11 +43,11 @@ func (r *reader[P, R]) probeFile(ctx context.Context, kind Kind, base string, tr
 		info, err := os.Stat(path)
 		switch {
 		case err == nil && info.IsDir():
-			r.add(&diag.Error{Source: path, Msg: "is a directory, not a layer file"})
+			r.add(&diag.Error{Code: diag.CodeRead, Source: path, Msg: "is a directory, not a layer file"})
 		case err == nil:
 			found = append(found, path)
 		case !errors.Is(err, fs.ErrNotExist):
-			r.add(&diag.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error()})
+			r.add(&diag.Error{Code: diag.CodeRead, Source: path, Msg: "cannot read: " + unwrapPath(err).Error()})
 		}
 		r.res.Probes = append(r.res.Probes, Probe{Kind: kind, Path: path, Found: err == nil})
 	}
@@ -59,7 +59,7 @@ func (r *reader[P, R]) probeFile(ctx context.Context, kind Kind, base string, tr
 	case 1:
 		r.file(ctx, kind, found[0], nil, "")
 	default:
-		r.add(&diag.Error{Source: found[0], Msg: "another layer file is in the same place: " + strings.Join(found[1:], ", "), Hint: "keep one of them"})
+		r.add(&diag.Error{Code: diag.CodeInvalid, Source: found[0], Msg: "another layer file is in the same place: " + strings.Join(found[1:], ", "), Hint: "keep one of them"})
 	}
 }
 
@@ -108,17 +108,17 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 		r.chainFiles, r.chainFull = 0, false // a new chain
 	}
 	if err := ctx.Err(); err != nil {
-		r.add(&diag.Error{Source: path, Msg: "not read: " + err.Error(), Err: err})
+		r.add(&diag.Error{Code: diag.CodeRead, Source: path, Msg: "not read: " + err.Error(), Err: err})
 		return
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		r.add(&diag.Error{Source: path, Msg: err.Error()})
+		r.add(&diag.Error{Code: diag.CodeRead, Source: path, Msg: err.Error()})
 		return
 	}
 	for _, c := range chain {
 		if c == abs {
-			r.add(&diag.Error{Source: path, Msg: "extends itself: " + strings.Join(append(chain, abs), " -> "), Hint: "remove one of the extends"})
+			r.add(&diag.Error{Code: diag.CodeInvalid, Source: path, Msg: "extends itself: " + strings.Join(append(chain, abs), " -> "), Hint: "remove one of the extends"})
 			return
 		}
 	}
@@ -155,13 +155,13 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 	r.files[key] = fr
 	format, ok := FormatOf(path)
 	if !ok {
-		r.add(&diag.Error{Source: path, Msg: "cannot tell the format from the file name", Hint: "use a .toml, .json, .yaml or .yml file"})
+		r.add(&diag.Error{Code: diag.CodeRead, Source: path, Msg: "cannot tell the format from the file name", Hint: "use a .toml, .json, .yaml or .yml file"})
 		return fr
 	}
 	max := min(r.lim.FileSize, r.lim.Total-r.readBytes)
 	data, err := readfile.Regular(ctx, path, max, "a layer file")
 	if err != nil && max < r.lim.FileSize && errors.Is(err, readfile.ErrTooLarge) {
-		err = &diag.Error{Source: path, Msg: fmt.Sprintf("the layer files of this load hold more than %s in all, the limit", readfile.Bytes(r.lim.Total)), Hint: "extend fewer or smaller files"}
+		err = &diag.Error{Code: diag.CodeLimit, Source: path, Msg: fmt.Sprintf("the layer files of this load hold more than %s in all, the limit", readfile.Bytes(r.lim.Total)), Hint: "extend fewer or smaller files"}
 	}
 	r.readBytes += int64(len(data))
 	if err != nil {
@@ -186,11 +186,11 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 		return fr
 	}
 	if f == "" && r.app.MCPServers != nil {
-		f = detectForeign(d)
+		f = detectForeign(d, rootDeclares[P])
 	}
 	if f != "" {
 		if r.app.MCPServers == nil {
-			r.add(&diag.Error{Source: path, Msg: fmt.Sprintf("this application does not read %s files", f)})
+			r.add(&diag.Error{Code: diag.CodeUsage, Source: path, Msg: fmt.Sprintf("this application does not read %s files", f)})
 			return fr
 		}
 		warnings, err := d.foreign(ctx, f, r.app.MCPServers, r.importer())
@@ -208,9 +208,10 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 		return fr
 	}
 	p := new(P)
+	d.checked = r.app.Checked
 	if err := d.Decode(p); err != nil {
-		if h := d.codexHint(); f == "" && h != nil {
-			err = h
+		if f == "" {
+			err = d.codexGuess(err, r.app.Name)
 		}
 		r.add(err)
 		return fr
@@ -223,6 +224,17 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 	}
 	*fr = fileRead[P]{d: d, p: p, exts: exts}
 	return fr
+}
+
+// rootDeclares reports whether the host's partial type P has key at its
+// root.
+func rootDeclares[P any](key string) bool {
+	t, err := shape.OfPartial(reflect.TypeFor[P]())
+	if err != nil {
+		return false
+	}
+	_, ok := t.Field(key)
+	return ok
 }
 
 // extend reads the files one extends entry names, as long as the chain
@@ -238,7 +250,7 @@ func (r *reader[P, R]) extend(ctx context.Context, kind Kind, d *Document, e ext
 	}
 	if !hasMeta(e.path) {
 		if _, err := os.Stat(pattern); err != nil {
-			r.add(d.errAt(e.node, e.at, "extends a missing file "+pattern+" ("+chainText(chain)+")", "the path is relative to "+d.Name()))
+			r.add(d.errAt(diag.CodeRead, e.node, e.at, "extends a missing file "+pattern+" ("+chainText(chain)+")", "the path is relative to "+d.Name()))
 			return
 		}
 		if r.countFile(d, e, chain) {
@@ -248,12 +260,12 @@ func (r *reader[P, R]) extend(ctx context.Context, kind Kind, d *Document, e ext
 	}
 	matches, err := filepath.Glob(pattern)
 	if err != nil {
-		r.add(d.errAt(e.node, e.at, "invalid pattern "+e.path+": "+err.Error(), ""))
+		r.add(d.errAt(diag.CodeSyntax, e.node, e.at, "invalid pattern "+e.path+": "+err.Error(), ""))
 		return
 	}
 	sort.Strings(matches)
 	if len(matches) == 0 {
-		r.add(d.errAt(e.node, e.at, "the pattern "+pattern+" matches no file ("+chainText(chain)+")", "the pattern is relative to "+d.Name()))
+		r.add(d.errAt(diag.CodeRead, e.node, e.at, "the pattern "+pattern+" matches no file ("+chainText(chain)+")", "the pattern is relative to "+d.Name()))
 		return
 	}
 	for _, m := range matches {
@@ -275,7 +287,7 @@ func (r *reader[P, R]) countFile(d *Document, e extend, chain []string) bool {
 		return true
 	}
 	r.chainFull = true
-	r.add(d.errAt(e.node, e.at, fmt.Sprintf("the extends of %s read more than %s files, the limit (counting a file once for each extends that names it)", chain[0], diag.Count(r.lim.Files)), "extend fewer files, or have one file extend them all once"))
+	r.add(d.errAt(diag.CodeLimit, e.node, e.at, fmt.Sprintf("the extends of %s read more than %s files, the limit (counting a file once for each extends that names it)", chain[0], diag.Count(r.lim.Files)), "extend fewer files, or have one file extend them all once"))
 	return false
 }
 
@@ -320,7 +332,7 @@ func (d *Document) extends() ([]extend, error) {
 		items = []*doc.Node{n}
 	case doc.Array:
 	default:
-		return nil, d.errAt(n, where, "expected an array of paths, found "+decode.Describe(n), `write extends = ["base.toml"]`)
+		return nil, d.errAt(diag.CodeType, n, where, "expected an array of paths, found "+decode.Describe(n), `write extends = ["base.toml"]`)
 	}
 	var out []extend
 	var errs diag.Errors
@@ -332,7 +344,7 @@ func (d *Document) extends() ([]extend, error) {
 		switch it.Kind {
 		case doc.String:
 			if it.Str == "" {
-				errs = append(errs, d.errAt(it, at, "the path is empty", ""))
+				errs = append(errs, d.errAt(diag.CodeBadValue, it, at, "the path is empty", ""))
 				continue
 			}
 			out = append(out, extend{path: it.Str, at: at, node: it})
@@ -342,7 +354,7 @@ func (d *Document) extends() ([]extend, error) {
 				switch f.Key {
 				case "path":
 					if f.Kind != doc.String || f.Str == "" {
-						errs = append(errs, d.errAt(f, at.Append(f.Key), "expected a path, found "+decode.Describe(f), ""))
+						errs = append(errs, d.errAt(diag.CodeType, f, at.Append(f.Key), "expected a path, found "+decode.Describe(f), ""))
 						continue
 					}
 					e.path = f.Str
@@ -355,7 +367,7 @@ func (d *Document) extends() ([]extend, error) {
 						if c := suggest.Closest(f.Str, names); c != "" && f.Kind == doc.String {
 							hint = "did you mean " + c + "?"
 						}
-						errs = append(errs, d.errAt(f, at.Append(f.Key), "expected "+strings.Join(names, ", ")+", found "+decode.Describe(f), hint))
+						errs = append(errs, d.errAt(diag.CodeBadValue, f, at.Append(f.Key), "expected "+strings.Join(names, ", ")+", found "+decode.Describe(f), hint))
 					}
 				case "strategy":
 					switch {
@@ -367,25 +379,25 @@ func (d *Document) extends() ([]extend, error) {
 						if c := suggest.Closest(f.Str, []string{"before", "after"}); c != "" && f.Kind == doc.String {
 							hint = "did you mean " + c + "?"
 						}
-						errs = append(errs, d.errAt(f, at.Append(f.Key), "expected before or after, found "+decode.Describe(f), hint))
+						errs = append(errs, d.errAt(diag.CodeBadValue, f, at.Append(f.Key), "expected before or after, found "+decode.Describe(f), hint))
 					}
 				default:
 					hint := ""
 					if c := suggest.Closest(f.Key, []string{"path", "strategy", "format"}); c != "" {
 						hint = "did you mean " + c + "?"
 					}
-					errs = append(errs, d.errAtKey(f, at.Append(f.Key), "unknown key", hint))
+					errs = append(errs, d.errAtKey(diag.CodeUnknownKey, f, at.Append(f.Key), "unknown key", hint))
 				}
 			}
 			if e.path == "" {
 				if len(errs) == 0 {
-					errs = append(errs, d.errAt(it, at, "an extends table needs a path", `write { path = "x.toml", strategy = "after" }`))
+					errs = append(errs, d.errAt(diag.CodeInvalid, it, at, "an extends table needs a path", `write { path = "x.toml", strategy = "after" }`))
 				}
 				continue
 			}
 			out = append(out, e)
 		default:
-			errs = append(errs, d.errAt(it, at, "expected a path or { path, strategy }, found "+decode.Describe(it), ""))
+			errs = append(errs, d.errAt(diag.CodeType, it, at, "expected a path or { path, strategy }, found "+decode.Describe(it), ""))
 		}
 	}
 	if len(errs) > 0 {
@@ -415,7 +427,7 @@ func workspaceRoot(dir, marker string) (string, *diag.Error) {
 		case err == nil && info.IsDir():
 			return d, nil
 		case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission):
-			return d, &diag.Error{Source: filepath.Join(d, marker), Msg: "cannot read: " + unwrapPath(err).Error()}
+			return d, &diag.Error{Code: diag.CodeRead, Source: filepath.Join(d, marker), Msg: "cannot read: " + unwrapPath(err).Error()}
 		}
 		parent := filepath.Dir(d)
 		if parent == d {

@@ -13,7 +13,7 @@ import (
 )
 
 // starTool is the "*" entry of config.Default.
-var starTool = config.Tool{Run: config.RunAsk, Result: config.ResultUnattended, Enable: config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
+var starTool = config.Tool{Run: config.RunAsk, Result: config.ResultUnattended, Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
 
 // configWith returns config.Default changed by edit.
 func configWith(edit func(c *config.Config)) config.Config {
@@ -86,14 +86,14 @@ func TestFinalize(t *testing.T) {
 			name:  "the defaults entry changed in place",
 			layer: "[tools.'*']\nrun = \"unattended\"\n",
 			want: configWith(func(c *config.Config) {
-				c.Tools["*"] = config.Tool{Run: config.RunUnattended, Result: config.ResultUnattended, Enable: config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
+				c.Tools["*"] = config.Tool{Run: config.RunUnattended, Result: config.ResultUnattended, Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
 			}),
 		},
 		{
 			name:  "an unset field returns to the default",
 			layer: "unset = [\"tools.'*'.run\"]\n[tools.'*']\nresult = \"skip\"\n",
 			want: configWith(func(c *config.Config) {
-				c.Tools["*"] = config.Tool{Run: config.RunAsk, Result: config.ResultSkip, Enable: config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
+				c.Tools["*"] = config.Tool{Run: config.RunAsk, Result: config.ResultSkip, Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
 			}),
 		},
 		{
@@ -110,7 +110,7 @@ func TestFinalize(t *testing.T) {
 			name:  "unset tools.'*' redefined starts from the defaults entry",
 			layer: "unset = [\"tools.'*'\"]\n[tools.'*']\nrun = \"edit\"\n",
 			want: configWith(func(c *config.Config) {
-				c.Tools["*"] = config.Tool{Run: config.RunEdit, Result: config.ResultUnattended, Enable: config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
+				c.Tools["*"] = config.Tool{Run: config.RunEdit, Result: config.ResultUnattended, Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
 			}),
 		},
 		{
@@ -633,10 +633,10 @@ func TestLocateErrorsAcrossDocuments(t *testing.T) {
 
 func TestFromAndToPartial(t *testing.T) {
 	rich := configWith(func(c *config.Config) {
-		c.Tools["*"] = config.Tool{Run: config.RunEdit, Result: config.ResultUnattended, Enable: config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
+		c.Tools["*"] = config.Tool{Run: config.RunEdit, Result: config.ResultUnattended, Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
 		c.Tools["grep"] = config.Tool{
 			Source:      config.Source{Kind: config.SourceMCP, Server: "fs", Tool: "search"},
-			Enable:      config.Enable{State: layertest.Ptr(false), AllowToggle: config.ToggleNever},
+			Enable:      &config.Enable{State: layertest.Ptr(false), AllowToggle: config.ToggleNever},
 			Summary:     "Search.",
 			Description: "Searches.",
 			Result:      config.ResultAsk,
@@ -672,7 +672,7 @@ func TestFromAndToPartial(t *testing.T) {
 		{
 			name: "only what differs from the defaults",
 			x: configWith(func(c *config.Config) {
-				c.Tools["*"] = config.Tool{Run: config.RunSkip, Result: config.ResultUnattended, Enable: config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
+				c.Tools["*"] = config.Tool{Run: config.RunSkip, Result: config.ResultUnattended, Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
 			}),
 			want: config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
 				"*": {Run: partial.Of(config.RunSkip)},
@@ -838,11 +838,14 @@ type mismatched struct {
 }
 
 func TestFinalizeTypeMismatch(t *testing.T) {
+	if err := partial.CheckPair[mismatched, config.Config](); err == nil {
+		t.Error("Check of mismatched types found nothing")
+	}
 	_, err := partial.Finalize(&mismatched{}, config.Config{})
 	if err == nil {
 		t.Fatal("Finalize of mismatched types succeeded")
 	}
-	want := `strata: resolved type config.Config has no field for key "extra" of partial_test.mismatched`
+	want := `strata: at extra: the partial type has this key, the resolved type has not`
 	if err.Error() != want {
 		t.Errorf("Finalize error = %q, want %q", err.Error(), want)
 	}

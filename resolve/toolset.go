@@ -62,7 +62,7 @@ func (c *Catalog) Select(cfg config.Config, set string) (*Catalog, error) {
 		if len(cfg.Toolsets) > 0 {
 			hint = setNames(cfg.Toolsets)
 		}
-		return nil, &diag.Error{Path: partial.Path{"toolset"}, Msg: fmt.Sprintf("no tool set named %q", set), Hint: hint}
+		return nil, &diag.Error{Code: diag.CodeNotFound, Path: partial.Path{"toolset"}, Msg: fmt.Sprintf("no tool set named %q", set), Hint: hint}
 	}
 	tools := make([]Definition, 0, len(c.Tools))
 	for _, d := range c.Tools {

@@ -12,7 +12,6 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/export"
 	"github.com/strata-config/strata/internal/termtext"
-	"github.com/strata-config/strata/resolve"
 )
 
 // strataWorkspace is strata's own workspace: the tools model at the root.
@@ -24,7 +23,7 @@ func open(e *env, f OpenFlags, opts ...strata.Option) (*strataWorkspace, error) 
 	s := f.app(e)
 	base := []strata.Option{
 		strata.Name(s.Name), strata.Dir(s.Dir), strata.Environ(s.Environ), strata.Cfg(s.Cfg...),
-		strata.TrustStore(s.TrustStore), strata.TrustHint(s.TrustHint),
+		strata.TrustStore(s.TrustStore), strata.TrustHint(s.TrustHint), strata.UnknownEnv(s.UnknownEnv),
 		strata.CacheDir(strata.DefaultCacheDir(s.Name, s.Environ)),
 	}
 	if s.TrustWorkspace {
@@ -32,6 +31,9 @@ func open(e *env, f OpenFlags, opts ...strata.Option) (*strataWorkspace, error) 
 	}
 	if s.Input != nil {
 		base = append(base, strata.Input(s.Input))
+	}
+	if p := progress(e); p != nil {
+		base = append(base, p)
 	}
 	w, err := strata.Open[config.Partial](e.Ctx, config.Default(), append(base, opts...)...)
 	if err != nil {
@@ -64,15 +66,21 @@ func (c *resolveCmd) Run(e *env) error {
 		return err
 	}
 	defer w.Close()
+	if c.Explain != "" {
+		return explainTool(e, w, c)
+	}
 	cat, err := w.Resolve(e.Ctx)
 	if cat == nil {
 		return err
 	}
-	warn(e, cat.Warnings)
-	if c.Explain != "" {
-		if xerr := explainTool(e, w, c); xerr != nil {
-			return xerr
+	warnVerbose(e, cat.Warnings, c.Verbose)
+	if c.check {
+		// strata config --check: the problems above, and what resolved.
+		warn(e, diag.All(err))
+		if err != nil {
+			return exitStatus(1)
 		}
+		_, err := fmt.Fprintf(e.Stdout, "%d tools resolve; %d warnings\n", len(cat.Tools), len(cat.Warnings))
 		return err
 	}
 	b := w.Model().Budget
@@ -154,38 +162,4 @@ func statsText(s budget.Stats) []byte {
 		}
 	}
 	return []byte(termtext.Lines(b.String()))
-}
-
-// explainTool prints why the tool c.Explain is in the run's tool set or
-// out of it, how it loads, and what it costs in c.Export.
-func explainTool(e *env, w *strataWorkspace, c *resolveCmd) error {
-	ch, d, err := w.ExplainTool(e.Ctx, c.Explain)
-	if err != nil {
-		return err
-	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s (source %s)\n", d.Name, d.Source)
-	set := ch.Set
-	if set == "" {
-		set = "none"
-	}
-	in := "in"
-	if !ch.In {
-		in = "out"
-	}
-	fmt.Fprintf(&b, "  tool set: %s: %s (%s)\n", set, in, ch.Why)
-	fmt.Fprintf(&b, "  load: %s (%s)\n", ch.Load, ch.LoadFrom)
-	d.Load = ""
-	if ch.Load == config.LoadDeferred {
-		d.Load = config.LoadDeferred
-	}
-	one := &resolve.Catalog{Tools: []resolve.Definition{d}}
-	if written, werr := export.Write(one, export.Dialect(c.Export), config.Budget{}); werr == nil && len(written.Entries) > 0 && written.Entries[0].Name != export.SearchTool {
-		st := budget.Measure(&export.Written{Dialect: written.Dialect, Entries: written.Entries[:1]}, config.Budget{})
-		fmt.Fprintf(&b, "  tokens: %d in %s\n", st.Total+st.Deferred, c.Export)
-	} else {
-		fmt.Fprintf(&b, "  tokens: not written in %s (its name is not one %s takes)\n", c.Export, c.Export)
-	}
-	_, err = e.Stdout.Write([]byte(termtext.Lines(b.String())))
-	return err
 }

@@ -69,7 +69,7 @@ func (c *serveCmd) Run(e *env) error {
 		}
 	}
 	oneProc(in)
-	err = w.Serve(e.Ctx, in, e.Stdout, serveWarn(e))
+	err = w.Serve(e.Ctx, in, e.Stdout, serveWarn(e, c.Verbose))
 	if e.Ctx.Err() != nil {
 		return nil // stopped by a signal: a clean end
 	}
@@ -77,13 +77,13 @@ func (c *serveCmd) Run(e *env) error {
 }
 
 // serveWarn is how strata serve reports what does not stop it.
-func serveWarn(e *env) func(error) {
+func serveWarn(e *env, verbose bool) func(error) {
 	return func(err error) {
 		var stale *serve.StaleError
 		if errors.As(err, &stale) {
 			fmt.Fprintln(e.Stderr, "strata: warning: the config changed and does not resolve; still serving the catalog before:")
 		}
-		warn(e, diag.All(err))
+		warnVerbose(e, diag.All(err), verbose)
 	}
 }
 
@@ -141,7 +141,7 @@ func (c *serveCmd) serveHTTP(e *env, w *strataWorkspace) error {
 		fmt.Fprintf(e.Stderr, "strata: warning: serving on %s, which other machines may reach; strata speaks plain HTTP: put a reverse proxy with TLS in front of it\n", ln.Addr())
 	}
 	fmt.Fprintf(e.Stderr, "strata: serving MCP on http://%s/mcp\n", ln.Addr())
-	err = w.ServeHTTP(e.Ctx, ln, opts, serveWarn(e))
+	err = w.ServeHTTP(e.Ctx, ln, opts, serveWarn(e, c.Verbose))
 	if e.Ctx.Err() != nil {
 		return nil // stopped by a signal: a clean end
 	}

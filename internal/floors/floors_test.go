@@ -27,7 +27,7 @@ var floors = map[string]int{
 	// 4: sources, precedence, extends, provenance, trust.
 	"load": 4, "trust": 4, "koanflayer": 4,
 	// 5: the tools runtime.
-	"protocol": 5, "resolve": 5, "export": 5, "budget": 5, "call": 5, "serve": 5,
+	"protocol": 5, "resolve": 5, "export": 5, "budget": 5, "call": 5, "serve": 5, "lock": 5,
 	"internal/procs": 5, "internal/cache": 5,
 	"internal/mcpclient": 5, "internal/upstream": 5, "internal/discover": 5,
 	"internal/mcpserver": 5, "internal/gateway": 5,

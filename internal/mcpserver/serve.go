@@ -38,6 +38,8 @@ import (
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/export"
+	"github.com/strata-config/strata/internal/mcpclient"
+	"github.com/strata-config/strata/internal/tomltext"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
 )
@@ -45,6 +47,10 @@ import (
 // MetaFingerprint is the _meta key of tools/list results that holds the
 // catalog's fingerprint.
 const MetaFingerprint = "strata/fingerprint"
+
+// MetaEmpty is the _meta key of a tools/list result with no tools that
+// says why ([Snapshot].Empty).
+const MetaEmpty = "strata/empty"
 
 // DefaultDebounce is how long a server waits after a change for more,
 // before it resolves again.
@@ -57,6 +63,11 @@ type Snapshot struct {
 	// Watch are files and directories whose change means resolving again;
 	// paths that do not exist yet count when they appear.
 	Watch []string
+	// Empty says why the catalog has no tools (an untrusted workspace, a
+	// server that did not start, nothing configured): a client that lists
+	// no tools is sent it as a warning log message (logger "strata"), and
+	// the list's _meta holds it under [MetaEmpty].
+	Empty string
 }
 
 // Server serves the catalogs that Load resolves.
@@ -455,7 +466,11 @@ func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest
 	for k, v := range elicited {
 		given[k] = v
 	}
-	res, err := r.Call(ctx, name, req.Params.Arguments, call.Answers(given))
+	opts := []call.Option{call.Answers(given)}
+	if r.Confirm == nil {
+		opts = append(opts, call.Confirm(confirmer(r, req.Session)))
+	}
+	res, err := r.Call(ctx, name, req.Params.Arguments, opts...)
 	var ce *call.Refusal
 	switch {
 	case errors.As(err, &ce):
@@ -472,6 +487,47 @@ func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest
 		}
 	}
 	return result(res), nil
+}
+
+// confirmer asks the user of the client ss, through elicitation, before
+// a tool whose run mode is "ask" or "edit" runs; a client that cannot
+// elicit gets a refusal that says why and what to change. The request
+// goes through the call's [mcpclient.Downstream] (see relay.go), which
+// reaches clients of every protocol version.
+func confirmer(r *call.Runner, ss *mcp.ServerSession) func(ctx context.Context, tool string, args json.RawMessage) (bool, error) {
+	return func(ctx context.Context, tool string, args json.RawMessage) (bool, error) {
+		mode := config.RunAsk
+		if d, ok := r.Catalog.Tool(tool); ok {
+			mode = d.Run
+		}
+		d := mcpclient.DownstreamOf(ctx)
+		if !canElicit(ss) || d == nil {
+			return false, &call.Refusal{Tool: tool,
+				Msg:  fmt.Sprintf("not run: its run mode is %q, so strata asks the user first, and this client cannot be asked (it declared no elicitation)", mode),
+				Hint: fmt.Sprintf(`to let it run when the client calls it (the client asks its user itself), set run = "unattended" under [tools.%s] (or [tools.'*'] for every tool)`, tomltext.Key(tool))}
+		}
+		res, err := d.Ask(ctx, confirmation(tool, args))
+		if err != nil {
+			return false, fmt.Errorf("asking the client to confirm %s: %w", tool, err)
+		}
+		er, ok := res.(*mcp.ElicitResult)
+		if !ok || er.Action != "accept" {
+			return false, nil
+		}
+		run, _ := er.Content["run"].(bool)
+		return run, nil
+	}
+}
+
+// confirmation asks the user whether to run tool with args: one boolean,
+// run, which must be true.
+func confirmation(tool string, args json.RawMessage) *mcp.ElicitParams {
+	return &mcp.ElicitParams{
+		Message: fmt.Sprintf("Run %s with %s?", tool, args),
+		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{
+			"run": map[string]any{"type": "boolean", "title": "Run " + tool, "description": "Run the tool with these arguments.", "default": false},
+		}, "required": []string{"run"}},
+	}
 }
 
 // forUser reports whether the question id of tool is for the user (the
@@ -599,7 +655,7 @@ func (s *Server) fingerprintMiddleware(next mcp.MethodHandler) mcp.MethodHandler
 			return res, err
 		}
 		s.mu.Lock()
-		fp := s.current.Runner.Catalog.Fingerprint
+		fp, empty := s.current.Runner.Catalog.Fingerprint, s.current.Empty
 		s.mu.Unlock()
 		switch r := res.(type) {
 		case *mcp.InitializeResult:
@@ -613,6 +669,12 @@ func (s *Server) fingerprintMiddleware(next mcp.MethodHandler) mcp.MethodHandler
 				r.Meta = mcp.Meta{}
 			}
 			r.Meta[MetaFingerprint] = fp
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && len(r.Tools) == 0 && empty != "" {
+				// Why the list is empty, for a client that shows its log
+				// or reads the list's _meta.
+				_ = ss.Log(ctx, &mcp.LoggingMessageParams{Level: "warning", Logger: "strata", Data: empty})
+				r.Meta[MetaEmpty] = empty
+			}
 		}
 		if v, ok := req.(interface{ ProtocolVersion() string }); ok && v.ProtocolVersion() >= "2026-07-28" && method != "initialize" {
 			// The SDK's empty result (of ping, say) has no fields and no

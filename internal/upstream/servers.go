@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -310,7 +309,7 @@ func (p *Servers) Call(ctx context.Context, s Server, tool string, args json.Raw
 	if p == nil {
 		sess, err := Start(ctx, s, mcpclient.DefaultGrace, nil)
 		if err != nil {
-			return nil, fmt.Errorf("cannot start %s: %w", s.CommandLine(), err)
+			return nil, startFailed(s, err)
 		}
 		defer sess.Close()
 		return call(ctx, sess, s, tool, args, meta)
@@ -379,7 +378,7 @@ func (p *Servers) start(id string, l *live, relay *mcpclient.Relay, known func()
 	ctx := context.Background()
 	l.sess, l.err = Start(ctx, l.spec, mcpclient.DefaultGrace, relay)
 	if l.err != nil {
-		l.err = fmt.Errorf("cannot start %s: %w", l.spec.CommandLine(), l.err)
+		l.err = startFailed(l.spec, l.err)
 	} else {
 		l.answer, _, l.err = list(ctx, l.sess, l.spec, known())
 		if l.err != nil {
