@@ -52,7 +52,7 @@ func (c *callCmd) Run(e *env) error {
 		case c.Yes:
 			return true, nil
 		case !interactive:
-			return false, &diag.Error{Msg: fmt.Sprintf("call %s: not run: its run mode is %q, so strata asks first, and stdin is not a terminal", tool, runMode(r, tool)),
+			return false, &diag.Error{Code: diag.CodeRefused, Msg: fmt.Sprintf("call %s: not run: its run mode is %q, so strata asks first, and stdin is not a terminal", tool, runMode(r, tool)),
 				Hint: fmt.Sprintf(`pass --yes to run it, or set run = "unattended" under [tools.%s]`, tomltext.Key(tool))}
 		}
 		return confirmRun(e.Stderr, in, !terminal, tool, args)
@@ -144,7 +144,7 @@ func confirmRun(w io.Writer, in *bufio.Reader, echo bool, tool string, args json
 	line, err := in.ReadString('\n')
 	if err != nil && line == "" {
 		fmt.Fprintln(w)
-		return false, &diag.Error{Msg: fmt.Sprintf("call %s: not run: stdin ended before an answer to whether to run it", tool)}
+		return false, &diag.Error{Code: diag.CodeRefused, Msg: fmt.Sprintf("call %s: not run: stdin ended before an answer to whether to run it", tool)}
 	}
 	line = strings.TrimSpace(line)
 	if echo {
