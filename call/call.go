@@ -194,7 +194,7 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 	case config.RunAsk, config.RunEdit:
 		if o.confirm == nil {
 			return nil, &Refusal{Tool: name, Msg: fmt.Sprintf("its run mode is %q, and the host has no way to ask", def.Run),
-				Hint: `set run = "unattended" for the tool, or give the host a way to ask: the option strata.Confirm (call.Confirm)`}
+				Hint: `set run = "unattended" for the tool, or give the host a way to ask: the option strata.Confirm (call.Runner.Confirm)`}
 		}
 		ok, err := o.confirm(ctx, name, args)
 		if err != nil {
