@@ -278,3 +278,51 @@ run = "unattended"
 		}
 	})
 }
+
+// TestServeHTTPLogsBeforeResult: the log messages a server sends during a
+// call, the last just before its result, all reach the client of
+// strata serve --http, whose stream of the call ends with the result (the
+// conformance suite's tools-call-with-logging).
+func TestServeHTTPLogsBeforeResult(t *testing.T) {
+	s := newSetup(t, map[string]string{"home/strata/config.toml": `
+[mcp_servers.fake]
+command = "MCPFAKE"
+args = ["-flood", "3", "-flood-size", "10"]
+expose = "all"
+
+[tools.'*']
+run = "unattended"
+`})
+	h := s.serveHTTP(t)
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			logs := make(chan *mcp.LoggingMessageParams, 10)
+			cs := h.connect(t, version, &mcp.ClientOptions{
+				LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) { logs <- req.Params },
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			// A client of 2026-07-28 names its log level in each
+			// request's _meta; before, it sets it for the session.
+			var meta mcp.Meta
+			if version >= "2026-07-28" {
+				meta = mcp.Meta{mcp.MetaKeyLogLevel: "info"}
+			} else if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+				t.Fatal(err)
+			}
+			for round := range 20 {
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "flood", Meta: meta})
+				if err != nil || res.IsError {
+					t.Fatalf("round %d: %v %s", round, err, textOf(res))
+				}
+				for i := range 3 {
+					select {
+					case <-logs:
+					case <-time.After(5 * time.Second):
+						t.Fatalf("round %d: %d of 3 log messages reached the client", round, i)
+					}
+				}
+			}
+		})
+	}
+}
