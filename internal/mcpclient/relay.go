@@ -512,8 +512,9 @@ func (r *relayQueue) run(ctx context.Context, done <-chan struct{}) {
 }
 
 // ownerFor returns whose outbox q goes to: the client of its call while
-// the call is under way, else that of the oldest call under way (see
-// [relayQueue.log]), else none (nil: [Relay].Log's).
+// the call is under way; none (nil: [Relay].Log's) for a log message of a
+// call that ended, which is that call's client's or nobody's; else that of
+// the oldest call under way (see [relayQueue.log]), else none.
 func (r *relayQueue) ownerFor(q queued) any {
 	if c := q.call; c != nil {
 		c.mu.Lock()
@@ -522,6 +523,7 @@ func (r *relayQueue) ownerFor(q queued) any {
 		if !ended || !q.log {
 			return ownerOf(c.d)
 		}
+		return nil
 	}
 	if c := r.relays.oldest(); c != nil {
 		return ownerOf(c.d)
@@ -620,18 +622,23 @@ func (r *relayQueue) progress(q queued) {
 }
 
 // logFor passes on a log message read during the call c: to its client
-// while c is under way; otherwise as [relayQueue.log] does.
+// while c is under way, else to [Relay].Log (never to another call's
+// client: over HTTP that is another client); one read outside any call as
+// [relayQueue.log] does.
 func (r *relayQueue) logFor(ctx context.Context, c *relayed, p *mcp.LoggingMessageParams) {
-	if c != nil {
-		c.mu.Lock()
-		ended := c.ended
-		c.mu.Unlock()
-		if !ended {
-			_ = c.d.Log(c.ctx, p)
-			return
-		}
+	if c == nil {
+		r.log(ctx, p)
+		return
 	}
-	r.log(ctx, p)
+	c.mu.Lock()
+	ended := c.ended
+	c.mu.Unlock()
+	switch {
+	case !ended:
+		_ = c.d.Log(c.ctx, p)
+	case r.relay.Log != nil:
+		r.relay.Log(ctx, p)
+	}
 }
 
 // log passes on a log message: to the client of the oldest relayed call

@@ -97,3 +97,49 @@ func TestRelayAsk(t *testing.T) {
 		})
 	}
 }
+
+// loggingDownstream is a client that tells logs of each log message it
+// is given.
+type loggingDownstream struct {
+	recordingDownstream
+	logs chan string
+}
+
+func (d *loggingDownstream) Log(_ context.Context, p *mcp.LoggingMessageParams) error {
+	d.logs <- p.Data.(string)
+	return nil
+}
+
+// TestRelayLogOfEndedCall: a log message read during one client's call
+// that is passed on after the call ended goes to the session's Relay.Log,
+// never to the client of another call under way (over HTTP, another
+// client).
+func TestRelayLogOfEndedCall(t *testing.T) {
+	var rs relays
+	orphans := make(chan string, 1)
+	q := newRelayQueue(&Relay{Name: "fake", Log: func(_ context.Context, p *mcp.LoggingMessageParams) { orphans <- p.Data.(string) }}, &rs)
+	a := &loggingDownstream{logs: make(chan string, 1)}
+	b := &loggingDownstream{logs: make(chan string, 1)}
+	ctx := context.Background()
+	_, endA := rs.begin(ctx, a, nil)
+	_, endB := rs.begin(ctx, b, nil)
+	defer endB()
+	item := queued{params: json.RawMessage(`{"level":"info","data":"of a's call"}`), log: true, call: rs.calls[0]}
+	item.call.noteRead()
+	item.call.notePassed() // a's call ends with its message not yet passed on
+	endA()
+	q.push(item)
+	done := make(chan struct{})
+	defer close(done)
+	go q.run(ctx, done)
+	select {
+	case got := <-orphans:
+		if got != "of a's call" {
+			t.Errorf("Relay.Log got %q", got)
+		}
+	case got := <-b.logs:
+		t.Errorf("another call's client got %q", got)
+	case got := <-a.logs:
+		t.Errorf("the ended call's client got %q as if its call were under way", got)
+	}
+}
