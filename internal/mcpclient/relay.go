@@ -43,6 +43,10 @@ type Relay struct {
 	// Level, when not empty, is the log level asked of the server right
 	// after the handshake (logging/setLevel), when it declares logging.
 	Level mcp.LoggingLevel
+	// Updated, when not nil, is told the URI of every
+	// notifications/resources/updated of the server (it sends them for
+	// the resources subscribed to).
+	Updated func(uri string)
 }
 
 // Downstream is the client strata serves, for one call it relays to an
@@ -283,6 +287,13 @@ func (s *Session) clientOptions(opts *mcp.ClientOptions, relay *Relay) {
 			return
 		}
 		s.queue.push(queued{params: raw, call: c}) // the tap counted it read
+	}
+	if relay.Updated != nil {
+		opts.ResourceUpdatedHandler = func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			if req.Params != nil {
+				relay.Updated(req.Params.URI)
+			}
+		}
 	}
 	opts.LoggingMessageHandler = func(_ context.Context, req *mcp.LoggingMessageRequest) {
 		if raw, err := json.Marshal(req.Params); err == nil {
