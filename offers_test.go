@@ -132,3 +132,80 @@ func TestServeOffers(t *testing.T) {
 		}
 	}
 }
+
+// TestServeOffersHostile (issue 26 point 3, attack): a server that offers
+// 100,000 resources, prompts of 200 kB each, and URIs that do not parse
+// gets the bounds of a tool list (the first 10,000 items, 4 MiB of each
+// list), strata serve says so once and keeps serving, and what does not
+// parse is left out (the SDK's server panics on it).
+func TestServeOffersHostile(t *testing.T) {
+	s := newSetup(t, map[string]string{"home/strata/config.toml": `[tools.'*']
+run = "unattended"
+
+[mcp_servers.many]
+command = "MCPFAKE"
+args = ["-tools", "1", "-resources", "100000", "-prompts", "50", "-prompt-size", "200000", "-page-size", "5000"]
+
+[mcp_servers.bad]
+command = "MCPFAKE"
+args = ["-echo", "-resources", "1", "-bad-uris"]
+namespace = "bad"
+`})
+	h := s.serveHTTP(t)
+	cs := h.connect(t, "2025-11-25", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	n, bad := 0, 0
+	for r, err := range cs.Resources(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if strings.HasPrefix(r.URI, "bad+") {
+			bad++
+		}
+	}
+	if n != 10_001 || bad != 1 {
+		t.Errorf("resources/list gave %d resources, %d of the server bad; want the first 10,000 of many's and bad's one that parses", n, bad)
+	}
+	var prompts, size int
+	for p, err := range cs.Prompts(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		prompts++
+		size += len(p.Description)
+	}
+	if prompts == 0 || prompts >= 50 || size > 4<<20 {
+		t.Errorf("prompts/list gave %d prompts of %d bytes; want fewer than 50, within 4 MiB", prompts, size)
+	}
+	var templates int
+	for _, err := range cs.ResourceTemplates(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		templates++
+	}
+	if templates != 0 {
+		t.Errorf("resources/templates/list gave %d templates; want none (bad's does not parse)", templates)
+	}
+	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "bad+fake://res/0"})
+	if err != nil || len(read.Contents) != 1 || read.Contents[0].Text != "res_0" || read.Contents[0].URI != "bad+fake://res/0" {
+		t.Errorf("resources/read bad+fake://res/0: %+v, %v", read, err)
+	}
+	// Still serving.
+	if names := toolNames(t, cs); !slices.Contains(names, "echo") {
+		t.Errorf("tools/list after: %v", names)
+	}
+	for _, want := range []string{
+		"the MCP server many's resources/list went past its budget of 10000 items: its first 10000 are served",
+		"the MCP server many's prompts/list went past its budget of 4194304 bytes",
+		`the MCP server bad's resource "fake://%zz" is not served: its URI is not an absolute URI`,
+		`the MCP server bad's resource template "fake://{bad" is not served`,
+	} {
+		if got := h.stderr.String(); strings.Count(got, want) != 1 {
+			t.Errorf("strata said %q %d times, want once:\n%s", want, strings.Count(got, want), got)
+		}
+	}
+}
