@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/internal/mcptest"
 )
 
 // offersClient connects a client of protocol version to strata serve on
@@ -207,5 +209,146 @@ namespace = "bad"
 		if got := h.stderr.String(); strings.Count(got, want) != 1 {
 			t.Errorf("strata said %q %d times, want once:\n%s", want, strings.Count(got, want), got)
 		}
+	}
+}
+
+// everythingAs is the config of server-everything over stdio as the
+// server name, with the settings more.
+func everythingAs(t *testing.T, name, more string) string {
+	node, entry := mcptest.EverythingEntry(t)
+	return "\n[mcp_servers." + name + "]\ncommand = \"" + node + "\"\nargs = [\"" + entry + "\", \"stdio\"]\n" + more
+}
+
+// updates records the notifications/resources/updated a client gets.
+func updates() (*mcp.ClientOptions, chan string) {
+	ch := make(chan string, 100)
+	return &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { ch <- req.Params.URI }}, ch
+}
+
+// TestServeOffersNamed (issue 26 point 3): the config hides a server's
+// prompt (disabled_prompts), renames one (prompt_names), and namespaces
+// another server's URIs and prompt names (namespace), each round-tripping
+// through resources/read, prompts/get, completion/complete and
+// resources/subscribe on both protocols.
+func TestServeOffersNamed(t *testing.T) {
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			s := newSetup(t, map[string]string{"home/strata/config.toml": "[tools.'*']\nrun = \"unattended\"\n\n[tools.toggle2]\nsource = \"mcp.ev2.toggle-subscriber-updates\"\n" +
+				everythingAs(t, "everything", "expose = \"none\"\ndisabled_prompts = [\"simple-prompt\"]\nprompt_names = { args-prompt = \"weather\" }\n") +
+				everythingAs(t, "ev2", "expose = \"none\"\nnamespace = \"ev2\"\n")})
+			opts, updated := updates()
+			cs := s.serveProcessVersion(t, opts, version)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+
+			var prompts []string
+			for p, err := range cs.Prompts(ctx, nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				prompts = append(prompts, p.Name)
+			}
+			slices.Sort(prompts)
+			if diff := cmp.Diff([]string{"completable-prompt", "ev2.args-prompt", "ev2.completable-prompt", "ev2.resource-prompt", "ev2.simple-prompt", "resource-prompt", "weather"}, prompts); diff != "" {
+				t.Errorf("prompts/list (-want +got):\n%s", diff)
+			}
+			var uris []string
+			for r, err := range cs.Resources(ctx, nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				uris = append(uris, r.URI)
+			}
+			for _, want := range []string{"demo://resource/static/document/features.md", "ev2+demo://resource/static/document/features.md"} {
+				if !slices.Contains(uris, want) {
+					t.Errorf("resources/list %v: want %s", uris, want)
+				}
+			}
+			read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "ev2+demo://resource/dynamic/text/5"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(read.Contents) != 1 || read.Contents[0].URI != "ev2+demo://resource/dynamic/text/5" {
+				t.Errorf("resources/read of a namespaced URI gave %+v", read.Contents)
+			}
+			got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "weather", Arguments: map[string]string{"city": "Lyon"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Messages) == 0 || !strings.Contains(got.Messages[0].Content.(*mcp.TextContent).Text, "Lyon") {
+				t.Errorf("prompts/get weather gave %+v", got.Messages)
+			}
+			for _, hidden := range []string{"simple-prompt", "args-prompt"} {
+				if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: hidden}); err == nil {
+					t.Errorf("prompts/get %s: served, want it left out", hidden)
+				}
+			}
+			done, err := cs.Complete(ctx, &mcp.CompleteParams{
+				Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: "ev2.completable-prompt"},
+				Argument: mcp.CompleteParamsArgument{Name: "department", Value: "S"},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]string{"Sales", "Support"}, done.Completion.Values); diff != "" {
+				t.Errorf("completion/complete of a namespaced prompt (-want +got):\n%s", diff)
+			}
+			done, err = cs.Complete(ctx, &mcp.CompleteParams{
+				Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: "ev2+demo://resource/dynamic/text/{resourceId}"},
+				Argument: mcp.CompleteParamsArgument{Name: "resourceId", Value: "4"},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]string{"4"}, done.Completion.Values); diff != "" {
+				t.Errorf("completion/complete of a namespaced template (-want +got):\n%s", diff)
+			}
+
+			const doc = "ev2+demo://resource/static/document/features.md"
+			if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: doc}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "toggle2", Arguments: map[string]any{}}); err != nil {
+				t.Fatal(err)
+			}
+			if uri := receive(t, ctx, updated, "notifications/resources/updated"); uri != doc {
+				t.Errorf("notifications/resources/updated of %s, want %s", uri, doc)
+			}
+		})
+	}
+}
+
+// TestServeOffersSubscribed (issue 26 point 3): over HTTP, where clients
+// share one process of each server, a resource's updates go to the
+// clients subscribed to it alone.
+func TestServeOffersSubscribed(t *testing.T) {
+	s := newSetup(t, map[string]string{"home/strata/config.toml": everythingServer(t)})
+	h := s.serveHTTP(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const one, other = "demo://resource/static/document/features.md", "demo://resource/static/document/architecture.md"
+	optsA, a := updates()
+	optsB, b := updates()
+	ca := h.connect(t, "2025-11-25", optsA)
+	cb := h.connect(t, "2025-11-25", optsB)
+	if err := ca.Subscribe(ctx, &mcp.SubscribeParams{URI: one}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cb.Subscribe(ctx, &mcp.SubscribeParams{URI: other}); err != nil {
+		t.Fatal(err)
+	}
+	// The one process of server-everything has both subscriptions: the
+	// tool sends an update of each.
+	if _, err := ca.CallTool(ctx, &mcp.CallToolParams{Name: "toggle-subscriber-updates", Arguments: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	if uri := receive(t, ctx, a, "an update for the first client"); uri != one {
+		t.Errorf("the first client got an update of %s, subscribed to %s", uri, one)
+	}
+	if uri := receive(t, ctx, b, "an update for the second client"); uri != other {
+		t.Errorf("the second client got an update of %s, subscribed to %s", uri, other)
+	}
+	if err := cb.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: other}); err != nil {
+		t.Fatal(err)
 	}
 }
