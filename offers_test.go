@@ -352,3 +352,57 @@ func TestServeOffersSubscribed(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestServeOffersShared (issue 26 point 3): a URI or a prompt name that
+// two servers offer is neither's, with one warning for the two that names
+// them and the fix; a namespace keeps a third server's apart.
+func TestServeOffersShared(t *testing.T) {
+	s := newSetup(t, map[string]string{"home/strata/config.toml": `
+[mcp_servers.a]
+command = "MCPFAKE"
+args = ["-resources", "7", "-prompts", "1"]
+
+[mcp_servers.b]
+command = "MCPFAKE"
+args = ["-resources", "7", "-prompts", "1"]
+
+[mcp_servers.c]
+command = "MCPFAKE"
+args = ["-resources", "1", "-prompts", "1"]
+namespace = "c"
+`})
+	h := s.serveHTTP(t)
+	cs := h.connect(t, "2025-11-25", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var uris, prompts []string
+	for r, err := range cs.Resources(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		uris = append(uris, r.URI)
+	}
+	for p, err := range cs.Prompts(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		prompts = append(prompts, p.Name)
+	}
+	if diff := cmp.Diff([]string{"c+fake://res/0"}, uris); diff != "" {
+		t.Errorf("resources/list (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"c.prompt_0"}, prompts); diff != "" {
+		t.Errorf("prompts/list (-want +got):\n%s", diff)
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "fake://res/0"}); err == nil {
+		t.Errorf("resources/read of a URI two servers offer: served, want neither's")
+	}
+	for _, want := range []string{
+		`the MCP servers a and b both offer the resources "fake://res/0", "fake://res/1", "fake://res/2", "fake://res/3", "fake://res/4" and 2 more, so they are served from none of them; set namespace under [mcp_servers.a] or [mcp_servers.b]`,
+		`the MCP servers a and b both offer the prompt "prompt_0", so it is served from none of them; set namespace under [mcp_servers.a] or [mcp_servers.b], or rename with prompt_names`,
+	} {
+		if got := h.stderr.String(); strings.Count(got, want) != 1 {
+			t.Errorf("strata said %q %d times, want once:\n%s", want, strings.Count(got, want), got)
+		}
+	}
+}

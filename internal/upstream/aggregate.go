@@ -193,9 +193,11 @@ func (a *Aggregate) list(ctx context.Context) *Listing {
 			prompts.add(served, s, p.Name, &c)
 		}
 	}
+	var shares collisions
+	defer shares.warn(a)
 	for _, k := range resources.order {
 		c := resources.by[k]
-		if a.shared("resource URI", k, c.owners) {
+		if shared(&shares, "resource", k, c.owners) {
 			continue
 		}
 		l.Resources = append(l.Resources, c.item)
@@ -203,7 +205,7 @@ func (a *Aggregate) list(ctx context.Context) *Listing {
 	}
 	for _, k := range templates.order {
 		c := templates.by[k]
-		if a.shared("resource template", k, c.owners) {
+		if shared(&shares, "resource template", k, c.owners) {
 			continue
 		}
 		l.Templates = append(l.Templates, c.item)
@@ -212,7 +214,7 @@ func (a *Aggregate) list(ctx context.Context) *Listing {
 	}
 	for _, k := range prompts.order {
 		c := prompts.by[k]
-		if a.shared("prompt", k, c.owners) {
+		if shared(&shares, "prompt", k, c.owners) {
 			continue
 		}
 		l.Prompts = append(l.Prompts, c.item)
@@ -261,26 +263,70 @@ func (c *claims[T]) add(served string, s Server, name string, item T) {
 }
 
 // shared reports whether a thing served is several servers': then it is
-// neither's, and a warning says so and how to serve it.
-func (a *Aggregate) shared(what, served string, owners []owned) bool {
+// neither's, and it is recorded in c for one warning a set of servers.
+func shared(c *collisions, what, served string, owners []owned) bool {
 	if len(owners) < 2 {
 		return false
 	}
-	var names, keys []string
+	var names []string
 	for _, o := range owners {
 		names = append(names, o.spec.Name)
-		keys = append(keys, key(o.spec.Name))
 	}
-	fix := "set namespace under " + strings.Join(keys, " or ")
-	if what == "prompt" {
-		fix += ", or rename one with prompt_names"
+	k := collision{what: what, servers: strings.Join(names, "\x00")}
+	if c.by == nil {
+		c.by = map[collision][]string{}
 	}
-	verb := "all offer"
-	if len(owners) == 2 {
-		verb = "both offer"
+	if c.by[k] == nil {
+		c.order = append(c.order, k)
 	}
-	a.warn(fmt.Errorf("the MCP servers %s %s the %s %q, so it is served from none of them; %s", strings.Join(names, " and "), verb, what, served, fix))
+	c.by[k] = append(c.by[k], served)
 	return true
+}
+
+// collisions are the things served that several servers offer, by kind
+// and set of servers.
+type collisions struct {
+	by    map[collision][]string
+	order []collision
+}
+
+type collision struct{ what, servers string }
+
+// maxShared is how many names a warning of a collision quotes.
+const maxShared = 5
+
+// warn says, once for each kind and set of servers, what they share, and
+// the fix.
+func (c *collisions) warn(a *Aggregate) {
+	for _, k := range c.order {
+		names := strings.Split(k.servers, "\x00")
+		var keys []string
+		for _, n := range names {
+			keys = append(keys, key(n))
+		}
+		verb := "all offer"
+		if len(names) == 2 {
+			verb = "both offer"
+		}
+		shared := c.by[k]
+		var quoted []string
+		for _, s := range shared[:min(len(shared), maxShared)] {
+			quoted = append(quoted, fmt.Sprintf("%q", s))
+		}
+		list := strings.Join(quoted, ", ")
+		if len(shared) > maxShared {
+			list += fmt.Sprintf(" and %d more", len(shared)-maxShared)
+		}
+		what, them := k.what, "it is"
+		if len(shared) > 1 {
+			what, them = k.what+"s", "they are"
+		}
+		fix := "set namespace under " + strings.Join(keys, " or ")
+		if k.what == "prompt" {
+			fix += ", or rename with prompt_names"
+		}
+		a.warn(fmt.Errorf("the MCP servers %s %s the %s %s, so %s served from none of them; %s", strings.Join(names, " and "), verb, what, list, them, fix))
+	}
 }
 
 // errNotFound is the answer to a request for a resource or a prompt no
