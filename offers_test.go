@@ -2,7 +2,10 @@ package strata_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/internal/mcptest"
+	"github.com/strata-config/strata/internal/testbin"
 )
 
 // offersClient connects a client of protocol version to strata serve on
@@ -405,4 +409,73 @@ namespace = "c"
 			t.Errorf("strata said %q %d times, want once:\n%s", want, strings.Count(got, want), got)
 		}
 	}
+}
+
+// TestServeRelaysTitledMultiSelect (SEP-1330): the Go SDK's reference
+// server asks for a titled multi-select enum (items with "type":
+// "string" and anyOf), which the SDK's client and server sessions refuse
+// ("items must specify enum for untitled enums"): strata relays the
+// request as it is, and the answer back.
+func TestServeRelaysTitledMultiSelect(t *testing.T) {
+	bins, err := testbin.Build("github.com/modelcontextprotocol/go-sdk/conformance/everything-server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := bins["github.com/modelcontextprotocol/go-sdk/conformance/everything-server"]
+	s := newSetup(t, map[string]string{"home/strata/config.toml": "[tools.'*']\nrun = \"unattended\"\n\n[mcp_servers.reference]\ncommand = \"" + ref + "\"\n"})
+	asked := make(chan *mcp.ElicitParams, 1)
+	// The Go SDK's client refuses the schema itself: this one takes the
+	// request off before it does, and declines (the reference server
+	// refuses an accepted answer with the same rules). On 2025-11-25: a
+	// client of 2026-07-28 gets the request in the call's result.
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return nil, errors.New("not reached")
+	}})
+	client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if p, ok := req.GetParams().(*mcp.ElicitParams); ok && method == "elicitation/create" {
+				asked <- p
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}
+			return next(ctx, method, req)
+		}
+	})
+	cs := s.serveClient(t, client, "2025-11-25")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_elicitation_sep1330_enums", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := receive(t, ctx, asked, "the elicitation")
+	schema, _ := json.Marshal(p.RequestedSchema)
+	if !strings.Contains(string(schema), `"titledMulti":{"items":{"anyOf":[{"const":"value1","title":"First Option"}`) {
+		t.Errorf("the client was asked with the schema %s", schema)
+	}
+	if got := textOf(res); res.IsError || !strings.Contains(got, "action=decline") {
+		t.Errorf("the tool gave %q (error %v)", got, res.IsError)
+	}
+}
+
+// serveClient starts strata serve on the workspace of s, and connects
+// client to it on protocol version.
+func (s *setup) serveClient(t *testing.T, client *mcp.Client, version string) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(strataBin, "serve", "--root", s.repo, "--trust")
+	cmd.Env = append(slices.Clone(s.environ), "XDG_CACHE_HOME="+filepath.Join(s.dir, "cache"))
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("%v; strata said:\n%s", err, stderr)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		if t.Failed() {
+			t.Logf("strata said:\n%s", stderr)
+		}
+	})
+	return cs
 }

@@ -328,6 +328,32 @@ func (s *Session) clientOptions(opts *mcp.ClientOptions, relay *Relay) {
 	}
 }
 
+// relayElicitation passes a server's form elicitation/create on to the
+// client strata serves as it is: the SDK's client checks the requested
+// schema first with rules of its own, which refuse a titled multi-select
+// enum of SEP-1330 whose items declare "type": "string" ("items must
+// specify enum for untitled enums"); the client strata serves checks it,
+// and the server checks the answer.
+func relayElicitation(s *Session) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			p, ok := req.GetParams().(*mcp.ElicitParams)
+			if method != "elicitation/create" || !ok || (p.Mode != "" && p.Mode != "form") || p.URL != "" {
+				return next(ctx, method, req)
+			}
+			res, err := s.ask(ctx, p)
+			if err != nil {
+				return nil, rpcErrorOf(err)
+			}
+			r, ok := res.(*mcp.ElicitResult)
+			if !ok {
+				return nil, fmt.Errorf("the client answered elicitation with a %T", res)
+			}
+			return r, nil
+		}
+	}
+}
+
 // rpcErrorOf is err as the JSON-RPC error the server is answered with:
 // the client's own error, ErrNoClient with the code the SDK answers a
 // request the client did not declare with (invalid params), anything else

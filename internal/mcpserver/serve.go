@@ -231,6 +231,7 @@ func (s *Server) begin(ctx context.Context) (_ context.Context, end func(), _ er
 		UnsubscribeHandler: s.unsubscribe,
 	})
 	s.mcp.AddReceivingMiddleware(s.fingerprintMiddleware, s.clientRelay, s.offersMiddleware)
+	s.mcp.AddSendingMiddleware(asIs)
 	s.install(cat)
 
 	ctx, cancel := context.WithCancel(ctx)
