@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -478,4 +480,76 @@ func (s *setup) serveClient(t *testing.T, client *mcp.Client, version string) *m
 		}
 	})
 	return cs
+}
+
+// TestInspectorThroughServeHTTP (issue 26): the MCP Inspector's CLI lists
+// the tools, resources and prompts of server-everything through strata
+// serve --http, its clients at once, and they share one process of the
+// server.
+func TestInspectorThroughServeHTTP(t *testing.T) {
+	inode, inspector := mcptest.InspectorEntry(t)
+	node, entry := mcptest.EverythingEntry(t)
+	s := newSetup(t, map[string]string{
+		"home/strata/config.toml": "[tools.'*']\nrun = \"unattended\"\n\n[mcp_servers.everything]\ncommand = \"DIR/everything.sh\"\nstartup_timeout_sec = 60\n",
+		// server-everything, each start written down.
+		"everything.sh": "#!/bin/sh\necho start >> DIR/starts.log\nexec '" + node + "' '" + entry + "' stdio\n",
+	})
+	h := s.serveHTTP(t)
+	methods := []struct{ method, key, want string }{
+		{"tools/list", "tools", "echo"},
+		{"resources/list", "resources", "demo://resource/static/document/features.md"},
+		{"resources/templates/list", "resourceTemplates", "demo://resource/dynamic/text/{resourceId}"},
+		{"prompts/list", "prompts", "args-prompt"},
+	}
+	type listed struct {
+		out []byte
+		err error
+	}
+	outs := make([]chan listed, len(methods))
+	for i, m := range methods {
+		outs[i] = make(chan listed, 1)
+		go func() {
+			cmd := exec.Command(inode, inspector, h.url, "--transport", "http", "--method", m.method, "--header", "Authorization: Bearer "+h.token)
+			// It finds its package.json by a path relative to the
+			// working directory, which it then imports relative to
+			// itself: from its own directory, both are the same.
+			cmd.Dir = filepath.Dir(inspector)
+			out, err := cmd.Output()
+			if ee, ok := err.(*exec.ExitError); ok {
+				err = fmt.Errorf("%v: %s", err, ee.Stderr)
+			}
+			outs[i] <- listed{out, err}
+		}()
+	}
+	for i, m := range methods {
+		l := <-outs[i]
+		if l.err != nil {
+			t.Errorf("the Inspector's %s: %v", m.method, l.err)
+			continue
+		}
+		var res map[string]json.RawMessage
+		var items []map[string]any
+		if err := json.Unmarshal(l.out, &res); err != nil || json.Unmarshal(res[m.key], &items) != nil {
+			t.Errorf("the Inspector's %s printed %s", m.method, l.out)
+			continue
+		}
+		var got []string
+		for _, item := range items {
+			for _, k := range []string{"name", "uri", "uriTemplate"} {
+				if v, ok := item[k].(string); ok {
+					got = append(got, v)
+				}
+			}
+		}
+		if !slices.Contains(got, m.want) {
+			t.Errorf("the Inspector's %s lists %v, want %s among them", m.method, got, m.want)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(s.dir, "starts.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "start"); n != 1 {
+		t.Errorf("server-everything started %d times for %d clients, want once", n, len(methods))
+	}
 }
