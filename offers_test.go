@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -551,5 +552,48 @@ func TestInspectorThroughServeHTTP(t *testing.T) {
 	}
 	if n := strings.Count(string(b), "start"); n != 1 {
 		t.Errorf("server-everything started %d times for %d clients, want once", n, len(methods))
+	}
+}
+
+// TestServeRelaysRoots (issue 26 point 3): a server's roots/list goes to
+// the client strata serves when it declares roots: over stdio, on both
+// protocols; over HTTP, to the client whose call is under way.
+func TestServeRelaysRoots(t *testing.T) {
+	for _, tt := range []struct {
+		name, version string
+		http          bool
+	}{
+		{"stdio 2025-11-25", "2025-11-25", false},
+		{"stdio 2026-07-28", "2026-07-28", false},
+		{"http 2025-11-25", "2025-11-25", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSetup(t, map[string]string{"home/strata/config.toml": everythingServer(t)})
+			client := mcp.NewClient(&mcp.Implementation{Name: "roots-test", Version: "1"}, nil)
+			client.AddRoots(&mcp.Root{URI: "file:///work/project", Name: "project"})
+			var cs *mcp.ClientSession
+			if tt.http {
+				h := s.serveHTTP(t)
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				tr := &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: &http.Client{Transport: bearer{h.token, http.DefaultTransport}}}
+				var err error
+				if cs, err = client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: tt.version}); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { cs.Close() })
+			} else {
+				cs = s.serveClient(t, client, tt.version)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get-roots-list", Arguments: map[string]any{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := textOf(res); !strings.Contains(got, "URI: file:///work/project") {
+				t.Errorf("get-roots-list gave %q", got)
+			}
+		})
 	}
 }

@@ -159,6 +159,10 @@ func (w *Workspace[P, R]) ServeHTTP(ctx context.Context, ln net.Listener, opts s
 	w.servers.Serve(upstream.Client{Capabilities: mcpclient.Capabilities{
 		Sampling:    &mcp.SamplingCapabilities{},
 		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
+		// A server's roots/list during a call goes to the client of the
+		// call; outside calls, it is answered with an error (whose roots
+		// would they be?).
+		Roots: &mcp.RootCapabilities{},
 	}})
 	srv := w.mcpServer(warn, &clientToolSet{}) // one catalog: the run's tool set
 	obs := &gateway.Observer{Log: opts.CallLog}

@@ -379,6 +379,9 @@ func connect(ctx, cctx context.Context, t mcp.Transport, startup time.Duration, 
 	if relay != nil && relay.Elicitation != nil {
 		client.AddReceivingMiddleware(relayElicitation(s))
 	}
+	if relay != nil && relay.Capabilities.Roots != nil {
+		client.AddReceivingMiddleware(relayRoots(s, relay))
+	}
 	// The connection outlives whoever connects (a listing, a call), and
 	// the SDK handles the server's requests under its context: it takes
 	// none of the caller's values (a call's relay, which ends with the

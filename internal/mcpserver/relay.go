@@ -125,6 +125,8 @@ func askClient(ss *mcp.ServerSession) func(ctx context.Context, req mcp.InputReq
 			return ss.Elicit(context.WithValue(ctx, schemaKey{}, r.RequestedSchema), &q)
 		case *mcp.CreateMessageWithToolsParams:
 			return ss.CreateMessageWithTools(ctx, r)
+		case *mcp.ListRootsParams:
+			return ss.ListRoots(ctx, r)
 		}
 		return nil, fmt.Errorf("strata does not relay a %T", req)
 	}
@@ -159,11 +161,11 @@ func multiRoundTrip(ss *mcp.ServerSession) bool {
 	return ip == nil || ip.ProtocolVersion >= "2026-07-28"
 }
 
-// canAnswer reports whether the client declared sampling or elicitation:
-// only then are upstream servers told they may ask.
+// canAnswer reports whether the client declared sampling, elicitation or
+// roots: only then are upstream servers told they may ask.
 func canAnswer(ss *mcp.ServerSession) bool {
 	ip := ss.InitializeParams()
-	return ip != nil && ip.Capabilities != nil && (ip.Capabilities.Sampling != nil || ip.Capabilities.Elicitation != nil)
+	return ip != nil && ip.Capabilities != nil && (ip.Capabilities.Sampling != nil || ip.Capabilities.Elicitation != nil || ip.Capabilities.RootsV2 != nil)
 }
 
 // relay runs a call (run) relayed for the client of req.
