@@ -28,7 +28,9 @@ type Capabilities struct {
 }
 
 // IsZero reports whether c declares nothing.
-func (c Capabilities) IsZero() bool { return c.Sampling == nil && c.Elicitation == nil && c.Roots == nil }
+func (c Capabilities) IsZero() bool {
+	return c.Sampling == nil && c.Elicitation == nil && c.Roots == nil
+}
 
 // Relay is how a session passes on to the client strata serves what its
 // server sends for that client: its log messages, the progress of the
