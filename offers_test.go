@@ -597,3 +597,45 @@ func TestServeRelaysRoots(t *testing.T) {
 		})
 	}
 }
+
+// TestServeOffersListChanged (issue 26 point 3): a server that says its
+// resources changed is listed again, and the client is told: the
+// resource a tool made is listed and read through strata.
+func TestServeOffersListChanged(t *testing.T) {
+	s := newSetup(t, map[string]string{"home/strata/config.toml": everythingServer(t)})
+	changed := make(chan struct{}, 100)
+	cs := s.serveProcessVersion(t, &mcp.ClientOptions{ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- struct{}{} }}, "2025-11-25")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	list := func() []string {
+		var uris []string
+		for r, err := range cs.Resources(ctx, nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			uris = append(uris, r.URI)
+		}
+		return uris
+	}
+	list()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "gzip-file-as-resource", Arguments: map[string]any{"name": "hello.gz", "data": "data:text/plain;base64,aGVsbG8=", "outputType": "resourceLink"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	link, ok := res.Content[0].(*mcp.ResourceLink)
+	if !ok {
+		t.Fatalf("gzip-file-as-resource gave %v", res.Content)
+	}
+	// The first listing filled the list, which the client was told too:
+	// each notification, the list again, until it holds the new resource.
+	for !slices.Contains(list(), link.URI) {
+		receive(t, ctx, changed, "notifications/resources/list_changed with "+link.URI)
+	}
+	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: link.URI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(read.Contents) != 1 || len(read.Contents[0].Blob) == 0 {
+		t.Errorf("resources/read %s gave %+v", link.URI, read.Contents)
+	}
+}
