@@ -13,6 +13,10 @@
 // changed, the tools are replaced and the client is sent
 // notifications/tools/list_changed.
 //
+// Beside the tools, a [Snapshot]'s [Offers] are served: the resources,
+// resource templates, prompts and completions of the MCP servers behind
+// the catalog (see offers.go).
+//
 // Calls carry the JP tool protocol both ways: the answers of a call
 // retried after needs_input are read from _meta."computer.jp/tool".answers,
 // and an error or a needs_input outcome is answered as one text content
