@@ -58,3 +58,22 @@ enabled = false
 		t.Errorf("strata doctor said:\n%s", out)
 	}
 }
+
+// TestDoctorNothingToCheck: strata doctor with no enabled server says so
+// rather than print nothing.
+func TestDoctorNothingToCheck(t *testing.T) {
+	s := newSetup(t, map[string]string{"home/strata/config.toml": `
+[mcp_servers.off]
+command = "MCPFAKE"
+enabled = false
+`})
+	cmd := exec.Command(strataBin, "doctor", "--root", s.repo, "--trust")
+	cmd.Env = append(slices.Clone(s.environ), "XDG_CACHE_HOME="+filepath.Join(s.dir, "cache"))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Errorf("strata doctor: %v", err)
+	}
+	if !strings.HasPrefix(string(out), "no MCP server to check: ") {
+		t.Errorf("strata doctor said:\n%s", out)
+	}
+}

@@ -19,6 +19,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/internal/mcpserver"
 )
 
 // httpServe is a strata serve --http process of a test.
@@ -201,6 +203,27 @@ run = "unattended"
 		}
 		if after := starts(t, log); len(after) != 1 || !slices.Equal(before, after) {
 			t.Errorf("the server started %v before the clients and %v after them, want once", before, after)
+		}
+	})
+
+	t.Run("server/identity", func(t *testing.T) {
+		fingerprint := h.connect(t, "2025-11-25", nil).InitializeResult().ServerInfo.Version
+		req, _ := http.NewRequest("POST", h.url, strings.NewReader(`{"jsonrpc":"2.0","id":"who","method":"server/identity"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+h.token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var got map[string]any
+		if err := json.NewDecoder(res.Body).Decode(&got); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]any{"jsonrpc": "2.0", "id": "who", "result": map[string]any{"server_id": mcpserver.UUID(fingerprint), "tools_count": float64(1), "protocol_version": "1.0"}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("server/identity (-want +got):\n%s", diff)
 		}
 	})
 

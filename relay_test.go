@@ -48,13 +48,24 @@ func (s *setup) serveProcess(t *testing.T, opts *mcp.ClientOptions, args ...stri
 // serveProcessAs is serveProcess for a client named client.
 func (s *setup) serveProcessAs(t *testing.T, client string, opts *mcp.ClientOptions, args ...string) *mcp.ClientSession {
 	t.Helper()
+	return s.serveProcessClient(t, client, "", opts, args...)
+}
+
+// serveProcessClient is serveProcess for a client named client on
+// protocol version (the SDK's latest when empty).
+func (s *setup) serveProcessClient(t *testing.T, client, version string, opts *mcp.ClientOptions, args ...string) *mcp.ClientSession {
+	t.Helper()
 	cmd := exec.Command(strataBin, append([]string{"serve", "--root", s.repo, "--trust"}, args...)...)
 	cmd.Env = append(slices.Clone(s.environ), "XDG_CACHE_HOME="+filepath.Join(s.dir, "cache"))
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	var sopts *mcp.ClientSessionOptions
+	if version != "" {
+		sopts = &mcp.ClientSessionOptions{ProtocolVersion: version}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, sopts)
 	if err != nil {
 		t.Fatalf("%v; strata said:\n%s", err, stderr)
 	}
@@ -345,23 +356,7 @@ func TestServeRelaysAfterTheFirstCall(t *testing.T) {
 // version.
 func (s *setup) serveProcessVersion(t *testing.T, opts *mcp.ClientOptions, version string, args ...string) *mcp.ClientSession {
 	t.Helper()
-	cmd := exec.Command(strataBin, append([]string{"serve", "--root", s.repo, "--trust"}, args...)...)
-	cmd.Env = append(slices.Clone(s.environ), "XDG_CACHE_HOME="+filepath.Join(s.dir, "cache"))
-	stderr := &lockedBuffer{}
-	cmd.Stderr = stderr
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "relay-test", Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		t.Fatalf("%v; strata said:\n%s", err, stderr)
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		if t.Failed() {
-			t.Logf("strata said:\n%s", stderr)
-		}
-	})
-	return cs
+	return s.serveProcessClient(t, "relay-test", version, opts, args...)
 }
 
 // TestServeVersionIsTheFingerprint (issue 26, point 4): for a client that

@@ -16,8 +16,15 @@ func (c *doctorCmd) Run(e *env) error {
 		return err
 	}
 	defer w.Close()
+	checks := w.CheckServers(e.Ctx)
+	if len(checks) == 0 {
+		// Nothing checked is not all well: say so (a warning above has
+		// said why when the workspace's layers were left out).
+		fmt.Fprintln(e.Stdout, "no MCP server to check: none is enabled in the layers applied (strata config --explain mcp_servers shows them)")
+		return nil
+	}
 	failed := 0
-	for _, r := range w.CheckServers(e.Ctx) {
+	for _, r := range checks {
 		if r.Err != nil {
 			failed++
 			fmt.Fprintf(e.Stdout, "FAIL %s (%v): %v\n     fix: %s\n", r.Name, r.Duration.Round(time.Millisecond), r.Err, r.Fix)

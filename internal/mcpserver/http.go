@@ -60,6 +60,17 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, handler func(mc
 	})
 	endpoint := http.NewServeMux()
 	endpoint.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id, ok := identityRequest(w, r); ok {
+			// Seed 002's server/identity, beside MCP, which the SDK
+			// does not know: answered here, as over stdio.
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
+				Result  any             `json:"result"`
+			}{"2.0", id, s.identity()})
+			return
+		}
 		if statelessRequest(w, r) {
 			stateless.ServeHTTP(w, r)
 			return
@@ -94,6 +105,38 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, handler func(mc
 	return err
 }
 
+// peekBody returns the body of a POST, read within MaxRequestBody and put
+// back for the handler that reads it next; nil when there is none or it
+// cannot be read (the handler reads the same error).
+func peekBody(w http.ResponseWriter, r *http.Request) []byte {
+	if r.Method != http.MethodPost || r.Body == nil {
+		return nil
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBody))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return nil
+	}
+	return body
+}
+
+// identityRequest reports whether r is a server/identity request
+// ([IdentityMethod]), and returns its id.
+func identityRequest(w http.ResponseWriter, r *http.Request) (id json.RawMessage, ok bool) {
+	body := peekBody(w, r)
+	if body == nil {
+		return nil, false
+	}
+	var msg struct {
+		Method string          `json:"method"`
+		ID     json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &msg) != nil || msg.Method != IdentityMethod || len(msg.ID) == 0 || string(msg.ID) == "null" {
+		return nil, false
+	}
+	return msg.ID, true
+}
+
 // statelessRequest reports whether r is of protocol 2026-07-28 or later:
 // its MCP-Protocol-Version header says so, or, for a POST without one
 // and without a session (server/discover, the first request), the
@@ -103,13 +146,12 @@ func statelessRequest(w http.ResponseWriter, r *http.Request) bool {
 	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" {
 		return v >= "2026-07-28"
 	}
-	if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" || r.Body == nil {
+	if r.Header.Get("Mcp-Session-Id") != "" {
 		return false
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBody))
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	if err != nil {
-		return false // the handler reads the same error
+	body := peekBody(w, r)
+	if body == nil {
+		return false
 	}
 	var msg struct {
 		Params struct {
