@@ -460,28 +460,6 @@ func TestServeRelaysTitledMultiSelect(t *testing.T) {
 	}
 }
 
-// serveClient starts strata serve on the workspace of s, and connects
-// client to it on protocol version.
-func (s *setup) serveClient(t *testing.T, client *mcp.Client, version string) *mcp.ClientSession {
-	t.Helper()
-	cmd := exec.Command(strataBin, "serve", "--root", s.repo, "--trust")
-	cmd.Env = append(slices.Clone(s.environ), "XDG_CACHE_HOME="+filepath.Join(s.dir, "cache"))
-	stderr := &lockedBuffer{}
-	cmd.Stderr = stderr
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		t.Fatalf("%v; strata said:\n%s", err, stderr)
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		if t.Failed() {
-			t.Logf("strata said:\n%s", stderr)
-		}
-	})
-	return cs
-}
 
 // TestInspectorThroughServeHTTP (issue 26): the MCP Inspector's CLI lists
 // the tools, resources and prompts of server-everything through strata
