@@ -460,7 +460,6 @@ func TestServeRelaysTitledMultiSelect(t *testing.T) {
 	}
 }
 
-
 // TestInspectorThroughServeHTTP (issue 26): the MCP Inspector's CLI lists
 // the tools, resources and prompts of server-everything through strata
 // serve --http, its clients at once, and they share one process of the
