@@ -151,7 +151,9 @@ expose = "all"
 `,
 	})
 	changed := make(chan struct{}, 10)
-	cs := s.serveProcess(t, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} }}, "--refresh")
+	// The client declares no roots (the SDK's default does): strata
+	// would declare them to the server, started again with them.
+	cs := s.serveProcess(t, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}, ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} }}, "--refresh")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if names := toolNames(t, cs); !slices.Equal(names, []string{"tool_000", "tool_001"}) {

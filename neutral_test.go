@@ -332,7 +332,9 @@ func TestServeRemovesPrivateDirs(t *testing.T) {
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "neutral-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	// The client declares no roots (the SDK's default does): strata would
+	// declare them to the server, started again with them.
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "neutral-test", Version: "1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatalf("%v; strata said:\n%s", err, stderr)
 	}

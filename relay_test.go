@@ -55,6 +55,14 @@ func (s *setup) serveProcessAs(t *testing.T, client string, opts *mcp.ClientOpti
 // protocol version (the SDK's latest when empty).
 func (s *setup) serveProcessClient(t *testing.T, client, version string, opts *mcp.ClientOptions, args ...string) *mcp.ClientSession {
 	t.Helper()
+	return s.serveClient(t, mcp.NewClient(&mcp.Implementation{Name: client, Version: "1"}, opts), version, args...)
+}
+
+// serveClient starts strata serve, a real process, on the trusted
+// workspace of s, with the flags args, and connects client to it on
+// protocol version (the SDK's latest when empty).
+func (s *setup) serveClient(t *testing.T, client *mcp.Client, version string, args ...string) *mcp.ClientSession {
+	t.Helper()
 	cmd := exec.Command(strataBin, append([]string{"serve", "--root", s.repo, "--trust"}, args...)...)
 	cmd.Env = append(slices.Clone(s.environ), "XDG_CACHE_HOME="+filepath.Join(s.dir, "cache"))
 	stderr := &lockedBuffer{}
@@ -65,7 +73,7 @@ func (s *setup) serveProcessClient(t *testing.T, client, version string, opts *m
 	if version != "" {
 		sopts = &mcp.ClientSessionOptions{ProtocolVersion: version}
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, sopts)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, sopts)
 	if err != nil {
 		t.Fatalf("%v; strata said:\n%s", err, stderr)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -72,6 +73,16 @@ func (w *Workspace[P, R]) mcpServer(warn func(error), clientSet *clientToolSet) 
 	}
 	first := true
 	warned := map[string]bool{} // the warnings of resolving, said once
+	var wmu sync.Mutex
+	once := func(err error) { // the offers' warnings, said once
+		wmu.Lock()
+		seen := warned[err.Error()]
+		warned[err.Error()] = true
+		wmu.Unlock()
+		if !seen {
+			report(err)
+		}
+	}
 	srv := &mcpserver.Server{
 		Load: func(ctx context.Context) (*mcpserver.Snapshot, error) {
 			cur := w
@@ -91,22 +102,54 @@ func (w *Workspace[P, R]) mcpServer(warn func(error), clientSet *clientToolSet) 
 			r := cur.newRunner(cat, w.s.confirm)
 			report(diagOrNil(err)) // the tools that failed are left out
 			var fresh diag.Errors
+			wmu.Lock()
 			for _, e := range cat.Warnings {
 				if !warned[e.Error()] {
 					warned[e.Error()] = true
 					fresh = append(fresh, e)
 				}
 			}
+			wmu.Unlock()
 			if len(fresh) > 0 {
 				report(fresh) // a list cut by its budget, say
 			}
-			return &mcpserver.Snapshot{Runner: r, Watch: cur.Watch(), Empty: cur.whyEmpty(cat, err)}, nil
+			snap := &mcpserver.Snapshot{Runner: r, Watch: cur.Watch(), Empty: cur.whyEmpty(cat, err)}
+			if o := cur.offers(once); o != nil {
+				snap.Offers = o
+			}
+			return snap, nil
 		},
 		Warn:  report,
 		Stale: func(err error) { report(&serve.StaleError{Err: err}) },
 	}
 	w.servers.OnChange = func(string) { srv.Invalidate() }
+	// A server's resources or prompts that changed are listed again with
+	// the catalog; its resources updated go to the clients subscribed.
+	w.servers.OnOffersChange = func(string) { srv.Invalidate() }
+	w.servers.OnUpdated = srv.ResourceUpdated
 	return srv
+}
+
+// offers are the resources, resource templates and prompts of the
+// workspace's MCP servers that are enabled (and may start), as strata
+// serve offers them (see [upstream.Aggregate]); nil when it has none.
+// warn is told what leaves something out.
+func (w *Workspace[P, R]) offers(warn func(error)) *upstream.Aggregate {
+	var specs []upstream.Server
+	for _, name := range slices.Sorted(maps.Keys(w.model.MCPServers)) {
+		if !w.model.MCPServers[name].IsEnabled() {
+			continue
+		}
+		spec, _ := w.server(name)
+		if spec.Refused() != nil {
+			continue // the catalog's warnings say why
+		}
+		specs = append(specs, spec)
+	}
+	if len(specs) == 0 {
+		return nil
+	}
+	return &upstream.Aggregate{Servers: w.servers, Specs: specs, Warn: warn}
 }
 
 // ServeHTTP serves the workspace's catalog over streamable HTTP on ln
@@ -130,6 +173,10 @@ func (w *Workspace[P, R]) ServeHTTP(ctx context.Context, ln net.Listener, opts s
 	w.servers.Serve(upstream.Client{Capabilities: mcpclient.Capabilities{
 		Sampling:    &mcp.SamplingCapabilities{},
 		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
+		// A server's roots/list during a call goes to the client of the
+		// call; outside calls, it is answered with an error (whose roots
+		// would they be?).
+		Roots: &mcp.RootCapabilities{},
 	}})
 	srv := w.mcpServer(warn, &clientToolSet{}) // one catalog: the run's tool set
 	obs := &gateway.Observer{Log: opts.CallLog}

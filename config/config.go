@@ -154,6 +154,21 @@ type MCPServer struct {
 	// Load is when a model is given the definitions of the server's
 	// tools, for those that set none themselves.
 	Load LoadMode `toml:"load"`
+	// Namespace, when set, is put before the server's resource URIs
+	// ("<namespace>+<uri>": a URI scheme of its own) and prompt names
+	// ("<namespace>.<name>") where strata serves them, so that two
+	// servers' do not collide; strata serve takes it off again before a
+	// request reaches the server. Without it they are served as the
+	// server gives them (a tool's result links its resources by their
+	// URIs).
+	Namespace string `toml:"namespace"`
+	// DisabledPrompts are prompts of the server that strata serve leaves
+	// out, by the server's names for them.
+	DisabledPrompts []string `toml:"disabled_prompts"`
+	// PromptNames renames prompts of the server where strata serves
+	// them: the server's name to the name served (taken as it is, without
+	// the namespace).
+	PromptNames map[string]string `toml:"prompt_names"`
 }
 
 // IsEnabled reports whether the server is used: its enabled setting, true

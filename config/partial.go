@@ -121,6 +121,9 @@ type MCPServerPartial struct {
 	EnabledTools      partial.Value[ToolNames]           `toml:"enabled_tools" doc:"Only these tools of the server are used (Codex's allow list); [] allows none."`
 	DisabledTools     partial.Value[ToolNames]           `toml:"disabled_tools" doc:"These tools of the server are never used (Codex's deny list, applied after enabled_tools)."`
 	Load              partial.Value[LoadMode]            `toml:"load" doc:"When the model is given the definitions of the server's tools that set none: always or deferred."`
+	Namespace         partial.Value[string]              `toml:"namespace" doc:"Where strata serve offers the server's resources and prompts, put before their URIs (<namespace>+<uri>) and names (<namespace>.<name>), so that two servers' do not collide; letters, digits and - (starting with a letter). Without it they are served as the server gives them."`
+	DisabledPrompts   partial.List[string]               `toml:"disabled_prompts" doc:"Prompts of the server that strata serve leaves out, by the server's names."`
+	PromptNames       partial.Map[partial.Value[string]] `toml:"prompt_names" doc:"Renames prompts of the server where strata serve offers them: the server's name = the name served (taken as it is, without the namespace)."`
 }
 
 // DiscoverPartial is the partial twin of [Discover].

@@ -69,6 +69,14 @@ func (s MCPServer) validate(p partial.Path) diag.Errors {
 			add("env", fmt.Sprintf("%q is not a variable name", k), "")
 		}
 	}
+	if s.Namespace != "" && !validNamespace(s.Namespace) {
+		add("namespace", fmt.Sprintf("%q is not a namespace: it goes before the server's URIs as a scheme of its own", s.Namespace), `write letters, digits and - starting with a letter, such as namespace = "docs"`)
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.PromptNames)) {
+		if s.PromptNames[k] == "" {
+			errs = append(errs, &diag.Error{Code: diag.CodeBadValue, Path: p.Append("prompt_names", k), Msg: "the name served is empty", Hint: "write the name to serve the prompt as, or leave it out with disabled_prompts"})
+		}
+	}
 	if s.StartupTimeoutSec <= 0 {
 		add("startup_timeout_sec", fmt.Sprintf("must be positive, found %v", s.StartupTimeoutSec), "")
 	}
@@ -76,6 +84,20 @@ func (s MCPServer) validate(p partial.Path) diag.Errors {
 		add("tool_timeout_sec", fmt.Sprintf("must be positive, found %v", s.ToolTimeoutSec), "")
 	}
 	return errs
+}
+
+// validNamespace reports whether ns may go before a URI as its scheme,
+// and come off again: a letter, then letters, digits and -.
+func validNamespace(ns string) bool {
+	for i, r := range ns {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
+		case i > 0 && (r >= '0' && r <= '9' || r == '-'):
+		default:
+			return false
+		}
+	}
+	return ns != ""
 }
 
 // remoteKeys are the settings of a remote server that s sets.

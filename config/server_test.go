@@ -155,6 +155,21 @@ func TestServerFromFileErrors(t *testing.T) {
 			file: "[mcp_servers.x]\ncommand = \"npx\"\nenabled_tools = 3\n",
 			want: []string{`servers.toml:3:17: mcp_servers.x.enabled_tools: expected a list of tool names, found number 3`},
 		},
+		{
+			name: "a namespace that is not a URI scheme",
+			file: "[mcp_servers.x]\ncommand = \"npx\"\nnamespace = \"my docs\"\n",
+			want: []string{`servers.toml:3:1: mcp_servers.x.namespace: "my docs" is not a namespace: it goes before the server's URIs as a scheme of its own; write letters, digits and - starting with a letter, such as namespace = "docs"`},
+		},
+		{
+			name: "a prompt renamed to nothing",
+			file: "[mcp_servers.x]\ncommand = \"npx\"\nprompt_names = { simple = \"\" }\n",
+			want: []string{`servers.toml:3:18: mcp_servers.x.prompt_names.simple: the name served is empty; write the name to serve the prompt as, or leave it out with disabled_prompts`},
+		},
+		{
+			name: "a misspelt prompt key",
+			file: "[mcp_servers.x]\ncommand = \"npx\"\ndisable_prompts = [\"a\"]\n",
+			want: []string{"servers.toml:3:1: mcp_servers.x.disable_prompts: unknown key; did you mean disabled_prompts?"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -29,6 +29,9 @@ func allUnsetServer() config.MCPServerPartial {
 		EnabledTools:      layertest.UnsetValue[config.ToolNames](),
 		DisabledTools:     layertest.UnsetValue[config.ToolNames](),
 		Load:              layertest.UnsetValue[config.LoadMode](),
+		Namespace:         layertest.UnsetValue[string](),
+		DisabledPrompts:   partial.List[string]{Base: partial.BaseDefault},
+		PromptNames:       partial.Map[partial.Value[string]]{Reset: true},
 	}
 }
 

@@ -348,7 +348,11 @@ func TestLockServe(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	changed := make(chan struct{}, 10)
+	// The client declares no roots (the SDK's default does): strata would
+	// declare them to the server, whose tools are then cached apart from
+	// those strata lock listed.
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		Capabilities:           &mcp.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 	})
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)

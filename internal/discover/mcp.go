@@ -141,6 +141,7 @@ func (r *Resolver) Server(name string, srv config.MCPServer, dir, root string) u
 		Client:      r.Servers.Declared(),
 		Untrusted:   r.Untrusted,
 		Budget:      r.Budget.WithDefaults(),
+		Offer:       upstream.Naming{Namespace: srv.Namespace, DisabledPrompts: srv.DisabledPrompts, PromptNames: srv.PromptNames},
 	}
 	if srv.IsRemote() {
 		spec.Command, spec.Args, spec.Env, spec.Dir, spec.Private, spec.Launch = "", nil, nil, "", false, trust.Launch{}

@@ -180,10 +180,11 @@ type Session struct {
 	Stderr *Stderr
 	// Info is the server's serverInfo.
 	Info *mcp.Implementation
-	// changes is signalled when the server says its tool list changed.
-	changes chan struct{}
-	done    chan struct{} // closed when the connection ends
-	once    sync.Once
+	// changes is signalled when the server says its tool list changed;
+	// offersChanged, its resources or prompts.
+	changes, offersChanged chan struct{}
+	done                   chan struct{} // closed when the connection ends
+	once                   sync.Once
 	// transport is what the session runs over: TransportStdio,
 	// TransportStreamable or TransportSSE; "" for a transport given to
 	// Connect.
@@ -331,7 +332,7 @@ func withStartup(ctx context.Context, startup time.Duration) (context.Context, c
 // the requests the SDK does not know. relay, when not nil, relays what the
 // server sends for the client strata serves.
 func connect(ctx, cctx context.Context, t mcp.Transport, startup time.Duration, tp *tap, relay *Relay) (*Session, error) {
-	s := &Session{changes: make(chan struct{}, 1), done: make(chan struct{}), Stderr: &Stderr{}}
+	s := &Session{changes: make(chan struct{}, 1), offersChanged: make(chan struct{}, 1), done: make(chan struct{}), Stderr: &Stderr{}}
 	var tt *tapTransport
 	if tp == nil {
 		tp = &tap{}
@@ -359,6 +360,8 @@ func connect(ctx, cctx context.Context, t mcp.Transport, startup time.Duration, 
 			default:
 			}
 		},
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { s.offersChange() },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { s.offersChange() },
 	}
 	s.clientOptions(opts, relay)
 	client := mcp.NewClient(&mcp.Implementation{Name: "strata", Version: "1"}, opts)
@@ -373,6 +376,12 @@ func connect(ctx, cctx context.Context, t mcp.Transport, startup time.Duration, 
 			return res, err
 		}
 	})
+	if relay != nil && relay.Elicitation != nil {
+		client.AddReceivingMiddleware(relayElicitation(s))
+	}
+	if relay != nil && relay.Capabilities.Roots != nil {
+		client.AddReceivingMiddleware(relayRoots(s, relay))
+	}
 	// The connection outlives whoever connects (a listing, a call), and
 	// the SDK handles the server's requests under its context: it takes
 	// none of the caller's values (a call's relay, which ends with the
@@ -417,6 +426,14 @@ func connect(ctx, cctx context.Context, t mcp.Transport, startup time.Duration, 
 // the Go SDK's conformance server fails its sampling, elicitation and
 // logging tools on 2026-07-28.
 const UpstreamProtocol = "2025-11-25"
+
+// offersChange signals that the server's resources or prompts changed.
+func (s *Session) offersChange() {
+	select {
+	case s.offersChanged <- struct{}{}:
+	default:
+	}
+}
 
 // Changes signals when the server says its tool list changed.
 func (s *Session) Changes() <-chan struct{} { return s.changes }

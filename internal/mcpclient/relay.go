@@ -21,10 +21,16 @@ import (
 type Capabilities struct {
 	Sampling    *mcp.SamplingCapabilities    `json:"sampling,omitempty"`
 	Elicitation *mcp.ElicitationCapabilities `json:"elicitation,omitempty"`
+	// Roots declares roots (without listChanged: strata does not pass
+	// the client's changes on); the server's roots/list goes to the
+	// client.
+	Roots *mcp.RootCapabilities `json:"roots,omitempty"`
 }
 
 // IsZero reports whether c declares nothing.
-func (c Capabilities) IsZero() bool { return c.Sampling == nil && c.Elicitation == nil }
+func (c Capabilities) IsZero() bool {
+	return c.Sampling == nil && c.Elicitation == nil && c.Roots == nil
+}
 
 // Relay is how a session passes on to the client strata serves what its
 // server sends for that client: its log messages, the progress of the
@@ -43,6 +49,14 @@ type Relay struct {
 	// Level, when not empty, is the log level asked of the server right
 	// after the handshake (logging/setLevel), when it declares logging.
 	Level mcp.LoggingLevel
+	// ListRoots, when not nil, answers a roots/list of the server that
+	// comes while no call of a client is under way (a server asks for the
+	// roots once initialized): the client strata serves over stdio.
+	ListRoots func(ctx context.Context) (*mcp.ListRootsResult, error)
+	// Updated, when not nil, is told the URI of every
+	// notifications/resources/updated of the server (it sends them for
+	// the resources subscribed to).
+	Updated func(uri string)
 }
 
 // Downstream is the client strata serves, for one call it relays to an
@@ -268,6 +282,9 @@ func (s *Session) clientOptions(opts *mcp.ClientOptions, relay *Relay) {
 	}
 	opts.Capabilities.Sampling = relay.Sampling
 	opts.Capabilities.Elicitation = relay.Elicitation
+	if relay.Capabilities.Roots != nil {
+		opts.Capabilities.RootsV2 = &mcp.RootCapabilities{}
+	}
 	// Over streamable HTTP the SDK reads the connection, and hands these
 	// to the handlers (one at a time, reading on meanwhile): they queue
 	// them, as the connection does of the other transports (see
@@ -283,6 +300,13 @@ func (s *Session) clientOptions(opts *mcp.ClientOptions, relay *Relay) {
 			return
 		}
 		s.queue.push(queued{params: raw, call: c}) // the tap counted it read
+	}
+	if relay.Updated != nil {
+		opts.ResourceUpdatedHandler = func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			if req.Params != nil {
+				relay.Updated(req.Params.URI)
+			}
+		}
 	}
 	opts.LoggingMessageHandler = func(_ context.Context, req *mcp.LoggingMessageRequest) {
 		if raw, err := json.Marshal(req.Params); err == nil {
@@ -311,6 +335,60 @@ func (s *Session) clientOptions(opts *mcp.ClientOptions, relay *Relay) {
 			r, ok := res.(*mcp.ElicitResult)
 			if !ok {
 				return nil, fmt.Errorf("the client answered elicitation with a %T", res)
+			}
+			return r, nil
+		}
+	}
+}
+
+// relayElicitation passes a server's form elicitation/create on to the
+// client strata serves as it is: the SDK's client checks the requested
+// schema first with rules of its own, which refuse a titled multi-select
+// enum of SEP-1330 whose items declare "type": "string" ("items must
+// specify enum for untitled enums"); the client strata serves checks it,
+// and the server checks the answer.
+func relayElicitation(s *Session) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			p, ok := req.GetParams().(*mcp.ElicitParams)
+			if method != "elicitation/create" || !ok || (p.Mode != "" && p.Mode != "form") || p.URL != "" {
+				return next(ctx, method, req)
+			}
+			res, err := s.ask(ctx, p)
+			if err != nil {
+				return nil, rpcErrorOf(err)
+			}
+			r, ok := res.(*mcp.ElicitResult)
+			if !ok {
+				return nil, fmt.Errorf("the client answered elicitation with a %T", res)
+			}
+			return r, nil
+		}
+	}
+}
+
+// relayRoots passes a server's roots/list on to the client of the call
+// under way, or to [Relay].ListRoots outside calls.
+func relayRoots(s *Session, relay *Relay) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "roots/list" {
+				return next(ctx, method, req)
+			}
+			p, _ := req.GetParams().(*mcp.ListRootsParams)
+			if p == nil {
+				p = &mcp.ListRootsParams{}
+			}
+			res, err := s.ask(ctx, p)
+			if errors.Is(err, ErrNoClient) && relay.ListRoots != nil {
+				return relay.ListRoots(ctx)
+			}
+			if err != nil {
+				return nil, rpcErrorOf(err)
+			}
+			r, ok := res.(*mcp.ListRootsResult)
+			if !ok {
+				return nil, fmt.Errorf("the client answered roots/list with a %T", res)
 			}
 			return r, nil
 		}

@@ -113,11 +113,44 @@ func askClient(ss *mcp.ServerSession) func(ctx context.Context, req mcp.InputReq
 	return func(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error) {
 		switch r := req.(type) {
 		case *mcp.ElicitParams:
-			return ss.Elicit(ctx, r)
+			if r.RequestedSchema == nil {
+				return ss.Elicit(ctx, r)
+			}
+			// The SDK's Elicit checks the schema of an accepted answer
+			// with rules of its own, which refuse a titled multi-select
+			// enum of SEP-1330: the schema goes out through the sending
+			// middleware (asIs), and the upstream server checks the answer.
+			q := *r
+			q.RequestedSchema = nil
+			return ss.Elicit(context.WithValue(ctx, schemaKey{}, r.RequestedSchema), &q)
 		case *mcp.CreateMessageWithToolsParams:
 			return ss.CreateMessageWithTools(ctx, r)
+		case *mcp.ListRootsParams:
+			return ss.ListRoots(ctx, r)
 		}
 		return nil, fmt.Errorf("strata does not relay a %T", req)
+	}
+}
+
+// schemaKey is the context key of the requested schema of an
+// elicitation/create that [asIs] sends.
+type schemaKey struct{}
+
+// asIs puts back the requested schema of an elicitation/create that
+// askClient sends without it (see there).
+func asIs(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if schema := ctx.Value(schemaKey{}); schema != nil && method == "elicitation/create" {
+			// The SDK sends it as a request of any params.
+			if r, ok := req.(*mcp.ServerRequest[mcp.Params]); ok {
+				if e, ok := r.Params.(*mcp.ElicitParams); ok && e != nil {
+					p := *e
+					p.RequestedSchema = schema
+					r.Params = &p
+				}
+			}
+		}
+		return next(ctx, method, req)
 	}
 }
 
@@ -128,11 +161,11 @@ func multiRoundTrip(ss *mcp.ServerSession) bool {
 	return ip == nil || ip.ProtocolVersion >= "2026-07-28"
 }
 
-// canAnswer reports whether the client declared sampling or elicitation:
-// only then are upstream servers told they may ask.
+// canAnswer reports whether the client declared sampling, elicitation or
+// roots: only then are upstream servers told they may ask.
 func canAnswer(ss *mcp.ServerSession) bool {
 	ip := ss.InitializeParams()
-	return ip != nil && ip.Capabilities != nil && (ip.Capabilities.Sampling != nil || ip.Capabilities.Elicitation != nil)
+	return ip != nil && ip.Capabilities != nil && (ip.Capabilities.Sampling != nil || ip.Capabilities.Elicitation != nil || ip.Capabilities.RootsV2 != nil)
 }
 
 // relay runs a call (run) relayed for the client of req.

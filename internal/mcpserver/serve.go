@@ -13,6 +13,10 @@
 // changed, the tools are replaced and the client is sent
 // notifications/tools/list_changed.
 //
+// Beside the tools, a [Snapshot]'s [Offers] are served: the resources,
+// resource templates, prompts and completions of the MCP servers behind
+// the catalog (see offers.go).
+//
 // Calls carry the JP tool protocol both ways: the answers of a call
 // retried after needs_input are read from _meta."computer.jp/tool".answers,
 // and an error or a needs_input outcome is answered as one text content
@@ -32,7 +36,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/call"
@@ -68,6 +71,11 @@ type Snapshot struct {
 	// no tools is sent it as a warning log message (logger "strata"), and
 	// the list's _meta holds it under [MetaEmpty].
 	Empty string
+	// Offers, when not nil, are what the MCP servers behind the catalog
+	// offer beside tools (resources, resource templates, prompts,
+	// completions), served beside it; nil answers their methods with
+	// method-not-found.
+	Offers Offers
 }
 
 // Server serves the catalogs that Load resolves.
@@ -120,6 +128,14 @@ type Server struct {
 	// listed until it does; revealed, the names it found (see search.go).
 	deferred []resolve.Definition
 	revealed map[string]bool
+
+	// What the SDK's server holds of the offers (see offers.go).
+	omu          sync.Mutex
+	offered      Offers // the offers listed into it
+	offersListed bool   // a client needed them
+	resourceURIs []string
+	templateURIs []string
+	promptNames  []string
 }
 
 // Equal reports whether s and o are the same server, a handle with a
@@ -212,11 +228,20 @@ func (s *Server) begin(ctx context.Context) (_ context.Context, end func(), _ er
 		Version:     cat.Runner.Catalog.Fingerprint,
 		Description: "The tools of a strata catalog; the version is the catalog's fingerprint.",
 	}
+	// Logging: the log messages of the MCP servers relayed to.
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}}
+	if cat.Offers != nil {
+		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true}
+		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
+		caps.Completions = &mcp.CompletionCapabilities{}
+	}
 	s.mcp = mcp.NewServer(s.info, &mcp.ServerOptions{
-		// Logging: the log messages of the MCP servers relayed to.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}},
+		Capabilities:       caps,
+		SubscribeHandler:   s.subscribe,
+		UnsubscribeHandler: s.unsubscribe,
 	})
-	s.mcp.AddReceivingMiddleware(unserved, s.fingerprintMiddleware, s.clientRelay)
+	s.mcp.AddReceivingMiddleware(s.fingerprintMiddleware, s.clientRelay, s.offersMiddleware)
+	s.mcp.AddSendingMiddleware(asIs)
 	s.install(cat)
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -290,6 +315,7 @@ func (s *Server) reload(ctx context.Context) {
 	if s.watch != nil {
 		s.watch.set(cat.Watch)
 	}
+	s.relistOffers(ctx)
 }
 
 // install makes cat the catalog served: tools that left are removed, new
@@ -627,26 +653,6 @@ func result(res *call.Response) *mcp.CallToolResult {
 
 func text(isError bool, s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: isError, Content: []mcp.Content{&mcp.TextContent{Text: s}}}
-}
-
-// unservedMethods are the methods of what strata does not serve yet
-// (resources, prompts, completions): the SDK answers them with empty
-// lists, which says the servers behind strata have none.
-var unservedMethods = map[string]bool{
-	"resources/list": true, "resources/templates/list": true, "resources/read": true,
-	"resources/subscribe": true, "resources/unsubscribe": true,
-	"prompts/list": true, "prompts/get": true, "completion/complete": true,
-}
-
-// unserved answers the methods of what strata does not serve with
-// method-not-found, never an empty success.
-func unserved(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if unservedMethods[method] {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "strata serves tools only: " + method + " is not served"}
-		}
-		return next(ctx, method, req)
-	}
 }
 
 // fingerprintMiddleware names the catalog served in every answer: the

@@ -356,9 +356,9 @@ func TestConcurrentCalls(t *testing.T) {
 	wg.Wait()
 }
 
-// TestUnservedMethods: what strata does not serve (resources, prompts,
-// completions) is method-not-found, not an empty list that says the
-// servers behind it have none (issue 26).
+// TestUnservedMethods: with no MCP server behind the catalog, what
+// strata cannot serve (resources, prompts, completions) is
+// method-not-found, not an empty list that says there are none (issue 26).
 func TestUnservedMethods(t *testing.T) {
 	cs, _ := serveWorkspace(t, demo, demoTools, nil)
 	ctx := context.Background()

@@ -67,6 +67,30 @@ func EverythingEntry(t testing.TB) (node, entry string) {
 	return node, entry
 }
 
+// InspectorEntry returns node and the entry point of the MCP Inspector's
+// CLI (@modelcontextprotocol/inspector-cli, what the Inspector's --cli
+// runs), or skips the test without them (fails it under
+// REQUIRE_MCP_SERVERS); with -short it skips it.
+func InspectorEntry(t testing.TB) (node, entry string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the MCP Inspector's CLI under Node; runs without -short")
+	}
+	entry, err := filepath.Abs(filepath.Join(repoRoot(), "fixtures/mcp/node_modules/@modelcontextprotocol/inspector-cli/build/index.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, nodeErr := exec.LookPath("node")
+	if _, err := os.Stat(entry); err != nil || nodeErr != nil {
+		msg := "Node or the MCP Inspector's CLI is missing; run npm ci --prefix fixtures/mcp"
+		if os.Getenv("REQUIRE_MCP_SERVERS") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return node, entry
+}
+
 func freePort(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")

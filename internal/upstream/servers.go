@@ -45,6 +45,13 @@ type Servers struct {
 	// OnChange, when not nil, is called with the name of a server whose
 	// tools changed, from a goroutine of its own.
 	OnChange func(server string)
+	// OnOffersChange, when not nil, is called with the name of a server
+	// that says its resources or prompts changed, from a goroutine of its
+	// own.
+	OnOffersChange func(server string)
+	// OnUpdated, when not nil, is told the notifications/resources/updated
+	// of the servers: the server's name and its URI of the resource.
+	OnUpdated func(server, uri string)
 
 	mu     sync.Mutex
 	live   map[string]*live // by server identity
@@ -53,6 +60,7 @@ type Servers struct {
 	follow sync.WaitGroup   // the goroutines that follow running servers
 	client Client           // the client served, if any
 	level  mcp.LoggingLevel // the log level that client asked for
+	subs   map[string]int   // subscriptions to resources, by server identity and URI
 }
 
 // Client is the MCP client a host serves, as the servers it is a client of
@@ -65,6 +73,9 @@ type Client struct {
 	// Log is given the servers' log messages that come while no call of
 	// the client is under way (those of a call go with the call).
 	Log func(ctx context.Context, p *mcp.LoggingMessageParams)
+	// ListRoots, when not nil, answers the servers' roots/list that come
+	// while no call of the client is under way.
+	ListRoots func(ctx context.Context) (*mcp.ListRootsResult, error)
 }
 
 // ClientOf returns the client of a session of an MCP server strata runs
@@ -75,6 +86,10 @@ func ClientOf(caps *mcp.ClientCapabilities, ss *mcp.ServerSession) Client {
 	var c Client
 	if caps != nil {
 		c.Capabilities = mcpclient.Capabilities{Sampling: caps.Sampling, Elicitation: caps.Elicitation}
+		if caps.RootsV2 != nil {
+			c.Capabilities.Roots = &mcp.RootCapabilities{}
+			c.ListRoots = func(ctx context.Context) (*mcp.ListRootsResult, error) { return ss.ListRoots(ctx, nil) }
+		}
 	}
 	c.Log = func(ctx context.Context, p *mcp.LoggingMessageParams) { _ = ss.Log(ctx, p) }
 	return c
@@ -144,6 +159,24 @@ func (p *Servers) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) {
 		if l.sess != nil {
 			_ = l.sess.SetLogLevel(ctx, level)
 		}
+	}
+}
+
+// listRoots returns how the client served answers roots/list outside its
+// calls, if it does (must hold p.mu).
+func (p *Servers) listRoots() func(ctx context.Context) (*mcp.ListRootsResult, error) {
+	f := p.client.ListRoots
+	if f == nil {
+		return nil
+	}
+	return func(ctx context.Context) (*mcp.ListRootsResult, error) {
+		p.mu.Lock()
+		g := p.client.ListRoots
+		p.mu.Unlock()
+		if g == nil {
+			return nil, mcpclient.ErrNoClient
+		}
+		return g(ctx)
 	}
 }
 
@@ -357,7 +390,7 @@ func (p *Servers) get(ctx context.Context, s Server, known func() *Answer) (l *l
 		}
 		p.live[id] = l
 		started = true
-		relay := &mcpclient.Relay{Capabilities: s.Client, Name: s.Name, Level: p.level, Log: p.log}
+		relay := &mcpclient.Relay{Capabilities: s.Client, Name: s.Name, Level: p.level, Log: p.log, ListRoots: p.listRoots(), Updated: func(uri string) { p.updated(s.Name, uri) }}
 		nl := l // not l, a result that a caller who gives up sets to nil
 		p.follow.Go(func() { p.start(id, nl, relay, known) })
 	}
@@ -413,6 +446,10 @@ func (p *Servers) followServer(id string, l *live) {
 		case <-l.sess.Done():
 			p.forget(id, l)
 			return
+		case <-l.sess.OffersChanged():
+			if f := p.OnOffersChange; f != nil {
+				go f(l.spec.Name)
+			}
 		case <-l.sess.Changes():
 			l.mu.Lock()
 			a, _, err := list(context.Background(), l.sess, l.spec, nil)

@@ -68,6 +68,9 @@ type Server struct {
 	// Untrusted is the workspace nobody trusted, if any: a server whose
 	// launch resolves into it does not start (see [Server.Refused]).
 	Untrusted untrusted.Workspace
+	// Offer is how strata serve offers the server's resources and
+	// prompts (see [Aggregate]).
+	Offer Naming
 }
 
 // Refused returns why the server may not start, a [*untrusted.Refused]:

@@ -1,0 +1,184 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Offers are what the MCP servers behind a catalog offer beside tools:
+// resources, resource templates and prompts, named as served, and the
+// requests on them, passed on to the server whose they are. The root's
+// Workspace gives upstream.Aggregate.
+type Offers interface {
+	// Lists lists them, starting the servers that are not running; the
+	// same Offers lists once.
+	Lists(ctx context.Context) ([]*mcp.Resource, []*mcp.ResourceTemplate, []*mcp.Prompt)
+	ReadResource(ctx context.Context, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error)
+	GetPrompt(ctx context.Context, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error)
+	Complete(ctx context.Context, p *mcp.CompleteParams) (*mcp.CompleteResult, error)
+	Subscribe(ctx context.Context, uri string) error
+	Unsubscribe(ctx context.Context, uri string) error
+	// Served is the URI served of the resource uri of the server named
+	// server (for its notifications/resources/updated).
+	Served(server, uri string) string
+}
+
+// offerMethods are the methods of what the MCP servers offer beside
+// tools.
+var offerMethods = map[string]bool{
+	"resources/list": true, "resources/templates/list": true, "resources/read": true,
+	"resources/subscribe": true, "resources/unsubscribe": true,
+	"prompts/list": true, "prompts/get": true, "completion/complete": true,
+}
+
+// offers returns the offers of the catalog served now, or nil.
+func (s *Server) offers() Offers {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.current == nil {
+		return nil
+	}
+	return s.current.Offers
+}
+
+// offersMiddleware serves what the MCP servers offer beside tools: a
+// list is what the SDK's server holds, filled from the offers at the
+// first request that needs them (the servers start then); a read, a
+// prompt or a completion goes to the server whose it is. With no offers
+// (no MCP server behind the catalog), these methods answer
+// method-not-found, never an empty success.
+func (s *Server) offersMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if !offerMethods[method] {
+			return next(ctx, method, req)
+		}
+		o := s.offers()
+		if o == nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "strata serves no MCP server's resources or prompts here: " + method + " is not served"}
+		}
+		s.listOffers(ctx, o)
+		switch p := req.GetParams().(type) {
+		case *mcp.ReadResourceParams:
+			return o.ReadResource(ctx, p)
+		case *mcp.GetPromptParams:
+			return o.GetPrompt(ctx, p)
+		case *mcp.CompleteParams:
+			return o.Complete(ctx, p)
+		}
+		return next(ctx, method, req) // lists and subscriptions: the SDK's
+	}
+}
+
+// listOffers fills the SDK's server with what o lists, once for each o:
+// what left is removed and what is new added (the SDK tells the clients
+// the lists changed).
+func (s *Server) listOffers(ctx context.Context, o Offers) {
+	s.omu.Lock()
+	defer s.omu.Unlock()
+	if s.offered == o {
+		return
+	}
+	resources, templates, prompts := o.Lists(ctx)
+	s.offersListed = true
+	read := func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return o.ReadResource(ctx, req.Params)
+	}
+	get := func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return o.GetPrompt(ctx, req.Params)
+	}
+	keep := map[string]bool{}
+	for _, r := range resources {
+		keep[r.URI] = true
+		s.mcp.AddResource(r, read)
+	}
+	var gone []string
+	for _, u := range s.resourceURIs {
+		if !keep[u] {
+			gone = append(gone, u)
+		}
+	}
+	s.mcp.RemoveResources(gone...)
+	s.resourceURIs = keys(keep)
+
+	keep = map[string]bool{}
+	for _, t := range templates {
+		keep[t.URITemplate] = true
+		s.mcp.AddResourceTemplate(t, read)
+	}
+	gone = nil
+	for _, u := range s.templateURIs {
+		if !keep[u] {
+			gone = append(gone, u)
+		}
+	}
+	s.mcp.RemoveResourceTemplates(gone...)
+	s.templateURIs = keys(keep)
+
+	keep = map[string]bool{}
+	for _, p := range prompts {
+		keep[p.Name] = true
+		s.mcp.AddPrompt(p, get)
+	}
+	gone = nil
+	for _, n := range s.promptNames {
+		if !keep[n] {
+			gone = append(gone, n)
+		}
+	}
+	s.mcp.RemovePrompts(gone...)
+	s.promptNames = keys(keep)
+	s.offered = o
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// subscribe passes a client's resources/subscribe on to the server of the
+// resource; the SDK keeps who subscribed, and [Server.ResourceUpdated]
+// tells them alone.
+func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	o := s.offers()
+	if o == nil {
+		return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "strata serves no MCP server's resources here"}
+	}
+	return o.Subscribe(ctx, req.Params.URI)
+}
+
+func (s *Server) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+	o := s.offers()
+	if o == nil {
+		return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "strata serves no MCP server's resources here"}
+	}
+	return o.Unsubscribe(ctx, req.Params.URI)
+}
+
+// ResourceUpdated tells the clients subscribed to the resource uri of the
+// MCP server named server that it changed (the server said so).
+func (s *Server) ResourceUpdated(server, uri string) {
+	o := s.offers()
+	if o == nil || s.mcp == nil {
+		return
+	}
+	if err := s.mcp.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: o.Served(server, uri)}); err != nil {
+		s.warn(fmt.Errorf("passing on notifications/resources/updated of %s: %w", server, err))
+	}
+}
+
+// relistOffers lists the offers of the catalog served now again, when a
+// client had them listed: the SDK tells the clients what changed.
+func (s *Server) relistOffers(ctx context.Context) {
+	s.omu.Lock()
+	listed := s.offersListed
+	s.omu.Unlock()
+	if o := s.offers(); listed && o != nil {
+		go s.listOffers(ctx, o)
+	}
+}
