@@ -3,12 +3,15 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,6 +20,7 @@ import (
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/discover"
+	"github.com/strata-config/strata/internal/testbin"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/resolve"
 	"github.com/strata-config/strata/trust"
@@ -110,7 +114,8 @@ func resolveLoop(b *testing.B, r discover.Resolver, cfg config.Config, tools, st
 // what a bare Go program that runs them with os/exec takes), strata's
 // parallel discovery with nothing cached (without a cache, and with an
 // empty one), with every answer cached and asked again (--refresh), and
-// strata answering from its cache.
+// strata answering from its cache; then the same as whole processes (see
+// describeProcesses).
 func BenchmarkDescribe(b *testing.B) {
 	benchDescribe(b, 200, "", false)
 }
@@ -259,4 +264,94 @@ func benchDescribe(b *testing.B, n int, first string, sequential bool) {
 		}
 		resolveLoop(b, r, cfg, n, 0)
 	})
+	if !sequential {
+		describeProcesses(b, root, n)
+	}
+}
+
+// describeProcesses measures discovery as whole processes, as a user
+// meets it: process-floor runs describeall, a bare Go program that runs
+// every tool of the directory with --describe, a worker per CPU;
+// process-strata-cold runs strata resolve of the workspace with an empty
+// cache, process-strata-refresh with every answer cached and --refresh.
+// Each reports x-floor, its time over describeall's in the same
+// iterations (each iteration runs both, in turns first).
+func describeProcesses(b *testing.B, root string, n int) {
+	const describeall = "github.com/strata-config/strata/internal/bench/describeall"
+	bins, err := testbin.BuildStatic(testbin.Strata, describeall)
+	if err != nil {
+		b.Fatal(err)
+	}
+	run := func(b *testing.B, cmd *exec.Cmd, check func([]byte) bool) time.Duration {
+		cmd.Dir = root
+		start := time.Now()
+		out, err := cmd.Output()
+		took := time.Since(start)
+		if err != nil || !check(out) {
+			var stderr []byte
+			if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+				stderr = ee.Stderr[:min(len(ee.Stderr), 2000)]
+			}
+			b.Fatalf("%v: %v: %.200q\n%s", cmd.Args, err, out, stderr)
+		}
+		return took
+	}
+	floor := func(b *testing.B) time.Duration {
+		cmd := exec.Command(bins[describeall], filepath.Join(root, "tools"))
+		cmd.Env = benchEnviron
+		return run(b, cmd, func(out []byte) bool { return strings.TrimSpace(string(out)) == strconv.Itoa(n) })
+	}
+	strata := func(b *testing.B, home string, args ...string) time.Duration {
+		cmd := exec.Command(bins[testbin.Strata], append([]string{"resolve", "--root", root, "--trust"}, args...)...)
+		cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home}
+		return run(b, cmd, func(out []byte) bool {
+			var cat struct{ Tools []json.RawMessage }
+			return json.Unmarshal(out, &cat) == nil && len(cat.Tools) == n
+		})
+	}
+	b.Run("process-floor", func(b *testing.B) {
+		for b.Loop() {
+			floor(b)
+		}
+	})
+	homes := b.TempDir()
+	for _, c := range []struct {
+		name    string
+		refresh bool
+	}{{"process-strata-cold", false}, {"process-strata-refresh", true}} {
+		b.Run(c.name, func(b *testing.B) {
+			home, err := os.MkdirTemp(homes, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			var args []string
+			if c.refresh {
+				args = []string{"--refresh"}
+				strata(b, home) // every answer cached
+			}
+			var took, base time.Duration
+			i := 0
+			for b.Loop() {
+				b.StopTimer()
+				if !c.refresh {
+					// An empty cache.
+					if home, err = os.MkdirTemp(homes, ""); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if i%2 == 0 {
+					base += floor(b)
+				}
+				b.StartTimer()
+				took += strata(b, home, args...)
+				b.StopTimer()
+				if i%2 == 1 {
+					base += floor(b)
+				}
+				b.StartTimer()
+				i++
+			}
+			b.ReportMetric(float64(took)/float64(base), "x-floor")
+		})
+	}
 }

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +28,9 @@ import (
 // inode and the change time, which cannot be set back), and by its SHA-256
 // elsewhere; so a warm lookup reads one small file and never the
 // executable. Writes are atomic; an entry that cannot be read back whole
-// and under its own key is ignored and written again.
+// and under its own key is ignored and written again. The answers of a
+// discovery directory's executables are kept together, in one file of
+// [Answers] for the directory.
 type Cache struct {
 	// Dir holds the entries; DefaultDir gives the usual place.
 	Dir string
@@ -229,30 +230,7 @@ func (c *Cache) Put(k Key, answer []byte) error {
 	if holds(name, b) {
 		return nil
 	}
-	tmp, err := os.CreateTemp(c.Dir, id+".*.tmp")
-	if errors.Is(err, fs.ErrNotExist) {
-		// The first entry makes the directory.
-		if err := os.MkdirAll(c.Dir, 0o755); err != nil {
-			return fmt.Errorf("cache: %w", err)
-		}
-		tmp, err = os.CreateTemp(c.Dir, id+".*.tmp")
-	}
-	if err != nil {
-		return fmt.Errorf("cache: %w", err)
-	}
-	// No fsync: an entry that a crash leaves short or empty fails the
-	// checks of get and is written again.
-	_, werr := tmp.Write(b)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("cache: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("cache: %w", err)
-	}
-	return nil
+	return writeFile(c.Dir, name, b)
 }
 
 // Failure is a discovery that failed in a way that costs the user time (a
@@ -289,24 +267,7 @@ func (c *Cache) PutFailure(k Key, f Failure) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
-		return fmt.Errorf("cache: %w", err)
-	}
-	tmp, err := os.CreateTemp(c.Dir, id+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("cache: %w", err)
-	}
-	_, werr := tmp.Write(body)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("cache: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), c.failureName(id)); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("cache: %w", err)
-	}
-	return nil
+	return writeFile(c.Dir, c.failureName(id), body)
 }
 
 // maxFailure bounds the file of a failure read back: an error message

@@ -444,7 +444,15 @@ func TestCache(t *testing.T) {
 	if err != nil || runs(t, log) != 5 || cold.Started != 5 {
 		t.Fatalf("cold: %v, %d runs, %d started", err, runs(t, log), cold.Started)
 	}
+	t.Run("one file for the directory", func(t *testing.T) {
+		// The answers of a discovery directory's executables are written
+		// once, together.
+		if n := len(entries(t, store.Dir)); n != 1 {
+			t.Errorf("%d files in the cache, want 1", n)
+		}
+	})
 	t.Run("hit runs nothing", func(t *testing.T) {
+		before := entries(t, store.Dir)
 		warm, err := resolveIn(t, discover.Resolver{Cache: store}, src)
 		if err != nil || runs(t, log) != 5 {
 			t.Fatalf("warm: %v, %d runs", err, runs(t, log))
@@ -454,6 +462,11 @@ func TestCache(t *testing.T) {
 		}
 		if warm.Fingerprint != cold.Fingerprint {
 			t.Error("the cached catalog differs")
+		}
+		for name, info := range entries(t, store.Dir) {
+			if !os.SameFile(info, before[name]) {
+				t.Errorf("%s was written again by a resolution that ran nothing", name)
+			}
 		}
 	})
 	t.Run("offline uses the cache", func(t *testing.T) {
@@ -559,7 +572,8 @@ func entries(t *testing.T, dir string) map[string]os.FileInfo {
 }
 
 // TestCacheConcurrentWriters runs two processes that fill the same cache
-// at once; every entry they leave reads back whole.
+// at once; the file of answers they leave (one for the directory) reads
+// back whole.
 func TestCacheConcurrentWriters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: two processes filling a cache")
@@ -585,8 +599,8 @@ func TestCacheConcurrentWriters(t *testing.T) {
 		}
 	}
 	entries, _ := filepath.Glob(filepath.Join(cacheDir, "*.json"))
-	if len(entries) != 40 {
-		t.Fatalf("%d entries, want 40", len(entries))
+	if len(entries) != 1 {
+		t.Fatalf("%d files of answers, want 1 (the directory's): %v", len(entries), entries)
 	}
 	leftovers, _ := filepath.Glob(filepath.Join(cacheDir, "*.tmp"))
 	if len(leftovers) != 0 {
