@@ -85,7 +85,6 @@ var valueTypes = map[string]reflect.Type{
 	"load.Document":            reflect.TypeFor[*load.Document](),
 	"load.EnvPolicy":           reflect.TypeFor[load.EnvPolicy](),
 	"load.Explanation":         reflect.TypeFor[load.Explanation](),
-	"load.Foreign":             reflect.TypeFor[load.Foreign](),
 	"load.Kind":                reflect.TypeFor[load.Kind](),
 	"load.Layer":               reflect.TypeFor[load.Layer[config.Partial]](),
 	"load.Limits":              reflect.TypeFor[load.Limits](),

@@ -14,6 +14,7 @@ import (
 
 	"github.com/strata-config/strata/assign"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/clients"
 	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/untrusted"
@@ -55,7 +56,7 @@ import (
 // should be, a link loop) is a warning too, never an error of the user's
 // load. Until the workspace is trusted, what resolves into it is its
 // content, whichever layer wrote it: a server of another client's file
-// (see [Foreign]) whose ${workspaceFolder}, other variable or envFile
+// (Claude Desktop and Code, Cursor, VS Code, Codex) whose ${workspaceFolder}, other variable or envFile
 // resolves there is left out, disabled, with a warning, and its envFile
 // is not read. Relative paths in a file are relative to the file (see
 // [Rebaser]).
@@ -79,7 +80,12 @@ type App[P, R any] struct {
 	Provenance bool
 	// MCPServers is where the host keeps MCP servers (mcp_servers for
 	// strata's own model). When set, files in the formats other tools keep
-	// servers in are read as layers of servers: see Foreign.
+	// servers in are read as layers of servers: Claude Desktop's
+	// claude_desktop_config.json, Claude Code's .mcp.json, Cursor's and VS
+	// Code's mcp.json (told by name and place, or by their root keys), and
+	// Codex's config.toml when named (--cfg codex:PATH, or format =
+	// "codex" in extends; claude, claude-code, cursor and vscode name the
+	// others). Each client's variables are expanded by that client's rules.
 	MCPServers partial.Path
 	// Limits bound what every source may hold; the zero Limits gives the
 	// defaults.
@@ -605,7 +611,7 @@ type reader[P, R any] struct {
 	merged *P
 	env    map[string]string // the environment
 	dir    string            // the working directory
-	im     *importer         // for clients' files, made on first use
+	im     *clients.Env      // for clients' files, made on first use
 	// ws is the workspace when it is not trusted: what resolves into it
 	// is refused.
 	ws untrusted.Workspace
@@ -675,7 +681,7 @@ func (r *reader[P, R]) cfg(ctx context.Context, n int, arg string) {
 		r.merged = new(P)
 		return
 	}
-	if f, path, ok := foreignPrefix(arg); ok {
+	if f, path, ok := clients.Prefix(arg); ok {
 		r.file(ctx, KindCfg, path, nil, f)
 		return
 	}

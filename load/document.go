@@ -5,10 +5,11 @@
 // each where it came from, so that a resolved value is explained
 // ([Result.Explain]) and every problem is positioned.
 //
-// It also holds, until they move to packages of their own, the reading of
+// It also holds, until it moves to a package of its own, the reading of
 // a layer document ([Document], [Decode]: TOML, JSON or YAML, decoded
-// strictly into partials) and the translation of other clients' MCP files
-// ([Foreign]: Claude Desktop and Code, Cursor, VS Code, Codex).
+// strictly into partials). Other clients' MCP files (Claude Desktop and
+// Code, Cursor, VS Code, Codex) are translated into layers by
+// internal/clients, which load calls per file.
 package load
 
 import (

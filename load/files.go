@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/clients"
 	"github.com/strata-config/strata/internal/decode"
 	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/internal/readfile"
@@ -88,7 +89,7 @@ func (a *App[P, R]) File(ctx context.Context, path string) (layers []Layer[P], w
 // was read in.
 type fileKey struct {
 	abs string
-	f   Foreign
+	f   clients.Format
 }
 
 // fileRead is what reading a file gave, kept so that a file that several
@@ -103,7 +104,7 @@ type fileRead[P any] struct {
 // file reads a layer file and the files it extends, adding their layers in
 // order. chain lists the files whose extends led here; f names a foreign
 // format the file is in, or is empty to recognise one.
-func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain []string, f Foreign) {
+func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain []string, f clients.Format) {
 	if len(chain) == 0 {
 		r.chainFiles, r.chainFull = 0, false // a new chain
 	}
@@ -143,7 +144,7 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 
 // read reads, parses and decodes the file at path, once: later calls give
 // what the first one gave, without its problems.
-func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []string, f Foreign) *fileRead[P] {
+func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []string, f clients.Format) *fileRead[P] {
 	key := fileKey{abs, f}
 	if fr, ok := r.files[key]; ok {
 		return fr
@@ -172,28 +173,29 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 		return fr
 	}
 	if f == "" && r.app.MCPServers != nil {
-		f = foreignByName(path)
+		f = clients.ByName(path)
 	}
 	if r.readValues > r.lim.Values {
 		// The files before went past Limits.Values, which a problem
 		// says: no more is read.
 		return fr
 	}
-	d, values, err := parse(path, data, format, r.lim, f.jsonc(), r.readValues)
+	d, values, err := parse(path, data, format, r.lim, f.JSONC(), r.readValues)
 	r.readValues += values
 	if err != nil {
 		r.add(err)
 		return fr
 	}
 	if f == "" && r.app.MCPServers != nil {
-		f = detectForeign(d)
+		f = clients.Detect(d.tree())
 	}
 	if f != "" {
 		if r.app.MCPServers == nil {
 			r.add(&diag.Error{Source: path, Msg: fmt.Sprintf("this application does not read %s files", f)})
 			return fr
 		}
-		warnings, err := d.foreign(ctx, f, r.app.MCPServers, r.importer())
+		warnings, secrets, err := clients.Translate(ctx, d.name, d.tree(), f, r.app.MCPServers, r.importer())
+		d.secrets = secrets
 		if err != nil {
 			r.add(err)
 			return fr
@@ -209,7 +211,7 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 	}
 	p := new(P)
 	if err := d.Decode(p); err != nil {
-		if h := d.codexHint(); f == "" && h != nil {
+		if h := clients.CodexHint(d.name, d.tree()); f == "" && h != nil {
 			err = h
 		}
 		r.add(err)
@@ -300,7 +302,7 @@ const ExtendsKey = "extends"
 type extend struct {
 	path   string
 	after  bool
-	format Foreign
+	format clients.Format
 	at     partial.Path // where the entry is, for messages
 	node   *doc.Node    // the entry, for its position
 }
@@ -347,9 +349,9 @@ func (d *Document) extends() ([]extend, error) {
 					}
 					e.path = f.Str
 				case "format":
-					switch names := foreignNames(); {
+					switch names := clients.Names(); {
 					case f.Kind == doc.String && slices.Contains(names, f.Str):
-						e.format = Foreign(f.Str)
+						e.format = clients.Format(f.Str)
 					default:
 						hint := ""
 						if c := suggest.Closest(f.Str, names); c != "" && f.Kind == doc.String {
@@ -449,4 +451,24 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// importer returns what reading clients' files needs of this load.
+func (r *reader[P, R]) importer() *clients.Env {
+	if r.im == nil {
+		r.im = &clients.Env{Environ: r.env, Root: r.res.Root, Dir: r.dir, Input: r.app.Input, Untrusted: r.ws, ReadEnvFile: r.readEnvFile}
+	}
+	return r.im
+}
+
+// readEnvFile reads an envFile through the one bounded reader, within
+// the limits of a layer file and counting towards the load's total.
+func (r *reader[P, R]) readEnvFile(ctx context.Context, path string) ([]byte, error) {
+	max := min(r.lim.FileSize, r.lim.Total-r.readBytes)
+	data, err := readfile.Regular(ctx, path, max, "an environment file")
+	if err != nil && max < r.lim.FileSize && errors.Is(err, readfile.ErrTooLarge) {
+		err = &diag.Error{Source: path, Msg: fmt.Sprintf("the files of this load hold more than %s in all, the limit", readfile.Bytes(r.lim.Total)), Err: readfile.ErrTooLarge}
+	}
+	r.readBytes += int64(len(data))
+	return data, err
 }
