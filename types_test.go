@@ -19,6 +19,7 @@ import (
 	"github.com/strata-config/strata"
 	"github.com/strata-config/strata/assign"
 	"github.com/strata-config/strata/call"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/export"
@@ -82,12 +83,13 @@ var valueTypes = map[string]reflect.Type{
 	"diag.Collector":           reflect.TypeFor[diag.Collector](),
 	"diag.Omitted":             reflect.TypeFor[diag.Omitted](),
 	"load.App":                 reflect.TypeFor[load.App[config.Partial, config.Config]](),
-	"load.Document":            reflect.TypeFor[*load.Document](),
+	"codec.Document":           reflect.TypeFor[*codec.Document](),
+	"codec.Extend":             reflect.TypeFor[codec.Extend](),
 	"load.EnvPolicy":           reflect.TypeFor[load.EnvPolicy](),
 	"load.Explanation":         reflect.TypeFor[load.Explanation](),
 	"load.Kind":                reflect.TypeFor[load.Kind](),
 	"load.Layer":               reflect.TypeFor[load.Layer[config.Partial]](),
-	"load.Limits":              reflect.TypeFor[load.Limits](),
+	"codec.Limits":             reflect.TypeFor[codec.Limits](),
 	"load.Probe":               reflect.TypeFor[load.Probe](),
 	"load.Result":              reflect.TypeFor[*load.Result[config.Partial, config.Config]](),
 	"load.HostSource":          reflect.TypeFor[load.HostSource](),
@@ -124,19 +126,19 @@ var valueTypes = map[string]reflect.Type{
 	"protocol.Task":            reflect.TypeFor[protocol.Task](),
 	"protocol.ToolCall":        reflect.TypeFor[protocol.ToolCall](),
 	"koanflayer.Provider":      reflect.TypeFor[*koanflayer.Provider](),
-	"partial.Secrets":          reflect.TypeFor[*partial.Secrets](),
+	"codec.Secrets":            reflect.TypeFor[*codec.Secrets](),
 }
 
 // notValues are the exported types that are not values to compare:
 // interfaces and functions (options).
 var notValues = []string{
-	"strata.Option", "partial.Defaulter", "partial.Enum", "partial.Schemer", "partial.Validator",
+	"strata.Option", "partial.Defaulter", "partial.Enum", "codec.Schemer", "partial.Validator",
 	"partial.ValueMarshaler", "partial.ValueUnmarshaler", "load.Rebaser", "load.Truster",
 	"call.MCPCaller", "call.Option", "assign.Option", "koanflayer.Option",
 }
 
 // publicPackages are the directories of the packages a host imports.
-var publicPackages = []string{".", "config", "partial", "diag", "load", "trust", "merge", "delta", "assign", "resolve", "export", "call", "serve", "protocol", "koanflayer"}
+var publicPackages = []string{".", "config", "partial", "codec", "diag", "load", "trust", "merge", "delta", "assign", "resolve", "export", "call", "serve", "protocol", "koanflayer"}
 
 // TestEveryTypeListed finds every exported type of the public packages in
 // their source, and checks it is in valueTypes or notValues.
@@ -230,8 +232,8 @@ func fill(typ reflect.Type, seed int) any {
 			panic(err)
 		}
 		return w
-	case reflect.TypeFor[*load.Document]():
-		d, err := load.Parse(fmt.Sprintf("l%d.toml", seed), []byte(fmt.Sprintf("[tools.t%d]\nrun = \"ask\"\n", seed)), partial.TOML)
+	case reflect.TypeFor[*codec.Document]():
+		d, err := codec.Parse(fmt.Sprintf("l%d.toml", seed), []byte(fmt.Sprintf("[tools.t%d]\nrun = \"ask\"\n", seed)), partial.TOML)
 		if err != nil {
 			panic(err)
 		}
@@ -249,8 +251,8 @@ func fill(typ reflect.Type, seed int) any {
 		return r
 	case reflect.TypeFor[*koanflayer.Provider]():
 		return koanflayer.Of(map[string]any{"seed": seed})
-	case reflect.TypeFor[*partial.Secrets]():
-		var s partial.Secrets
+	case reflect.TypeFor[*codec.Secrets]():
+		var s codec.Secrets
 		s.Hide(partial.Path{"mcp_servers", "s", "env", "T"}, fmt.Sprint(seed), "<from ${env:T}>")
 		return &s
 	case reflect.TypeFor[serve.Snapshot]():
@@ -324,7 +326,7 @@ func fillValue(v reflect.Value, seed, depth int) {
 // layer written in Go compare equal with cmp.Diff and no options.
 func TestDecodedEqualsConstructed(t *testing.T) {
 	var decoded config.Partial
-	if err := load.Decode("l.toml", []byte(`
+	if err := codec.Decode("l.toml", []byte(`
 [tools]
 [tools.grep]
 run = "ask"
@@ -347,7 +349,7 @@ options.nested = { a = 1.5 }
 		t.Errorf("(-built +decoded):\n%s", d)
 	}
 	var empty, emptyTable config.Partial
-	if err := load.Decode("e.toml", []byte("[tools]\n"), partial.TOML, &emptyTable); err != nil {
+	if err := codec.Decode("e.toml", []byte("[tools]\n"), partial.TOML, &emptyTable); err != nil {
 		t.Fatal(err)
 	}
 	if d := cmp.Diff(empty, emptyTable); d != "" {

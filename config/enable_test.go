@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
 	"github.com/strata-config/strata/internal/layertest"
@@ -246,7 +247,7 @@ func TestEnableDeltaRecordsOnlyTheChangedField(t *testing.T) {
 	if diff := cmp.Diff(want, delta.Between(prev, next)); diff != "" {
 		t.Errorf("delta mismatch (-want +got):\n%s", diff)
 	}
-	text, err := partial.Encode(delta.Between(prev, next), partial.TOML)
+	text, err := codec.Encode(delta.Between(prev, next), partial.TOML)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +262,7 @@ func TestEnableToPartial(t *testing.T) {
 	c.Tools["*"] = config.Tool{Run: config.RunAsk, Result: config.ResultUnattended, Enable: config.Enable{State: no, AllowToggle: config.ToggleAny}}
 	c.Tools["t"] = config.Tool{Enable: config.Enable{AllowToggle: config.ToggleNever}}
 	p := config.ToPartial(c)
-	text, err := partial.Encode(p, partial.TOML)
+	text, err := codec.Encode(p, partial.TOML)
 	if err != nil {
 		t.Fatal(err)
 	}

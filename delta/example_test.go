@@ -3,15 +3,15 @@ package delta_test
 import (
 	"fmt"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
 
 func ExampleBetween() {
 	before, after := new(config.Partial), new(config.Partial)
-	_ = load.Decode("before.toml", []byte(`
+	_ = codec.Decode("before.toml", []byte(`
 [tools.grep]
 source = "local"
 command = "rg"
@@ -20,14 +20,14 @@ run = "ask"
 [tools.old]
 source = "builtin"
 `), partial.TOML, before)
-	_ = load.Decode("after.toml", []byte(`
+	_ = codec.Decode("after.toml", []byte(`
 [tools.grep]
 source = "local"
 command = "rg --json"
 `), partial.TOML, after)
 
 	d := delta.Between(before, after)
-	text, _ := partial.Encode(d, partial.TOML)
+	text, _ := codec.Encode(d, partial.TOML)
 	fmt.Print(string(text))
 	// Output:
 	// unset = ["tools.grep.run", "tools.old"]
@@ -48,7 +48,7 @@ func ExampleBetween_hostApplication() {
 	}
 
 	before, after := new(HostPartial), new(HostPartial)
-	_ = load.Decode("before.toml", []byte(`
+	_ = codec.Decode("before.toml", []byte(`
 [conversation]
 model = "large"
 
@@ -57,7 +57,7 @@ source = "local"
 command = "rg"
 run = "ask"
 `), partial.TOML, before)
-	_ = load.Decode("after.toml", []byte(`
+	_ = codec.Decode("after.toml", []byte(`
 [conversation.tools.grep]
 source = "local"
 command = "rg"
@@ -65,7 +65,7 @@ run = "unattended"
 `), partial.TOML, after)
 
 	d := delta.Between(before, after)
-	text, _ := partial.Encode(d, partial.TOML)
+	text, _ := codec.Encode(d, partial.TOML)
 	fmt.Print(string(text))
 	// Output:
 	// unset = ["conversation.model"]

@@ -1,3 +1,12 @@
+// Package load is the config half of a workspace: it finds a host's
+// layers ([App]: defaults, the user's file, the workspace's files once
+// trusted, directory files, extends, the environment, --cfg, flags and the
+// host's own sources, [HostSource]), puts them in precedence order, and keeps for
+// each where it came from, so that a resolved value is explained
+// ([Result.Explain]) and every problem is positioned. Each layer is read
+// by package [codec]; other clients' MCP files (Claude Desktop and Code,
+// Cursor, VS Code, Codex) are translated into layers by internal/clients,
+// which load calls per file.
 package load
 
 import (
@@ -13,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/strata-config/strata/assign"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/clients"
 	"github.com/strata-config/strata/internal/limits"
@@ -44,7 +54,7 @@ import (
 // above the defaults and below the user file (see [HostSource]).
 //
 // A file may be TOML, JSON or YAML (config.toml, .json, .yaml, .yml; two of
-// them in one place is an error), and may extend others (see [ExtendsKey]).
+// them in one place is an error), and may extend others (see [codec.ExtendsKey]).
 //
 // The workspace file and the directory files apply only where the user
 // trusts their directory (see [Truster] for which directory decides): the
@@ -89,7 +99,7 @@ type App[P, R any] struct {
 	MCPServers partial.Path
 	// Limits bound what every source may hold; the zero Limits gives the
 	// defaults.
-	Limits Limits
+	Limits codec.Limits
 	// TrustStore is the user's trust list (see [trust.Store]), read by
 	// Load: the directories it trusts apply their own files. nil is an
 	// empty list.
@@ -237,7 +247,7 @@ type Layer[P any] struct {
 	Extends []string
 	Partial *P
 	// Doc is the layer's document, for file layers.
-	Doc *Document
+	Doc *codec.Document
 	// Dropped is set on layers that a later --cfg NONE dropped.
 	Dropped bool
 }
@@ -289,10 +299,10 @@ type Result[P, R any] struct {
 }
 
 // Secrets are the values of every layer that came from the user's
-// environment or an input (see [Document.Secrets]): what output must show
+// environment or an input (see [codec.Document.Secrets]): what output must show
 // as something else.
-func (r *Result[P, R]) Secrets() *partial.Secrets {
-	var s partial.Secrets
+func (r *Result[P, R]) Secrets() *codec.Secrets {
+	var s codec.Secrets
 	for _, l := range r.Layers {
 		s.Add(l.Doc.Secrets())
 	}
@@ -606,7 +616,7 @@ func envMap(environ []string) map[string]string {
 type reader[P, R any] struct {
 	app    *App[P, R]
 	res    *Result[P, R]
-	lim    Limits // the app's, with defaults
+	lim    codec.Limits // the app's, with defaults
 	errs   diag.Collector
 	merged *P
 	env    map[string]string // the environment
@@ -708,7 +718,7 @@ func isFileArg(arg string) bool {
 	if strings.HasPrefix(strings.TrimSpace(arg), "{") || strings.ContainsAny(arg, "=") {
 		return false
 	}
-	if _, ok := FormatOf(arg); ok {
+	if _, ok := codec.FormatOf(arg); ok {
 		return true
 	}
 	_, err := os.Stat(arg)

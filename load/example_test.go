@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
@@ -126,9 +127,9 @@ func ExampleApp_clientFiles() {
 // A host raises or lowers the limits every source is read within; a zero
 // field keeps its default.
 func ExampleLimits() {
-	fmt.Printf("%+v\n", load.Limits{Depth: 5000}.WithDefaults())
+	fmt.Printf("%+v\n", codec.Limits{Depth: 5000}.WithDefaults())
 
-	strict := load.Limits{Depth: 3}
+	strict := codec.Limits{Depth: 3}
 	_, err := strict.Parse("deep.toml", []byte("a.b.c.d = 1\n"), partial.TOML)
 	fmt.Println(err)
 	// Output:

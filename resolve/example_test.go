@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/resolve"
 )
@@ -13,7 +13,7 @@ import (
 // layerConfig decodes a TOML layer and finalizes it.
 func layerConfig(text string) (config.Config, error) {
 	var p config.Partial
-	if err := load.Decode("config.toml", []byte(text), partial.TOML, &p); err != nil {
+	if err := codec.Decode("config.toml", []byte(text), partial.TOML, &p); err != nil {
 		return config.Config{}, err
 	}
 	return config.Finalize(&p)

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/decode"
 	"github.com/strata-config/strata/internal/doc"
@@ -314,7 +315,7 @@ func (fi *foreignFile) hide(p partial.Path, value, shown string) {
 // are returned as warnings; settings it cannot honour, and variables it
 // cannot resolve, are errors. secrets are the values the file got from a
 // variable, at their paths in the layer.
-func Translate(ctx context.Context, name string, tree *doc.Doc, f Format, at partial.Path, im *Env) (warnings diag.Errors, secrets partial.Secrets, err error) {
+func Translate(ctx context.Context, name string, tree *doc.Doc, f Format, at partial.Path, im *Env) (warnings diag.Errors, secrets codec.Secrets, err error) {
 	d := &document{name: name, t: tree}
 	if im.answers == nil {
 		im.answers = map[string]string{}

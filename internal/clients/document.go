@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/decode"
 	"github.com/strata-config/strata/internal/doc"
@@ -12,7 +13,7 @@ import (
 type document struct {
 	name    string
 	t       *doc.Doc
-	secrets partial.Secrets
+	secrets codec.Secrets
 }
 
 func (d *document) tree() *doc.Doc { return d.t }

@@ -83,10 +83,10 @@ type Resolver struct {
 	// Builtins are the tools the host implements, by name.
 	Builtins map[string]resolve.Discovered
 	// MaxDepth bounds how deeply the answers of tools nest; 0 is the
-	// default of load.Limits.
+	// default of codec.Limits.
 	MaxDepth int
 	// Budget bounds the tool list of each MCP server, all pages together;
-	// the zero Budget is the default of load.Limits.
+	// the zero Budget is the default of codec.Limits.
 	Budget mcpclient.Budget
 	// Servers, when not nil, keeps the MCP servers that resolutions and
 	// calls start running, for the next ones.

@@ -250,7 +250,7 @@ func (s *session) cut(name string, cut *mcpclient.Cut) {
 	s.warn(&diag.Error{
 		Path: partial.Path{"mcp_servers", name},
 		Msg:  fmt.Sprintf("the server's tool list goes past %s: strata keeps its first %s tools (%.1f MiB) and leaves out the rest", bound, thousands(int64(cut.Kept)), float64(cut.Bytes)/(1<<20)),
-		Hint: "a host raises the bound with load.Limits." + setting,
+		Hint: "a host raises the bound with codec.Limits." + setting,
 	})
 }
 
