@@ -210,7 +210,7 @@ func findSDK(typ types.Type, seen map[types.Type]bool) string {
 
 // runtimePackages are the public packages of the tools runtime and the
 // root above it.
-var runtimePackages = []string{"", "/call", "/export", "/protocol", "/resolve", "/serve"}
+var runtimePackages = []string{"", "/budget", "/call", "/export", "/lock", "/protocol", "/resolve", "/serve"}
 
 // TestRuntimeNamesUnique: an exported name of the runtime's public
 // packages is declared by no other public package, so that a name says

@@ -3,8 +3,10 @@ package strata
 import (
 	"context"
 	"encoding/json"
+	"os"
 
 	"github.com/strata-config/strata/call"
+	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/resolve"
 )
@@ -16,7 +18,7 @@ import (
 // runs only as pinned. MCP servers started for calls keep running until
 // Close.
 func (w *Workspace[P, R]) Call(ctx context.Context, name string, args json.RawMessage, opts ...call.Option) (*call.Response, error) {
-	r, err := w.Runner(ctx)
+	r, err := w.Runner(ctx, name)
 	if r == nil {
 		return nil, err
 	}
@@ -29,7 +31,27 @@ func (w *Workspace[P, R]) Call(ctx context.Context, name string, args json.RawMe
 // Runner returns the call.Runner of the workspace's catalog, resolving it
 // first; the error is Resolve's. A host that runs many calls, or calls
 // with its own Ask or Confirm, may use it directly.
-func (w *Workspace[P, R]) Runner(ctx context.Context) (*call.Runner, error) {
+//
+// With the names of tools, the runner is for calls of those alone, and
+// discovery asks only what may give them: their own commands, the
+// discovery directories' executables of their names, the MCP servers
+// their sources name. Every other program and server answers from the
+// cache or not at all, so a tool that hangs never delays a call of
+// another. Its catalog holds those tools (the error is about them alone);
+// when one is not found there, the whole catalog is resolved, as without
+// names: the tool may be among what was not asked, and if it is nowhere,
+// the whole catalog says why (its problem, a name close to it).
+func (w *Workspace[P, R]) Runner(ctx context.Context, tools ...string) (*call.Runner, error) {
+	if len(tools) > 0 {
+		w.mu.Lock()
+		resolved := w.catalog != nil
+		w.mu.Unlock()
+		if !resolved {
+			if r, ok, err := w.runnerFor(ctx, tools); ok {
+				return r, err
+			}
+		}
+	}
 	cat, err := w.Resolve(ctx)
 	if cat == nil {
 		return nil, err
@@ -50,6 +72,22 @@ func (w *Workspace[P, R]) newRunner(cat *resolve.Catalog, confirm func(ctx conte
 	}
 }
 
+// lockMayApply reports whether a lock file may apply to the catalog: the
+// lock is not off, and the workspace's or the user's lock file exists.
+func (w *Workspace[P, R]) lockMayApply() bool {
+	if w.model.Lock.Policy.Or() == config.LockOff {
+		return false
+	}
+	for _, user := range []bool{false, true} {
+		if path := w.LockPath(user); path != "" {
+			if _, err := os.Lstat(path); err == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // server is how to reach the MCP server name of the workspace.
 func (w *Workspace[P, R]) server(name string) (upstream.Server, bool) {
 	srv, ok := w.model.MCPServers[name]
@@ -57,4 +95,31 @@ func (w *Workspace[P, R]) server(name string) (upstream.Server, bool) {
 		return upstream.Server{}, false
 	}
 	return w.resolver().Server(name, srv, w.dir, w.root), true
+}
+
+// runnerFor returns a runner for calls of tools alone (see Runner); ok is
+// false when a tool was not found: the whole catalog is needed.
+func (w *Workspace[P, R]) runnerFor(ctx context.Context, tools []string) (*call.Runner, bool, error) {
+	if w.ToolSet() != "" || w.lockMayApply() {
+		// What the tool set leaves out and what the lock holds back are
+		// decided over the whole catalog.
+		return nil, false, nil
+	}
+	found, err := w.resolver().DiscoverFor(ctx, w.model, tools)
+	if err != nil {
+		return nil, true, err
+	}
+	cat, err := resolve.Build(w.model, found)
+	if cat == nil {
+		return nil, true, w.place(err)
+	}
+	for _, name := range tools {
+		if _, ok := cat.Tool(name); !ok {
+			return nil, false, nil
+		}
+	}
+	for i, e := range cat.Warnings {
+		cat.Warnings[i] = w.placeOne(e)
+	}
+	return w.newRunner(cat, w.s.confirm), true, w.place(err)
 }

@@ -15,13 +15,15 @@ import (
 )
 
 // HostPartial and Host are a host application's own config, with strata's
-// tools model mounted at assistant.tools (and its MCP servers at
-// assistant.mcp_servers).
+// tools model mounted at assistant: its tools, mcp_servers and discover
+// keys beside the host's own model. (A host with no setting of its own
+// there mounts the whole model: see Example_wholeModel.)
 type HostPartial struct {
 	Assistant struct {
 		Model      partial.Value[string]    `toml:"model"`
 		Tools      config.ToolsPartial      `toml:"tools"`
 		MCPServers config.MCPServersPartial `toml:"mcp_servers"`
+		Discover   config.DiscoverPartial   `toml:"discover"`
 	} `toml:"assistant"`
 }
 
@@ -30,6 +32,7 @@ type Host struct {
 		Model      string            `toml:"model"`
 		Tools      config.Tools      `toml:"tools"`
 		MCPServers config.MCPServers `toml:"mcp_servers"`
+		Discover   config.Discover   `toml:"discover"`
 	} `toml:"assistant"`
 }
 
@@ -84,4 +87,41 @@ parameters.name = { type = "string" }
 	// Output:
 	// untrusted: 0 tools; workspace layers not applied
 	// trusted: success "hello from the workspace\n"
+}
+
+// The simplest mount: strata's whole model (tools, mcp_servers, discover)
+// as one table of the host's config, config.Partial in the partial and
+// config.Config in the resolved config.
+func Example_wholeModel() {
+	type MyPartial struct {
+		Model     partial.Value[string] `toml:"model"`
+		Assistant config.Partial        `toml:"assistant"`
+	}
+	type My struct {
+		Model     string        `toml:"model"`
+		Assistant config.Config `toml:"assistant"`
+	}
+	dir, _ := os.MkdirTemp("", "myapp")
+	defer os.RemoveAll(dir)
+	_ = os.WriteFile(filepath.Join(dir, "config.toml"), []byte(`
+model = "large"
+
+[assistant.discover]
+dirs = ["tools"]
+
+[assistant.tools.grep]
+run = "unattended"
+`), 0o644)
+	defaults := My{Model: "small", Assistant: config.Default()}
+	ws, err := strata.Open[MyPartial](context.Background(), defaults, strata.Name("myapp"), strata.Mount("assistant"),
+		strata.Dir(dir), strata.Environ([]string{"PATH=" + os.Getenv("PATH")}), strata.Cfg(filepath.Join(dir, "config.toml")))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ws.Close()
+	c := ws.Config()
+	grep, _ := c.Assistant.Tools.Effective("grep")
+	fmt.Println(c.Model, c.Assistant.Discover.Dirs[0] == filepath.Join(dir, "tools"), grep.Run())
+	// Output: large true unattended
 }

@@ -80,7 +80,8 @@ func TestIdentityWarmStart(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			inner := func(tools string) string {
-				return "[mcp_servers.fake]\ncommand = \"MCPFAKE\"\nargs = [\"-tools\", \"" + tools + "\"]\nexpose = \"all\"\n"
+				// The client, strata, asks nobody: the tools run unattended.
+				return "[tools.'*']\nrun = \"unattended\"\n[mcp_servers.fake]\ncommand = \"MCPFAKE\"\nargs = [\"-tools\", \"" + tools + "\"]\nexpose = \"all\"\n"
 			}
 			files := map[string]string{
 				"inner/.strata/config.toml": inner("2"),

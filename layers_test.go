@@ -10,6 +10,7 @@ import (
 	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
+	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -21,14 +22,27 @@ func mustDecode(t *testing.T, name, text string, p *config.Partial) {
 }
 
 // TestWorkspaceOverridesUser is the README's host test: it diffs two
-// layers with cmp.Diff and with delta, with no cmp options.
+// layers with cmp.Diff and with delta, with no cmp options: the layer an
+// overlay adds, and the layer that turns one into the other.
 func TestWorkspaceOverridesUser(t *testing.T) {
 	var user, workspace config.Partial
 	mustDecode(t, "user.toml", "[tools.grep]\nrun = \"ask\"\n[tools.old]\nrun = \"skip\"\n", &user)
-	mustDecode(t, "workspace.toml", "unset = [\"tools.old\"]\n[tools.grep]\nrun = \"unattended\"\n", &workspace)
+	mustDecode(t, "workspace.toml", "[tools.'*']\nrun = \"ask\"\n[tools.grep]\nrun = \"unattended\"\n", &workspace)
 
+	// What the workspace adds to the user's layer; Smallest also leaves out
+	// what the defaults give anyway (run = "ask").
+	overlay := merge.Layers(&user, &workspace)
 	want := config.Partial{}
 	want.Tools.Set("grep", config.ToolPartial{Run: partial.Of(config.RunUnattended)})
+	if diff := cmp.Diff(want, *delta.Smallest(&user, overlay, config.Default())); diff != "" {
+		t.Errorf("smallest delta (-want +got):\n%s", diff)
+	}
+	want.Tools.Set("*", config.ToolPartial{Run: partial.Of(config.RunAsk)})
+	if diff := cmp.Diff(want, *delta.Between(&user, overlay)); diff != "" {
+		t.Errorf("delta of the overlay (-want +got):\n%s", diff)
+	}
+	// The layer that turns one layer into the other also undoes what the
+	// workspace does not repeat.
 	want.Tools.Remove("old")
 	if diff := cmp.Diff(want, *delta.Between(&user, &workspace)); diff != "" {
 		t.Errorf("delta (-want +got):\n%s", diff)

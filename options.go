@@ -24,20 +24,27 @@ func (f option) apply(s *settings) { f(s) }
 // loading is what loading is given: the fields of a [load.App] that the
 // options set.
 type loading struct {
-	Name       string       // names the host's files and variables (see Name)
-	Mount      partial.Path // where the tools model sits in the host's config
-	Dir        string       // where loading starts; "" is the working directory
-	Environ    []string     // nil is the process's environment
-	Cfg        []string
-	Flags      any // *P
-	Store      *trust.Store
-	TrustOnce  bool
-	TrustHint  func(load.Untrusted) string
-	Provenance bool
-	UnknownEnv load.EnvPolicy
-	Input      func(ctx context.Context, id, description string, password bool) (string, error)
-	Sources    []load.HostSource
-	Limits     codec.Limits
+	Name    string       // names the host's files and variables (see Name)
+	Mount   partial.Path // where the tools model sits in the host's config
+	Dir     string       // where loading starts; "" is the working directory
+	Environ []string     // nil is the process's environment
+	Cfg     []string
+	// Overrides are the host's key=value flags, OverrideFlag their name.
+	Overrides    []string
+	OverrideFlag string
+	// LeaveOutside leaves keys outside Mount to the host; EnvPrefix names
+	// the configuration's variables (see load.App).
+	LeaveOutside bool
+	EnvPrefix    string
+	Flags        any // *P
+	Store        *trust.Store
+	TrustOnce    bool
+	TrustHint    func(load.Untrusted) string
+	Provenance   bool
+	UnknownEnv   load.EnvPolicy
+	Input        func(ctx context.Context, id, description string, password bool) (string, error)
+	Sources      []load.HostSource
+	Limits       codec.Limits
 }
 
 // settings are what the options set: what loading is given, and what
@@ -54,6 +61,8 @@ type settings struct {
 	builtin  func(ctx context.Context, pc protocol.Context) (protocol.Outcome, error)
 	ask      func(ctx context.Context, tool string, q protocol.Inquiry, target config.Target) (any, bool, error)
 	confirm  func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
+	toolset  *string // the run's tool set, over the config's toolset key
+	progress func(what string) (done func())
 }
 
 // Name names the host's files and variables: .<name>/config.toml,
@@ -86,10 +95,39 @@ func Environ(environ []string) Option {
 }
 
 // Cfg adds --cfg arguments, in order: a file, a key=value override, a JSON
-// object, or NONE.
+// object, or NONE, which drops every layer below it but the defaults. A
+// host's own key=value flags go to [Overrides], where a user's NONE is
+// an error.
 func Cfg(args ...string) Option {
 	return option(func(s *settings) { s.Cfg = append(s.Cfg, args...) })
 }
+
+// Overrides adds key=value overrides from the host's own flag, named
+// flag ("--set"), after [Cfg]: each is an assignment (key=value, key:=json,
+// key+=value, key:+=json) at the host's key paths, and problems and
+// [Workspace.Explain] name it as flag and its number ("--set #2"). A file,
+// a JSON object or NONE is an error, not a layer: a host that wants
+// those gives them to Cfg.
+func Overrides(flag string, kv ...string) Option {
+	return option(func(s *settings) {
+		s.OverrideFlag = flag
+		s.Overrides = append(s.Overrides, kv...)
+	})
+}
+
+// LeaveOutside leaves the keys of files outside the [Mount] to the host:
+// strata checks every key under the mount (an unknown one is an error,
+// with a did-you-mean) and leaves out of its layers, without a problem,
+// the keys its types do not declare elsewhere, which the host reads
+// itself or with koanf from the same files.
+func LeaveOutside() Option { return option(func(s *settings) { s.LeaveOutside = true }) }
+
+// EnvPrefix names the host's configuration variables:
+// EnvPrefix("MYAPP_CFG") reads MYAPP_CFG_ASSISTANT_MODEL as
+// assistant.model, and leaves MYAPP_API_KEY alone; a variable under the
+// prefix that reaches no key is an error with a did-you-mean (see
+// [UnknownEnv]). The default is the [Name]: MYAPP_.
+func EnvPrefix(prefix string) Option { return option(func(s *settings) { s.EnvPrefix = prefix }) }
 
 // Sources adds layers the host reads from elsewhere, each at the place it
 // names: an organisation's defaults in a key-value store (above the
@@ -133,8 +171,22 @@ func Refresh() Option { return option(func(s *settings) { s.refresh = true }) }
 func Offline() Option { return option(func(s *settings) { s.offline = true }) }
 
 // DiscoveryTimeout bounds each discovery run; the default is 5 seconds.
+// The config's discover.timeout_sec and a tool's discover_timeout_sec
+// take precedence. A run that does not answer in time is remembered for
+// 10 minutes, during which no resolution waits for it again ([Refresh]
+// asks again).
 func DiscoveryTimeout(d time.Duration) Option {
 	return option(func(s *settings) { s.timeout = d })
+}
+
+// Progress is told of each program that discovery starts (a tool asked
+// for its schema, an MCP server started to list its tools) as it starts,
+// with a text that names it and its timeout ("tools/slow to describe
+// itself (timeout 5s)"); done is called when it has answered or failed.
+// strata's command line prints those it waits for over a second on a
+// terminal. The text names files and settings: escape it for a terminal.
+func Progress(f func(what string) (done func())) Option {
+	return option(func(s *settings) { s.progress = f })
 }
 
 // CallTimeout bounds each run of a local tool by a call; the default is 60
@@ -162,7 +214,9 @@ func Ask(f func(ctx context.Context, tool string, q protocol.Inquiry, target con
 }
 
 // Confirm is asked before a tool whose run mode is "ask" or "edit" runs
-// (see call.Runner.Confirm); without it, such calls are refused.
+// (see call.Runner.Confirm); without it, such calls are refused, but for
+// Serve's, which ask the client's user through elicitation when the
+// client can be asked.
 func Confirm(f func(ctx context.Context, tool string, args json.RawMessage) (bool, error)) Option {
 	return option(func(s *settings) { s.confirm = f })
 }
@@ -178,3 +232,10 @@ func Input(f func(ctx context.Context, id, description string, password bool) (s
 // Limits bounds what every source holds and what tools answer (see
 // codec.Limits); the default is load's.
 func Limits(l codec.Limits) Option { return option(func(s *settings) { s.Limits = l }) }
+
+// Toolset gives the model the tools of the tool set named name
+// ([toolsets.<name>] in the config) rather than the set the config's
+// toolset key names; "" gives every tool. strata's --toolset flag sets
+// it. An MCP client of [Workspace.Serve] whose name a set's clients match
+// gets that set unless this option is given.
+func Toolset(name string) Option { return option(func(s *settings) { s.toolset = &name }) }

@@ -42,13 +42,19 @@ func (l *lockedBuffer) String() string {
 // with opts to it.
 func (s *setup) serveProcess(t *testing.T, opts *mcp.ClientOptions, args ...string) *mcp.ClientSession {
 	t.Helper()
+	return s.serveProcessAs(t, "relay-test", opts, args...)
+}
+
+// serveProcessAs is serveProcess for a client named client.
+func (s *setup) serveProcessAs(t *testing.T, client string, opts *mcp.ClientOptions, args ...string) *mcp.ClientSession {
+	t.Helper()
 	cmd := exec.Command(strataBin, append([]string{"serve", "--root", s.repo, "--trust"}, args...)...)
 	cmd.Env = append(slices.Clone(s.environ), "XDG_CACHE_HOME="+filepath.Join(s.dir, "cache"))
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "relay-test", Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatalf("%v; strata said:\n%s", err, stderr)
 	}
@@ -62,10 +68,11 @@ func (s *setup) serveProcess(t *testing.T, opts *mcp.ClientOptions, args ...stri
 }
 
 // everythingServer is the config of server-everything over stdio, all its
-// tools exposed.
+// tools exposed, run when called (these tests are of the relay, not of
+// the confirmation that run = "ask" asks for).
 func everythingServer(t *testing.T) string {
 	node, entry := mcptest.EverythingEntry(t)
-	return "[mcp_servers.everything]\ncommand = \"" + node + "\"\nargs = [\"" + entry + "\", \"stdio\"]\nexpose = \"all\"\n"
+	return "[tools.'*']\nrun = \"unattended\"\n\n[mcp_servers.everything]\ncommand = \"" + node + "\"\nargs = [\"" + entry + "\", \"stdio\"]\nexpose = \"all\"\n"
 }
 
 // resolved is what one resolution gave.

@@ -74,9 +74,17 @@ type Workspace[P, R any] struct {
 
 	swept   sync.Once // the private directories a crash left, once
 	mu      sync.Mutex
-	catalog *resolve.Catalog
+	full    *resolve.Catalog // every tool, before a tool set is chosen
+	catalog *resolve.Catalog // the tools of the run's set
 	errs    error
 	runner  *call.Runner
+	client  string // the tool set an MCP client's name chose (serve)
+	// full is the catalog as it resolved, before the lock (see lock.go)
+	// and the tool set; catalog is what they leave of it.
+	fullErrs  error
+	found     resolve.Found // what discovery found, for explaining
+	lockState LockState
+	lockErr   error
 }
 
 // Equal reports whether w and o are the same workspace, a handle that owns
@@ -112,6 +120,10 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 		Provenance: s.Provenance, MCPServers: s.Mount.Append("mcp_servers"),
 		TrustStore: s.Store, TrustWorkspace: s.TrustOnce, TrustHint: s.TrustHint,
 		UnknownEnv: s.UnknownEnv, Input: s.Input, Sources: s.Sources, Limits: s.Limits,
+		Overrides: s.Overrides, OverrideFlag: s.OverrideFlag, EnvPrefix: s.EnvPrefix,
+	}
+	if s.LeaveOutside {
+		app.Checked = s.Mount.Append()
 	}
 	res, err := app.Load(ctx)
 	if err != nil {
@@ -226,7 +238,8 @@ func (w *Workspace[P, R]) resolver() *discover.Resolver {
 		Refresh: w.s.refresh, Offline: w.s.offline, Timeout: w.s.timeout,
 		Pins: w.list.Pins, Builtins: w.s.builtins, Servers: w.servers,
 		MaxDepth: w.s.Limits.WithDefaults().Depth, Untrusted: w.untrusted(),
-		Budget: mcpclient.Budget{Tools: w.s.Limits.ServerTools, Bytes: w.s.Limits.ServerListing},
+		Budget:   mcpclient.Budget{Tools: w.s.Limits.ServerTools, Bytes: w.s.Limits.ServerListing},
+		Progress: w.s.progress,
 	}
 	if w.s.cacheDir != "" {
 		r.Cache = &cache.Cache{Dir: w.s.cacheDir}
@@ -253,29 +266,114 @@ func (w *Workspace[P, R]) untrusted() untrusted.Workspace {
 }
 
 // Resolve returns the catalog of the workspace's tools: discovered (from
-// the cache when it has them) and overridden by the config. It returns the
-// catalog of the tools that resolved even when others failed; the error
-// then lists every problem, positioned. The catalog is resolved once;
-// later calls return the same.
+// the cache when it has them) and overridden by the config, less the tools
+// the lock holds back (see [Workspace.Lock]). It returns the catalog of
+// the tools that resolved even when others failed; the error then lists
+// every problem, positioned. The catalog is resolved once; later calls
+// return the same.
+//
+// The catalog holds the tools of the tool set the run selects (see
+// [Toolset] and [Workspace.ToolSet]), each with its load decided (see
+// [resolve.Choose]).
 func (w *Workspace[P, R]) Resolve(ctx context.Context) (*resolve.Catalog, error) {
+	full, err := w.resolveAll(ctx)
+	if full == nil {
+		return nil, err
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.catalog != nil {
+	if w.catalog != nil || w.lockErr != nil {
 		return w.catalog, w.errs
 	}
-	found, err := w.resolver().Discover(ctx, w.model)
+	cat, st, warnings, lerr := w.applyLock(ctx, full)
+	w.lockState, w.lockErr = st, lerr
+	if cat == nil {
+		w.errs = lerr
+		return nil, lerr
+	}
+	if len(warnings) > 0 {
+		if cat == full {
+			c := *full
+			cat = &c
+		}
+		cat.Warnings = append(slices.Clone(cat.Warnings), warnings...)
+	}
+	sel, serr := cat.Select(w.model, w.toolSet())
+	if serr != nil {
+		return nil, w.place(serr)
+	}
+	w.catalog, w.errs = sel, err
+	return w.catalog, w.errs
+}
+
+// resolveAll returns the catalog as it resolves, before the lock and the
+// tool set.
+func (w *Workspace[P, R]) resolveAll(ctx context.Context) (*resolve.Catalog, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.full != nil {
+		return w.full, w.fullErrs
+	}
+	f, err := w.resolver().Discover(ctx, w.model)
 	if err != nil {
 		return nil, err
 	}
-	cat, err := resolve.Build(w.model, found)
+	cat, err := resolve.BuildAt(w.model, f, w.s.Mount)
 	if cat == nil {
 		return nil, err
 	}
 	for i, e := range cat.Warnings {
 		cat.Warnings[i] = w.placeOne(e)
 	}
-	w.catalog, w.errs = cat, w.place(err)
-	return w.catalog, w.errs
+	w.found = f
+	w.full, w.fullErrs = cat, w.place(err)
+	return w.full, w.fullErrs
+}
+
+// ToolSet returns the tool set the run selects: the [Toolset] option's,
+// else the one an MCP client's name chose (serve), else the config's
+// toolset key; "" is every tool.
+func (w *Workspace[P, R]) ToolSet() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.toolSet()
+}
+
+func (w *Workspace[P, R]) toolSet() string {
+	switch {
+	case w.s.toolset != nil:
+		return *w.s.toolset
+	case w.client != "":
+		return w.client
+	}
+	return w.model.Toolset
+}
+
+// setClient makes set the tool set an MCP client's name chose; the
+// catalog is the run's until it is resolved (serve resolves a new
+// workspace).
+func (w *Workspace[P, R]) setClient(set string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if set != w.model.Toolset {
+		w.client = set
+	}
+}
+
+// ToolSetFor returns the tool set of an MCP client: the first set (by
+// name) whose clients patterns match the name it gives itself
+// (clientInfo.name), else the run's (see [Workspace.ToolSet]). The
+// [Toolset] option, when given, holds for every client. It is the hook
+// by which strata serve gives each client its set; a server over HTTP may
+// choose by the request's path the same way.
+func (w *Workspace[P, R]) ToolSetFor(client string) string {
+	if w.s.toolset != nil {
+		return *w.s.toolset
+	}
+	if set := w.model.Toolsets.ForClient(client); set != "" {
+		return set
+	}
+	return w.model.Toolset
 }
 
 // place puts problems at the host's key paths and positions them in the
@@ -330,6 +428,11 @@ func (w *Workspace[P, R]) Watch() []string {
 	for _, p := range w.loaded.Watch() {
 		set[p] = true
 	}
+	for _, user := range []bool{false, true} {
+		if p := w.LockPath(user); p != "" && w.model.Lock.Policy.Or() != config.LockOff {
+			set[p] = true // written by strata lock: what it accepts comes back
+		}
+	}
 	home := ""
 	for _, kv := range w.environ {
 		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
@@ -379,7 +482,7 @@ func (w *Workspace[P, R]) Launch(ctx context.Context, key string) (trust.Launch,
 		return trust.Launch{}, err
 	}
 	p := partial.Path(path)
-	notLaunch := &diag.Error{Path: path, Msg: "not something that launches a program", Hint: "pin " + w.key("tools.<name>") + " or " + w.key("mcp_servers.<name>")}
+	notLaunch := &diag.Error{Code: diag.CodeUsage, Path: path, Msg: "not something that launches a program", Hint: "pin " + w.key("tools.<name>") + " or " + w.key("mcp_servers.<name>")}
 	if !p.HasPrefix(w.s.Mount) || len(p) != len(w.s.Mount)+2 {
 		return trust.Launch{}, notLaunch
 	}
@@ -391,7 +494,7 @@ func (w *Workspace[P, R]) Launch(ctx context.Context, key string) (trust.Launch,
 			data := protocol.NewContext(protocol.ActionRun, w.root, t.Source.Name(name), nil, nil, t.Options).Value()
 			program, err := command.Program(append([]string{t.Command.Program}, t.Command.Args...), t.Command.Shell, data, w.root)
 			if err != nil {
-				return trust.Launch{}, &diag.Error{Path: path.Append("command"), Msg: err.Error(), Err: err}
+				return trust.Launch{}, &diag.Error{Code: diag.CodeBadValue, Path: path.Append("command"), Msg: err.Error(), Err: err}
 			}
 			return trust.Launch{Program: exe.LookPath(program, w.environ), Args: t.Command.Args, Dir: w.dir}, nil
 		}
@@ -399,14 +502,14 @@ func (w *Workspace[P, R]) Launch(ctx context.Context, key string) (trust.Launch,
 	case "mcp_servers":
 		srv, ok := w.model.MCPServers[name]
 		if !ok {
-			e := &diag.Error{Path: path, Msg: "no MCP server has this name"}
+			e := &diag.Error{Code: diag.CodeNotFound, Path: path, Msg: "no MCP server has this name"}
 			if c := suggest.Closest(name, slices.Sorted(maps.Keys(w.model.MCPServers))); c != "" {
 				e.Hint = "did you mean " + w.key("mcp_servers."+tomltext.Key(c)) + "?"
 			}
 			return trust.Launch{}, e
 		}
 		if srv.IsRemote() {
-			return trust.Launch{}, &diag.Error{Path: path, Msg: "a remote server (url) launches no program: there is nothing to pin"}
+			return trust.Launch{}, &diag.Error{Code: diag.CodeUsage, Path: path, Msg: "a remote server (url) launches no program: there is nothing to pin"}
 		}
 		return w.resolver().Server(name, srv, w.dir, w.root).Launch, nil
 	}
@@ -423,7 +526,7 @@ func (w *Workspace[P, R]) discoveredLaunch(ctx context.Context, path partial.Pat
 	}
 	def, ok := cat.Tool(name)
 	if !ok {
-		e := &diag.Error{Path: path, Msg: "no tool of the catalog has this name"}
+		e := &diag.Error{Code: diag.CodeNotFound, Path: path, Msg: "no tool of the catalog has this name"}
 		names := make([]string, 0, len(cat.Tools))
 		for _, d := range cat.Tools {
 			names = append(names, d.Name)
@@ -439,9 +542,9 @@ func (w *Workspace[P, R]) discoveredLaunch(ctx context.Context, path partial.Pat
 	case resolve.ExecDescribe:
 		return trust.Launch{Program: def.Exec.Path, Env: trust.LaunchEnv(def.Exec.Env, def.Exec.EnvVars), Dir: def.Exec.Dir}, nil
 	case resolve.ExecMCP:
-		return trust.Launch{}, &diag.Error{Path: path, Msg: "the MCP server " + def.Exec.Server + " runs this tool", Hint: "pin " + w.key("mcp_servers."+tomltext.Key(def.Exec.Server)) + ", which launches it"}
+		return trust.Launch{}, &diag.Error{Code: diag.CodeUsage, Path: path, Msg: "the MCP server " + def.Exec.Server + " runs this tool", Hint: "pin " + w.key("mcp_servers."+tomltext.Key(def.Exec.Server)) + ", which launches it"}
 	}
-	return trust.Launch{}, &diag.Error{Path: path, Msg: "the tool launches no program of its own (" + string(def.Exec.Kind) + "): there is nothing to pin"}
+	return trust.Launch{}, &diag.Error{Code: diag.CodeUsage, Path: path, Msg: "the tool launches no program of its own (" + string(def.Exec.Kind) + "): there is nothing to pin"}
 }
 
 // key writes a key of the model (tools.<name>) at the host's mount.
@@ -461,8 +564,8 @@ func (w *Workspace[P, R]) Close() error {
 }
 
 // modelOf finds the tools model in a host's resolved config: the fields
-// tools, mcp_servers and discover of the table at mount. The host may
-// leave out mcp_servers and discover.
+// tools, mcp_servers, discover, budget, toolsets, toolset and lock of the
+// table at mount. The host may leave out all but tools.
 func modelOf[R any](r *R, mount partial.Path) (config.Config, error) {
 	if c, ok := any(r).(*config.Config); ok && len(mount) == 0 {
 		return *c, nil
@@ -488,7 +591,7 @@ func modelOf[R any](r *R, mount partial.Path) (config.Config, error) {
 	for _, part := range []struct {
 		key string
 		dst any
-	}{{"tools", &c.Tools}, {"mcp_servers", &c.MCPServers}, {"discover", &c.Discover}} {
+	}{{"tools", &c.Tools}, {"mcp_servers", &c.MCPServers}, {"discover", &c.Discover}, {"budget", &c.Budget}, {"toolsets", &c.Toolsets}, {"toolset", &c.Toolset}, {"lock", &c.Lock}} {
 		f, ok := t.Field(part.key)
 		if !ok {
 			continue

@@ -1,6 +1,7 @@
 package assign
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"reflect"
@@ -105,7 +106,7 @@ func layer(base reflect.Value, t *shape.Type, a Assignment, o options) (reflect.
 func newBuilder(a Assignment, o options) (*builder, error) {
 	b := &builder{a: a, opts: o}
 	if len(a.Path) > o.depth {
-		return nil, b.fail(0, tooDeep(len(a.Path), o.depth).Error(), "")
+		return nil, b.fail(diag.CodeLimit, 0, tooDeep(len(a.Path), o.depth).Error(), "")
 	}
 	if a.Op == SetJSON || a.Op == MergeJSON {
 		d, errs := doc.Options{MaxDepth: o.depth, MaxQuote: o.quote}.ReadJSONValue([]byte(a.Value))
@@ -114,12 +115,12 @@ func newBuilder(a Assignment, o options) (*builder, error) {
 		}
 		if len(errs) > 0 {
 			e := errs[0]
-			return nil, b.fail(len(a.Path), fmt.Sprintf("invalid JSON after %s at column %d: %s", a.Op, e.Off+1, strings.TrimPrefix(e.Msg, "JSON syntax: ")), "quote strings and keys: key:='\"text\"'")
+			return nil, b.fail(diag.CodeSyntax, len(a.Path), fmt.Sprintf("invalid JSON after %s at column %d: %s", a.Op, e.Off+1, strings.TrimPrefix(e.Msg, "JSON syntax: ")), "quote strings and keys: key:='\"text\"'")
 		}
 		b.json = d
 	}
 	if len(a.Path) == 0 && (a.Op != MergeJSON || b.json.Root.Kind != doc.Table) {
-		return nil, b.fail(0, "an assignment without a key must be a JSON object", `write {"tools": {...}} or key=value`)
+		return nil, b.fail(diag.CodeSyntax, 0, "an assignment without a key must be a JSON object", `write {"tools": {...}} or key=value`)
 	}
 	return b, nil
 }
@@ -135,12 +136,12 @@ type builder struct {
 }
 
 // fail returns a problem at the first n keys of the assignment's path.
-func (b *builder) fail(n int, msg, hint string) error {
+func (b *builder) fail(code diag.Code, n int, msg, hint string) error {
 	var p partial.Path
 	if n > 0 {
 		p = limits.CutPath(b.a.Path[:n:n], b.opts.quote)
 	}
-	return &diag.Error{Source: limits.Cut(b.a.Source, b.opts.quote), Path: p, Msg: limits.CutQuoted(msg, b.opts.quote), Hint: limits.CutQuoted(hint, b.opts.quote)}
+	return &diag.Error{Code: code, Source: limits.Cut(b.a.Source, b.opts.quote), Path: p, Msg: limits.CutQuoted(msg, b.opts.quote), Hint: limits.CutQuoted(hint, b.opts.quote)}
 }
 
 // decoder returns a decoder for the assignment's values.
@@ -206,7 +207,7 @@ func (b *builder) walk(base, l reflect.Value, t *shape.Type, i int, strategy sha
 		return b.entry(bt.Field(t.Elem.At.Entries), tbl.Elem().Field(t.Elem.At.Entries), t, i)
 	case shape.Value:
 		if base.Field(t.At.State).Uint() != shape.StatePresent {
-			return b.fail(i, "is not set, so nothing inside it can be changed", "give it whole: "+partial.Path(b.a.Path[:i]).String()+":=...")
+			return b.fail(diag.CodeInvalid, i, "is not set, so nothing inside it can be changed", "give it whole: "+partial.Path(b.a.Path[:i]).String()+":=...")
 		}
 		v := reflect.New(t.Elem.Go).Elem()
 		v.Set(copyPlain(base.Field(t.At.V)))
@@ -219,7 +220,7 @@ func (b *builder) walk(base, l reflect.Value, t *shape.Type, i int, strategy sha
 	case shape.List:
 		return b.listItem(base, l, t, i)
 	}
-	return b.fail(i, "cannot be reached", "")
+	return b.fail(diag.CodeInvalid, i, "cannot be reached", "")
 }
 
 func (b *builder) unknown(i int, keys []string) error {
@@ -229,7 +230,7 @@ func (b *builder) unknown(i int, keys []string) error {
 	} else if len(keys) > 0 && len(keys) <= 12 {
 		hint = "known keys: " + strings.Join(keys, ", ")
 	}
-	return b.fail(i+1, "unknown key", hint)
+	return b.fail(diag.CodeUnknownKey, i+1, "unknown key", hint)
 }
 
 // entry builds entry key i of a map (or of an Any table, elem being Any).
@@ -275,11 +276,15 @@ func (b *builder) target(base, l reflect.Value, t *shape.Type, strategy shape.St
 		case shape.Any:
 			return b.decode(doc.NewString(b.a.Value), l, t, shape.Replace, false)
 		case shape.Struct:
-			if t.ValueCodec { // a table that reads a shorthand (enable=false)
+			if t.ValueCodec { // a table that reads a shorthand
+				return b.decode(doc.NewString(b.a.Value), l, t, shape.Replace, true)
+			}
+		case shape.Nested:
+			if t.Elem.ValueCodec { // one that may be absent (enable=false)
 				return b.decode(doc.NewString(b.a.Value), l, t, shape.Replace, true)
 			}
 		}
-		return b.fail(len(path), "is a table, not a single value", b.tableHint())
+		return b.fail(diag.CodeType, len(path), "is a table, not a single value", b.tableHint())
 	case Merge:
 		switch t.Kind {
 		case shape.List:
@@ -291,7 +296,7 @@ func (b *builder) target(base, l reflect.Value, t *shape.Type, strategy shape.St
 		case shape.Any:
 			return b.appendToAny(base, l, t, b.itemsNode(anyType))
 		}
-		return b.fail(len(path), "+= appends to lists, and "+describeKind(t)+" is not one", "use = to set it, or :+= to merge a JSON value")
+		return b.fail(diag.CodeType, len(path), "+= appends to lists, and "+describeKind(t)+" is not one", "use = to set it, or :+= to merge a JSON value")
 	case SetJSON:
 		root := b.json.Root
 		if root.Kind == doc.Null {
@@ -318,7 +323,7 @@ func (b *builder) target(base, l reflect.Value, t *shape.Type, strategy shape.St
 	default: // MergeJSON
 		root := b.json.Root
 		if root.Kind == doc.Null {
-			return b.fail(len(path), "cannot merge null", "unset with :=null")
+			return b.fail(diag.CodeBadValue, len(path), "cannot merge null", "unset with :=null")
 		}
 		switch {
 		case t.Kind == shape.Value && t.Elem.Kind == shape.Slice && root.Kind == doc.Array:
@@ -480,10 +485,10 @@ func (b *builder) appendToAny(base, l reflect.Value, t *shape.Type, a *doc.Node)
 	if base.Field(t.At.State).Uint() == shape.StatePresent {
 		switch x := base.Field(t.At.V).Interface(); {
 		case !base.Field(t.At.Table).IsNil():
-			return b.fail(len(b.a.Path), "is a table; += appends to arrays", "use :+= with a JSON object to merge into it")
+			return b.fail(diag.CodeType, len(b.a.Path), "is a table; += appends to arrays", "use :+= with a JSON object to merge into it")
 		case x != nil:
 			if _, ok := x.([]any); !ok {
-				return b.fail(len(b.a.Path), "holds a single value; += appends to arrays", "set it with = or :=")
+				return b.fail(diag.CodeType, len(b.a.Path), "holds a single value; += appends to arrays", "set it with = or :=")
 			}
 		}
 	}
@@ -530,14 +535,14 @@ func (b *builder) listItem(base, l reflect.Value, t *shape.Type, i int) error {
 func (b *builder) index(i, n int) (int, error) {
 	k, err := strconv.Atoi(b.a.Path[i])
 	if err != nil || k < 0 {
-		return 0, b.fail(i+1, fmt.Sprintf("%q is not a list index", b.a.Path[i]), "name an item by its number, from 0")
+		return 0, b.fail(diag.CodeBadValue, i+1, fmt.Sprintf("%q is not a list index", b.a.Path[i]), "name an item by its number, from 0")
 	}
 	if k >= n {
 		items := "items"
 		if n == 1 {
 			items = "item"
 		}
-		return 0, b.fail(i+1, fmt.Sprintf("index %d is past the end of the list (%d %s)", k, n, items), "")
+		return 0, b.fail(diag.CodeBadValue, i+1, fmt.Sprintf("index %d is past the end of the list (%d %s)", k, n, items), "")
 	}
 	return k, nil
 }
@@ -549,7 +554,7 @@ func (b *builder) inside(v reflect.Value, t *shape.Type, i int) error {
 		// Reach inside by structure, then let the type check the result.
 		st, err := shape.Structure(t.Go)
 		if err != nil || st.Kind == shape.Custom || st.Kind == shape.Struct && len(st.Fields) == 0 {
-			return b.fail(i, "cannot be changed part by part", "give it whole: "+partial.Path(b.a.Path[:i]).String()+"=...")
+			return b.fail(diag.CodeInvalid, i, "cannot be changed part by part", "give it whole: "+partial.Path(b.a.Path[:i]).String()+"=...")
 		}
 		if err := b.inside(v, st, i); err != nil {
 			return err
@@ -625,7 +630,7 @@ func (b *builder) inside(v reflect.Value, t *shape.Type, i int) error {
 			return nil
 		}
 	}
-	return b.fail(i, "is a single value; nothing is inside it", "")
+	return b.fail(diag.CodeType, i, "is a single value; nothing is inside it", "")
 }
 
 // setPlain sets plain value v as the assignment says.
@@ -636,13 +641,13 @@ func (b *builder) setPlain(v reflect.Value, t *shape.Type) error {
 		n = b.textNode(b.a.Value, t)
 	case Merge:
 		if t.Kind != shape.Slice {
-			return b.fail(len(b.a.Path), "+= appends to lists, and this is a single value", "use = to set it")
+			return b.fail(diag.CodeType, len(b.a.Path), "+= appends to lists, and this is a single value", "use = to set it")
 		}
 		n = b.itemsNode(t.Elem)
 	default:
 		n = b.json.Root
 		if n.Kind == doc.Null {
-			return b.fail(len(b.a.Path), "cannot unset part of a value", "unset the whole value, or set this part")
+			return b.fail(diag.CodeInvalid, len(b.a.Path), "cannot unset part of a value", "unset the whole value, or set this part")
 		}
 	}
 	tmp := reflect.New(t.Go).Elem()
@@ -673,16 +678,16 @@ func (b *builder) recheck(v reflect.Value, t *shape.Type, i int) error {
 	}
 	x, err := m.MarshalValue()
 	if err != nil {
-		return b.fail(i, err.Error(), "")
+		return b.fail(diag.CodeBadValue, i, err.Error(), "")
 	}
 	fresh := reflect.New(t.Go)
 	if err := fresh.Interface().(partial.ValueUnmarshaler).UnmarshalValue(x); err != nil {
 		var pe *diag.Error
 		if e, ok := err.(*diag.Error); ok {
 			pe = e
-			return b.fail(i, pe.Msg, pe.Hint)
+			return b.fail(cmp.Or(pe.Code, diag.CodeBadValue), i, pe.Msg, pe.Hint)
 		}
-		return b.fail(i, err.Error(), "")
+		return b.fail(diag.CodeBadValue, i, err.Error(), "")
 	}
 	v.Set(fresh.Elem())
 	return nil

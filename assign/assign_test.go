@@ -122,8 +122,8 @@ func TestApply(t *testing.T) {
 		want  any
 	}{
 		{"enum value", "tools.grep.run=unattended", func(c config.Config) any { return c.Tools["grep"].Run }, config.RunUnattended},
-		{"bool text into enable", "tools.grep.enable=false", func(c config.Config) any { return c.Tools["grep"].Enable }, config.Enable{State: layertest.Ptr(false), AllowToggle: config.ToggleAny}},
-		{"string into enable", "tools.grep.enable=explicit", func(c config.Config) any { return c.Tools["grep"].Enable }, config.Enable{State: layertest.Ptr(false), AllowToggle: config.ToggleIfNamed}},
+		{"bool text into enable", "tools.grep.enable=false", func(c config.Config) any { return c.Tools["grep"].Enable }, &config.Enable{State: layertest.Ptr(false), AllowToggle: config.ToggleAny}},
+		{"string into enable", "tools.grep.enable=explicit", func(c config.Config) any { return c.Tools["grep"].Enable }, &config.Enable{State: layertest.Ptr(false), AllowToggle: config.ToggleIfNamed}},
 		{"command string", "tools.grep.command=rg --vimgrep 'a b'", func(c config.Config) any { return c.Tools["grep"].Command }, config.Command{Program: "rg", Args: []string{"--vimgrep", "a b"}}},
 		{"list item in a value", "tools.grep.command.args.1=-w", func(c config.Config) any { return c.Tools["grep"].Command }, config.Command{Program: "rg", Args: []string{"--json", "-w"}}},
 		{"append to a list in a value", "tools.grep.command.args+=-i,--hidden", func(c config.Config) any { return c.Tools["grep"].Command.Args }, []string{"--json", "-n", "-i", "--hidden"}},

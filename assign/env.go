@@ -69,19 +69,19 @@ func Env[P any](p *P, prefix string, environ []string, opts ...Option) ([]Assign
 		source := "env " + limits.Cut(strings.ToValidUTF8(name, "\uFFFD"), o.quote)
 		switch {
 		case !utf8.ValidString(name):
-			errs = append(errs, &diag.Error{Source: source, Msg: "the name is not valid UTF-8", Hint: "key paths in names are ASCII letters, digits and '_'"})
+			errs = append(errs, &diag.Error{Code: diag.CodeSyntax, Source: source, Msg: "the name is not valid UTF-8", Hint: "key paths in names are ASCII letters, digits and '_'"})
 			continue
 		case len(name) == len(head):
-			errs = append(errs, &diag.Error{Source: source, Msg: "the name has no key after " + head, Hint: "name the key path, as in " + head + "TOOLS_GREP_RUN=ask"})
+			errs = append(errs, &diag.Error{Code: diag.CodeSyntax, Source: source, Msg: "the name has no key after " + head, Hint: "name the key path, as in " + head + "TOOLS_GREP_RUN=ask"})
 			continue
 		case !utf8.ValidString(values[name]):
-			errs = append(errs, &diag.Error{Source: source, Msg: "the value is not valid UTF-8"})
+			errs = append(errs, &diag.Error{Code: diag.CodeSyntax, Source: source, Msg: "the value is not valid UTF-8"})
 			continue
 		}
 		a.Op, a.Value = envValue(values[name])
 		path, err := envPath(name[len(head):], t, base, a.Op, o)
 		if err != nil {
-			errs = append(errs, &diag.Error{Source: source, Msg: limits.CutQuoted(err.msg, o.quote), Hint: limits.CutQuoted(err.hint, o.quote), Err: ErrUnknownName})
+			errs = append(errs, &diag.Error{Code: diag.CodeUnknownKey, Source: source, Msg: limits.CutQuoted(err.msg, o.quote), Hint: limits.CutQuoted(err.hint, o.quote), Err: ErrUnknownName})
 			continue
 		}
 		a.Path = path
@@ -234,7 +234,7 @@ func (r *envResolver) resolve(tokens []string, t *shape.Type, base reflect.Value
 		return
 	}
 	if len(tokens) == 0 {
-		if r.json || t.Kind == shape.Value || t.Kind == shape.List || t.Kind == shape.Any || !t.Kind.IsPartial() || t.Kind == shape.Struct && t.ValueCodec {
+		if r.json || t.Kind == shape.Value || t.Kind == shape.List || t.Kind == shape.Any || !t.Kind.IsPartial() || t.Kind == shape.Struct && t.ValueCodec || t.Kind == shape.Nested && t.Elem.ValueCodec {
 			r.found = append(r.found, envCandidate{path: path.Append(), existing: existing})
 		} else {
 			r.fail(len(path), path.String()+" is a table", "set one of its keys, or give a JSON object with ':'")

@@ -135,6 +135,21 @@ type Option interface{ apply(*options) }
 
 type options struct {
 	answers map[string]any
+	confirm func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
+}
+
+// confirmOption is the Option of [Confirm].
+type confirmOption func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
+
+func (c confirmOption) apply(o *options) { o.confirm = c }
+
+// Confirm confirms this call, when its tool's run mode is "ask" or
+// "edit", with confirm instead of [Runner].Confirm: an MCP server asks
+// the client that made the call, for example. confirm is given the
+// arguments the tool would run with (defaults and forced values filled
+// in); an error it returns ends the call with that error.
+func Confirm(confirm func(ctx context.Context, tool string, args json.RawMessage) (bool, error)) Option {
+	return confirmOption(confirm)
 }
 
 // answersOption is the Option of [Answers].
@@ -159,7 +174,7 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	o := options{answers: map[string]any{}}
+	o := options{answers: map[string]any{}, confirm: r.Confirm}
 	for _, opt := range opts {
 		opt.apply(&o)
 	}
@@ -177,11 +192,11 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 		res.Outcome = protocol.Outcome{Type: protocol.Failure, Message: name + " was not run: the config says run = \"skip\""}
 		return res, nil
 	case config.RunAsk, config.RunEdit:
-		if r.Confirm == nil {
-			return nil, &Refusal{Tool: name, Msg: fmt.Sprintf("its run mode is %q, and the host has no way to ask (Runner.Confirm is nil)", def.Run),
-				Hint: `set run = "unattended" for the tool, or give the Runner a Confirm`}
+		if o.confirm == nil {
+			return nil, &Refusal{Tool: name, Msg: fmt.Sprintf("its run mode is %q, and the host has no way to ask", def.Run),
+				Hint: `set run = "unattended" for the tool, or give the host a way to ask: the option strata.Confirm (call.Runner.Confirm)`}
 		}
-		ok, err := r.Confirm(ctx, name, args)
+		ok, err := o.confirm(ctx, name, args)
 		if err != nil {
 			return nil, err
 		}

@@ -93,8 +93,12 @@ func TestConfirmRequired(t *testing.T) {
 	r.Confirm = nil
 	_, err := r.Call(context.Background(), "echo", json.RawMessage(`{"path":"p"}`))
 	ce := callErr(t, err)
-	if want := `its run mode is "ask", and the host has no way to ask (Runner.Confirm is nil)`; ce.Msg != want {
+	if want := `its run mode is "ask", and the host has no way to ask`; ce.Msg != want {
 		t.Errorf("Msg = %q, want %q", ce.Msg, want)
+	}
+	// A host names the option it has: strata.Confirm on a Workspace.
+	if want := `set run = "unattended" for the tool, or give the host a way to ask: the option strata.Confirm (call.Runner.Confirm)`; ce.Hint != want {
+		t.Errorf("Hint = %q, want %q", ce.Hint, want)
 	}
 	if res, err := r.Call(context.Background(), "unattended_echo", nil); err != nil || res.Content != "hi\n" {
 		t.Errorf("an unattended tool: %+v, %v", res, err)
@@ -431,6 +435,15 @@ func TestRunModes(t *testing.T) {
 	r.Confirm = func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }
 	if res, err = r.Call(context.Background(), "echo", json.RawMessage(`{"path":"p"}`)); err != nil || res.Type != protocol.Success {
 		t.Errorf("confirmed: %+v, %v", res, err)
+	}
+	// A call's own confirm is asked instead of the runner's.
+	no := call.Confirm(func(context.Context, string, json.RawMessage) (bool, error) { return false, nil })
+	if res, err = r.Call(context.Background(), "echo", json.RawMessage(`{"path":"p"}`), no); err != nil || res.Type != protocol.Failure {
+		t.Errorf("declined by the call's confirm: %+v, %v", res, err)
+	}
+	r.Confirm = nil
+	if res, err = r.Call(context.Background(), "echo", json.RawMessage(`{"path":"p"}`), call.Confirm(yes)); err != nil || res.Type != protocol.Success {
+		t.Errorf("confirmed by the call's confirm, the runner having none: %+v, %v", res, err)
 	}
 	if _, err := os.Stat(filepath.Join(root, "ran")); err == nil {
 		t.Error("a skipped tool ran")

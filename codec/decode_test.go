@@ -115,7 +115,7 @@ discover:
 					"old": nil,
 					"*": {
 						Run:    partial.Of(config.RunAsk),
-						Enable: config.EnablePartial{State: partial.Of(false), AllowToggle: partial.Of(config.ToggleIfNamed)},
+						Enable: partial.NestedOf(config.EnablePartial{State: partial.Of(false), AllowToggle: partial.Of(config.ToggleIfNamed)}),
 					},
 					"grep": {
 						Source:  partial.Of(config.Source{Kind: config.SourceMCP, Server: "fs", Tool: "search"}),
@@ -221,14 +221,14 @@ enable = { state = "always", allow_toggle = false }
 			want: config.Partial{
 				Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
 					"a": {
-						Enable:  config.EnablePartial{State: partial.Of(true), AllowToggle: partial.Of(config.ToggleAny)},
+						Enable:  partial.NestedOf(config.EnablePartial{State: partial.Of(true), AllowToggle: partial.Of(config.ToggleAny)}),
 						Command: partial.Of(config.Command{Program: "jp-tools", Args: []string{"{{tool}}", "two words"}}),
 					},
 					"b": {
-						Enable:  config.EnablePartial{State: partial.Of(false), AllowToggle: partial.Of(config.ToggleAny)},
+						Enable:  partial.NestedOf(config.EnablePartial{State: partial.Of(false), AllowToggle: partial.Of(config.ToggleAny)}),
 						Command: partial.Of(config.Command{Program: "sh", Args: []string{"-c", "echo hi"}}),
 					},
-					"c": {Enable: config.EnablePartial{State: partial.Of(true), AllowToggle: partial.Of(config.ToggleNever)}},
+					"c": {Enable: partial.NestedOf(config.EnablePartial{State: partial.Of(true), AllowToggle: partial.Of(config.ToggleNever)})},
 				}},
 			},
 		},
@@ -293,8 +293,8 @@ func TestDecodeErrors(t *testing.T) {
 			name: "unknown key without a near one lists the known keys",
 			src:  "[discover]\npaths = [\"x\"]\n",
 			want: []layertest.Problem{{
-				Err: "f.toml:2:1: discover.paths: unknown key; known keys: dirs", Line: 2, Column: 1,
-				Path: partial.Path{"discover", "paths"}, Hint: "known keys: dirs", Snippet: `paths = ["x"]`,
+				Err: "f.toml:2:1: discover.paths: unknown key; known keys: dirs, timeout_sec", Line: 2, Column: 1,
+				Path: partial.Path{"discover", "paths"}, Hint: "known keys: dirs, timeout_sec", Snippet: `paths = ["x"]`,
 			}},
 		},
 		{
@@ -903,7 +903,7 @@ func TestDecodeNullUnsets(t *testing.T) {
 			name:   "JSON null unsets a whole struct",
 			format: partial.JSON,
 			src:    `{"discover": null}`,
-			want:   config.Partial{Discover: config.DiscoverPartial{Dirs: partial.List[string]{Base: partial.BaseDefault}}},
+			want:   config.Partial{Discover: config.DiscoverPartial{Dirs: partial.List[string]{Base: partial.BaseDefault}, TimeoutSec: layertest.UnsetValue[float64]()}},
 		},
 		{
 			name:   "JSON null unsets a nested schema and an option",
@@ -971,7 +971,7 @@ func TestDecodeUnsetList(t *testing.T) {
 		{
 			name: "table unset unsets all of its fields",
 			src:  "unset = [\"discover\"]\n",
-			want: config.Partial{Discover: config.DiscoverPartial{Dirs: partial.List[string]{Base: partial.BaseDefault}}},
+			want: config.Partial{Discover: config.DiscoverPartial{Dirs: partial.List[string]{Base: partial.BaseDefault}, TimeoutSec: layertest.UnsetValue[float64]()}},
 		},
 		{
 			name: "table of tools unset",

@@ -61,6 +61,9 @@ type Document struct {
 	// secrets are the values another client's file got from a variable
 	// or an input, by their key paths in the layer.
 	secrets Secrets
+	// checked is the key path whose unknown keys Decode reports; nil is
+	// every key (see [Document.CheckOnly]).
+	checked partial.Path
 }
 
 // Secrets are the values of the layer d that came from the user's
@@ -144,7 +147,11 @@ func parse(name string, data []byte, format partial.Format, lim Limits, jsonc bo
 			if len(e.Path) > 0 {
 				p = e.Path
 			}
-			c.AddError(decode.At(&diag.Error{Source: name, Path: p, Msg: stripPath(e.Msg, e.Path)}, d, e.Off))
+			code := diag.CodeSyntax
+			if e.Limit {
+				code = diag.CodeLimit
+			}
+			c.AddError(decode.At(&diag.Error{Code: code, Source: name, Path: p, Msg: stripPath(e.Msg, e.Path)}, d, e.Off))
 		}
 		return nil, d.Values, c.Err()
 	}
@@ -255,7 +262,7 @@ func (d *Document) unsetEntry(p partial.Path) *doc.Node {
 // Problem returns an error about path p positioned where the document
 // defines p (or its nearest enclosing key).
 func (d *Document) Problem(p partial.Path, msg, hint string) *diag.Error {
-	e := &diag.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}
+	e := &diag.Error{Code: diag.CodeInvalid, Source: d.name, Path: p, Msg: msg, Hint: hint}
 	if off, ok := d.locate(p); ok {
 		decode.At(e, d.tree(), off)
 	}
@@ -263,14 +270,19 @@ func (d *Document) Problem(p partial.Path, msg, hint string) *diag.Error {
 }
 
 // errAt returns an error about path p at the value of node n.
-func (d *Document) errAt(n *doc.Node, p partial.Path, msg, hint string) *diag.Error {
-	return decode.At(&diag.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}, d.tree(), n.ValuePos())
+func (d *Document) errAt(code diag.Code, n *doc.Node, p partial.Path, msg, hint string) *diag.Error {
+	return decode.At(&diag.Error{Code: code, Source: d.name, Path: p, Msg: msg, Hint: hint}, d.tree(), n.ValuePos())
 }
 
 // errAtKey returns an error about path p at the key of node n.
-func (d *Document) errAtKey(n *doc.Node, p partial.Path, msg, hint string) *diag.Error {
-	return decode.At(&diag.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}, d.tree(), n.Pos())
+func (d *Document) errAtKey(code diag.Code, n *doc.Node, p partial.Path, msg, hint string) *diag.Error {
+	return decode.At(&diag.Error{Code: code, Source: d.name, Path: p, Msg: msg, Hint: hint}, d.tree(), n.Pos())
 }
+
+// CheckOnly has [Document.Decode] report the unknown keys under the key
+// path p alone, leaving the others to the host's own reader; nil (the
+// default) reports every unknown key.
+func (d *Document) CheckOnly(p partial.Path) { d.checked = p }
 
 // Take removes the root entry key from the document and returns its plain
 // value (string, int64, float64, bool, []any or map[string]any) and
@@ -293,14 +305,14 @@ func (d *Document) Take(key string) (any, bool) {
 func (d *Document) Decode(v any) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return &diag.Error{Source: d.name, Msg: "Decode needs a non-nil pointer to a partial struct"}
+		return &diag.Error{Code: diag.CodeUsage, Source: d.name, Msg: "Decode needs a non-nil pointer to a partial struct"}
 	}
 	t, err := shape.OfPartial(rv.Type().Elem())
 	if err != nil {
 		return err
 	}
 	lim := d.lim.WithDefaults()
-	dec := decode.Decoder{Doc: d.tree(), Source: d.name, MaxErrors: lim.Problems, MaxQuote: lim.Quote, MaxDepth: lim.Depth}
+	dec := decode.Decoder{Doc: d.tree(), Source: d.name, MaxErrors: lim.Problems, MaxQuote: lim.Quote, MaxDepth: lim.Depth, Checked: d.checked}
 	dec.Root(d.tree().Root, rv.Elem(), t)
 	// The tree is walked table by table and the unset list last; report the
 	// problems in document order.

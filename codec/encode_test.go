@@ -29,6 +29,7 @@ func allUnsetServer() config.MCPServerPartial {
 		Expose:            layertest.UnsetValue[config.Expose](),
 		EnabledTools:      layertest.UnsetValue[config.ToolNames](),
 		DisabledTools:     layertest.UnsetValue[config.ToolNames](),
+		Load:              layertest.UnsetValue[config.LoadMode](),
 	}
 }
 
@@ -421,7 +422,7 @@ examples = "say \"hi\"\tnow\\"
 				Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
 					"*":       {Run: partial.Of(config.RunEdit)},
 					"a.b":     {Summary: partial.Of("dotted"), Description: layertest.UnsetValue[string]()},
-					"my tool": {Enable: config.EnablePartial{State: partial.Of(false), AllowToggle: partial.Of(config.ToggleAny)}},
+					"my tool": {Enable: partial.NestedOf(config.EnablePartial{State: partial.Of(false), AllowToggle: partial.Of(config.ToggleAny)})},
 					"grep": {
 						Source:  partial.Of(config.Source{Kind: config.SourceMCP, Server: "my.server", Tool: "grep"}),
 						Options: partial.Map[partial.Any]{Entries: map[string]*partial.Any{"x.y": layertest.Ptr(partial.AnyOf(true))}},
@@ -446,7 +447,7 @@ source = "mcp.'my.server'.grep"
 'x.y' = true
 
 [tools.'my tool']
-enable = false
+enable = { state = false, allow_toggle = "any" }
 
 [mcp_servers.'my.server'.env]
 'MY VAR' = "1"
@@ -469,7 +470,10 @@ enable = false
       }
     },
     "my tool": {
-      "enable": false
+      "enable": {
+        "state": false,
+        "allow_toggle": "any"
+      }
     }
   },
   "mcp_servers": {
@@ -488,7 +492,7 @@ enable = false
 				"grep": {
 					Source:  partial.Of(config.Source{Kind: config.SourceLocal, Tool: "search"}),
 					Command: partial.Of(config.Command{Program: "jp-tools", Args: []string{"{{tool}}", "two words", "it's"}}),
-					Enable:  config.EnablePartial{State: partial.Of(false), AllowToggle: partial.Of(config.ToggleNever)},
+					Enable:  partial.NestedOf(config.EnablePartial{State: partial.Of(false), AllowToggle: partial.Of(config.ToggleNever)}),
 					Run:     partial.Of(config.RunUnattended),
 					Result:  partial.Of(config.ResultAsk),
 					Parameters: partial.Map[config.ParameterPartial]{Entries: map[string]*config.ParameterPartial{
@@ -689,14 +693,17 @@ func TestEncodeResolvedConfig(t *testing.T) {
 			name: "defaults",
 			c:    config.Default(),
 			toml: `[tools.'*']
-enable = true
+enable = { state = true, allow_toggle = "any" }
 run = "ask"
 result = "unattended"
 `,
 			json: `{
   "tools": {
     "*": {
-      "enable": true,
+      "enable": {
+        "state": true,
+        "allow_toggle": "any"
+      },
       "run": "ask",
       "result": "unattended"
     }
@@ -708,7 +715,7 @@ result = "unattended"
 			name: "zero fields left out, false pointers kept",
 			c:    withTools,
 			toml: `[tools.'*']
-enable = true
+enable = { state = true, allow_toggle = "any" }
 run = "ask"
 result = "unattended"
 
@@ -731,7 +738,10 @@ tool_timeout_sec = 60.0
 			json: `{
   "tools": {
     "*": {
-      "enable": true,
+      "enable": {
+        "state": true,
+        "allow_toggle": "any"
+      },
       "run": "ask",
       "result": "unattended"
     },

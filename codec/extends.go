@@ -45,9 +45,10 @@ func (e Extend) Equal(o Extend) bool {
 		e.d.Equal(o.d) && slices.Equal(e.at, o.at)
 }
 
-// Problem returns an error positioned at the entry e of its document.
-func (e Extend) Problem(msg, hint string) *diag.Error {
-	return e.d.errAt(e.node, e.at, msg, hint)
+// Problem returns an error with code positioned at the entry e of its
+// document.
+func (e Extend) Problem(code diag.Code, msg, hint string) *diag.Error {
+	return e.d.errAt(code, e.node, e.at, msg, hint)
 }
 
 // Extends takes the extends entry ([ExtendsKey]) out of the document and
@@ -67,7 +68,7 @@ func (d *Document) Extends(formats []string) ([]Extend, error) {
 		items = []*doc.Node{n}
 	case doc.Array:
 	default:
-		return nil, d.errAt(n, where, "expected an array of paths, found "+decode.Describe(n), `write extends = ["base.toml"]`)
+		return nil, d.errAt(diag.CodeType, n, where, "expected an array of paths, found "+decode.Describe(n), `write extends = ["base.toml"]`)
 	}
 	var out []Extend
 	var errs diag.Errors
@@ -79,7 +80,7 @@ func (d *Document) Extends(formats []string) ([]Extend, error) {
 		switch it.Kind {
 		case doc.String:
 			if it.Str == "" {
-				errs = append(errs, d.errAt(it, at, "the path is empty", ""))
+				errs = append(errs, d.errAt(diag.CodeBadValue, it, at, "the path is empty", ""))
 				continue
 			}
 			out = append(out, Extend{Path: it.Str, d: d, at: at, node: it})
@@ -89,7 +90,7 @@ func (d *Document) Extends(formats []string) ([]Extend, error) {
 				switch f.Key {
 				case "path":
 					if f.Kind != doc.String || f.Str == "" {
-						errs = append(errs, d.errAt(f, at.Append(f.Key), "expected a path, found "+decode.Describe(f), ""))
+						errs = append(errs, d.errAt(diag.CodeType, f, at.Append(f.Key), "expected a path, found "+decode.Describe(f), ""))
 						continue
 					}
 					e.Path = f.Str
@@ -102,7 +103,7 @@ func (d *Document) Extends(formats []string) ([]Extend, error) {
 						if c := suggest.Closest(f.Str, names); c != "" && f.Kind == doc.String {
 							hint = "did you mean " + c + "?"
 						}
-						errs = append(errs, d.errAt(f, at.Append(f.Key), "expected "+strings.Join(names, ", ")+", found "+decode.Describe(f), hint))
+						errs = append(errs, d.errAt(diag.CodeBadValue, f, at.Append(f.Key), "expected "+strings.Join(names, ", ")+", found "+decode.Describe(f), hint))
 					}
 				case "strategy":
 					switch {
@@ -114,25 +115,25 @@ func (d *Document) Extends(formats []string) ([]Extend, error) {
 						if c := suggest.Closest(f.Str, []string{"before", "after"}); c != "" && f.Kind == doc.String {
 							hint = "did you mean " + c + "?"
 						}
-						errs = append(errs, d.errAt(f, at.Append(f.Key), "expected before or after, found "+decode.Describe(f), hint))
+						errs = append(errs, d.errAt(diag.CodeBadValue, f, at.Append(f.Key), "expected before or after, found "+decode.Describe(f), hint))
 					}
 				default:
 					hint := ""
 					if c := suggest.Closest(f.Key, []string{"path", "strategy", "format"}); c != "" {
 						hint = "did you mean " + c + "?"
 					}
-					errs = append(errs, d.errAtKey(f, at.Append(f.Key), "unknown key", hint))
+					errs = append(errs, d.errAtKey(diag.CodeUnknownKey, f, at.Append(f.Key), "unknown key", hint))
 				}
 			}
 			if e.Path == "" {
 				if len(errs) == 0 {
-					errs = append(errs, d.errAt(it, at, "an extends table needs a path", `write { path = "x.toml", strategy = "after" }`))
+					errs = append(errs, d.errAt(diag.CodeInvalid, it, at, "an extends table needs a path", `write { path = "x.toml", strategy = "after" }`))
 				}
 				continue
 			}
 			out = append(out, e)
 		default:
-			errs = append(errs, d.errAt(it, at, "expected a path or { path, strategy }, found "+decode.Describe(it), ""))
+			errs = append(errs, d.errAt(diag.CodeType, it, at, "expected a path or { path, strategy }, found "+decode.Describe(it), ""))
 		}
 	}
 	if len(errs) > 0 {

@@ -34,6 +34,27 @@ func JSONSchema[P any](title string) ([]byte, error) {
 			"items":       map[string]any{"type": "string"},
 		}
 	}
+	if _, own := t.Field(extendsKey); !own {
+		// The files a layer extends, as load reads them (load.ExtendsKey).
+		path := map[string]any{"type": "string", "minLength": 1}
+		entry := map[string]any{"anyOf": []any{
+			path,
+			map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"path":     path,
+					"strategy": map[string]any{"enum": []any{"before", "after"}, "description": "before (the default): the file merges below the declaring file; after: above it."},
+					"format":   map[string]any{"enum": []any{"claude", "claude-code", "cursor", "vscode", "codex"}, "description": "Another client's MCP server file: whose it is."},
+				},
+				"required":             []any{"path"},
+				"additionalProperties": false,
+			},
+		}}
+		props[extendsKey] = map[string]any{
+			"description": "Files this layer extends, relative to it (globs allowed): each merges below this file, or above it with strategy = \"after\".",
+			"anyOf":       []any{path, map[string]any{"type": "array", "items": entry}},
+		}
+	}
 	root["$schema"] = "http://json-schema.org/draft-07/schema#"
 	root["title"] = title
 	if len(g.defs) > 0 {
@@ -41,6 +62,10 @@ func JSONSchema[P any](title string) ([]byte, error) {
 	}
 	return indentJSON(root)
 }
+
+// extendsKey is the key of the files a layer extends, which the loader
+// reads (load.ExtendsKey).
+const extendsKey = "extends"
 
 type schemaGen struct {
 	defs      map[string]any

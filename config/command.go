@@ -49,13 +49,13 @@ func (c *Command) Rebase(dir string) {
 func ParseCommand(s string) (Command, error) {
 	words, err := splitWords(s)
 	if err != nil {
-		return Command{}, &diag.Error{Msg: fmt.Sprintf("invalid command %q: %s", s, lowerFirst(err.Error())), Hint: "balance the quotes, or write { program = \"...\", args = [...] }"}
+		return Command{}, &diag.Error{Code: diag.CodeSyntax, Msg: fmt.Sprintf("invalid command %q: %s", s, lowerFirst(err.Error())), Hint: "balance the quotes, or write { program = \"...\", args = [...] }"}
 	}
 	if len(words) == 0 {
-		return Command{}, &diag.Error{Msg: "the command is empty"}
+		return Command{}, &diag.Error{Code: diag.CodeBadValue, Msg: "the command is empty"}
 	}
 	if words[0] == "" {
-		return Command{}, &diag.Error{Msg: fmt.Sprintf("invalid command %q: the program name is empty", s)}
+		return Command{}, &diag.Error{Code: diag.CodeBadValue, Msg: fmt.Sprintf("invalid command %q: the program name is empty", s)}
 	}
 	c := Command{Program: words[0]}
 	if len(words) > 1 {
@@ -144,7 +144,7 @@ func (c *Command) UnmarshalValue(v any) error {
 			case "args":
 				list, ok := x.([]any)
 				if !ok {
-					return &diag.Error{Path: partial.Path{k}, Msg: "expected an array of strings, found " + describe(x)}
+					return &diag.Error{Code: diag.CodeType, Path: partial.Path{k}, Msg: "expected an array of strings, found " + describe(x)}
 				}
 				for i, a := range list {
 					s, err := asString(a, partial.Path{k, fmt.Sprint(i)}, "a string")
@@ -160,11 +160,11 @@ func (c *Command) UnmarshalValue(v any) error {
 				}
 				out.Shell = b
 			default:
-				return &diag.Error{Path: partial.Path{k}, Msg: "unknown key", Hint: didYouMean(k, []string{"program", "args", "shell"})}
+				return &diag.Error{Code: diag.CodeUnknownKey, Path: partial.Path{k}, Msg: "unknown key", Hint: didYouMean(k, []string{"program", "args", "shell"})}
 			}
 		}
 		if out.Program == "" {
-			return &diag.Error{Msg: "a command table needs a program", Hint: `write { program = "my-tool", args = ["--flag"] }`}
+			return &diag.Error{Code: diag.CodeInvalid, Msg: "a command table needs a program", Hint: `write { program = "my-tool", args = ["--flag"] }`}
 		}
 		*c = out
 		return nil

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -31,6 +32,13 @@ type Config struct {
 	Tools      Tools      `toml:"tools"`
 	MCPServers MCPServers `toml:"mcp_servers"`
 	Discover   Discover   `toml:"discover"`
+	// Budget is what the definitions may cost, and the providers' limits.
+	Budget Budget `toml:"budget"`
+	// Toolsets are named sets of tools; Toolset names the one a run
+	// gives the model ("" gives every tool).
+	Toolsets Toolsets `toml:"toolsets"`
+	Toolset  string   `toml:"toolset"`
+	Lock     Lock     `toml:"lock"`
 }
 
 // Tools are the configured tools by name; the entry named [EveryTool] ("*")
@@ -46,7 +54,7 @@ type MCPServers map[string]MCPServer
 type Tool struct {
 	Source      Source               `toml:"source"`
 	Command     Command              `toml:"command"`
-	Enable      Enable               `toml:"enable"`
+	Enable      *Enable              `toml:"enable"`
 	Summary     string               `toml:"summary"`
 	Description string               `toml:"description"`
 	Examples    string               `toml:"examples"`
@@ -57,20 +65,43 @@ type Tool struct {
 	Questions   map[string]Question  `toml:"questions"`
 	Env         map[string]string    `toml:"env"`
 	EnvVars     []string             `toml:"env_vars"`
+	// Load is when a model is given the definition; "" inherits the
+	// server's, then the tool set's, else always.
+	Load LoadMode `toml:"load"`
+	// DiscoverTimeoutSec bounds the tool's discovery: its command's answer
+	// to the schema action, or the --describe answer of the executable of
+	// a discovery directory whose file name (less its extension) is the
+	// tool's name. 0 is the discovery directories' timeout
+	// ([Discover].TimeoutSec), else the host's default (5 seconds).
+	DiscoverTimeoutSec float64 `toml:"discover_timeout_sec"`
 }
 
 // Parameter overrides (or, for tools without discovery, defines) one
 // parameter of a tool's input schema.
 type Parameter struct {
-	Type        Types                `toml:"type"`
-	Required    *bool                `toml:"required"`
-	Default     any                  `toml:"default"`
-	Enum        []any                `toml:"enum"`
-	Summary     string               `toml:"summary"`
-	Description string               `toml:"description"`
-	Examples    []any                `toml:"examples"`
-	Items       *Parameter           `toml:"items"`
-	Properties  map[string]Parameter `toml:"properties"`
+	Type     Types `toml:"type"`
+	Required *bool `toml:"required"`
+	Default  any   `toml:"default"`
+	Enum     []any `toml:"enum"`
+	// The bounds of JSON Schema, each nil (or "") when not set: an
+	// override may tighten the discovered ones, never loosen them.
+	Minimum          *float64             `toml:"minimum"`
+	Maximum          *float64             `toml:"maximum"`
+	ExclusiveMinimum *float64             `toml:"exclusive_minimum"`
+	ExclusiveMaximum *float64             `toml:"exclusive_maximum"`
+	MultipleOf       *float64             `toml:"multiple_of"`
+	MinLength        *int                 `toml:"min_length"`
+	MaxLength        *int                 `toml:"max_length"`
+	Pattern          string               `toml:"pattern"`
+	Format           string               `toml:"format"`
+	MinItems         *int                 `toml:"min_items"`
+	MaxItems         *int                 `toml:"max_items"`
+	UniqueItems      *bool                `toml:"unique_items"`
+	Summary          string               `toml:"summary"`
+	Description      string               `toml:"description"`
+	Examples         []any                `toml:"examples"`
+	Items            *Parameter           `toml:"items"`
+	Properties       map[string]Parameter `toml:"properties"`
 	// AllowDash lets the parameter's value start with "-" where a command
 	// template renders it as an argument of its own, which the program
 	// reads as an option; strata refuses such a value otherwise. It is
@@ -120,6 +151,9 @@ type MCPServer struct {
 	// server's tools; see [MCPServer.Allows].
 	EnabledTools  ToolNames `toml:"enabled_tools"`
 	DisabledTools ToolNames `toml:"disabled_tools"`
+	// Load is when a model is given the definitions of the server's
+	// tools, for those that set none themselves.
+	Load LoadMode `toml:"load"`
 }
 
 // IsEnabled reports whether the server is used: its enabled setting, true
@@ -136,7 +170,10 @@ const (
 	DefaultToolTimeoutSec    = 60
 )
 
-// SetDefaults gives a new server the default timeouts.
+// SetDefaults gives a new server the default timeouts. (Its Expose is
+// the zero one, the default: a configured server gives all its tools, as
+// in Claude Code, Codex, Cursor and VS Code, unless expose, enabled_tools
+// or disabled_tools narrow it.)
 func (s *MCPServer) SetDefaults() {
 	s.StartupTimeoutSec = DefaultStartupTimeoutSec
 	s.ToolTimeoutSec = DefaultToolTimeoutSec
@@ -146,6 +183,21 @@ func (s *MCPServer) SetDefaults() {
 type Discover struct {
 	// Dirs are directories whose executables answer --describe.
 	Dirs []string `toml:"dirs"`
+	// TimeoutSec bounds each discovery run of a local tool (an executable
+	// of Dirs answering --describe, a command answering the schema
+	// action); a tool's DiscoverTimeoutSec overrides it. 0 is the host's
+	// default (5 seconds).
+	TimeoutSec float64 `toml:"timeout_sec"`
+}
+
+// DiscoverTimeoutSec returns the seconds the discovery of tool name may
+// take: its own discover_timeout_sec, else the discovery directories'
+// timeout_sec; 0 when neither is set (the host's default applies).
+func (c Config) DiscoverTimeoutSec(name string) float64 {
+	if t, ok := c.Tools[name]; ok && name != EveryTool && t.DiscoverTimeoutSec > 0 {
+		return t.DiscoverTimeoutSec
+	}
+	return c.Discover.TimeoutSec
 }
 
 // Default returns the library's defaults: every tool asks before running,
@@ -154,7 +206,7 @@ func Default() Config {
 	return Config{Tools: Tools{EveryTool: {
 		Run:    RunAsk,
 		Result: ResultUnattended,
-		Enable: Enable{State: boolPtr(true), AllowToggle: ToggleAny},
+		Enable: &Enable{State: boolPtr(true), AllowToggle: ToggleAny},
 	}}}
 }
 
@@ -205,14 +257,21 @@ func (t EffectiveTool) Result() ResultMode {
 // from the tool's own entry, else inherited from the [EveryTool] entry,
 // else on and toggleable by any directive.
 func (t EffectiveTool) Enable() Enable {
+	var own, inherited Enable
+	if t.Tool.Enable != nil {
+		own = *t.Tool.Enable
+	}
+	if t.Inherited.Enable != nil {
+		inherited = *t.Inherited.Enable
+	}
 	state := true
 	switch {
-	case t.Tool.Enable.State != nil:
-		state = *t.Tool.Enable.State
-	case t.Inherited.Enable.State != nil:
-		state = *t.Inherited.Enable.State
+	case own.State != nil:
+		state = *own.State
+	case inherited.State != nil:
+		state = *inherited.State
 	}
-	return Enable{State: &state, AllowToggle: first(t.Tool.Enable.AllowToggle, t.Inherited.Enable.AllowToggle, ToggleAny)}
+	return Enable{State: &state, AllowToggle: first(own.AllowToggle, inherited.AllowToggle, ToggleAny)}
 }
 
 // Enabled reports whether the tool is offered to the model without a
@@ -270,7 +329,7 @@ func (c Config) ServersInUse() []string {
 		}
 	}
 	for name, srv := range c.MCPServers {
-		if !srv.Expose.IsZero() {
+		if !srv.Expose.None {
 			wanted[name] = true
 		}
 	}
@@ -321,18 +380,18 @@ func (c Config) ValidateAt(mount partial.Path) error {
 		p := mount.Append("tools", name)
 		if name == EveryTool {
 			for _, key := range t.setKeys() {
-				if key != "run" && key != "result" && key != "enable" {
-					errs = append(errs, &diag.Error{Path: p.Append(key), Msg: "not allowed in the '*' defaults", Hint: "the '*' entry holds run, result and enable; set " + key + " on each tool"})
+				if key != "run" && key != "result" && key != "enable" && key != "load" {
+					errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: p.Append(key), Msg: "not allowed in the '*' defaults", Hint: "the '*' entry holds run, result, enable and load; set " + key + " on each tool"})
 				}
 			}
 			continue
 		}
 		if !t.Command.IsZero() && t.Source.Kind != "" && t.Source.Kind != SourceLocal {
-			errs = append(errs, &diag.Error{Path: p.Append("command"), Msg: kindName[t.Source.Kind] + " tool has no command", Hint: `remove the command, or set source = "local"`})
+			errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: p.Append("command"), Msg: kindName[t.Source.Kind] + " tool has no command", Hint: `remove the command, or set source = "local"`})
 		}
 		if t.Source.Kind != SourceBuiltin && t.Source.Kind != SourceMCP {
 			if err := command.Check(append([]string{t.Command.Program}, t.Command.Args...), t.Command.Shell); err != nil {
-				e := &diag.Error{Path: p.Append("command"), Msg: err.Error()}
+				e := &diag.Error{Code: diag.CodeBadValue, Path: p.Append("command"), Msg: err.Error()}
 				var ce *command.Error
 				if errors.As(err, &ce) {
 					e.Msg, e.Hint = ce.Msg, ce.Hint
@@ -341,6 +400,9 @@ func (c Config) ValidateAt(mount partial.Path) error {
 			}
 		}
 		errs = append(errs, allowDash(t.Parameters, p.Append("parameters"), t.Command.IsZero())...)
+		if e := timeoutSec(t.DiscoverTimeoutSec, p.Append("discover_timeout_sec")); e != nil {
+			errs = append(errs, e)
+		}
 		if t.Source.Kind == SourceMCP && !slices.Contains(servers, t.Source.Server) {
 			hint := "add [" + mount.Append("mcp_servers", t.Source.Server).String() + "]"
 			if s := didYouMean(t.Source.Server, servers); s != "" {
@@ -348,16 +410,30 @@ func (c Config) ValidateAt(mount partial.Path) error {
 			} else if len(servers) > 0 {
 				hint += "; configured servers: " + strings.Join(servers, ", ")
 			}
-			errs = append(errs, &diag.Error{Path: p.Append("source"), Msg: fmt.Sprintf("no MCP server named %q is configured", t.Source.Server), Hint: hint})
+			errs = append(errs, &diag.Error{Code: diag.CodeNotFound, Path: p.Append("source"), Msg: fmt.Sprintf("no MCP server named %q is configured", t.Source.Server), Hint: hint})
 		}
 	}
 	for _, name := range servers {
 		errs = append(errs, c.MCPServers[name].validate(mount.Append("mcp_servers", name))...)
 	}
+	errs = append(errs, c.Toolsets.validate(mount, c.Toolset)...)
+	errs = append(errs, c.Budget.validate(mount.Append("budget"))...)
+	if e := timeoutSec(c.Discover.TimeoutSec, mount.Append("discover", "timeout_sec")); e != nil {
+		errs = append(errs, e)
+	}
 	if len(errs) > 0 {
 		return errs
 	}
 	return nil
+}
+
+// timeoutSec checks a discovery timeout: a number of seconds, positive
+// where it is set.
+func timeoutSec(sec float64, path partial.Path) *diag.Error {
+	if sec >= 0 && !math.IsInf(sec, 1) {
+		return nil
+	}
+	return &diag.Error{Code: diag.CodeBadValue, Path: path, Msg: fmt.Sprintf("must be a positive number of seconds, found %v", sec), Hint: "remove it for the default (5 seconds)"}
 }
 
 // allowDash finds the allow_dash settings that mean nothing: on a tool
@@ -369,10 +445,10 @@ func allowDash(params map[string]Parameter, path partial.Path, noCommand bool) d
 	walk = func(p Parameter, pp partial.Path, inItems bool) {
 		switch {
 		case p.AllowDash && inItems:
-			errs = append(errs, &diag.Error{Path: pp.Append("allow_dash"), Msg: "a command template cannot name an item of an array",
+			errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: pp.Append("allow_dash"), Msg: "a command template cannot name an item of an array",
 				Hint: "set allow_dash on a parameter that a template names"})
 		case p.AllowDash && noCommand:
-			errs = append(errs, &diag.Error{Path: pp.Append("allow_dash"), Msg: "only a tool run from a command template renders values as arguments",
+			errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: pp.Append("allow_dash"), Msg: "only a tool run from a command template renders values as arguments",
 				Hint: "remove allow_dash: this tool has no command"})
 		}
 		if p.Items != nil {
@@ -400,7 +476,7 @@ func (t Tool) setKeys() []string {
 	}
 	add(!t.Source.IsZero(), "source")
 	add(!t.Command.IsZero(), "command")
-	add(!t.Enable.IsZero(), "enable")
+	add(t.Enable != nil, "enable")
 	add(t.Summary != "", "summary")
 	add(t.Description != "", "description")
 	add(t.Examples != "", "examples")
@@ -411,5 +487,7 @@ func (t Tool) setKeys() []string {
 	add(len(t.Questions) > 0, "questions")
 	add(len(t.Env) > 0, "env")
 	add(len(t.EnvVars) > 0, "env_vars")
+	add(t.Load != "", "load")
+	add(t.DiscoverTimeoutSec != 0, "discover_timeout_sec")
 	return keys
 }

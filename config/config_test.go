@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -210,7 +211,7 @@ func TestDefault(t *testing.T) {
 	want := config.Config{Tools: config.Tools{"*": {
 		Run:    config.RunAsk,
 		Result: config.ResultUnattended,
-		Enable: config.Enable{State: ptrTo(true), AllowToggle: config.ToggleAny},
+		Enable: &config.Enable{State: ptrTo(true), AllowToggle: config.ToggleAny},
 	}}}
 	a := config.Default()
 	if diff := cmp.Diff(want, a); diff != "" {
@@ -249,10 +250,10 @@ func TestToolsNames(t *testing.T) {
 
 func TestEffectiveTool(t *testing.T) {
 	withDefaults := config.Tools{
-		"*":          {Run: config.RunEdit, Result: config.ResultAsk, Enable: config.Enable{State: ptrTo(false), AllowToggle: config.ToggleNever}},
+		"*":          {Run: config.RunEdit, Result: config.ResultAsk, Enable: &config.Enable{State: ptrTo(false), AllowToggle: config.ToggleNever}},
 		"plain":      {},
-		"own":        {Run: config.RunSkip, Result: config.ResultEdit, Enable: config.Enable{State: ptrTo(false), AllowToggle: config.ToggleAny}},
-		"always":     {Enable: config.Enable{State: ptrTo(true), AllowToggle: config.ToggleNever}},
+		"own":        {Run: config.RunSkip, Result: config.ResultEdit, Enable: &config.Enable{State: ptrTo(false), AllowToggle: config.ToggleAny}},
+		"always":     {Enable: &config.Enable{State: ptrTo(true), AllowToggle: config.ToggleNever}},
 		"described":  {Description: "Long text."},
 		"summarized": {Summary: "Short.", Description: "Long text."},
 	}
@@ -367,7 +368,7 @@ func TestValidate(t *testing.T) {
 		{
 			name: "the defaults entry holds only inheritable settings",
 			c: config.Config{Tools: config.Tools{"*": {
-				Run: config.RunAsk, Result: config.ResultAsk, Enable: config.Enable{State: ptrTo(true), AllowToggle: config.ToggleAny},
+				Run: config.RunAsk, Result: config.ResultAsk, Enable: &config.Enable{State: ptrTo(true), AllowToggle: config.ToggleAny},
 				Command:     config.Command{Program: "x"},
 				Description: "d",
 				Examples:    "e",
@@ -375,11 +376,11 @@ func TestValidate(t *testing.T) {
 				Questions:   map[string]config.Question{"q": {}},
 			}}},
 			want: []string{
-				"tools.'*'.command: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set command on each tool",
-				"tools.'*'.description: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set description on each tool",
-				"tools.'*'.examples: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set examples on each tool",
-				"tools.'*'.parameters: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set parameters on each tool",
-				"tools.'*'.questions: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set questions on each tool",
+				"tools.'*'.command: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set command on each tool",
+				"tools.'*'.description: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set description on each tool",
+				"tools.'*'.examples: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set examples on each tool",
+				"tools.'*'.parameters: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set parameters on each tool",
+				"tools.'*'.questions: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set questions on each tool",
 			},
 		},
 		{
@@ -430,11 +431,22 @@ func TestValidate(t *testing.T) {
 			},
 		},
 		{
+			name: "discovery timeouts are positive where set",
+			c: config.Config{
+				Tools:    config.Tools{"t": {Command: config.Command{Program: "x"}, DiscoverTimeoutSec: -1}, "u": {Command: config.Command{Program: "x"}, DiscoverTimeoutSec: 0.5}},
+				Discover: config.Discover{TimeoutSec: math.Inf(1)},
+			},
+			want: []string{
+				"tools.t.discover_timeout_sec: must be a positive number of seconds, found -1; remove it for the default (5 seconds)",
+				"discover.timeout_sec: must be a positive number of seconds, found +Inf; remove it for the default (5 seconds)",
+			},
+		},
+		{
 			name: "a remote server is valid with its headers and token variable",
 			c: config.Config{MCPServers: config.MCPServers{"r": {
 				URL: "https://example.com/mcp", Headers: map[string]string{"X-Team": "a", "X-Empty": ""},
 				BearerTokenEnvVar: "EXAMPLE_TOKEN", StartupTimeoutSec: 1, ToolTimeoutSec: 1,
-				Expose: config.Expose{All: true}, EnabledTools: config.ToolNames{"a"}, DisabledTools: config.ToolNames{"b"},
+				Expose: config.Expose{}, EnabledTools: config.ToolNames{"a"}, DisabledTools: config.ToolNames{"b"},
 			}}},
 		},
 		{

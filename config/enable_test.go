@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -151,15 +152,18 @@ func TestEnablePartialUnmarshalValueErrors(t *testing.T) {
 func TestEffectiveEnable(t *testing.T) {
 	tests := []struct {
 		name        string
-		own, star   config.Enable
+		own, star   *config.Enable
 		want        config.Enable
 		wantEnabled bool
 	}{
-		{"nothing set: on, any", config.Enable{}, config.Enable{}, config.Enable{State: yes, AllowToggle: config.ToggleAny}, true},
-		{"state from the tool, allow_toggle from '*'", config.Enable{State: no}, config.Enable{State: yes, AllowToggle: config.ToggleIfNamed}, config.Enable{State: no, AllowToggle: config.ToggleIfNamed}, false},
-		{"allow_toggle from the tool, state from '*'", config.Enable{AllowToggle: config.ToggleNever}, config.Enable{State: no}, config.Enable{State: no, AllowToggle: config.ToggleNever}, false},
-		{"both inherited", config.Enable{}, config.Enable{State: no, AllowToggle: config.ToggleIfNamed}, config.Enable{State: no, AllowToggle: config.ToggleIfNamed}, false},
-		{"the tool's own win", config.Enable{State: yes, AllowToggle: config.ToggleAny}, config.Enable{State: no, AllowToggle: config.ToggleNever}, config.Enable{State: yes, AllowToggle: config.ToggleAny}, true},
+		{"nothing set: on, any", &config.Enable{}, &config.Enable{}, config.Enable{State: yes, AllowToggle: config.ToggleAny}, true},
+		{"no enable anywhere: on, any", nil, nil, config.Enable{State: yes, AllowToggle: config.ToggleAny}, true},
+		{"state from the tool, allow_toggle from '*'", &config.Enable{State: no}, &config.Enable{State: yes, AllowToggle: config.ToggleIfNamed}, config.Enable{State: no, AllowToggle: config.ToggleIfNamed}, false},
+		{"allow_toggle from the tool, state from '*'", &config.Enable{AllowToggle: config.ToggleNever}, &config.Enable{State: no}, config.Enable{State: no, AllowToggle: config.ToggleNever}, false},
+		{"both inherited", &config.Enable{}, &config.Enable{State: no, AllowToggle: config.ToggleIfNamed}, config.Enable{State: no, AllowToggle: config.ToggleIfNamed}, false},
+		{"both inherited, the tool sets none", nil, &config.Enable{State: no, AllowToggle: config.ToggleIfNamed}, config.Enable{State: no, AllowToggle: config.ToggleIfNamed}, false},
+		{"the tool's own win", &config.Enable{State: yes, AllowToggle: config.ToggleAny}, &config.Enable{State: no, AllowToggle: config.ToggleNever}, config.Enable{State: yes, AllowToggle: config.ToggleAny}, true},
+		{"the tool's own, '*' sets none", &config.Enable{State: no}, nil, config.Enable{State: no, AllowToggle: config.ToggleAny}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -239,11 +243,11 @@ func TestEnableMergesPerField(t *testing.T) {
 // JP's test_delta_enable_records_only_changed_subfield.
 func TestEnableDeltaRecordsOnlyTheChangedField(t *testing.T) {
 	prev := &config.Partial{}
-	prev.Tools.Set("t", config.ToolPartial{Enable: enable(yes, config.ToggleIfNamed)})
+	prev.Tools.Set("t", config.ToolPartial{Enable: partial.NestedOf(enable(yes, config.ToggleIfNamed))})
 	next := &config.Partial{}
-	next.Tools.Set("t", config.ToolPartial{Enable: enable(no, config.ToggleIfNamed)})
+	next.Tools.Set("t", config.ToolPartial{Enable: partial.NestedOf(enable(no, config.ToggleIfNamed))})
 	want := &config.Partial{}
-	want.Tools.Set("t", config.ToolPartial{Enable: enable(no, "")})
+	want.Tools.Set("t", config.ToolPartial{Enable: partial.NestedOf(enable(no, ""))})
 	if diff := cmp.Diff(want, delta.Between(prev, next)); diff != "" {
 		t.Errorf("delta mismatch (-want +got):\n%s", diff)
 	}
@@ -259,8 +263,8 @@ func TestEnableDeltaRecordsOnlyTheChangedField(t *testing.T) {
 // ToPartial writes only the fields that differ from the defaults.
 func TestEnableToPartial(t *testing.T) {
 	c := config.Default()
-	c.Tools["*"] = config.Tool{Run: config.RunAsk, Result: config.ResultUnattended, Enable: config.Enable{State: no, AllowToggle: config.ToggleAny}}
-	c.Tools["t"] = config.Tool{Enable: config.Enable{AllowToggle: config.ToggleNever}}
+	c.Tools["*"] = config.Tool{Run: config.RunAsk, Result: config.ResultUnattended, Enable: &config.Enable{State: no, AllowToggle: config.ToggleAny}}
+	c.Tools["t"] = config.Tool{Enable: &config.Enable{AllowToggle: config.ToggleNever}}
 	p := config.ToPartial(c)
 	text, err := codec.Encode(p, partial.TOML)
 	if err != nil {
@@ -273,5 +277,123 @@ func TestEnableToPartial(t *testing.T) {
 	back, _ := config.Finalize(p)
 	if diff := cmp.Diff(c, back); diff != "" {
 		t.Errorf("finalize(ToPartial(c)) mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// JP's test_enable_config_serialize: strata writes an enable setting as JP
+// does, as the table of the fields it sets, whichever form it was read in,
+// and keeps an empty table (enable = {}) in the layer. TestEnableKept
+// follows it through merge and delta.
+func TestEnableWrittenAsJP(t *testing.T) {
+	tests := []struct {
+		name     string
+		in       string // the value of tools.t.enable
+		toml     string // the layer written back
+		json     string
+		finalRun bool // whether the tool's enable is on after finalize
+	}{
+		{"true", "true", "[tools.t]\nenable = { state = true, allow_toggle = \"any\" }\n", `{"tools": {"t": {"enable": {"state": true, "allow_toggle": "any"}}}}`, true},
+		{"false", "false", "[tools.t]\nenable = { state = false, allow_toggle = \"any\" }\n", `{"tools": {"t": {"enable": {"state": false, "allow_toggle": "any"}}}}`, false},
+		{"on", `"on"`, "[tools.t]\nenable = { state = true, allow_toggle = \"any\" }\n", `{"tools": {"t": {"enable": {"state": true, "allow_toggle": "any"}}}}`, true},
+		{"always", `"always"`, "[tools.t]\nenable = { state = true, allow_toggle = \"never\" }\n", `{"tools": {"t": {"enable": {"state": true, "allow_toggle": "never"}}}}`, true},
+		{"explicit", `"explicit"`, "[tools.t]\nenable = { state = false, allow_toggle = \"if_named\" }\n", `{"tools": {"t": {"enable": {"state": false, "allow_toggle": "if_named"}}}}`, false},
+		{"locked off", `{ state = false, allow_toggle = "never" }`, "[tools.t]\nenable = { state = false, allow_toggle = \"never\" }\n", `{"tools": {"t": {"enable": {"state": false, "allow_toggle": "never"}}}}`, false},
+		{"state alone", `{ state = true }`, "[tools.t]\nenable = { state = true }\n", `{"tools": {"t": {"enable": {"state": true}}}}`, true},
+		{"allow_toggle alone", `{ allow_toggle = "if_named" }`, "[tools.t]\nenable = { allow_toggle = \"if_named\" }\n", `{"tools": {"t": {"enable": {"allow_toggle": "if_named"}}}}`, true},
+		{"empty table", `{}`, "[tools.t]\nenable = {}\n", `{"tools": {"t": {"enable": {}}}}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := layertest.MustDecode(t, "in.toml", "[tools.t]\nenable = "+tt.in+"\n", partial.TOML)
+			for _, f := range []struct {
+				format partial.Format
+				want   string
+			}{{partial.TOML, tt.toml}, {partial.JSON, tt.json}} {
+				text, err := codec.Encode(&p, f.format)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := string(text)
+				if f.format == partial.JSON {
+					var v any
+					_ = json.Unmarshal(text, &v)
+					compact, _ := json.Marshal(v)
+					var w any
+					_ = json.Unmarshal([]byte(f.want), &w)
+					want, _ := json.Marshal(w)
+					got, f.want = string(compact), string(want)
+				}
+				if diff := cmp.Diff(f.want, got); diff != "" {
+					t.Errorf("written layer mismatch (-want +got):\n%s", diff)
+				}
+				back := layertest.MustDecode(t, "back", string(text), f.format)
+				if diff := cmp.Diff(p, back); diff != "" {
+					t.Errorf("the written layer reads back differently (-want +got):\n%s", diff)
+				}
+			}
+			c, err := config.Finalize(&p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, _ := c.Tools.Effective("t")
+			if got := e.Enabled(); got != tt.finalRun {
+				t.Errorf("Enabled() = %v, want %v", got, tt.finalRun)
+			}
+		})
+	}
+}
+
+// An empty enable table is kept through merge, delta and ToPartial, as JP
+// keeps Some(PartialEnableConfig::default()).
+func TestEnableKept(t *testing.T) {
+	decode := func(src string) *config.Partial {
+		p := layertest.MustDecode(t, "l.toml", src, partial.TOML)
+		return &p
+	}
+	write := func(p *config.Partial) string {
+		text, err := codec.Encode(p, partial.TOML)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(text)
+	}
+	tests := []struct {
+		name string
+		got  func() *config.Partial
+		want string
+	}{
+		{"merged over nothing", func() *config.Partial {
+			return merge.Layers(decode("[tools.t]\nsource = \"builtin\"\n"), decode("[tools.t]\nenable = {}\n"))
+		}, "[tools.t]\nsource = \"builtin\"\nenable = {}\n"},
+		{"merged over a state", func() *config.Partial {
+			return merge.Layers(decode("[tools.t]\nenable = false\n"), decode("[tools.t]\nenable = {}\n"))
+		}, "[tools.t]\nenable = { state = false, allow_toggle = \"any\" }\n"},
+		{"a delta that adds it", func() *config.Partial {
+			return delta.Between(decode("[tools.t]\nsource = \"builtin\"\n"), decode("[tools.t]\nsource = \"builtin\"\nenable = {}\n"))
+		}, "[tools.t]\nenable = {}\n"},
+		{"a delta that removes it", func() *config.Partial {
+			return delta.Between(decode("[tools.t]\nsource = \"builtin\"\nenable = {}\n"), decode("[tools.t]\nsource = \"builtin\"\n"))
+		}, "unset = [\"tools.t.enable\"]\n\n[tools.t]\n"},
+		{"ToPartial of a tool that has it", func() *config.Partial {
+			c, err := config.Finalize(decode("[tools.t]\nsource = \"builtin\"\nenable = {}\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return config.ToPartial(c)
+		}, "[tools.t]\nsource = \"builtin\"\nenable = {}\n"},
+		{"ToPartial of a locked tool", func() *config.Partial {
+			c, err := config.Finalize(decode("[tools.t]\nsource = \"builtin\"\nenable = \"always\"\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return config.ToPartial(c)
+		}, "[tools.t]\nsource = \"builtin\"\nenable = { state = true, allow_toggle = \"never\" }\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, write(tt.got())); diff != "" {
+				t.Errorf("layer mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -14,11 +14,11 @@ import (
 func ExampleTools_Effective() {
 	off := false
 	tools := config.Tools{
-		config.EveryTool: {Run: config.RunUnattended, Enable: config.Enable{AllowToggle: config.ToggleIfNamed}},
+		config.EveryTool: {Run: config.RunUnattended, Enable: &config.Enable{AllowToggle: config.ToggleIfNamed}},
 		"fs_modify_file": {
 			Description: "Replace lines of a file.",
 			Run:         config.RunAsk,
-			Enable:      config.Enable{State: &off}, // allow_toggle comes from '*'
+			Enable:      &config.Enable{State: &off}, // allow_toggle comes from '*'
 			Questions: map[string]config.Question{
 				"apply_changes": {Target: config.TargetUser, Answer: true},
 			},
@@ -97,7 +97,7 @@ source = "mcp.fs"
 		fmt.Println(e)
 	}
 	// Output:
-	// user.toml:3:1: tools.'*'.command: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set command on each tool
+	// user.toml:3:1: tools.'*'.command: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set command on each tool
 	// user.toml:6:1: tools.read.source: no MCP server named "fs" is configured; add [mcp_servers.fs]
 }
 
@@ -107,7 +107,7 @@ source = "mcp.fs"
 func ExampleMCPServer_Allows() {
 	srv := config.MCPServer{
 		URL:           "https://example.com/mcp",
-		Expose:        config.Expose{All: true},
+		Expose:        config.Expose{},
 		EnabledTools:  config.ToolNames{"open", "screenshot"},
 		DisabledTools: config.ToolNames{"screenshot"},
 	}

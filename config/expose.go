@@ -10,35 +10,44 @@ import (
 )
 
 // Expose says which tools of an MCP server join the catalog on their own,
-// under their names on the server: all of them ("all"), those listed, or
-// none (the default; tools then come in through source = "mcp.<server>").
+// under their names on the server: all of them ("all", the default, as in
+// every client that configures MCP servers), those listed, or none (tools
+// then come in only through source = "mcp.<server>"). enabled_tools and
+// disabled_tools narrow it further ([MCPServer.Exposes]). The zero Expose
+// is the default: all.
 //
 // In a file it is a string or a list, never a table: its fields have no
 // keys.
 type Expose struct {
-	All   bool     `toml:"-"`
+	// None is expose = "none" (or []): no tool joins on its own.
+	None bool `toml:"-"`
+	// Tools, when not empty, are the only tools that join.
 	Tools []string `toml:"-"`
 }
 
-// IsZero reports whether the server exposes nothing on its own.
-func (e Expose) IsZero() bool { return !e.All && len(e.Tools) == 0 }
+// All reports whether every tool of the server joins the catalog on its
+// own (expose = "all", the default).
+func (e Expose) All() bool { return !e.None && len(e.Tools) == 0 }
 
 // Has reports whether tool name is exposed.
-func (e Expose) Has(name string) bool { return e.All || slices.Contains(e.Tools, name) }
+func (e Expose) Has(name string) bool {
+	return !e.None && (len(e.Tools) == 0 || slices.Contains(e.Tools, name))
+}
 
-// UnmarshalValue reads "all", "none" or a list of tool names.
+// UnmarshalValue reads "all", "none" or a list of tool names; an empty
+// list is "none".
 func (e *Expose) UnmarshalValue(v any) error {
 	switch v := v.(type) {
 	case string:
 		switch v {
 		case "all":
-			*e = Expose{All: true}
-			return nil
-		case "none":
 			*e = Expose{}
 			return nil
+		case "none":
+			*e = Expose{None: true}
+			return nil
 		}
-		return &diag.Error{Msg: fmt.Sprintf("expected \"all\", \"none\" or a list of tool names, found %q", v), Hint: didYouMean(v, []string{"all", "none"})}
+		return &diag.Error{Code: diag.CodeBadValue, Msg: fmt.Sprintf("expected \"all\", \"none\" or a list of tool names, found %q", v), Hint: didYouMean(v, []string{"all", "none"})}
 	case []any:
 		out := Expose{}
 		for i, x := range v {
@@ -50,6 +59,7 @@ func (e *Expose) UnmarshalValue(v any) error {
 				out.Tools = append(out.Tools, s)
 			}
 		}
+		out.None = len(out.Tools) == 0
 		*e = out
 		return nil
 	}
@@ -59,10 +69,10 @@ func (e *Expose) UnmarshalValue(v any) error {
 // MarshalValue writes "all", "none" or the list.
 func (e Expose) MarshalValue() (any, error) {
 	switch {
-	case e.All:
-		return "all", nil
-	case len(e.Tools) == 0:
+	case e.None:
 		return "none", nil
+	case len(e.Tools) == 0:
+		return "all", nil
 	}
 	out := make([]any, len(e.Tools))
 	for i, t := range e.Tools {

@@ -116,7 +116,7 @@ func (a *AllowToggle) UnmarshalValue(v any) error {
 			if v == "always" {
 				hint = `"any" lets every directive toggle the tool; enable = "always" locks it on`
 			}
-			return &diag.Error{Msg: err.Error(), Hint: hint}
+			return &diag.Error{Code: diag.CodeBadValue, Msg: err.Error(), Hint: hint}
 		}
 		return nil
 	}
@@ -167,18 +167,9 @@ func (e Enable) IsZero() bool { return e.State == nil && e.AllowToggle == "" }
 // On reports whether e's State is set and true.
 func (e Enable) On() bool { return e.State != nil && *e.State }
 
-// MarshalValue writes e as a shorthand where one means the same (true,
-// false, "always", "explicit"), else as a table of the fields it sets.
-func (e Enable) MarshalValue() (any, error) {
-	var p EnablePartial
-	if e.State != nil {
-		p.State = partial.Of(*e.State)
-	}
-	if e.AllowToggle != "" {
-		p.AllowToggle = partial.Of(e.AllowToggle)
-	}
-	return p.MarshalValue()
-}
+// MarshalValue writes e as JP does: the table of the fields it sets
+// ({ state = true, allow_toggle = "never" }), never a shorthand.
+func (e Enable) MarshalValue() (any, error) { return enableTable(e), nil }
 
 // EnablePartial is the partial twin of [Enable]. Its fields merge one by
 // one across layers. Besides the table { state = true, allow_toggle =
@@ -194,6 +185,11 @@ func (e Enable) MarshalValue() (any, error) {
 // strings sets both fields as it does (an allow_toggle in the same table
 // overrides on and off; for always and explicit it may only repeat what
 // they mean), and allow_toggle = true or false is any or never.
+//
+// It is written as JP writes it, always as the table of the fields it
+// sets. A tool holds it in a [partial.Nested], as JP holds an
+// Option<PartialEnableConfig>: enable = {} is present, says nothing of
+// either field, and is kept in the layer.
 type EnablePartial struct {
 	State       partial.Value[bool]        `toml:"state" doc:"Whether the tool is offered to the model; inherited from '*' when left out, else true."`
 	AllowToggle partial.Value[AllowToggle] `toml:"allow_toggle" doc:"Which run-time directives may turn the tool on or off: any (the default), never, if_named, if_named_or_group."`
@@ -222,7 +218,7 @@ func (e *EnablePartial) UnmarshalValue(v any) error {
 	case string:
 		s, ok := enableShorthands[v]
 		if !ok {
-			return &diag.Error{Msg: fmt.Sprintf("expected a boolean, one of %s, or { state, allow_toggle }, found %s", strings.Join(enumEnable, ", "), describe(v)), Hint: didYouMean(v, enumEnable)}
+			return &diag.Error{Code: diag.CodeBadValue, Msg: fmt.Sprintf("expected a boolean, one of %s, or { state, allow_toggle }, found %s", strings.Join(enumEnable, ", "), describe(v)), Hint: didYouMean(v, enumEnable)}
 		}
 		*e = s
 		return nil
@@ -232,32 +228,20 @@ func (e *EnablePartial) UnmarshalValue(v any) error {
 	return fmt.Errorf("expected a boolean, one of %s, or { state, allow_toggle }, found %s", strings.Join(enumEnable, ", "), describe(v))
 }
 
-// MarshalValue writes e as a shorthand where one means the same (true,
-// false, "always", "explicit"), else as the table of the fields it sets
-// (an unset field is not written: it has no plain form).
+// MarshalValue writes e as JP does: the table of the fields it sets,
+// whichever form it was read in (true is { state = true, allow_toggle =
+// "any" }); an unset field is not written, it has no plain form.
 func (e EnablePartial) MarshalValue() (any, error) {
-	state, hasState := e.State.Get()
-	toggle, hasToggle := e.AllowToggle.Get()
-	if hasState && hasToggle {
-		switch {
-		case toggle == ToggleAny:
-			return state, nil
-		case state && toggle == ToggleNever:
-			return "always", nil
-		case !state && toggle == ToggleIfNamed:
-			return "explicit", nil
-		}
-	}
 	var out enableTable
-	if hasState {
+	if state, ok := e.State.Get(); ok {
 		out.State = &state
 	}
-	out.AllowToggle = toggle
+	out.AllowToggle, _ = e.AllowToggle.Get()
 	return out, nil
 }
 
 // enableTable is the table form of an enable setting, written field by
-// field in order (an [Enable] would write itself as a shorthand).
+// field in order (an [Enable] would write itself through MarshalValue).
 type enableTable Enable
 
 // readTable reads the table form.
@@ -274,11 +258,11 @@ func (e *EnablePartial) readTable(v map[string]any) error {
 			case string:
 				s, ok := enableShorthands[x]
 				if !ok || x == "true" || x == "false" {
-					return &diag.Error{Path: partial.Path{k}, Msg: fmt.Sprintf("expected a boolean, or one of %s, found %s", strings.Join(enumEnable, ", "), describe(x)), Hint: didYouMean(x, enumEnable)}
+					return &diag.Error{Code: diag.CodeBadValue, Path: partial.Path{k}, Msg: fmt.Sprintf("expected a boolean, or one of %s, found %s", strings.Join(enumEnable, ", "), describe(x)), Hint: didYouMean(x, enumEnable)}
 				}
 				shorthand, out.State = x, s.State
 			default:
-				return &diag.Error{Path: partial.Path{k}, Msg: "expected a boolean, found " + describe(x)}
+				return &diag.Error{Code: diag.CodeType, Path: partial.Path{k}, Msg: "expected a boolean, found " + describe(x)}
 			}
 		case "allow_toggle":
 			var a AllowToggle
@@ -289,11 +273,11 @@ func (e *EnablePartial) readTable(v map[string]any) error {
 					c.Path = partial.Path{k}
 					return &c
 				}
-				return &diag.Error{Path: partial.Path{k}, Msg: err.Error()}
+				return &diag.Error{Code: diag.CodeBadValue, Path: partial.Path{k}, Msg: err.Error()}
 			}
 			out.AllowToggle = partial.Of(a)
 		default:
-			return &diag.Error{Path: partial.Path{k}, Msg: "unknown key", Hint: didYouMean(k, []string{"state", "allow_toggle"})}
+			return &diag.Error{Code: diag.CodeUnknownKey, Path: partial.Path{k}, Msg: "unknown key", Hint: didYouMean(k, []string{"state", "allow_toggle"})}
 		}
 	}
 	if shorthand != "" {
@@ -303,6 +287,7 @@ func (e *EnablePartial) readTable(v map[string]any) error {
 			out.AllowToggle = implied
 		case (shorthand == "always" || shorthand == "explicit") && given != implied.V:
 			return &diag.Error{
+				Code: diag.CodeInvalid,
 				Path: partial.Path{"allow_toggle"},
 				Msg:  fmt.Sprintf("state %q already means allow_toggle = %q", shorthand, implied.V),
 				Hint: fmt.Sprintf("write { state = %v, allow_toggle = %q }", enableShorthands[shorthand].State.V, given),
@@ -318,7 +303,7 @@ func (e *EnablePartial) readTable(v map[string]any) error {
 func asString(x any, path partial.Path, want string) (string, error) {
 	s, ok := x.(string)
 	if !ok {
-		return "", &diag.Error{Path: path, Msg: "expected " + want + ", found " + describe(x)}
+		return "", &diag.Error{Code: diag.CodeType, Path: path, Msg: "expected " + want + ", found " + describe(x)}
 	}
 	return s, nil
 }
@@ -327,7 +312,7 @@ func asString(x any, path partial.Path, want string) (string, error) {
 func asBool(x any, path partial.Path) (bool, error) {
 	b, ok := x.(bool)
 	if !ok {
-		return false, &diag.Error{Path: path, Msg: "expected a boolean, found " + describe(x)}
+		return false, &diag.Error{Code: diag.CodeType, Path: path, Msg: "expected a boolean, found " + describe(x)}
 	}
 	return b, nil
 }

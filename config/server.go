@@ -22,7 +22,7 @@ func (s MCPServer) validate(p partial.Path) diag.Errors {
 		if key != "" {
 			at = p.Append(key)
 		}
-		errs = append(errs, &diag.Error{Path: at, Msg: msg, Hint: hint})
+		errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: at, Msg: msg, Hint: hint})
 	}
 	switch {
 	case s.Command == "" && s.URL == "":
@@ -49,11 +49,11 @@ func (s MCPServer) validate(p partial.Path) diag.Errors {
 	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
 		switch {
 		case !validHeaderName(k):
-			errs = append(errs, &diag.Error{Path: p.Append("headers", k), Msg: fmt.Sprintf("%q is not a valid HTTP header name", k), Hint: "a header name is letters, digits and !#$%&'*+-.^_`|~"})
+			errs = append(errs, &diag.Error{Code: diag.CodeBadValue, Path: p.Append("headers", k), Msg: fmt.Sprintf("%q is not a valid HTTP header name", k), Hint: "a header name is letters, digits and !#$%&'*+-.^_`|~"})
 		case !validHeaderValue(s.Headers[k]):
-			errs = append(errs, &diag.Error{Path: p.Append("headers", k), Msg: "the value holds a line break or another control character"})
+			errs = append(errs, &diag.Error{Code: diag.CodeBadValue, Path: p.Append("headers", k), Msg: "the value holds a line break or another control character"})
 		case strings.EqualFold(k, "Authorization") && s.BearerTokenEnvVar != "":
-			errs = append(errs, &diag.Error{Path: p.Append("headers", k), Msg: "both headers.Authorization and bearer_token_env_var set the Authorization header", Hint: "keep one of them"})
+			errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: p.Append("headers", k), Msg: "both headers.Authorization and bearer_token_env_var set the Authorization header", Hint: "keep one of them"})
 		}
 	}
 	if s.BearerTokenEnvVar != "" && !validVarName(s.BearerTokenEnvVar) {
@@ -61,7 +61,7 @@ func (s MCPServer) validate(p partial.Path) diag.Errors {
 	}
 	for i, v := range s.EnvVars {
 		if !validVarName(v) {
-			errs = append(errs, &diag.Error{Path: p.Append("env_vars", fmt.Sprint(i)), Msg: fmt.Sprintf("%q is not a variable name", v)})
+			errs = append(errs, &diag.Error{Code: diag.CodeBadValue, Path: p.Append("env_vars", fmt.Sprint(i)), Msg: fmt.Sprintf("%q is not a variable name", v)})
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Env)) {

@@ -13,8 +13,8 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-// TestServerFromFile reads servers as a user writes them, DESIGN.md's file
-// format, and checks what they resolve to.
+// TestServerFromFile reads servers as a user writes them, in the file
+// format of the README, and checks what they resolve to.
 func TestServerFromFile(t *testing.T) {
 	const file = `
 [mcp_servers.fs]
@@ -46,6 +46,10 @@ allow_http = true
 
 [mcp_servers.here]
 url = "http://localhost:3000/mcp"
+
+[mcp_servers.quiet]
+command = "quiet-server"
+expose = "none"
 `
 	var p config.Partial
 	if err := codec.Decode("servers.toml", []byte(file), partial.TOML, &p); err != nil {
@@ -59,21 +63,22 @@ url = "http://localhost:3000/mcp"
 		"fs": {
 			Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "."},
 			Env: map[string]string{"LOG": "1"}, EnvVars: []string{"GITHUB_TOKEN"},
-			Enabled: ptr(true), StartupTimeoutSec: 60, ToolTimeoutSec: 60, Expose: config.Expose{All: true},
+			Enabled: ptr(true), StartupTimeoutSec: 60, ToolTimeoutSec: 60,
 			EnabledTools: config.ToolNames{"read_file", "list_directory"}, DisabledTools: config.ToolNames{"list_directory"},
 		},
 		"remote": {
 			URL: "https://example.com/mcp", Headers: map[string]string{"X-Team": "a"}, BearerTokenEnvVar: "EXAMPLE_TOKEN",
 			StartupTimeoutSec: 10, ToolTimeoutSec: 60,
 		},
-		"off":  {URL: "https://example.com/off", Enabled: ptr(false), EnabledTools: config.ToolNames{}, StartupTimeoutSec: 10, ToolTimeoutSec: 60},
-		"lan":  {URL: "http://10.1.2.3:8080/mcp", AllowHTTP: true, StartupTimeoutSec: 10, ToolTimeoutSec: 60},
-		"here": {URL: "http://localhost:3000/mcp", StartupTimeoutSec: 10, ToolTimeoutSec: 60},
+		"off":   {URL: "https://example.com/off", Enabled: ptr(false), EnabledTools: config.ToolNames{}, StartupTimeoutSec: 10, ToolTimeoutSec: 60},
+		"lan":   {URL: "http://10.1.2.3:8080/mcp", AllowHTTP: true, StartupTimeoutSec: 10, ToolTimeoutSec: 60},
+		"here":  {URL: "http://localhost:3000/mcp", StartupTimeoutSec: 10, ToolTimeoutSec: 60},
+		"quiet": {Command: "quiet-server", StartupTimeoutSec: 10, ToolTimeoutSec: 60, Expose: config.Expose{None: true}},
 	}
 	if diff := cmp.Diff(want, c.MCPServers); diff != "" {
 		t.Errorf("servers (-want +got):\n%s", diff)
 	}
-	fs, remote, off := c.MCPServers["fs"], c.MCPServers["remote"], c.MCPServers["off"]
+	fs, remote, off, quiet := c.MCPServers["fs"], c.MCPServers["remote"], c.MCPServers["off"], c.MCPServers["quiet"]
 	for _, tc := range []struct {
 		what      string
 		got, want bool
@@ -89,7 +94,9 @@ url = "http://localhost:3000/mcp"
 		{"fs exposes read_file", fs.Exposes("read_file"), true},
 		{"fs exposes list_directory", fs.Exposes("list_directory"), false},
 		{"remote allows anything", remote.Allows("x"), true},
-		{"remote exposes nothing (expose none)", remote.Exposes("x"), false},
+		{"remote exposes x (no expose: all, the default)", remote.Exposes("x"), true},
+		{"quiet exposes nothing (expose none)", quiet.Exposes("x"), false},
+		{"quiet allows x (expose none leaves source = mcp.quiet.x)", quiet.Allows("x"), true},
 		{"off allows nothing (enabled_tools = [])", off.Allows("x"), false},
 	} {
 		if tc.got != tc.want {

@@ -70,7 +70,7 @@ func ParseSource(text string) (Source, error) {
 	p, err := partial.ParsePath(text)
 	if err != nil {
 		if strings.HasSuffix(text, ".") {
-			return Source{}, &diag.Error{Msg: fmt.Sprintf("invalid source %q: a name is missing after the last dot", text), Hint: "write builtin, local, local.<tool>, mcp.<server> or mcp.<server>.<tool>"}
+			return Source{}, &diag.Error{Code: diag.CodeBadValue, Msg: fmt.Sprintf("invalid source %q: a name is missing after the last dot", text), Hint: "write builtin, local, local.<tool>, mcp.<server> or mcp.<server>.<tool>"}
 		}
 		return Source{}, fmt.Errorf("invalid source %q: write builtin, local, local.<tool>, mcp.<server> or mcp.<server>.<tool>", text)
 	}
@@ -78,7 +78,7 @@ func ParseSource(text string) (Source, error) {
 	switch SourceKind(p[0]) {
 	case SourceBuiltin:
 		if len(p) > 1 {
-			return Source{}, &diag.Error{Msg: fmt.Sprintf("invalid source %q: builtin takes no name", text), Hint: `write source = "builtin"`}
+			return Source{}, &diag.Error{Code: diag.CodeBadValue, Msg: fmt.Sprintf("invalid source %q: builtin takes no name", text), Hint: `write source = "builtin"`}
 		}
 		return Source{Kind: SourceBuiltin}, nil
 	case SourceLocal:
@@ -91,11 +91,11 @@ func ParseSource(text string) (Source, error) {
 			}
 			return Source{Kind: SourceLocal, Tool: p[1]}, nil
 		}
-		return Source{}, &diag.Error{Msg: fmt.Sprintf("invalid source %q: expected local or local.<tool>", text), Hint: "quote a tool name that holds dots: local.'my.tool'"}
+		return Source{}, &diag.Error{Code: diag.CodeBadValue, Msg: fmt.Sprintf("invalid source %q: expected local or local.<tool>", text), Hint: "quote a tool name that holds dots: local.'my.tool'"}
 	case SourceMCP:
 		switch len(p) {
 		case 1:
-			return Source{}, &diag.Error{Msg: fmt.Sprintf("invalid source %q: an mcp source needs a server", text), Hint: "write mcp.<server> or mcp.<server>.<tool>"}
+			return Source{}, &diag.Error{Code: diag.CodeBadValue, Msg: fmt.Sprintf("invalid source %q: an mcp source needs a server", text), Hint: "write mcp.<server> or mcp.<server>.<tool>"}
 		case 2, 3:
 			s := Source{Kind: SourceMCP, Server: p[1]}
 			if len(p) == 3 {
@@ -109,15 +109,15 @@ func ParseSource(text string) (Source, error) {
 			}
 			return s, nil
 		}
-		return Source{}, &diag.Error{Msg: fmt.Sprintf("invalid source %q: expected mcp.<server> or mcp.<server>.<tool>", text), Hint: "quote a name that holds dots: mcp.'my.server'.tool"}
+		return Source{}, &diag.Error{Code: diag.CodeBadValue, Msg: fmt.Sprintf("invalid source %q: expected mcp.<server> or mcp.<server>.<tool>", text), Hint: "quote a name that holds dots: mcp.'my.server'.tool"}
 	}
-	return Source{}, &diag.Error{Msg: fmt.Sprintf("invalid source %q: unknown kind %q; expected builtin, local or mcp", text, p[0]), Hint: didYouMean(p[0], kinds)}
+	return Source{}, &diag.Error{Code: diag.CodeBadValue, Msg: fmt.Sprintf("invalid source %q: unknown kind %q; expected builtin, local or mcp", text, p[0]), Hint: didYouMean(p[0], kinds)}
 }
 
 // noServer is the problem of an mcp source without a server name, such
 // as mcp..read_file (JP's older form).
 func noServer(text string) error {
-	return &diag.Error{Msg: fmt.Sprintf("invalid source %q: the MCP server name is missing", text), Hint: "an mcp source names its server: write mcp.<server> or mcp.<server>.<tool>"}
+	return &diag.Error{Code: diag.CodeBadValue, Msg: fmt.Sprintf("invalid source %q: the MCP server name is missing", text), Hint: "an mcp source names its server: write mcp.<server> or mcp.<server>.<tool>"}
 }
 
 // UnmarshalText reads a source.

@@ -27,7 +27,7 @@ func (t Types) Has(name string) bool { return slices.Contains(t, name) }
 func (t *Types) UnmarshalValue(v any) error {
 	check := func(s string) *diag.Error {
 		if !slices.Contains(jsonTypes, s) {
-			return &diag.Error{Msg: fmt.Sprintf("unknown type %q; expected one of %s", s, strings.Join(jsonTypes, ", ")), Hint: didYouMean(s, jsonTypes)}
+			return &diag.Error{Code: diag.CodeBadValue, Msg: fmt.Sprintf("unknown type %q; expected one of %s", s, strings.Join(jsonTypes, ", ")), Hint: didYouMean(s, jsonTypes)}
 		}
 		return nil
 	}
@@ -40,7 +40,7 @@ func (t *Types) UnmarshalValue(v any) error {
 		return nil
 	case []any:
 		if len(v) == 0 {
-			return &diag.Error{Msg: "the type list is empty"}
+			return &diag.Error{Code: diag.CodeBadValue, Msg: "the type list is empty"}
 		}
 		out := make(Types, 0, len(v))
 		for i, x := range v {
@@ -56,7 +56,7 @@ func (t *Types) UnmarshalValue(v any) error {
 				return err
 			}
 			if slices.Contains(out, s) {
-				return &diag.Error{Path: at(), Msg: fmt.Sprintf("type %q is listed twice", s)}
+				return &diag.Error{Code: diag.CodeInvalid, Path: at(), Msg: fmt.Sprintf("type %q is listed twice", s)}
 			}
 			out = append(out, s)
 		}

@@ -1,6 +1,6 @@
 // Package delta computes the difference between two partial layers, exact
-// after finalize: the smallest layer that, merged over the first, gives
-// what finalizes to the same config as the second.
+// after finalize: the layer that, merged over the first, gives what
+// finalizes to the same config as the second.
 //
 // For partials a and b of the same type, merge(a, Between(a, b)) finalizes
 // to the same config as b, removals included: a field that b leaves out or
@@ -10,6 +10,19 @@
 //
 // Equality is judged after finalize: a field that is absent in one layer
 // and unset in the other is the same (both mean the default).
+//
+// Between turns one layer into another: what b does not repeat of a is
+// undone. For the layer an overlay adds to a (a workspace's over a user's),
+// diff a with the overlay merged over it:
+//
+//	d := delta.Between(user, merge.Layers(user, workspace))
+//
+// An overlay is not a config: finalizing it alone fails where it relies on
+// the layers below it (a server whose command the user's layer gives).
+//
+// Between knows no defaults, so it keeps a value that the defaults give
+// anyway ([tools.'*'] run = "ask" over nothing). [Smallest] takes the
+// defaults and leaves out every field whose finalized value is the same.
 package delta
 
 import (

@@ -6,6 +6,7 @@ import (
 	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
+	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -72,4 +73,55 @@ run = "unattended"
 	//
 	// [conversation.tools.grep]
 	// run = "unattended"
+}
+
+// The layer a workspace adds to the user's: Between(user, workspace)
+// would undo what the workspace does not repeat (tools.old), so diff the
+// user's layer with the workspace merged over it. Smallest also leaves out
+// what the defaults give anyway (run = "ask" is every tool's default).
+func ExampleBetween_overlay() {
+	user, workspace := new(config.Partial), new(config.Partial)
+	_ = codec.Decode("user.toml", []byte(`
+[tools.grep]
+command = "rg"
+run = "ask"
+
+[tools.old]
+source = "builtin"
+`), partial.TOML, user)
+	_ = codec.Decode("workspace.toml", []byte(`
+[tools.'*']
+run = "ask"
+
+[tools.grep]
+command = "rg --json"
+run = "ask"
+`), partial.TOML, workspace)
+
+	for _, d := range []*config.Partial{
+		delta.Between(user, workspace),
+		delta.Between(user, merge.Layers(user, workspace)),
+		delta.Smallest(user, merge.Layers(user, workspace), config.Default()),
+	} {
+		text, _ := codec.Encode(d, partial.TOML)
+		fmt.Printf("%s---\n", text)
+	}
+	// Output:
+	// unset = ["tools.old"]
+	//
+	// [tools.'*']
+	// run = "ask"
+	//
+	// [tools.grep]
+	// command = "rg --json"
+	// ---
+	// [tools.'*']
+	// run = "ask"
+	//
+	// [tools.grep]
+	// command = "rg --json"
+	// ---
+	// [tools.grep]
+	// command = "rg --json"
+	// ---
 }

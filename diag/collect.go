@@ -35,7 +35,7 @@ func omitted(e *Error) int {
 // left out.
 func omission(n int) *Error {
 	o := &Omitted{N: n}
-	return &Error{Msg: "… and " + o.Error(), Err: o}
+	return &Error{Code: CodeOmitted, Msg: "… and " + o.Error(), Err: o}
 }
 
 // Count writes n with a comma between thousands: 1,234.

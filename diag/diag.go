@@ -1,6 +1,7 @@
 // Package diag is strata's one kind of diagnostic: a problem at a place (a
-// layer, a line and column, a key path), how bad it is, what is wrong, what
-// might fix it, and the error that caused it, if any.
+// layer, a line and column, a key path), what kind of problem it is, how
+// bad it is, what is wrong, what might fix it, and the error that caused
+// it, if any.
 //
 // Rendered, a problem is safe to print on a terminal whoever wrote the text
 // it quotes: [Error.Error] and [Error.Render] escape what a terminal would
@@ -11,6 +12,39 @@
 // [Error.Render] adds the offending source line for people. A wrapped
 // cause stays reachable: errors.Is(err, context.Canceled) holds through
 // every layer.
+//
+// # Codes
+//
+// Each problem strata makes has a [Code], which says what kind of problem
+// it is in words that do not change: a program branches on the code,
+// never on the message, which is written for people and may be reworded.
+// errors.Is(err, diag.CodeUntrusted) reports whether err holds a problem
+// of that code, one of [Errors] included; the text of a problem does not
+// show its code. A problem that did not come from strata (an error of a
+// host's own, wrapped by [All]) has the zero Code.
+//
+//	Code                 The problem
+//	syntax               a file or value does not read as its format (TOML, JSON, YAML, a key path, a command line)
+//	unknown-key          a key, variable name or key path names nothing of the model; Hint has the did-you-mean
+//	type                 a value of the wrong type: a string where a table goes
+//	bad-value            a value of the right type that is not one allowed: an unknown mode, an invalid source or command
+//	invalid              the config is inconsistent or incomplete: a server without a command, a key not allowed in '*'
+//	not-found            a name names nothing: no MCP server, tool, builtin or discovered tool of that name
+//	override             an override of a discovered schema loosens it, or names a parameter it does not have
+//	name-collision       tools share a name, which is then nobody's: they are left out
+//	untrusted            the workspace is not trusted: its layers are not applied, or a launch that resolves into it is left out
+//	refused              strata refuses what was asked because it is not safe: trusting a home directory
+//	pin-changed          a pinned launch differs from its pin (errors.Is(err, trust.ErrChanged) holds too)
+//	discovery            a tool's program did not describe itself: it failed, or answered what is not a schema
+//	server               an MCP server did not start or did not list its tools
+//	left-out             something configured is left out on purpose: a disabled server, a name an export refuses
+//	changed              what a server offers changed from what the cache held, or a name an export rewrote (a notice)
+//	limit                past a bound of codec.Limits (or a fixed one): depth, size, values, a server's tool list
+//	read                 a file, directory or source cannot be read: missing, not a regular file, no permission
+//	write                a file cannot be written or locked: the trust list, the cache
+//	foreign              another client's file where a layer was expected (Codex's config.toml)
+//	usage                the host or the user asked for something strata cannot do: a source without a name, a call of no tool
+//	omitted              closes a list of problems cut short: how many more there were (its cause is an [*Omitted])
 package diag
 
 import (
@@ -47,14 +81,59 @@ func (s Severity) String() string {
 	return "error"
 }
 
-// Error is one problem: where it is, which key, what is wrong, and what
-// might fix it.
+// Code says what kind of problem an [Error] is, for programs: see the
+// table in the package documentation. It is an error itself only so that
+// errors.Is(err, code) finds a problem of that code in err.
+type Code string
+
+// The codes. A new one is added to the table of the package
+// documentation.
+const (
+	CodeSyntax        Code = "syntax"
+	CodeUnknownKey    Code = "unknown-key"
+	CodeType          Code = "type"
+	CodeBadValue      Code = "bad-value"
+	CodeInvalid       Code = "invalid"
+	CodeNotFound      Code = "not-found"
+	CodeOverride      Code = "override"
+	CodeNameCollision Code = "name-collision"
+	CodeUntrusted     Code = "untrusted"
+	CodeRefused       Code = "refused"
+	CodePinChanged    Code = "pin-changed"
+	CodeDiscovery     Code = "discovery"
+	CodeServer        Code = "server"
+	CodeLeftOut       Code = "left-out"
+	CodeChanged       Code = "changed"
+	CodeLimit         Code = "limit"
+	CodeRead          Code = "read"
+	CodeWrite         Code = "write"
+	CodeForeign       Code = "foreign"
+	CodeUsage         Code = "usage"
+	CodeOmitted       Code = "omitted"
+)
+
+// Codes lists every code, in the order of the table.
+func Codes() []Code {
+	return []Code{CodeSyntax, CodeUnknownKey, CodeType, CodeBadValue, CodeInvalid, CodeNotFound, CodeOverride,
+		CodeNameCollision, CodeUntrusted, CodeRefused, CodePinChanged, CodeDiscovery, CodeServer, CodeLeftOut,
+		CodeChanged, CodeLimit, CodeRead, CodeWrite, CodeForeign, CodeUsage, CodeOmitted}
+}
+
+// Error returns the code, so that a Code is an error errors.Is can look
+// for.
+func (c Code) Error() string { return string(c) }
+
+// Error is one problem: where it is, which key, what kind of problem,
+// what is wrong, and what might fix it.
 //
 // An Error does not hold a copy of its source line: [Error.SetText]
 // points it at the text of its source, and [Error.Snippet] cuts the line
 // out of it when the problem is shown. Many problems of one document share
 // its text.
 type Error struct {
+	// Code says what kind of problem this is, in words that do not change
+	// (see [Code]); a program branches on it rather than on Msg.
+	Code     Code
 	Severity Severity
 	// Source names the layer or the place: a file path, or a label such as
 	// "--cfg #2" or "env STRATA_TOOLS_GREP_RUN".
@@ -116,12 +195,19 @@ func (e Error) Equal(o Error) bool {
 	if (e.Err == nil) != (o.Err == nil) || e.Err != nil && e.Err.Error() != o.Err.Error() {
 		return false
 	}
-	return e.Severity == o.Severity && e.Source == o.Source && e.Line == o.Line && e.Column == o.Column &&
+	return e.Code == o.Code && e.Severity == o.Severity && e.Source == o.Source && e.Line == o.Line && e.Column == o.Column &&
 		slices.Equal(e.Path, o.Path) && e.Msg == o.Msg && e.Hint == o.Hint && e.Snippet() == o.Snippet()
 }
 
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether e has the code target, so that errors.Is(err,
+// diag.CodeUnknownKey) finds such a problem wherever it sits in err.
+func (e *Error) Is(target error) bool {
+	c, ok := target.(Code)
+	return ok && c != "" && c == e.Code
+}
 
 // SetText points e at the text of its source and the byte offset of the
 // problem in it, for [Error.Snippet] and [Error.Render]. The text is kept,

@@ -1,9 +1,13 @@
 package diag_test
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/strata-config/strata/codec"
+	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/partial"
 )
 
 // A problem points at the text of its document; the line is cut out of it
@@ -35,4 +39,19 @@ func ExampleCollector() {
 	// flood.json:1:8: a is defined twice
 	// flood.json:1:14: a is defined twice
 	// flood.json: … and 1,232 more problems
+}
+
+// Render shows a problem for people, with the line it points at; a
+// program tells problems apart by their Code.
+func ExampleError_Render() {
+	var p config.Partial
+	err := codec.Decode("tools.toml", []byte("[tools.grep]\nsource = \"mcp\"\n"), partial.TOML, &p)
+	e := diag.All(err)[0]
+	fmt.Println(e.Render())
+	fmt.Println(e.Code, errors.Is(err, diag.CodeBadValue))
+	// Output:
+	// tools.toml:2:10: tools.grep.source: invalid source "mcp": an mcp source needs a server; write mcp.<server> or mcp.<server>.<tool>
+	//  2 | source = "mcp"
+	//    |          ^
+	// bad-value true
 }

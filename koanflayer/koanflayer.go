@@ -171,7 +171,7 @@ func (l *layer) shape(m map[string]any) (map[string]any, error) {
 		}
 		t, ok := v.(map[string]any)
 		if !ok {
-			return nil, &diag.Error{Path: l.cut[:i+1], Msg: fmt.Sprintf("is not a table but %T, and the layer is cut here", v)}
+			return nil, &diag.Error{Code: diag.CodeType, Path: l.cut[:i+1], Msg: fmt.Sprintf("is not a table but %T, and the layer is cut here", v)}
 		}
 		m = t
 	}
@@ -208,9 +208,9 @@ func put(t map[string]any, parts []string, v any, path []string, errs *diag.Erro
 					put(ot, []string{nk}, nt[nk], at, errs)
 				}
 			case oldTable || newTable:
-				*errs = append(*errs, &diag.Error{Path: at, Msg: "is both a value and a table"})
+				*errs = append(*errs, &diag.Error{Code: diag.CodeType, Path: at, Msg: "is both a value and a table"})
 			default:
-				*errs = append(*errs, &diag.Error{Path: at, Msg: "is set twice"})
+				*errs = append(*errs, &diag.Error{Code: diag.CodeInvalid, Path: at, Msg: "is set twice"})
 			}
 			return
 		}
@@ -221,7 +221,7 @@ func put(t map[string]any, parts []string, v any, path []string, errs *diag.Erro
 		}
 		n, ok := old.(map[string]any)
 		if !ok {
-			*errs = append(*errs, &diag.Error{Path: at, Msg: "is both a value and a table"})
+			*errs = append(*errs, &diag.Error{Code: diag.CodeType, Path: at, Msg: "is both a value and a table"})
 			return
 		}
 		t = n

@@ -136,7 +136,7 @@ func TestEnvProvider(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff("tools.grep.enable = false\n  koanf     MYAPP_* (env): set false  <- wins\n", explain(t, w, "tools.grep.enable")); diff != "" {
+	if diff := cmp.Diff("tools.grep.enable = { state = false, allow_toggle = \"any\" }\n  koanf     MYAPP_* (env): set { state = false, allow_toggle = \"any\" }  <- wins\n", explain(t, w, "tools.grep.enable")); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 
@@ -252,7 +252,7 @@ func TestUnflattenAndCut(t *testing.T) {
 		{
 			name: "without Unflatten a flat key is a key",
 			text: "\"tools/grep/run\" = \"ask\"\n",
-			want: "koanf org: 'tools/grep/run': unknown key; known keys: tools, mcp_servers, discover",
+			want: "koanf org: 'tools/grep/run': unknown key; known keys: tools, mcp_servers, discover, lock, budget, toolsets, toolset",
 		},
 		{
 			name: "cut through a value",

@@ -46,7 +46,8 @@ import (
 //     of a workspace, from /) down to Dir; nearer wins
 //  5. the environment: <NAME>_KEY_PATH variables (see assign.Env)
 //  6. Cfg, left to right: a file path, a key=value override, or a JSON
-//     object; "NONE" drops every layer below it but the defaults
+//     object; "NONE" drops every layer below it but the defaults; then
+//     Overrides, the host's own key=value flags, left to right
 //  7. Flags
 //
 // Sources add layers the host reads from elsewhere (organisation defaults
@@ -83,6 +84,24 @@ type App[P, R any] struct {
 	Environ []string
 	// Cfg are --cfg arguments, in order.
 	Cfg []string
+	// Overrides are key=value overrides from the host's own flags, in
+	// order, after Cfg: only assignments (key=value, key:=json, key+=value,
+	// key:+=json), never a file, a JSON object or NONE. Problems and
+	// explanations name each by OverrideFlag and its number ("--set #2").
+	Overrides []string
+	// OverrideFlag is the host's flag that gives Overrides; "" is "--set".
+	OverrideFlag string
+	// Checked, when set, is the key path whose keys strata checks in files
+	// (the host's mount of the tools model): an unknown key elsewhere is
+	// left to the host (its own reader, koanf), not a problem; so are the
+	// Overrides of keys outside it, and the variables outside
+	// <ENVPREFIX>_<CHECKED>_ (MYAPP_ASSISTANT_ for assistant). nil checks
+	// every key.
+	Checked partial.Path
+	// EnvPrefix names the configuration's variables, <ENVPREFIX>_KEY_PATH
+	// ("MYAPP_CFG" for MYAPP_CFG_MODEL); a variable outside it, such as
+	// MYAPP_API_KEY, is not read. "" is Name.
+	EnvPrefix string
 	// Flags is the layer of explicit command-line flags; nil for none.
 	Flags *P
 	// Provenance indexes, while loading, which layers mention each field,
@@ -451,7 +470,11 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	}
 	r.untrusted(root, rootTrusted)
 	// Environment: each variable is a layer of its own.
-	as, err := assign.Env(r.below(), a.Name, a.envAssignments(environ), r.assignOptions()...)
+	envPrefix := a.EnvPrefix
+	if envPrefix == "" {
+		envPrefix = a.Name
+	}
+	as, err := assign.Env(r.below(), envPrefix, a.envAssignments(environ), r.assignOptions()...)
 	for _, e := range diag.All(err) {
 		switch {
 		case !errors.Is(e, assign.ErrUnknownName) || a.UnknownEnv == EnvError:
@@ -468,9 +491,12 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	if r.errs.Len() > 0 {
 		return nil, r.errs.Err()
 	}
-	// --cfg, left to right.
+	// --cfg, left to right, then the host's overrides.
 	for i, arg := range a.Cfg {
 		r.cfg(ctx, i+1, arg)
+	}
+	for i, arg := range a.Overrides {
+		r.override(i+1, arg)
 	}
 	r.sources(ctx, KindCfg, dir)
 	if r.errs.Len() > 0 {
@@ -540,7 +566,7 @@ func (r *reader[P, R]) untrusted(root string, rootTrusted bool) {
 		default:
 			msg = "workspace layers not applied: untrusted (" + strings.Join(g.Files, ", ") + ")"
 		}
-		r.warn(&diag.Error{Severity: diag.SeverityWarning, Source: g.Dir, Msg: msg, Hint: r.trustHint(g)})
+		r.warn(&diag.Error{Code: diag.CodeUntrusted, Severity: diag.SeverityWarning, Source: g.Dir, Msg: msg, Hint: r.trustHint(g)})
 	}
 }
 
@@ -583,10 +609,16 @@ func (a *App[P, R]) UserDir() string {
 // envAssignments returns the environment without the loader's own
 // variables, which are not key paths.
 func (a *App[P, R]) envAssignments(environ []string) []string {
+	// Under Checked, only the variables of its keys are strata's:
+	// MYAPP_ASSISTANT_... of assistant; MYAPP_MODEL is the host's.
+	checked := ""
+	if len(a.Checked) > 0 {
+		checked = strings.ToUpper(cmp.Or(a.EnvPrefix, a.Name) + "_" + strings.Join(a.Checked, "_") + "_")
+	}
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if !strings.EqualFold(name, userdir.HomeVar(a.Name)) {
+		if !strings.EqualFold(name, userdir.HomeVar(a.Name)) && strings.HasPrefix(strings.ToUpper(name), checked) {
 			out = append(out, kv)
 		}
 	}
@@ -704,8 +736,31 @@ func (r *reader[P, R]) cfg(ctx context.Context, n int, arg string) {
 		if !strings.ContainsAny(arg, "=") {
 			err = fmt.Errorf("%q is neither a layer file (.toml, .json, .yaml) nor an override (key=value, key:=json, key+=value, key:+=json)", limits.Cut(arg, r.lim.Quote))
 		}
-		r.add(&diag.Error{Source: label, Msg: err.Error()})
+		r.add(&diag.Error{Code: diag.CodeSyntax, Source: label, Msg: err.Error()})
 		return
+	}
+	a.Source = label
+	r.assignment(KindCfg, label+" ("+limits.Cut(arg, r.lim.Quote)+")", a)
+}
+
+// override reads one of the host's overrides, the nth: an assignment.
+func (r *reader[P, R]) override(n int, arg string) {
+	flag := r.app.OverrideFlag
+	if flag == "" {
+		flag = "--set"
+	}
+	label := fmt.Sprintf("%s #%d", flag, n)
+	a, err := assign.Parse(arg, r.assignOptions()...)
+	if err != nil || len(a.Path) == 0 {
+		msg := fmt.Sprintf("%q is not an override: write key=value, key:=json, key+=value or key:+=json", limits.Cut(arg, r.lim.Quote))
+		if err != nil && strings.Contains(arg, "=") && !strings.HasPrefix(strings.TrimSpace(arg), "{") {
+			msg = err.Error() // an assignment written wrong: what is wrong with it
+		}
+		r.add(&diag.Error{Code: diag.CodeSyntax, Source: label, Msg: msg})
+		return
+	}
+	if r.app.Checked != nil && !a.Path.HasPrefix(r.app.Checked) {
+		return // a key of the host's own (see Checked)
 	}
 	a.Source = label
 	r.assignment(KindCfg, label+" ("+limits.Cut(arg, r.lim.Quote)+")", a)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
@@ -116,23 +115,10 @@ func ExampleApp_clientFiles() {
 		return
 	}
 	api, search := res.Config.MCPServers["api"], res.Config.MCPServers["search"]
-	fmt.Println(api.URL, api.Headers["Authorization"], api.Expose.All)
-	fmt.Println(search.Command, search.Args, search.Env["KEY"], search.Expose.All)
+	fmt.Println(api.URL, api.Headers["Authorization"], api.Expose.All())
+	fmt.Println(search.Command, search.Args, search.Env["KEY"], search.Expose.All())
 	// Output:
 	// asked for key (Search API key), password true
 	// https://api.example.com/mcp Bearer k-123 true
 	// npx [-y search-mcp] s3cret true
-}
-
-// A host raises or lowers the limits every source is read within; a zero
-// field keeps its default.
-func ExampleLimits() {
-	fmt.Printf("%+v\n", codec.Limits{Depth: 5000}.WithDefaults())
-
-	strict := codec.Limits{Depth: 3}
-	_, err := strict.Parse("deep.toml", []byte("a.b.c.d = 1\n"), partial.TOML)
-	fmt.Println(err)
-	// Output:
-	// {Depth:5000 FileSize:1048576 Files:64 Problems:100 Quote:100 Total:8388608 Values:250000 ServerTools:10000 ServerListing:4194304}
-	// deep.toml:1:7: tables and arrays nest deeper than 3 levels, the limit
 }

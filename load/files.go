@@ -40,11 +40,11 @@ func (r *reader[P, R]) probeFile(ctx context.Context, kind Kind, base string, tr
 		info, err := os.Stat(path)
 		switch {
 		case err == nil && info.IsDir():
-			r.add(&diag.Error{Source: path, Msg: "is a directory, not a layer file"})
+			r.add(&diag.Error{Code: diag.CodeRead, Source: path, Msg: "is a directory, not a layer file"})
 		case err == nil:
 			found = append(found, path)
 		case !errors.Is(err, fs.ErrNotExist):
-			r.add(&diag.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error()})
+			r.add(&diag.Error{Code: diag.CodeRead, Source: path, Msg: "cannot read: " + unwrapPath(err).Error()})
 		}
 		r.res.Probes = append(r.res.Probes, Probe{Kind: kind, Path: path, Found: err == nil})
 	}
@@ -56,7 +56,7 @@ func (r *reader[P, R]) probeFile(ctx context.Context, kind Kind, base string, tr
 	case 1:
 		r.file(ctx, kind, found[0], nil, "")
 	default:
-		r.add(&diag.Error{Source: found[0], Msg: "another layer file is in the same place: " + strings.Join(found[1:], ", "), Hint: "keep one of them"})
+		r.add(&diag.Error{Code: diag.CodeInvalid, Source: found[0], Msg: "another layer file is in the same place: " + strings.Join(found[1:], ", "), Hint: "keep one of them"})
 	}
 }
 
@@ -105,17 +105,17 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 		r.chainFiles, r.chainFull = 0, false // a new chain
 	}
 	if err := ctx.Err(); err != nil {
-		r.add(&diag.Error{Source: path, Msg: "not read: " + err.Error(), Err: err})
+		r.add(&diag.Error{Code: diag.CodeRead, Source: path, Msg: "not read: " + err.Error(), Err: err})
 		return
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		r.add(&diag.Error{Source: path, Msg: err.Error()})
+		r.add(&diag.Error{Code: diag.CodeRead, Source: path, Msg: err.Error()})
 		return
 	}
 	for _, c := range chain {
 		if c == abs {
-			r.add(&diag.Error{Source: path, Msg: "extends itself: " + strings.Join(append(chain, abs), " -> "), Hint: "remove one of the extends"})
+			r.add(&diag.Error{Code: diag.CodeInvalid, Source: path, Msg: "extends itself: " + strings.Join(append(chain, abs), " -> "), Hint: "remove one of the extends"})
 			return
 		}
 	}
@@ -152,13 +152,13 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 	r.files[key] = fr
 	format, ok := codec.FormatOf(path)
 	if !ok {
-		r.add(&diag.Error{Source: path, Msg: "cannot tell the format from the file name", Hint: "use a .toml, .json, .yaml or .yml file"})
+		r.add(&diag.Error{Code: diag.CodeRead, Source: path, Msg: "cannot tell the format from the file name", Hint: "use a .toml, .json, .yaml or .yml file"})
 		return fr
 	}
 	max := min(r.lim.FileSize, r.lim.Total-r.readBytes)
 	data, err := readfile.Regular(ctx, path, max, "a layer file")
 	if err != nil && max < r.lim.FileSize && errors.Is(err, readfile.ErrTooLarge) {
-		err = &diag.Error{Source: path, Msg: fmt.Sprintf("the layer files of this load hold more than %s in all, the limit", readfile.Bytes(r.lim.Total)), Hint: "extend fewer or smaller files"}
+		err = &diag.Error{Code: diag.CodeLimit, Source: path, Msg: fmt.Sprintf("the layer files of this load hold more than %s in all, the limit", readfile.Bytes(r.lim.Total)), Hint: "extend fewer or smaller files"}
 	}
 	r.readBytes += int64(len(data))
 	if err != nil {
@@ -183,11 +183,11 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 		return fr
 	}
 	if f == "" && r.app.MCPServers != nil {
-		f = clients.Detect(d.Tree())
+		f = clients.Detect(d.Tree(), rootDeclares[P])
 	}
 	if f != "" {
 		if r.app.MCPServers == nil {
-			r.add(&diag.Error{Source: path, Msg: fmt.Sprintf("this application does not read %s files", f)})
+			r.add(&diag.Error{Code: diag.CodeUsage, Source: path, Msg: fmt.Sprintf("this application does not read %s files", f)})
 			return fr
 		}
 		warnings, secrets, err := clients.Translate(ctx, d.Name(), d.Tree(), f, r.app.MCPServers, r.importer())
@@ -206,9 +206,10 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 		return fr
 	}
 	p := new(P)
+	d.CheckOnly(r.app.Checked)
 	if err := d.Decode(p); err != nil {
-		if h := clients.CodexHint(d.Name(), d.Tree()); f == "" && h != nil {
-			err = h
+		if f == "" {
+			err = clients.CodexGuess(d.Name(), d.Tree(), err, r.app.Name)
 		}
 		r.add(err)
 		return fr
@@ -221,6 +222,17 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 	}
 	*fr = fileRead[P]{d: d, p: p, exts: exts}
 	return fr
+}
+
+// rootDeclares reports whether the host's partial type P has key at its
+// root.
+func rootDeclares[P any](key string) bool {
+	t, err := shape.OfPartial(reflect.TypeFor[P]())
+	if err != nil {
+		return false
+	}
+	_, ok := t.Field(key)
+	return ok
 }
 
 // extend reads the files one extends entry names, as long as the chain
@@ -236,7 +248,7 @@ func (r *reader[P, R]) extend(ctx context.Context, kind Kind, d *codec.Document,
 	}
 	if !hasMeta(e.Path) {
 		if _, err := os.Stat(pattern); err != nil {
-			r.add(e.Problem("extends a missing file "+pattern+" ("+chainText(chain)+")", "the path is relative to "+d.Name()))
+			r.add(e.Problem(diag.CodeRead, "extends a missing file "+pattern+" ("+chainText(chain)+")", "the path is relative to "+d.Name()))
 			return
 		}
 		if r.countFile(d, e, chain) {
@@ -246,12 +258,12 @@ func (r *reader[P, R]) extend(ctx context.Context, kind Kind, d *codec.Document,
 	}
 	matches, err := filepath.Glob(pattern)
 	if err != nil {
-		r.add(e.Problem("invalid pattern "+e.Path+": "+err.Error(), ""))
+		r.add(e.Problem(diag.CodeSyntax, "invalid pattern "+e.Path+": "+err.Error(), ""))
 		return
 	}
 	sort.Strings(matches)
 	if len(matches) == 0 {
-		r.add(e.Problem("the pattern "+pattern+" matches no file ("+chainText(chain)+")", "the pattern is relative to "+d.Name()))
+		r.add(e.Problem(diag.CodeRead, "the pattern "+pattern+" matches no file ("+chainText(chain)+")", "the pattern is relative to "+d.Name()))
 		return
 	}
 	for _, m := range matches {
@@ -273,7 +285,7 @@ func (r *reader[P, R]) countFile(d *codec.Document, e codec.Extend, chain []stri
 		return true
 	}
 	r.chainFull = true
-	r.add(e.Problem(fmt.Sprintf("the extends of %s read more than %s files, the limit (counting a file once for each extends that names it)", chain[0], diag.Count(r.lim.Files)), "extend fewer files, or have one file extend them all once"))
+	r.add(e.Problem(diag.CodeLimit, fmt.Sprintf("the extends of %s read more than %s files, the limit (counting a file once for each extends that names it)", chain[0], diag.Count(r.lim.Files)), "extend fewer files, or have one file extend them all once"))
 	return false
 }
 
@@ -304,7 +316,7 @@ func workspaceRoot(dir, marker string) (string, *diag.Error) {
 		case err == nil && info.IsDir():
 			return d, nil
 		case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission):
-			return d, &diag.Error{Source: filepath.Join(d, marker), Msg: "cannot read: " + unwrapPath(err).Error()}
+			return d, &diag.Error{Code: diag.CodeRead, Source: filepath.Join(d, marker), Msg: "cannot read: " + unwrapPath(err).Error()}
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
@@ -354,7 +366,7 @@ func (r *reader[P, R]) readEnvFile(ctx context.Context, path string) ([]byte, er
 	max := min(r.lim.FileSize, r.lim.Total-r.readBytes)
 	data, err := readfile.Regular(ctx, path, max, "an environment file")
 	if err != nil && max < r.lim.FileSize && errors.Is(err, readfile.ErrTooLarge) {
-		err = &diag.Error{Source: path, Msg: fmt.Sprintf("the files of this load hold more than %s in all, the limit", readfile.Bytes(r.lim.Total)), Err: readfile.ErrTooLarge}
+		err = &diag.Error{Code: diag.CodeLimit, Source: path, Msg: fmt.Sprintf("the files of this load hold more than %s in all, the limit", readfile.Bytes(r.lim.Total)), Err: readfile.ErrTooLarge}
 	}
 	r.readBytes += int64(len(data))
 	return data, err

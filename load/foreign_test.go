@@ -80,12 +80,12 @@ func errorLines(errs []*diag.Error) []string {
 
 // remote returns a remote server as an import makes it.
 func remote(url string, headers map[string]string) config.MCPServer {
-	return config.MCPServer{URL: url, Headers: headers, StartupTimeoutSec: 10, ToolTimeoutSec: 60, Expose: config.Expose{All: true}}
+	return config.MCPServer{URL: url, Headers: headers, StartupTimeoutSec: 10, ToolTimeoutSec: 60, Expose: config.Expose{}}
 }
 
 // stdio returns a started server as an import makes it.
 func stdio(command string, args ...string) config.MCPServer {
-	return config.MCPServer{Command: command, Args: args, StartupTimeoutSec: 10, ToolTimeoutSec: 60, Expose: config.Expose{All: true}}
+	return config.MCPServer{Command: command, Args: args, StartupTimeoutSec: 10, ToolTimeoutSec: 60, Expose: config.Expose{}}
 }
 
 func with(s config.MCPServer, f func(*config.MCPServer)) config.MCPServer {

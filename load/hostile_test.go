@@ -119,7 +119,7 @@ func TestReadFileRefusesSpecialFiles(t *testing.T) {
 			if data != nil {
 				t.Errorf("read %d bytes", len(data))
 			}
-			want := []*diag.Error{{Source: path(tt.name), Msg: tt.want}}
+			want := []*diag.Error{{Code: diag.CodeRead, Source: path(tt.name), Msg: tt.want}}
 			got := diag.All(err)
 			for _, e := range got {
 				e.Hint, e.Err = "", nil // what the message says is checked

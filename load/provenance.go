@@ -148,7 +148,7 @@ func checkPath(t *shape.Type, path partial.Path) error {
 				if s := closest(k, t.Keys); s != "" {
 					hint = "did you mean " + path[:i].Append(s).String() + "?"
 				}
-				return &diag.Error{Path: path[:i+1], Msg: "unknown key", Hint: hint}
+				return &diag.Error{Code: diag.CodeUnknownKey, Path: path[:i+1], Msg: "unknown key", Hint: hint}
 			}
 			t = f.Type
 		case shape.Map:
@@ -158,7 +158,7 @@ func checkPath(t *shape.Type, path partial.Path) error {
 			if t.Kind == shape.Struct {
 				f, ok := t.Field(k)
 				if !ok {
-					return &diag.Error{Path: path[:i+1], Msg: "unknown key"}
+					return &diag.Error{Code: diag.CodeUnknownKey, Path: path[:i+1], Msg: "unknown key"}
 				}
 				t = f.Type
 			}

@@ -75,15 +75,15 @@ func (a *App[P, R]) checkSources() error {
 		}
 		switch {
 		case s.Name == "":
-			errs = append(errs, &diag.Error{Source: where, Msg: "has no Name", Hint: "name where its values come from, for explanations and problems"})
+			errs = append(errs, &diag.Error{Code: diag.CodeUsage, Source: where, Msg: "has no Name", Hint: "name where its values come from, for explanations and problems"})
 		case s.Read == nil:
-			errs = append(errs, &diag.Error{Source: where, Msg: "has no Read"})
+			errs = append(errs, &diag.Error{Code: diag.CodeUsage, Source: where, Msg: "has no Read"})
 		case s.Kind != "" && slices.Contains(ownKinds, s.Kind):
-			errs = append(errs, &diag.Error{Source: where, Msg: fmt.Sprintf("Kind %q is the kind of strata's own %s layers", s.Kind, s.Kind), Hint: "name the kind of the source, such as koanf"})
+			errs = append(errs, &diag.Error{Code: diag.CodeUsage, Source: where, Msg: fmt.Sprintf("Kind %q is the kind of strata's own %s layers", s.Kind, s.Kind), Hint: "name the kind of the source, such as koanf"})
 		case s.Above == KindFlags:
-			errs = append(errs, &diag.Error{Source: where, Msg: "cannot sit above the flags, which are the highest layer", Hint: "use Above: load.KindCfg"})
+			errs = append(errs, &diag.Error{Code: diag.CodeUsage, Source: where, Msg: "cannot sit above the flags, which are the highest layer", Hint: "use Above: load.KindCfg"})
 		case s.Above != "" && !slices.Contains(ownKinds, s.Above):
-			errs = append(errs, &diag.Error{Source: where, Msg: fmt.Sprintf("Above %q is not a kind of strata's own layers", s.Above), Hint: "use default, user, workspace, directory, env or cfg"})
+			errs = append(errs, &diag.Error{Code: diag.CodeUsage, Source: where, Msg: fmt.Sprintf("Above %q is not a kind of strata's own layers", s.Above), Hint: "use default, user, workspace, directory, env or cfg"})
 		}
 	}
 	if len(errs) > 0 {
@@ -105,7 +105,7 @@ func (r *reader[P, R]) sources(ctx context.Context, above Kind, dir string) {
 		}
 		label := string(kind) + " " + s.Name
 		if err := ctx.Err(); err != nil {
-			r.add(&diag.Error{Source: label, Msg: err.Error(), Err: err})
+			r.add(&diag.Error{Code: diag.CodeRead, Source: label, Msg: err.Error(), Err: err})
 			return
 		}
 		m, err := s.Read(ctx)
@@ -130,7 +130,7 @@ func readError(label string, err error) error {
 	var one *diag.Error
 	var many diag.Errors
 	if !errors.As(err, &one) && !errors.As(err, &many) {
-		return &diag.Error{Source: label, Msg: "cannot read: " + err.Error(), Err: err}
+		return &diag.Error{Code: diag.CodeRead, Source: label, Msg: "cannot read: " + err.Error(), Err: err}
 	}
 	var out diag.Errors
 	for _, e := range diag.All(err) {

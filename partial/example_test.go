@@ -5,35 +5,8 @@ import (
 
 	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
-	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/partial"
 )
-
-func ExampleDecode() {
-	var p config.Partial
-	err := codec.Decode("tools.toml", []byte(`
-[tools.grep]
-source = "local"
-rnu = "ask"
-result = "sometimes"
-`), partial.TOML, &p)
-	for _, e := range diag.All(err) {
-		fmt.Println(e)
-	}
-	// Output:
-	// tools.toml:4:1: tools.grep.rnu: unknown key; did you mean run?
-	// tools.toml:5:10: tools.grep.result: expected one of unattended, ask, edit, skip, found "sometimes"
-}
-
-func ExampleError_Render() {
-	var p config.Partial
-	err := codec.Decode("tools.toml", []byte("[tools.grep]\nsource = \"mcp\"\n"), partial.TOML, &p)
-	fmt.Println(diag.All(err)[0].Render())
-	// Output:
-	// tools.toml:2:10: tools.grep.source: invalid source "mcp": an mcp source needs a server; write mcp.<server> or mcp.<server>.<tool>
-	//  2 | source = "mcp"
-	//    |          ^
-}
 
 func ExampleFinalize() {
 	var p config.Partial

@@ -98,13 +98,28 @@ func pair(p, r reflect.Type) (*shape.Type, *shape.Type, error) {
 	return pt, rt, nil
 }
 
+// CheckPair reports whether P is a partial type and R the resolved type it is
+// the partial of, key by key, as [Finalize] and [From] need them: a host's
+// test calls it (or strata.Check) to find a mismatch before the program
+// runs. The error is one line that names the first key where they differ.
+func CheckPair[P, R any]() error {
+	_, _, err := pair(reflect.TypeFor[P](), reflect.TypeFor[R]())
+	return err
+}
+
 func matches(pt, rt *shape.Type, seen map[[2]*shape.Type]bool) error {
+	return matchesAt(pt, rt, nil, seen)
+}
+
+// matchesAt checks partial type pt against resolved type rt at key path
+// path.
+func matchesAt(pt, rt *shape.Type, path Path, seen map[[2]*shape.Type]bool) error {
 	if seen[[2]*shape.Type{pt, rt}] {
 		return nil
 	}
 	seen[[2]*shape.Type{pt, rt}] = true
 	bad := func() error {
-		return fmt.Errorf("strata: partial type %s does not match resolved type %s", pt.Go, rt.Go)
+		return fmt.Errorf("strata: %s: the partial type has %s where the resolved type has %s, which does not match", at(path), typeName(pt.Go), typeName(rt.Go))
 	}
 	switch pt.Kind {
 	case shape.Struct:
@@ -114,15 +129,15 @@ func matches(pt, rt *shape.Type, seen map[[2]*shape.Type]bool) error {
 		for _, f := range pt.Fields {
 			rf, ok := rt.Field(f.Key)
 			if !ok {
-				return fmt.Errorf("strata: resolved type %s has no field for key %q of %s", rt.Go, f.Key, pt.Go)
+				return fmt.Errorf("strata: %s: the partial type has this key, the resolved type has not", at(path.Append(f.Key)))
 			}
-			if err := matches(f.Type, rf.Type, seen); err != nil {
+			if err := matchesAt(f.Type, rf.Type, path.Append(f.Key), seen); err != nil {
 				return err
 			}
 		}
 		for _, f := range rt.Fields {
 			if _, ok := pt.Field(f.Key); !ok {
-				return fmt.Errorf("strata: partial type %s has no field for key %q of %s", pt.Go, f.Key, rt.Go)
+				return fmt.Errorf("strata: %s: the resolved type has this key, the partial type has not", at(path.Append(f.Key)))
 			}
 		}
 	case shape.Value:
@@ -138,12 +153,12 @@ func matches(pt, rt *shape.Type, seen map[[2]*shape.Type]bool) error {
 		if rt.Kind != shape.GoMap {
 			return bad()
 		}
-		return matches(pt.Elem, rt.Elem, seen)
+		return matchesAt(pt.Elem, rt.Elem, path.Append("<name>"), seen)
 	case shape.Nested:
 		if rt.Kind != shape.Pointer {
 			return bad()
 		}
-		return matches(pt.Elem, rt.Elem, seen)
+		return matchesAt(pt.Elem, rt.Elem, path, seen)
 	case shape.Any:
 		if rt.Kind != shape.Interface {
 			return bad()
@@ -152,6 +167,28 @@ func matches(pt, rt *shape.Type, seen map[[2]*shape.Type]bool) error {
 		return bad()
 	}
 	return nil
+}
+
+// at names key path p in a message: the root, or the path.
+func at(p Path) string {
+	if len(p) == 0 {
+		return "at the root"
+	}
+	return "at " + p.String()
+}
+
+// typeName names t in one line: an unnamed struct, whose text would hold
+// every field, is "a table (struct)".
+func typeName(t reflect.Type) string {
+	for k := t; ; k = k.Elem() {
+		if k.Kind() == reflect.Struct && k.Name() == "" {
+			return "a table (struct)"
+		}
+		if k.Kind() != reflect.Pointer && k.Kind() != reflect.Slice && k.Kind() != reflect.Map {
+			break
+		}
+	}
+	return t.String()
 }
 
 // fieldPair is a partial struct's field and the resolved field with the
@@ -409,7 +446,7 @@ func addErrors(errs *diag.Errors, path Path, err error) {
 		*errs = append(*errs, &c)
 		return
 	}
-	*errs = append(*errs, &diag.Error{Path: path, Msg: err.Error(), Err: err})
+	*errs = append(*errs, &diag.Error{Code: diag.CodeInvalid, Path: path, Msg: err.Error(), Err: err})
 }
 
 // from sets out (a partial of type pt) to the layer that turns def into x.

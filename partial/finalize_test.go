@@ -13,7 +13,7 @@ import (
 )
 
 // starTool is the "*" entry of config.Default.
-var starTool = config.Tool{Run: config.RunAsk, Result: config.ResultUnattended, Enable: config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
+var starTool = config.Tool{Run: config.RunAsk, Result: config.ResultUnattended, Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
 
 // configWith returns config.Default changed by edit.
 func configWith(edit func(c *config.Config)) config.Config {
@@ -86,14 +86,14 @@ func TestFinalize(t *testing.T) {
 			name:  "the defaults entry changed in place",
 			layer: "[tools.'*']\nrun = \"unattended\"\n",
 			want: configWith(func(c *config.Config) {
-				c.Tools["*"] = config.Tool{Run: config.RunUnattended, Result: config.ResultUnattended, Enable: config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
+				c.Tools["*"] = config.Tool{Run: config.RunUnattended, Result: config.ResultUnattended, Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
 			}),
 		},
 		{
 			name:  "an unset field returns to the default",
 			layer: "unset = [\"tools.'*'.run\"]\n[tools.'*']\nresult = \"skip\"\n",
 			want: configWith(func(c *config.Config) {
-				c.Tools["*"] = config.Tool{Run: config.RunAsk, Result: config.ResultSkip, Enable: config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
+				c.Tools["*"] = config.Tool{Run: config.RunAsk, Result: config.ResultSkip, Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
 			}),
 		},
 		{
@@ -110,7 +110,7 @@ func TestFinalize(t *testing.T) {
 			name:  "unset tools.'*' redefined starts from the defaults entry",
 			layer: "unset = [\"tools.'*'\"]\n[tools.'*']\nrun = \"edit\"\n",
 			want: configWith(func(c *config.Config) {
-				c.Tools["*"] = config.Tool{Run: config.RunEdit, Result: config.ResultUnattended, Enable: config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
+				c.Tools["*"] = config.Tool{Run: config.RunEdit, Result: config.ResultUnattended, Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
 			}),
 		},
 		{
@@ -358,16 +358,16 @@ func TestFinalizeValidation(t *testing.T) {
 			name:  "options on the defaults entry",
 			layer: "[tools.'*'.options]\nx = 1\n",
 			want: []layertest.Problem{{
-				Err:  "tools.'*'.options: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set options on each tool",
-				Path: partial.Path{"tools", "*", "options"}, Hint: "the '*' entry holds run, result and enable; set options on each tool",
+				Err:  "tools.'*'.options: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set options on each tool",
+				Path: partial.Path{"tools", "*", "options"}, Hint: "the '*' entry holds run, result, enable and load; set options on each tool",
 			}},
 		},
 		{
 			name:  "several keys on the defaults entry in field order",
 			layer: "[tools.'*']\nsummary = \"s\"\nsource = \"builtin\"\nrun = \"edit\"\n",
 			want: []layertest.Problem{
-				{Err: "tools.'*'.source: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set source on each tool", Path: partial.Path{"tools", "*", "source"}, Hint: "the '*' entry holds run, result and enable; set source on each tool"},
-				{Err: "tools.'*'.summary: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set summary on each tool", Path: partial.Path{"tools", "*", "summary"}, Hint: "the '*' entry holds run, result and enable; set summary on each tool"},
+				{Err: "tools.'*'.source: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set source on each tool", Path: partial.Path{"tools", "*", "source"}, Hint: "the '*' entry holds run, result, enable and load; set source on each tool"},
+				{Err: "tools.'*'.summary: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set summary on each tool", Path: partial.Path{"tools", "*", "summary"}, Hint: "the '*' entry holds run, result, enable and load; set summary on each tool"},
 			},
 		},
 		{
@@ -441,7 +441,7 @@ command = "x"
 optional = true
 `,
 			want: []layertest.Problem{
-				{Err: "tools.'*'.examples: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set examples on each tool", Path: partial.Path{"tools", "*", "examples"}, Hint: "the '*' entry holds run, result and enable; set examples on each tool"},
+				{Err: "tools.'*'.examples: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set examples on each tool", Path: partial.Path{"tools", "*", "examples"}, Hint: "the '*' entry holds run, result, enable and load; set examples on each tool"},
 				{Err: `tools.alpha.source: no MCP server named "nope" is configured; add [mcp_servers.nope]; configured servers: a, b`, Path: partial.Path{"tools", "alpha", "source"}, Hint: "add [mcp_servers.nope]; configured servers: a, b"},
 				{Err: `tools.zed.command: a builtin tool has no command; remove the command, or set source = "local"`, Path: partial.Path{"tools", "zed", "command"}, Hint: `remove the command, or set source = "local"`},
 				{Err: `mcp_servers.a: an MCP server needs a command (a program started over stdio) or a url (a remote server); write command = "npx" and its args, or url = "https://example.com/mcp"`, Path: partial.Path{"mcp_servers", "a"}, Hint: `write command = "npx" and its args, or url = "https://example.com/mcp"`},
@@ -494,7 +494,7 @@ args = ["-y"]
 	// guaranteed); located, the problems come in document order.
 	got := layertest.Problems(codec.LocateErrors(err, d))
 	want := []layertest.Problem{
-		{Err: "layer.toml:2:1: tools.'*'.options: not allowed in the '*' defaults; the '*' entry holds run, result and enable; set options on each tool", Line: 2, Column: 1, Path: partial.Path{"tools", "*", "options"}, Hint: "the '*' entry holds run, result and enable; set options on each tool", Snippet: "options.x = 1"},
+		{Err: "layer.toml:2:1: tools.'*'.options: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set options on each tool", Line: 2, Column: 1, Path: partial.Path{"tools", "*", "options"}, Hint: "the '*' entry holds run, result, enable and load; set options on each tool", Snippet: "options.x = 1"},
 		{Err: `layer.toml:5:1: tools.a.source: no MCP server named "gihub" is configured; did you mean github?`, Line: 5, Column: 1, Path: partial.Path{"tools", "a", "source"}, Hint: "did you mean github?", Snippet: `source = "mcp.gihub"`},
 		{Err: `layer.toml:6:1: tools.a.command: an MCP tool has no command; remove the command, or set source = "local"`, Line: 6, Column: 1, Path: partial.Path{"tools", "a", "command"}, Hint: `remove the command, or set source = "local"`, Snippet: `command = "x"`},
 		{Err: `layer.toml:8:14: mcp_servers.github: an MCP server needs a command (a program started over stdio) or a url (a remote server); write command = "npx" and its args, or url = "https://example.com/mcp"`, Line: 8, Column: 14, Path: partial.Path{"mcp_servers", "github"}, Hint: `write command = "npx" and its args, or url = "https://example.com/mcp"`, Snippet: "[mcp_servers.github]"},
@@ -633,10 +633,10 @@ func TestLocateErrorsAcrossDocuments(t *testing.T) {
 
 func TestFromAndToPartial(t *testing.T) {
 	rich := configWith(func(c *config.Config) {
-		c.Tools["*"] = config.Tool{Run: config.RunEdit, Result: config.ResultUnattended, Enable: config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
+		c.Tools["*"] = config.Tool{Run: config.RunEdit, Result: config.ResultUnattended, Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
 		c.Tools["grep"] = config.Tool{
 			Source:      config.Source{Kind: config.SourceMCP, Server: "fs", Tool: "search"},
-			Enable:      config.Enable{State: layertest.Ptr(false), AllowToggle: config.ToggleNever},
+			Enable:      &config.Enable{State: layertest.Ptr(false), AllowToggle: config.ToggleNever},
 			Summary:     "Search.",
 			Description: "Searches.",
 			Result:      config.ResultAsk,
@@ -672,7 +672,7 @@ func TestFromAndToPartial(t *testing.T) {
 		{
 			name: "only what differs from the defaults",
 			x: configWith(func(c *config.Config) {
-				c.Tools["*"] = config.Tool{Run: config.RunSkip, Result: config.ResultUnattended, Enable: config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
+				c.Tools["*"] = config.Tool{Run: config.RunSkip, Result: config.ResultUnattended, Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
 			}),
 			want: config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
 				"*": {Run: partial.Of(config.RunSkip)},
@@ -838,11 +838,14 @@ type mismatched struct {
 }
 
 func TestFinalizeTypeMismatch(t *testing.T) {
+	if err := partial.CheckPair[mismatched, config.Config](); err == nil {
+		t.Error("Check of mismatched types found nothing")
+	}
 	_, err := partial.Finalize(&mismatched{}, config.Config{})
 	if err == nil {
 		t.Fatal("Finalize of mismatched types succeeded")
 	}
-	want := `strata: resolved type config.Config has no field for key "extra" of partial_test.mismatched`
+	want := `strata: at extra: the partial type has this key, the resolved type has not`
 	if err.Error() != want {
 		t.Errorf("Finalize error = %q, want %q", err.Error(), want)
 	}

@@ -30,10 +30,19 @@ type Discovered struct {
 // Definition is a resolved tool: what a model is told about it, and what
 // the host needs to run it.
 type Definition struct {
-	Name         string                     `json:"name"`
-	Source       string                     `json:"source"`
-	Title        string                     `json:"title,omitempty"`
-	Summary      string                     `json:"summary"`
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	Title  string `json:"title,omitempty"`
+	// Summary is a short form of the description (JP's summary): the
+	// config's, else the one the tool gives (JP's schema action), else
+	// the description's first sentence. Hosts may list tools by it; it is
+	// never added to the description.
+	Summary string `json:"summary"`
+	// Description is what a model is told about the tool, whole: the
+	// config's description where it gives one ({{description}} standing
+	// for the discovered text), else the discovered text as written (with
+	// the config's summary, when it gives one, in place of the tool's
+	// own summary or first sentence). Every export carries it alone.
 	Description  string                     `json:"description"`
 	Examples     string                     `json:"examples"`
 	InputSchema  json.RawMessage            `json:"inputSchema"`
@@ -43,10 +52,10 @@ type Definition struct {
 	Questions    map[string]config.Question `json:"questions"`
 	Run          config.RunMode             `json:"run"`
 	Result       config.ResultMode          `json:"result"`
-	// Text is what a model is told about the tool: the discovered text as
-	// written when the config changes none of it, else the summary and the
-	// description joined (config.Join).
-	Text string `json:"-"`
+	// Load is "deferred" for a tool a model finds with a search before it
+	// is given its definition, "" for one it is given with every request
+	// (see [Catalog.Select]).
+	Load config.LoadMode `json:"load,omitempty"`
 	// Upstream is the MCP tool as its server listed it, every key of it
 	// (_meta, icons, execution, annotations strata does not know), when the
 	// config changes nothing of what a model sees but perhaps the name:
@@ -166,4 +175,18 @@ func (c *Catalog) Tool(name string) (Definition, bool) {
 		return c.Tools[i], true
 	}
 	return Definition{}, false
+}
+
+// Filter returns a catalog of the tools of c that keep reports true for,
+// with its own fingerprint; its Warnings and Started are c's.
+func (c *Catalog) Filter(keep func(Definition) bool) *Catalog {
+	var tools []Definition
+	for _, d := range c.Tools {
+		if keep(d) {
+			tools = append(tools, d)
+		}
+	}
+	out := newCatalog(tools)
+	out.Warnings, out.Started = c.Warnings, c.Started
+	return out
 }

@@ -21,8 +21,9 @@ func layerConfig(text string) (config.Config, error) {
 
 // Build applies the user's overrides to what tools said about themselves:
 // here a --describe tool found in a discovery directory, whose unit the
-// config narrows to two of its three values. The discovered description
-// is split into the summary a model sees first and the rest.
+// config narrows to two of its three values. The description is what a
+// model is told, as the tool wrote it; the summary, a short form of it
+// (its first sentence), is never added to it.
 func ExampleBuild() {
 	cfg, err := layerConfig(`
 [tools.get_weather]
@@ -55,7 +56,7 @@ parameters.unit = { enum = ["celsius", "fahrenheit"] }
 	// Output:
 	// get_weather local describe /opt/tools/weather unattended
 	// Get the weather of a city.
-	// Reports the temperature and the sky.
+	// Get the weather of a city. Reports the temperature and the sky.
 	// {"type":"object","properties":{"city":{"type":"string"},"unit":{"type":"string","enum":["celsius","fahrenheit"]}},"required":["city"]}
 }
 

@@ -136,7 +136,7 @@ func (b *builder) index() {
 	}
 	for _, server := range slices.Sorted(maps.Keys(b.c.MCPServers)) {
 		srv := b.c.MCPServers[server]
-		if !srv.IsEnabled() || srv.Expose.IsZero() {
+		if !srv.IsEnabled() || srv.Expose.None {
 			continue
 		}
 		var names []string
@@ -149,14 +149,14 @@ func (b *builder) index() {
 				names = known
 			} else {
 				names = srv.Expose.Tools
-				if srv.Expose.All {
+				if srv.Expose.All() {
 					b.unsure = append(b.unsure, server)
 				}
 			}
 		}
 		renamed := b.renamed(server)
 		for _, n := range names {
-			if !srv.Exposes(n) || renamed[n] && srv.Expose.All {
+			if !srv.Exposes(n) || renamed[n] && srv.Expose.All() {
 				continue
 			}
 			o := get(n)
@@ -228,10 +228,10 @@ func (b *builder) warnCollisions() {
 		if !o.local {
 			first = o.servers[0]
 		}
-		b.warnings = append(b.warnings, &diag.Error{Severity: diag.SeverityWarning, Source: "skipped",
+		b.warnings = append(b.warnings, &diag.Error{Code: diag.CodeNameCollision, Severity: diag.SeverityWarning, Source: "skipped",
 			Path: partial.Path{"mcp_servers", o.servers[len(o.servers)-1]},
 			Msg:  fmt.Sprintf("%s %s %s; %s used under %s", o.text(), o.verb(), what, neither, none),
-			Hint: fmt.Sprintf("to use one, give it a name of yours: [tools.<name>] source = %q; or leave %s out of %s with expose or disabled_tools", sourceOf(first, names[0]), them, outOf),
+			Hint: fmt.Sprintf("to use one, give it a name of yours: [%s] source = %q; or leave %s out of %s with expose or disabled_tools", b.key("tools.<name>"), sourceOf(first, names[0]), them, outOf),
 		})
 	}
 }

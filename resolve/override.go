@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -23,28 +24,45 @@ type overrides struct {
 }
 
 func (o *overrides) fail(p partial.Path, msg, hint string) {
-	o.errs = append(o.errs, &diag.Error{Path: p, Msg: msg, Hint: hint})
+	o.errs = append(o.errs, &diag.Error{Code: diag.CodeOverride, Path: p, Msg: msg, Hint: hint})
 }
 
-// text returns the summary and description of a tool: the user's win;
-// otherwise the discovered description is split into a first-sentence
-// summary and the rest.
-func text(d Discovered, t config.Tool) (summary, description string) {
-	desc := d.Description
+// describe returns the one text a model is told about a tool or a
+// parameter, and its summary, from what was discovered (a summary, which
+// only JP's schema action gives, and a description) and what the config
+// says (summary and description), under DESIGN.md's override rules:
+//
+//   - the config's description is the text, nothing put before it; each
+//     {{description}} in it stands for the discovered text as written;
+//   - a summary and no description: the summary takes the place of the
+//     discovered summary (or first sentence), before the rest;
+//   - neither: the discovered text as written (JP's summary, a blank line,
+//     its description);
+//   - the summary is the config's, else the discovered one, else the
+//     first sentence of the text: a short form of it, never added to it.
+func describe(foundSummary, foundDescription, summary, description string) (sum, text string) {
+	written := config.Join(foundSummary, foundDescription)
+	rest := foundDescription
+	if foundSummary == "" {
+		_, rest = config.Split(foundDescription)
+	}
 	switch {
-	case t.Summary != "":
-		summary = t.Summary
-	case d.Summary != "":
-		summary = d.Summary
+	case description != "":
+		text = strings.ReplaceAll(description, "{{description}}", written)
+	case summary != "":
+		text = config.Join(summary, rest)
 	default:
-		summary, desc = config.Split(d.Description)
+		text = written
 	}
-	if t.Description != "" {
-		description = strings.ReplaceAll(t.Description, "{{description}}", d.Description)
-	} else {
-		description = desc
+	switch {
+	case summary != "":
+		sum = summary
+	case foundSummary != "":
+		sum = foundSummary
+	default:
+		sum, _ = config.Split(text)
 	}
-	return summary, description
+	return sum, text
 }
 
 // params applies parameter overrides to the object schema obj (whose
@@ -125,19 +143,21 @@ func (o *overrides) param(v validator, prop *jsonv.Value, ptr string, p config.P
 			prop.Set("type", jsonv.MustOf([]string(p.Type)))
 		}
 	}
+	o.bounds(prop, p, path)
 	if len(p.Enum) > 0 {
 		o.enum(v, prop, ptr, p.Enum, path.Append("enum"), name)
 	}
 	if p.Default != nil {
 		if err := v.check(p.Default, ptr); err != nil {
-			o.fail(path.Append("default"), fmt.Sprintf("the default %s does not fit the parameter's schema: %v", jsonv.MustOf(p.Default), err), "give a default the tool accepts")
+			o.fail(path.Append("default"), fmt.Sprintf("the default %s does not fit the parameter's schema: %v", jsonv.MustOf(p.Default), err), defaultHint(p.Default, path.Append("default")))
 		} else {
 			prop.Set("default", jsonv.MustOf(p.Default))
 		}
 	}
 	if p.Description != "" || p.Summary != "" {
 		discovered, _ := prop.Get("description").Str()
-		prop.Set("description", jsonv.MustOf(config.Join(p.Summary, strings.ReplaceAll(p.Description, "{{description}}", discovered))))
+		_, text := describe("", discovered, p.Summary, p.Description)
+		prop.Set("description", jsonv.MustOf(text))
 	}
 	if len(p.Examples) > 0 {
 		prop.Set("examples", jsonv.MustOf(p.Examples))
@@ -178,6 +198,10 @@ func (o *overrides) enum(v validator, prop *jsonv.Value, ptr string, values []an
 				o.fail(path, fmt.Sprintf("%s is not one of the tool's values (%s)", jsonv.MustOf(x), strings.Join(allowed, ", ")), "an override may only narrow an enum to some of its values")
 				return
 			}
+			if err := v.check(x, ptr); err != nil { // the bounds an override set
+				o.fail(path, fmt.Sprintf("%s does not fit the parameter's schema: %v", jsonv.MustOf(x), err), "list values the bounds allow")
+				return
+			}
 		}
 	} else {
 		for _, x := range values {
@@ -197,4 +221,16 @@ func (o *overrides) enum(v validator, prop *jsonv.Value, ptr string, values []an
 			o.forced[name] = values[0]
 		}
 	}
+}
+
+// defaultHint is the fix of a default that does not fit: a string that
+// reads as JSON of another type (500, true, [1]) was meant as that value,
+// which TOML writes without quotes and --cfg with := (key=500 is the
+// text "500").
+func defaultHint(def any, key partial.Path) string {
+	s, ok := def.(string)
+	if !ok || strings.HasPrefix(strings.TrimSpace(s), `"`) || !json.Valid([]byte(s)) {
+		return "give a default the tool accepts"
+	}
+	return fmt.Sprintf("to give it as a number, boolean, array or object rather than a string, write it without quotes in TOML (default = %s), or with := on the command line (--cfg %s:=%s)", s, key, s)
 }

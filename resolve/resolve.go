@@ -14,11 +14,13 @@ package resolve
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
@@ -62,7 +64,30 @@ type Found struct {
 	Errors, Warnings diag.Errors
 	// Started counts the programs discovery started.
 	Started int
+	// Origins say where each answer came from, for explaining a tool: by
+	// the key of what answered (tools.<name>, mcp_servers.<name>) or, for
+	// an executable of a discovery directory, its path.
+	Origins map[string]Origin
 }
+
+// Origin is where one discovery's answer came from.
+type Origin struct {
+	// Program is what answered: the executable, or the server's command
+	// line or URL.
+	Program string
+	// Cache is the cache entry the answer was read from; "" when the
+	// program was asked now.
+	Cache string
+	// Written is when that entry was written.
+	Written time.Time
+}
+
+// ErrAppliesToNothing is the cause of the warning for settings of a tool
+// that nothing defines or discovers, and whose name is close to none
+// that is: an override meant for tools that other workspaces have (a
+// user file's [tools.slugify], say). Commands may leave such warnings out
+// unless asked ([diag.Error].Err; errors.Is).
+var ErrAppliesToNothing = errors.New("the settings of a tool that is not here")
 
 // Described is a tool of a discovery directory.
 type Described struct {
@@ -76,8 +101,14 @@ type Described struct {
 // the error then lists every configured tool that failed (with Found's
 // errors), at key paths of c. Problems that leave a tool out without
 // failing are in the catalog's Warnings (with Found's warnings).
-func Build(c config.Config, f Found) (*Catalog, error) {
-	b := &builder{c: c, f: f, described: map[string]Described{}, collided: map[string]owners{}}
+func Build(c config.Config, f Found) (*Catalog, error) { return BuildAt(c, f, nil) }
+
+// BuildAt is [Build] for a model mounted at mount in a host's config: the
+// hints of its problems name the host's key paths
+// ([assistant.tools.<name>]); their Path stays the model's, which the host
+// places (see config.Config.ValidateAt).
+func BuildAt(c config.Config, f Found, mount partial.Path) (*Catalog, error) {
+	b := &builder{c: c, f: f, mount: mount, described: map[string]Described{}, collided: map[string]owners{}}
 	for name, d := range f.Described {
 		b.described[name] = d
 	}
@@ -130,6 +161,7 @@ func Build(c config.Config, f Found) (*Catalog, error) {
 // builder builds one catalog.
 type builder struct {
 	c         config.Config
+	mount     partial.Path // where the host mounts the model, for hints
 	f         Found
 	described map[string]Described // the discovered executables not yet used
 	errs      diag.Errors
@@ -163,12 +195,12 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		o, unsure := b.owners(name), b.unsureOf(name)
 		switch {
 		case o.count() > 1:
-			b.fail(&diag.Error{Path: path, Msg: fmt.Sprintf("%s %s a tool named %s", o.text(), o.verb(), name), Hint: "say which one these settings are for: " + o.sources(name)})
+			b.fail(&diag.Error{Code: diag.CodeNameCollision, Path: path, Msg: fmt.Sprintf("%s %s a tool named %s", o.text(), o.verb(), name), Hint: "say which one these settings are for: " + o.sources(name)})
 			return Definition{}, false
 		case o.count() == 1 && len(o.down) == 1:
 			return Definition{}, false // its server failed: reported
 		case o.count() == 1 && len(unsure) > 0:
-			b.warnings = append(b.warnings, &diag.Error{Severity: diag.SeverityWarning, Source: "skipped", Path: path,
+			b.warnings = append(b.warnings, &diag.Error{Code: diag.CodeNameCollision, Severity: diag.SeverityWarning, Source: "skipped", Path: path,
 				Msg:  fmt.Sprintf("left out: %s did not answer, and may have a tool of this name too", serversText(unsure)),
 				Hint: "say which tool these settings are for: " + o.sources(name)})
 			return Definition{}, false
@@ -187,7 +219,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 	case src.Kind == config.SourceBuiltin:
 		bt, ok := b.f.Builtins[src.Name(name)]
 		if !ok {
-			b.fail(&diag.Error{Path: path.Append("source"), Msg: "the host has no builtin tool named " + src.Name(name)})
+			b.fail(&diag.Error{Code: diag.CodeNotFound, Path: path.Append("source"), Msg: "the host has no builtin tool named " + src.Name(name)})
 			return Definition{}, false
 		}
 		base, d.Source = bt, "builtin"
@@ -198,7 +230,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		}
 		srv := b.c.MCPServers[src.Server]
 		if !srv.IsEnabled() {
-			b.warnings = append(b.warnings, &diag.Error{Severity: diag.SeverityWarning, Source: "skipped", Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s is not enabled; the tool is left out", src.Server)})
+			b.warnings = append(b.warnings, &diag.Error{Code: diag.CodeLeftOut, Severity: diag.SeverityWarning, Source: "skipped", Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s is not enabled; the tool is left out", src.Server)})
 			return Definition{}, false
 		}
 		tools, ok := b.f.Servers[src.Server]
@@ -208,11 +240,11 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		upstream := src.Name(name)
 		mt, ok := tools[upstream]
 		if ok && !srv.Allows(upstream) {
-			b.fail(&diag.Error{Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s's enabled_tools or disabled_tools leave out %s", src.Server, upstream), Hint: "allow it there, or name another tool"})
+			b.fail(&diag.Error{Code: diag.CodeLeftOut, Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s's enabled_tools or disabled_tools leave out %s", src.Server, upstream), Hint: "allow it there, or name another tool"})
 			return Definition{}, false
 		}
 		if !ok {
-			b.fail(&diag.Error{Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s has no tool named %s", src.Server, upstream), Hint: closestHint(upstream, slices.Sorted(maps.Keys(tools)))})
+			b.fail(&diag.Error{Code: diag.CodeNotFound, Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s has no tool named %s", src.Server, upstream), Hint: closestHint(upstream, slices.Sorted(maps.Keys(tools)))})
 			return Definition{}, false
 		}
 		base, d.Source = mt, config.Source{Kind: config.SourceMCP, Server: src.Server, Tool: src.Tool}.String()
@@ -223,7 +255,14 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		}
 		if own.DefinesSchema() {
 			// The config defines the tool: it is the schema and the text.
-			base = Discovered{Name: name, Summary: own.Summary, Description: own.Description, InputSchema: json.RawMessage(fromConfig(own.Parameters).JSON())}
+			schema := fromConfig(own.Parameters)
+			o := overrides{path: path}
+			o.paramBounds(schema, own.Parameters, path.Append("parameters"))
+			if len(o.errs) > 0 {
+				b.errs = append(b.errs, o.errs...)
+				return Definition{}, false
+			}
+			base = Discovered{Name: name, Summary: own.Summary, Description: own.Description, InputSchema: json.RawMessage(schema.JSON())}
 			params, own = nil, config.Tool{}
 		} else {
 			s, ok := b.f.Schemas[name]
@@ -246,17 +285,19 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		dt, ok := b.described[upstream]
 		if !ok {
 			if src.Tool != "" {
-				b.fail(&diag.Error{Path: path.Append("source"), Msg: "no tool of the discovery directories is named " + upstream, Hint: closestHint(upstream, slices.Sorted(maps.Keys(b.f.Described)))})
+				b.fail(&diag.Error{Code: diag.CodeNotFound, Path: path.Append("source"), Msg: "no tool of the discovery directories is named " + upstream, Hint: closestHint(upstream, slices.Sorted(maps.Keys(b.f.Described)))})
 			} else if src.Kind == "" {
 				// Settings for a tool that nothing here defines: an override
 				// meant for tools some workspaces have.
-				hint := "give it a source and a command, or put an executable that answers --describe in a discover.dirs directory"
+				// A close name is a typo's, said always; none, settings for
+				// tools other places have (ErrAppliesToNothing).
+				hint, cause := "give it a source and a command, or put an executable that answers --describe in a "+b.key("discover.dirs")+" directory", ErrAppliesToNothing
 				if c := suggest.Closest(name, b.names()); c != "" {
-					hint = "did you mean " + c + "?"
+					hint, cause = "did you mean "+c+"?", nil
 				}
-				b.warnings = append(b.warnings, &diag.Error{Severity: diag.SeverityWarning, Source: "skipped", Path: path, Msg: "no tool of this name is defined or discovered; its settings apply to nothing", Hint: hint})
+				b.warnings = append(b.warnings, &diag.Error{Code: diag.CodeNotFound, Severity: diag.SeverityWarning, Source: "skipped", Path: path, Msg: "no tool of this name is defined or discovered; its settings apply to nothing", Hint: hint, Err: cause})
 			} else {
-				b.fail(&diag.Error{Path: path.Append("command"), Msg: "a local tool needs a command", Hint: `write command = "my-tool {{tool}} {{context}}"`})
+				b.fail(&diag.Error{Code: diag.CodeInvalid, Path: path.Append("command"), Msg: "a local tool needs a command", Hint: `write command = "my-tool {{tool}} {{context}}"`})
 			}
 			return Definition{}, false
 		}
@@ -269,15 +310,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		exec.Kind, exec.Path = ExecDescribe, dt.Path
 	}
 	d.Title = base.Title
-	d.Summary, d.Description = text(base, own)
-	switch {
-	case own.Summary != "" || own.Description != "":
-		d.Text = config.Join(d.Summary, d.Description)
-	case base.Summary != "":
-		d.Text = config.Join(base.Summary, base.Description)
-	default:
-		d.Text = base.Description // as written: not split and joined again
-	}
+	d.Summary, d.Description = describe(base.Summary, base.Description, own.Summary, own.Description)
 	if own.Summary == "" && own.Description == "" && len(params) == 0 {
 		d.Upstream = base.Upstream
 	}
@@ -289,7 +322,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 	if len(params) > 0 {
 		schema, err := jsonv.Parse(d.InputSchema)
 		if err != nil {
-			b.fail(&diag.Error{Path: path, Msg: "the discovered input schema is not JSON: " + err.Error(), Err: err})
+			b.fail(&diag.Error{Code: diag.CodeDiscovery, Path: path, Msg: "the discovered input schema is not JSON: " + err.Error(), Err: err})
 			return Definition{}, false
 		}
 		if schema.Get("properties") == nil {
@@ -314,17 +347,17 @@ func (b *builder) exposed() []Definition {
 	var out []Definition
 	for _, server := range slices.Sorted(maps.Keys(b.f.Servers)) {
 		tools := b.f.Servers[server]
-		srv := b.c.MCPServers[server]
+		srv, configured := b.c.MCPServers[server]
 		expose := srv.Expose
-		if expose.IsZero() {
-			continue
+		if !configured || !srv.IsEnabled() || expose.None {
+			continue // tools of a server the config does not have (or use) join nothing
 		}
 		names := slices.Sorted(maps.Keys(tools))
 		for _, want := range expose.Tools {
 			if _, ok := tools[want]; !ok {
-				b.fail(&diag.Error{Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("the server has no tool named %s", want), Hint: closestHint(want, names)})
+				b.fail(&diag.Error{Code: diag.CodeNotFound, Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("the server has no tool named %s", want), Hint: closestHint(want, names)})
 			} else if !srv.Allows(want) {
-				b.fail(&diag.Error{Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("%s is left out by enabled_tools or disabled_tools", want), Hint: "allow it there, or do not expose it"})
+				b.fail(&diag.Error{Code: diag.CodeLeftOut, Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("%s is left out by enabled_tools or disabled_tools", want), Hint: "allow it there, or do not expose it"})
 			}
 		}
 		renamed := b.renamed(server)
@@ -335,7 +368,7 @@ func (b *builder) exposed() []Definition {
 			if _, named := b.c.Tools[n]; named {
 				continue // the config's own entry decides
 			}
-			if renamed[n] && expose.All {
+			if renamed[n] && expose.All() {
 				continue // the config serves it under another name; a list that names it still exposes it
 			}
 			t, _ := config.Tools{config.EveryTool: b.c.Tools[config.EveryTool], n: {Source: config.Source{Kind: config.SourceMCP, Server: server}}}.Effective(n)
@@ -409,4 +442,13 @@ func allowDash(params map[string]config.Parameter, prefix string) []string {
 		out = append(out, allowDash(p.Properties, prefix+name+".")...)
 	}
 	return out
+}
+
+// key returns key path k of the model (written as TOML) at the host's key
+// path, for hints.
+func (b *builder) key(k string) string {
+	if len(b.mount) == 0 {
+		return k
+	}
+	return b.mount.String() + "." + k
 }

@@ -2,6 +2,7 @@ package resolve_test
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -54,6 +55,31 @@ func TestRenamesAndOverrides(t *testing.T) {
 			},
 		},
 		{
+			name:  "a server without expose gives all its tools, as in every client",
+			layer: "[mcp_servers.fs]\ncommand = \"x\"\n",
+			tools: []string{"list.dir=mcp.fs", "read_file=mcp.fs", "word count=local", "write_file=mcp.fs"},
+		},
+		{
+			name:  "enabled_tools narrows the default",
+			layer: "[mcp_servers.fs]\ncommand = \"x\"\nenabled_tools = [\"read_file\"]\n",
+			tools: []string{"read_file=mcp.fs", "word count=local"},
+		},
+		{
+			name:  "disabled_tools narrows the default",
+			layer: "[mcp_servers.fs]\ncommand = \"x\"\ndisabled_tools = [\"read_file\", \"list.dir\"]\n",
+			tools: []string{"word count=local", "write_file=mcp.fs"},
+		},
+		{
+			name:  "expose = none gives only what sources name",
+			layer: "[mcp_servers.fs]\ncommand = \"x\"\nexpose = \"none\"\n[tools.files_read]\nsource = \"mcp.fs.read_file\"\n",
+			tools: []string{"files_read=mcp.fs.read_file", "word count=local"},
+		},
+		{
+			name:  "a server the config does not have gives nothing",
+			layer: "[tools.'*']\nrun = \"ask\"\n",
+			tools: []string{"word count=local"},
+		},
+		{
 			name:  "a renamed exposed tool appears once",
 			layer: "[mcp_servers.fs]\ncommand = \"x\"\nexpose = \"all\"\n[tools.files_read]\nsource = \"mcp.fs.read_file\"\n",
 			tools: []string{"files_read=mcp.fs.read_file", "list.dir=mcp.fs", "word count=local", "write_file=mcp.fs"},
@@ -104,6 +130,22 @@ func TestRenamesAndOverrides(t *testing.T) {
 			layer:    "[mcp_servers.fs]\ncommand = \"x\"\nexpose = [\"read_file\"]\n[tools.write_fil]\nrun = \"skip\"\n",
 			tools:    []string{"read_file=mcp.fs", "word count=local"},
 			warnings: []string{"skipped: tools.write_fil: no tool of this name is defined or discovered; its settings apply to nothing; did you mean write_file?"},
+			check: func(t *testing.T, c *resolve.Catalog) {
+				if errors.Is(c.Warnings[0], resolve.ErrAppliesToNothing) {
+					t.Error("a typo's warning is one that commands may leave out")
+				}
+			},
+		},
+		{
+			name:     "settings for a tool other workspaces have",
+			layer:    "[tools.slugify]\nrun = \"unattended\"\n",
+			tools:    []string{"word count=local"},
+			warnings: []string{"skipped: tools.slugify: no tool of this name is defined or discovered; its settings apply to nothing; give it a source and a command, or put an executable that answers --describe in a discover.dirs directory"},
+			check: func(t *testing.T, c *resolve.Catalog) {
+				if !errors.Is(c.Warnings[0], resolve.ErrAppliesToNothing) {
+					t.Error("the warning is not resolve.ErrAppliesToNothing")
+				}
+			},
 		},
 	}
 	for _, tt := range tests {
@@ -146,8 +188,8 @@ func TestRenameHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		`skipped: tools.'list.dir': "list.dir" is not a valid tool name for openai; the tool is left out of it; an OpenAI function name is 1 to 64 letters, digits, '_' or '-'; rename it: [tools.new_name] source = "mcp.fs.'list.dir'"`,
-		`skipped: tools.'word count': "word count" is not a valid tool name for openai; the tool is left out of it; an OpenAI function name is 1 to 64 letters, digits, '_' or '-'; rename it: [tools.new_name] source = "local.'word count'"`,
+		`skipped: tools.'list.dir': "list.dir" is not a valid tool name for openai; the tool is left out of it; an OpenAI function name is 1 to 64 letters, digits, '_' or '-'; rename it: [tools.new_name] source = "mcp.fs.'list.dir'", or let strata rename it: [budget.openai] rename = true`,
+		`skipped: tools.'word count': "word count" is not a valid tool name for openai; the tool is left out of it; an OpenAI function name is 1 to 64 letters, digits, '_' or '-'; rename it: [tools.new_name] source = "local.'word count'", or let strata rename it: [budget.openai] rename = true`,
 	}
 	if diff := cmp.Diff(want, errLines(skipped)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

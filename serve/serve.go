@@ -36,6 +36,10 @@ import (
 // catalog's fingerprint.
 const MetaFingerprint = mcpserver.MetaFingerprint
 
+// MetaEmpty is the _meta key of a tools/list result with no tools that
+// says why ([Snapshot].Empty).
+const MetaEmpty = mcpserver.MetaEmpty
+
 // Snapshot is one resolution: what a server serves until the next.
 type Snapshot struct {
 	// Runner runs the calls; its Catalog is what tools/list lists.
@@ -43,6 +47,11 @@ type Snapshot struct {
 	// Watch are files and directories whose change means resolving again;
 	// paths that do not exist yet count when they appear.
 	Watch []string
+	// Empty says why the catalog has no tools (an untrusted workspace, a
+	// server that did not start, nothing configured): a client that lists
+	// no tools is sent it as a warning log message (logger "strata"), and
+	// the list's _meta holds it under [MetaEmpty].
+	Empty string
 }
 
 // StaleError is told to Warn when the catalog does not resolve again after
@@ -86,7 +95,7 @@ func (s *Server) server() *mcpserver.Server {
 				if err != nil {
 					return nil, err
 				}
-				return &mcpserver.Snapshot{Runner: snap.Runner, Watch: snap.Watch}, nil
+				return &mcpserver.Snapshot{Runner: snap.Runner, Watch: snap.Watch, Empty: snap.Empty}, nil
 			},
 			Warn: s.Warn,
 			Stale: func(err error) {

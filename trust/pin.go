@@ -78,7 +78,7 @@ func (l Launch) Pin() (Pin, error) {
 	sort.Strings(p.Env)
 	sum, err := exe.Sum(l.Program)
 	if err != nil {
-		return Pin{}, &diag.Error{Msg: "cannot pin " + l.Program, Err: err}
+		return Pin{}, &diag.Error{Code: diag.CodeRead, Msg: "cannot pin " + l.Program, Err: err}
 	}
 	p.Files[l.Program] = sum
 	if f := exe.Script(l.Program, l.Args, l.Dir); f != "" {
@@ -175,7 +175,7 @@ func (p Pin) Check(l Launch) error {
 		return err
 	}
 	if p.Launch != p.identity() {
-		return &diag.Error{Msg: "the pin does not match itself: it was changed by hand", Hint: "pin again", Err: ErrChanged}
+		return &diag.Error{Code: diag.CodePinChanged, Msg: "the pin does not match itself: it was changed by hand", Hint: "pin again", Err: ErrChanged}
 	}
 	if now.Launch == p.Launch {
 		return nil
@@ -204,7 +204,7 @@ func (p Pin) Check(l Launch) error {
 	if len(changed) == 0 {
 		changed = append(changed, "it names other files")
 	}
-	return &diag.Error{Msg: "the launch differs from the one pinned: " + strings.Join(changed, "; "), Err: ErrChanged}
+	return &diag.Error{Code: diag.CodePinChanged, Msg: "the launch differs from the one pinned: " + strings.Join(changed, "; "), Err: ErrChanged}
 }
 
 // argsDiffer says which arguments differ, by position, or "".

@@ -147,7 +147,7 @@ func (l *List) Forget(dir string) (pins []string, err error) {
 	dir = canonical(dir)
 	exact, recursive := slices.Contains(l.Workspaces, dir), slices.Contains(l.Recursive, dir)
 	if !exact && !recursive {
-		e := &diag.Error{Source: dir, Msg: "not in the trust list"}
+		e := &diag.Error{Code: diag.CodeUntrusted, Source: dir, Msg: "not in the trust list"}
 		all := slices.Concat(l.Workspaces, l.Recursive)
 		if s := suggest.Closest(dir, all); s != "" {
 			e.Hint = "did you mean " + s + "?"
@@ -236,7 +236,11 @@ func parse(name string, data []byte) (List, error) {
 			if len(e.Path) > 0 {
 				p, msg = e.Path, strings.TrimPrefix(msg, tomltext.Path(e.Path)+": ")
 			}
-			c.AddError(decode.At(&diag.Error{Source: name, Path: p, Msg: msg}, d, e.Off))
+			code := diag.CodeSyntax
+			if e.Limit {
+				code = diag.CodeLimit
+			}
+			c.AddError(decode.At(&diag.Error{Code: code, Source: name, Path: p, Msg: msg}, d, e.Off))
 		}
 		return List{}, c.Err()
 	}
@@ -254,14 +258,14 @@ func parse(name string, data []byte) (List, error) {
 // atomically: concurrent updates, from any process, all take effect.
 func (s *Store) Update(change func(*List) error) error {
 	if s == nil || s.Path == "" {
-		return &diag.Error{Msg: "no trust list: there is no user config directory", Hint: "set HOME, XDG_CONFIG_HOME or <NAME>_CONFIG_HOME"}
+		return &diag.Error{Code: diag.CodeWrite, Msg: "no trust list: there is no user config directory", Hint: "set HOME, XDG_CONFIG_HOME or <NAME>_CONFIG_HOME"}
 	}
 	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
-		return &diag.Error{Source: s.Path, Msg: "cannot create the directory of the trust list", Err: err}
+		return &diag.Error{Code: diag.CodeWrite, Source: s.Path, Msg: "cannot create the directory of the trust list", Err: err}
 	}
 	unlock, err := lock(s.Path + ".lock")
 	if err != nil {
-		return &diag.Error{Source: s.Path, Msg: "cannot lock the trust list", Err: err}
+		return &diag.Error{Code: diag.CodeWrite, Source: s.Path, Msg: "cannot lock the trust list", Err: err}
 	}
 	defer unlock()
 	l, err := s.read()
@@ -297,18 +301,18 @@ func (s *Store) write(l List) error {
 	b = append([]byte(header), b...)
 	tmp, err := os.CreateTemp(filepath.Dir(s.Path), filepath.Base(s.Path)+".*.tmp")
 	if err != nil {
-		return &diag.Error{Source: s.Path, Msg: "cannot write the trust list", Err: err}
+		return &diag.Error{Code: diag.CodeWrite, Source: s.Path, Msg: "cannot write the trust list", Err: err}
 	}
 	_, werr := tmp.Write(b)
 	serr := tmp.Sync()
 	cerr := tmp.Close()
 	if err := errors.Join(werr, serr, cerr); err != nil {
 		os.Remove(tmp.Name())
-		return &diag.Error{Source: s.Path, Msg: "cannot write the trust list", Err: err}
+		return &diag.Error{Code: diag.CodeWrite, Source: s.Path, Msg: "cannot write the trust list", Err: err}
 	}
 	if err := os.Rename(tmp.Name(), s.Path); err != nil {
 		os.Remove(tmp.Name())
-		return &diag.Error{Source: s.Path, Msg: "cannot write the trust list", Err: err}
+		return &diag.Error{Code: diag.CodeWrite, Source: s.Path, Msg: "cannot write the trust list", Err: err}
 	}
 	return nil
 }

@@ -234,7 +234,7 @@ func TestStoreReadProblems(t *testing.T) {
 		name, text string
 		want       []string
 	}{
-		{"syntax", "workspaces = [\n", []string{"trusted.toml:1:15: TOML syntax: array is incomplete"}},
+		{"syntax", "workspaces = [\n", []string{`trusted.toml:1:15: TOML syntax: array is incomplete; an array is closed with "]" after its last value (values separated by ","): is one left open?`}},
 		{"wrong type", "workspaces = 3\n", []string{"trusted.toml:1:14: workspaces: expected an array or { value = [...], strategy = ... }, found integer 3"}},
 		{"unknown keys", "workspace = []\nrecursiv = []\n", []string{
 			"trusted.toml:1:1: workspace: unknown key; did you mean workspaces?",

@@ -61,7 +61,7 @@ type rawServe struct {
 // ends.
 func startServe(t *testing.T, root string, environ []string) *rawServe {
 	t.Helper()
-	cmd := exec.Command(strataBin, "serve", "--root", root, "--trust")
+	cmd := exec.Command(strataBin, "serve", "--root", root, "--trust", "--cfg", "tools.'*'.run=unattended")
 	cmd.Env = environ
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

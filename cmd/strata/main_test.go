@@ -135,8 +135,14 @@ func TestGolden(t *testing.T) {
 		{"usage-unknown-command", []string{"frobnicate"}},
 		{"usage-unknown-flag", []string{"merge", "--fast", "fixtures/layers/user.toml"}},
 		{"usage-merge-no-files", []string{"merge"}},
+		{"usage-call-no-name", []string{"call"}},
+		{"usage-resolve-bad-flag", []string{"resolve", "--exprot", "openai"}},
+		{"error-toml-bare", []string{"merge", "cmd/strata/testdata/toml/bare.toml"}},
+		{"error-toml-open-array", []string{"merge", "cmd/strata/testdata/toml/open_array.toml"}},
 		{"help", []string{"--help"}},
 		{"merge-help", []string{"merge", "--help"}},
+		{"call-help", []string{"call", "--help"}},
+		{"serve-help", []string{"serve", "--help"}},
 		{"merge-cfg", []string{"merge", "--cfg", "tools.fs_modify_file.run=skip", "--cfg", "discover.dirs+=a,b", "--cfg", `tools.fs_modify_file.options:+={"mode": "fast"}`, "--cfg", "tools.read_file:=null", "fixtures/layers/workspace.toml"}},
 		{"merge-cfg-final", []string{"merge", "--final", "--cfg", "tools.'*'.run=unattended", "--cfg", "tools.fs_modify_file.command.args.0={{tool.name}}", "--cfg", `{"tools": {"new_tool": {"source": "builtin"}}}`, "fixtures/layers/workspace.toml"}},
 		{"diff-cfg", []string{"diff", "--cfg", "tools.fs_modify_file.run=ask", "--cfg", "tools.read_file.enable=false", "fixtures/layers/workspace.toml", "fixtures/layers/workspace.toml"}},
@@ -216,8 +222,10 @@ func TestConfigGolden(t *testing.T) {
 		{"config-explain-untrusted", []string{"STRATA_TOOLS_GREP_RUN=ask"}, []string{"config", "--root", "fixtures/workspace/project/src", "--explain", "tools.grep.run"}},
 		{"config-explain-list", nil, []string{"config", "--trust", "--root", "fixtures/workspace/project/src", "--cfg", "discover.dirs+=extra", "--explain", "discover.dirs"}},
 		{"config-explain-option", nil, []string{"config", "--trust", "--root", "fixtures/workspace/project/src", "--explain", "tools.grep.options.max_count"}},
+		{"config-explain-inherited", nil, []string{"config", "--trust", "--root", "fixtures/workspace", "--explain", "tools.word_count.run"}},
 		{"config-explain-typo", nil, []string{"config", "--trust", "--root", "fixtures/workspace", "--explain", "tools.grep.rnu"}},
-		{"config-error-env", []string{"STRATA_TOOLS_GREP_RNU=ask"}, []string{"config", "--root", "fixtures/workspace"}},
+		{"config-error-env", []string{"STRATA_TOOLS_GREP_RNU=ask", "STRATA_TOOLS_GREP_RUN=askk"}, []string{"config", "--root", "fixtures/workspace"}},
+		{"config-env-stray", []string{"STRATA_DEBUG=1", "STRATA_TOOL_GREP_RUN=skip"}, []string{"config", "--trust", "--root", "fixtures/workspace", "--explain", "tools.grep.run"}},
 		{"config-error-cfg", nil, []string{"config", "--trust", "--root", "fixtures/workspace", "--cfg", "fixtures/bad/typo.toml", "--cfg", "tools.grep.run=sometimes"}},
 	}
 	for _, tt := range tests {
@@ -269,7 +277,7 @@ func demoEnv(t *testing.T, cache string) {
 func TestCallGolden(t *testing.T) {
 	requireNode(t)
 	cache := t.TempDir()
-	demo := []string{"call", "--root", "fixtures/workspace", "--trust"}
+	demo := []string{"call", "--root", "fixtures/workspace", "--trust", "--yes"}
 	ask := []string{"--cfg", "tools.fs_modify_file.options.auto_approve_max_changed_lines:=0"}
 	modify := `{"path":"data/notes.txt","start_line":1,"end_line":1,"content":"changed"}`
 	tests := []struct {
@@ -294,6 +302,7 @@ func TestCallGolden(t *testing.T) {
 		{"call-question-no-answer", "", append(append(demo, ask...), "--ask", "fs_modify_file", modify)},
 		{"call-untrusted", "", []string{"call", "--root", "fixtures/workspace", "count_lines", `{"path":"data/poem.txt"}`}},
 		{"call-bad-answer", "", append(demo, "--answer", "apply_changes", "word_count", `{"text":""}`)},
+		{"call-ask-no-terminal", "", []string{"call", "--root", "fixtures/workspace", "--trust", "word_count", `{"text":"one two three"}`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -324,6 +333,13 @@ func TestResolveGolden(t *testing.T) {
 		{"resolve-openai", []string{"resolve", "--root", "fixtures/workspace", "--trust", "--export", "openai"}},
 		{"resolve-anthropic", []string{"resolve", "--root", "fixtures/workspace", "--trust", "--export", "anthropic"}},
 		{"resolve-mcp", []string{"resolve", "--root", "fixtures/workspace", "--trust", "--export", "mcp"}},
+		{"resolve-stats", []string{"resolve", "--root", "fixtures/budget", "--trust", "--stats", "--export", "openai"}},
+		{"resolve-stats-toolset", []string{"resolve", "--root", "fixtures/budget", "--trust", "--stats", "--json", "--export", "anthropic", "--toolset", "review"}},
+		{"resolve-stats-deferred", []string{"resolve", "--root", "fixtures/budget", "--trust", "--stats", "--export", "mcp", "--toolset", "ops"}},
+		{"resolve-explain", []string{"resolve", "--root", "fixtures/budget", "--trust", "--toolset", "ops", "--explain", "deploy_logs"}},
+		{"resolve-explain-out", []string{"resolve", "--root", "fixtures/budget", "--trust", "--toolset", "review", "--explain", "git_push", "--export", "openai"}},
+		{"resolve-toolset-unknown", []string{"resolve", "--root", "fixtures/budget", "--trust", "--toolset", "reveiw"}},
+		{"resolve-json-without-stats", []string{"resolve", "--root", "fixtures/budget", "--trust", "--json"}},
 		{"resolve-untrusted", []string{"resolve", "--root", "fixtures/workspace"}},
 		{"resolve-override", []string{"resolve", "--root", "fixtures/workspace", "--trust", "--cfg", "tools.word_count.parameters.mode:={\"enum\": [\"bytes\"]}", "--cfg", "tools.grep.parameters.pattern.required=false"}},
 		{"resolve-bad-export", []string{"resolve", "--root", "fixtures/workspace", "--export", "yaml"}},

@@ -114,7 +114,7 @@ func TestNameShadowing(t *testing.T) {
 		golden(t, name, result{code: code, stdout: stdout, stderr: cleanOutput(stderr)})
 	}
 	run("names-shadow", environ, "resolve", "--trust")
-	run("names-shadow-call", environ, "call", "--trust", "create_issue", "{}")
+	run("names-shadow-call", environ, "call", "--trust", "--yes", "create_issue", "{}")
 	if b, _ := os.ReadFile(filepath.Join(root, "evil.log")); strings.Contains(string(b), "tools/call") {
 		t.Error("a_evil's create_issue was called")
 	}
@@ -258,7 +258,7 @@ func TestHostileServerText(t *testing.T) {
 		}
 	}
 
-	stdout, stderr, code = strataIn(t, root, environ, "call", "--trust", "failing", "{}")
+	stdout, stderr, code = strataIn(t, root, environ, "call", "--trust", "--yes", "failing", "{}")
 	checkTerminalSafe(t, "call's stderr", stderr, true)
 	checkTerminalSafe(t, "call's stdout", stdout, false)
 	golden(t, "names-hostile-call", result{code: code, stdout: stdout, stderr: clean(stderr)})
@@ -276,7 +276,7 @@ func TestHostileServerText(t *testing.T) {
 // the tools that failed, not the warnings of a catalog.
 func serveStderr(t *testing.T, root string, environ []string) string {
 	t.Helper()
-	cmd := exec.Command(strataBin, "serve", "--trust", "--cfg", "mcp_servers.crash.optional=false")
+	cmd := exec.Command(strataBin, "serve", "--trust", "--cfg", "mcp_servers.crash.optional=false", "--cfg", "tools.'*'.run=unattended")
 	cmd.Dir, cmd.Env = root, environ
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

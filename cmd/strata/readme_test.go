@@ -178,3 +178,30 @@ func mountsTools(code ast.Node) bool {
 	}
 	return false
 }
+
+// TestReadmeGoVersion holds README.md's word on the Go it needs ("Both
+// need Go 1.26") to go.mod's go directive: a reader who installs the Go
+// the README names builds the module, and needs no newer one.
+func TestReadmeGoVersion(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := os.ReadFile(filepath.Join(repoRoot, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^go (\d+\.\d+)(\.\d+)?$`).FindSubmatch(mod)
+	if m == nil {
+		t.Fatal("go.mod has no go directive")
+	}
+	says := regexp.MustCompile(`need Go (\d+\.\d+)`).FindAllSubmatch(readme, -1)
+	if len(says) == 0 {
+		t.Fatal(`README.md no longer says which Go it needs ("need Go 1.x")`)
+	}
+	for _, s := range says {
+		if string(s[1]) != string(m[1]) {
+			t.Errorf("README.md says %q, go.mod says go %s", s[0], m[1])
+		}
+	}
+}

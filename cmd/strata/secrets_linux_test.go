@@ -120,9 +120,15 @@ func secretsHome(t *testing.T) (dir string, environ []string) {
 `,
 		filepath.Join(home, "strata", "config.toml"): `extends = ["` + vscode + `", "` + claudeCode + `", "` + desktop + `", "` + cursor + `"]
 
+# The same server as VS Code's api: its tools join under names of
+# their own, where api's keep theirs.
 [mcp_servers.bearer]
 url = "` + remote.URL + `/mcp"
 bearer_token_env_var = "BEARER"
+expose = "none"
+
+[tools.bearer_ping]
+source = "mcp.bearer.ping"
 `,
 	}
 	for p, content := range files {
@@ -212,7 +218,7 @@ func TestSecretsStayOffDisk(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("strata resolve: exit %d\n%s%s", code, out, stderr)
 		}
-		for _, tool := range []string{`"tool_002"`, `"ping"`} {
+		for _, tool := range []string{`"tool_002"`, `"ping"`, `"bearer_ping"`} {
 			if !strings.Contains(out, tool) {
 				t.Errorf("resolve lists no %s:\n%s", tool, out)
 			}

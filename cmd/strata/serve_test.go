@@ -30,6 +30,10 @@ func serveWorkspace(t *testing.T) (strata, root string, environ []string) {
 		".strata/config.toml": `[discover]
 dirs = ["../tools"]
 
+# The client, a test, asks nobody.
+[tools.'*']
+run = "unattended"
+
 [tools.weather.parameters.unit]
 enum = ["celsius"]
 

@@ -28,7 +28,7 @@ func TestSignalsStopPrograms(t *testing.T) {
 		hang string // what the tool does that hangs: "describe" or "run"
 	}{
 		{name: "resolve, describe hangs", args: []string{"resolve"}, hang: "describe"},
-		{name: "call, run hangs", args: []string{"call", "sleepy"}, hang: "run"},
+		{name: "call, run hangs", args: []string{"call", "--yes", "sleepy"}, hang: "run"},
 	} {
 		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 			t.Run(tt.name+", "+sig.String(), func(t *testing.T) {

@@ -276,7 +276,7 @@ options.dir = "scripts"
 			t.Errorf("the warning does not say %q:\n%s", w, stderr)
 		}
 	}
-	if out, stderr, code := strataIn(t, c.repo, c.environ, "call", "hello", "{}"); code != 0 || c.marker("pwned") {
+	if out, stderr, code := strataIn(t, c.repo, c.environ, "call", "--yes", "hello", "{}"); code != 0 || c.marker("pwned") {
 		t.Errorf("strata call: exit %d, the repository's script ran: %v\n%s%s", code, c.marker("pwned"), out, stderr)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/strata-config/strata/internal/exe"
 )
@@ -171,6 +172,20 @@ func (c *Cache) Get(k Key) ([]byte, bool) {
 	return answer, true
 }
 
+// Entry returns the file of the entry of k, and when it was written; ok
+// is false when there is none.
+func (c *Cache) Entry(k Key) (path string, written time.Time, ok bool) {
+	if c == nil || c.Dir == "" {
+		return "", time.Time{}, false
+	}
+	path = filepath.Join(c.Dir, k.id()+".json")
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", time.Time{}, false
+	}
+	return path, info.ModTime(), true
+}
+
 // entryHead is how the entry of id starts.
 func entryHead(id string) []byte {
 	return fmt.Appendf(nil, `{"version":%d,"key":%q,"answer":`, cacheVersion, id)
@@ -238,4 +253,101 @@ func (c *Cache) Put(k Key, answer []byte) error {
 		return fmt.Errorf("cache: %w", err)
 	}
 	return nil
+}
+
+// Failure is a discovery that failed in a way that costs the user time (a
+// program that did not answer within its timeout), remembered so that the
+// next resolutions do not wait for it again: what went wrong, when, and
+// the timeout it had.
+type Failure struct {
+	Err     string        `json:"error"`
+	At      time.Time     `json:"at"`
+	Timeout time.Duration `json:"timeout,omitempty"`
+}
+
+// FailureTTL is how long a failure is remembered: long enough that a
+// session of commands meets a tool that hangs once, short enough that a
+// tool fixed without a change to its file is asked again soon.
+const FailureTTL = 10 * time.Minute
+
+// failureName is the file of the failure of the entry id, beside its
+// answer.
+func (c *Cache) failureName(id string) string { return filepath.Join(c.Dir, id+".failed") }
+
+// PutFailure remembers that asking k failed with f. An answer stored
+// later for k forgets it (see [Cache.Put]).
+func (c *Cache) PutFailure(k Key, f Failure) error {
+	if c == nil || c.Dir == "" {
+		return nil
+	}
+	id := k.id()
+	body, err := json.Marshal(struct {
+		Version int     `json:"version"`
+		Key     string  `json:"key"`
+		Failed  Failure `json:"failed"`
+	}{cacheVersion, id, f})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	tmp, err := os.CreateTemp(c.Dir, id+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	_, werr := tmp.Write(body)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cache: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), c.failureName(id)); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cache: %w", err)
+	}
+	return nil
+}
+
+// maxFailure bounds the file of a failure read back: an error message
+// and two numbers.
+const maxFailure = 64 << 10
+
+// Failed returns the failure remembered for k, when it is younger than
+// [FailureTTL] at now.
+func (c *Cache) Failed(k Key, now time.Time) (Failure, bool) {
+	if c == nil || c.Dir == "" {
+		return Failure{}, false
+	}
+	id := k.id()
+	f, err := os.Open(c.failureName(id))
+	if err != nil {
+		return Failure{}, false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxFailure+1))
+	if err != nil || len(b) > maxFailure {
+		return Failure{}, false
+	}
+	var entry struct {
+		Version int     `json:"version"`
+		Key     string  `json:"key"`
+		Failed  Failure `json:"failed"`
+	}
+	if json.Unmarshal(b, &entry) != nil || entry.Version != cacheVersion || entry.Key != id {
+		return Failure{}, false
+	}
+	age := now.Sub(entry.Failed.At)
+	if age < 0 || age >= FailureTTL {
+		return Failure{}, false
+	}
+	return entry.Failed, true
+}
+
+// Forget removes the failure remembered for k, if any.
+func (c *Cache) Forget(k Key) {
+	if c == nil || c.Dir == "" {
+		return
+	}
+	os.Remove(c.failureName(k.id()))
 }

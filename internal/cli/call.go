@@ -14,6 +14,7 @@ import (
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/termtext"
+	"github.com/strata-config/strata/internal/tomltext"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/protocol"
 )
@@ -39,30 +40,44 @@ func (c *callCmd) Run(e *env) error {
 	interactive := c.Ask || terminal
 	ask := func(_ context.Context, tool string, q protocol.Inquiry, _ config.Target) (any, bool, error) {
 		if !interactive {
-			return nil, false, &diag.Error{Msg: fmt.Sprintf("%s asks %s: %s", tool, q.ID, questionText(q)),
+			return nil, false, &diag.Error{Code: diag.CodeUsage, Msg: fmt.Sprintf("%s asks %s: %s", tool, q.ID, questionText(q)),
 				Hint: fmt.Sprintf("answer with --answer %s=VALUE, or run strata call on a terminal", q.ID)}
 		}
 		a, err := prompt(e.Stderr, in, !terminal, tool, q)
 		return a, err == nil, err
 	}
-	w, err := openResolve(e, c.ResolveFlags, strata.Ask(ask),
-		// The user typed the call: it is confirmed.
-		strata.Confirm(func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }))
+	var r *call.Runner // the catalog's, once resolved
+	confirm := func(_ context.Context, tool string, args json.RawMessage) (bool, error) {
+		switch {
+		case c.Yes:
+			return true, nil
+		case !interactive:
+			return false, &diag.Error{Code: diag.CodeRefused, Msg: fmt.Sprintf("call %s: not run: its run mode is %q, so strata asks first, and stdin is not a terminal", tool, runMode(r, tool)),
+				Hint: fmt.Sprintf(`pass --yes to run it, or set run = "unattended" under [tools.%s]`, tomltext.Key(tool))}
+		}
+		return confirmRun(e.Stderr, in, !terminal, tool, args)
+	}
+	w, err := openResolve(e, c.ResolveFlags, strata.Ask(ask), strata.Confirm(confirm))
 	if err != nil {
 		return err
 	}
 	defer w.Close()
-	r, err := w.Runner(e.Ctx)
+	// Only what the tool needs is discovered: another tool that hangs
+	// does not hold the call up.
+	r, err = w.Runner(e.Ctx, c.Name)
 	if r == nil {
 		return err
 	}
 	if _, ok := r.Catalog.Tool(c.Name); !ok {
+		if held := heldBack(e, w, c.Name); held != nil {
+			return held
+		}
 		if err != nil {
 			return err // the tool may be among those that failed
 		}
 		if t, configured := w.Model().Tools.Effective(c.Name); configured {
 			if !t.Enabled() {
-				return &diag.Error{Msg: fmt.Sprintf("call %s: the tool is not enabled", c.Name), Hint: "set enable = true for it"}
+				return &diag.Error{Code: diag.CodeLeftOut, Msg: fmt.Sprintf("call %s: the tool is not enabled", c.Name), Hint: "set enable = true for it"}
 			}
 			var why diag.Errors
 			for _, w := range r.Catalog.Warnings {
@@ -72,16 +87,16 @@ func (c *callCmd) Run(e *env) error {
 			}
 			warn(e, why) // why it did not
 			if len(r.Catalog.Warnings) > 0 {
-				return &diag.Error{Msg: fmt.Sprintf("call %s: the tool did not resolve; see the warnings above", c.Name)}
+				return &diag.Error{Code: diag.CodeNotFound, Msg: fmt.Sprintf("call %s: the tool did not resolve; see the warnings above", c.Name)}
 			}
-			return &diag.Error{Msg: fmt.Sprintf("call %s: the tool did not resolve", c.Name)}
+			return &diag.Error{Code: diag.CodeNotFound, Msg: fmt.Sprintf("call %s: the tool did not resolve", c.Name)}
 		}
 		if !w.Trusted() {
-			return &diag.Error{Msg: fmt.Sprintf("call %s: no such tool in the catalog", c.Name), Hint: "the workspace's own files do not apply: it is not trusted (strata trust, or --trust)"}
+			return &diag.Error{Code: diag.CodeNotFound, Msg: fmt.Sprintf("call %s: no such tool in the catalog", c.Name), Hint: "the workspace's own files do not apply: it is not trusted (strata trust, or --trust)"}
 		}
 	}
 	warn(e, diag.All(err))
-	warn(e, r.Catalog.Warnings)
+	warnVerbose(e, r.Catalog.Warnings, c.Verbose)
 	res, err := r.Call(e.Ctx, c.Name, args, call.Answers(answers))
 	if err != nil {
 		return err
@@ -100,6 +115,46 @@ func (c *callCmd) Run(e *env) error {
 		return exitStatus(1)
 	}
 	return nil
+}
+
+// runMode is the run mode of tool in the catalog of r, for a message.
+func runMode(r *call.Runner, tool string) config.RunMode {
+	if r != nil {
+		if d, ok := r.Catalog.Tool(tool); ok {
+			return d.Run
+		}
+	}
+	return config.RunAsk
+}
+
+// maxShownArgs bounds the arguments a confirmation shows: past it, the
+// rest is counted.
+const maxShownArgs = 2000
+
+// confirmRun asks on w whether to run tool with args, and reads the
+// answer from in: y or yes runs it, anything else (Enter included) does
+// not. With echo, it writes the answer it read after the question, as a
+// terminal would.
+func confirmRun(w io.Writer, in *bufio.Reader, echo bool, tool string, args json.RawMessage) (bool, error) {
+	shown := string(args)
+	if len(shown) > maxShownArgs {
+		shown = strings.ToValidUTF8(shown[:maxShownArgs], "") + fmt.Sprintf("… (%d more bytes)", len(args)-maxShownArgs)
+	}
+	fmt.Fprintf(w, "Run %s %s? [y/N] ", tool, shown)
+	line, err := in.ReadString('\n')
+	if err != nil && line == "" {
+		fmt.Fprintln(w)
+		return false, &diag.Error{Code: diag.CodeRefused, Msg: fmt.Sprintf("call %s: not run: stdin ended before an answer to whether to run it", tool)}
+	}
+	line = strings.TrimSpace(line)
+	if echo {
+		fmt.Fprintln(w, line)
+	}
+	switch strings.ToLower(line) {
+	case "y", "yes":
+		return true, nil
+	}
+	return false, nil
 }
 
 // parseAnswers reads --answer ID=VALUE flags: VALUE is JSON, or else a
@@ -151,7 +206,7 @@ func prompt(w io.Writer, in *bufio.Reader, echo bool, tool string, q protocol.In
 		line, err := in.ReadString('\n')
 		if err != nil && line == "" {
 			fmt.Fprintln(w)
-			return nil, &diag.Error{Msg: fmt.Sprintf("%s asks %s, and stdin ended before an answer", tool, q.ID)}
+			return nil, &diag.Error{Code: diag.CodeUsage, Msg: fmt.Sprintf("%s asks %s, and stdin ended before an answer", tool, q.ID)}
 		}
 		line = strings.TrimSpace(line)
 		if echo {
@@ -180,7 +235,7 @@ func prompt(w io.Writer, in *bufio.Reader, echo bool, tool string, q protocol.In
 			return line, nil
 		}
 		if err != nil {
-			return nil, &diag.Error{Msg: fmt.Sprintf("%s asks %s, and stdin ended before an answer", tool, q.ID)}
+			return nil, &diag.Error{Code: diag.CodeUsage, Msg: fmt.Sprintf("%s asks %s, and stdin ended before an answer", tool, q.ID)}
 		}
 	}
 }

@@ -19,7 +19,7 @@ func applyCfg(p *config.Partial, args []string) error {
 			a.Source = source
 			err = assign.Apply(p, a)
 		} else {
-			err = &diag.Error{Source: source, Msg: err.Error()}
+			err = &diag.Error{Code: diag.CodeSyntax, Source: source, Msg: err.Error()}
 		}
 		errs = append(errs, diag.All(err)...)
 	}

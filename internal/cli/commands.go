@@ -18,7 +18,7 @@ import (
 // OpenFlags are the flags of the commands that open a workspace.
 type OpenFlags struct {
 	Root  string   `help:"Directory to load from, as if strata ran there (default: the current one)." placeholder:"DIR"`
-	Cfg   []string `name:"cfg" placeholder:"X" sep:"none" help:"A layer on top: a file, key=value, key:=json, key+=value, key:+=json, a JSON object, or NONE to drop the layers below; repeatable."`
+	Cfg   []string `name:"cfg" placeholder:"X" sep:"none" help:"A layer on top: a file (strata's, or another client's MCP servers: .mcp.json, claude_desktop_config.json, .cursor/mcp.json, .vscode/mcp.json, codex:PATH for Codex's config.toml), key=value, key:=json, key+=value, key:+=json, a JSON object, or NONE to drop the layers below; repeatable."`
 	Trust bool     `help:"Trust this workspace for this run: let its own files apply and its programs run (not those of a repository nested in it)."`
 }
 
@@ -63,6 +63,8 @@ func (f OpenFlags) app(e *env) load.App[config.Partial, config.Config] {
 		TrustHint:      trustHint,
 		TrustWorkspace: f.Trust,
 		Input:          terminalInput(e),
+		// A stray STRATA_ variable (STRATA_DEBUG=1) stops no command.
+		UnknownEnv: load.EnvWarn,
 	}
 }
 
@@ -91,29 +93,56 @@ func isWithin(dir, top string) bool {
 // ResolveFlags are the flags of the commands that resolve a workspace.
 type ResolveFlags struct {
 	OpenFlags `embed:""`
-	Refresh   bool `help:"Ask every tool again instead of using cached answers."`
-	Offline   bool `help:"Run nothing: use cached answers only."`
+	Refresh   bool   `help:"Ask every tool again instead of using cached answers."`
+	Offline   bool   `help:"Run nothing: use cached answers only."`
+	Toolset   string `help:"Give the model the tools of the tool set NAME ([toolsets.NAME]), not those the toolset key (or STRATA_TOOLSET) selects." placeholder:"NAME"`
+	Verbose   bool   `help:"Warn also of settings that apply to no tool here (a tool of your user file that this workspace lacks, say)."`
 }
 
 // resolveCmd is strata resolve.
 type resolveCmd struct {
 	ResolveFlags `embed:""`
 	Export       string `enum:"strata,openai,anthropic,mcp" default:"strata" help:"Output format: strata, openai, anthropic or mcp."`
+	Stats        bool   `help:"Print what each tool's definition costs in the export's format (o200k_base tokens), per tool, per server and in total, instead of the definitions."`
+	JSON         bool   `name:"json" help:"With --stats: print the counts as JSON."`
+	Explain      string `help:"Print every field of TOOL's final definition and where it came from, whether the tool set holds it, how it loads and what it costs, instead of the catalog." placeholder:"TOOL"`
+	// check is strata config --check: every warning, and a count of the
+	// tools instead of their definitions.
+	check bool
+}
+
+// Validate checks that --json goes with --stats.
+func (c *resolveCmd) Validate() error {
+	if c.JSON && !c.Stats {
+		return usage(errors.New("--json goes with --stats (resolve prints JSON already)"))
+	}
+	return c.ResolveFlags.Validate()
 }
 
 // callCmd is strata call.
 type callCmd struct {
 	ResolveFlags `embed:""`
 	Answer       []string `placeholder:"ID=VALUE" help:"Answer the tool's question ID with VALUE (JSON, or else a string); repeatable."`
-	Ask          bool     `help:"Ask questions on stdin even when it is not a terminal."`
+	Ask          bool     `help:"Ask questions, and whether to run a tool whose run mode is ask, on stdin even when it is not a terminal."`
+	Yes          bool     `short:"y" help:"Run a tool whose run mode is ask or edit without asking (without a terminal, such a tool runs only with --yes)."`
 	Name         string   `arg:"" help:"The tool to call."`
 	Args         string   `arg:"" optional:"" help:"Its arguments: a JSON object, or - to read it from stdin (default: {})."`
+}
+
+// Help says what run = "ask" means for strata call.
+func (c *callCmd) Help() string {
+	return `A tool whose run mode is "ask" (the default) or "edit" runs once you answer y to the question on the terminal, which shows the tool and its arguments; without a terminal it runs only with --yes. A tool with run = "unattended" runs without asking; run = "skip" never runs.`
 }
 
 // serveCmd is strata serve.
 type serveCmd struct {
 	ResolveFlags `embed:""`
 	Timeout      time.Duration `default:"60s" help:"Bound each run of a local tool (MCP tools have their server's tool_timeout_sec)."`
+}
+
+// Help says what run = "ask" means for strata serve.
+func (c *serveCmd) Help() string {
+	return `A tool whose run mode is "ask" (the default) or "edit" runs once the client's user confirms it, asked through MCP elicitation; a client that declared no elicitation gets an error result instead, which says so. For tools the client's own approval is enough for, set run = "unattended" (under [tools.'*'] for every tool).`
 }
 
 // trustCmd is strata trust.
@@ -132,4 +161,11 @@ func (c *trustCmd) Validate() error {
 		return usage(errors.New("--root names a directory to trust; --list and --forget take none"))
 	}
 	return checkRoot(c.Root)
+}
+
+// lockCmd is strata lock.
+type lockCmd struct {
+	ResolveFlags `embed:""`
+	Diff         bool `help:"Print what changed since the lock was written, field by field, and write nothing; exit 1 when something did."`
+	User         bool `help:"The user's lock, beside the user's config file, rather than the workspace's."`
 }

@@ -2,15 +2,19 @@ package cli
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/strata-config/strata/assign"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/resolve"
 )
 
 type configCmd struct {
@@ -18,9 +22,13 @@ type configCmd struct {
 	JSON      bool   `name:"json" help:"Print JSON instead of TOML."`
 	Explain   string `placeholder:"KEY" help:"Show every layer that sets KEY, in order, and which one wins."`
 	Sources   bool   `help:"List the layers read, in order, and the files looked for."`
+	Check     bool   `help:"Resolve the tools too (running what discovery runs) and report every problem, settings that apply to no tool here included; print the count of tools."`
 }
 
 func (c *configCmd) Run(e *env) error {
+	if c.Check {
+		return (&resolveCmd{ResolveFlags: ResolveFlags{OpenFlags: c.OpenFlags, Verbose: true}, check: true}).Run(e)
+	}
 	app := c.app(e)
 	res, err := app.Load(e.Ctx)
 	if err != nil {
@@ -33,12 +41,36 @@ func (c *configCmd) Run(e *env) error {
 		if err != nil {
 			return usageError{err}
 		}
-		_, err = fmt.Fprint(e.Stdout, relativeText(ex.String()))
+		text := ex.String()
+		if from := inheritedFrom(ex); from != nil {
+			// Nothing sets it for the tool: it is what tools.'*' gives.
+			all, err := res.Explain(from.String())
+			if err != nil {
+				return err
+			}
+			text = fmt.Sprintf("%s = %s  (inherited from %s: no layer sets it for the tool)\n%s", ex.Path, cmp.Or(all.Value, "(not set)"), from, all.String())
+		}
+		_, err = fmt.Fprint(e.Stdout, relativeText(text))
 		return err
 	case c.Sources:
 		return writeSources(e, res)
 	}
 	return write(e, res.Config, c.JSON, res.Secrets())
+}
+
+// inherited are the settings of a tool that it takes from tools.'*' when
+// its own entry says nothing of them (config.EffectiveTool).
+var inherited = map[string]bool{"run": true, "result": true, "enable": true, "enable.state": true, "enable.allow_toggle": true}
+
+// inheritedFrom returns the tools.'*' path that ex's value comes from:
+// ex is a tool's inherited setting that no layer sets for the tool; nil
+// otherwise.
+func inheritedFrom(ex load.Explanation) partial.Path {
+	p := ex.Path
+	if len(p) < 3 || p[0] != "tools" || p[1] == config.EveryTool || !inherited[strings.Join(p[2:], ".")] || len(ex.Steps) > 0 || ex.Default != "" {
+		return nil
+	}
+	return append(partial.Path{"tools", config.EveryTool}, p[2:]...)
 }
 
 // writeSources lists the files looked for and the layers read.
@@ -125,10 +157,26 @@ func shortPrefixes() []shortPrefix {
 
 // warn prints problems that did not fail the command.
 func warn(e *env, ws diag.Errors) {
+	warnVerbose(e, ws, true)
+}
+
+// warnVerbose is warn, leaving out the warnings of settings that apply
+// to no tool here (resolve.ErrAppliesToNothing) unless verbose: what a
+// user file says of tools that other workspaces have is no news in this
+// one.
+func warnVerbose(e *env, ws diag.Errors, verbose bool) {
+	if !verbose {
+		ws = slices.DeleteFunc(slices.Clone(ws), func(w *diag.Error) bool { return errors.Is(w, resolve.ErrAppliesToNothing) })
+	}
 	if len(ws) == 0 {
 		return
 	}
 	for _, w := range bounded(ws) {
+		if errors.Is(w, assign.ErrUnknownName) {
+			c := *w
+			c.Msg += "; the variable is ignored"
+			w = &c
+		}
 		fmt.Fprintf(e.Stderr, "strata: warning: %s\n", line(w))
 	}
 }

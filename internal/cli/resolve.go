@@ -1,9 +1,17 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
 	"github.com/strata-config/strata"
+	"github.com/strata-config/strata/budget"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/export"
+	"github.com/strata-config/strata/internal/termtext"
 )
 
 // strataWorkspace is strata's own workspace: the tools model at the root.
@@ -15,7 +23,7 @@ func open(e *env, f OpenFlags, opts ...strata.Option) (*strataWorkspace, error) 
 	s := f.app(e)
 	base := []strata.Option{
 		strata.Name(s.Name), strata.Dir(s.Dir), strata.Environ(s.Environ), strata.Cfg(s.Cfg...),
-		strata.TrustStore(s.TrustStore), strata.TrustHint(s.TrustHint),
+		strata.TrustStore(s.TrustStore), strata.TrustHint(s.TrustHint), strata.UnknownEnv(s.UnknownEnv),
 		strata.CacheDir(strata.DefaultCacheDir(s.Name, s.Environ)),
 	}
 	if s.TrustWorkspace {
@@ -23,6 +31,9 @@ func open(e *env, f OpenFlags, opts ...strata.Option) (*strataWorkspace, error) 
 	}
 	if s.Input != nil {
 		base = append(base, strata.Input(s.Input))
+	}
+	if p := progress(e); p != nil {
+		base = append(base, p)
 	}
 	w, err := strata.Open[config.Partial](e.Ctx, config.Default(), append(base, opts...)...)
 	if err != nil {
@@ -40,6 +51,9 @@ func openResolve(e *env, f ResolveFlags, opts ...strata.Option) (*strataWorkspac
 	if f.Offline {
 		opts = append(opts, strata.Offline())
 	}
+	if f.Toolset != "" {
+		opts = append(opts, strata.Toolset(f.Toolset))
+	}
 	return open(e, f.OpenFlags, opts...)
 }
 
@@ -52,18 +66,100 @@ func (c *resolveCmd) Run(e *env) error {
 		return err
 	}
 	defer w.Close()
+	if c.Explain != "" {
+		return explainTool(e, w, c)
+	}
 	cat, err := w.Resolve(e.Ctx)
 	if cat == nil {
 		return err
 	}
-	warn(e, cat.Warnings)
-	out, skipped, xerr := export.Marshal(cat, export.Dialect(c.Export))
-	if xerr != nil {
+	warnVerbose(e, cat.Warnings, c.Verbose)
+	if c.check {
+		// strata config --check: the problems above, and what resolved.
+		warn(e, diag.All(err))
+		if err != nil {
+			return exitStatus(1)
+		}
+		_, err := fmt.Fprintf(e.Stdout, "%d tools resolve; %d warnings\n", len(cat.Tools), len(cat.Warnings))
+		return err
+	}
+	b := w.Model().Budget
+	written, xerr := export.Write(cat, export.Dialect(c.Export), b)
+	var de *diag.Error
+	switch {
+	case xerr != nil && c.Stats && written != nil && errors.As(xerr, &de):
+		// What a provider would refuse is what --stats is asked to show.
+		warning := *de
+		warning.Severity = diag.SeverityWarning
+		warn(e, diag.Errors{&warning})
+	case xerr != nil:
 		return xerr
 	}
-	warn(e, skipped)
+	warn(e, written.Notes)
+	var out []byte
+	if c.Stats || b.Tokens > 0 {
+		stats := budget.Measure(written, b)
+		if w := stats.Check(); w != nil {
+			warn(e, diag.Errors{w})
+		}
+		if c.Stats {
+			out = statsText(stats)
+			if c.JSON {
+				j, jerr := json.MarshalIndent(stats, "", "  ")
+				if jerr != nil {
+					return jerr
+				}
+				out = termtext.JSON(append(j, '\n'))
+			}
+		}
+	}
+	if !c.Stats {
+		out = written.JSON()
+	}
 	if _, werr := e.Stdout.Write(out); werr != nil {
 		return werr
 	}
 	return err
+}
+
+// statsText is the table of --stats: the total, each tool (the most
+// costly first), each server.
+func statsText(s budget.Stats) []byte {
+	var b bytes.Buffer
+	loaded := 0
+	for _, t := range s.Tools {
+		if t.Load != config.LoadDeferred {
+			loaded++
+		}
+	}
+	fmt.Fprintf(&b, "%s: %d tokens in %d tools (%s)", s.Format, s.Total, loaded, budget.Encoding)
+	if s.Budget > 0 {
+		fmt.Fprintf(&b, ", budget %d", s.Budget)
+		if s.Total > s.Budget {
+			fmt.Fprintf(&b, ": over by %d", s.Total-s.Budget)
+		}
+	}
+	if s.Deferred > 0 {
+		fmt.Fprintf(&b, "; deferred: %d tokens in %d tools", s.Deferred, len(s.Tools)-loaded)
+	}
+	b.WriteString("\n\n")
+	width := len("tool")
+	for _, t := range s.Tools {
+		width = max(width, len(t.Name))
+	}
+	fmt.Fprintf(&b, "%8s  %-*s  %s\n", "tokens", width, "tool", "source")
+	for _, t := range s.Tools {
+		source := t.Source
+		if t.Load == config.LoadDeferred {
+			source += " (deferred)"
+		}
+		fmt.Fprintf(&b, "%8d  %-*s  %s\n", t.Tokens, width, t.Name, source)
+	}
+	if len(s.Servers) > 0 {
+		fmt.Fprintf(&b, "\n%8s  %5s  %8s  %s\n", "tokens", "tools", "deferred", "server")
+		for _, sv := range s.Servers {
+			fmt.Fprintf(&b, "%8d  %5d  %8d  %s\n", sv.Tokens, sv.Tools, sv.Deferred, sv.Name)
+		}
+	}
+	return []byte(termtext.Lines(b.String()))
 }

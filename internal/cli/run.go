@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -22,14 +24,16 @@ import (
 
 // cli is the command line.
 type cli struct {
-	Config  configCmd  `cmd:"" help:"Print the final config from all sources: defaults, user, workspace and directory files, environment, --cfg."`
-	Resolve resolveCmd `cmd:"" help:"Print the resolved tool definitions, as strata's JSON or a vendor's."`
-	Call    callCmd    `cmd:"" help:"Validate and run one resolved tool; print its outcome."`
-	Serve   serveCmd   `cmd:"" help:"Serve the resolved tools as an MCP server over stdio."`
-	Trust   trustCmd   `cmd:"" help:"Trust a workspace, exactly or with everything below it: let its own files apply and the programs they name run; pin a launch; list or forget what you trust."`
-	Merge   mergeCmd   `cmd:"" help:"Merge layer files in order (first lowest) and print the merged layer."`
-	Diff    diffCmd    `cmd:"" help:"Print the layer that turns FROM into TO; exit 1 when they differ."`
-	Schema  schemaCmd  `cmd:"" help:"Print the JSON Schema of the config file, for editors."`
+	Version kong.VersionFlag `help:"Print strata's version (module version and VCS revision) and exit."`
+	Config  configCmd        `cmd:"" help:"Print the final config from all sources: defaults, user, workspace and directory files, environment, --cfg."`
+	Resolve resolveCmd       `cmd:"" help:"Print the resolved tool definitions, as strata's JSON or a vendor's."`
+	Call    callCmd          `cmd:"" help:"Validate and run one resolved tool; print its outcome."`
+	Serve   serveCmd         `cmd:"" help:"Serve the resolved tools as an MCP server over stdio."`
+	Lock    lockCmd          `cmd:"" help:"Lock what the model sees of each tool (strata.lock): a tool that changes later is held back until you accept it here; --diff shows the changes."`
+	Trust   trustCmd         `cmd:"" help:"Trust a workspace, exactly or with everything below it: let its own files apply and the programs they name run; pin a launch; list or forget what you trust."`
+	Merge   mergeCmd         `cmd:"" help:"Merge layer files in order (first lowest) and print the merged layer."`
+	Diff    diffCmd          `cmd:"" help:"Print the layer that turns FROM into TO; exit 1 when they differ."`
+	Schema  schemaCmd        `cmd:"" help:"Print the JSON Schema of the config file, for editors."`
 }
 
 // env is what a command runs with.
@@ -69,6 +73,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { panic(kongExit(code)) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Vars{"version": Version()},
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "strata: %v\n", err)
@@ -85,7 +90,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}()
 	kctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "strata: %v; see strata --help\n", err)
+		fmt.Fprintf(stderr, "strata: %v; see %s --help\n", err, commandOf(err))
 		return 2
 	}
 	e := &env{Ctx: ctx, Stdin: stdin, Stdout: stdout, Stderr: stderr}
@@ -93,6 +98,55 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return report(stderr, err)
 	}
 	return 0
+}
+
+// commandOf returns the command a parse error is in, for its help:
+// "strata call", or "strata" before a command is named.
+func commandOf(err error) string {
+	var pe *kong.ParseError
+	if errors.As(err, &pe) && pe.Context != nil {
+		if n := pe.Context.Selected(); n != nil {
+			return n.FullPath()
+		}
+	}
+	return "strata"
+}
+
+// Version is strata's version as the build recorded it: the module's
+// version ("(devel)" for a build of a checkout), the VCS revision and
+// whether the tree had changes, and the Go release.
+func Version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "strata (no build information)"
+	}
+	return versionOf(info)
+}
+
+// versionOf is the version info records.
+func versionOf(info *debug.BuildInfo) string {
+	v := "strata " + info.Main.Version
+	var rev, at, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "-dirty"
+			}
+		}
+	}
+	if rev != "" {
+		v += " (" + rev + dirty
+		if at != "" {
+			v += ", " + at
+		}
+		v += ")"
+	}
+	return v + " " + info.GoVersion
 }
 
 // grammar returns what kong parses args into: a [cli], or, when args
@@ -109,7 +163,7 @@ func grammar(args []string) any {
 		if a == "--" {
 			break
 		}
-		if a == "-h" || a == "--help" {
+		if a == "-h" || a == "--help" || a == "--version" {
 			return &cli{}
 		}
 	}
@@ -165,7 +219,15 @@ func bounded(err error) []*diag.Error {
 // (the readers already cut what they quote; this keeps any other message
 // short too).
 func line(e *diag.Error) string {
-	return limits.CutQuoted(relativeText(oneLine(repin(e).Error())), limits.Quote)
+	e = repin(e)
+	if filepath.IsAbs(e.Source) {
+		// A directory as its source (the workspace's root) prints as
+		// the paths in messages do: "." for the working directory.
+		c := *e
+		c.Source = rel(c.Source)
+		e = &c
+	}
+	return limits.CutQuoted(relativeText(oneLine(e.Error())), limits.Quote)
 }
 
 // repin names the fix of a launch that differs from its pin: strata trust

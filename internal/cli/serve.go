@@ -66,7 +66,7 @@ func (c *serveCmd) Run(e *env) error {
 		if errors.As(err, &stale) {
 			fmt.Fprintln(e.Stderr, "strata: warning: the config changed and does not resolve; still serving the catalog before:")
 		}
-		warn(e, diag.All(err))
+		warnVerbose(e, diag.All(err), c.Verbose)
 	})
 	if e.Ctx.Err() != nil {
 		return nil // stopped by a signal: a clean end

@@ -24,7 +24,7 @@ func (c *trustCmd) Run(e *env) error {
 	environ := os.Environ()
 	store := &trust.Store{Path: trust.DefaultPath("strata", environ)}
 	if store.Path == "" {
-		return &diag.Error{Msg: "no user config directory: set HOME, XDG_CONFIG_HOME or STRATA_CONFIG_HOME"}
+		return &diag.Error{Code: diag.CodeWrite, Msg: "no user config directory: set HOME, XDG_CONFIG_HOME or STRATA_CONFIG_HOME"}
 	}
 	switch {
 	case c.List:
@@ -47,11 +47,11 @@ func (c *trustCmd) Run(e *env) error {
 		target = dir // DIR itself, named
 	}
 	if why := load.Broad(target, environ); why != "" && !c.Recursive {
-		return &diag.Error{Source: target, Msg: "not trusted: it is " + why + ", not a project: trusting it would apply whatever config files land there",
+		return &diag.Error{Code: diag.CodeRefused, Source: target, Msg: "not trusted: it is " + why + ", not a project: trusting it would apply whatever config files land there",
 			Hint: "keep settings of your own in your user file (" + filepath.Join(filepath.Dir(store.Path), "config.toml") + "), make a .strata/ directory at a project's root and trust that; or, to trust every workspace below " + target + ", present and future, pass --recursive"}
 	}
 	if root == "" && c.Root == "" {
-		return usage(&diag.Error{Source: dir, Msg: "not in a workspace: no .strata/ directory here or above",
+		return usage(&diag.Error{Code: diag.CodeUsage, Source: dir, Msg: "not in a workspace: no .strata/ directory here or above",
 			Hint: fmt.Sprintf("strata trust would trust %s alone (its .strata.toml, not the directories below it); to do that, run strata trust --root %s; for a project, make a .strata/ directory at its root and run strata trust there", dir, shellquote.Join(dir))})
 	}
 	if err := store.Update(func(l *trust.List) error {

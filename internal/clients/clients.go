@@ -111,17 +111,21 @@ func ByName(path string) Format {
 	return ""
 }
 
-// Detect tells a client's file by the root keys of its tree, or returns
-// "" for none.
-func Detect(t *doc.Doc) Format { return detectForeign(&document{t: t}) }
+// Detect tells a client's file by the root keys of its tree, those the
+// host's type does not declare (declared reports whether it does), or
+// returns "" for none.
+func Detect(t *doc.Doc, declared func(key string) bool) Format {
+	return detectForeign(&document{t: t}, declared)
+}
 
-// detectForeign tells a foreign file by its root keys.
-func detectForeign(d *document) Format {
+// detectForeign tells a foreign file by its root keys, those the host's
+// type does not declare.
+func detectForeign(d *document, declared func(key string) bool) Format {
 	root := d.tree().Root
 	switch {
-	case root.Get("mcpServers") != nil:
+	case root.Get("mcpServers") != nil && !declared("mcpServers"):
 		return mcpServers
-	case d.tree().Format == doc.JSON && root.Get("servers") != nil:
+	case d.tree().Format == doc.JSON && root.Get("servers") != nil && !declared("servers"):
 		return VSCode
 	}
 	return ""
@@ -291,16 +295,16 @@ func (fi *foreignFile) refuse(n *doc.Node, p partial.Path, why *untrusted.Refuse
 	}
 }
 
-func (fi *foreignFile) fail(n *doc.Node, p partial.Path, msg, hint string) {
-	fi.errs = append(fi.errs, fi.d.errAt(n, p, msg, hint))
+func (fi *foreignFile) fail(code diag.Code, n *doc.Node, p partial.Path, msg, hint string) {
+	fi.errs = append(fi.errs, fi.d.errAt(code, n, p, msg, hint))
 }
 
-func (fi *foreignFile) failKey(n *doc.Node, p partial.Path, msg, hint string) {
-	fi.errs = append(fi.errs, fi.d.errAtKey(n, p, msg, hint))
+func (fi *foreignFile) failKey(code diag.Code, n *doc.Node, p partial.Path, msg, hint string) {
+	fi.errs = append(fi.errs, fi.d.errAtKey(code, n, p, msg, hint))
 }
 
-func (fi *foreignFile) warn(n *doc.Node, p partial.Path, msg, hint string) {
-	fi.warnings = append(fi.warnings, fi.d.errAtKey(n, p, msg, hint))
+func (fi *foreignFile) warn(code diag.Code, n *doc.Node, p partial.Path, msg, hint string) {
+	fi.warnings = append(fi.warnings, fi.d.errAtKey(code, n, p, msg, hint))
 }
 
 // hide records value, at p in the client's file (servers.<name>...), as a
@@ -339,7 +343,7 @@ func (d *document) foreign(ctx context.Context, f Format, at partial.Path, im *E
 	}
 	where := partial.Path{key}
 	if servers.Kind != doc.Table {
-		return nil, d.errAt(servers, where, "expected a table of servers by name, found "+decode.Describe(servers), "")
+		return nil, d.errAt(diag.CodeType, servers, where, "expected a table of servers by name, found "+decode.Describe(servers), "")
 	}
 	mapped := doc.NewTable()
 	mapped.Inline = false
@@ -374,7 +378,7 @@ func (fi *foreignFile) result() error {
 // reporting why it cannot.
 func (fi *foreignFile) server(srv *doc.Node, p partial.Path) *doc.Node {
 	if srv.Kind != doc.Table {
-		fi.fail(srv, p, "expected a server table, found "+decode.Describe(srv), "")
+		fi.fail(diag.CodeType, srv, p, "expected a server table, found "+decode.Describe(srv), "")
 		return nil
 	}
 	rules := serverKeys[fi.f]
@@ -401,9 +405,9 @@ func (fi *foreignFile) server(srv *doc.Node, p partial.Path) *doc.Node {
 			}
 			out.Set(to, e)
 		case warnKey:
-			fi.warn(e, p.Append(e.Key), r.msg, r.hint)
+			fi.warn(diag.CodeLeftOut, e, p.Append(e.Key), r.msg, r.hint)
 		case failKey:
-			fi.failKey(e, p.Append(e.Key), r.msg, r.hint)
+			fi.failKey(diag.CodeRefused, e, p.Append(e.Key), r.msg, r.hint)
 		}
 	}
 	fi.specials(srv, out, p)
@@ -413,7 +417,7 @@ func (fi *foreignFile) server(srv *doc.Node, p partial.Path) *doc.Node {
 	if r := fi.refused; r != nil {
 		// Workspace content: left out, with one warning, until the
 		// workspace is trusted; never used, never pointed elsewhere.
-		fi.warn(r.n, r.p, fmt.Sprintf("the server %s is left out: %s", srv.Key, r.why.Error()), r.why.Hint())
+		fi.warn(diag.CodeUntrusted, r.n, r.p, fmt.Sprintf("the server %s is left out: %s", srv.Key, r.why.Error()), r.why.Hint())
 		out.Set("enabled", positioned(doc.NewBool(false), r.n))
 	}
 	all := doc.NewString("all")
@@ -435,7 +439,7 @@ func (fi *foreignFile) unknownKey(e *doc.Node, p partial.Path, rules map[string]
 	} else if fi.f == mcpServers {
 		hint = "if another client wrote this file, name it: --cfg cursor:PATH or claude-code:PATH"
 	}
-	fi.failKey(e, p.Append(e.Key), fmt.Sprintf("unknown key of a %s server", fi.f.client()), hint)
+	fi.failKey(diag.CodeUnknownKey, e, p.Append(e.Key), fmt.Sprintf("unknown key of a %s server", fi.f.client()), hint)
 }
 
 // envStrings turns the numbers of an env table into strings, as the clients
@@ -463,7 +467,7 @@ func (fi *foreignFile) specials(srv, out *doc.Node, p partial.Path) {
 	}
 	if e := srv.Get("disabled"); e != nil {
 		if e.Kind != doc.Bool {
-			fi.fail(e, p.Append("disabled"), "expected true or false, found "+decode.Describe(e), "")
+			fi.fail(diag.CodeType, e, p.Append("disabled"), "expected true or false, found "+decode.Describe(e), "")
 		} else {
 			out.Set("enabled", positioned(doc.NewBool(!e.Bool), e))
 		}
@@ -492,26 +496,26 @@ func (fi *foreignFile) checkType(t, out *doc.Node, p partial.Path) {
 		hint := ""
 		switch {
 		case t.Kind == doc.String && (t.Str == "ws" || t.Str == "websocket"):
-			fi.fail(t, p, "WebSocket servers are not supported (the MCP Go SDK has no WebSocket transport)", "reach the server over http if it offers that")
+			fi.fail(diag.CodeBadValue, t, p, "WebSocket servers are not supported (the MCP Go SDK has no WebSocket transport)", "reach the server over http if it offers that")
 			return
 		case t.Kind == doc.String:
 			if c := suggest.Closest(t.Str, types); c != "" {
 				hint = "did you mean " + c + "?"
 			}
 		}
-		fi.fail(t, p, "expected stdio, http or sse, found "+decode.Describe(t), hint)
+		fi.fail(diag.CodeBadValue, t, p, "expected stdio, http or sse, found "+decode.Describe(t), hint)
 		return
 	}
 	cmd, url := out.Get("command") != nil, out.Get("url") != nil
 	switch {
 	case t.Str == "stdio" && !cmd:
-		fi.fail(t, p, `a server of type "stdio" needs a command`, "add a command, or make it an http server with a url")
+		fi.fail(diag.CodeInvalid, t, p, `a server of type "stdio" needs a command`, "add a command, or make it an http server with a url")
 	case t.Str == "stdio" && url:
-		fi.fail(t, p, `a server of type "stdio" has no url`, `remove the url, or write "type": "http"`)
+		fi.fail(diag.CodeInvalid, t, p, `a server of type "stdio" has no url`, `remove the url, or write "type": "http"`)
 	case t.Str != "stdio" && !url:
-		fi.fail(t, p, fmt.Sprintf("a server of type %q needs a url", t.Str), `add a url, or write "type": "stdio" with a command`)
+		fi.fail(diag.CodeInvalid, t, p, fmt.Sprintf("a server of type %q needs a url", t.Str), `add a url, or write "type": "stdio" with a command`)
 	case t.Str != "stdio" && cmd:
-		fi.fail(t, p, fmt.Sprintf("a server of type %q has no command", t.Str), `remove the command, or write "type": "stdio"`)
+		fi.fail(diag.CodeInvalid, t, p, fmt.Sprintf("a server of type %q has no command", t.Str), `remove the command, or write "type": "stdio"`)
 	}
 }
 
@@ -520,11 +524,11 @@ func (fi *foreignFile) checkType(t, out *doc.Node, p partial.Path) {
 // the workspace folder, as both clients take it.
 func (fi *foreignFile) envFile(e, out *doc.Node, p partial.Path) {
 	if e.Kind != doc.String || e.Str == "" {
-		fi.fail(e, p, "expected the path of an environment file, found "+decode.Describe(e), "")
+		fi.fail(diag.CodeType, e, p, "expected the path of an environment file, found "+decode.Describe(e), "")
 		return
 	}
 	if out.Get("url") != nil {
-		fi.fail(e, p, "envFile is for a server strata starts; this one is remote (url)", "remove envFile, and put what the server needs in headers")
+		fi.fail(diag.CodeInvalid, e, p, "envFile is for a server strata starts; this one is remote (url)", "remove envFile, and put what the server needs in headers")
 		return
 	}
 	if fi.refused != nil {
@@ -548,12 +552,12 @@ func (fi *foreignFile) envFile(e, out *doc.Node, p partial.Path) {
 		if !filepath.IsAbs(e.Str) {
 			hint = "the path is relative to the workspace folder " + fi.workspaceFolder()
 		}
-		fi.fail(e, p, "cannot read the environment file "+path+": "+msg, hint)
+		fi.fail(diag.CodeRead, e, p, "cannot read the environment file "+path+": "+msg, hint)
 		return
 	}
 	vars, skipped := envfile.Parse(string(data))
 	for _, s := range skipped {
-		fi.warn(e, p, fmt.Sprintf("line %d of %s defines nothing: %s", s.Line, path, s.Reason), "write NAME=VALUE")
+		fi.warn(diag.CodeSyntax, e, p, fmt.Sprintf("line %d of %s defines nothing: %s", s.Line, path, s.Reason), "write NAME=VALUE")
 	}
 	env := out.Get("env")
 	if env == nil {
@@ -591,14 +595,14 @@ func (fi *foreignFile) codex(srv, out *doc.Node, p partial.Path) {
 	if e := srv.Get("startup_timeout_ms"); e != nil {
 		switch {
 		case e.Kind != doc.Integer || e.Int() < 0:
-			fi.fail(e, p.Append("startup_timeout_ms"), "expected a whole number of milliseconds, found "+decode.Describe(e), "")
+			fi.fail(diag.CodeType, e, p.Append("startup_timeout_ms"), "expected a whole number of milliseconds, found "+decode.Describe(e), "")
 		case srv.Get("startup_timeout_sec") == nil: // Codex lets startup_timeout_sec win
 			out.Set("startup_timeout_sec", positioned(doc.NewFloat(float64(e.Int())/1000), e))
 		}
 	}
 	if e := srv.Get("required"); e != nil {
 		if e.Kind != doc.Bool {
-			fi.fail(e, p.Append("required"), "expected true or false, found "+decode.Describe(e), "")
+			fi.fail(diag.CodeType, e, p.Append("required"), "expected true or false, found "+decode.Describe(e), "")
 		} else {
 			out.Set("optional", positioned(doc.NewBool(!e.Bool), e))
 		}
@@ -609,7 +613,7 @@ func (fi *foreignFile) codex(srv, out *doc.Node, p partial.Path) {
 // source is "local" (the machine strata runs on).
 func (fi *foreignFile) codexEnvVars(e, out *doc.Node, p partial.Path) {
 	if e.Kind != doc.Array {
-		fi.fail(e, p, "expected a list of variable names, found "+decode.Describe(e), `write env_vars = ["GITHUB_TOKEN"]`)
+		fi.fail(diag.CodeType, e, p, "expected a list of variable names, found "+decode.Describe(e), `write env_vars = ["GITHUB_TOKEN"]`)
 		return
 	}
 	names := positioned(doc.NewArray(), e)
@@ -622,21 +626,21 @@ func (fi *foreignFile) codexEnvVars(e, out *doc.Node, p partial.Path) {
 			name, source := v.Get("name"), v.Get("source")
 			for _, k := range v.Entries {
 				if k.Key != "name" && k.Key != "source" {
-					fi.failKey(k, at.Append(k.Key), "unknown key of an env_vars entry", "an entry is { name = \"NAME\", source = \"local\" }")
+					fi.failKey(diag.CodeUnknownKey, k, at.Append(k.Key), "unknown key of an env_vars entry", "an entry is { name = \"NAME\", source = \"local\" }")
 				}
 			}
 			switch {
 			case name == nil || name.Kind != doc.String:
-				fi.fail(v, at, "an env_vars entry needs a name", `write { name = "NAME" }`)
+				fi.fail(diag.CodeInvalid, v, at, "an env_vars entry needs a name", `write { name = "NAME" }`)
 			case source != nil && (source.Kind != doc.String || source.Str != "local" && source.Str != "remote"):
-				fi.fail(source, at.Append("source"), "expected local or remote, found "+decode.Describe(source), "")
+				fi.fail(diag.CodeBadValue, source, at.Append("source"), "expected local or remote, found "+decode.Describe(source), "")
 			case source != nil && source.Str == "remote":
-				fi.fail(source, at.Append("source"), "a variable of a remote executor is not available: strata starts servers on this machine", `remove source, or write source = "local"`)
+				fi.fail(diag.CodeBadValue, source, at.Append("source"), "a variable of a remote executor is not available: strata starts servers on this machine", `remove source, or write source = "local"`)
 			default:
 				names.Append(name)
 			}
 		default:
-			fi.fail(v, at, "expected a variable name, found "+decode.Describe(v), "")
+			fi.fail(diag.CodeType, v, at, "expected a variable name, found "+decode.Describe(v), "")
 		}
 	}
 	out.Set("env_vars", names)
@@ -647,7 +651,7 @@ func (fi *foreignFile) codexEnvVars(e, out *doc.Node, p partial.Path) {
 // blank is not sent; strata says so.
 func (fi *foreignFile) codexEnvHeaders(e, out *doc.Node, p partial.Path) {
 	if e.Kind != doc.Table {
-		fi.fail(e, p, "expected a table of header names and variable names, found "+decode.Describe(e), `write env_http_headers = { "X-Api-Key" = "API_KEY" }`)
+		fi.fail(diag.CodeType, e, p, "expected a table of header names and variable names, found "+decode.Describe(e), `write env_http_headers = { "X-Api-Key" = "API_KEY" }`)
 		return
 	}
 	headers := out.Get("headers")
@@ -660,12 +664,12 @@ func (fi *foreignFile) codexEnvHeaders(e, out *doc.Node, p partial.Path) {
 	}
 	for _, h := range e.Entries {
 		if h.Kind != doc.String {
-			fi.fail(h, p.Append(h.Key), "expected the name of a variable, found "+decode.Describe(h), "")
+			fi.fail(diag.CodeType, h, p.Append(h.Key), "expected the name of a variable, found "+decode.Describe(h), "")
 			continue
 		}
 		v := fi.im.Environ[h.Str]
 		if strings.TrimSpace(v) == "" {
-			fi.warn(h, p.Append(h.Key), fmt.Sprintf("the header %s is not sent: the variable %s is not set", h.Key, h.Str), "set "+h.Str+", as Codex needs it too")
+			fi.warn(diag.CodeLeftOut, h, p.Append(h.Key), fmt.Sprintf("the header %s is not sent: the variable %s is not set", h.Key, h.Str), "set "+h.Str+", as Codex needs it too")
 			continue
 		}
 		headers.Set(h.Key, positioned(doc.NewString(v), h))
@@ -710,45 +714,64 @@ var codexServerKeys = []string{
 	"experimental_environment",
 }
 
-// CodexHint returns the one error for a Codex config.toml, the file name
-// whose tree is t, read as a strata layer; nil when it does not look like
-// one.
-func CodexHint(name string, t *doc.Doc) *diag.Error {
-	return (&document{name: name, t: t}).codexHint()
+// CodexGuess returns the problems err of decoding the TOML file name,
+// whose tree is t, as a layer, or, when they show that it is Codex's
+// config.toml, the same problems with one that says so first; see
+// [document.codexGuess].
+func CodexGuess(name string, t *doc.Doc, err error, app string) error {
+	return (&document{name: name, t: t}).codexGuess(err, app)
 }
 
-// codexHint returns the one error for a Codex config.toml read as a strata
-// layer, which would otherwise fail with an unknown key for each of
-// Codex's settings; nil when the document does not look like one.
-func (d *document) codexHint() *diag.Error {
+// codexGuess returns the problems err of decoding a TOML document as a
+// layer, or, when they show that it is Codex's config.toml (unknown keys
+// that are Codex's settings, or a file in a .codex directory), the same
+// problems with one that says so first instead of an unknown key for
+// each of Codex's settings. It guesses only from keys the host's type
+// does not declare (those are unknown keys), and keeps every other
+// problem of the file. app names the application, whose flags the hint
+// names only when it is strata.
+func (d *document) codexGuess(err error, app string) error {
 	if d.tree().Format != doc.TOML {
-		return nil
+		return err
 	}
-	var first *doc.Node
-	for _, e := range d.tree().Root.Entries {
-		if slices.Contains(codexRootKeys, e.Key) {
-			first = e
-			break
-		}
-	}
-	if servers := d.tree().Root.Get("mcp_servers"); first == nil && servers != nil {
-		for _, s := range servers.Entries {
-			for _, e := range s.Entries {
-				if first == nil && slices.Contains(codexServerKeys, e.Key) {
-					first = e
-				}
+	var first *diag.Error
+	var rest diag.Errors
+	for _, e := range diag.All(err) {
+		if e.Code == diag.CodeUnknownKey && isCodexKey(e.Path) {
+			if first == nil {
+				first = e
 			}
+			continue
 		}
+		rest = append(rest, e)
 	}
 	abs, _ := filepath.Abs(d.name)
-	codexDir := filepath.Base(filepath.Dir(abs)) == ".codex"
-	if first == nil && !codexDir {
-		return nil
+	if first == nil && filepath.Base(filepath.Dir(abs)) != ".codex" {
+		return err
 	}
-	e := &diag.Error{Source: d.name, Msg: "this is Codex's config.toml, not a strata layer",
-		Hint: "read it as Codex's: --cfg codex:" + d.name + `, or { path = "...", format = "codex" } in extends`}
+	e := &diag.Error{Code: diag.CodeForeign, Source: d.name}
 	if first != nil {
-		e = d.errAtKey(first, nil, e.Msg, e.Hint)
+		c := *first
+		e = &c
+		e.Path = nil
 	}
-	return e
+	e.Code, e.Severity = diag.CodeForeign, diag.SeverityError
+	e.Msg = "this is Codex's config.toml, not a strata layer"
+	e.Hint, e.Err = `read it as Codex's: { path = "...", format = "codex" } in extends`, nil
+	if app == "strata" {
+		e.Hint = "read it as Codex's: --cfg codex:" + d.name + `, or { path = "...", format = "codex" } in extends`
+	}
+	return append(diag.Errors{e}, rest...)
+}
+
+// isCodexKey reports whether path is a key of Codex's config.toml that is
+// not strata's: one of its root settings, or of its servers.
+func isCodexKey(path partial.Path) bool {
+	switch len(path) {
+	case 1:
+		return slices.Contains(codexRootKeys, path[0])
+	case 3:
+		return path[0] == "mcp_servers" && slices.Contains(codexServerKeys, path[2])
+	}
+	return false
 }

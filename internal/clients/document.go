@@ -19,11 +19,11 @@ type document struct {
 func (d *document) tree() *doc.Doc { return d.t }
 
 // errAt returns an error about path p at the value of node n.
-func (d *document) errAt(n *doc.Node, p partial.Path, msg, hint string) *diag.Error {
-	return decode.At(&diag.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}, d.tree(), n.ValuePos())
+func (d *document) errAt(code diag.Code, n *doc.Node, p partial.Path, msg, hint string) *diag.Error {
+	return decode.At(&diag.Error{Code: code, Source: d.name, Path: p, Msg: msg, Hint: hint}, d.tree(), n.ValuePos())
 }
 
 // errAtKey returns an error about path p at the key of node n.
-func (d *document) errAtKey(n *doc.Node, p partial.Path, msg, hint string) *diag.Error {
-	return decode.At(&diag.Error{Source: d.name, Path: p, Msg: msg, Hint: hint}, d.tree(), n.Pos())
+func (d *document) errAtKey(code diag.Code, n *doc.Node, p partial.Path, msg, hint string) *diag.Error {
+	return decode.At(&diag.Error{Code: code, Source: d.name, Path: p, Msg: msg, Hint: hint}, d.tree(), n.Pos())
 }

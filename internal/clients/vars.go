@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/internal/untrusted"
@@ -62,10 +63,10 @@ func (fi *foreignFile) literal(srv *doc.Node, p partial.Path) {
 	switch {
 	case n == nil:
 	case fi.f == Claude:
-		fi.warn(n, at, "Claude Desktop expands no variables: "+firstRef(n.Str)+" is passed as written", "if Claude Code or Cursor wrote this file, name it: --cfg claude-code:PATH or cursor:PATH")
+		fi.warn(diag.CodeBadValue, n, at, "Claude Desktop expands no variables: "+firstRef(n.Str)+" is passed as written", "if Claude Code or Cursor wrote this file, name it: --cfg claude-code:PATH or cursor:PATH")
 	case !fi.unnamed:
 		fi.unnamed = true
-		fi.fail(n, at, "the file's variables ("+firstRef(n.Str)+") depend on the client that wrote it, which its name does not tell",
+		fi.fail(diag.CodeForeign, n, at, "the file's variables ("+firstRef(n.Str)+") depend on the client that wrote it, which its name does not tell",
 			"name it: --cfg claude-code:PATH (${NAME}), cursor:PATH (${env:NAME}) or claude:PATH (no variables), or format = \"...\" in extends")
 	}
 }
@@ -124,7 +125,7 @@ func (fi *foreignFile) walk(n *doc.Node, p partial.Path) {
 			fi.hide(p, out, "<from "+written+">")
 		}
 		for _, err := range errs {
-			e := fi.d.errAt(n, p, err.Error(), "")
+			e := fi.d.errAt(diag.CodeBadValue, n, p, err.Error(), "")
 			var ve *varError
 			if errors.As(err, &ve) {
 				e.Hint, e.Err = ve.hint, ve.err
@@ -164,7 +165,7 @@ func (fi *foreignFile) resolver(n *doc.Node, p partial.Path) func(string) (strin
 			if c := suggest.Closest(body, editorVarNames); c != "" {
 				hint = "did you mean ${" + c + "}?"
 			}
-			fi.warnings = append(fi.warnings, fi.d.errAt(n, p, fmt.Sprintf("${%s} is not a %s variable; it is passed as written", body, fi.f.client()), hint))
+			fi.warnings = append(fi.warnings, fi.d.errAt(diag.CodeBadValue, n, p, fmt.Sprintf("${%s} is not a %s variable; it is passed as written", body, fi.f.client()), hint))
 		}
 		return v, ok, err
 	}
@@ -253,7 +254,7 @@ func (fi *foreignFile) readInputs(n *doc.Node) {
 	}
 	p := partial.Path{"inputs"}
 	if n.Kind != doc.Array {
-		fi.fail(n, p, "expected a list of inputs, found "+n.Kind.String(), "")
+		fi.fail(diag.CodeType, n, p, "expected a list of inputs, found "+n.Kind.String(), "")
 		return
 	}
 	for i, in := range n.Entries {
@@ -261,11 +262,11 @@ func (fi *foreignFile) readInputs(n *doc.Node) {
 		id := in.Get("id")
 		switch {
 		case in.Kind != doc.Table:
-			fi.fail(in, at, "expected an input table, found "+in.Kind.String(), "")
+			fi.fail(diag.CodeType, in, at, "expected an input table, found "+in.Kind.String(), "")
 		case id == nil || id.Kind != doc.String || id.Str == "":
-			fi.fail(in, at, "an input needs an id", `write { "type": "promptString", "id": "api-key", "description": "API key" }`)
+			fi.fail(diag.CodeInvalid, in, at, "an input needs an id", `write { "type": "promptString", "id": "api-key", "description": "API key" }`)
 		case fi.inputs[id.Str] != nil:
-			fi.fail(id, at.Append("id"), fmt.Sprintf("the input %s is declared twice", id.Str), "")
+			fi.fail(diag.CodeInvalid, id, at.Append("id"), fmt.Sprintf("the input %s is declared twice", id.Str), "")
 		default:
 			fi.inputs[id.Str] = in
 			fi.inputIDs = append(fi.inputIDs, id.Str)

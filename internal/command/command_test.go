@@ -246,7 +246,7 @@ func TestCheck(t *testing.T) {
 		{name: "in a quoted here-document", text: "cat <<'EOF'\n" + v + "\nEOF", shell: true, err: v + " is in the body of a here-document"},
 		{name: "in a here-document with tabs", text: "cat <<-EOF\n\t" + v + "\n\tEOF", shell: true, err: v + " is in the body of a here-document"},
 		{name: "in a here-document after another", text: "cat <<A <<B\na\nA\nb " + v + "\nB", shell: true, err: v + " is in the body of a here-document, where a line of the value could end the document and $ or ` in it would run (line 4 of the shell text)"},
-		{name: "as a here-document's delimiter", text: "cat <<" + v + "\nx\nEOF", shell: true, err: "does not parse as sh: line 1, column 5: unclosed here-document '" + v + "'"},
+		{name: "as a here-document's delimiter", text: "cat <<" + v + "\nx\nEOF", shell: true, err: "does not parse as sh: line 1, column 5: unclosed here-document `" + v + "`"},
 		{name: "in a comment", text: "true # " + v, shell: true, err: v + " is in a comment, which a newline in the value would end; move it out of the comment"},
 		{name: "in a comment after a command", text: "true\n# " + v + "\ntrue", shell: true, err: v + " is in a comment, which a newline in the value would end (line 2 of the shell text)"},
 		{name: "in a command substitution", text: "printf %s \"$(echo " + v + ")\"", shell: true, err: v + " is in a command substitution"},
@@ -276,7 +276,7 @@ func TestCheck(t *testing.T) {
 		{name: "the root in a program", text: "{{context.root}}/bin/x"},
 		{name: "a process substitution", text: "cat <(printf %s " + v + ")", shell: true, err: "does not parse as sh"},
 		{name: "a bash test", text: "[[ " + v + " ]]", shell: true, err: v + " is where strata cannot quote a value"},
-		{name: "unbalanced quotes", text: "printf '%s " + v, shell: true, err: "the shell text does not parse as sh: line 1, column 8: reached EOF without closing quote '"},
+		{name: "unbalanced quotes", text: "printf '%s " + v, shell: true, err: "the shell text does not parse as sh: line 1, column 8: reached EOF without closing quote `'`"},
 		{name: "a function name", text: v + "() { :; }", shell: true, err: v + " is where strata cannot quote a value"},
 		{name: "a loop variable", text: "for " + v + " in a; do :; done", shell: true, err: v + " is where strata cannot quote a value"},
 	}

@@ -32,6 +32,10 @@ type Decoder struct {
 	// problem quotes. MaxDepth is how many keys an unset path may have.
 	// Zero means the default of package limits.
 	MaxErrors, MaxQuote, MaxDepth int
+	// Checked, when set, is the key path whose unknown keys are problems:
+	// an unknown key outside it is left out of the partial, silently (the
+	// host reads it another way).
+	Checked []string
 
 	omitted int            // problems found beyond MaxErrors
 	key     reflect.Value  // reused map key; SetMapIndex copies it
@@ -100,7 +104,8 @@ func (dec *decoder) box(s string) any {
 // full reports whether Errs holds as many problems as it keeps.
 func (dec *decoder) full() bool { return len(dec.Errs) >= limits.Or(dec.MaxErrors, limits.Problems) }
 
-func (dec *decoder) fail(off int32, path []string, msg, hint string) {
+// fail adds a problem of kind code at offset off, about path.
+func (dec *decoder) fail(code diag.Code, off int32, path []string, msg, hint string) {
 	if dec.full() {
 		dec.omitted++
 		return
@@ -110,7 +115,7 @@ func (dec *decoder) fail(off int32, path []string, msg, hint string) {
 	if len(path) > 0 {
 		p = slices.Clone(limits.CutPath(path, quote))
 	}
-	e := &diag.Error{Source: dec.Source, Path: p, Msg: limits.CutQuoted(msg, quote), Hint: limits.CutQuoted(hint, quote)}
+	e := &diag.Error{Code: code, Source: dec.Source, Path: p, Msg: limits.CutQuoted(msg, quote), Hint: limits.CutQuoted(hint, quote)}
 	dec.Errs = append(dec.Errs, At(e, dec.Doc, off))
 }
 
@@ -139,7 +144,7 @@ func (dec *decoder) Root(n *doc.Node, v reflect.Value, t *shape.Type) {
 		return
 	}
 	if unsets.Kind != doc.Array {
-		dec.fail(unsets.ValuePos(), []string{partial.UnsetKey}, "expected an array of key paths, found "+Describe(unsets), `write unset = ["tools.grep.run"]`)
+		dec.fail(diag.CodeType, unsets.ValuePos(), []string{partial.UnsetKey}, "expected an array of key paths, found "+Describe(unsets), `write unset = ["tools.grep.run"]`)
 		return
 	}
 	type unset struct {
@@ -150,16 +155,16 @@ func (dec *decoder) Root(n *doc.Node, v reflect.Value, t *shape.Type) {
 	for i, e := range unsets.Entries {
 		ip := []string{partial.UnsetKey, strconv.Itoa(i)}
 		if e.Kind != doc.String {
-			dec.fail(e.ValuePos(), ip, "expected a key path string, found "+Describe(e), "")
+			dec.fail(diag.CodeType, e.ValuePos(), ip, "expected a key path string, found "+Describe(e), "")
 			continue
 		}
 		p, err := partial.ParsePath(e.Str)
 		if err != nil {
-			dec.fail(e.ValuePos(), ip, err.Error(), "")
+			dec.fail(diag.CodeSyntax, e.ValuePos(), ip, err.Error(), "")
 			continue
 		}
 		if max := limits.Or(dec.MaxDepth, limits.Depth); len(p) > max {
-			dec.fail(e.ValuePos(), ip, fmt.Sprintf("the key path has %s keys, more than the limit of %s", diag.Count(len(p)), diag.Count(max)), "")
+			dec.fail(diag.CodeLimit, e.ValuePos(), ip, fmt.Sprintf("the key path has %s keys, more than the limit of %s", diag.Count(len(p)), diag.Count(max)), "")
 			continue
 		}
 		paths = append(paths, unset{i, p})
@@ -168,9 +173,9 @@ func (dec *decoder) Root(n *doc.Node, v reflect.Value, t *shape.Type) {
 	// the list names paths inside it before or after it.
 	slices.SortStableFunc(paths, func(a, b unset) int { return len(a.p) - len(b.p) })
 	for _, u := range paths {
-		if msg, hint := UnsetPath(v, t, u.p); msg != "" {
+		if code, msg, hint := UnsetPath(v, t, u.p); msg != "" {
 			e := unsets.Entries[u.i]
-			dec.fail(e.ValuePos(), []string{partial.UnsetKey, strconv.Itoa(u.i)}, msg, hint)
+			dec.fail(code, e.ValuePos(), []string{partial.UnsetKey, strconv.Itoa(u.i)}, msg, hint)
 		}
 	}
 }
@@ -189,7 +194,7 @@ func shallowWithout(n *doc.Node, key string) *doc.Node {
 
 func (dec *decoder) structure(n *doc.Node, v reflect.Value, t *shape.Type, path []string) {
 	if n.Kind != doc.Table {
-		dec.fail(n.ValuePos(), path, "expected a table, found "+Describe(n), "")
+		dec.fail(diag.CodeType, n.ValuePos(), path, "expected a table, found "+Describe(n), "")
 		return
 	}
 	for _, e := range n.Entries {
@@ -204,6 +209,9 @@ func (dec *decoder) structure(n *doc.Node, v reflect.Value, t *shape.Type, path 
 }
 
 func (dec *decoder) unknown(e *doc.Node, path []string, keys []string) {
+	if dec.Checked != nil && !partial.Path(path).HasPrefix(dec.Checked) {
+		return // the host's
+	}
 	if dec.full() {
 		dec.omitted++ // no need for a hint no one reads
 		return
@@ -214,7 +222,7 @@ func (dec *decoder) unknown(e *doc.Node, path []string, keys []string) {
 	} else if len(keys) > 0 && len(keys) <= 12 {
 		hint = "known keys: " + strings.Join(keys, ", ")
 	}
-	dec.fail(e.Pos(), path, "unknown key", hint)
+	dec.fail(diag.CodeUnknownKey, e.Pos(), path, "unknown key", hint)
 }
 
 // field decodes node n into the partial value v of type t.
@@ -243,7 +251,7 @@ func (dec *decoder) Field(n *doc.Node, v reflect.Value, t *shape.Type, strategy 
 		dec.list(n, v, t, strategy, path)
 	case shape.Map:
 		if n.Kind != doc.Table {
-			dec.fail(n.ValuePos(), path, "expected a table, found "+Describe(n), "")
+			dec.fail(diag.CodeType, n.ValuePos(), path, "expected a table, found "+Describe(n), "")
 			return
 		}
 		entries := v.Field(t.At.Entries)
@@ -261,12 +269,18 @@ func (dec *decoder) Field(n *doc.Node, v reflect.Value, t *shape.Type, strategy 
 			entries.SetMapIndex(dec.mapKey(e.Key), ev)
 		}
 	case shape.Nested:
-		if n.Kind != doc.Table {
-			dec.fail(n.ValuePos(), path, "expected a table, found "+Describe(n), "")
-			return
-		}
 		p := reflect.New(t.Elem.Go)
-		dec.structure(n, p.Elem(), t.Elem, path)
+		switch {
+		case t.Elem.ValueCodec: // it reads itself, shorthands included
+			if !dec.custom(n, p.Elem(), t.Elem, path) {
+				return
+			}
+		case n.Kind != doc.Table:
+			dec.fail(diag.CodeType, n.ValuePos(), path, "expected a table, found "+Describe(n), "")
+			return
+		default:
+			dec.structure(n, p.Elem(), t.Elem, path)
+		}
 		v.Field(t.At.State).SetUint(shape.StatePresent)
 		v.Field(t.At.V).Set(p)
 	case shape.Any:
@@ -294,7 +308,7 @@ func (dec *decoder) list(n *doc.Node, v reflect.Value, t *shape.Type, strategy s
 				strategyNode = e
 			case "dedup":
 				if e.Kind != doc.Bool {
-					dec.fail(e.ValuePos(), append(path, "dedup"), "expected a boolean, found "+Describe(e), "")
+					dec.fail(diag.CodeType, e.ValuePos(), append(path, "dedup"), "expected a boolean, found "+Describe(e), "")
 					return
 				}
 				dedup = e.Bool
@@ -308,13 +322,13 @@ func (dec *decoder) list(n *doc.Node, v reflect.Value, t *shape.Type, strategy s
 			}
 		}
 		if value != nil && (prepend != nil || appendN != nil) {
-			dec.fail(n.ValuePos(), path, "a list has either value (with strategy) or prepend and append, not both", "")
+			dec.fail(diag.CodeBadValue, n.ValuePos(), path, "a list has either value (with strategy) or prepend and append, not both", "")
 			return
 		}
 		st := strategy
 		if strategyNode != nil {
 			if value == nil {
-				dec.fail(strategyNode.Pos(), append(path, "strategy"), "strategy needs a value", `write { value = [...], strategy = "append" }`)
+				dec.fail(diag.CodeBadValue, strategyNode.Pos(), append(path, "strategy"), "strategy needs a value", `write { value = [...], strategy = "append" }`)
 				return
 			}
 			s, ok := dec.strategy(strategyNode, append(path, "strategy"))
@@ -346,11 +360,11 @@ func (dec *decoder) list(n *doc.Node, v reflect.Value, t *shape.Type, strategy s
 			v.Field(t.At.Tail).Set(items)
 		}
 		if value == nil && prepend == nil && appendN == nil && !dedup {
-			dec.fail(n.ValuePos(), path, "expected an array or { value = [...], strategy = ... }, found an empty table", "")
+			dec.fail(diag.CodeType, n.ValuePos(), path, "expected an array or { value = [...], strategy = ... }, found an empty table", "")
 			return
 		}
 	default:
-		dec.fail(n.ValuePos(), path, "expected an array or { value = [...], strategy = ... }, found "+Describe(n), "")
+		dec.fail(diag.CodeType, n.ValuePos(), path, "expected an array or { value = [...], strategy = ... }, found "+Describe(n), "")
 		return
 	}
 	if dedup {
@@ -363,7 +377,7 @@ var strategies = []string{"append", "prepend", "replace"}
 
 func (dec *decoder) strategy(n *doc.Node, path []string) (shape.Strategy, bool) {
 	if n.Kind != doc.String {
-		dec.fail(n.ValuePos(), path, "expected one of append, prepend, replace, found "+Describe(n), "")
+		dec.fail(diag.CodeType, n.ValuePos(), path, "expected one of append, prepend, replace, found "+Describe(n), "")
 		return 0, false
 	}
 	switch n.Str {
@@ -378,7 +392,7 @@ func (dec *decoder) strategy(n *doc.Node, path []string) (shape.Strategy, bool) 
 	if s := suggest.Closest(n.Str, strategies); s != "" {
 		hint = "did you mean " + s + "?"
 	}
-	dec.fail(n.ValuePos(), path, fmt.Sprintf("unknown list strategy %q; expected one of append, prepend, replace", n.Str), hint)
+	dec.fail(diag.CodeBadValue, n.ValuePos(), path, fmt.Sprintf("unknown list strategy %q; expected one of append, prepend, replace", n.Str), hint)
 	return 0, false
 }
 
@@ -396,7 +410,7 @@ func setList(v reflect.Value, t *shape.Type, s shape.Strategy, items reflect.Val
 
 func (dec *decoder) items(n *doc.Node, st reflect.Type, elem *shape.Type, path []string) (reflect.Value, bool) {
 	if n.Kind != doc.Array {
-		dec.fail(n.ValuePos(), path, "expected an array, found "+Describe(n), "")
+		dec.fail(diag.CodeType, n.ValuePos(), path, "expected an array, found "+Describe(n), "")
 		return reflect.Value{}, false
 	}
 	out := reflect.MakeSlice(st, len(n.Entries), len(n.Entries))
@@ -417,7 +431,7 @@ func (dec *decoder) Leaf(n *doc.Node, v reflect.Value, t *shape.Type, path []str
 		if s := suggest.Closest(n.Str, t.Enum); s != "" {
 			hint = "did you mean " + s + "?"
 		}
-		dec.fail(n.ValuePos(), path, fmt.Sprintf("expected one of %s, found %q", strings.Join(t.Enum, ", "), n.Str), hint)
+		dec.fail(diag.CodeBadValue, n.ValuePos(), path, fmt.Sprintf("expected one of %s, found %q", strings.Join(t.Enum, ", "), n.Str), hint)
 		return false
 	}
 	if t.Enum != nil && n.Kind == doc.String && t.Go.Kind() == reflect.String {
@@ -442,7 +456,7 @@ func (dec *decoder) Leaf(n *doc.Node, v reflect.Value, t *shape.Type, path []str
 			return dec.mismatch(n, "an integer", path)
 		}
 		if v.OverflowInt(n.Int()) {
-			dec.fail(n.ValuePos(), path, fmt.Sprintf("integer %d is out of range for %s", n.Int(), v.Type()), "")
+			dec.fail(diag.CodeBadValue, n.ValuePos(), path, fmt.Sprintf("integer %d is out of range for %s", n.Int(), v.Type()), "")
 			return false
 		}
 		v.SetInt(n.Int())
@@ -451,7 +465,7 @@ func (dec *decoder) Leaf(n *doc.Node, v reflect.Value, t *shape.Type, path []str
 			return dec.mismatch(n, "a non-negative integer", path)
 		}
 		if n.Int() < 0 || v.OverflowUint(uint64(n.Int())) {
-			dec.fail(n.ValuePos(), path, fmt.Sprintf("integer %d is out of range for %s", n.Int(), v.Type()), "")
+			dec.fail(diag.CodeBadValue, n.ValuePos(), path, fmt.Sprintf("integer %d is out of range for %s", n.Int(), v.Type()), "")
 			return false
 		}
 		v.SetUint(uint64(n.Int()))
@@ -459,7 +473,7 @@ func (dec *decoder) Leaf(n *doc.Node, v reflect.Value, t *shape.Type, path []str
 		switch n.Kind {
 		case doc.Float:
 			if math.IsNaN(n.Float()) || math.IsInf(n.Float(), 0) {
-				dec.fail(n.ValuePos(), path, fmt.Sprintf("%v is not a valid number here", n.Float()), "")
+				dec.fail(diag.CodeBadValue, n.ValuePos(), path, fmt.Sprintf("%v is not a valid number here", n.Float()), "")
 				return false
 			}
 			v.SetFloat(n.Float())
@@ -519,7 +533,7 @@ func (dec *decoder) Leaf(n *doc.Node, v reflect.Value, t *shape.Type, path []str
 		}
 		return len(dec.Errs) == before
 	default:
-		dec.fail(n.ValuePos(), path, "cannot decode into "+t.Go.String(), "")
+		dec.fail(diag.CodeUsage, n.ValuePos(), path, "cannot decode into "+t.Go.String(), "")
 		return false
 	}
 	return true
@@ -527,10 +541,10 @@ func (dec *decoder) Leaf(n *doc.Node, v reflect.Value, t *shape.Type, path []str
 
 func (dec *decoder) mismatch(n *doc.Node, want string, path []string) bool {
 	if n.Kind == doc.Null {
-		dec.fail(n.ValuePos(), path, "null is not allowed here; expected "+want, "to unset the field, unset its whole key")
+		dec.fail(diag.CodeType, n.ValuePos(), path, "null is not allowed here; expected "+want, "to unset the field, unset its whole key")
 		return false
 	}
-	dec.fail(n.ValuePos(), path, "expected "+want+", found "+Describe(n), "")
+	dec.fail(diag.CodeType, n.ValuePos(), path, "expected "+want+", found "+Describe(n), "")
 	return false
 }
 
@@ -568,10 +582,14 @@ func (dec *decoder) custom(n *doc.Node, v reflect.Value, t *shape.Type, path []s
 		if len(fe.Path) > 0 {
 			off = target.Pos()
 		}
-		dec.fail(off, p, fe.Msg, fe.Hint)
+		code := fe.Code
+		if code == "" {
+			code = diag.CodeBadValue
+		}
+		dec.fail(code, off, p, fe.Msg, fe.Hint)
 		return false
 	}
-	dec.fail(n.ValuePos(), path, err.Error(), "")
+	dec.fail(diag.CodeBadValue, n.ValuePos(), path, err.Error(), "")
 	return false
 }
 
@@ -586,17 +604,17 @@ func (dec *decoder) plain(n *doc.Node, path []string) (any, bool) {
 		return n.Int(), true
 	case doc.Float:
 		if math.IsNaN(n.Float()) || math.IsInf(n.Float(), 0) {
-			dec.fail(n.ValuePos(), path, fmt.Sprintf("%v cannot be passed on as JSON", n.Float()), "")
+			dec.fail(diag.CodeBadValue, n.ValuePos(), path, fmt.Sprintf("%v cannot be passed on as JSON", n.Float()), "")
 			return nil, false
 		}
 		return n.Float(), true
 	case doc.Bool:
 		return n.Bool, true
 	case doc.Datetime:
-		dec.fail(n.ValuePos(), path, "datetime values are not supported", fmt.Sprintf("quote it as a string: %q", n.Str))
+		dec.fail(diag.CodeType, n.ValuePos(), path, "datetime values are not supported", fmt.Sprintf("quote it as a string: %q", n.Str))
 		return nil, false
 	case doc.Null:
-		dec.fail(n.ValuePos(), path, "null is not allowed inside a value", "")
+		dec.fail(diag.CodeType, n.ValuePos(), path, "null is not allowed inside a value", "")
 		return nil, false
 	case doc.Array:
 		return dec.array(n, path, dec.plain)
@@ -680,13 +698,13 @@ func Describe(n *doc.Node) string {
 	return "an invalid value"
 }
 
-// UnsetPath applies one unset path to partial v; it returns a message and
-// a hint when the path does not name a field.
-func UnsetPath(v reflect.Value, t *shape.Type, p partial.Path) (string, string) {
+// UnsetPath applies one unset path to partial v; it returns the kind of
+// problem, a message and a hint when the path does not name a field.
+func UnsetPath(v reflect.Value, t *shape.Type, p partial.Path) (diag.Code, string, string) {
 	for i := 0; ; i++ {
 		if i == len(p) {
 			shape.Reset(v, t)
-			return "", ""
+			return "", "", ""
 		}
 		key := p[i]
 		switch t.Kind {
@@ -697,7 +715,7 @@ func UnsetPath(v reflect.Value, t *shape.Type, p partial.Path) (string, string) 
 				if s := suggest.Closest(key, t.Keys); s != "" {
 					hint = "did you mean " + p[:i].Append(s).String() + "?"
 				}
-				return fmt.Sprintf("cannot unset %s: %s has no key %s", p, orRoot(p[:i]), tomltext.Key(key)), hint
+				return diag.CodeUnknownKey, fmt.Sprintf("cannot unset %s: %s has no key %s", p, orRoot(p[:i]), tomltext.Key(key)), hint
 			}
 			v, t = v.Field(f.Index), f.Type
 		case shape.Map:
@@ -713,11 +731,11 @@ func UnsetPath(v reflect.Value, t *shape.Type, p partial.Path) (string, string) 
 					}
 					entries.SetMapIndex(kv, reflect.Zero(entries.Type().Elem()))
 				}
-				return "", ""
+				return "", "", ""
 			}
 			if !e.IsValid() || e.IsNil() {
 				if e.IsValid() {
-					return fmt.Sprintf("cannot unset %s inside %s, which this layer removes", p, p[:i+1]), ""
+					return diag.CodeInvalid, fmt.Sprintf("cannot unset %s inside %s, which this layer removes", p, p[:i+1]), ""
 				}
 				if entries.IsNil() {
 					entries.Set(reflect.MakeMap(entries.Type()))
@@ -729,7 +747,7 @@ func UnsetPath(v reflect.Value, t *shape.Type, p partial.Path) (string, string) 
 		case shape.Nested:
 			switch v.Field(t.At.State).Uint() {
 			case shape.StateUnset:
-				return fmt.Sprintf("cannot unset %s inside %s, which this layer removes", p, p[:i]), ""
+				return diag.CodeInvalid, fmt.Sprintf("cannot unset %s inside %s, which this layer removes", p, p[:i]), ""
 			case shape.StateAbsent:
 				v.Field(t.At.State).SetUint(shape.StatePresent)
 				v.Field(t.At.V).Set(reflect.New(t.Elem.Go))
@@ -739,18 +757,18 @@ func UnsetPath(v reflect.Value, t *shape.Type, p partial.Path) (string, string) 
 		case shape.Any:
 			switch {
 			case v.Field(t.At.State).Uint() == shape.StateUnset:
-				return fmt.Sprintf("cannot unset %s inside %s, which this layer removes", p, p[:i]), ""
+				return diag.CodeInvalid, fmt.Sprintf("cannot unset %s inside %s, which this layer removes", p, p[:i]), ""
 			case v.Field(t.At.State).Uint() != shape.StatePresent:
 				v.Field(t.At.State).SetUint(shape.StatePresent)
 				v.Field(t.At.V).Set(reflect.Zero(v.Field(t.At.V).Type()))
 				v.Field(t.At.Table).Set(reflect.New(t.Elem.Go))
 			case v.Field(t.At.Table).IsNil():
-				return fmt.Sprintf("cannot unset %s: %s is not a table in this layer", p, p[:i]), ""
+				return diag.CodeType, fmt.Sprintf("cannot unset %s: %s is not a table in this layer", p, p[:i]), ""
 			}
 			v, t = v.Field(t.At.Table).Elem(), t.Elem
 			i--
 		default:
-			return fmt.Sprintf("cannot unset %s: %s is a single value", p, p[:i]), "unset " + p[:i].String() + " as a whole"
+			return diag.CodeType, fmt.Sprintf("cannot unset %s: %s is a single value", p, p[:i]), "unset " + p[:i].String() + " as a whole"
 		}
 	}
 }

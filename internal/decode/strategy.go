@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/suggest"
@@ -88,7 +89,7 @@ func (dec *decoder) anyEntries(n *doc.Node, path []string, plain bool) (*partial
 		p := append(path, e.Key)
 		if e.Kind == doc.Null {
 			if plain {
-				dec.fail(e.ValuePos(), p, "null is not allowed inside a value", "")
+				dec.fail(diag.CodeType, e.ValuePos(), p, "null is not allowed inside a value", "")
 				ok = false
 				continue
 			}
@@ -170,12 +171,12 @@ func strategiesFor(k string) []string {
 
 // strategyTable decodes a strategy table.
 func (dec *decoder) strategyTable(n *doc.Node, path []string, plain bool) (partial.Any, bool) {
-	fail := func(at *doc.Node, key bool, p []string, msg, hint string) (partial.Any, bool) {
+	fail := func(code diag.Code, at *doc.Node, key bool, p []string, msg, hint string) (partial.Any, bool) {
 		off := at.ValuePos()
 		if key {
 			off = at.Pos()
 		}
-		dec.fail(off, p, msg, hint)
+		dec.fail(code, off, p, msg, hint)
 		return partial.Any{}, false
 	}
 	keys := map[string]*doc.Node{}
@@ -185,7 +186,7 @@ func (dec *decoder) strategyTable(n *doc.Node, path []string, plain bool) (parti
 			if s := suggest.Closest(e.Key, strategyKeys); s != "" {
 				hint = "did you mean " + tomltext.Key(s) + "?"
 			}
-			return fail(e, true, append(path, e.Key), "unknown key in a merge strategy (a table with value and strategy)", hint)
+			return fail(diag.CodeUnknownKey, e, true, append(path, e.Key), "unknown key in a merge strategy (a table with value and strategy)", hint)
 		}
 		keys[e.Key] = e
 	}
@@ -193,7 +194,7 @@ func (dec *decoder) strategyTable(n *doc.Node, path []string, plain bool) (parti
 	kind := kindOf(value)
 	names := strategiesFor(kind)
 	if sn.Kind != doc.String {
-		return fail(sn, false, append(path, "strategy"), "expected a strategy name ("+strings.Join(names, ", ")+"), found "+Describe(sn), "")
+		return fail(diag.CodeType, sn, false, append(path, "strategy"), "expected a strategy name ("+strings.Join(names, ", ")+"), found "+Describe(sn), "")
 	}
 	name := sn.Str
 	if !slices.Contains(strategyNames, name) {
@@ -201,22 +202,22 @@ func (dec *decoder) strategyTable(n *doc.Node, path []string, plain bool) (parti
 		if s := suggest.Closest(name, names); s != "" {
 			hint = "did you mean " + s + "?"
 		}
-		return fail(sn, false, append(path, "strategy"), fmt.Sprintf("unknown strategy %q for %s; expected one of %s", name, withArticle(kind), strings.Join(names, ", ")), hint)
+		return fail(diag.CodeBadValue, sn, false, append(path, "strategy"), fmt.Sprintf("unknown strategy %q for %s; expected one of %s", name, withArticle(kind), strings.Join(names, ", ")), hint)
 	}
 	if !slices.Contains(names, name) {
 		what := withArticle(kind)
 		if kind == "value" || kind == "string" {
 			what += " (" + Describe(value) + ")"
 		}
-		return fail(value, false, append(path, "value"), fmt.Sprintf("strategy %s does not apply to %s; it applies to %s", name, what, appliesTo(name)), "")
+		return fail(diag.CodeType, value, false, append(path, "value"), fmt.Sprintf("strategy %s does not apply to %s; it applies to %s", name, what, appliesTo(name)), "")
 	}
 	// Keys that only some strategies take.
 	if sep := keys["separator"]; sep != nil && (kind != "string" || name != "append" && name != "prepend") {
-		return fail(sep, true, append(path, "separator"), "separator goes with strategy append or prepend of a string", "")
+		return fail(diag.CodeInvalid, sep, true, append(path, "separator"), "separator goes with strategy append or prepend of a string", "")
 	}
 	for _, k := range []string{"prepend", "append"} {
 		if e := keys[k]; e != nil && name != "wrap" {
-			return fail(e, true, append(path, k), k+" goes with strategy wrap", `write { value = ..., strategy = "wrap", prepend = ..., append = ... }`)
+			return fail(diag.CodeInvalid, e, true, append(path, k), k+" goes with strategy wrap", `write { value = ..., strategy = "wrap", prepend = ..., append = ... }`)
 		}
 	}
 	var fill any
@@ -224,10 +225,10 @@ func (dec *decoder) strategyTable(n *doc.Node, path []string, plain bool) (parti
 		switch name {
 		case "append", "prepend", "wrap", "deep_merge":
 		default:
-			return fail(f, true, append(path, "fill"), "fill goes with strategy append, prepend, wrap or deep_merge", "")
+			return fail(diag.CodeInvalid, f, true, append(path, "fill"), "fill goes with strategy append, prepend, wrap or deep_merge", "")
 		}
 		if kindOf(f) != kind {
-			return fail(f, false, append(path, "fill"), fmt.Sprintf("fill must be %s, as value is; found %s", withArticle(kind), Describe(f)), "")
+			return fail(diag.CodeType, f, false, append(path, "fill"), fmt.Sprintf("fill must be %s, as value is; found %s", withArticle(kind), Describe(f)), "")
 		}
 		x, ok := dec.literal(f, append(path, "fill"))
 		if !ok {
@@ -300,7 +301,7 @@ func (dec *decoder) strategyTable(n *doc.Node, path []string, plain bool) (parti
 					hint = "did you mean " + c + "?"
 				}
 			}
-			return fail(s, false, append(path, "separator"), "expected one of "+strings.Join(separatorNames, ", ")+", found "+Describe(s), hint)
+			return fail(diag.CodeBadValue, s, false, append(path, "separator"), "expected one of "+strings.Join(separatorNames, ", ")+", found "+Describe(s), hint)
 		}
 		sep = separators[s.Str]
 	}
@@ -325,7 +326,7 @@ func (dec *decoder) strategyTable(n *doc.Node, path []string, plain bool) (parti
 				continue
 			}
 			if kindOf(e) != kind {
-				return fail(e, false, append(path, k), fmt.Sprintf("%s must be %s, as value is; found %s", k, withArticle(kind), Describe(e)), "")
+				return fail(diag.CodeType, e, false, append(path, k), fmt.Sprintf("%s must be %s, as value is; found %s", k, withArticle(kind), Describe(e)), "")
 			}
 			y, ok := dec.plainValue(e, append(path, k))
 			if !ok {

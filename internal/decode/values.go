@@ -61,7 +61,7 @@ func (b *mapReader) enter(v reflect.Value, path []string) bool {
 func (b *mapReader) leave(v reflect.Value) { delete(b.open, v.Pointer()) }
 
 func (b *mapReader) fail(path []string, msg string) {
-	b.errs = append(b.errs, &diag.Error{Source: b.source, Path: slices.Clone(path), Msg: msg})
+	b.errs = append(b.errs, &diag.Error{Code: diag.CodeType, Source: b.source, Path: slices.Clone(path), Msg: msg})
 }
 
 // table builds the table node of map m, its keys in sorted order (a map

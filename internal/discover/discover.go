@@ -11,6 +11,7 @@
 package discover
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -99,6 +100,13 @@ type Resolver struct {
 	// resolves into it does not run, and its tool or server is left out
 	// with a warning (see untrusted.Workspace.Check).
 	Untrusted untrusted.Workspace
+	// Progress, when set, is told of each program discovery starts (a
+	// tool asked for its schema, an MCP server started to list its
+	// tools) as it starts, with what names it for the user; done is
+	// called once it has answered or failed.
+	Progress func(what string) (done func())
+	// Now is the clock failures are remembered by; nil is time.Now.
+	Now func() time.Time
 }
 
 // DefaultTimeout bounds a discovery run.
@@ -107,11 +115,38 @@ const DefaultTimeout = 5 * time.Second
 // Discover runs every discovery c needs. The error is the context's, when
 // it ends first; the problems of single tools are in the Found.
 func (r *Resolver) Discover(ctx context.Context, c config.Config) (resolve.Found, error) {
+	return r.DiscoverFor(ctx, c, nil)
+}
+
+// DiscoverFor runs the discovery that the tools named (a call of them)
+// need: a source that may give one of them is asked as Discover asks it
+// (the tool's own command, the discovery directories' executable of its
+// name, the MCP server its source names), and every other answers from
+// the cache or not at all; no program of another tool starts. Every
+// other configured tool is left out without a report. A tool missing
+// from what it found may be among what was not asked: Discover finds it.
+// With no names, it is Discover.
+func (r *Resolver) DiscoverFor(ctx context.Context, c config.Config, names []string) (resolve.Found, error) {
 	s := r.session(ctx)
+	if len(names) > 0 {
+		s.only = map[string]bool{}
+		for _, n := range names {
+			s.only[n] = true
+		}
+	}
 	s.discover(c)
 	s.flush()
 	if err := ctx.Err(); err != nil {
 		return resolve.Found{}, err
+	}
+	if s.only != nil {
+		// The call needs its tools alone: the others are left out
+		// without a report, whatever discovery found of them.
+		for _, name := range c.Tools.Names() {
+			if !s.only[name] {
+				s.found.Failed[partial.Path{"tools", name}.String()] = true
+			}
+		}
 	}
 	s.found.Started = int(s.started.Load())
 	s.found.Builtins = r.Builtins
@@ -128,42 +163,59 @@ type session struct {
 	mu      sync.Mutex
 	found   resolve.Found
 
+	// only, when not nil, names the tools discovery is for (see
+	// DiscoverFor).
+	only map[string]bool
+
 	// What the discovery learned goes to the cache from one goroutine,
-	// beside the runs (see store).
+	// beside the runs (see write).
 	writer  sync.Once
 	writes  chan cacheWrite
 	written chan struct{}
 }
 
-// cacheWrite is an answer to store under its key.
+// cacheWrite is an answer to store under its key, or a failure to
+// remember, or (forget) a failure to forget now that it answered.
 type cacheWrite struct {
-	key    cache.Key
-	answer []byte
+	key     cache.Key
+	answer  []byte
+	failure *cache.Failure
+	forget  bool
 }
 
-// store queues answer for the cache under key. One goroutine writes the
-// answers while the programs still run, in the order they came, rather
+// write queues w for the cache. One goroutine writes the answers (and
+// failures) while the programs still run, in the order they came, rather
 // than each run's slot writing its own: a cold discovery of 200 tools
 // renamed 200 files into one directory from eight slots at once, which
 // took half as long again as the runs themselves (BenchmarkDescribe).
 // flush waits for the writes.
-func (s *session) store(key cache.Key, answer []byte) {
+func (s *session) write(w cacheWrite) {
 	s.writer.Do(func() {
 		s.writes = make(chan cacheWrite, 64)
 		s.written = make(chan struct{})
 		go func() {
 			defer close(s.written)
 			for w := range s.writes {
-				if err := s.r.Cache.Put(w.key, w.answer); err != nil {
-					s.warn(&diag.Error{Source: "cache", Msg: err.Error(), Err: err})
+				var err error
+				switch {
+				case w.failure != nil:
+					err = s.r.Cache.PutFailure(w.key, *w.failure)
+				default:
+					if w.forget {
+						s.r.Cache.Forget(w.key)
+					}
+					err = s.r.Cache.Put(w.key, w.answer)
+				}
+				if err != nil {
+					s.warn(&diag.Error{Code: diag.CodeWrite, Source: "cache", Msg: err.Error(), Err: err})
 				}
 			}
 		}()
 	})
-	s.writes <- cacheWrite{key, answer}
+	s.writes <- w
 }
 
-// flush waits until what store queued is written.
+// flush waits until what write queued is written.
 func (s *session) flush() {
 	s.writer.Do(func() {}) // nothing was stored: no writer starts after this
 	if s.writes != nil {
@@ -171,6 +223,10 @@ func (s *session) flush() {
 		<-s.written
 	}
 }
+
+// wanted reports whether discovery is for the tool name (a call of it),
+// or for every tool.
+func (s *session) wanted(name string) bool { return s.only == nil || s.only[name] }
 
 func (r *Resolver) session(ctx context.Context) *session {
 	s := &session{r: r, ctx: ctx, environ: r.Environ, env: map[string]string{}}
@@ -231,7 +287,7 @@ func (s *session) leaveOut(key, at partial.Path, err error) {
 // refusal is the warning of a launch at path that does not run: what of
 // it resolves into the untrusted workspace, and the fix.
 func refusal(path partial.Path, err error) *diag.Error {
-	e := &diag.Error{Source: "skipped", Path: path, Msg: "not run: " + err.Error(), Err: err}
+	e := &diag.Error{Code: diag.CodeUntrusted, Source: "skipped", Path: path, Msg: "not run: " + err.Error(), Err: err}
 	var r *untrusted.Refused
 	if errors.As(err, &r) {
 		e.Hint = r.Hint()
@@ -262,6 +318,10 @@ type task struct {
 	args    []string
 	env     map[string]string // set for the program
 	inherit []string          // inherited from the host
+	timeout time.Duration     // 0: the resolver's
+	// wanted is false for a program a call does not need: it answers
+	// from the cache or not at all.
+	wanted bool
 }
 
 // discover runs every discovery the config needs.
@@ -290,7 +350,7 @@ func (s *session) discover(c config.Config) {
 		}
 		program, args, err := command.Render(words(t.Command), t.Command.Shell, ctxData, nil)
 		if err != nil {
-			s.failed(path, &diag.Error{Path: path.Append("command"), Msg: err.Error()})
+			s.failed(path, &diag.Error{Code: diag.CodeBadValue, Path: path.Append("command"), Msg: err.Error()})
 			continue
 		}
 		program = s.lookPath(command.Absolute(program, s.found.Root))
@@ -304,19 +364,20 @@ func (s *session) discover(c config.Config) {
 				continue
 			}
 		}
-		tasks = append(tasks, task{kind: resolve.ExecJP, name: name, path: path.Append("command"), program: program, args: args, env: t.Env, inherit: t.EnvVars})
+		tasks = append(tasks, task{kind: resolve.ExecJP, name: name, path: path.Append("command"), program: program, args: args, env: t.Env, inherit: t.EnvVars,
+			timeout: seconds(c.DiscoverTimeoutSec(name), 0), wanted: s.wanted(name)})
 	}
 	for i, dir := range c.Discover.Dirs {
 		dirPath := partial.Path{"discover", "dirs", strconv.Itoa(i)}
 		abs := s.expand(dir)
 		if s.r.Untrusted.Holds(abs) {
 			r := s.r.Untrusted.Refuse(untrusted.Tools, abs)
-			s.warn(&diag.Error{Source: "skipped", Path: dirPath, Msg: r.Error(), Hint: r.Hint(), Err: r})
+			s.warn(&diag.Error{Code: diag.CodeUntrusted, Source: "skipped", Path: dirPath, Msg: r.Error(), Hint: r.Hint(), Err: r})
 			continue
 		}
 		entries, err := os.ReadDir(abs)
 		if err != nil {
-			s.warn(&diag.Error{Source: "skipped", Path: dirPath, Msg: fmt.Sprintf("cannot read the directory %s: %v; no tools from it", abs, unwrap(err)), Err: err})
+			s.warn(&diag.Error{Code: diag.CodeRead, Source: "skipped", Path: dirPath, Msg: fmt.Sprintf("cannot read the directory %s: %v; no tools from it", abs, unwrap(err)), Err: err})
 			continue
 		}
 		for _, e := range entries {
@@ -333,7 +394,11 @@ func (s *session) discover(c config.Config) {
 				s.failed(key, pinError(key, err))
 				continue
 			}
-			tasks = append(tasks, task{kind: resolve.ExecDescribe, path: dirPath, program: p, args: []string{"--describe"}})
+			// A tool's own timeout is found by the executable's name, which
+			// is the tool's until it has described itself.
+			name := strings.TrimSuffix(e.Name(), filepath.Ext(e.Name()))
+			tasks = append(tasks, task{kind: resolve.ExecDescribe, name: name, path: dirPath, program: p, args: []string{"--describe"},
+				timeout: seconds(c.DiscoverTimeoutSec(name), 0), wanted: s.wanted(name)})
 		}
 	}
 	answers := make([][]byte, len(tasks))
@@ -390,7 +455,7 @@ func (s *session) describePin(c config.Config, program string) (partial.Path, er
 
 // pinError reports a launch that differs from its pin.
 func pinError(path partial.Path, err error) *diag.Error {
-	return &diag.Error{Path: path, Msg: "not run: " + err.Error(), Hint: "check what changed; if the change is yours, pin " + path.String() + " again", Err: err}
+	return &diag.Error{Code: diag.CodePinChanged, Path: path, Msg: "not run: " + err.Error(), Hint: "check what changed; if the change is yours, pin " + path.String() + " again", Err: err}
 }
 
 // expand makes a discovery directory absolute: ~ is the home directory,
@@ -423,20 +488,38 @@ func (s *session) run(ctx context.Context, t task) []byte {
 			key.Env = append(key.Env, name+"="+s.env[name])
 		}
 	}
+	timeout := t.timeout
+	if timeout == 0 {
+		timeout = cmp.Or(s.r.Timeout, DefaultTimeout)
+	}
 	if keyErr == nil && !s.r.Refresh {
 		if answer, ok := s.r.Cache.Get(key); ok {
+			entry, written, _ := s.r.Cache.Entry(key)
+			s.origin(t, resolve.Origin{Program: t.program, Cache: entry, Written: written})
 			return answer
 		}
+		// A failure that cost time is not waited for again soon, unless
+		// the tool now has longer.
+		if f, ok := s.r.Cache.Failed(key, s.now()); ok && f.Timeout >= timeout {
+			if t.wanted {
+				s.remembered(t, f, false, true)
+			}
+			return nil
+		}
 	}
+	if !t.wanted {
+		return nil // a call of another tool: not asked
+	}
+	s.origin(t, resolve.Origin{Program: t.program})
 	if s.r.Offline {
 		s.report(t, fmt.Errorf("%s is not in the cache, and offline mode runs nothing", t.program))
 		return nil
 	}
-	timeout := s.r.Timeout
-	if timeout == 0 {
-		timeout = DefaultTimeout
-	}
 	s.started.Add(1)
+	if s.r.Progress != nil {
+		done := s.r.Progress(s.waitingFor(t, timeout))
+		defer done()
+	}
 	res, err := procs.Run(ctx, procs.Invocation{
 		Program: t.program,
 		Args:    t.args,
@@ -445,6 +528,15 @@ func (s *session) run(ctx context.Context, t task) []byte {
 		Env:     env,
 		Timeout: timeout,
 	})
+	var pe *procs.Error
+	if errors.As(err, &pe) && pe.Kind == procs.KindTimeout {
+		f := cache.Failure{Err: s.slow(t, timeout), At: s.now(), Timeout: timeout}
+		if keyErr == nil {
+			s.write(cacheWrite{key: key, failure: &f})
+		}
+		s.remembered(t, f, true, keyErr == nil)
+		return nil
+	}
 	if err != nil {
 		s.report(t, err)
 		return nil
@@ -455,9 +547,104 @@ func (s *session) run(ctx context.Context, t task) []byte {
 		return nil
 	}
 	if keyErr == nil {
-		s.store(key, answer)
+		// Asked again (--refresh), it answered: a failure it had is
+		// forgotten.
+		s.write(cacheWrite{key: key, answer: answer, forget: s.r.Refresh})
 	}
 	return answer
+}
+
+// origin records where the answer of t came from.
+func (s *session) origin(t task, o resolve.Origin) {
+	key := t.path.String()
+	switch t.kind {
+	case resolve.ExecDescribe:
+		key = t.program
+	case resolve.ExecJP:
+		key = partial.Path{"tools", t.name}.String()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.found.Origins == nil {
+		s.found.Origins = map[string]resolve.Origin{}
+	}
+	s.found.Origins[key] = o
+}
+
+// now is the time failures are remembered by.
+func (s *session) now() time.Time {
+	if s.r.Now != nil {
+		return s.r.Now()
+	}
+	return time.Now()
+}
+
+// shortName names the program of t for the user: relative to the root
+// when it lies below it.
+func (s *session) shortName(t task) string {
+	if rel, err := filepath.Rel(s.found.Root, t.program); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return t.program
+}
+
+// waitingFor says what the run of t is waited for, for progress.
+func (s *session) waitingFor(t task, timeout time.Duration) string {
+	if t.kind == resolve.ExecJP {
+		return fmt.Sprintf("%s to answer the schema action for %s (timeout %s)", s.shortName(t), partial.Path{"tools", t.name}, timeout)
+	}
+	return fmt.Sprintf("%s to describe itself (timeout %s)", s.shortName(t), timeout)
+}
+
+// slow says that t did not answer within timeout.
+func (s *session) slow(t task, timeout time.Duration) string {
+	if t.kind == resolve.ExecJP {
+		return fmt.Sprintf("%s: did not answer the schema action within %s", s.shortName(t), timeout)
+	}
+	return fmt.Sprintf("%s: did not describe itself within %s", s.shortName(t), timeout)
+}
+
+// remembered reports t's failure f, which the cache keeps for
+// cache.FailureTTL from when it happened: no resolution waits for it
+// again until then, unless it is given longer or asked with --refresh.
+// fresh is true when it has just failed, false when the cache recalled
+// it; kept is false without a cache, where nothing is remembered.
+func (s *session) remembered(t task, f cache.Failure, fresh, kept bool) {
+	msg := f.Err
+	switch {
+	case !kept:
+	case fresh:
+		msg += " (remembered for " + minutes(cache.FailureTTL) + "; --refresh retries)"
+	default:
+		now := s.now()
+		msg += fmt.Sprintf(" (%s ago, not asked again for %s more; --refresh retries)", ago(now.Sub(f.At)), minutes(f.At.Add(cache.FailureTTL).Sub(now)))
+	}
+	own := partial.Path{"tools", t.name, "discover_timeout_sec"}.String()
+	setting := "discover.timeout_sec, or " + own + " for this tool alone"
+	if t.kind == resolve.ExecJP {
+		setting = own
+	}
+	hint := "if it needs longer, set " + setting
+	switch t.kind {
+	case resolve.ExecJP:
+		s.failed(partial.Path{"tools", t.name}, &diag.Error{Code: diag.CodeDiscovery, Path: t.path, Msg: msg, Hint: hint})
+	default:
+		s.warn(&diag.Error{Code: diag.CodeDiscovery, Source: "skipped", Path: t.path, Msg: msg, Hint: hint})
+	}
+}
+
+// minutes writes d in whole minutes, rounded up: "N min".
+func minutes(d time.Duration) string {
+	return fmt.Sprintf("%d min", max(int((d+time.Minute-1)/time.Minute), 1))
+}
+
+// ago writes how long ago something was: seconds under a minute, else
+// whole minutes.
+func ago(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%ds", max(int(d/time.Second), 1))
+	}
+	return fmt.Sprintf("%d min", int(d/time.Minute))
 }
 
 // report records a failed discovery: a configured tool fails, an
@@ -465,9 +652,9 @@ func (s *session) run(ctx context.Context, t task) []byte {
 func (s *session) report(t task, err error) {
 	switch t.kind {
 	case resolve.ExecJP:
-		s.failed(partial.Path{"tools", t.name}, &diag.Error{Path: t.path, Msg: "cannot get the tool's schema: " + err.Error(), Hint: "make the program answer the schema action, or give the parameters in the config", Err: err})
+		s.failed(partial.Path{"tools", t.name}, &diag.Error{Code: diag.CodeDiscovery, Path: t.path, Msg: "cannot get the tool's schema: " + err.Error(), Hint: "make the program answer the schema action, or give the parameters in the config", Err: err})
 	default:
-		s.warn(&diag.Error{Source: "skipped", Path: t.path, Msg: err.Error(), Err: err})
+		s.warn(&diag.Error{Code: diag.CodeDiscovery, Source: "skipped", Path: t.path, Msg: err.Error(), Err: err})
 	}
 }
 
@@ -498,7 +685,7 @@ var describeKeys = []string{"name", "description", "parameters"}
 // without its schema).
 func (s *session) describeAnswer(t task, answer []byte) {
 	skip := func(msg string) {
-		s.warn(&diag.Error{Source: "skipped", Path: t.path, Msg: t.program + ": " + msg})
+		s.warn(&diag.Error{Code: diag.CodeDiscovery, Source: "skipped", Path: t.path, Msg: t.program + ": " + msg})
 	}
 	v, err := jsonv.Options{MaxDepth: s.r.MaxDepth}.Parse(answer)
 	if err != nil {
@@ -573,7 +760,7 @@ func (s *session) schemaAnswer(c config.Config, t task, answer []byte) {
 		} `json:"tools"`
 	}
 	if err := json.Unmarshal(answer, &a); err != nil {
-		s.failed(toolPath, &diag.Error{Path: t.path, Msg: "the schema answer is not {\"tools\": [...]}: " + err.Error(), Err: err})
+		s.failed(toolPath, &diag.Error{Code: diag.CodeDiscovery, Path: t.path, Msg: "the schema answer is not {\"tools\": [...]}: " + err.Error(), Err: err})
 		return
 	}
 	var names []string
@@ -586,14 +773,14 @@ func (s *session) schemaAnswer(c config.Config, t task, answer []byte) {
 		if len(d.Parameters) > 0 && string(d.Parameters) != "null" {
 			v, err := jsonv.Options{MaxDepth: s.r.MaxDepth}.Parse(d.Parameters)
 			if err != nil {
-				s.failed(toolPath, &diag.Error{Path: t.path, Msg: "the schema answer for " + upstream + " has invalid parameters: " + err.Error(), Err: err})
+				s.failed(toolPath, &diag.Error{Code: diag.CodeDiscovery, Path: t.path, Msg: "the schema answer for " + upstream + " has invalid parameters: " + err.Error(), Err: err})
 				return
 			}
 			params = v
 		}
 		schema, err := fromJP(params)
 		if err != nil {
-			s.failed(toolPath, &diag.Error{Path: t.path, Msg: "the schema answer for " + upstream + ": " + err.Error(), Err: err})
+			s.failed(toolPath, &diag.Error{Code: diag.CodeDiscovery, Path: t.path, Msg: "the schema answer for " + upstream + ": " + err.Error(), Err: err})
 			return
 		}
 		s.found.Schemas[t.name] = resolve.Discovered{Name: upstream, Summary: d.Summary, Description: d.Description, InputSchema: json.RawMessage(schema.JSON())}
@@ -604,7 +791,7 @@ func (s *session) schemaAnswer(c config.Config, t task, answer []byte) {
 	if len(names) > 0 {
 		hint = "it offers " + strings.Join(names, ", ") + `; pick one with source = "local.<tool>"`
 	}
-	s.failed(toolPath, &diag.Error{Path: toolPath.Append("source"), Msg: fmt.Sprintf("the program describes no tool named %s", upstream), Hint: hint})
+	s.failed(toolPath, &diag.Error{Code: diag.CodeNotFound, Path: toolPath.Append("source"), Msg: fmt.Sprintf("the program describes no tool named %s", upstream), Hint: hint})
 }
 
 // minParallel is the least number of discovery runs at once by default.

@@ -77,8 +77,13 @@ description = "{{description}}; at most that many lines."
 			t.Errorf("no tool %s", name)
 		}
 	}
+	// fs has no expose: all its tools join (the default), but the one the
+	// config serves as read_file does not join under its own name too.
+	if _, ok := c.Tool("list_directory"); !ok {
+		t.Error("the filesystem server, with no expose, does not give its tools")
+	}
 	if _, ok := c.Tool("read_text_file"); ok {
-		t.Error("the filesystem server's tools leaked in without expose")
+		t.Error("read_text_file, which the config serves as read_file, joined under its own name too")
 	}
 	read, _ := c.Tool("read_file")
 	if s := string(read.InputSchema); !strings.HasPrefix(s, `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"},"tail":{"description":"If provided, returns only the last N lines of the file","type":"number"}`) ||

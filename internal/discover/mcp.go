@@ -49,7 +49,13 @@ func (s *session) mcpServers(c config.Config) {
 	procs.Each(s.ctx, len(names), len(names), func(ctx context.Context, i int) {
 		name := names[i]
 		srv := c.MCPServers[name]
-		tools, known, err := s.mcpServer(ctx, name, srv)
+		tools, known, err := s.mcpServer(ctx, name, srv, s.serverWanted(c, name))
+		if errors.Is(err, errNotAsked) {
+			s.mu.Lock()
+			s.found.Failed[partial.Path{"mcp_servers", name}.String()] = true
+			s.mu.Unlock()
+			return
+		}
 		var refused *untrusted.Refused
 		if errors.As(err, &refused) {
 			s.leaveOut(partial.Path{"mcp_servers", name}, partial.Path{"mcp_servers", name}, err)
@@ -63,7 +69,11 @@ func (s *session) mcpServers(c config.Config) {
 				s.found.Known[name] = knownNames(*known)
 				s.mu.Unlock()
 			}
-			e := &diag.Error{Path: path, Msg: err.Error(), Err: err}
+			e := &diag.Error{Code: serverCode(err), Path: path, Msg: err.Error(), Err: err}
+			var ue *upstream.Error
+			if errors.As(err, &ue) {
+				e.Msg, e.Hint = ue.Msg, ue.Hint // the fix last, after what happened
+			}
 			if srv.Optional {
 				e.Source = "skipped"
 				e.Msg += " (the server is optional: its tools are left out)"
@@ -80,6 +90,24 @@ func (s *session) mcpServers(c config.Config) {
 		s.found.Servers[name] = tools
 		s.mu.Unlock()
 	})
+}
+
+// errNotAsked is the error of a server a call does not need, whose tools
+// are not in the cache: it is not started.
+var errNotAsked = errors.New("not asked: a call of another tool")
+
+// serverWanted reports whether discovery is for every tool, or for a
+// tool whose source is the server name.
+func (s *session) serverWanted(c config.Config, name string) bool {
+	if s.only == nil {
+		return true
+	}
+	for tool := range s.only {
+		if t, ok := c.Tools[tool]; ok && t.Source.Kind == config.SourceMCP && t.Source.Server == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Server is how to reach the server name, configured as srv, for programs
@@ -198,20 +226,35 @@ func seconds(s, def float64) time.Duration {
 // remote server that gave an identity (seed 002's server/identity) with
 // them: reaching it costs no process, so it is asked who it is, and its
 // tools are listed again only when it says it changed.
-func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServer) (map[string]resolve.Discovered, *upstream.Answer, error) {
+//
+// A server a call does not need (not wanted) gives what the cache holds
+// for it, and is not started: errNotAsked.
+func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServer, wanted bool) (map[string]resolve.Discovered, *upstream.Answer, error) {
 	spec := s.r.Server(name, srv, s.found.Dir, s.found.Root)
 	if err := spec.Refused(); err != nil {
 		return nil, nil, err
 	}
 	known := upstream.Cached(s.r.Cache, spec)
+	origin := resolve.Origin{Program: spec.CommandLine()}
+	if !wanted {
+		if known == nil {
+			return nil, nil, errNotAsked
+		}
+		origin.Cache, origin.Written, _ = s.r.Cache.Entry(*spec.Key)
+		s.origin(task{path: partial.Path{"mcp_servers", name}}, origin)
+		s.cut(name, known.Cut)
+		return s.toolsOf(name, *known), nil, nil
+	}
 	if known != nil && !s.r.Refresh {
+		origin.Cache, origin.Written, _ = s.r.Cache.Entry(*spec.Key)
+		s.origin(task{path: partial.Path{"mcp_servers", name}}, origin)
 		if spec.Remote.URL == "" || known.Identity == nil || s.r.Offline {
 			s.cut(name, known.Cut)
 			return s.toolsOf(name, *known), nil, nil
 		}
 		a, _, err := s.r.Servers.Tools(ctx, spec, known)
 		if err != nil {
-			s.warn(&diag.Error{Source: "changed", Path: partial.Path{"mcp_servers", name}, Msg: "cannot ask the server whether its tools changed (" + err.Error() + "); its cached tools are used", Err: err})
+			s.warn(&diag.Error{Code: diag.CodeServer, Source: "changed", Path: partial.Path{"mcp_servers", name}, Msg: "cannot ask the server whether its tools changed (" + err.Error() + "); its cached tools are used", Err: err})
 			s.cut(name, known.Cut)
 			return s.toolsOf(name, *known), nil, nil
 		}
@@ -221,6 +264,11 @@ func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServ
 	}
 	if s.r.Offline {
 		return nil, known, fmt.Errorf("its tools are not in the cache, and offline mode starts no server")
+	}
+	s.origin(task{path: partial.Path{"mcp_servers", name}}, origin)
+	if s.r.Progress != nil {
+		done := s.r.Progress(fmt.Sprintf("the MCP server %s to start and list its tools (timeout %s)", name, spec.Startup))
+		defer done()
 	}
 	a, started, err := s.r.Servers.Tools(ctx, spec, nil)
 	if err != nil {
@@ -248,6 +296,7 @@ func (s *session) cut(name string, cut *mcpclient.Cut) {
 		}
 	}
 	s.warn(&diag.Error{
+		Code: diag.CodeLimit,
 		Path: partial.Path{"mcp_servers", name},
 		Msg:  fmt.Sprintf("the server's tool list goes past %s: strata keeps its first %s tools (%.1f MiB) and leaves out the rest", bound, thousands(int64(cut.Kept)), float64(cut.Bytes)/(1<<20)),
 		Hint: "a host raises the bound with codec.Limits." + setting,
@@ -268,7 +317,7 @@ func thousands(n int64) string {
 // under the key of what npx installed for it (the first run installs it).
 func (s *session) keep(spec upstream.Server, name string, known *upstream.Answer, a upstream.Answer) {
 	if known != nil && !upstream.SameTools(*known, a) {
-		s.warn(&diag.Error{Source: "changed", Path: partial.Path{"mcp_servers", name}, Msg: "the server's tools differ from those cached; the cache now holds the new ones"})
+		s.warn(&diag.Error{Code: diag.CodeChanged, Source: "changed", Path: partial.Path{"mcp_servers", name}, Msg: "the server's tools differ from those cached; the cache now holds the new ones"})
 	}
 	if spec.Key == nil {
 		return
@@ -282,7 +331,7 @@ func (s *session) keep(spec upstream.Server, name string, known *upstream.Answer
 		keys = append(keys, after)
 	}
 	for _, k := range keys {
-		s.store(k, answer)
+		s.write(cacheWrite{key: k, answer: answer})
 	}
 }
 
@@ -332,7 +381,7 @@ func (s *session) toolsOf(server string, a upstream.Answer) map[string]resolve.D
 		if len(twice) > maxBadNames {
 			shown = append(slices.Clone(shown), fmt.Sprintf("%d more", len(twice)-maxBadNames))
 		}
-		s.warn(&diag.Error{Source: "skipped", Path: partial.Path{"mcp_servers", server},
+		s.warn(&diag.Error{Code: diag.CodeLeftOut, Source: "skipped", Path: partial.Path{"mcp_servers", server},
 			Msg: fmt.Sprintf("the server lists %s more than once, with definitions that may differ; left out", strings.Join(shown, ", "))})
 	}
 	return out
@@ -375,5 +424,19 @@ func (s *session) refused(server string, a upstream.Answer) {
 		}
 		msg = fmt.Sprintf("%d tools are left out: their names (%s) are not ones strata takes", len(bad), strings.Join(shown, ", "))
 	}
-	s.warn(&diag.Error{Source: "skipped", Path: partial.Path{"mcp_servers", server}, Msg: msg, Hint: export.Strata.NameRule()})
+	s.warn(&diag.Error{Code: diag.CodeLeftOut, Source: "skipped", Path: partial.Path{"mcp_servers", server}, Msg: msg, Hint: export.Strata.NameRule()})
+}
+
+// serverCode is the code of a server that did not start or list its
+// tools because of err: a changed pin or an untrusted launch says so,
+// anything else is the server's.
+func serverCode(err error) diag.Code {
+	var r *untrusted.Refused
+	switch {
+	case errors.Is(err, diag.CodePinChanged):
+		return diag.CodePinChanged
+	case errors.As(err, &r):
+		return diag.CodeUntrusted
+	}
+	return diag.CodeServer
 }

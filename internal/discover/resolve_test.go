@@ -155,7 +155,7 @@ default = false
 	if got := schemaOf(t, c, "commit"); got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)
 	}
-	if d, _ := c.Tool("commit"); d.Summary != "Commit the staged changes." || d.Description != "Uses git." {
+	if d, _ := c.Tool("commit"); d.Summary != "Commit the staged changes." || d.Description != "Commit the staged changes. Uses git." {
 		t.Errorf("summary %q, description %q", d.Summary, d.Description)
 	}
 }
@@ -197,7 +197,7 @@ func TestOverrideRules(t *testing.T) {
 		desc    string
 		errs    []string
 	}{
-		{name: "no overrides keeps the schema byte for byte", schema: params, summary: "Do a thing.", desc: "Carefully, e.g. slowly."},
+		{name: "no overrides keeps the schema byte for byte", schema: params, summary: "Do a thing.", desc: "Do a thing. Carefully, e.g. slowly."},
 		{name: "text", toml: `summary = "Short."` + "\n" + `description = "Before. {{description}} After."`, summary: "Short.", desc: "Before. Do a thing. Carefully, e.g. slowly. After."},
 		{name: "required tightens", toml: "[tools.tool.parameters.count]\nrequired = true", schema: strings.Replace(params, `"required":["path"]`, `"required":["path","count"]`, 1)},
 		{name: "required cannot loosen", toml: "[tools.tool.parameters.path]\nrequired = false", errs: []string{"tools.tool.parameters.path.required: cannot make a required parameter optional; an override may only make parameters required; remove required = false"}},
@@ -295,9 +295,9 @@ dirs = ["`+filepath.Join(fixtures, "faults")+`", "`+filepath.Join(t.TempDir(), "
 		"crash.sh: killed by signal",
 		"exit1.sh: exit status 1: exit1: cannot describe: missing dependency foo",
 		"flood.sh: wrote more than 4 MiB to stdout",
-		"fork.sh: timed out after 4s",
+		"fork.sh: did not describe itself within 4s; if it needs longer, set discover.timeout_sec, or tools.fork.discover_timeout_sec for this tool alone",
 		"garbage.sh: the answer is not JSON",
-		"hang.sh: timed out after 4s",
+		"hang.sh: did not describe itself within 4s; if it needs longer",
 		"missing: no such file or directory; no tools from it",
 	} {
 		if !strings.Contains(got, want) {

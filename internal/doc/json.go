@@ -127,10 +127,10 @@ func (r *jsonReader) wrap(err error) *Error {
 func (r *jsonReader) value(path []string) (*Node, error) {
 	off := r.start()
 	if len(path) > r.maxDepth {
-		return nil, &Error{Off: off, Msg: tooDeep(r.maxDepth)}
+		return nil, &Error{Off: off, Msg: tooDeep(r.maxDepth), Limit: true}
 	}
 	if r.values.n++; r.values.n > r.values.left {
-		return nil, &Error{Off: off, Msg: r.values.msg()}
+		return nil, &Error{Off: off, Msg: r.values.msg(), Limit: true}
 	}
 	n := r.node()
 	n.Off = off

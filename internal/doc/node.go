@@ -353,6 +353,9 @@ type Error struct {
 	Off  int32    // byte offset of the problem, or -1
 	Path []string // key path of the problem, when known
 	Msg  string
+	// Limit says the document goes past a limit of [Options] (depth,
+	// values) rather than breaking its format.
+	Limit bool
 	// More is set on the last problem of a list cut short at
 	// Options.MaxErrors: it stands for More problems that were found and
 	// left out (and has no position or message of its own).
@@ -424,7 +427,7 @@ func (c *valueCount) add(errs *errList, off int32) bool {
 	}
 	if !c.over {
 		c.over = true
-		errs.add(off, nil, c.msg())
+		errs.addLimit(off, c.msg())
 	}
 	return false
 }
@@ -456,6 +459,15 @@ func (l *errList) add(off int32, path []string, msg string) {
 		p = append([]string(nil), limits.CutPath(path, l.quote)...)
 	}
 	l.errs = append(l.errs, &Error{Off: off, Path: p, Msg: limits.CutQuoted(msg, l.quote)})
+}
+
+// addLimit adds a problem at off of a document past a limit.
+func (l *errList) addLimit(off int32, msg string) {
+	n := len(l.errs)
+	l.add(off, nil, msg)
+	if len(l.errs) > n {
+		l.errs[n].Limit = true
+	}
 }
 
 // count returns how many problems were added, those left out included.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unsafe"
 
 	toml "github.com/pelletier/go-toml/v2"
@@ -42,7 +43,7 @@ func (o Options) ReadTOML(data []byte) (*Doc, []*Error) {
 	}
 	if off := longKey(data, r.maxDepth); off >= 0 {
 		// Refused before the parser builds a node for each of its parts.
-		return r.doc, []*Error{{Off: int32(off), Msg: tooDeep(r.maxDepth)}}
+		return r.doc, []*Error{{Off: int32(off), Msg: tooDeep(r.maxDepth), Limit: true}}
 	}
 	r.doc.Root.def = defExplicit
 	r.values.n = 1 // the root, as the other readers count it
@@ -212,14 +213,47 @@ func (r *tomlReader) parse() {
 				if r.maxDepth >= tomlParserNesting {
 					msg = fmt.Sprintf("inline tables and arrays nest deeper than %s levels, the TOML parser's limit", diag.Count(tomlParserNesting))
 				}
-				r.errs.add(off, nil, msg)
+				r.errs.addLimit(off, msg)
 				return
 			}
-			r.fail(off, nil, "TOML syntax: %s", perr.Message)
+			r.fail(off, nil, "TOML syntax: %s%s", perr.Message, syntaxHint(r.doc.Data, off, perr.Message))
 			return
 		}
 		r.fail(off, nil, "TOML syntax: %v", err)
 	}
+}
+
+// maxHintWord is how much of a bare word a hint quotes.
+const maxHintWord = 40
+
+// syntaxHint suggests the fix of the TOML syntax mistakes people make
+// most, from the parser's message and the text at off: a string left
+// unquoted (run = unattended), True for true, an array or inline table
+// left open.
+func syntaxHint(data []byte, off int32, msg string) string {
+	switch {
+	case strings.Contains(msg, "at start of value") && off >= 0 && int(off) < len(data):
+		rest := string(data[off:])
+		rest, _, _ = strings.Cut(rest, "\n")
+		rest, _, _ = strings.Cut(rest, " #")
+		word := strings.TrimSpace(rest)
+		switch strings.ToLower(word) {
+		case "true", "false":
+			return "; true and false are lower case: " + strings.ToLower(word)
+		}
+		if word == "" || !unicode.IsLetter(rune(word[0])) {
+			return ""
+		}
+		if len(word) > maxHintWord {
+			return `; a string is quoted: "…"`
+		}
+		return "; a string is quoted: " + strconv.Quote(word)
+	case strings.Contains(msg, "after array value"), strings.Contains(msg, "array is incomplete"):
+		return `; an array is closed with "]" after its last value (values separated by ","): is one left open?`
+	case strings.Contains(msg, "inline table is incomplete"):
+		return `; an inline table is closed with "}" on the line it opens`
+	}
+	return ""
 }
 
 func (r *tomlReader) fail(off int32, path []string, format string, args ...any) {
@@ -246,7 +280,7 @@ func (r *tomlReader) tooDeep(off int32, depth int) bool {
 	if depth <= r.maxDepth {
 		return false
 	}
-	r.errs.add(off, nil, tooDeep(r.maxDepth))
+	r.errs.addLimit(off, tooDeep(r.maxDepth))
 	return true
 }
 

@@ -37,7 +37,7 @@ func (o Options) ReadYAML(data []byte) (*Doc, []*Error) {
 	if err := yaml.Unmarshal(data, &top); err != nil {
 		if strings.Contains(err.Error(), "exceeded max depth") {
 			// The parser's own bound, above ours, says no more than that.
-			return d, []*Error{{Off: yamlDeepAt(data, r.maxDepth), Msg: tooDeep(r.maxDepth)}}
+			return d, []*Error{{Off: yamlDeepAt(data, r.maxDepth), Msg: tooDeep(r.maxDepth), Limit: true}}
 		}
 		return d, []*Error{{Off: yamlErrOff(d, err.Error()), Msg: limits.CutQuoted("YAML syntax: "+strings.TrimPrefix(err.Error(), "yaml: "), r.errs.quote)}}
 	}
@@ -243,7 +243,7 @@ const maxYAMLExpansion = 10000
 
 func (r *yamlReader) node(y *yaml.Node, path []string, depth int) *Node {
 	if depth > r.maxDepth {
-		r.errs.add(r.off(y), nil, tooDeep(r.maxDepth))
+		r.errs.addLimit(r.off(y), tooDeep(r.maxDepth))
 		return nil
 	}
 	if y.Kind == yaml.AliasNode {

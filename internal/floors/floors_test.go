@@ -19,7 +19,7 @@ var floors = map[string]int{
 	"internal/termtext": 1, "internal/userdir": 1, "internal/readfile": 1,
 	"internal/envfile": 1, "internal/origin": 1, "internal/jsonv": 1,
 	"internal/untrusted": 1, "internal/pollfile": 1, "internal/schemacheck": 1,
-	"internal/doc": 1, "internal/command": 1, "internal/exe": 1,
+	"internal/doc": 1, "internal/command": 1, "internal/exe": 1, "internal/tokens": 1,
 	// 2: partials and what works on them.
 	"internal/shape": 2, "partial": 2, "merge": 2, "delta": 2,
 	// 3: decoding layers, assignments, the tools model.
@@ -27,7 +27,7 @@ var floors = map[string]int{
 	// 4: sources, precedence, extends, provenance, trust.
 	"load": 4, "trust": 4, "koanflayer": 4, "internal/clients": 4,
 	// 5: the tools runtime.
-	"protocol": 5, "resolve": 5, "export": 5, "call": 5, "serve": 5,
+	"protocol": 5, "resolve": 5, "export": 5, "budget": 5, "call": 5, "serve": 5, "lock": 5,
 	"internal/procs": 5, "internal/cache": 5,
 	"internal/mcpclient": 5, "internal/upstream": 5, "internal/discover": 5,
 	"internal/mcpserver": 5,

@@ -176,9 +176,9 @@ func TestOrganisationDefaultsInEtcd(t *testing.T) {
 	if diff := cmp.Diff(want, explain("tools.grep.run")); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	want = `tools.grep.enable = true
-  koanf     etcd://` + name + `/org (etcd): set false
-  user      ` + filepath.Join(home, "config.toml") + `:2:1: set true  <- wins
+	want = `tools.grep.enable = { state = true, allow_toggle = "any" }
+  koanf     etcd://` + name + `/org (etcd): set { state = false, allow_toggle = "any" }
+  user      ` + filepath.Join(home, "config.toml") + `:2:1: set { state = true, allow_toggle = "any" }  <- wins
 `
 	if diff := cmp.Diff(want, explain("tools.grep.enable")); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

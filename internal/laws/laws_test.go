@@ -48,10 +48,12 @@ var samples = randpartial.Samples{
 	},
 	reflect.TypeFor[config.AllowToggle](): {config.ToggleAny, config.ToggleNever, config.ToggleIfNamed, config.ToggleIfNamedOrGroup},
 	reflect.TypeFor[config.RunMode]():     {config.RunAsk, config.RunUnattended, config.RunEdit, config.RunSkip},
+	reflect.TypeFor[config.LoadMode]():    {config.LoadAlways, config.LoadDeferred},
+	reflect.TypeFor[config.LockPolicy]():  {config.LockHold, config.LockWarn, config.LockOff},
 	reflect.TypeFor[config.ResultMode]():  {config.ResultUnattended, config.ResultAsk, config.ResultSkip},
 	reflect.TypeFor[config.Target]():      {config.TargetUser, config.TargetAssistant},
 	reflect.TypeFor[config.Types]():       {config.Types{"string"}, config.Types{"array", "null"}},
-	reflect.TypeFor[config.Expose]():      {config.Expose{}, config.Expose{All: true}, config.Expose{Tools: []string{"read_file", "x.y"}}},
+	reflect.TypeFor[config.Expose]():      {config.Expose{}, config.Expose{None: true}, config.Expose{Tools: []string{"read_file", "x.y"}}},
 	reflect.TypeFor[config.ToolNames]():   {config.ToolNames{}, config.ToolNames{"read_file"}, config.ToolNames{"a", "b c"}},
 }
 
@@ -175,6 +177,22 @@ func minimal(d, a, b reflect.Value, t *shape.Type, path string) string {
 		if ap == bp && (!ap || shape.EqualLeaf(a.Field(t.At.V), b.Field(t.At.V), t.Elem)) {
 			return "delta holds " + path + ", which is the same in a and b"
 		}
+	case shape.Nested:
+		ap := a.Field(t.At.State).Uint() == shape.StatePresent
+		bp := b.Field(t.At.State).Uint() == shape.StatePresent
+		switch d.Field(t.At.State).Uint() {
+		case shape.StateUnset:
+			if !ap || bp {
+				return "delta unsets " + path + " without need"
+			}
+		case shape.StatePresent:
+			if !bp {
+				return "delta sets " + path + ", which b does not have"
+			}
+			if ap {
+				return minimal(d.Field(t.At.V).Elem(), a.Field(t.At.V).Elem(), b.Field(t.At.V).Elem(), t.Elem, path)
+			}
+		}
 	case shape.Map:
 		entries := d.Field(t.At.Entries)
 		if d.Field(t.At.Reset).Bool() {
@@ -192,6 +210,74 @@ func minimal(d, a, b reflect.Value, t *shape.Type, path string) string {
 			}
 			if av.IsValid() && !av.IsNil() && bv.IsValid() && !bv.IsNil() {
 				if msg := minimal(iter.Value().Elem(), av.Elem(), bv.Elem(), t.Elem, path+"."+k.String()); msg != "" {
+					return msg
+				}
+			}
+		}
+	}
+	return ""
+}
+
+var configShape = shape.MustOf(reflect.TypeFor[config.Config]())
+
+// TestLawSmallestDelta: the delta judged after finalize is exact over the
+// defaults it was given, empty exactly when a and b finalize alike, and
+// holds no field whose finalized value is the same in a and b.
+func TestLawSmallestDelta(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a, b := layers.Draw(t, "a"), layers.Draw(t, "b")
+		def := drawDefaults(t)
+		s := delta.Smallest(a, b, def)
+		fa, fb := finalWith(a, def), finalWith(b, def)
+		same(t, "finalize(merge(a, smallest(a, b))) vs finalize(b)", fb, finalWith(merge.Layers(a, s), def))
+		if empty, alike := delta.Empty(s), cmp.Equal(fa, fb); empty != alike {
+			t.Fatalf("smallest(a, b) empty: %v, but a and b finalize alike: %v", empty, alike)
+		}
+		if msg := finalMinimal(reflect.ValueOf(s).Elem(), reflect.ValueOf(&fa).Elem(), reflect.ValueOf(&fb).Elem(), partialShape, configShape, "root"); msg != "" {
+			t.Fatal(msg)
+		}
+		if !delta.Empty(delta.Smallest(a, a, def)) {
+			t.Fatal("smallest(a, a) is not empty")
+		}
+	})
+}
+
+// finalMinimal checks that no field that delta d sets or unsets has the
+// same finalized value in fa and fb (of resolved type rt).
+func finalMinimal(d, fa, fb reflect.Value, pt, rt *shape.Type, path string) string {
+	if shape.IsZero(d, pt) {
+		return ""
+	}
+	if reflect.DeepEqual(fa.Interface(), fb.Interface()) {
+		return "delta holds " + path + ", which finalizes the same in a and b"
+	}
+	switch pt.Kind {
+	case shape.Struct:
+		for _, f := range pt.Fields {
+			rf, _ := rt.Field(f.Key)
+			if msg := finalMinimal(d.Field(f.Index), fa.Field(rf.Index), fb.Field(rf.Index), f.Type, rf.Type, path+"."+f.Key); msg != "" {
+				return msg
+			}
+		}
+	case shape.Nested:
+		if d.Field(pt.At.State).Uint() == shape.StatePresent && !fa.IsNil() && !fb.IsNil() {
+			return finalMinimal(d.Field(pt.At.V).Elem(), fa.Elem(), fb.Elem(), pt.Elem, rt.Elem, path)
+		}
+	case shape.Map:
+		iter := d.Field(pt.At.Entries).MapRange()
+		for iter.Next() {
+			k := iter.Key()
+			ea, eb := fa.MapIndex(k), fb.MapIndex(k)
+			switch {
+			case ea.IsValid() != eb.IsValid():
+			case !ea.IsValid():
+				return "delta holds " + path + "." + k.String() + ", which neither a nor b has"
+			case iter.Value().IsNil():
+				if reflect.DeepEqual(ea.Interface(), eb.Interface()) {
+					return "delta unsets " + path + "." + k.String() + ", which finalizes the same in a and b"
+				}
+			default:
+				if msg := finalMinimal(iter.Value().Elem(), ea, eb, pt.Elem, rt.Elem, path+"."+k.String()); msg != "" {
 					return msg
 				}
 			}
@@ -225,7 +311,7 @@ func TestLawTextRoundTrip(t *testing.T) {
 		t.Run(f.String(), func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
 				a, b := layers.Draw(t, "a"), layers.Draw(t, "b")
-				for name, p := range map[string]*config.Partial{"delta": delta.Between(a, b), "layer": a, "merged": merge.Layers(a, b)} {
+				for name, p := range map[string]*config.Partial{"delta": delta.Between(a, b), "smallest": delta.Smallest(a, b, hostDefaults()), "layer": a, "merged": merge.Layers(a, b)} {
 					text, err := codec.Encode(p, f)
 					if err != nil {
 						t.Fatalf("encode %s: %v", name, err)

@@ -36,7 +36,7 @@ func AllUnsetTool() config.ToolPartial {
 	return config.ToolPartial{
 		Source:      UnsetValue[config.Source](),
 		Command:     UnsetValue[config.Command](),
-		Enable:      config.EnablePartial{State: UnsetValue[bool](), AllowToggle: UnsetValue[config.AllowToggle]()},
+		Enable:      partial.Nested[config.EnablePartial]{State: partial.Unset},
 		Summary:     UnsetValue[string](),
 		Description: UnsetValue[string](),
 		Examples:    UnsetValue[string](),
@@ -47,6 +47,9 @@ func AllUnsetTool() config.ToolPartial {
 		Questions:   partial.Map[config.QuestionPartial]{Reset: true},
 		Env:         partial.Map[partial.Value[string]]{Reset: true},
 		EnvVars:     partial.List[string]{Base: partial.BaseDefault},
+		Load:        UnsetValue[config.LoadMode](),
+
+		DiscoverTimeoutSec: UnsetValue[float64](),
 	}
 }
 

@@ -45,6 +45,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -55,6 +57,7 @@ import (
 	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/procs"
+	"github.com/strata-config/strata/internal/termtext"
 )
 
 // Local is a server strata starts, and talks to over its stdin and stdout
@@ -78,22 +81,73 @@ type Local struct {
 // DefaultGrace is how long a server may take to exit once asked.
 const DefaultGrace = 300 * time.Millisecond
 
-// Stderr keeps the first bytes a server writes to stderr.
+// Stderr keeps the first bytes a server writes to stderr, and its last.
 type Stderr struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	tail  []byte // the last stderrTail bytes, once buf is full
+	total int64
 }
 
-const stderrCap = 64 << 10
+const (
+	stderrCap  = 64 << 10
+	stderrTail = 8 << 10
+)
 
-// Write keeps what fits under the cap and drops the rest.
+// Write keeps what fits under the cap, and the last bytes of the rest.
 func (s *Stderr) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.total += int64(len(p))
 	if room := stderrCap - s.buf.Len(); room > 0 {
 		s.buf.Write(p[:min(len(p), room)])
+		p = p[min(len(p), room):]
+	}
+	if len(p) > 0 {
+		s.tail = append(s.tail, p[max(0, len(p)-stderrTail):]...)
+		if over := len(s.tail) - stderrTail; over > 0 {
+			s.tail = append(s.tail[:0], s.tail[over:]...)
+		}
 	}
 	return len(p), nil
+}
+
+// end returns the last bytes written, at most stderrTail of them, from
+// the start of a line where it can.
+func (s *Stderr) end() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.total <= stderrCap {
+		b := s.buf.Bytes()
+		return string(b[max(0, len(b)-stderrTail):])
+	}
+	if s.total-stderrCap >= stderrTail {
+		return string(s.tail)
+	}
+	head := s.buf.Bytes()[stderrCap-(stderrTail-len(s.tail)):]
+	return string(head) + string(s.tail)
+}
+
+// LastLines returns the last n lines the server wrote to stderr that say
+// something, oldest first, each at most 200 bytes, as written (escape
+// them to print them): blank lines, and the frames of a JavaScript or
+// Java stack trace ("    at f (file:1:2)"), are left out, so that the
+// error a trace follows shows.
+func (s *Stderr) LastLines(n int) []string {
+	lines := strings.Split(s.end(), "\n")
+	var out []string
+	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l == "" || strings.HasPrefix(l, "at ") && lines[i] != l {
+			continue
+		}
+		if len(l) > 200 {
+			l = strings.ToValidUTF8(l[:200], "") + "..."
+		}
+		out = append(out, l)
+	}
+	slices.Reverse(out)
+	return out
 }
 
 // String returns what was kept.
@@ -183,14 +237,74 @@ func Start(ctx context.Context, spec Local, startup time.Duration) (*Session, er
 	defer cancel()
 	s, err := connect(ctx, cctx, &mcp.IOTransport{Reader: io.NopCloser(stdout), Writer: in}, startup, nil, spec.Relay)
 	if err != nil {
-		stop()
-		if last := stderr.LastLine(); last != "" {
-			err = fmt.Errorf("%w; it said: %s", err, last)
+		se := &StartError{Err: err}
+		if !errors.As(err, &se.Timeout) {
+			// The connection closed: the server has most likely exited;
+			// its exit status says how, once it is reaped.
+			var ee *exec.ExitError
+			if errors.As(in.Close(), &ee) && ee.Exited() && ee.ExitCode() != 0 {
+				se.Exit = ee.String()
+			}
 		}
-		return nil, err
+		stop()
+		_ = in.Close() // reaped: its stderr is whole
+		se.Stderr = stderr.LastLines(StderrLines)
+		return nil, se
 	}
 	s.stop, s.Stderr, s.stdin, s.transport = stop, stderr, in, TransportStdio
 	return s, nil
+}
+
+// StderrLines is how many lines of a server's stderr a [StartError]
+// quotes.
+const StderrLines = 5
+
+// StartError is why a server started over stdio did not get through its
+// start: it did not answer initialize within the startup time (Timeout),
+// it exited (Exit), or the connection failed otherwise (Err).
+type StartError struct {
+	// Timeout is the startup time, when the server did not answer within
+	// it; 0 otherwise.
+	Timeout TimeoutError
+	// Exit is how the server exited during its start ("exit status 1"),
+	// when it exited with a status other than 0; "" otherwise.
+	Exit string
+	// Stderr are the last lines the server wrote to stderr that say
+	// something, as written ([Stderr.LastLines]).
+	Stderr []string
+	// Err is the connection's error.
+	Err error
+}
+
+func (e *StartError) Error() string {
+	var b strings.Builder
+	switch {
+	case e.Timeout > 0:
+		b.WriteString(e.Timeout.Error())
+	case e.Exit != "":
+		fmt.Fprintf(&b, "exited during its start (%s)", e.Exit)
+	default:
+		b.WriteString(e.Err.Error())
+	}
+	if len(e.Stderr) > 0 {
+		lines := make([]string, len(e.Stderr))
+		for i, l := range e.Stderr {
+			lines[i] = termtext.Line(l)
+		}
+		b.WriteString("; its stderr ends: ")
+		b.WriteString(strings.Join(lines, " | "))
+	}
+	return b.String()
+}
+
+func (e *StartError) Unwrap() error { return e.Err }
+
+// TimeoutError is a server's start that took longer than the startup
+// time it is.
+type TimeoutError time.Duration
+
+func (e TimeoutError) Error() string {
+	return fmt.Sprintf("did not start within %v", time.Duration(e))
 }
 
 // Connect connects over a transport, waiting at most startup (0: no
@@ -262,7 +376,7 @@ func connect(ctx, cctx context.Context, t mcp.Transport, startup time.Duration, 
 	cs, err := client.Connect(cctx, t, nil)
 	if err != nil {
 		if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, fmt.Errorf("did not start within %v", startup)
+			return nil, TimeoutError(startup)
 		}
 		return nil, fmt.Errorf("cannot connect: %w", err)
 	}

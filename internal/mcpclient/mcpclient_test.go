@@ -726,45 +726,66 @@ func TestStartOutlivesContext(t *testing.T) {
 
 func TestStartFails(t *testing.T) {
 	const short = 300 * time.Millisecond
+	self, err := os.Executable() // a file that exists: mcpfake -fail-if exits at once
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
-		name       string
-		args       []string
-		startup    time.Duration
-		wantPrefix string
-		wantSuffix string // "": no "; it said:"
+		name    string
+		args    []string
+		startup time.Duration
+		want    string
+		timeout bool
 	}{
 		{
-			name:       "hangs in initialize",
-			args:       []string{"-hang-init"},
-			startup:    short,
-			wantPrefix: fmt.Sprintf("did not start within %v", short),
+			name:    "hangs in initialize",
+			args:    []string{"-hang-init"},
+			startup: short,
+			want:    fmt.Sprintf("did not start within %v", short),
+			timeout: true,
 		},
 		{
-			name:       "hangs in initialize and says why",
-			args:       []string{"-hang-init", "-stderr", "waiting for the database"},
-			startup:    short,
-			wantPrefix: fmt.Sprintf("did not start within %v", short),
-			wantSuffix: "; it said: waiting for the database",
+			name:    "hangs in initialize and says why",
+			args:    []string{"-hang-init", "-stderr", "waiting for the database"},
+			startup: short,
+			want:    fmt.Sprintf("did not start within %v; its stderr ends: waiting for the database", short),
+			timeout: true,
 		},
 		{
-			name:       "crashes after initialize",
-			args:       []string{"-crash-after-init"},
-			startup:    10 * time.Second,
-			wantPrefix: "cannot connect: ",
+			name:    "exits at once and says why",
+			args:    []string{"-stderr", "Error: ENOENT: no such file or directory, stat '/nope'", "-fail-if", self},
+			startup: 10 * time.Second,
+			want:    "exited during its start (exit status 1); its stderr ends: Error: ENOENT: no such file or directory, stat '/nope'",
 		},
 		{
-			name:       "crashes after initialize and says why",
-			args:       []string{"-crash-after-init", "-stderr", "panic: out of cheese"},
-			startup:    10 * time.Second,
-			wantPrefix: "cannot connect: ",
-			wantSuffix: "; it said: panic: out of cheese",
+			name:    "crashes after initialize",
+			args:    []string{"-crash-after-init"},
+			startup: 10 * time.Second,
+			want:    "exited during its start (exit status 3)",
 		},
 		{
-			name:       "crashes after initialize and says it in lines",
-			args:       []string{"-crash-after-init", "-stderr", "goroutine 1:\npanic: out of cheese\n\n"},
-			startup:    10 * time.Second,
-			wantPrefix: "cannot connect: ",
-			wantSuffix: "; it said: panic: out of cheese",
+			name:    "crashes after initialize and says why",
+			args:    []string{"-crash-after-init", "-stderr", "panic: out of cheese"},
+			startup: 10 * time.Second,
+			want:    "exited during its start (exit status 3); its stderr ends: panic: out of cheese",
+		},
+		{
+			name:    "crashes after initialize and says it in lines",
+			args:    []string{"-crash-after-init", "-stderr", "goroutine 1:\npanic: out of cheese\n\n"},
+			startup: 10 * time.Second,
+			want:    "exited during its start (exit status 3); its stderr ends: goroutine 1: | panic: out of cheese",
+		},
+		{
+			name:    "a stack trace: the error, not the frames",
+			args:    []string{"-stderr", "Error: Cannot find module 'x'\n    at Module._resolveFilename (node:internal/modules:1:2)\n    at Module._load (node:internal/modules:3:4)\nNode.js v20", "-fail-if", self},
+			startup: 10 * time.Second,
+			want:    "exited during its start (exit status 1); its stderr ends: Error: Cannot find module 'x' | Node.js v20",
+		},
+		{
+			name:    "the last lines only, escaped",
+			args:    []string{"-stderr", "1\n2\n3\n4\n5\n6\n\x1b]0;pwned\x07 7", "-fail-if", self},
+			startup: 10 * time.Second,
+			want:    `exited during its start (exit status 1); its stderr ends: 3 | 4 | 5 | 6 | \x1b]0;pwned\x07 7`,
 		},
 	}
 	for _, tt := range tests {
@@ -781,21 +802,36 @@ func TestStartFails(t *testing.T) {
 				s.Close()
 				t.Fatal("Start succeeded, want an error")
 			}
-			msg := err.Error()
-			if !strings.HasPrefix(msg, tt.wantPrefix) {
-				t.Errorf("error %q, want it to start with %q", msg, tt.wantPrefix)
+			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
 			}
-			if tt.wantSuffix == "" && strings.Contains(msg, "it said") {
-				t.Errorf("error %q quotes stderr, but the server wrote none", msg)
-			}
-			if tt.wantSuffix != "" && !strings.HasSuffix(msg, tt.wantSuffix) {
-				t.Errorf("error %q, want it to end with %q", msg, tt.wantSuffix)
+			var se *StartError
+			if !errors.As(err, &se) || (se.Timeout > 0) != tt.timeout {
+				t.Errorf("error %#v, want a StartError (timeout %v)", err, tt.timeout)
 			}
 			pid := onePid(t, pids)
 			if got := waitGone(pid); len(got) > 0 {
 				t.Errorf("processes left of the group: %v", got)
 			}
 		})
+	}
+}
+
+// TestStderrLastLines: the last lines of a server's stderr are those it
+// wrote last, however much it wrote before.
+func TestStderrLastLines(t *testing.T) {
+	for _, n := range []int{5000, stderrCap - 3, stderrCap + 5, stderrCap + stderrTail/2, 3 * stderrCap} {
+		var s Stderr
+		for i := 0; i < n; i += 1000 {
+			fmt.Fprintf(&s, "%0999d\n", i) // 1000 bytes a line
+		}
+		s.Write([]byte("almost\nthe end\n"))
+		if diff := cmp.Diff([]string{"almost", "the end"}, s.LastLines(StderrLines)[3:]); diff != "" {
+			t.Errorf("after %d bytes (-want +got):\n%s", n, diff)
+		}
+		if got := s.LastLines(StderrLines)[2]; len(got) != 203 || !strings.HasSuffix(got, "...") {
+			t.Errorf("after %d bytes, a long line is %q, want 200 bytes and ...", n, got)
+		}
 	}
 }
 

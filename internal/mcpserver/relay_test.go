@@ -29,7 +29,7 @@ func relayServer(t *testing.T) *mcpserver.Server {
 	node, entry := mcptest.EverythingEntry(t)
 	dir := t.TempDir()
 	cfg := config.Default()
-	cfg.MCPServers = map[string]config.MCPServer{"everything": {Command: node, Args: []string{entry, "stdio"}, Expose: config.Expose{All: true}}}
+	cfg.MCPServers = map[string]config.MCPServer{"everything": {Command: node, Args: []string{entry, "stdio"}, Expose: config.Expose{}}}
 	servers := &upstream.Servers{}
 	t.Cleanup(func() { servers.Close() })
 	r := &discover.Resolver{Root: dir, Environ: os.Environ(), Servers: servers}

@@ -35,6 +35,8 @@ import (
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/export"
+	"github.com/strata-config/strata/internal/mcpclient"
+	"github.com/strata-config/strata/internal/tomltext"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
 )
@@ -42,6 +44,10 @@ import (
 // MetaFingerprint is the _meta key of tools/list results that holds the
 // catalog's fingerprint.
 const MetaFingerprint = "strata/fingerprint"
+
+// MetaEmpty is the _meta key of a tools/list result with no tools that
+// says why ([Snapshot].Empty).
+const MetaEmpty = "strata/empty"
 
 // DefaultDebounce is how long a server waits after a change for more,
 // before it resolves again.
@@ -54,6 +60,11 @@ type Snapshot struct {
 	// Watch are files and directories whose change means resolving again;
 	// paths that do not exist yet count when they appear.
 	Watch []string
+	// Empty says why the catalog has no tools (an untrusted workspace, a
+	// server that did not start, nothing configured): a client that lists
+	// no tools is sent it as a warning log message (logger "strata"), and
+	// the list's _meta holds it under [MetaEmpty].
+	Empty string
 }
 
 // Server serves the catalogs that Load resolves.
@@ -95,6 +106,11 @@ type Server struct {
 	clientOnce sync.Once
 	pmu        sync.Mutex
 	pendings   map[string]*pending // relayed calls waiting for the client
+
+	// deferred are the tools a client finds with search_tools, not
+	// listed until it does; revealed, the names it found (see search.go).
+	deferred []resolve.Definition
+	revealed map[string]bool
 }
 
 // Equal reports whether s and o are the same server, a handle with a
@@ -258,9 +274,14 @@ func (s *Server) install(cat *Snapshot) {
 	want := map[string]*mcp.Tool{}
 	wantJSON := map[string]string{}
 	wire := map[string]json.RawMessage{}
+	var deferred []resolve.Definition
 	for _, d := range cat.Runner.Catalog.Tools {
 		if w := export.Refused(export.MCP, d); w != nil {
 			s.warn(w)
+			continue
+		}
+		if d.Load == config.LoadDeferred && !s.revealed[d.Name] {
+			deferred = append(deferred, d)
 			continue
 		}
 		w := export.MCPToolJSON(d)
@@ -271,6 +292,10 @@ func (s *Server) install(cat *Snapshot) {
 		}
 		wire[d.Name] = w
 		want[d.Name], wantJSON[d.Name] = t, string(w)
+	}
+	s.deferred = deferred
+	if len(deferred) > 0 {
+		s.addSearchTool(want, wantJSON, wire)
 	}
 	var gone []string
 	for name := range s.served {
@@ -283,7 +308,11 @@ func (s *Server) install(cat *Snapshot) {
 	}
 	for name, t := range want {
 		if s.served[name] != wantJSON[name] {
-			s.mcp.AddTool(t, s.handler(name))
+			h := s.handler(name)
+			if name == export.SearchTool && len(deferred) > 0 {
+				h = s.searchHandler
+			}
+			s.mcp.AddTool(t, h)
 		}
 	}
 	s.served, s.wire = wantJSON, wire
@@ -354,7 +383,11 @@ func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest
 	for k, v := range elicited {
 		given[k] = v
 	}
-	res, err := r.Call(ctx, name, req.Params.Arguments, call.Answers(given))
+	opts := []call.Option{call.Answers(given)}
+	if r.Confirm == nil {
+		opts = append(opts, call.Confirm(confirmer(r, req.Session)))
+	}
+	res, err := r.Call(ctx, name, req.Params.Arguments, opts...)
 	var ce *call.Refusal
 	switch {
 	case errors.As(err, &ce):
@@ -371,6 +404,47 @@ func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest
 		}
 	}
 	return result(res), nil
+}
+
+// confirmer asks the user of the client ss, through elicitation, before
+// a tool whose run mode is "ask" or "edit" runs; a client that cannot
+// elicit gets a refusal that says why and what to change. The request
+// goes through the call's [mcpclient.Downstream] (see relay.go), which
+// reaches clients of every protocol version.
+func confirmer(r *call.Runner, ss *mcp.ServerSession) func(ctx context.Context, tool string, args json.RawMessage) (bool, error) {
+	return func(ctx context.Context, tool string, args json.RawMessage) (bool, error) {
+		mode := config.RunAsk
+		if d, ok := r.Catalog.Tool(tool); ok {
+			mode = d.Run
+		}
+		d := mcpclient.DownstreamOf(ctx)
+		if !canElicit(ss) || d == nil {
+			return false, &call.Refusal{Tool: tool,
+				Msg:  fmt.Sprintf("not run: its run mode is %q, so strata asks the user first, and this client cannot be asked (it declared no elicitation)", mode),
+				Hint: fmt.Sprintf(`to let it run when the client calls it (the client asks its user itself), set run = "unattended" under [tools.%s] (or [tools.'*'] for every tool)`, tomltext.Key(tool))}
+		}
+		res, err := d.Ask(ctx, confirmation(tool, args))
+		if err != nil {
+			return false, fmt.Errorf("asking the client to confirm %s: %w", tool, err)
+		}
+		er, ok := res.(*mcp.ElicitResult)
+		if !ok || er.Action != "accept" {
+			return false, nil
+		}
+		run, _ := er.Content["run"].(bool)
+		return run, nil
+	}
+}
+
+// confirmation asks the user whether to run tool with args: one boolean,
+// run, which must be true.
+func confirmation(tool string, args json.RawMessage) *mcp.ElicitParams {
+	return &mcp.ElicitParams{
+		Message: fmt.Sprintf("Run %s with %s?", tool, args),
+		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{
+			"run": map[string]any{"type": "boolean", "title": "Run " + tool, "description": "Run the tool with these arguments.", "default": false},
+		}, "required": []string{"run"}},
+	}
 }
 
 // forUser reports whether the question id of tool is for the user (the
@@ -473,12 +547,18 @@ func (s *Server) fingerprintMiddleware(next mcp.MethodHandler) mcp.MethodHandler
 		res, err := next(ctx, method, req)
 		if r, ok := res.(*mcp.ListToolsResult); ok && err == nil {
 			s.mu.Lock()
-			fp := s.current.Runner.Catalog.Fingerprint
+			fp, empty := s.current.Runner.Catalog.Fingerprint, s.current.Empty
 			s.mu.Unlock()
 			if r.Meta == nil {
 				r.Meta = mcp.Meta{}
 			}
 			r.Meta[MetaFingerprint] = fp
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && len(r.Tools) == 0 && empty != "" {
+				// Why the list is empty, for a client that shows its log
+				// or reads the list's _meta.
+				_ = ss.Log(ctx, &mcp.LoggingMessageParams{Level: "warning", Logger: "strata", Data: empty})
+				r.Meta[MetaEmpty] = empty
+			}
 		}
 		return res, err
 	}

@@ -204,7 +204,7 @@ func TestList(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	if diff := cmp.Diff([]string{"count", "fs_modify_file", "hang", "remote_echo", "shout", "weather"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"count", "fs_modify_file", "hang", "remote_echo", "shout", "tool_000", "weather"}, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 	var got, want any

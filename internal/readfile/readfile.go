@@ -32,12 +32,12 @@ const readChunk = 64 << 10
 // max has [ErrTooLarge] as its cause, a cancelled ctx its error.
 func Regular(ctx context.Context, path string, max int64, what string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, &diag.Error{Source: path, Msg: "not read: " + err.Error(), Err: err}
+		return nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: "not read: " + err.Error(), Err: err}
 	}
 	// Look before opening: opening a device may do something of its own.
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, &diag.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
+		return nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
 	}
 	if err := regular(path, info, what); err != nil {
 		return nil, err
@@ -46,11 +46,11 @@ func Regular(ctx context.Context, path string, max int64, what string) ([]byte, 
 	// since, opening it does not wait for a writer.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, &diag.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
+		return nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
 	}
 	defer f.Close()
 	if info, err = f.Stat(); err != nil {
-		return nil, &diag.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
+		return nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
 	}
 	if err := regular(path, info, what); err != nil {
 		return nil, err
@@ -60,7 +60,7 @@ func Regular(ctx context.Context, path string, max int64, what string) ([]byte, 
 	buf := make([]byte, 0, min(max, info.Size())+1)
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, &diag.Error{Source: path, Msg: "not read: " + err.Error(), Err: err}
+			return nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: "not read: " + err.Error(), Err: err}
 		}
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
@@ -68,13 +68,13 @@ func Regular(ctx context.Context, path string, max int64, what string) ([]byte, 
 		n, err := f.Read(buf[len(buf):min(cap(buf), len(buf)+readChunk)])
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > max {
-			return nil, &diag.Error{Source: path, Msg: "is larger than " + Bytes(max) + ", the limit for " + what, Err: ErrTooLarge}
+			return nil, &diag.Error{Code: diag.CodeLimit, Source: path, Msg: "is larger than " + Bytes(max) + ", the limit for " + what, Err: ErrTooLarge}
 		}
 		if errors.Is(err, io.EOF) {
 			return buf, nil
 		}
 		if err != nil {
-			return nil, &diag.Error{Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
+			return nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
 		}
 	}
 }
@@ -104,7 +104,7 @@ func regular(path string, info fs.FileInfo, what string) error {
 	if what == "a layer file" {
 		hint = "a layer is a regular file"
 	}
-	return &diag.Error{Source: path, Msg: "is " + is + ", not " + what, Hint: hint}
+	return &diag.Error{Code: diag.CodeRead, Source: path, Msg: "is " + is + ", not " + what, Hint: hint}
 }
 
 // Bytes writes a size in bytes for people: 1 MiB, 1,500 bytes.

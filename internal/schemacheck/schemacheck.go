@@ -29,7 +29,9 @@ type Schema struct {
 // Compile compiles the JSON Schema document doc, at the JSON pointer ptr
 // ("" for the whole document; $ref and $defs resolve against the whole).
 // A document without $schema is read as draft 2020-12. Nothing is loaded
-// from outside the document.
+// from outside the document. Formats ([Formats]) are checked whatever the
+// draft: a schema that says "format": "email" means an email, and
+// draft-07's, which most MCP servers write, are checked anyway.
 func Compile(doc []byte, ptr string) (*Schema, error) {
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
 	if err != nil {
@@ -37,6 +39,7 @@ func Compile(doc []byte, ptr string) (*Schema, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
 	c.UseLoader(noLoader{})
 	if err := c.AddResource("tool.json", v); err != nil {
 		return nil, err
@@ -46,6 +49,14 @@ func Compile(doc []byte, ptr string) (*Schema, error) {
 		return nil, fmt.Errorf("the schema cannot be compiled: %s", firstLine(err.Error()))
 	}
 	return &Schema{s: s}, nil
+}
+
+// Formats are the values of format that the checker validates; it
+// ignores others, as JSON Schema says.
+var Formats = []string{
+	"date", "date-time", "duration", "email", "hostname", "ipv4", "ipv6", "iri", "iri-reference",
+	"json-pointer", "period", "regex", "relative-json-pointer", "semver", "time", "uri",
+	"uri-reference", "uri-template", "uuid",
 }
 
 // noLoader refuses to load schemas from outside the document.

@@ -82,7 +82,8 @@ func TestValidate(t *testing.T) {
 			"$[0]: got number, want string",
 			"$[1]: false schema",
 		}},
-		{name: "2020-12: format not asserted", schema: `{"format":"email"}`, value: `"nope"`},
+		{name: "2020-12: format asserted, as in draft-07", schema: `{"format":"email"}`, value: `"nope"`, want: []string{"$: 'nope' is not valid email: missing @"}},
+		{name: "an unknown format is not", schema: `{"format":"emial"}`, value: `"nope"`},
 		{name: "draft-07: items as a list", schema: `{"$schema":"http://json-schema.org/draft-07/schema#","items":[{"type":"string"}],"additionalItems":false}`, value: `[1,2]`, want: []string{
 			"$: last 1 additionalItem(s) not allowed",
 			"$[0]: got number, want string",
@@ -228,4 +229,27 @@ func TestConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestFormats: every format of Formats is checked, in a schema of any
+// draft; a format the checker does not know is not.
+func TestFormats(t *testing.T) {
+	for _, draft := range []string{``, `"$schema":"http://json-schema.org/draft-07/schema#",`, `"$schema":"https://json-schema.org/draft/2020-12/schema",`} {
+		for _, f := range Formats {
+			s, err := Compile([]byte(`{`+draft+`"type":"string","format":"`+f+`"}`), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if problems, err := s.Validate([]byte(`"(%%% not a value of any format"`)); err != nil || len(problems) != 1 {
+				t.Errorf("%s %s: %v, %v; want one problem", draft, f, problems, err)
+			}
+		}
+	}
+	s, err := Compile([]byte(`{"type":"string","format":"emial"}`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if problems, err := s.Validate([]byte(`"x"`)); err != nil || len(problems) != 0 {
+		t.Errorf("an unknown format: %v, %v", problems, err)
+	}
 }

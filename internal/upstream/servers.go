@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -277,7 +276,7 @@ func (p *Servers) Call(ctx context.Context, s Server, tool string, args json.Raw
 	if p == nil {
 		sess, err := Start(ctx, s, mcpclient.DefaultGrace, nil)
 		if err != nil {
-			return nil, fmt.Errorf("cannot start %s: %w", s.CommandLine(), err)
+			return nil, startFailed(s, err)
 		}
 		defer sess.Close()
 		return call(ctx, sess, s, tool, args, meta)
@@ -333,7 +332,7 @@ func (p *Servers) get(ctx context.Context, s Server, known func() *Answer) (l *l
 	}
 	l.sess, l.err = Start(ctx, s, mcpclient.DefaultGrace, p.relay(s))
 	if l.err != nil {
-		l.err = fmt.Errorf("cannot start %s: %w", s.CommandLine(), l.err)
+		l.err = startFailed(s, l.err)
 	} else {
 		l.answer, _, l.err = list(ctx, l.sess, s, known())
 		if l.err != nil {

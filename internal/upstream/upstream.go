@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os/exec"
 	"time"
 
 	"github.com/kballard/go-shellquote"
@@ -18,7 +20,9 @@ import (
 	"github.com/strata-config/strata/internal/exe"
 	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/mcpclient"
+	"github.com/strata-config/strata/internal/tomltext"
 	"github.com/strata-config/strata/internal/untrusted"
+	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/trust"
 )
 
@@ -198,7 +202,7 @@ func Start(ctx context.Context, s Server, grace time.Duration, relay *mcpclient.
 func List(ctx context.Context, s Server, known *Answer) (Answer, error) {
 	sess, err := Start(ctx, s, ListGrace, nil)
 	if err != nil {
-		return Answer{}, fmt.Errorf("cannot start %s: %w", s.CommandLine(), err)
+		return Answer{}, startFailed(s, err)
 	}
 	defer sess.Close()
 	a, _, err := list(ctx, sess, s, known)
@@ -288,11 +292,41 @@ func call(ctx context.Context, sess *mcpclient.Session, s Server, tool string, a
 	return nil, err
 }
 
-// Error is a server's failure, with its cause.
-type Error struct {
-	Msg string
-	Err error
+// startFailed is the error of the server of s that did not start (err):
+// what it did and what it wrote to stderr (err says), and the setting
+// that changes it, under the server's own key.
+func startFailed(s Server, err error) error {
+	key := "[" + tomltext.Path(partial.Path{"mcp_servers", s.Name}) + "]"
+	e := &Error{Msg: fmt.Sprintf("cannot start %s: %v", s.CommandLine(), err), Err: err}
+	var timeout mcpclient.TimeoutError
+	var start *mcpclient.StartError
+	var exit *exec.Error
+	switch {
+	case errors.As(err, &timeout):
+		e.Hint = fmt.Sprintf("if it is only slow to start (npx installs a package on its first run), raise startup_timeout_sec under %s (it is %v)", key, s.Startup.Seconds())
+		if s.Remote.URL == "" {
+			e.Hint += "; if it never starts, check its command and args"
+		}
+	case errors.As(err, &exit), errors.Is(err, fs.ErrNotExist):
+		e.Hint = "check command under " + key + ": a program in PATH, or its path"
+	case errors.As(err, &start):
+		e.Hint = "check command and args under " + key + "; run that command line yourself to see it fail"
+	}
+	return e
 }
 
-func (e *Error) Error() string { return e.Msg }
+// Error is a server's failure, with its cause, and the fix where it is
+// known.
+type Error struct {
+	Msg  string
+	Hint string
+	Err  error
+}
+
+func (e *Error) Error() string {
+	if e.Hint != "" {
+		return e.Msg + "; " + e.Hint
+	}
+	return e.Msg
+}
 func (e *Error) Unwrap() error { return e.Err }

@@ -1,0 +1,142 @@
+package lock
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/strata-config/strata/resolve"
+)
+
+// ChangeKind is the kind of a [Change].
+type ChangeKind string
+
+// Kinds of change.
+const (
+	// Changed: the tool's definition, or its source, is not the one
+	// locked. Held back.
+	Changed ChangeKind = "changed"
+	// Added: a tool the lock does not name, of a source it names (a new
+	// tool of a locked MCP server or discovery directory). Held back.
+	Added ChangeKind = "added"
+	// Unlocked: a tool the lock does not name, of a source it does not
+	// name either (a server configured since). Not held back.
+	Unlocked ChangeKind = "unlocked"
+	// Removed: a locked tool that is no longer in the catalog.
+	Removed ChangeKind = "removed"
+)
+
+// Change is one difference between a lock and a catalog, as a UI shows
+// it: the tool, the kind of change, the fields that changed, and the
+// entries before (Locked) and now (Now).
+type Change struct {
+	Tool string
+	Kind ChangeKind
+	// Fields are what changed of a Changed tool: source, upstream, title,
+	// description, inputSchema, outputSchema, annotations.
+	Fields []string
+	// Locked is the entry of the lock (nil for Added and Unlocked); Now
+	// that of the catalog (nil for Removed).
+	Locked, Now *Entry
+}
+
+// Held reports whether the change holds the tool back: it is changed, or
+// new to a locked source.
+func (c Change) Held() bool { return c.Kind == Changed || c.Kind == Added }
+
+// String says what changed, in one line.
+func (c Change) String() string {
+	switch c.Kind {
+	case Changed:
+		return fmt.Sprintf("%s changed since it was locked: %s", c.Tool, strings.Join(c.Fields, ", "))
+	case Added:
+		return fmt.Sprintf("%s is new: the lock names its source (%s), not the tool", c.Tool, c.Now.Source)
+	case Unlocked:
+		return fmt.Sprintf("%s is not in the lock, nor is its source (%s)", c.Tool, c.Now.Source)
+	}
+	return fmt.Sprintf("%s is locked but no longer in the catalog", c.Tool)
+}
+
+// Compare returns the changes from the locked entries to the entries now,
+// sorted by tool. Both lists are sorted by name, as [Entries] and [ReadBytes]
+// give them.
+func Compare(locked, now []Entry) []Change {
+	sources := map[string]bool{}
+	for _, e := range locked {
+		sources[e.Source] = true
+	}
+	var out []Change
+	i, j := 0, 0
+	for i < len(locked) || j < len(now) {
+		switch {
+		case j == len(now) || i < len(locked) && locked[i].Name < now[j].Name:
+			out = append(out, Change{Tool: locked[i].Name, Kind: Removed, Locked: &locked[i]})
+			i++
+		case i == len(locked) || now[j].Name < locked[i].Name:
+			k := Unlocked
+			if sources[now[j].Source] {
+				k = Added
+			}
+			out = append(out, Change{Tool: now[j].Name, Kind: k, Now: &now[j]})
+			j++
+		default:
+			if f := fields(locked[i], now[j]); len(f) > 0 {
+				out = append(out, Change{Tool: now[j].Name, Kind: Changed, Fields: f, Locked: &locked[i], Now: &now[j]})
+			}
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// fields are the fields in which a and b differ.
+func fields(a, b Entry) []string {
+	if a.Hash == b.Hash && a.Source == b.Source && a.Upstream == b.Upstream {
+		return nil
+	}
+	var out []string
+	for _, f := range []struct {
+		name string
+		a, b string
+	}{
+		{"source", a.Source, b.Source}, {"upstream", a.Upstream, b.Upstream},
+		{FieldTitle, a.Title, b.Title}, {FieldDescription, a.Description, b.Description},
+		{FieldInputSchema, a.InputSchema, b.InputSchema}, {FieldOutputSchema, a.OutputSchema, b.OutputSchema},
+		{FieldAnnotations, a.Annotations, b.Annotations},
+	} {
+		if f.a != f.b {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+// Verify returns the changes from the lock f to the catalog cat: nil when
+// the catalog is what the lock approved. It is for a host's tests, so
+// that a CI run fails when a server changes a definition:
+//
+//	f, err := lock.Read(ctx, ".strata/strata.lock", codec.Limits{})
+//	...
+//	if changes := lock.Verify(cat, f); len(changes) > 0 { t.Errorf(...) }
+func Verify(cat *resolve.Catalog, f *Lockfile) []Change {
+	var locked []Entry
+	if f != nil {
+		locked = f.Tools
+	}
+	return Compare(locked, Entries(cat))
+}
+
+// Hold returns cat without the tools that changes hold back (see
+// [Change.Held]), and whether it left any out.
+func Hold(cat *resolve.Catalog, changes []Change) (*resolve.Catalog, bool) {
+	held := map[string]bool{}
+	for _, c := range changes {
+		if c.Held() {
+			held[c.Tool] = true
+		}
+	}
+	if len(held) == 0 {
+		return cat, false
+	}
+	return cat.Filter(func(d resolve.Definition) bool { return !held[d.Name] }), true
+}

@@ -1,0 +1,163 @@
+package resolve_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-config/strata/export"
+	"github.com/strata-config/strata/resolve"
+)
+
+// TestDescriptionOverrides: the description a user writes is what the
+// model sees, in every export, with nothing put before it; {{description}}
+// inserts the tool's own text once; the summary is a short form, never
+// added to the text; where the user changes nothing the tool's text goes
+// out as it wrote it (issue 24, point 2).
+func TestDescriptionOverrides(t *testing.T) {
+	const slug = "Turn a title into a lowercase URL slug. Words are joined with hyphens."
+	found := resolve.Found{
+		Described: map[string]resolve.Described{"slugify": {Path: "/t/slugify", Discovered: resolve.Discovered{Name: "slugify", Description: slug,
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"title":{"type":"string","description":"The title. Any case."}}}`)}}},
+		Servers: map[string]map[string]resolve.Discovered{"fs": {"read_text_file": {Name: "read_text_file", Description: "Read a file as text. Only within allowed directories.",
+			InputSchema: json.RawMessage(`{"type":"object"}`), Upstream: json.RawMessage(`{"name":"read_text_file","description":"Read a file as text. Only within allowed directories.","inputSchema":{"type":"object"},"_meta":{"k":1}}`)}}},
+		Schemas: map[string]resolve.Discovered{"count": {Name: "count", Summary: "Count lines.", Description: "A last line without a newline counts.",
+			InputSchema: json.RawMessage(`{"type":"object"}`)}},
+	}
+	const jp = "[tools.count]\nsource = \"local\"\ncommand = \"jp {{tool}} {{context}}\"\n"
+	const fs = "[mcp_servers.fs]\ncommand = \"x\"\n"
+	tests := []struct {
+		name, layer, tool string
+		summary, text     string // strata's summary; the description every export carries
+		param             string // slugify's title description, when not ""
+	}{
+		{name: "no override: the tool's text as written", tool: "slugify",
+			summary: "Turn a title into a lowercase URL slug.", text: slug},
+		{name: "a description replaces the tool's", tool: "slugify", layer: "[tools.slugify]\ndescription = \"Make a URL slug.\"\n",
+			summary: "Make a URL slug.", text: "Make a URL slug."},
+		{name: "{{description}} inserts the tool's text once", tool: "slugify", layer: "[tools.slugify]\ndescription = \"Make a URL slug. {{description}}\"\n",
+			summary: "Make a URL slug.", text: "Make a URL slug. " + slug},
+		{name: "a summary and a description: the description alone", tool: "slugify", layer: "[tools.slugify]\nsummary = \"Slugs.\"\ndescription = \"Make a URL slug.\"\n",
+			summary: "Slugs.", text: "Make a URL slug."},
+		{name: "a summary alone takes the first sentence's place", tool: "slugify", layer: "[tools.slugify]\nsummary = \"Make a URL slug.\"\n",
+			summary: "Make a URL slug.", text: "Make a URL slug.\n\nWords are joined with hyphens."},
+		{name: "an MCP tool's description replaced", tool: "read_text_file", layer: fs + "[tools.read_text_file]\ndescription = \"Read a note. {{description}}\"\n",
+			summary: "Read a note.", text: "Read a note. Read a file as text. Only within allowed directories."},
+		{name: "an MCP tool untouched", tool: "read_text_file", layer: fs,
+			summary: "Read a file as text.", text: "Read a file as text. Only within allowed directories."},
+		{name: "JP's summary and description, as written", tool: "count", layer: jp,
+			summary: "Count lines.", text: "Count lines.\n\nA last line without a newline counts."},
+		{name: "JP's tool: a description replaces both", tool: "count", layer: jp + "description = \"Count the lines of a file.\"\n",
+			summary: "Count lines.", text: "Count the lines of a file."},
+		{name: "JP's tool: {{description}} is its text as written", tool: "count", layer: jp + "description = \"{{description}} Fast.\"\n",
+			summary: "Count lines.", text: "Count lines.\n\nA last line without a newline counts. Fast."},
+		{name: "a parameter's description replaces", tool: "slugify", layer: "[tools.slugify.parameters.title]\nsummary = \"Short.\"\ndescription = \"What to slug. {{description}}\"\n",
+			summary: "Turn a title into a lowercase URL slug.", text: slug, param: "What to slug. The title. Any case."},
+		{name: "a parameter's summary alone takes the first sentence's place", tool: "slugify", layer: "[tools.slugify.parameters.title]\nsummary = \"The headline.\"\n",
+			summary: "Turn a title into a lowercase URL slug.", text: slug, param: "The headline.\n\nAny case."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := layerConfig(tt.layer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := resolve.Build(cfg, found)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, ok := c.Tool(tt.tool)
+			if !ok {
+				t.Fatalf("no tool %s", tt.tool)
+			}
+			if diff := cmp.Diff([]string{tt.summary, tt.text}, []string{d.Summary, d.Description}); diff != "" {
+				t.Errorf("summary and description (-want +got):\n%s", diff)
+			}
+			for _, f := range []export.Dialect{export.OpenAI, export.Anthropic, export.MCP} {
+				b, _, err := export.Marshal(c, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := exportedText(t, f, b, tt.tool); got != tt.text {
+					t.Errorf("%s exports %q, want %q", f, got, tt.text)
+				}
+			}
+			if tt.param != "" {
+				var s struct {
+					Properties map[string]struct{ Description string }
+				}
+				if err := json.Unmarshal(d.InputSchema, &s); err != nil {
+					t.Fatal(err)
+				}
+				if got := s.Properties["title"].Description; got != tt.param {
+					t.Errorf("title's description %q, want %q", got, tt.param)
+				}
+			}
+		})
+	}
+}
+
+// TestUntouchedUpstream: where the config changes nothing of a tool, the
+// MCP export is the tool as its server listed it, every key kept.
+func TestUntouchedUpstream(t *testing.T) {
+	const listed = `{"name":"read_text_file","description":"Read a file as text.\n\nOnly within allowed directories.","inputSchema":{"type":"object"},"_meta":{"k":1}}`
+	found := resolve.Found{Servers: map[string]map[string]resolve.Discovered{"fs": {"read_text_file": {Name: "read_text_file",
+		Description: "Read a file as text.\n\nOnly within allowed directories.", InputSchema: json.RawMessage(`{"type":"object"}`), Upstream: json.RawMessage(listed)}}}}
+	cfg, err := layerConfig("[mcp_servers.fs]\ncommand = \"x\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := resolve.Build(cfg, found)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := c.Tool("read_text_file")
+	if got := string(export.MCPToolJSON(d)); got != listed {
+		t.Errorf("MCP export\n got %s\nwant %s", got, listed)
+	}
+}
+
+// exportedText returns the description dialect f gives tool in the
+// export b.
+func exportedText(t *testing.T, f export.Dialect, b []byte, tool string) string {
+	t.Helper()
+	switch f {
+	case export.OpenAI:
+		var list []struct {
+			Function struct{ Name, Description string }
+		}
+		if err := json.Unmarshal(b, &list); err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range list {
+			if x.Function.Name == tool {
+				return x.Function.Description
+			}
+		}
+	case export.Anthropic:
+		var list []struct{ Name, Description string }
+		if err := json.Unmarshal(b, &list); err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range list {
+			if x.Name == tool {
+				return x.Description
+			}
+		}
+	case export.MCP:
+		var list struct {
+			Tools []struct{ Name, Description string }
+		}
+		if err := json.Unmarshal(b, &list); err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range list.Tools {
+			if x.Name == tool {
+				return x.Description
+			}
+		}
+	}
+	t.Fatalf("%s exports no %s", f, tool)
+	return ""
+}

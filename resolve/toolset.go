@@ -1,0 +1,115 @@
+package resolve
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/partial"
+)
+
+// Choice is why a tool is in a selected catalog, or out of it, and how
+// it loads.
+type Choice struct {
+	In bool
+	// Set is the tool set selected; "" selects every tool.
+	Set string
+	// Why says which pattern put the tool in or left it out.
+	Why string
+	// Load is "deferred" or "always"; LoadFrom says which setting
+	// decided it (tools.x.load, mcp_servers.s.load, toolsets.s.load,
+	// tools.'*'.load, or the default).
+	Load     config.LoadMode
+	LoadFrom string
+}
+
+// Choose says whether the tool set named set holds d, and how d loads:
+// its own load, else its server's, else that of the set that holds it,
+// else that of tools.'*', else always.
+func Choose(c config.Config, set string, d Definition) Choice {
+	ch := Choice{In: true, Set: set, Why: "no tool set is selected: every tool"}
+	var setLoad config.LoadMode
+	var setFrom string
+	if set != "" {
+		m := c.Toolsets.Holds(set, d.Name, FullSource(d))
+		ch.In, ch.Why = m.In, m.Why
+		setLoad, setFrom = m.Load, m.LoadFrom
+	}
+	ch.Load, ch.LoadFrom = config.LoadAlways, "the default"
+	switch {
+	case c.Tools[d.Name].Load != "":
+		ch.Load, ch.LoadFrom = c.Tools[d.Name].Load, partial.Path{"tools", d.Name, "load"}.String()
+	case d.Exec.Kind == ExecMCP && c.MCPServers[d.Exec.Server].Load != "":
+		ch.Load, ch.LoadFrom = c.MCPServers[d.Exec.Server].Load, partial.Path{"mcp_servers", d.Exec.Server, "load"}.String()
+	case setLoad != "":
+		ch.Load, ch.LoadFrom = setLoad, partial.Path{"toolsets", setFrom, "load"}.String()
+	case c.Tools[config.EveryTool].Load != "":
+		ch.Load, ch.LoadFrom = c.Tools[config.EveryTool].Load, partial.Path{"tools", config.EveryTool, "load"}.String()
+	}
+	return ch
+}
+
+// Select returns the catalog of the tools that the tool set named set
+// holds ("" holds every tool), each with its load decided (see
+// [Choose]), in a new catalog with its own fingerprint. A set that the
+// config does not define is an error.
+func (c *Catalog) Select(cfg config.Config, set string) (*Catalog, error) {
+	if _, ok := cfg.Toolsets[set]; set != "" && !ok {
+		hint := "define it: [toolsets." + set + "] tools = [...]"
+		if len(cfg.Toolsets) > 0 {
+			hint = setNames(cfg.Toolsets)
+		}
+		return nil, &diag.Error{Code: diag.CodeNotFound, Path: partial.Path{"toolset"}, Msg: fmt.Sprintf("no tool set named %q", set), Hint: hint}
+	}
+	tools := make([]Definition, 0, len(c.Tools))
+	for _, d := range c.Tools {
+		ch := Choose(cfg, set, d)
+		if !ch.In {
+			continue
+		}
+		d.Load = ""
+		if ch.Load == config.LoadDeferred {
+			d.Load = config.LoadDeferred
+		}
+		tools = append(tools, d)
+	}
+	out := newCatalog(tools)
+	out.Warnings, out.Started = c.Warnings, c.Started
+	return out, nil
+}
+
+func setNames(ts config.Toolsets) string {
+	s := "the sets: "
+	for i, n := range sortedKeys(ts) {
+		if i > 0 {
+			s += ", "
+		}
+		s += n
+	}
+	return s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+// FullSource is where d comes from with the tool's name there always
+// written: mcp.<server>.<tool>, local.<tool>, builtin.<tool>. Tool-set
+// patterns match it (mcp.github.*, local.*) as well as the name.
+func FullSource(d Definition) string {
+	var src config.Source
+	switch d.Exec.Kind {
+	case ExecMCP:
+		src = config.Source{Kind: config.SourceMCP, Server: d.Exec.Server, Tool: d.Exec.Tool}
+	case ExecJP, ExecDescribe:
+		src = config.Source{Kind: config.SourceLocal, Tool: cmp.Or(d.Exec.Tool, d.Name)}
+	case ExecBuiltin:
+		src = config.Source{Kind: config.SourceBuiltin, Tool: cmp.Or(d.Exec.Tool, d.Name)}
+	default:
+		return d.Source
+	}
+	return src.String()
+}
