@@ -3,13 +3,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -152,23 +150,9 @@ source = "mcp.bearer.ping"
 // password input is typed.
 func strataTTY(t *testing.T, dir string, environ []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	master, tty := openPTY(t)
 	// Typed ahead: the terminal keeps the lines until strata reads them,
 	// one a prompt.
-	if _, err := master.WriteString(strings.Repeat(secrets["password input"]+"\n", 4)); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(strataBin, args...)
-	cmd.Dir, cmd.Env, cmd.Stdin = dir, environ, tty
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	return strataTyped(t, dir, environ, strings.Repeat(secrets["password input"]+"\n", 4), args...)
 }
 
 // holds returns the names of the secrets text holds, but for those in
