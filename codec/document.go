@@ -62,7 +62,7 @@ type Document struct {
 	// or an input, by their key paths in the layer.
 	secrets Secrets
 	// checked is the key path whose unknown keys Decode reports; nil is
-	// every key (see [Document.CheckOnly]).
+	// every key (see [Document.StrictUnder]).
 	checked partial.Path
 }
 
@@ -279,10 +279,11 @@ func (d *Document) errAtKey(code diag.Code, n *doc.Node, p partial.Path, msg, hi
 	return decode.At(&diag.Error{Code: code, Source: d.name, Path: p, Msg: msg, Hint: hint}, d.tree(), n.Pos())
 }
 
-// CheckOnly has [Document.Decode] report the unknown keys under the key
-// path p alone, leaving the others to the host's own reader; nil (the
-// default) reports every unknown key.
-func (d *Document) CheckOnly(p partial.Path) { d.checked = p }
+// StrictUnder has [Document.Decode] report the unknown keys under the key
+// path p alone, leaving the others to the host's own reader (its mount of
+// strata's model beside keys of its own); nil, the default, reports every
+// unknown key. Wrong types and bad values are reported everywhere.
+func (d *Document) StrictUnder(p partial.Path) { d.checked = p }
 
 // Take removes the root entry key from the document and returns its plain
 // value (string, int64, float64, bool, []any or map[string]any) and

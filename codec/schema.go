@@ -35,7 +35,7 @@ func JSONSchema[P any](title string) ([]byte, error) {
 		}
 	}
 	if _, own := t.Field(extendsKey); !own {
-		// The files a layer extends, as load reads them (load.ExtendsKey).
+		// The files a layer extends, as load reads them (codec.ExtendsKey).
 		path := map[string]any{"type": "string", "minLength": 1}
 		entry := map[string]any{"anyOf": []any{
 			path,
@@ -64,7 +64,7 @@ func JSONSchema[P any](title string) ([]byte, error) {
 }
 
 // extendsKey is the key of the files a layer extends, which the loader
-// reads (load.ExtendsKey).
+// reads (codec.ExtendsKey).
 const extendsKey = "extends"
 
 type schemaGen struct {

@@ -206,10 +206,10 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 		return fr
 	}
 	p := new(P)
-	d.CheckOnly(r.app.Checked)
+	d.StrictUnder(r.app.Checked)
 	if err := d.Decode(p); err != nil {
 		if f == "" {
-			err = clients.CodexGuess(d.Name(), d.Tree(), err, r.app.Name)
+			err = clients.CodexProblems(d.Name(), d.Tree(), err, r.app.Name)
 		}
 		r.add(err)
 		return fr

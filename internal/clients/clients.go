@@ -714,15 +714,15 @@ var codexServerKeys = []string{
 	"experimental_environment",
 }
 
-// CodexGuess returns the problems err of decoding the TOML file name,
+// CodexProblems returns the problems err of decoding the TOML file name,
 // whose tree is t, as a layer, or, when they show that it is Codex's
 // config.toml, the same problems with one that says so first; see
-// [document.codexGuess].
-func CodexGuess(name string, t *doc.Doc, err error, app string) error {
-	return (&document{name: name, t: t}).codexGuess(err, app)
+// [document.codexProblems].
+func CodexProblems(name string, t *doc.Doc, err error, app string) error {
+	return (&document{name: name, t: t}).codexProblems(err, app)
 }
 
-// codexGuess returns the problems err of decoding a TOML document as a
+// codexProblems returns the problems err of decoding a TOML document as a
 // layer, or, when they show that it is Codex's config.toml (unknown keys
 // that are Codex's settings, or a file in a .codex directory), the same
 // problems with one that says so first instead of an unknown key for
@@ -730,7 +730,7 @@ func CodexGuess(name string, t *doc.Doc, err error, app string) error {
 // does not declare (those are unknown keys), and keeps every other
 // problem of the file. app names the application, whose flags the hint
 // names only when it is strata.
-func (d *document) codexGuess(err error, app string) error {
+func (d *document) codexProblems(err error, app string) error {
 	if d.tree().Format != doc.TOML {
 		return err
 	}
