@@ -156,6 +156,7 @@ var valueTypes = map[string]reflect.Type{
 	"lock.SchemaChange":          reflect.TypeFor[lock.SchemaChange](),
 	"lock.SchemaOp":              reflect.TypeFor[lock.SchemaOp](),
 	"resolve.Origin":             reflect.TypeFor[resolve.Origin](),
+	"resolve.Schema":             reflect.TypeFor[resolve.Schema](),
 	"strata.LockState":           reflect.TypeFor[strata.LockState](),
 	"strata.LockWrite":           reflect.TypeFor[strata.LockWrite](),
 	"strata.ToolExplanation":     reflect.TypeFor[strata.ToolExplanation](),
@@ -291,6 +292,8 @@ func fill(typ reflect.Type, seed int) any {
 	case reflect.TypeFor[serve.Snapshot]():
 		// The same runner: a runner is a handle.
 		return serve.Snapshot{Runner: runnerFor(seed), Watch: []string{fmt.Sprint(seed)}}
+	case reflect.TypeFor[resolve.Schema]():
+		return resolve.MustSchema(fmt.Sprintf(`{"type":"object","title":"s%d"}`, seed))
 	case reflect.TypeFor[diag.Collector]():
 		var c diag.Collector
 		c.Add(&diag.Error{Msg: fmt.Sprint(seed)})
@@ -343,6 +346,10 @@ func fillValue(v reflect.Value, seed, depth int) {
 		fillValue(p.Elem(), seed, depth+1)
 		v.Set(p)
 	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[resolve.Schema]() {
+			v.Set(reflect.ValueOf(fill(v.Type(), seed)))
+			return
+		}
 		for i := range v.NumField() {
 			if v.Type().Field(i).IsExported() {
 				fillValue(v.Field(i), seed, depth+1)

@@ -106,7 +106,7 @@ func editTool(_ context.Context, pc protocol.Context) (protocol.Outcome, error) 
 // host describes its builtins itself.
 func editRunner(text string) (*call.Runner, error) {
 	edit := resolve.Discovered{Name: "edit", Description: "Edit a file.",
-		InputSchema: json.RawMessage(`{"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}`)}
+		InputSchema: resolve.MustSchema(`{"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}`)}
 	var p config.Partial
 	if err := codec.Decode("config.toml", []byte(text), partial.TOML, &p); err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ import (
 )
 
 func def(name, desc, schema string) resolve.Definition {
-	return resolve.Definition{Name: name, Description: desc, InputSchema: json.RawMessage(schema),
+	return resolve.Definition{Name: name, Description: desc, InputSchema: resolve.MustSchema(schema),
 		Exec: resolve.Exec{Kind: resolve.ExecMCP, Server: "fs", Tool: name, Key: "mcp_servers.fs"}}
 }
 
@@ -33,7 +33,7 @@ func TestRoundTrip(t *testing.T) {
 	r := def("cat", "Cat.", `{"type":"object"}`)
 	r.Exec.Tool = "cat_file"
 	r.Annotations = json.RawMessage(`{"readOnlyHint":true}`)
-	r.OutputSchema = json.RawMessage(`{"type":"object"}`)
+	r.OutputSchema = resolve.MustSchema(`{"type":"object"}`)
 	r.Title = "Cat it"
 	want := Entries(&resolve.Catalog{Tools: []resolve.Definition{d, r}})
 	b, err := Render(want)

@@ -22,7 +22,7 @@ import (
 // as the server's version.
 func ExampleServer() {
 	echo := resolve.Discovered{Name: "echo", Description: "Repeat a text.",
-		InputSchema: json.RawMessage(`{"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}`)}
+		InputSchema: resolve.MustSchema(`{"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}`)}
 
 	var fingerprint string // of the catalog served, to compare
 	s := &serve.Server{

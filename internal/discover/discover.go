@@ -734,7 +734,7 @@ func (s *session) describeAnswer(t task, answer []byte) {
 		skip(fmt.Sprintf("it also describes a tool named %s; %s is used", name, prev.Path))
 		return
 	}
-	s.found.Described[name] = resolve.Described{Discovered: resolve.Discovered{Name: name, Description: description, InputSchema: json.RawMessage(schema.JSON())}, Path: t.program}
+	s.found.Described[name] = resolve.Described{Discovered: resolve.Discovered{Name: name, Description: description, InputSchema: schemaOf(schema)}, Path: t.program}
 }
 
 func contains(list []string, s string) bool {
@@ -783,7 +783,7 @@ func (s *session) schemaAnswer(c config.Config, t task, answer []byte) {
 			s.failed(toolPath, &diag.Error{Code: diag.CodeDiscovery, Path: t.path, Msg: "the schema answer for " + upstream + ": " + err.Error(), Err: err})
 			return
 		}
-		s.found.Schemas[t.name] = resolve.Discovered{Name: upstream, Summary: d.Summary, Description: d.Description, InputSchema: json.RawMessage(schema.JSON())}
+		s.found.Schemas[t.name] = resolve.Discovered{Name: upstream, Summary: d.Summary, Description: d.Description, InputSchema: schemaOf(schema)}
 		return
 	}
 	sort.Strings(names)
@@ -806,4 +806,11 @@ func defaultParallel(n int) int {
 		return n
 	}
 	return max(minParallel, 2*runtime.NumCPU())
+}
+
+// schemaOf returns the schema whose value is v: its text, which a resolve
+// reads again only where the config overrides it.
+func schemaOf(v *jsonv.Value) resolve.Schema {
+	s, _ := resolve.ParseSchema(v.JSON()) // the text of a value is JSON
+	return s
 }

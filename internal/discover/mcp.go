@@ -360,12 +360,12 @@ func (s *session) toolsOf(server string, a upstream.Answer) map[string]resolve.D
 		}
 		d := resolve.Discovered{Name: t.Name, Title: t.Title, Description: t.Description}
 		if t.InputSchema != nil {
-			d.InputSchema = json.RawMessage(t.InputSchema.JSON())
+			d.InputSchema = schemaOf(t.InputSchema)
 		} else {
-			d.InputSchema = json.RawMessage(`{"type":"object"}`)
+			d.InputSchema = resolve.MustSchema(`{"type":"object"}`)
 		}
 		if t.OutputSchema != nil {
-			d.OutputSchema = json.RawMessage(t.OutputSchema.JSON())
+			d.OutputSchema = schemaOf(t.OutputSchema)
 		}
 		if t.Annotations != nil {
 			d.Annotations = json.RawMessage(t.Annotations.JSON())
