@@ -18,7 +18,8 @@ import (
 
 // methods reads the methods of the JSON-RPC messages of a log (one a line,
 // as JSON or as a bare method name), split into one list per process: each
-// starts with the handshake's first message, server/discover.
+// starts with the handshake's first message, initialize (servers are asked
+// for protocol 2025-11-25, mcpclient.UpstreamProtocol).
 func methods(t *testing.T, path string) [][]string {
 	t.Helper()
 	var out [][]string
@@ -30,7 +31,7 @@ func methods(t *testing.T, path string) [][]string {
 		if json.Unmarshal([]byte(line), &m) == nil {
 			method = m.Method
 		}
-		if method == "server/discover" || len(out) == 0 {
+		if method == "initialize" || len(out) == 0 {
 			out = append(out, nil)
 		}
 		out[len(out)-1] = append(out[len(out)-1], method)
@@ -58,13 +59,12 @@ func TestIdentityWarmStart(t *testing.T) {
 			server: `command = "sh"` + "\n" + `args = ["-c", "tee -a DIR/inner.log | exec STRATABIN serve --root DIR/inner --trust"]` + "\n" + `env = { STRATA_CONFIG_HOME = "DIR/innerhome", XDG_CACHE_HOME = "DIR/innercache" }`,
 			log:    "inner.log",
 			want: [][]string{
-				// strata serve takes server/discover for the handshake
-				// (protocol 2026-07-28): the SDK's client sends no
-				// initialize, and listens for changes, which it cancels
-				// when it closes the session.
-				{"notifications/cancelled", "server/discover", "server/identity", "subscriptions/listen", "tools/list"},
-				{"notifications/cancelled", "server/discover", "server/identity", "subscriptions/listen", "tools/call"},
-				{"notifications/cancelled", "server/discover", "server/identity", "subscriptions/listen", "tools/call", "tools/list"},
+				// Servers are asked for protocol 2025-11-25
+				// (mcpclient.UpstreamProtocol): each start begins with
+				// initialize.
+				{"initialize", "notifications/initialized", "server/identity", "tools/list"},
+				{"initialize", "notifications/initialized", "server/identity", "tools/call"},
+				{"initialize", "notifications/initialized", "server/identity", "tools/call", "tools/list"},
 			},
 		},
 		{
@@ -72,9 +72,9 @@ func TestIdentityWarmStart(t *testing.T) {
 			server: `command = "MCPFAKE"` + "\n" + `args = ["-tools", "2", "-requests", "DIR/plain.log"]`,
 			log:    "plain.log",
 			want: [][]string{
-				{"initialize", "notifications/initialized", "server/discover", "server/identity", "tools/list"},
-				{"initialize", "notifications/initialized", "server/discover", "server/identity", "tools/call", "tools/list"},
-				{"initialize", "notifications/initialized", "server/discover", "server/identity", "tools/call", "tools/list"},
+				{"initialize", "notifications/initialized", "server/identity", "tools/list"},
+				{"initialize", "notifications/initialized", "server/identity", "tools/call", "tools/list"},
+				{"initialize", "notifications/initialized", "server/identity", "tools/call", "tools/list"},
 			},
 		},
 	} {
@@ -166,7 +166,7 @@ expose = "all"
 	for _, p := range got {
 		slices.Sort(p)
 	}
-	want := [][]string{{"server/discover", "server/identity", "server/identity", "subscriptions/listen", "tools/list"}}
+	want := [][]string{{"initialize", "notifications/initialized", "server/identity", "server/identity", "tools/list"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("what the server was sent (-want +got):\n%s", diff)
 	}

@@ -48,13 +48,24 @@ func (s *setup) serveProcess(t *testing.T, opts *mcp.ClientOptions, args ...stri
 // serveProcessAs is serveProcess for a client named client.
 func (s *setup) serveProcessAs(t *testing.T, client string, opts *mcp.ClientOptions, args ...string) *mcp.ClientSession {
 	t.Helper()
+	return s.serveProcessClient(t, client, "", opts, args...)
+}
+
+// serveProcessClient is serveProcess for a client named client on
+// protocol version (the SDK's latest when empty).
+func (s *setup) serveProcessClient(t *testing.T, client, version string, opts *mcp.ClientOptions, args ...string) *mcp.ClientSession {
+	t.Helper()
 	cmd := exec.Command(strataBin, append([]string{"serve", "--root", s.repo, "--trust"}, args...)...)
 	cmd.Env = append(slices.Clone(s.environ), "XDG_CACHE_HOME="+filepath.Join(s.dir, "cache"))
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	var sopts *mcp.ClientSessionOptions
+	if version != "" {
+		sopts = &mcp.ClientSessionOptions{ProtocolVersion: version}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, sopts)
 	if err != nil {
 		t.Fatalf("%v; strata said:\n%s", err, stderr)
 	}
@@ -288,4 +299,141 @@ expose = "all"
 			t.Errorf("the server got %s, want %s", got, want)
 		}
 	})
+}
+
+// samplingClient is a client that answers sampling and elicitation, as the
+// clients of issue 26 did, and records the requests.
+func samplingClient(sampled chan<- *mcp.CreateMessageParams) *mcp.ClientOptions {
+	return &mcp.ClientOptions{
+		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			sampled <- req.Params
+			return &mcp.CreateMessageResult{Model: "test-model", Role: "assistant", Content: &mcp.TextContent{Text: "Hi from the client"}}, nil
+		},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada Lovelace", "check": true}}, nil
+		},
+	}
+}
+
+// TestServeRelaysAfterTheFirstCall (issue 26, point 1): with the server's
+// tools cached, strata serve starts the server at the first call; the
+// server's sampling requests of later calls still reach the client, on
+// protocol 2026-07-28 (the Go SDK's client) as on 2025-11-25. The
+// upstream session used to keep the first call's context, whose relay had
+// ended: "context canceled".
+func TestServeRelaysAfterTheFirstCall(t *testing.T) {
+	for _, version := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(version, func(t *testing.T) {
+			s := newSetup(t, map[string]string{"home/strata/config.toml": everythingServer(t)})
+			sampled := make(chan *mcp.CreateMessageParams, 10)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			// The first process caches the tools listed to such a client.
+			warm := s.serveProcessVersion(t, samplingClient(sampled), version)
+			toolNames(t, warm)
+			warm.Close()
+
+			cs := s.serveProcessVersion(t, samplingClient(sampled), version)
+			if v := cs.InitializeResult().ProtocolVersion; v != version {
+				t.Fatalf("protocol %s, want %s", v, version)
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "first"}})
+			if err != nil || textOf(res) != "Echo: first" {
+				t.Fatalf("first call: %v, %+v", err, res)
+			}
+			for i := range 2 {
+				res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "trigger-sampling-request", Arguments: map[string]any{"prompt": "Say hi", "maxTokens": 5}})
+				if err != nil || res.IsError || !strings.Contains(textOf(res), "Hi from the client") {
+					t.Fatalf("sampling after the first call (%d): %v, %s", i, err, textOf(res))
+				}
+				receive(t, ctx, sampled, "sampling request")
+			}
+		})
+	}
+}
+
+// serveProcessVersion is serveProcess with the client on protocol
+// version.
+func (s *setup) serveProcessVersion(t *testing.T, opts *mcp.ClientOptions, version string, args ...string) *mcp.ClientSession {
+	t.Helper()
+	return s.serveProcessClient(t, "relay-test", version, opts, args...)
+}
+
+// TestServeVersionIsTheFingerprint (issue 26, point 4): for a client that
+// declares sampling and elicitation, the catalog is resolved with them
+// before the handshake is answered, so the version in serverInfo is the
+// fingerprint every tools/list carries, on both protocols.
+func TestServeVersionIsTheFingerprint(t *testing.T) {
+	for _, version := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(version, func(t *testing.T) {
+			s := newSetup(t, map[string]string{"home/strata/config.toml": everythingServer(t)})
+			cs := s.serveProcessVersion(t, samplingClient(make(chan *mcp.CreateMessageParams, 10)), version)
+			res, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := cs.InitializeResult().ServerInfo.Version, res.Meta["strata/fingerprint"]; got != want {
+				t.Errorf("serverInfo.version %v, tools/list fingerprint %v", got, want)
+			}
+			if !slices.ContainsFunc(res.Tools, func(t *mcp.Tool) bool { return t.Name == "trigger-sampling-request" }) {
+				t.Errorf("the catalog was not resolved with the client's capabilities: %d tools", len(res.Tools))
+			}
+		})
+	}
+}
+
+// nodeClient runs the official TypeScript SDK's client (protocol
+// 2025-11-25) against strata serve on the workspace of s, declaring caps,
+// and returns what it printed.
+func (s *setup) nodeClient(t *testing.T, caps, calls string) nodeClientOutput {
+	t.Helper()
+	node, _ := mcptest.EverythingEntry(t)
+	cmd := exec.Command(node, filepath.Join("fixtures", "mcp", "client.mjs"), calls, strataBin, "serve", "--root", s.repo, "--trust")
+	cmd.Env = append(slices.Clone(s.environ), "CLIENT_CAPABILITIES="+caps)
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v; stderr:\n%s", err, stderr)
+	}
+	var got nodeClientOutput
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return got
+}
+
+type nodeClientOutput struct {
+	ServerInfo struct{ Name, Version string }
+	ToolsMeta  map[string]any
+	Tools      []struct{ Name string }
+	Calls      []struct {
+		Name   string
+		Error  string
+		Result struct {
+			IsError bool
+			Content []struct{ Text string }
+		}
+	}
+}
+
+// TestServeNodeClientSampling (issue 26, points 1 and 4) with the
+// TypeScript SDK's client on 2025-11-25, which declares sampling and
+// elicitation: serverInfo.version is the fingerprint of tools/list, and
+// sampling relayed after a first call that started the server works.
+func TestServeNodeClientSampling(t *testing.T) {
+	// The TypeScript SDK starts strata with a few variables of its own
+	// (HOME, PATH, ...): the config is the workspace's.
+	s := newSetup(t, map[string]string{"repo/.strata/config.toml": everythingServer(t)})
+	caps := `{"sampling":{},"elicitation":{}}`
+	s.nodeClient(t, caps, `[]`) // caches the tools
+	got := s.nodeClient(t, caps, `[{"name":"echo","arguments":{"message":"first"}},{"name":"trigger-sampling-request","arguments":{"prompt":"Say hi","maxTokens":5}},{"name":"trigger-sampling-request","arguments":{"prompt":"Again","maxTokens":5}}]`)
+	if fp := got.ToolsMeta["strata/fingerprint"]; got.ServerInfo.Version != fp {
+		t.Errorf("serverInfo.version %s, tools/list fingerprint %v", got.ServerInfo.Version, fp)
+	}
+	for _, c := range got.Calls[1:] {
+		if c.Error != "" || c.Result.IsError || len(c.Result.Content) == 0 || !strings.Contains(c.Result.Content[0].Text, "Hi from the client") {
+			t.Errorf("%s: %+v", c.Name, c)
+		}
+	}
 }

@@ -2,8 +2,11 @@ package strata
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/gateway"
+	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/mcpserver"
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/resolve"
@@ -29,6 +34,23 @@ import (
 // names the fix (run = "unattended", for tools the client's own approval
 // is enough for).
 func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer, warn func(error)) error {
+	var clientSet clientToolSet
+	srv := w.mcpServer(warn, &clientSet)
+	// The MCP servers relay for the client: they are declared its
+	// sampling and elicitation capabilities (and resolved again with
+	// them, since a server may list other tools), and their log messages,
+	// at the level it asks for, go to it.
+	srv.Client = func(_ context.Context, client *mcp.InitializeParams, ss *mcp.ServerSession) bool {
+		reload := w.servers.Serve(upstream.ClientOf(client.Capabilities, ss))
+		return clientSet.choose(w, client) || reload
+	}
+	srv.LogLevel = w.servers.SetLogLevel
+	return srv.Serve(ctx, in, out)
+}
+
+// mcpServer is the server of the workspace's catalog, resolved again
+// when a watched file changes or an MCP server's tools do.
+func (w *Workspace[P, R]) mcpServer(warn func(error), clientSet *clientToolSet) *mcpserver.Server {
 	report := func(err error) {
 		if warn != nil && err != nil {
 			warn(err)
@@ -36,7 +58,6 @@ func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer
 	}
 	first := true
 	warned := map[string]bool{} // the warnings of resolving, said once
-	var clientSet clientToolSet
 	srv := &mcpserver.Server{
 		Load: func(ctx context.Context) (*mcpserver.Snapshot, error) {
 			cur := w
@@ -69,18 +90,91 @@ func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer
 		},
 		Warn:  report,
 		Stale: func(err error) { report(&serve.StaleError{Err: err}) },
-		// The MCP servers relay for the client: they are declared its
-		// sampling and elicitation capabilities (and resolved again with
-		// them, since a server may list other tools), and their log
-		// messages, at the level it asks for, go to it.
-		Client: func(_ context.Context, ss *mcp.ServerSession) bool {
-			reload := w.servers.Serve(upstream.ClientOf(ss))
-			return clientSet.choose(w, ss) || reload
-		},
-		LogLevel: w.servers.SetLogLevel,
 	}
 	w.servers.OnChange = func(string) { srv.Invalidate() }
-	return srv.Serve(ctx, in, out)
+	return srv
+}
+
+// ServeHTTP serves the workspace's catalog over streamable HTTP on ln
+// until ctx is done, to many clients at once (see [serve.HTTP] for what
+// guards it): every client a session of its own, one catalog, and one
+// process (or connection) per MCP server for all of them, started once
+// and started again when it ends. The MCP servers are declared sampling
+// and elicitation (the clients' requests go to the client whose call is
+// under way, and a client that cannot answer gets an error), so the
+// catalog is the one a client that can answer both sees over stdio. Each
+// client gets the servers' log messages at the level it asked for; the
+// servers are asked for the most detailed level any client asked. Beside
+// /mcp, behind the same checks, /health answers the servers' states as
+// JSON and /metrics the counts of calls (by tool, server and outcome),
+// their time, and the servers' states, in Prometheus's text format; every
+// call goes to opts.CallLog.
+func (w *Workspace[P, R]) ServeHTTP(ctx context.Context, ln net.Listener, opts serve.HTTP, warn func(error)) error {
+	if opts.Token == "" && !opts.NoToken {
+		return errors.New("strata serve over HTTP needs a bearer token")
+	}
+	w.servers.Serve(upstream.Client{Capabilities: mcpclient.Capabilities{
+		Sampling:    &mcp.SamplingCapabilities{},
+		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
+	}})
+	srv := w.mcpServer(warn, &clientToolSet{}) // one catalog: the run's tool set
+	obs := &gateway.Observer{Log: opts.CallLog}
+	srv.OnCall = func(c mcpserver.Call) {
+		gc := gateway.Call{Time: c.Time, Client: c.Client, Tool: c.Tool, Server: c.Server, Duration: c.Duration, Outcome: c.Outcome}
+		if opts.LogArguments {
+			gc.Arguments = c.Arguments
+		}
+		obs.Record(gc)
+	}
+	health := func() []gateway.Health {
+		var out []gateway.Health
+		for _, st := range w.servers.States() {
+			h := gateway.Health{Server: st.Name, State: st.State}
+			if st.Err != nil {
+				h.Error = st.Err.Error()
+			}
+			out = append(out, h)
+		}
+		slices.SortFunc(out, func(a, b gateway.Health) int { return strings.Compare(a.Server, b.Server) })
+		return out
+	}
+	paths := map[string]http.Handler{"/health": gateway.HealthHandler(health), "/metrics": obs.MetricsHandler(health)}
+	for p, h := range opts.Paths {
+		paths[p] = h
+	}
+	opts.Paths = paths
+	var levels logLevels
+	srv.LogLevel = func(ctx context.Context, level mcp.LoggingLevel) {
+		if l, ok := levels.lower(level); ok {
+			w.servers.SetLogLevel(ctx, l)
+		}
+	}
+	return srv.ServeHTTP(ctx, ln, opts.Handler)
+}
+
+// logLevels keeps the most detailed log level any client asked for.
+type logLevels struct {
+	mu    sync.Mutex
+	level mcp.LoggingLevel
+}
+
+// levelOrder orders MCP's log levels, most detailed first.
+var levelOrder = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// lower records level, and returns the level to ask the servers for when
+// it is more detailed than any before.
+func (l *logLevels) lower(level mcp.LoggingLevel) (mcp.LoggingLevel, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	i := slices.Index(levelOrder, level)
+	if i < 0 {
+		return "", false
+	}
+	if j := slices.Index(levelOrder, l.level); j >= 0 && j <= i {
+		return "", false
+	}
+	l.level = level
+	return level, true
 }
 
 // maxWhyEmpty is how many problems whyEmpty names; the others are
@@ -126,10 +220,10 @@ type clientToolSet struct {
 func (c *clientToolSet) choose(w interface {
 	ToolSet() string
 	ToolSetFor(string) string
-}, ss *mcp.ServerSession) bool {
+}, client *mcp.InitializeParams) bool {
 	name := ""
-	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
-		name = p.ClientInfo.Name
+	if client.ClientInfo != nil {
+		name = client.ClientInfo.Name
 	}
 	set := w.ToolSetFor(name)
 	c.mu.Lock()

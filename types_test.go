@@ -40,6 +40,7 @@ import (
 // checks.
 var valueTypes = map[string]reflect.Type{
 	"strata.Workspace":           reflect.TypeFor[*strata.Workspace[config.Partial, config.Config]](),
+	"strata.ServerCheck":         reflect.TypeFor[strata.ServerCheck](),
 	"config.Budget":              reflect.TypeFor[config.Budget](),
 	"config.BudgetPartial":       reflect.TypeFor[config.BudgetPartial](),
 	"config.ExportLimits":        reflect.TypeFor[config.ExportLimits](),
@@ -132,6 +133,7 @@ var valueTypes = map[string]reflect.Type{
 	"call.Problem":               reflect.TypeFor[call.Problem](),
 	"call.Response":              reflect.TypeFor[call.Response](),
 	"call.Runner":                reflect.TypeFor[*call.Runner](),
+	"serve.HTTP":                 reflect.TypeFor[serve.HTTP](),
 	"serve.Server":               reflect.TypeFor[*serve.Server](),
 	"serve.Snapshot":             reflect.TypeFor[serve.Snapshot](),
 	"serve.StaleError":           reflect.TypeFor[serve.StaleError](),

@@ -134,10 +134,23 @@ func (c *callCmd) Help() string {
 	return `A tool whose run mode is "ask" (the default) or "edit" runs once you answer y to the question on the terminal, which shows the tool and its arguments; without a terminal it runs only with --yes. A tool with run = "unattended" runs without asking; run = "skip" never runs.`
 }
 
+// doctorCmd is strata doctor.
+type doctorCmd struct {
+	OpenFlags `embed:""`
+}
+
 // serveCmd is strata serve.
 type serveCmd struct {
 	ResolveFlags `embed:""`
 	Timeout      time.Duration `default:"60s" help:"Bound each run of a local tool (MCP tools have their server's tool_timeout_sec)."`
+	HTTP         string        `name:"http" help:"Serve over streamable HTTP on ADDR (host:port; loopback unless --allow-remote), at /mcp, to many clients at once, instead of stdio." placeholder:"ADDR"`
+	TokenFile    string        `help:"With --http: the file whose first line is the bearer token clients must send (default: one strata makes and keeps in the user's cache directory, mode 0600)." placeholder:"FILE" type:"path"`
+	NoToken      bool          `help:"With --http on a loopback address: take requests without a token (any program of this machine may then call; for test suites that cannot send one)."`
+	AllowRemote  bool          `help:"With --http: allow an ADDR that is not loopback (other machines can then reach it; put TLS in front)."`
+	AllowHost    []string      `help:"With --http: a host name clients may reach strata by (the Host header), besides the loopback names; repeatable." placeholder:"HOST"`
+	CallLog      string        `help:"With --http: append a JSON line for every tool call to FILE (- for stderr): time, client, tool, server, duration_ms, outcome." placeholder:"FILE"`
+	LogArguments bool          `help:"With --call-log: log the calls' arguments too (they may hold what users typed, or secrets)."`
+	AllowOrigin  []string      `help:"With --http: a browser origin (scheme://host:port) allowed to call, besides strata's own; repeatable." placeholder:"ORIGIN"`
 }
 
 // Help says what run = "ask" means for strata serve.

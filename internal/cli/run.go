@@ -28,8 +28,9 @@ type cli struct {
 	Config  configCmd        `cmd:"" help:"Print the final config from all sources: defaults, user, workspace and directory files, environment, --cfg."`
 	Resolve resolveCmd       `cmd:"" help:"Print the resolved tool definitions, as strata's JSON or a vendor's."`
 	Call    callCmd          `cmd:"" help:"Validate and run one resolved tool; print its outcome."`
-	Serve   serveCmd         `cmd:"" help:"Serve the resolved tools as an MCP server over stdio."`
+	Serve   serveCmd         `cmd:"" help:"Serve the resolved tools as an MCP server over stdio, or over HTTP (--http)."`
 	Lock    lockCmd          `cmd:"" help:"Lock what the model sees of each tool (strata.lock): a tool that changes later is held back until you accept it here; --diff shows the changes."`
+	Doctor  doctorCmd        `cmd:"" help:"Start every configured MCP server, list its tools and time it; name the fix of each that fails (exit 1)."`
 	Trust   trustCmd         `cmd:"" help:"Trust a workspace, exactly or with everything below it: let its own files apply and the programs they name run; pin a launch; list or forget what you trust."`
 	Merge   mergeCmd         `cmd:"" help:"Merge layer files in order (first lowest) and print the merged layer."`
 	Diff    diffCmd          `cmd:"" help:"Print the layer that turns FROM into TO; exit 1 when they differ."`

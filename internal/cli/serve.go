@@ -4,12 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/strata-config/strata"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/cache"
+	"github.com/strata-config/strata/internal/gateway"
 	"github.com/strata-config/strata/internal/pollfile"
 	"github.com/strata-config/strata/serve"
 )
@@ -51,6 +56,9 @@ func (c *serveCmd) Run(e *env) error {
 		return err
 	}
 	defer w.Close()
+	if c.HTTP != "" {
+		return c.serveHTTP(e, w)
+	}
 	in := e.Stdin
 	if f, ok := in.(*os.File); ok {
 		// A pipe is read in the poller, through a file of its own (which
@@ -61,13 +69,79 @@ func (c *serveCmd) Run(e *env) error {
 		}
 	}
 	oneProc(in)
-	err = w.Serve(e.Ctx, in, e.Stdout, func(err error) {
+	err = w.Serve(e.Ctx, in, e.Stdout, serveWarn(e, c.Verbose))
+	if e.Ctx.Err() != nil {
+		return nil // stopped by a signal: a clean end
+	}
+	return err
+}
+
+// serveWarn is how strata serve reports what does not stop it.
+func serveWarn(e *env, verbose bool) func(error) {
+	return func(err error) {
 		var stale *serve.StaleError
 		if errors.As(err, &stale) {
 			fmt.Fprintln(e.Stderr, "strata: warning: the config changed and does not resolve; still serving the catalog before:")
 		}
-		warnVerbose(e, diag.All(err), c.Verbose)
-	})
+		warnVerbose(e, diag.All(err), verbose)
+	}
+}
+
+// serveHTTP runs strata serve --http.
+func (c *serveCmd) serveHTTP(e *env, w *strataWorkspace) error {
+	loopback := gateway.IsLoopback(c.HTTP)
+	if !loopback && !c.AllowRemote {
+		return usage(fmt.Errorf("--http %s: not a loopback address (127.0.0.1:PORT, [::1]:PORT, localhost:PORT); to let other machines reach strata, add --allow-remote (and put TLS in front of it)", c.HTTP))
+	}
+	opts := serve.HTTP{Origins: c.AllowOrigin, NoToken: c.NoToken}
+	if loopback {
+		opts.Hosts = append(slices.Clone(gateway.LoopbackHosts), c.AllowHost...)
+	} else {
+		opts.Hosts = c.AllowHost // none: any name
+	}
+	var err error
+	switch {
+	case c.NoToken && (!loopback || c.TokenFile != ""):
+		return usage(errors.New("--no-token: only on a loopback address, and without --token-file"))
+	case c.NoToken:
+		fmt.Fprintln(e.Stderr, "strata: warning: --no-token: any program of this machine may call the tools")
+	case c.TokenFile != "":
+		if opts.Token, err = gateway.ReadToken(c.TokenFile); err != nil {
+			return fmt.Errorf("--token-file: %w", err)
+		}
+	default:
+		dir := cache.DefaultDir("strata", os.Environ())
+		if dir == "" {
+			return usage(errors.New("--http: no cache directory (HOME and XDG_CACHE_HOME are unset) to keep a token in; give one with --token-file FILE"))
+		}
+		var path string
+		if opts.Token, path, err = gateway.GeneratedToken(filepath.Dir(dir)); err != nil {
+			return fmt.Errorf("--http: keeping a token: %w", err)
+		}
+		fmt.Fprintf(e.Stderr, "strata: the bearer token clients must send is in %s\n", path)
+	}
+	switch c.CallLog {
+	case "":
+	case "-":
+		opts.CallLog = e.Stderr
+	default:
+		f, err := os.OpenFile(c.CallLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return fmt.Errorf("--call-log: %w", err)
+		}
+		defer f.Close()
+		opts.CallLog = f
+	}
+	opts.LogArguments = c.LogArguments
+	ln, err := net.Listen("tcp", c.HTTP)
+	if err != nil {
+		return err
+	}
+	if !loopback {
+		fmt.Fprintf(e.Stderr, "strata: warning: serving on %s, which other machines may reach; strata speaks plain HTTP: put a reverse proxy with TLS in front of it\n", ln.Addr())
+	}
+	fmt.Fprintf(e.Stderr, "strata: serving MCP on http://%s/mcp\n", ln.Addr())
+	err = w.ServeHTTP(e.Ctx, ln, opts, serveWarn(e, c.Verbose))
 	if e.Ctx.Err() != nil {
 		return nil // stopped by a signal: a clean end
 	}

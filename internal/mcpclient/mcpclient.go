@@ -373,7 +373,14 @@ func connect(ctx, cctx context.Context, t mcp.Transport, startup time.Duration, 
 			return res, err
 		}
 	})
-	cs, err := client.Connect(cctx, t, nil)
+	// The connection outlives whoever connects (a listing, a call), and
+	// the SDK handles the server's requests under its context: it takes
+	// none of the caller's values (a call's relay, which ends with the
+	// call), only the bound of the start.
+	lctx, lcancel := context.WithCancel(context.Background())
+	defer lcancel()
+	defer context.AfterFunc(cctx, lcancel)()
+	cs, err := client.Connect(lctx, t, &mcp.ClientSessionOptions{ProtocolVersion: UpstreamProtocol})
 	if err != nil {
 		if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 			return nil, TimeoutError(startup)
@@ -400,6 +407,16 @@ func connect(ctx, cctx context.Context, t mcp.Transport, startup time.Duration, 
 	}
 	return s, nil
 }
+
+// UpstreamProtocol is the protocol version strata asks its servers for:
+// 2025-11-25, where a server sends its requests (sampling, elicitation)
+// and log messages on its own, and strata relays them to clients of
+// either protocol. Servers of 2026-07-28 send log messages only for a
+// level a request's _meta names and ask through the results of calls;
+// the servers in the field speak 2025-11-25 (the TypeScript SDK's), and
+// the Go SDK's conformance server fails its sampling, elicitation and
+// logging tools on 2026-07-28.
+const UpstreamProtocol = "2025-11-25"
 
 // Changes signals when the server says its tool list changed.
 func (s *Session) Changes() <-chan struct{} { return s.changes }

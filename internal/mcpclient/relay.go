@@ -64,6 +64,23 @@ type Downstream interface {
 	Ask(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error)
 }
 
+// Owner is what a [Downstream] may implement to say whose it is: the
+// client strata serves that made the call (its session), so that what a
+// server sends outside any call's context is passed on only when every
+// call under way is that one client's. A Downstream that does not is its
+// own owner.
+type Owner interface {
+	Owner() any
+}
+
+// ownerOf returns the owner of d.
+func ownerOf(d Downstream) any {
+	if o, ok := d.(Owner); ok {
+		return o.Owner()
+	}
+	return d
+}
+
 type downstreamKey struct{}
 
 // WithDownstream returns ctx carrying d: the calls made under it are
@@ -92,8 +109,8 @@ type relayed struct {
 	// The SDK hands notifications to their handlers on a goroutine of
 	// their own, so the response to a call may be handled before the
 	// progress the server sent ahead of it. The tap counts the progress
-	// notifications of the call as they are read, in order, and the call
-	// ends only once they are passed on.
+	// notifications and log messages of the call as they are read, in
+	// order, and the call ends only once they are passed on.
 	mu      sync.Mutex
 	notes   int           // read, not yet passed on
 	drained chan struct{} // closed when notes is back to 0; nil at 0
@@ -219,19 +236,29 @@ func (r *relays) byToken(token any) *relayed {
 	return r.tokens[s]
 }
 
-// oldest returns the oldest relayed call under way, or nil.
+// oldest returns the oldest relayed call under way, or nil; also nil
+// when the calls under way are more than one client's (a server shared by
+// the clients of strata serve --http): nothing on the wire says which of
+// them a log message or a request is for, and it must not reach another
+// client than the one it is for.
 func (r *relays) oldest() *relayed {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.calls) == 0 {
 		return nil
 	}
+	owner := ownerOf(r.calls[0].d)
+	for _, c := range r.calls[1:] {
+		if ownerOf(c.d) != owner {
+			return nil
+		}
+	}
 	return r.calls[0]
 }
 
 // ErrNoClient is the error a server's sampling or elicitation request is
 // answered with when no call of a client that can answer it is under way.
-var ErrNoClient = errors.New("strata relays this request only during a call of a client that can answer it, and none is under way")
+var ErrNoClient = errors.New("strata relays this request only during a call of a client that can answer it, and none is under way (or the calls under way are several clients')")
 
 // clientOptions adds to opts the handlers that relay what the server sends
 // for the client strata serves, and declares that client's capabilities.
@@ -259,7 +286,7 @@ func (s *Session) clientOptions(opts *mcp.ClientOptions, relay *Relay) {
 	}
 	opts.LoggingMessageHandler = func(_ context.Context, req *mcp.LoggingMessageRequest) {
 		if raw, err := json.Marshal(req.Params); err == nil {
-			s.queue.push(queued{params: raw, log: true})
+			s.queue.push(s.logRead(raw))
 		}
 	}
 	if relay.Sampling != nil {
@@ -355,7 +382,22 @@ const (
 type queued struct {
 	params json.RawMessage
 	log    bool     // a log message; otherwise progress
-	call   *relayed // the call progress is for
+	call   *relayed // the call progress is for; a log message's, or nil
+}
+
+// logRead is a log message read off the connection, queued for the call
+// it was read during (the oldest under way, as [relays.oldest] says),
+// which ends only once it is passed on: a server's last message before its
+// response reaches the client before the result does. (Over streamable
+// HTTP the client closes the call's stream with its result, and drops
+// what comes after.)
+func (s *Session) logRead(params json.RawMessage) queued {
+	q := queued{params: params, log: true}
+	if c := s.relays.oldest(); c != nil {
+		c.noteRead()
+		q.call = c
+	}
+	return q
 }
 
 // relayQueue is the bounded queue of the log messages and progress a
@@ -398,6 +440,9 @@ func (r *relayQueue) push(q queued) {
 func (r *relayQueue) drop(q queued) {
 	if q.log {
 		r.dropped.logs++
+		if q.call != nil {
+			q.call.notePassed()
+		}
 		return
 	}
 	r.dropped.progress++
@@ -440,7 +485,10 @@ func (r *relayQueue) run(ctx context.Context, done <-chan struct{}) {
 				if p.Logger == "" {
 					p.Logger = r.relay.Name
 				}
-				r.log(ctx, &p)
+				r.logFor(ctx, q.call, &p)
+			}
+			if q.call != nil {
+				q.call.notePassed()
 			}
 			continue
 		}
@@ -468,6 +516,21 @@ func (r *relayQueue) progress(q queued) {
 	}
 	p.ProgressToken = c.token
 	_ = c.d.Progress(c.ctx, &p)
+}
+
+// logFor passes on a log message read during the call c: to its client
+// while c is under way; otherwise as [relayQueue.log] does.
+func (r *relayQueue) logFor(ctx context.Context, c *relayed, p *mcp.LoggingMessageParams) {
+	if c != nil {
+		c.mu.Lock()
+		ended := c.ended
+		c.mu.Unlock()
+		if !ended {
+			_ = c.d.Log(c.ctx, p)
+			return
+		}
+	}
+	r.log(ctx, p)
 }
 
 // log passes on a log message: to the client of the oldest relayed call
@@ -510,7 +573,7 @@ func (s *Session) intercept(req *jsonrpc.Request) bool {
 	switch req.Method {
 	case "notifications/message":
 		if s.queue != nil {
-			s.queue.push(queued{params: req.Params, log: true})
+			s.queue.push(s.logRead(req.Params))
 		}
 		return true
 	case "notifications/progress":

@@ -49,6 +49,12 @@ type Remote struct {
 	AllowHTTP bool
 }
 
+// ReconnectRetries is how many times a broken event stream of a remote
+// server is resumed before the session fails (the SDK's default is 5,
+// about 20 seconds of backoff after a server died mid-call; 2 is about
+// 3 seconds, which rides out a restart of a proxy in front of it).
+const ReconnectRetries = 2
+
 // DefaultMaxMessage is the default bound on one message from a remote
 // server: a JSON response, or one server-sent event.
 const DefaultMaxMessage = 16 << 20
@@ -102,7 +108,7 @@ func Dial(ctx context.Context, r Remote, startup time.Duration) (*Session, error
 
 	cctx, cancel := withStartup(ctx, startup)
 	defer cancel()
-	s, err := connect(ctx, cctx, &mcp.StreamableClientTransport{Endpoint: r.URL, HTTPClient: client, MaxEventSize: maxMsg}, startup, tp, r.Relay)
+	s, err := connect(ctx, cctx, &mcp.StreamableClientTransport{Endpoint: r.URL, HTTPClient: client, MaxEventSize: maxMsg, MaxRetries: ReconnectRetries}, startup, tp, r.Relay)
 	if err == nil {
 		s.transport = TransportStreamable
 		s.raw = &httpCaller{client: client, url: r.URL, cs: func() *mcp.ClientSession { return s.cs }, max: maxMsg}

@@ -31,21 +31,25 @@ import (
 // client's answer to a request of an upstream server.
 const relayKey = "strata/relay"
 
-// clientRelay runs the host's Client once the client has said who it is
-// (for protocol 2026-07-28, at its first request), resolving again before
-// anything else is answered when the host asks for it; and tells the
+// clientRelay runs the host's Client once the client has said who it is,
+// at its first request (initialize, or any request of protocol
+// 2026-07-28, which carries the client's capabilities), before that
+// request is answered: the catalog its capabilities give is the one the
+// handshake names (serverInfo.version is its fingerprint). It tells the
 // host the log level the client asks for.
 func (s *Server) clientRelay(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && s.Client != nil && method != "initialize" && ss.InitializeParams() != nil {
-			s.clientOnce.Do(func() {
-				if s.Client(ctx, ss) {
-					// Notifications are handled in order, so the client's
-					// first tools/list waits for the catalog its
-					// capabilities give.
-					s.reload(s.runCtx)
-				}
-			})
+		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && s.Client != nil {
+			if client, ok := clientOf(method, req); ok {
+				s.clientOnce.Do(func() {
+					if s.Client(ctx, client, ss) {
+						// Requests are handled in order until this one
+						// is answered, so the client's first tools/list
+						// waits for the catalog its capabilities give.
+						s.reload(s.runCtx)
+					}
+				})
+			}
 		}
 		res, err := next(ctx, method, req)
 		if method == "logging/setLevel" && err == nil && s.LogLevel != nil {
@@ -57,6 +61,27 @@ func (s *Server) clientRelay(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
+// clientOf returns what the client declares with req: the params of
+// initialize; for a request of protocol 2026-07-28 or later, its
+// capabilities and clientInfo, from its _meta. ok is false for a request
+// that says nothing of them (a notification, a request before
+// initialize).
+func clientOf(method string, req mcp.Request) (client *mcp.InitializeParams, ok bool) {
+	if method == "initialize" {
+		p, _ := req.GetParams().(*mcp.InitializeParams)
+		return p, p != nil
+	}
+	r, ok := req.(interface {
+		ProtocolVersion() string
+		ClientCapabilities() *mcp.ClientCapabilities
+		ClientInfo() *mcp.Implementation
+	})
+	if !ok || r.ProtocolVersion() < "2026-07-28" {
+		return nil, false
+	}
+	return &mcp.InitializeParams{ProtocolVersion: r.ProtocolVersion(), Capabilities: r.ClientCapabilities(), ClientInfo: r.ClientInfo()}, true
+}
+
 // downstream is the client, for one call relayed to an MCP server.
 type downstream struct {
 	ss   *mcp.ServerSession
@@ -65,6 +90,10 @@ type downstream struct {
 }
 
 func (d *downstream) Meta() map[string]any { return d.meta }
+
+// Owner is the client's session: the calls of one session are one
+// client's.
+func (d *downstream) Owner() any { return d.ss }
 
 func (d *downstream) Progress(ctx context.Context, p *mcp.ProgressNotificationParams) error {
 	return d.ss.NotifyProgress(ctx, p)

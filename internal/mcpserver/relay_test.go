@@ -47,8 +47,11 @@ func relayServer(t *testing.T) *mcpserver.Server {
 			spec := func(name string) (upstream.Server, bool) { return r.Server(name, cfg.MCPServers[name], dir, dir), true }
 			return &mcpserver.Snapshot{Runner: &call.Runner{Catalog: cat, MCP: upstream.Caller{Servers: servers, Server: spec}, Confirm: yes}}, nil
 		},
-		Client:   func(_ context.Context, ss *mcp.ServerSession) bool { return servers.Serve(upstream.ClientOf(ss)) },
+		Client: func(_ context.Context, client *mcp.InitializeParams, ss *mcp.ServerSession) bool {
+			return servers.Serve(upstream.ClientOf(client.Capabilities, ss))
+		},
 		LogLevel: servers.SetLogLevel,
+		Warn:     func(err error) { t.Logf("warning: %v", err) },
 	}
 }
 

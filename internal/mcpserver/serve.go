@@ -27,9 +27,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/call"
@@ -83,21 +86,26 @@ type Server struct {
 	// Debounce is how long to wait after a change for more before
 	// resolving again; 0 is DefaultDebounce.
 	Debounce time.Duration
-	// Client, when not nil, is told the client once it has said who it is
-	// (its capabilities, which MCP servers relayed to may be declared),
-	// before anything else of the client is answered; when it returns
-	// true, the catalog is resolved again first (what the MCP servers list
-	// may depend on what the client can answer).
-	Client func(ctx context.Context, ss *mcp.ServerSession) (reload bool)
+	// Client, when not nil, is told what the client declares (its
+	// capabilities, which MCP servers relayed to may be declared, and its
+	// clientInfo) and its session at its first request that declares them, before that request is answered; when it
+	// returns true, the catalog is resolved again first (what the MCP
+	// servers list may depend on what the client can answer), so that
+	// the handshake names the catalog served.
+	Client func(ctx context.Context, client *mcp.InitializeParams, ss *mcp.ServerSession) (reload bool)
 	// LogLevel, when not nil, is told the log level the client asks for
 	// (logging/setLevel), to pass on to the MCP servers relayed to.
 	LogLevel func(ctx context.Context, level mcp.LoggingLevel)
+	// OnCall, when not nil, is told every tool call once it is answered
+	// (the call log, the metrics).
+	OnCall func(Call)
 
 	mu      sync.Mutex
 	current *Snapshot
 	served  map[string]string          // the tools served: name -> their JSON
 	wire    map[string]json.RawMessage // the same, as they go on the wire
 	mcp     *mcp.Server
+	info    *mcp.Implementation // the SDK server's, as made
 	changes chan struct{}
 
 	runCtx     context.Context // Run's
@@ -174,22 +182,35 @@ func UUID(fingerprint string) string {
 // Run serves over t until ctx is done or the client goes away; see Serve
 // for stdio.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
-	s.changes = make(chan struct{}, 1)
-	cat, err := s.Load(ctx)
+	ctx, end, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
-	fp := cat.Runner.Catalog.Fingerprint
-	s.mcp = mcp.NewServer(&mcp.Implementation{
+	err = s.mcp.Run(ctx, t)
+	end()
+	return err
+}
+
+// begin resolves the catalog, makes the SDK's server that serves it, and
+// watches for changes until ctx is done or end is called; end waits for
+// the watching to stop, and ends the calls that wait for a client.
+func (s *Server) begin(ctx context.Context) (_ context.Context, end func(), _ error) {
+	s.changes = make(chan struct{}, 1)
+	cat, err := s.Load(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.info = &mcp.Implementation{
 		Name:        "strata",
 		Title:       "strata: resolved tools",
-		Version:     fp,
+		Version:     cat.Runner.Catalog.Fingerprint,
 		Description: "The tools of a strata catalog; the version is the catalog's fingerprint.",
-	}, &mcp.ServerOptions{
+	}
+	s.mcp = mcp.NewServer(s.info, &mcp.ServerOptions{
 		// Logging: the log messages of the MCP servers relayed to.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}},
 	})
-	s.mcp.AddReceivingMiddleware(s.fingerprintMiddleware, s.clientRelay)
+	s.mcp.AddReceivingMiddleware(unserved, s.fingerprintMiddleware, s.clientRelay)
 	s.install(cat)
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -204,14 +225,14 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 		wg.Go(func() { w.run(ctx, s.Invalidate) })
 	}
 	wg.Go(func() { s.reloadLoop(ctx) })
-	err = s.mcp.Run(ctx, t)
-	cancel()
-	s.forgetAll()
-	wg.Wait()
-	if w != nil {
-		w.close()
-	}
-	return err
+	return ctx, func() {
+		cancel()
+		s.forgetAll()
+		wg.Wait()
+		if w != nil {
+			w.close()
+		}
+	}, nil
 }
 
 // reloadLoop resolves again after changes, waiting for the debounce.
@@ -358,12 +379,74 @@ func tool(d resolve.Definition, wire json.RawMessage) (*mcp.Tool, error) {
 // A call of an MCP server's tool is relayed for the client (see relay.go).
 func (s *Server) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		start := time.Now()
+		var refused atomic.Bool // the call may go on after an answer that asks for input
+		var res *mcp.CallToolResult
+		var err error
 		if id, ok := relayID(req.Params.RequestState); ok {
-			return s.resume(ctx, req, id)
+			res, err = s.resume(ctx, req, id)
+		} else {
+			res, err = s.relay(ctx, req, func(ctx context.Context) (*mcp.CallToolResult, error) {
+				res, err := s.call(ctx, name, req)
+				if errors.Is(err, errRefused) {
+					refused.Store(true)
+					err = nil
+				}
+				return res, err
+			})
 		}
-		return s.relay(ctx, req, func(ctx context.Context) (*mcp.CallToolResult, error) { return s.call(ctx, name, req) })
+		s.record(ctx, name, req, start, res, err, refused.Load())
+		return res, err
 	}
 }
+
+// Call is one tool call of a client, answered.
+type Call struct {
+	Time     time.Time
+	Client   string // the client's session id
+	Tool     string
+	Server   string // the MCP server of the tool, if it is one's
+	Duration time.Duration
+	// Outcome is "ok", "error", "refused" (strata refused it: bad
+	// arguments, say), "input" (the result asks the client for input)
+	// or "cancelled".
+	Outcome   string
+	Arguments json.RawMessage
+}
+
+// record tells OnCall a call.
+func (s *Server) record(ctx context.Context, name string, req *mcp.CallToolRequest, start time.Time, res *mcp.CallToolResult, err error, refused bool) {
+	if s.OnCall == nil {
+		return
+	}
+	c := Call{Time: start, Tool: name, Duration: time.Since(start), Arguments: req.Params.Arguments}
+	if req.Session != nil {
+		c.Client = req.Session.ID()
+	}
+	s.mu.Lock()
+	if d, ok := s.current.Runner.Catalog.Tool(name); ok {
+		c.Server = d.Exec.Server
+	}
+	s.mu.Unlock()
+	switch {
+	case err != nil && ctx.Err() != nil:
+		c.Outcome = "cancelled"
+	case err != nil:
+		c.Outcome = "error"
+	case refused:
+		c.Outcome = "refused"
+	case res != nil && len(res.InputRequests) > 0:
+		c.Outcome = "input"
+	case res != nil && res.IsError:
+		c.Outcome = "error"
+	default:
+		c.Outcome = "ok"
+	}
+	s.OnCall(c)
+}
+
+// errRefused marks a call strata refused (answered as a tool error).
+var errRefused = errors.New("refused")
 
 // call runs a call of the tool name through the current catalog.
 func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -393,7 +476,7 @@ func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest
 	case errors.As(err, &ce):
 		// A refused call is the model's to fix: a tool error, not a
 		// protocol error.
-		return text(true, ce.Error()), nil
+		return text(true, ce.Error()), errRefused
 	case err != nil:
 		return nil, err
 	}
@@ -540,15 +623,48 @@ func text(isError bool, s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: isError, Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
-// fingerprintMiddleware puts the current fingerprint in the _meta of
-// tools/list results.
+// unservedMethods are the methods of what strata does not serve yet
+// (resources, prompts, completions): the SDK answers them with empty
+// lists, which says the servers behind strata have none.
+var unservedMethods = map[string]bool{
+	"resources/list": true, "resources/templates/list": true, "resources/read": true,
+	"resources/subscribe": true, "resources/unsubscribe": true,
+	"prompts/list": true, "prompts/get": true, "completion/complete": true,
+}
+
+// unserved answers the methods of what strata does not serve with
+// method-not-found, never an empty success.
+func unserved(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if unservedMethods[method] {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "strata serves tools only: " + method + " is not served"}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// fingerprintMiddleware names the catalog served in every answer: the
+// version of serverInfo (in the result of initialize, and in the _meta of
+// every result of protocol 2026-07-28, which has no handshake) is its
+// fingerprint, and tools/list results carry it in _meta. The catalog may
+// have been resolved again since the SDK's server was made.
 func (s *Server) fingerprintMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
-		if r, ok := res.(*mcp.ListToolsResult); ok && err == nil {
-			s.mu.Lock()
-			fp, empty := s.current.Runner.Catalog.Fingerprint, s.current.Empty
-			s.mu.Unlock()
+		if err != nil || res == nil {
+			return res, err
+		}
+		s.mu.Lock()
+		fp, empty := s.current.Runner.Catalog.Fingerprint, s.current.Empty
+		s.mu.Unlock()
+		switch r := res.(type) {
+		case *mcp.InitializeResult:
+			if r.ServerInfo != nil {
+				info := *r.ServerInfo
+				info.Version = fp
+				r.ServerInfo = &info
+			}
+		case *mcp.ListToolsResult:
 			if r.Meta == nil {
 				r.Meta = mcp.Meta{}
 			}
@@ -558,6 +674,20 @@ func (s *Server) fingerprintMiddleware(next mcp.MethodHandler) mcp.MethodHandler
 				// or reads the list's _meta.
 				_ = ss.Log(ctx, &mcp.LoggingMessageParams{Level: "warning", Logger: "strata", Data: empty})
 				r.Meta[MetaEmpty] = empty
+			}
+		}
+		if v, ok := req.(interface{ ProtocolVersion() string }); ok && v.ProtocolVersion() >= "2026-07-28" && method != "initialize" {
+			// The SDK's empty result (of ping, say) has no fields and no
+			// _meta: its GetMeta panics.
+			if t := reflect.TypeOf(res); t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct && t.Elem().NumField() > 0 {
+				info := *s.info
+				info.Version = fp
+				m := res.GetMeta()
+				if m == nil {
+					m = map[string]any{}
+				}
+				m[mcp.MetaKeyServerInfo] = &info
+				res.SetMeta(m)
 			}
 		}
 		return res, err

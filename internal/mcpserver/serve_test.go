@@ -1,9 +1,12 @@
 package mcpserver_test
 
 import (
+	"errors"
+
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"os"
 	"path/filepath"
 	"sort"
@@ -351,4 +354,37 @@ func TestConcurrentCalls(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestUnservedMethods: what strata does not serve (resources, prompts,
+// completions) is method-not-found, not an empty list that says the
+// servers behind it have none (issue 26).
+func TestUnservedMethods(t *testing.T) {
+	cs, _ := serveWorkspace(t, demo, demoTools, nil)
+	ctx := context.Background()
+	calls := []struct {
+		name string
+		call func() error
+	}{
+		{"resources/list", func() error { _, err := cs.ListResources(ctx, nil); return err }},
+		{"resources/templates/list", func() error { _, err := cs.ListResourceTemplates(ctx, nil); return err }},
+		{"resources/read", func() error {
+			_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file:///etc/passwd"})
+			return err
+		}},
+		{"prompts/list", func() error { _, err := cs.ListPrompts(ctx, nil); return err }},
+		{"prompts/get", func() error { _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "p"}); return err }},
+		{"completion/complete", func() error {
+			_, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "p"}, Argument: mcp.CompleteParamsArgument{Name: "a"}})
+			return err
+		}},
+	}
+	for _, c := range calls {
+		t.Run(c.name, func(t *testing.T) {
+			var rpc *jsonrpc.Error
+			if err := c.call(); !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeMethodNotFound {
+				t.Errorf("%s answered %v, want method-not-found", c.name, err)
+			}
+		})
+	}
 }

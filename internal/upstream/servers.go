@@ -48,6 +48,7 @@ type Servers struct {
 
 	mu     sync.Mutex
 	live   map[string]*live // by server identity
+	failed map[string]error // the last start of a server that failed, by name
 	closed bool
 	follow sync.WaitGroup   // the goroutines that follow running servers
 	client Client           // the client served, if any
@@ -67,12 +68,13 @@ type Client struct {
 }
 
 // ClientOf returns the client of a session of an MCP server strata runs
-// (strata serve), as the servers relay for it: its sampling and
-// elicitation capabilities, and its session for log messages.
-func ClientOf(ss *mcp.ServerSession) Client {
+// (strata serve) that declared caps, as the servers relay for it: its
+// sampling and elicitation capabilities, and its session for log
+// messages.
+func ClientOf(caps *mcp.ClientCapabilities, ss *mcp.ServerSession) Client {
 	var c Client
-	if ip := ss.InitializeParams(); ip != nil && ip.Capabilities != nil {
-		c.Capabilities = mcpclient.Capabilities{Sampling: ip.Capabilities.Sampling, Elicitation: ip.Capabilities.Elicitation}
+	if caps != nil {
+		c.Capabilities = mcpclient.Capabilities{Sampling: caps.Sampling, Elicitation: caps.Elicitation}
 	}
 	c.Log = func(ctx context.Context, p *mcp.LoggingMessageParams) { _ = ss.Log(ctx, p) }
 	return c
@@ -145,13 +147,6 @@ func (p *Servers) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) {
 	}
 }
 
-// relay is how a server started now relays for the client served.
-func (p *Servers) relay(s Server) *mcpclient.Relay {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return &mcpclient.Relay{Capabilities: s.Client, Name: s.Name, Level: p.level, Log: p.log}
-}
-
 // log passes a log message to the client served, if any.
 func (p *Servers) log(ctx context.Context, m *mcp.LoggingMessageParams) {
 	p.mu.Lock()
@@ -175,6 +170,44 @@ type live struct {
 	// server that may have work to finish when it stops. A server that
 	// only listed its tools (a one-shot strata resolve) gets ListGrace.
 	called atomic.Bool
+}
+
+// State is the state of one running server, or one that failed to start
+// (see [Servers.States]).
+type State struct {
+	Name string
+	// State is "starting", "running" or "failed".
+	State string
+	Err   error
+}
+
+// States returns the state of each server started or starting, by name,
+// and of the last start of each that failed since (a server that ended
+// is not listed: it starts again at the next call that needs it).
+func (p *Servers) States() []State {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []State
+	seen := map[string]bool{}
+	for _, l := range p.live {
+		st := State{Name: l.spec.Name, State: "starting"}
+		select {
+		case <-l.ready:
+			st.State = "running"
+		default:
+		}
+		seen[st.Name] = true
+		out = append(out, st)
+	}
+	for name, err := range p.failed {
+		if !seen[name] {
+			out = append(out, State{Name: name, State: "failed", Err: err})
+		}
+	}
+	return out
 }
 
 // errClosed is the error of a server asked for after Close.
@@ -302,6 +335,13 @@ func (p *Servers) cached(s Server) *Answer { return Cached(p.Cache, s) }
 // get returns the running server of s, starting it (and listing its tools,
 // unless it says it is the server of the tools known returns) when it is
 // not running; started says it was.
+//
+// A server starts on a goroutine of its own, under no caller's context:
+// it serves every caller after the first (a client that gave up on its
+// call ends no start others wait for), and the requests it sends later
+// are handled under no call's values (see [mcpclient.Downstream]). Its
+// start is bounded by its startup timeout and listing by its tool
+// timeout; each caller waits for it as long as its own context lets it.
 func (p *Servers) get(ctx context.Context, s Server, known func() *Answer) (l *live, started bool, err error) {
 	id := s.id()
 	p.mu.Lock()
@@ -317,36 +357,51 @@ func (p *Servers) get(ctx context.Context, s Server, known func() *Answer) (l *l
 		}
 		p.live[id] = l
 		started = true
+		relay := &mcpclient.Relay{Capabilities: s.Client, Name: s.Name, Level: p.level, Log: p.log}
+		nl := l // not l, a result that a caller who gives up sets to nil
+		p.follow.Go(func() { p.start(id, nl, relay, known) })
 	}
 	p.mu.Unlock()
-	if !started {
-		select {
-		case <-l.ready:
-		case <-ctx.Done():
-			return nil, false, ctx.Err()
-		}
-		if l.err != nil {
-			return nil, false, l.err
-		}
-		return l, false, nil
+	select {
+	case <-l.ready:
+	case <-ctx.Done():
+		return nil, false, ctx.Err()
 	}
-	l.sess, l.err = Start(ctx, s, mcpclient.DefaultGrace, p.relay(s))
 	if l.err != nil {
-		l.err = startFailed(s, l.err)
+		return nil, false, l.err
+	}
+	return l, started, nil
+}
+
+// start starts the server of l and lists its tools, then follows it.
+func (p *Servers) start(id string, l *live, relay *mcpclient.Relay, known func() *Answer) {
+	ctx := context.Background()
+	l.sess, l.err = Start(ctx, l.spec, mcpclient.DefaultGrace, relay)
+	if l.err != nil {
+		l.err = startFailed(l.spec, l.err)
 	} else {
-		l.answer, _, l.err = list(ctx, l.sess, s, known())
+		l.answer, _, l.err = list(ctx, l.sess, l.spec, known())
 		if l.err != nil {
 			_ = l.sess.Close()
 			l.sess = nil
 		}
 	}
+	p.mu.Lock()
+	if l.err != nil {
+		if p.failed == nil {
+			p.failed = map[string]error{}
+		}
+		p.failed[l.spec.Name] = l.err
+	} else {
+		delete(p.failed, l.spec.Name)
+	}
+	p.mu.Unlock()
 	close(l.ready)
 	if l.err != nil {
 		p.forget(id, l)
-		return nil, false, l.err
+		return
 	}
-	p.follow.Go(func() { p.followServer(id, l) })
-	return l, true, nil
+	p.followServer(id, l)
 }
 
 // followServer follows a running server: when it says its tools changed,

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kballard/go-shellquote"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/internal/cache"
@@ -289,7 +290,14 @@ func call(ctx context.Context, sess *mcpclient.Session, s Server, tool string, a
 	if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 		return nil, &Error{Msg: fmt.Sprintf("%s: no answer within %v", tool, s.ToolTimeout), Err: context.DeadlineExceeded}
 	}
-	return nil, err
+	var rpc *jsonrpc.Error
+	if ctx.Err() != nil || errors.As(err, &rpc) {
+		return nil, err // the caller gave up, or the server answered
+	}
+	// The connection failed: a remote server that went away, whose
+	// event stream could not be resumed (see mcpclient.ReconnectRetries).
+	// The next call connects again.
+	return nil, &Error{Msg: fmt.Sprintf("the server %s went away during the call: %v", s.Name, err), Err: err}
 }
 
 // startFailed is the error of the server of s that did not start (err):

@@ -1,0 +1,79 @@
+package strata_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDoctor: strata doctor starts each server, lists and times it, and
+// names the fix of one that fails, exiting 1.
+func TestDoctor(t *testing.T) {
+	s := newSetup(t, map[string]string{"home/strata/config.toml": `
+[mcp_servers.good]
+command = "MCPFAKE"
+args = ["-tools", "3"]
+
+[mcp_servers.down]
+command = "MCPFAKE"
+args = ["-fail-if", "DIR/down", "-stderr", "cannot reach the database"]
+
+[mcp_servers.off]
+command = "MCPFAKE"
+enabled = false
+`})
+	if err := os.WriteFile(filepath.Join(s.dir, "down"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := s.open(t, nil...).CheckServers(context.Background())
+	var names []string
+	for _, c := range got {
+		names = append(names, c.Name)
+	}
+	if diff := cmp.Diff([]string{"down", "good"}, names); diff != "" {
+		t.Fatalf("servers checked (-want +got):\n%s", diff)
+	}
+	if got[1].Err != nil || got[1].Tools != 3 || got[1].Duration <= 0 {
+		t.Errorf("good: %+v", got[1])
+	}
+	if got[0].Err == nil || !strings.Contains(got[0].Err.Error(), "cannot reach the database") || !strings.Contains(got[0].Fix, "mcp_servers.down.command") {
+		t.Errorf("down: %+v", got[0])
+	}
+
+	cmd := exec.Command(strataBin, "doctor", "--root", s.repo, "--trust")
+	cmd.Env = append(slices.Clone(s.environ), "XDG_CACHE_HOME="+filepath.Join(s.dir, "cache"))
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Errorf("strata doctor: %v, want exit status 1", err)
+	}
+	if lines := strings.Split(strings.TrimSpace(string(out)), "\n"); len(lines) != 3 || !strings.HasPrefix(lines[0], "FAIL down") || !strings.HasPrefix(lines[2], "ok   good: 3 tools in ") {
+		t.Errorf("strata doctor said:\n%s", out)
+	}
+}
+
+// TestDoctorNothingToCheck: strata doctor with no enabled server says so
+// rather than print nothing.
+func TestDoctorNothingToCheck(t *testing.T) {
+	s := newSetup(t, map[string]string{"home/strata/config.toml": `
+[mcp_servers.off]
+command = "MCPFAKE"
+enabled = false
+`})
+	cmd := exec.Command(strataBin, "doctor", "--root", s.repo, "--trust")
+	cmd.Env = append(slices.Clone(s.environ), "XDG_CACHE_HOME="+filepath.Join(s.dir, "cache"))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Errorf("strata doctor: %v", err)
+	}
+	if !strings.HasPrefix(string(out), "no MCP server to check: ") {
+		t.Errorf("strata doctor said:\n%s", out)
+	}
+}

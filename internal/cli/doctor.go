@@ -1,0 +1,39 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+)
+
+// Run runs strata doctor: every enabled MCP server of the config is
+// started (or connected to), asked for its tools and stopped, each timed;
+// one that fails is named with its problem and the fix.
+func (c *doctorCmd) Run(e *env) error {
+	e, stop := stopOnSignals(e)
+	defer stop()
+	w, err := open(e, c.OpenFlags)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	checks := w.CheckServers(e.Ctx)
+	if len(checks) == 0 {
+		// Nothing checked is not all well: say so (a warning above has
+		// said why when the workspace's layers were left out).
+		fmt.Fprintln(e.Stdout, "no MCP server to check: none is enabled in the layers applied (strata config --explain mcp_servers shows them)")
+		return nil
+	}
+	failed := 0
+	for _, r := range checks {
+		if r.Err != nil {
+			failed++
+			fmt.Fprintf(e.Stdout, "FAIL %s (%v): %v\n     fix: %s\n", r.Name, r.Duration.Round(time.Millisecond), r.Err, r.Fix)
+			continue
+		}
+		fmt.Fprintf(e.Stdout, "ok   %s: %d tools in %v\n", r.Name, r.Tools, r.Duration.Round(time.Millisecond))
+	}
+	if failed > 0 {
+		return exitStatus(1)
+	}
+	return nil
+}
