@@ -1,6 +1,7 @@
 // Package schemacheck validates JSON values against JSON Schemas (draft-07
 // and 2020-12, with github.com/santhosh-tekuri/jsonschema/v6) and reports
-// every problem at its JSONPath, for people.
+// every problem at its JSONPath, for people; a schema's text, value and
+// compiled form are made once for all who read it ([Doc]).
 package schemacheck
 
 import (
