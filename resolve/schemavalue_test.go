@@ -67,9 +67,19 @@ func TestSchemaReadOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := resolve.Build(cfg, found())
+	f := found()
+	discovered := f.Servers["fs"]["read_file"].InputSchema
+	before, err := discovered.Checker().Value() // read before the build: shared
 	if err != nil {
 		t.Fatal(err)
+	}
+	text := before.String()
+	c, err := resolve.Build(cfg, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := before.String(); got != text || discovered.String() != text {
+		t.Errorf("the overrides changed the discovered schema, which other builds share:\n got %s\nwant %s", got, text)
 	}
 	for _, name := range []string{"read_file", "write_file"} {
 		t.Run(name, func(t *testing.T) {
