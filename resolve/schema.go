@@ -110,7 +110,11 @@ type validator struct {
 // schema (the root being where $ref and $defs resolve).
 func (v *validator) check(x any, ptr string) error {
 	if text := v.root.JSON(); v.compiler == nil || !bytes.Equal(text, v.text) {
-		v.text, v.compiler, v.parts = text, schemacheck.NewCompiler(v.root.Interface()), map[string]*schemacheck.Schema{}
+		c, err := schemacheck.NewCompiler(v.root.Interface())
+		if err != nil {
+			return fmt.Errorf("the discovered schema cannot be checked: %v", err)
+		}
+		v.text, v.compiler, v.parts = text, c, map[string]*schemacheck.Schema{}
 	}
 	sch, ok := v.parts[ptr]
 	if !ok {

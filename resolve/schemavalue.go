@@ -29,7 +29,7 @@ func ParseSchema(data []byte) (Schema, error) {
 	if !json.Valid(data) {
 		return Schema{}, errors.New("a schema must be one JSON value")
 	}
-	return Schema{schemacheck.NewDoc(bytes.Clone(data), 0)}, nil
+	return Schema{schemacheck.NewDoc(bytes.Clone(data))}, nil
 }
 
 // MustSchema is [ParseSchema] for text known to be JSON, such as a

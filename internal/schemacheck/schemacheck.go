@@ -39,7 +39,11 @@ func Compile(doc []byte, ptr string) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewCompiler(v).Compile(ptr)
+	c, err := NewCompiler(v)
+	if err != nil {
+		return nil, err
+	}
+	return c.Compile(ptr)
 }
 
 // Compiler compiles the subschemas of one schema document: the document
@@ -54,15 +58,15 @@ type Compiler struct {
 // [jsonv.Value.Interface]), which it must not change afterwards. A document
 // without $schema is read as draft 2020-12; nothing is loaded from outside
 // it.
-func NewCompiler(doc any) *Compiler {
+func NewCompiler(doc any) (*Compiler, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
 	c.UseLoader(noLoader{})
-	// AddResource fails only for a url it cannot resolve or one added
-	// before: neither for the one url of a new compiler.
-	_ = c.AddResource("tool.json", doc)
-	return &Compiler{c: c}
+	if err := c.AddResource("tool.json", doc); err != nil {
+		return nil, err
+	}
+	return &Compiler{c: c}, nil
 }
 
 // Compile compiles the subschema at the JSON pointer ptr ("" for the whole
@@ -253,7 +257,6 @@ func firstLine(s string) string {
 // a new Doc of a copy ([NewDocOf]).
 type Doc struct {
 	raw       []byte
-	maxDepth  int
 	valueOnce sync.Once
 	value     *jsonv.Value
 	valueErr  error
@@ -263,9 +266,9 @@ type Doc struct {
 }
 
 // NewDoc returns the Doc of raw, a schema's JSON text, which it keeps (the
-// caller must not change it); its value is read on first use, nested at
-// most maxDepth levels (0 is the default limit).
-func NewDoc(raw []byte, maxDepth int) *Doc { return &Doc{raw: raw, maxDepth: maxDepth} }
+// caller must not change it); its value is read on first use, within
+// jsonv's default limits.
+func NewDoc(raw []byte) *Doc { return &Doc{raw: raw} }
 
 // NewDocOf returns the Doc of the value v, which it keeps (the caller
 // must not change it afterwards), with v's text.
@@ -282,7 +285,7 @@ func (d *Doc) JSON() []byte { return d.raw }
 // caller must not change (see [jsonv.Value.Clone]).
 func (d *Doc) Value() (*jsonv.Value, error) {
 	d.valueOnce.Do(func() {
-		d.value, d.valueErr = jsonv.Options{MaxDepth: d.maxDepth}.Parse(d.raw)
+		d.value, d.valueErr = jsonv.Parse(d.raw)
 	})
 	return d.value, d.valueErr
 }
@@ -296,7 +299,12 @@ func (d *Doc) Compiled() (*Schema, error) {
 			d.err = err
 			return
 		}
-		d.compiled, d.err = NewCompiler(v.Interface()).Compile("")
+		c, err := NewCompiler(v.Interface())
+		if err != nil {
+			d.err = err
+			return
+		}
+		d.compiled, d.err = c.Compile("")
 	})
 	return d.compiled, d.err
 }
