@@ -22,14 +22,15 @@ type Schema struct {
 }
 
 // ParseSchema returns the Schema of data, a JSON Schema's text, which it
-// copies; data that is not one JSON value is an error. It is read further
-// only when something needs more than its text.
+// keeps, as a json.RawMessage does: the caller must not change data
+// afterwards. Data that is not one JSON value is an error. It is read
+// further only when something needs more than its text.
 func ParseSchema(data []byte) (Schema, error) {
 	data = bytes.TrimSpace(data)
 	if !json.Valid(data) {
 		return Schema{}, errors.New("a schema must be one JSON value")
 	}
-	return Schema{schemacheck.NewDoc(bytes.Clone(data))}, nil
+	return Schema{schemacheck.NewDoc(data)}, nil
 }
 
 // MustSchema is [ParseSchema] for text known to be JSON, such as a
@@ -78,7 +79,7 @@ func (s *Schema) UnmarshalJSON(b []byte) error {
 		*s = Schema{}
 		return nil
 	}
-	v, err := ParseSchema(b)
+	v, err := ParseSchema(bytes.Clone(b)) // b is the decoder's
 	if err != nil {
 		return err
 	}
