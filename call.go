@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"reflect"
 
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/config"
@@ -88,13 +89,30 @@ func (w *Workspace[P, R]) lockMayApply() bool {
 	return false
 }
 
-// server is how to reach the MCP server name of the workspace.
+// server is how to reach the MCP server name of the workspace. Every call
+// of a server's tool asks; it is made once (it looks the command up on
+// PATH and builds its environment) and made again when the capabilities
+// declared to servers changed (a client of strata serve declared its own).
 func (w *Workspace[P, R]) server(name string) (upstream.Server, bool) {
 	srv, ok := w.model.MCPServers[name]
 	if !ok {
 		return upstream.Server{}, false
 	}
-	return w.resolver().Server(name, srv, w.dir, w.root), true
+	declared := w.servers.Declared()
+	w.specMu.Lock()
+	spec, ok := w.specs[name]
+	w.specMu.Unlock()
+	if ok && reflect.DeepEqual(spec.Client, declared) {
+		return spec, true
+	}
+	spec = w.resolver().Server(name, srv, w.dir, w.root)
+	w.specMu.Lock()
+	if w.specs == nil {
+		w.specs = map[string]upstream.Server{}
+	}
+	w.specs[name] = spec
+	w.specMu.Unlock()
+	return spec, true
 }
 
 // runnerFor returns a runner for calls of tools alone (see Runner); ok is

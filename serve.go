@@ -45,7 +45,21 @@ func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer
 		return clientSet.choose(w, client) || reload
 	}
 	srv.LogLevel = w.servers.SetLogLevel
+	w.watchSources(ctx, srv, warn)
 	return srv.Serve(ctx, in, out)
+}
+
+// watchSources has srv resolve again when a host's source that watches
+// (see [load.HostSource].Watch) says it changed, until ctx is done.
+func (w *Workspace[P, R]) watchSources(ctx context.Context, srv *mcpserver.Server, warn func(error)) {
+	for _, src := range w.s.Sources {
+		if src.Watch == nil {
+			continue
+		}
+		if err := src.Watch(ctx, srv.Invalidate); err != nil && warn != nil {
+			warn(fmt.Errorf("not watching %s for changes: %w", src.Name, err))
+		}
+	}
 }
 
 // mcpServer is the server of the workspace's catalog, resolved again
@@ -149,6 +163,7 @@ func (w *Workspace[P, R]) ServeHTTP(ctx context.Context, ln net.Listener, opts s
 			w.servers.SetLogLevel(ctx, l)
 		}
 	}
+	w.watchSources(ctx, srv, warn)
 	return srv.ServeHTTP(ctx, ln, opts.Handler)
 }
 

@@ -85,6 +85,9 @@ type Workspace[P, R any] struct {
 	found     resolve.Found // what discovery found, for explaining
 	lockState LockState
 	lockErr   error
+
+	specMu sync.Mutex
+	specs  map[string]upstream.Server // the MCP servers calls reach, by name (see server)
 }
 
 // Equal reports whether w and o are the same workspace, a handle that owns

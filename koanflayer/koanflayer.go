@@ -100,17 +100,39 @@ func FromKoanf(name string, k *koanf.Koanf, opts ...Option) load.HostSource {
 // koanf's providers take no context: a load that is canceled returns at
 // once, and the provider's read ends in the background, within the
 // provider's own timeout.
+//
+// A provider that watches (koanf's etcd, file, Consul and Vault providers
+// have a Watch method) makes the layer's Watch: strata serve resolves
+// again when the provider says something changed. koanf's watches cannot
+// be stopped: once the serving ends, the provider's watch goes on and its
+// events are dropped, and a provider watches once (its Watch may refuse a
+// second).
 func FromProvider(name string, p koanf.Provider, pa koanf.Parser, opts ...Option) load.HostSource {
 	if pkg := packageOf(p); pkg != "" {
 		name += " (" + pkg + ")"
 	}
-	return source(name, func() (map[string]any, error) {
+	s := source(name, func() (map[string]any, error) {
 		k := koanf.New(".")
 		if err := k.Load(p, pa); err != nil {
 			return nil, err
 		}
 		return k.Raw(), nil
 	}, opts)
+	if w, ok := p.(watcher); ok {
+		s.Watch = func(ctx context.Context, changed func()) error {
+			return w.Watch(func(_ any, err error) {
+				if err == nil && ctx.Err() == nil {
+					changed()
+				}
+			})
+		}
+	}
+	return s
+}
+
+// watcher is a koanf provider that watches what it reads.
+type watcher interface {
+	Watch(cb func(event any, err error)) error
 }
 
 func source(name string, read func() (map[string]any, error), opts []Option) load.HostSource {

@@ -56,6 +56,13 @@ type HostSource struct {
 	// strata's keys do not take. Read is called once per load, with the
 	// load's context.
 	Read func(ctx context.Context) (map[string]any, error)
+	// Watch, when not nil, calls changed each time what Read returns may
+	// have changed (a key written in etcd), until ctx is done; it returns
+	// once it watches, or with why it cannot. A server of the config
+	// (strata serve) watches for as long as it serves, and resolves
+	// again on a change as it does when a file changes; without Watch, the
+	// source is read again only when something else changes.
+	Watch func(ctx context.Context, changed func()) error
 }
 
 // KindSource is the kind of a [HostSource] that names none.

@@ -739,21 +739,24 @@ func (t *tap) take() []byte {
 	return raw
 }
 
-// seeRaw sees one raw JSON-RPC message, as read off an HTTP response.
-func (t *tap) seeRaw(data []byte) {
+// seeRaw sees one raw JSON-RPC message, as read off an HTTP response, and
+// reports whether it is a response.
+func (t *tap) seeRaw(data []byte) (response bool) {
 	var msg struct {
+		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 		Params json.RawMessage `json:"params"`
 		Result json.RawMessage `json:"result"`
 	}
 	if json.Unmarshal(data, &msg) != nil {
-		return
+		return false
 	}
 	if msg.Method == "notifications/progress" {
 		t.seeProgress(msg.Params)
-		return
+		return false
 	}
 	t.seeResult(msg.Result)
+	return msg.Method == "" && len(msg.ID) > 0
 }
 
 // seeProgress counts a progress notification read.

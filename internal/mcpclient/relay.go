@@ -383,6 +383,9 @@ type queued struct {
 	params json.RawMessage
 	log    bool     // a log message; otherwise progress
 	call   *relayed // the call progress is for; a log message's, or nil
+	// dropped, when not zero, is no message: the counts of log messages
+	// and progress dropped, to tell the client.
+	dropped [2]int
 }
 
 // logRead is a log message read off the connection, queued for the call
@@ -401,29 +404,49 @@ func (s *Session) logRead(params json.RawMessage) queued {
 }
 
 // relayQueue is the bounded queue of the log messages and progress a
-// session passes on to the client strata serves, in order, from a
-// goroutine of its own (run) so that neither reading the server nor the
-// SDK ever waits for that client.
+// session passes on to the clients strata serves, in order, from
+// goroutines of its own so that neither reading the server nor the SDK
+// ever waits for a client. What is read goes first to the queue, and is
+// sorted from there (run), at once, into an outbox per client (the owner
+// of the call it is for, see [Owner]), each bounded as the queue is and
+// passed on by a goroutine of its own: a client that reads slowly fills
+// and drops only its own (strata serve --http, where many clients share
+// a server; it held up every other client of the server, and had their
+// log messages and progress dropped).
 type relayQueue struct {
 	relay  *Relay
 	relays *relays
 
-	mu      sync.Mutex
+	mu       sync.Mutex
+	items    []queued
+	size     int // bytes of params held
+	dropped  dropCounts
+	wake     chan struct{} // signalled when an item comes
+	outboxes map[any]*outbox
+}
+
+// outbox is what waits to be passed on to one client.
+type outbox struct {
 	items   []queued
-	size    int // bytes of params held
-	dropped struct{ logs, progress int }
-	wake    chan struct{} // signalled when an item comes
+	size    int
+	dropped dropCounts
 }
 
 func newRelayQueue(relay *Relay, relays *relays) *relayQueue {
-	return &relayQueue{relay: relay, relays: relays, wake: make(chan struct{}, 1)}
+	return &relayQueue{relay: relay, relays: relays, wake: make(chan struct{}, 1), outboxes: map[any]*outbox{}}
+}
+
+// full reports whether a queue of n items and size bytes has no room for
+// params.
+func full(n, size int, params json.RawMessage) bool {
+	return n >= RelayQueueMessages || size+len(params) > RelayQueueBytes
 }
 
 // push queues q, or drops it when the queue is full.
 func (r *relayQueue) push(q queued) {
 	r.mu.Lock()
-	if len(r.items) >= RelayQueueMessages || r.size+len(q.params) > RelayQueueBytes {
-		r.drop(q)
+	if full(len(r.items), r.size, q.params) {
+		r.dropped.count(q)
 		r.mu.Unlock()
 		return
 	}
@@ -436,21 +459,23 @@ func (r *relayQueue) push(q queued) {
 	}
 }
 
-// drop counts q as dropped; r.mu is held.
-func (r *relayQueue) drop(q queued) {
+// dropCounts are the log messages and progress notifications dropped.
+type dropCounts struct{ logs, progress int }
+
+// count counts q as dropped, and as passed on for its call.
+func (d *dropCounts) count(q queued) {
 	if q.log {
-		r.dropped.logs++
-		if q.call != nil {
-			q.call.notePassed()
-		}
-		return
+		d.logs++
+	} else {
+		d.progress++
 	}
-	r.dropped.progress++
-	q.call.notePassed()
+	if q.call != nil {
+		q.call.notePassed()
+	}
 }
 
 // pop returns the oldest item; when there is none, it returns the counts
-// dropped since the client last caught up, and resets them.
+// dropped since the queue last emptied, and resets them.
 func (r *relayQueue) pop() (q queued, ok bool, logs, progress int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -465,13 +490,16 @@ func (r *relayQueue) pop() (q queued, ok bool, logs, progress int) {
 	return q, true, 0, 0
 }
 
-// run passes the queue on to the client until done is closed.
+// run sorts the queue into the clients' outboxes until done is closed.
 func (r *relayQueue) run(ctx context.Context, done <-chan struct{}) {
 	for {
 		q, ok, logs, progress := r.pop()
 		if !ok {
-			r.notice(ctx, logs, "log messages")
-			r.notice(ctx, progress, "progress notifications")
+			if logs > 0 || progress > 0 {
+				// Dropped before they were sorted: whose they were is
+				// not known; told as a message outside any call is.
+				r.send(ctx, r.ownerFor(queued{log: true}), queued{dropped: [2]int{logs, progress}})
+			}
 			select {
 			case <-r.wake:
 				continue
@@ -479,20 +507,95 @@ func (r *relayQueue) run(ctx context.Context, done <-chan struct{}) {
 				return
 			}
 		}
-		if q.log {
-			var p mcp.LoggingMessageParams
-			if json.Unmarshal(q.params, &p) == nil {
-				if p.Logger == "" {
-					p.Logger = r.relay.Name
-				}
-				r.logFor(ctx, q.call, &p)
+		r.send(ctx, r.ownerFor(q), q)
+	}
+}
+
+// ownerFor returns whose outbox q goes to: the client of its call while
+// the call is under way, else that of the oldest call under way (see
+// [relayQueue.log]), else none (nil: [Relay].Log's).
+func (r *relayQueue) ownerFor(q queued) any {
+	if c := q.call; c != nil {
+		c.mu.Lock()
+		ended := c.ended
+		c.mu.Unlock()
+		if !ended || !q.log {
+			return ownerOf(c.d)
+		}
+	}
+	if c := r.relays.oldest(); c != nil {
+		return ownerOf(c.d)
+	}
+	return nil
+}
+
+// send puts q in the outbox of owner, or drops it when that is full, and
+// starts passing the outbox on when it was empty.
+func (r *relayQueue) send(ctx context.Context, owner any, q queued) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	o := r.outboxes[owner]
+	if o == nil {
+		o = &outbox{}
+		r.outboxes[owner] = o
+		go r.deliver(ctx, owner, o)
+	}
+	if q.dropped != [2]int{} {
+		o.dropped.logs += q.dropped[0]
+		o.dropped.progress += q.dropped[1]
+		return
+	}
+	if full(len(o.items), o.size, q.params) {
+		o.dropped.count(q)
+		return
+	}
+	o.items = append(o.items, q)
+	o.size += len(q.params)
+}
+
+// deliver passes on what the outbox o of owner holds, in order, and, once
+// it is empty, tells the client how many were dropped; it ends then, with
+// the outbox.
+func (r *relayQueue) deliver(ctx context.Context, owner any, o *outbox) {
+	for {
+		r.mu.Lock()
+		if len(o.items) == 0 {
+			logs, progress := o.dropped.logs, o.dropped.progress
+			o.dropped.logs, o.dropped.progress = 0, 0
+			if logs == 0 && progress == 0 {
+				delete(r.outboxes, owner)
+				r.mu.Unlock()
+				return
 			}
-			if q.call != nil {
-				q.call.notePassed()
-			}
+			r.mu.Unlock()
+			r.notice(ctx, logs, "log messages")
+			r.notice(ctx, progress, "progress notifications")
 			continue
 		}
+		q := o.items[0]
+		o.items[0] = queued{}
+		o.items = o.items[1:]
+		o.size -= len(q.params)
+		r.mu.Unlock()
+		r.pass(ctx, q)
+	}
+}
+
+// pass passes on q: a log message, or progress.
+func (r *relayQueue) pass(ctx context.Context, q queued) {
+	if !q.log {
 		r.progress(q)
+		return
+	}
+	var p mcp.LoggingMessageParams
+	if json.Unmarshal(q.params, &p) == nil {
+		if p.Logger == "" {
+			p.Logger = r.relay.Name
+		}
+		r.logFor(ctx, q.call, &p)
+	}
+	if q.call != nil {
+		q.call.notePassed()
 	}
 }
 
@@ -509,9 +612,7 @@ func (r *relayQueue) progress(q queued) {
 	ended := c.ended
 	c.mu.Unlock()
 	if ended {
-		r.mu.Lock()
-		r.dropped.progress++
-		r.mu.Unlock()
+		r.send(context.Background(), ownerOf(c.d), queued{dropped: [2]int{0, 1}})
 		return
 	}
 	p.ProgressToken = c.token

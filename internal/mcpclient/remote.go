@@ -101,6 +101,11 @@ func Dial(ctx context.Context, r Remote, startup time.Duration) (*Session, error
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.Proxy = proxy
+	// Concurrent calls are concurrent requests, each on a connection of
+	// its own; net/http keeps 2 of them once they end and closes the
+	// others, so that under load most calls dialled again.
+	base.MaxIdleConnsPerHost = IdleConns
+	base.MaxIdleConns = IdleConns
 	tp := &tap{}
 	g := &guard{origin: origin.Of(u)}
 	rt := &roundTripper{base: base, guard: g, headers: r.Headers, token: r.BearerToken, max: int64(maxMsg), tap: tp}
@@ -316,8 +321,14 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Header.Set("Authorization", "Bearer "+t.token)
 		}
 	}
+	var d *drain
+	if req.Method == http.MethodPost {
+		d = newDrain(req.Context())
+		req = req.WithContext(d.ctx)
+	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
+		d.close()
 		return nil, err
 	}
 	t.mu.Lock()
@@ -334,8 +345,105 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !stream {
 		resp.Body = &limitedBody{r: resp.Body, left: t.max, max: t.max}
 	}
-	resp.Body = &tapBody{r: resp.Body, tap: t.tap, stream: stream, max: int(t.max)}
+	resp.Body = &tapBody{r: resp.Body, tap: t.tap, stream: stream, max: int(t.max), drain: d}
 	return resp, nil
+}
+
+// IdleConns is how many connections to a remote server are kept open
+// between requests: as many as calls under way at once, up to this.
+const IdleConns = 100
+
+// Bounds of reading the rest of a call's event stream once its caller has
+// its answer and has gone (see [drain]).
+const (
+	// DrainBytes is how much more is read: a server ends the stream
+	// right after the response.
+	DrainBytes = 64 << 10
+	// DrainGrace is how long the end is waited for.
+	DrainGrace = time.Second
+)
+
+// drain keeps the connection of a POST from being closed only because
+// its caller's context ended after the answer was read. The response to a
+// call may be an event stream, which the SDK reads under the call's
+// context and which the server ends right after the call's response; the
+// call returns as soon as the response is read, and its caller's context
+// ends then (a call under a timeout cancels it), often before the SDK has
+// read the stream's end. net/http then closes the connection rather than
+// reuse it, and the next call dials again: a third of the calls through
+// strata serve did, each leaving a connection in TIME_WAIT. So the request
+// runs under a context of its own, which ends with the caller's while the
+// response is awaited, and, once the response has been read, when the
+// stream ends, after DrainBytes more or after DrainGrace.
+type drain struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	stop   func() bool // stops following the caller's context
+
+	mu       sync.Mutex
+	answered bool  // the stream carried the response
+	gone     bool  // the caller's context ended
+	left     int64 // what may still be read once both
+	timer    *time.Timer
+}
+
+func newDrain(caller context.Context) *drain {
+	d := &drain{left: DrainBytes}
+	d.ctx, d.cancel = context.WithCancel(context.WithoutCancel(caller))
+	d.stop = context.AfterFunc(caller, d.callerGone)
+	return d
+}
+
+// callerGone ends the request now, unless its response has been read:
+// then the rest of the stream is read within the bounds.
+func (d *drain) callerGone() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.gone = true
+	if !d.answered {
+		d.cancel()
+		return
+	}
+	d.timer = time.AfterFunc(DrainGrace, d.cancel)
+}
+
+// answer records that the stream carried the response.
+func (d *drain) answer() {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	d.answered = true
+	d.mu.Unlock()
+}
+
+// read counts n bytes read, and ends the request once the drain has read
+// more than DrainBytes.
+func (d *drain) read(n int) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.gone && d.answered {
+		if d.left -= int64(n); d.left < 0 {
+			d.cancel()
+		}
+	}
+}
+
+// close ends the request, once its body is closed (or it failed).
+func (d *drain) close() {
+	if d == nil {
+		return
+	}
+	d.stop()
+	d.mu.Lock()
+	if d.timer != nil {
+		d.timer.Stop()
+	}
+	d.mu.Unlock()
+	d.cancel()
 }
 
 // postStatus returns the status of the latest POST, and whether any POST
@@ -393,10 +501,12 @@ type tapBody struct {
 	data   []byte // the data of the stream's current event
 	over   bool   // the message (or line) went over max: not kept
 	broken bool   // the stream's current event went over max
+	drain  *drain // the POST's, if it is one
 }
 
 func (b *tapBody) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
+	b.drain.read(n)
 	if b.tap != nil {
 		if b.stream {
 			b.lines(p[:n])
@@ -438,8 +548,8 @@ func (b *tapBody) lines(p []byte) {
 		line := bytes.TrimSuffix(b.buf, []byte("\r"))
 		switch {
 		case len(line) == 0:
-			if len(b.data) > 0 && !b.broken {
-				b.tap.seeRaw(b.data)
+			if len(b.data) > 0 && !b.broken && b.tap.seeRaw(b.data) {
+				b.drain.answer()
 			}
 			b.data, b.broken = b.data[:0], false
 		case bytes.HasPrefix(line, []byte("data:")):
@@ -455,4 +565,8 @@ func (b *tapBody) lines(p []byte) {
 	}
 }
 
-func (b *tapBody) Close() error { return b.r.Close() }
+func (b *tapBody) Close() error {
+	err := b.r.Close()
+	b.drain.close()
+	return err
+}

@@ -1,17 +1,21 @@
 package mcpclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"os"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -535,4 +539,177 @@ func (o *oneByte) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	return o.r.Read(p[:1])
+}
+
+// heldCalls serves echoServer over streamable HTTP, each call's event
+// stream held open after the call's response until after is done with it:
+// the stream's end is up to the test. closed receives a value each time
+// the server sees a connection close.
+func heldCalls(t *testing.T, after func(w http.ResponseWriter, r *http.Request)) (url string, closed <-chan struct{}) {
+	t.Helper()
+	server := echoServer()
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		sdk.ServeHTTP(w, r)
+		if bytes.Contains(body, []byte(`"tools/call"`)) {
+			after(w, r) // the response is written: net/http ends the stream once this returns
+		}
+	})
+	c := make(chan struct{}, 100)
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateClosed {
+			select {
+			case c <- struct{}{}:
+			default:
+			}
+		}
+	}
+	srv.Start()
+	t.Cleanup(func() {
+		srv.CloseClientConnections() // a stream a failed test left open
+		srv.Close()
+	})
+	return srv.URL, c
+}
+
+// A call returns as soon as its response is read, and its caller's context
+// ends then (a call under a timeout cancels it): the connection of the
+// call's event stream must still go back to the pool once the server ends
+// the stream, not be closed. Else each call through strata serve dialled
+// its server again (a third of them under load), and left a connection in
+// TIME_WAIT.
+func TestCallKeepsItsConnection(t *testing.T) {
+	release := make(chan struct{})
+	url, closed := heldCalls(t, func(http.ResponseWriter, *http.Request) { <-release })
+	s := dial(t, Remote{URL: url})
+	for i := range 4 {
+		var reused atomic.Bool
+		idle := make(chan error, 1)
+		ctx, cancel := context.WithCancel(testContext(t))
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			GotConn: func(c httptrace.GotConnInfo) { reused.Store(c.Reused) },
+			PutIdleConn: func(err error) {
+				select {
+				case idle <- err:
+				default:
+				}
+			},
+		})
+		res, err := s.Call(ctx, "echo", json.RawMessage(`{"message":"hi"}`), nil)
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if got := text(t, res); got != "Echo: hi" {
+			t.Fatalf("call %d answered %q", i, got)
+		}
+		cancel() // as the call's timeout is, when it returns
+		release <- struct{}{}
+		select {
+		case err := <-idle:
+			if err != nil {
+				t.Fatalf("call %d: its connection did not go back to the pool: %v", i, err)
+			}
+		case <-closed:
+			t.Fatalf("call %d: its connection was closed when the call's context ended", i)
+		case <-testContext(t).Done():
+			t.Fatalf("call %d: its connection neither went back to the pool nor closed", i)
+		}
+		if i > 0 && !reused.Load() {
+			t.Errorf("call %d dialled a new connection", i)
+		}
+	}
+}
+
+// The drain of a call's event stream after its caller has gone is bounded:
+// a server that goes on writing to the stream after the call's response
+// (a hostile one, or one that never ends it) has the connection closed
+// after DrainBytes, and one that writes nothing and holds it open, after
+// DrainGrace.
+func TestCallDrainIsBounded(t *testing.T) {
+	tests := []struct {
+		name  string
+		after func(w http.ResponseWriter, r *http.Request)
+	}{
+		{"a stream that never ends", func(w http.ResponseWriter, r *http.Request) {
+			pad := []byte(": " + strings.Repeat("x", 1000) + "\n\n") // an SSE comment
+			for {
+				if _, err := w.Write(pad); err != nil {
+					return
+				}
+				if http.NewResponseController(w).Flush() != nil {
+					return
+				}
+			}
+		}},
+		{"a stream held open", func(w http.ResponseWriter, r *http.Request) {
+			http.NewResponseController(w).Flush()
+			<-r.Context().Done() // the client closed the connection
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url, closed := heldCalls(t, tt.after)
+			s := dial(t, Remote{URL: url})
+			ctx, cancel := context.WithCancel(testContext(t))
+			if _, err := s.Call(ctx, "echo", json.RawMessage(`{"message":"hi"}`), nil); err != nil {
+				t.Fatal(err)
+			}
+			cancel()
+			select {
+			case <-closed:
+			case <-testContext(t).Done():
+				t.Fatal("the connection of the call's stream was never closed")
+			}
+		})
+	}
+}
+
+// Calls under way at once are requests on connections of their own: once
+// they end, the connections stay open for the next calls (up to
+// IdleConns), rather than all but two being closed, which under load had
+// most calls through strata serve dial their server again.
+func TestConcurrentCallsKeepTheirConnections(t *testing.T) {
+	const n = 8
+	arrived, all := make(chan struct{}), make(chan struct{})
+	server := newServer(nil)
+	server.AddTool(&mcp.Tool{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			arrived <- struct{}{}
+			<-all
+			return okHandler(ctx, nil)
+		})
+	s := dial(t, Remote{URL: httpServer(t, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))})
+	idle := make(chan error, n)
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			ctx := httptrace.WithClientTrace(testContext(t), &httptrace.ClientTrace{PutIdleConn: func(err error) { idle <- err }})
+			_, err := s.Call(ctx, "wait", nil, nil)
+			errs <- err
+		}()
+	}
+	for range n { // n calls at once: n connections
+		select {
+		case <-arrived:
+		case err := <-errs:
+			t.Fatalf("a call failed before all had arrived: %v", err)
+		}
+	}
+	close(all)
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-idle:
+			if err != nil {
+				t.Errorf("a connection of the calls was closed rather than kept: %v", err)
+			}
+		case <-testContext(t).Done():
+			t.Fatal("a connection of the calls neither went back to the pool nor was closed")
+		}
+	}
 }

@@ -100,13 +100,14 @@ type Server struct {
 	// (the call log, the metrics).
 	OnCall func(Call)
 
-	mu      sync.Mutex
-	current *Snapshot
-	served  map[string]string          // the tools served: name -> their JSON
-	wire    map[string]json.RawMessage // the same, as they go on the wire
-	mcp     *mcp.Server
-	info    *mcp.Implementation // the SDK server's, as made
-	changes chan struct{}
+	mu          sync.Mutex
+	current     *Snapshot
+	served      map[string]string          // the tools served: name -> their JSON
+	wire        map[string]json.RawMessage // the same, as they go on the wire
+	mcp         *mcp.Server
+	info        *mcp.Implementation // the SDK server's, as made
+	changes     chan struct{}
+	changesOnce sync.Once // makes changes: Invalidate may come before the serving
 
 	runCtx     context.Context // Run's
 	watch      *watcher
@@ -125,11 +126,17 @@ type Server struct {
 // running session. It lets go-cmp compare values that hold servers.
 func (s *Server) Equal(o *Server) bool { return s == o }
 
+// changed returns the channel of the requests to resolve again.
+func (s *Server) changed() chan struct{} {
+	s.changesOnce.Do(func() { s.changes = make(chan struct{}, 1) })
+	return s.changes
+}
+
 // Invalidate asks for the catalog to be resolved again, as a change of a
 // watched file does (for an MCP server whose tools changed, say).
 func (s *Server) Invalidate() {
 	select {
-	case s.changes <- struct{}{}:
+	case s.changed() <- struct{}{}:
 	default:
 	}
 }
@@ -195,7 +202,6 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 // watches for changes until ctx is done or end is called; end waits for
 // the watching to stop, and ends the calls that wait for a client.
 func (s *Server) begin(ctx context.Context) (_ context.Context, end func(), _ error) {
-	s.changes = make(chan struct{}, 1)
 	cat, err := s.Load(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -245,7 +251,7 @@ func (s *Server) reloadLoop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-s.changes:
+		case <-s.changed():
 		}
 		timer := time.NewTimer(debounce)
 	wait:
@@ -254,7 +260,7 @@ func (s *Server) reloadLoop(ctx context.Context) {
 			case <-ctx.Done():
 				timer.Stop()
 				return
-			case <-s.changes:
+			case <-s.changed():
 				timer.Reset(debounce)
 			case <-timer.C:
 				break wait

@@ -1,0 +1,205 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/internal/proctest"
+)
+
+// httpPost posts one JSON-RPC message to strata serve --http, in the
+// session sid ("" for none), and returns the response, its body unread.
+func httpPost(t *testing.T, url, sid, msg string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(msg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// TestServeHTTPSlowClientFlood: over HTTP, an MCP server floods a call of
+// one client, which does not read its event stream, with log messages and
+// progress. strata's memory stays bounded, and it goes on serving the other
+// clients of the same server: a call of another client gets its answer,
+// its log messages and its progress, while the first is still unread.
+// (The relay of a server's messages was one queue for all the clients of
+// the server: the slow client's stream held it, and every other client's
+// log messages and progress were dropped.)
+func TestServeHTTPSlowClientFlood(t *testing.T) {
+	const n, size = 100_000, 1000
+	done := filepath.Join(t.TempDir(), "done")
+	if err := syscall.Mkfifo(done, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root, environ := boundsWorkspace(t, fmt.Sprintf(`[mcp_servers.flood]
+command = %q
+args = ["-flood", "%d", "-flood-size", "%d", "-flood-done", %q]
+expose = "all"
+tool_timeout_sec = 600
+`, mcpfake, n, size, done))
+	cmd := exec.Command(strataBin, "serve", "--root", root, "--trust", "--cfg", "tools.'*'.run=unattended", "--http", "127.0.0.1:0", "--no-token")
+	cmd.Env = environ
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var stderr lockedText
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("strata said:\n%s", stderr.String())
+		}
+	})
+	url := ""
+	lines := bufio.NewScanner(pipe)
+	for url == "" && lines.Scan() {
+		stderr.add(lines.Text() + "\n")
+		if u, ok := strings.CutPrefix(lines.Text(), "strata: serving MCP on "); ok {
+			url = u
+		}
+	}
+	go func() {
+		for lines.Scan() {
+			stderr.add(lines.Text() + "\n")
+		}
+	}()
+	if url == "" {
+		t.Fatalf("strata did not say where it serves:\n%s", stderr.String())
+	}
+
+	// The slow client: its session, then the call, whose stream it does
+	// not read.
+	resp := httpPost(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"slow","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if sid == "" {
+		t.Fatalf("initialize answered %s without a session", resp.Status)
+	}
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"info"}}`,
+	} {
+		resp := httpPost(t, url, sid, msg)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	slow := httpPost(t, url, sid, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"flood","arguments":{},"_meta":{"progressToken":"p"}}}`)
+	defer slow.Body.Close()
+	proctest.Returns(t, "the flood", 5*time.Minute, func() {
+		if b, err := os.ReadFile(done); err != nil || string(b) != "done\n" {
+			t.Errorf("the flood's pipe: %q, %v", b, err)
+		}
+	})
+	peak, ok := proctest.PeakRSS(cmd.Process.Pid)
+	if !ok {
+		t.Fatal("no VmHWM for strata serve")
+	}
+	t.Logf("peak resident set of strata serve --http after %d log messages and %d progress notifications of %d bytes, unread: %s", n, n, size, mb(peak))
+	if peak > floodBound {
+		t.Errorf("strata serve --http grew to %s while a client read nothing; want at most %s", mb(peak), mb(floodBound))
+	}
+
+	// Another client of the same server, meanwhile: its call's progress
+	// comes, and its answer. (Not its log messages: a server's log
+	// messages say nothing of the call they are for, and while the slow
+	// client's call is under way too, strata cannot tell whose they are,
+	// so it passes them to neither.)
+	const k = 3
+	progress := make(chan float64, 100)
+	client := mcp.NewClient(&mcp.Implementation{Name: "other", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			progress <- r.Params.Progress
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a bound against hanging
+	defer cancel()
+	other, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	res, err := other.CallTool(ctx, &mcp.CallToolParams{Name: "flood", Arguments: map[string]any{"n": k}, Meta: mcp.Meta{"progressToken": "q"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; got != fmt.Sprintf("flood: sent %d", k) {
+		t.Errorf("the other client's call answered %q", got)
+	}
+	for i := range k {
+		select {
+		case p := <-progress:
+			if p != float64(i+1) {
+				t.Errorf("the other client's progress %d was %v", i+1, p)
+			}
+		case <-ctx.Done():
+			t.Fatalf("the other client got %d of its call's %d progress notifications while the slow client read nothing", i, k)
+		}
+	}
+
+	// The slow client reads at last: its answer comes whole.
+	answered := false
+	proctest.Returns(t, "reading the slow client's stream", 2*time.Minute, func() {
+		events := bufio.NewReaderSize(slow.Body, 1<<20)
+		for !answered {
+			line, err := events.ReadBytes('\n')
+			if err != nil {
+				t.Errorf("reading the slow client's stream: %v", err)
+				return
+			}
+			answered = bytes.HasPrefix(line, []byte(`data: {"jsonrpc":"2.0","id":3,"result":`))
+		}
+	})
+	if !answered {
+		t.Error("the slow client's call was never answered")
+	}
+}
+
+// lockedText is text written from several goroutines.
+type lockedText struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedText) add(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.WriteString(s)
+}
+
+func (l *lockedText) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
