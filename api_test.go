@@ -216,7 +216,7 @@ var runtimePackages = []string{"", "/budget", "/call", "/export", "/lock", "/pro
 // packages is declared by no other public package, so that a name says
 // one thing wherever a host reads it. Options are the exception: every
 // entry point takes its own sealed Option, as go-cmp's does, and an
-// option is named for what it sets (strata.Limits sets load.Limits).
+// option is named for what it sets (strata.Limits sets codec.Limits).
 func TestRuntimeNamesUnique(t *testing.T) {
 	pkgs, exports := modulePackages(t)
 	fset := token.NewFileSet()

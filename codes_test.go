@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/strata-config/strata"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
@@ -37,7 +38,7 @@ func TestProblemCodes(t *testing.T) {
 		{name: "type mismatch", files: map[string]string{"home/strata/config.toml": "[tools]\ngrep = 1\n"}, want: diag.CodeType},
 		{name: "syntax", files: map[string]string{"home/strata/config.toml": "[tools.grep\n"}, want: diag.CodeSyntax},
 		{name: "a limit", files: map[string]string{"home/strata/config.toml": "[tools.grep.options.a.b.c]\nd = 1\n"},
-			opts: []strata.Option{strata.Limits(load.Limits{Depth: 4})}, want: diag.CodeLimit},
+			opts: []strata.Option{strata.Limits(codec.Limits{Depth: 4})}, want: diag.CodeLimit},
 		{name: "an extended file missing", files: map[string]string{"home/strata/config.toml": "extends = [\"gone.toml\"]\n"}, want: diag.CodeRead},
 		{name: "a server without a command", files: map[string]string{"home/strata/config.toml": "[mcp_servers.a]\nargs = [\"x\"]\n"}, want: diag.CodeInvalid},
 		{name: "a source that names no server", files: map[string]string{"home/strata/config.toml": "[tools.t]\nsource = \"mcp.nope\"\n"}, want: diag.CodeNotFound},

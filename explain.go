@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/suggest"
@@ -182,7 +183,7 @@ func (w *Workspace[P, R]) toolKeys(name string, own config.Tool) []string {
 // and the tables of parameters, options and questions down to their
 // values (an array is one value).
 func leavesOf(t config.Tool) []partial.Path {
-	b, err := partial.Encode(t, partial.JSON)
+	b, err := codec.Encode(t, partial.JSON)
 	if err != nil {
 		return nil
 	}

@@ -7,16 +7,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 )
 
 func mustDecode(t *testing.T, name, text string, p *config.Partial) {
 	t.Helper()
-	if err := load.Decode(name, []byte(text), partial.TOML, p); err != nil {
+	if err := codec.Decode(name, []byte(text), partial.TOML, p); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
@@ -43,7 +44,7 @@ type loading struct {
 	UnknownEnv   load.EnvPolicy
 	Input        func(ctx context.Context, id, description string, password bool) (string, error)
 	Sources      []load.HostSource
-	Limits       load.Limits
+	Limits       codec.Limits
 }
 
 // settings are what the options set: what loading is given, and what
@@ -229,8 +230,8 @@ func Input(f func(ctx context.Context, id, description string, password bool) (s
 }
 
 // Limits bounds what every source holds and what tools answer (see
-// load.Limits); the default is load's.
-func Limits(l load.Limits) Option { return option(func(s *settings) { s.Limits = l }) }
+// codec.Limits); the default is load's.
+func Limits(l codec.Limits) Option { return option(func(s *settings) { s.Limits = l }) }
 
 // Toolset gives the model the tools of the tool set named name
 // ([toolsets.<name>] in the config) rather than the set the config's

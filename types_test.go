@@ -20,6 +20,7 @@ import (
 	"github.com/strata-config/strata/assign"
 	"github.com/strata-config/strata/budget"
 	"github.com/strata-config/strata/call"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/export"
@@ -102,13 +103,13 @@ var valueTypes = map[string]reflect.Type{
 	"diag.Collector":             reflect.TypeFor[diag.Collector](),
 	"diag.Omitted":               reflect.TypeFor[diag.Omitted](),
 	"load.App":                   reflect.TypeFor[load.App[config.Partial, config.Config]](),
-	"load.Document":              reflect.TypeFor[*load.Document](),
+	"codec.Document":             reflect.TypeFor[*codec.Document](),
+	"codec.Extend":               reflect.TypeFor[codec.Extend](),
 	"load.EnvPolicy":             reflect.TypeFor[load.EnvPolicy](),
 	"load.Explanation":           reflect.TypeFor[load.Explanation](),
-	"load.Foreign":               reflect.TypeFor[load.Foreign](),
 	"load.Kind":                  reflect.TypeFor[load.Kind](),
 	"load.Layer":                 reflect.TypeFor[load.Layer[config.Partial]](),
-	"load.Limits":                reflect.TypeFor[load.Limits](),
+	"codec.Limits":               reflect.TypeFor[codec.Limits](),
 	"load.Probe":                 reflect.TypeFor[load.Probe](),
 	"load.Result":                reflect.TypeFor[*load.Result[config.Partial, config.Config]](),
 	"load.HostSource":            reflect.TypeFor[load.HostSource](),
@@ -146,7 +147,7 @@ var valueTypes = map[string]reflect.Type{
 	"protocol.Task":              reflect.TypeFor[protocol.Task](),
 	"protocol.ToolCall":          reflect.TypeFor[protocol.ToolCall](),
 	"koanflayer.Provider":        reflect.TypeFor[*koanflayer.Provider](),
-	"partial.Secrets":            reflect.TypeFor[*partial.Secrets](),
+	"codec.Secrets":              reflect.TypeFor[*codec.Secrets](),
 	"config.Lock":                reflect.TypeFor[config.Lock](),
 	"config.LockPartial":         reflect.TypeFor[config.LockPartial](),
 	"config.LockPolicy":          reflect.TypeFor[config.LockPolicy](),
@@ -157,6 +158,7 @@ var valueTypes = map[string]reflect.Type{
 	"lock.SchemaChange":          reflect.TypeFor[lock.SchemaChange](),
 	"lock.SchemaOp":              reflect.TypeFor[lock.SchemaOp](),
 	"resolve.Origin":             reflect.TypeFor[resolve.Origin](),
+	"resolve.Schema":             reflect.TypeFor[resolve.Schema](),
 	"strata.LockState":           reflect.TypeFor[strata.LockState](),
 	"strata.LockWrite":           reflect.TypeFor[strata.LockWrite](),
 	"strata.ToolExplanation":     reflect.TypeFor[strata.ToolExplanation](),
@@ -166,13 +168,13 @@ var valueTypes = map[string]reflect.Type{
 // notValues are the exported types that are not values to compare:
 // interfaces and functions (options).
 var notValues = []string{
-	"strata.Option", "partial.Defaulter", "partial.Enum", "partial.Schemer", "partial.Validator",
+	"strata.Option", "partial.Defaulter", "partial.Enum", "codec.Schemer", "partial.Validator",
 	"partial.ValueMarshaler", "partial.ValueUnmarshaler", "load.Rebaser", "load.Truster",
 	"call.MCPCaller", "call.Option", "assign.Option", "koanflayer.Option",
 }
 
 // publicPackages are the directories of the packages a host imports.
-var publicPackages = []string{".", "config", "partial", "diag", "load", "trust", "merge", "delta", "assign", "resolve", "export", "budget", "call", "serve", "protocol", "koanflayer", "lock"}
+var publicPackages = []string{".", "config", "partial", "codec", "diag", "load", "trust", "merge", "delta", "assign", "resolve", "export", "budget", "call", "serve", "protocol", "koanflayer", "lock"}
 
 // TestEveryTypeListed finds every exported type of the public packages in
 // their source, and checks it is in valueTypes or notValues.
@@ -266,8 +268,8 @@ func fill(typ reflect.Type, seed int) any {
 			panic(err)
 		}
 		return w
-	case reflect.TypeFor[*load.Document]():
-		d, err := load.Parse(fmt.Sprintf("l%d.toml", seed), []byte(fmt.Sprintf("[tools.t%d]\nrun = \"ask\"\n", seed)), partial.TOML)
+	case reflect.TypeFor[*codec.Document]():
+		d, err := codec.Parse(fmt.Sprintf("l%d.toml", seed), []byte(fmt.Sprintf("[tools.t%d]\nrun = \"ask\"\n", seed)), partial.TOML)
 		if err != nil {
 			panic(err)
 		}
@@ -285,13 +287,15 @@ func fill(typ reflect.Type, seed int) any {
 		return r
 	case reflect.TypeFor[*koanflayer.Provider]():
 		return koanflayer.Of(map[string]any{"seed": seed})
-	case reflect.TypeFor[*partial.Secrets]():
-		var s partial.Secrets
+	case reflect.TypeFor[*codec.Secrets]():
+		var s codec.Secrets
 		s.Hide(partial.Path{"mcp_servers", "s", "env", "T"}, fmt.Sprint(seed), "<from ${env:T}>")
 		return &s
 	case reflect.TypeFor[serve.Snapshot]():
 		// The same runner: a runner is a handle.
 		return serve.Snapshot{Runner: runnerFor(seed), Watch: []string{fmt.Sprint(seed)}}
+	case reflect.TypeFor[resolve.Schema]():
+		return resolve.MustSchema(fmt.Sprintf(`{"type":"object","title":"s%d"}`, seed))
 	case reflect.TypeFor[diag.Collector]():
 		var c diag.Collector
 		c.Add(&diag.Error{Msg: fmt.Sprint(seed)})
@@ -344,6 +348,10 @@ func fillValue(v reflect.Value, seed, depth int) {
 		fillValue(p.Elem(), seed, depth+1)
 		v.Set(p)
 	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[resolve.Schema]() {
+			v.Set(reflect.ValueOf(fill(v.Type(), seed)))
+			return
+		}
 		for i := range v.NumField() {
 			if v.Type().Field(i).IsExported() {
 				fillValue(v.Field(i), seed, depth+1)
@@ -360,7 +368,7 @@ func fillValue(v reflect.Value, seed, depth int) {
 // layer written in Go compare equal with cmp.Diff and no options.
 func TestDecodedEqualsConstructed(t *testing.T) {
 	var decoded config.Partial
-	if err := load.Decode("l.toml", []byte(`
+	if err := codec.Decode("l.toml", []byte(`
 [tools]
 [tools.grep]
 run = "ask"
@@ -383,7 +391,7 @@ options.nested = { a = 1.5 }
 		t.Errorf("(-built +decoded):\n%s", d)
 	}
 	var empty, emptyTable config.Partial
-	if err := load.Decode("e.toml", []byte("[tools]\n"), partial.TOML, &emptyTable); err != nil {
+	if err := codec.Decode("e.toml", []byte("[tools]\n"), partial.TOML, &emptyTable); err != nil {
 		t.Fatal(err)
 	}
 	if d := cmp.Diff(empty, emptyTable); d != "" {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata/assign"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
 	"github.com/strata-config/strata/diag"
@@ -299,7 +300,7 @@ func TestLayerMergesToApply(t *testing.T) {
 			if diff := cmp.Diff(want, again); diff != "" {
 				t.Errorf("merge(base, delta(base, applied)) differs (-want +got):\n%s", diff)
 			}
-			text, err := partial.Encode(d, partial.TOML)
+			text, err := codec.Encode(d, partial.TOML)
 			if err != nil {
 				t.Fatal(err)
 			}

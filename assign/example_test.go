@@ -4,14 +4,14 @@ import (
 	"fmt"
 
 	"github.com/strata-config/strata/assign"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
 
 func ExampleApply() {
 	var p config.Partial
-	_ = load.Decode("tools.toml", []byte(`
+	_ = codec.Decode("tools.toml", []byte(`
 [tools.grep]
 source = "local"
 command = "rg --json"
@@ -52,7 +52,7 @@ func ExampleApply_errors() {
 
 func ExampleEnv() {
 	var p config.Partial
-	_ = load.Decode("tools.toml", []byte(`
+	_ = codec.Decode("tools.toml", []byte(`
 [tools.fs_modify_file]
 source = "local"
 `), partial.TOML, &p)
@@ -93,7 +93,7 @@ func ExampleApply_hostApplication() {
 	}
 
 	var p HostPartial
-	_ = load.Decode("host.toml", []byte(`
+	_ = codec.Decode("host.toml", []byte(`
 [conversation.tools.fs_modify_file]
 source = "local"
 `), partial.TOML, &p)
@@ -112,7 +112,7 @@ source = "local"
 		fmt.Println(err)
 		return
 	}
-	text, _ := partial.Encode(&p, partial.TOML)
+	text, _ := codec.Encode(&p, partial.TOML)
 	fmt.Print(string(text))
 	// Output:
 	// [conversation]

@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	"github.com/strata-config/strata/assign"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/layertest"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 )
@@ -64,12 +64,12 @@ func FuzzAssign(f *testing.F) {
 			}
 			return
 		}
-		text, err := partial.Encode(&p, partial.TOML)
+		text, err := codec.Encode(&p, partial.TOML)
 		if err != nil {
 			t.Fatalf("%q: the result cannot be written: %v", s, err)
 		}
 		var back config.Partial
-		if err := load.Decode("back.toml", text, partial.TOML, &back); err != nil {
+		if err := codec.Decode("back.toml", text, partial.TOML, &back); err != nil {
 			t.Fatalf("%q: the result does not read back: %v\n%s", s, err, text)
 		}
 		if !equal(&p, &back) {
@@ -121,12 +121,12 @@ func FuzzEnv(f *testing.F) {
 			}
 			return
 		}
-		text, err := partial.Encode(&p, partial.TOML)
+		text, err := codec.Encode(&p, partial.TOML)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var back config.Partial
-		if err := load.Decode("back.toml", text, partial.TOML, &back); err != nil || !equal(&p, &back) {
+		if err := codec.Decode("back.toml", text, partial.TOML, &back); err != nil || !equal(&p, &back) {
 			t.Fatalf("%s=%s: the result does not read back (%v):\n%s", name, value, err, text)
 		}
 	})

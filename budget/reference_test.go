@@ -126,7 +126,7 @@ func TestWriteDefinitions(t *testing.T) {
 // hostile are definitions a stranger's server could list: long names,
 // names and text in other scripts, emoji, long runs of one letter.
 func hostile() []resolve.Definition {
-	schema := json.RawMessage(`{"type":"object","properties":{"路径":{"type":"string","description":"ファイルのパス — путь к файлу"}}}`)
+	schema := resolve.MustSchema(`{"type":"object","properties":{"路径":{"type":"string","description":"ファイルのパス — путь к файлу"}}}`)
 	long := strings.Repeat("a_very_long_tool_name_", 6)[:128]
 	return []resolve.Definition{
 		{Name: long, Source: "mcp.hostile", Summary: "A name of 128 characters.", Description: "Its name is as long as MCP allows.", InputSchema: schema},
@@ -158,7 +158,7 @@ func hostileText() []string {
 func TestMeasureHostileDescription(t *testing.T) {
 	desc := strings.Repeat("\n \r\n\t\u2028\u0085 ", 256<<10/12)
 	d := resolve.Definition{Name: "hostile", Source: "mcp.x", Summary: "S.", Description: desc, Exec: resolve.Exec{Kind: resolve.ExecMCP, Server: "x", Tool: "hostile"},
-		InputSchema: json.RawMessage(`{"type":"object","properties":{}}`), Upstream: json.RawMessage(`{"name":"hostile","description":` + mustJSON(desc) + `,"inputSchema":{"type":"object"}}`)}
+		InputSchema: resolve.MustSchema(`{"type":"object","properties":{}}`), Upstream: json.RawMessage(`{"name":"hostile","description":` + mustJSON(desc) + `,"inputSchema":{"type":"object"}}`)}
 	for _, f := range []export.Dialect{export.Strata, export.OpenAI, export.Anthropic, export.MCP} {
 		w, err := export.Write(&resolve.Catalog{Tools: []resolve.Definition{d}}, f, config.Budget{})
 		if err != nil {

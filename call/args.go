@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/strata-config/strata/internal/jsonv"
-	"github.com/strata-config/strata/internal/schemacheck"
 	"github.com/strata-config/strata/resolve"
 )
 
@@ -25,21 +24,28 @@ func (r *Runner) prepare(def resolve.Definition, args json.RawMessage) (json.Raw
 	if v.Kind() != jsonv.Object {
 		return nil, &Refusal{Tool: def.Name, Msg: "the arguments must be a JSON object"}
 	}
-	c := r.compiled(def)
-	if c.parseErr != nil {
-		return nil, &Refusal{Tool: def.Name, Msg: "its input schema is not JSON: " + c.parseErr.Error()}
+	// The schema's value and compiled form are made once for the
+	// definition, by its first call, and shared by the calls after it.
+	doc := def.InputSchema.Checker()
+	if doc == nil {
+		return nil, &Refusal{Tool: def.Name, Msg: "it has no input schema"}
 	}
-	fillDefaults(v, c.input)
+	input, err := doc.Value()
+	if err != nil {
+		return nil, &Refusal{Tool: def.Name, Msg: "its input schema is not JSON: " + err.Error()}
+	}
+	fillDefaults(v, input)
 	for _, k := range slices.Sorted(maps.Keys(def.Exec.Forced)) {
 		if v.Get(k) == nil {
 			v.Set(k, jsonv.MustOf(def.Exec.Forced[k]))
 		}
 	}
 	out := v.JSON()
-	if c.err != nil {
-		return nil, &Refusal{Tool: def.Name, Msg: c.err.Error()}
+	schema, err := doc.Compiled()
+	if err != nil {
+		return nil, &Refusal{Tool: def.Name, Msg: err.Error()}
 	}
-	problems, err := c.schema.Validate(out)
+	problems, err := schema.Validate(out)
 	if err != nil {
 		return nil, &Refusal{Tool: def.Name, Msg: err.Error()}
 	}
@@ -69,20 +75,6 @@ func fillDefaults(v, schema *jsonv.Value) {
 			fillDefaults(have, p)
 		}
 	}
-}
-
-// compiled returns the input schema of a tool, read and compiled once:
-// the calls of the tool share it, and none changes it.
-func (r *Runner) compiled(def resolve.Definition) *compiled {
-	c, _ := r.schemas.LoadOrStore(def.Name, &compiled{})
-	cs := c.(*compiled)
-	cs.once.Do(func() {
-		if cs.input, cs.parseErr = jsonv.Parse(def.InputSchema); cs.parseErr != nil {
-			return
-		}
-		cs.schema, cs.err = schemacheck.Compile(def.InputSchema, "")
-	})
-	return cs
 }
 
 // decode decodes JSON with numbers as json.Number, so that they keep

@@ -28,14 +28,11 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/exe"
-	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/procs"
-	"github.com/strata-config/strata/internal/schemacheck"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/protocol"
@@ -88,13 +85,10 @@ type Runner struct {
 	Confirm func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
 	// Builtin runs the host's builtin tools; nil has none.
 	Builtin func(ctx context.Context, pc protocol.Context) (protocol.Outcome, error)
-
-	schemas sync.Map // tool name -> *compiled
 }
 
-// Equal reports whether r and o are the same runner; a runner is a handle
-// whose state (the compiled schemas) is its own. It lets go-cmp compare
-// values that hold runners.
+// Equal reports whether r and o are the same runner: a runner is a
+// handle. It lets go-cmp compare values that hold runners.
 func (r *Runner) Equal(o *Runner) bool { return r == o }
 
 // MCPCaller calls tools of MCP servers for a [Runner].
@@ -102,15 +96,6 @@ type MCPCaller interface {
 	// CallTool calls tool (its name on the server) of the MCP server named
 	// server with args, a JSON object, and the _meta payload meta.
 	CallTool(ctx context.Context, server, tool string, args json.RawMessage, meta map[string]any) (*protocol.MCPResult, error)
-}
-
-// compiled is a tool's input schema, read and compiled once.
-type compiled struct {
-	once     sync.Once
-	input    *jsonv.Value // the schema as read, for its defaults
-	parseErr error        // why it could not be read
-	schema   *schemacheck.Schema
-	err      error // why it could not be compiled
 }
 
 // Response is the outcome of a call.

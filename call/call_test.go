@@ -457,7 +457,7 @@ func TestBuiltin(t *testing.T) {
 		t.Fatal(err)
 	}
 	cat, err := resolve.Build(c, resolve.Found{Builtins: map[string]resolve.Discovered{
-		"now": {Name: "now", Description: "The time.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		"now": {Name: "now", Description: "The time.", InputSchema: resolve.MustSchema(`{"type":"object"}`)},
 	}})
 	if err != nil {
 		t.Fatal(err)

@@ -10,8 +10,8 @@ import (
 
 	"github.com/strata-config/strata"
 	"github.com/strata-config/strata/call"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
@@ -106,9 +106,9 @@ func editTool(_ context.Context, pc protocol.Context) (protocol.Outcome, error) 
 // host describes its builtins itself.
 func editRunner(text string) (*call.Runner, error) {
 	edit := resolve.Discovered{Name: "edit", Description: "Edit a file.",
-		InputSchema: json.RawMessage(`{"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}`)}
+		InputSchema: resolve.MustSchema(`{"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}`)}
 	var p config.Partial
-	if err := load.Decode("config.toml", []byte(text), partial.TOML, &p); err != nil {
+	if err := codec.Decode("config.toml", []byte(text), partial.TOML, &p); err != nil {
 		return nil, err
 	}
 	cfg, err := config.Finalize(&p)

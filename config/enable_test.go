@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
 	"github.com/strata-config/strata/internal/layertest"
@@ -250,7 +251,7 @@ func TestEnableDeltaRecordsOnlyTheChangedField(t *testing.T) {
 	if diff := cmp.Diff(want, delta.Between(prev, next)); diff != "" {
 		t.Errorf("delta mismatch (-want +got):\n%s", diff)
 	}
-	text, err := partial.Encode(delta.Between(prev, next), partial.TOML)
+	text, err := codec.Encode(delta.Between(prev, next), partial.TOML)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +266,7 @@ func TestEnableToPartial(t *testing.T) {
 	c.Tools["*"] = config.Tool{Run: config.RunAsk, Result: config.ResultUnattended, Enable: &config.Enable{State: no, AllowToggle: config.ToggleAny}}
 	c.Tools["t"] = config.Tool{Enable: &config.Enable{AllowToggle: config.ToggleNever}}
 	p := config.ToPartial(c)
-	text, err := partial.Encode(p, partial.TOML)
+	text, err := codec.Encode(p, partial.TOML)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +309,7 @@ func TestEnableWrittenAsJP(t *testing.T) {
 				format partial.Format
 				want   string
 			}{{partial.TOML, tt.toml}, {partial.JSON, tt.json}} {
-				text, err := partial.Encode(&p, f.format)
+				text, err := codec.Encode(&p, f.format)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -350,7 +351,7 @@ func TestEnableKept(t *testing.T) {
 		return &p
 	}
 	write := func(p *config.Partial) string {
-		text, err := partial.Encode(p, partial.TOML)
+		text, err := codec.Encode(p, partial.TOML)
 		if err != nil {
 			t.Fatal(err)
 		}

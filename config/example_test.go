@@ -3,9 +3,9 @@ package config_test
 import (
 	"fmt"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -51,7 +51,7 @@ func ExampleTools_Effective() {
 // result; what the layer does not say comes from Default.
 func ExampleFinalize() {
 	var p config.Partial
-	err := load.Decode("user.toml", []byte(`
+	err := codec.Decode("user.toml", []byte(`
 [tools.grep]
 source = "local"
 command = "rg --json {{tool.arguments.pattern}}"
@@ -80,10 +80,10 @@ args = ["-y", "@modelcontextprotocol/server-filesystem", "."]
 }
 
 // Finalize reports what the types alone cannot check, every problem at
-// its key path; load.LocateErrors positions them in the layers that set
+// its key path; codec.LocateErrors positions them in the layers that set
 // them.
 func ExampleFinalize_invalid() {
-	doc, _ := load.Parse("user.toml", []byte(`
+	doc, _ := codec.Parse("user.toml", []byte(`
 [tools.'*']
 command = "rg"
 
@@ -93,7 +93,7 @@ source = "mcp.fs"
 	var p config.Partial
 	_ = doc.Decode(&p)
 	_, err := config.Finalize(&p)
-	for _, e := range diag.All(load.LocateErrors(err, doc)) {
+	for _, e := range diag.All(codec.LocateErrors(err, doc)) {
 		fmt.Println(e)
 	}
 	// Output:
@@ -125,7 +125,7 @@ func ExampleMCPServer_Allows() {
 // inherited from '*' on its own.
 func ExampleAllowToggle_Accepts() {
 	var p config.Partial
-	_ = load.Decode("user.toml", []byte(`
+	_ = codec.Decode("user.toml", []byte(`
 [tools.'*']
 enable = { allow_toggle = "if_named" }
 

@@ -5,9 +5,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -92,12 +92,12 @@ func FuzzParseCommand(f *testing.F) {
 		p := new(config.Partial)
 		p.Tools.Entry("t").Command = partial.Of(c)
 		for _, f := range []partial.Format{partial.TOML, partial.JSON} {
-			text, err := partial.Encode(p, f)
+			text, err := codec.Encode(p, f)
 			if err != nil {
 				t.Fatalf("encode %#v as %s: %v", c, f, err)
 			}
 			back := new(config.Partial)
-			if err := load.Decode("layer", text, f, back); err != nil {
+			if err := codec.Decode("layer", text, f, back); err != nil {
 				t.Fatalf("%s layer does not decode: %v\n%s", f, err, text)
 			}
 			got, ok := back.Tools.Get("t").Command.Get()

@@ -8,15 +8,15 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/doc"
-	"github.com/strata-config/strata/partial"
 )
 
 // compileSchema compiles the JSON Schema of the config file.
 func compileSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	b, err := partial.JSONSchema[config.Partial]("strata")
+	b, err := codec.JSONSchema[config.Partial]("strata")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -52,7 +52,7 @@ command = "quiet-server"
 expose = "none"
 `
 	var p config.Partial
-	if err := load.Decode("servers.toml", []byte(file), partial.TOML, &p); err != nil {
+	if err := codec.Decode("servers.toml", []byte(file), partial.TOML, &p); err != nil {
 		t.Fatal(err)
 	}
 	c, err := config.Finalize(&p)
@@ -174,11 +174,11 @@ func TestServerFromFileErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var p config.Partial
-			err := load.Decode("servers.toml", []byte(tt.file), partial.TOML, &p)
+			err := codec.Decode("servers.toml", []byte(tt.file), partial.TOML, &p)
 			if err == nil {
-				d, _ := load.Parse("servers.toml", []byte(tt.file), partial.TOML)
+				d, _ := codec.Parse("servers.toml", []byte(tt.file), partial.TOML)
 				_, err = config.Finalize(&p)
-				err = load.LocateErrors(err, d)
+				err = codec.LocateErrors(err, d)
 			}
 			var got []string
 			for _, e := range diag.All(err) {

@@ -3,16 +3,16 @@ package delta_test
 import (
 	"fmt"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 )
 
 func ExampleBetween() {
 	before, after := new(config.Partial), new(config.Partial)
-	_ = load.Decode("before.toml", []byte(`
+	_ = codec.Decode("before.toml", []byte(`
 [tools.grep]
 source = "local"
 command = "rg"
@@ -21,14 +21,14 @@ run = "ask"
 [tools.old]
 source = "builtin"
 `), partial.TOML, before)
-	_ = load.Decode("after.toml", []byte(`
+	_ = codec.Decode("after.toml", []byte(`
 [tools.grep]
 source = "local"
 command = "rg --json"
 `), partial.TOML, after)
 
 	d := delta.Between(before, after)
-	text, _ := partial.Encode(d, partial.TOML)
+	text, _ := codec.Encode(d, partial.TOML)
 	fmt.Print(string(text))
 	// Output:
 	// unset = ["tools.grep.run", "tools.old"]
@@ -49,7 +49,7 @@ func ExampleBetween_hostApplication() {
 	}
 
 	before, after := new(HostPartial), new(HostPartial)
-	_ = load.Decode("before.toml", []byte(`
+	_ = codec.Decode("before.toml", []byte(`
 [conversation]
 model = "large"
 
@@ -58,7 +58,7 @@ source = "local"
 command = "rg"
 run = "ask"
 `), partial.TOML, before)
-	_ = load.Decode("after.toml", []byte(`
+	_ = codec.Decode("after.toml", []byte(`
 [conversation.tools.grep]
 source = "local"
 command = "rg"
@@ -66,7 +66,7 @@ run = "unattended"
 `), partial.TOML, after)
 
 	d := delta.Between(before, after)
-	text, _ := partial.Encode(d, partial.TOML)
+	text, _ := codec.Encode(d, partial.TOML)
 	fmt.Print(string(text))
 	// Output:
 	// unset = ["conversation.model"]
@@ -81,7 +81,7 @@ run = "unattended"
 // what the defaults give anyway (run = "ask" is every tool's default).
 func ExampleBetween_overlay() {
 	user, workspace := new(config.Partial), new(config.Partial)
-	_ = load.Decode("user.toml", []byte(`
+	_ = codec.Decode("user.toml", []byte(`
 [tools.grep]
 command = "rg"
 run = "ask"
@@ -89,7 +89,7 @@ run = "ask"
 [tools.old]
 source = "builtin"
 `), partial.TOML, user)
-	_ = load.Decode("workspace.toml", []byte(`
+	_ = codec.Decode("workspace.toml", []byte(`
 [tools.'*']
 run = "ask"
 
@@ -103,7 +103,7 @@ run = "ask"
 		delta.Between(user, merge.Layers(user, workspace)),
 		delta.Smallest(user, merge.Layers(user, workspace), config.Default()),
 	} {
-		text, _ := partial.Encode(d, partial.TOML)
+		text, _ := codec.Encode(d, partial.TOML)
 		fmt.Printf("%s---\n", text)
 	}
 	// Output:

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
 	"github.com/strata-config/strata/internal/layertest"
@@ -51,7 +52,7 @@ func TestSmallest(t *testing.T) {
 				what, want string
 				d          *config.Partial
 			}{{"Between", tt.between, delta.Between(&from, &to)}, {"Smallest", tt.want, delta.Smallest(&from, &to, tt.defaults)}} {
-				text, err := partial.Encode(c.d, partial.TOML)
+				text, err := codec.Encode(c.d, partial.TOML)
 				if err != nil {
 					t.Fatal(err)
 				}

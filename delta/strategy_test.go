@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
 	"github.com/strata-config/strata/internal/layertest"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 )
@@ -51,7 +51,7 @@ func TestDeltaOfStrategies(t *testing.T) {
 			a := layertest.MustDecode(t, "from.toml", "[tools.t.options]\n"+tt.from, partial.TOML)
 			b := layertest.MustDecode(t, "to.toml", "[tools.t.options]\n"+tt.to, partial.TOML)
 			d := delta.Between(&a, &b)
-			text, err := partial.Encode(d, partial.TOML)
+			text, err := codec.Encode(d, partial.TOML)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,7 +59,7 @@ func TestDeltaOfStrategies(t *testing.T) {
 				t.Errorf("delta mismatch (-want +got):\n%s", diff)
 			}
 			back := new(config.Partial)
-			if err := load.Decode("delta.toml", text, partial.TOML, back); err != nil {
+			if err := codec.Decode("delta.toml", text, partial.TOML, back); err != nil {
 				t.Fatalf("the delta does not read back: %v", err)
 			}
 			if diff := cmp.Diff(d, back); diff != "" {
@@ -100,7 +100,7 @@ func TestToPartialOfStrategies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			text, err := partial.Encode(p, partial.TOML)
+			text, err := codec.Encode(p, partial.TOML)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -62,7 +62,7 @@ func Count(n int) string {
 // to use.
 type Collector struct {
 	// Max is how many problems to keep; 0 or less means 100 (the default
-	// of load.Limits.Problems).
+	// of codec.Limits.Problems).
 	Max int
 
 	errs    Errors

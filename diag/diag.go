@@ -39,7 +39,7 @@
 //	server               an MCP server did not start or did not list its tools
 //	left-out             something configured is left out on purpose: a disabled server, a name an export refuses
 //	changed              what a server offers changed from what the cache held, or a name an export rewrote (a notice)
-//	limit                past a bound of load.Limits (or a fixed one): depth, size, values, a server's tool list
+//	limit                past a bound of codec.Limits (or a fixed one): depth, size, values, a server's tool list
 //	read                 a file, directory or source cannot be read: missing, not a regular file, no permission
 //	write                a file cannot be written or locked: the trust list, the cache
 //	foreign              another client's file where a layer was expected (Codex's config.toml)

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -45,7 +45,7 @@ func ExampleCollector() {
 // program tells problems apart by their Code.
 func ExampleError_Render() {
 	var p config.Partial
-	err := load.Decode("tools.toml", []byte("[tools.grep]\nsource = \"mcp\"\n"), partial.TOML, &p)
+	err := codec.Decode("tools.toml", []byte("[tools.grep]\nsource = \"mcp\"\n"), partial.TOML, &p)
 	e := diag.All(err)[0]
 	fmt.Println(e.Render())
 	fmt.Println(e.Code, errors.Is(err, diag.CodeBadValue))

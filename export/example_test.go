@@ -1,7 +1,6 @@
 package export_test
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/strata-config/strata/config"
@@ -14,7 +13,7 @@ import (
 // description as the tool wrote it.
 func ExampleMarshal() {
 	echo := resolve.Discovered{Name: "echo", Description: "Repeat a text. The text comes back as it was given.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)}
+		InputSchema: resolve.MustSchema(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)}
 	cfg := config.Default()
 	cfg.Tools["echo"] = config.Tool{Source: config.Source{Kind: config.SourceBuiltin}}
 	cat, err := resolve.Build(cfg, resolve.Found{Builtins: map[string]resolve.Discovered{"echo": echo}})

@@ -189,7 +189,7 @@ const searchToolSchema = `{"type":"object","properties":{"query":{"type":"string
 // lists it.
 func SearchDefinition() resolve.Definition {
 	return resolve.Definition{Name: SearchTool, Source: "strata", Summary: "Find tools that are not loaded yet, and load them.", Description: searchToolDescription,
-		InputSchema: json.RawMessage(searchToolSchema), Run: config.RunUnattended, Result: config.ResultUnattended}
+		InputSchema: resolve.MustSchema(searchToolSchema), Run: config.RunUnattended, Result: config.ResultUnattended}
 }
 
 // AnthropicToolSearch is the server tool of Anthropic's tool search that
@@ -334,14 +334,14 @@ func entryJSON(f Dialect, d resolve.Definition) json.RawMessage {
 		v = struct {
 			Type     string   `json:"type"`
 			Function function `json:"function"`
-		}{"function", function{Name: d.Name, Description: modelText(d), Parameters: d.InputSchema}}
+		}{"function", function{Name: d.Name, Description: modelText(d), Parameters: d.InputSchema.JSON()}}
 	case Anthropic:
 		v = struct {
 			Name         string          `json:"name"`
 			Description  string          `json:"description"`
 			InputSchema  json.RawMessage `json:"input_schema"`
 			DeferLoading bool            `json:"defer_loading,omitempty"`
-		}{d.Name, modelText(d), d.InputSchema, d.Load == config.LoadDeferred}
+		}{d.Name, modelText(d), d.InputSchema.JSON(), d.Load == config.LoadDeferred}
 	case MCP:
 		return MCPToolJSON(d)
 	}
@@ -418,6 +418,6 @@ func MCPToolJSON(d resolve.Definition) json.RawMessage {
 			return json.RawMessage(v.JSON())
 		}
 	}
-	b, _ := json.Marshal(mcpTool{Name: d.Name, Title: d.Title, Description: modelText(d), InputSchema: d.InputSchema, OutputSchema: d.OutputSchema, Annotations: d.Annotations})
+	b, _ := json.Marshal(mcpTool{Name: d.Name, Title: d.Title, Description: modelText(d), InputSchema: d.InputSchema.JSON(), OutputSchema: d.OutputSchema.JSON(), Annotations: d.Annotations})
 	return b
 }

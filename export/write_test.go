@@ -16,7 +16,7 @@ import (
 )
 
 func def(name, summary string, load config.LoadMode) resolve.Definition {
-	return resolve.Definition{Name: name, Source: "local", Summary: summary, Description: summary, InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`), Load: load}
+	return resolve.Definition{Name: name, Source: "local", Summary: summary, Description: summary, InputSchema: resolve.MustSchema(`{"type":"object","properties":{"path":{"type":"string"}}}`), Load: load}
 }
 
 func catalog(defs ...resolve.Definition) *resolve.Catalog {

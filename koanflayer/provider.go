@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/knadh/koanf/v2"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -42,7 +43,7 @@ func (p *Provider) ReadBytes() ([]byte, error) {
 	if p.v == nil {
 		return []byte("{}"), nil
 	}
-	return partial.Encode(p.v, partial.JSON)
+	return codec.Encode(p.v, partial.JSON)
 }
 
 // Read returns the value as koanf's nested map.

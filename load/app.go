@@ -1,3 +1,12 @@
+// Package load is the config half of a workspace: it finds a host's
+// layers ([App]: defaults, the user's file, the workspace's files once
+// trusted, directory files, extends, the environment, --cfg, flags and the
+// host's own sources, [HostSource]), puts them in precedence order, and keeps for
+// each where it came from, so that a resolved value is explained
+// ([Result.Explain]) and every problem is positioned. Each layer is read
+// by package [codec]; other clients' MCP files (Claude Desktop and Code,
+// Cursor, VS Code, Codex) are translated into layers by internal/clients,
+// which load calls per file.
 package load
 
 import (
@@ -13,7 +22,9 @@ import (
 	"strings"
 
 	"github.com/strata-config/strata/assign"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/clients"
 	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/untrusted"
@@ -44,7 +55,7 @@ import (
 // above the defaults and below the user file (see [HostSource]).
 //
 // A file may be TOML, JSON or YAML (config.toml, .json, .yaml, .yml; two of
-// them in one place is an error), and may extend others (see [ExtendsKey]).
+// them in one place is an error), and may extend others (see [codec.ExtendsKey]).
 //
 // The workspace file and the directory files apply only where the user
 // trusts their directory (see [Truster] for which directory decides): the
@@ -56,7 +67,7 @@ import (
 // should be, a link loop) is a warning too, never an error of the user's
 // load. Until the workspace is trusted, what resolves into it is its
 // content, whichever layer wrote it: a server of another client's file
-// (see [Foreign]) whose ${workspaceFolder}, other variable or envFile
+// (Claude Desktop and Code, Cursor, VS Code, Codex) whose ${workspaceFolder}, other variable or envFile
 // resolves there is left out, disabled, with a warning, and its envFile
 // is not read. Relative paths in a file are relative to the file (see
 // [Rebaser]).
@@ -98,11 +109,16 @@ type App[P, R any] struct {
 	Provenance bool
 	// MCPServers is where the host keeps MCP servers (mcp_servers for
 	// strata's own model). When set, files in the formats other tools keep
-	// servers in are read as layers of servers: see Foreign.
+	// servers in are read as layers of servers: Claude Desktop's
+	// claude_desktop_config.json, Claude Code's .mcp.json, Cursor's and VS
+	// Code's mcp.json (told by name and place, or by their root keys), and
+	// Codex's config.toml when named (--cfg codex:PATH, or format =
+	// "codex" in extends; claude, claude-code, cursor and vscode name the
+	// others). Each client's variables are expanded by that client's rules.
 	MCPServers partial.Path
 	// Limits bound what every source may hold; the zero Limits gives the
 	// defaults.
-	Limits Limits
+	Limits codec.Limits
 	// TrustStore is the user's trust list (see [trust.Store]), read by
 	// Load: the directories it trusts apply their own files. nil is an
 	// empty list.
@@ -250,7 +266,7 @@ type Layer[P any] struct {
 	Extends []string
 	Partial *P
 	// Doc is the layer's document, for file layers.
-	Doc *Document
+	Doc *codec.Document
 	// Dropped is set on layers that a later --cfg NONE dropped.
 	Dropped bool
 }
@@ -302,10 +318,10 @@ type Result[P, R any] struct {
 }
 
 // Secrets are the values of every layer that came from the user's
-// environment or an input (see [Document.Secrets]): what output must show
+// environment or an input (see [codec.Document.Secrets]): what output must show
 // as something else.
-func (r *Result[P, R]) Secrets() *partial.Secrets {
-	var s partial.Secrets
+func (r *Result[P, R]) Secrets() *codec.Secrets {
+	var s codec.Secrets
 	for _, l := range r.Layers {
 		s.Add(l.Doc.Secrets())
 	}
@@ -632,12 +648,12 @@ func envMap(environ []string) map[string]string {
 type reader[P, R any] struct {
 	app    *App[P, R]
 	res    *Result[P, R]
-	lim    Limits // the app's, with defaults
+	lim    codec.Limits // the app's, with defaults
 	errs   diag.Collector
 	merged *P
 	env    map[string]string // the environment
 	dir    string            // the working directory
-	im     *importer         // for clients' files, made on first use
+	im     *clients.Env      // for clients' files, made on first use
 	// ws is the workspace when it is not trusted: what resolves into it
 	// is refused.
 	ws untrusted.Workspace
@@ -707,7 +723,7 @@ func (r *reader[P, R]) cfg(ctx context.Context, n int, arg string) {
 		r.merged = new(P)
 		return
 	}
-	if f, path, ok := foreignPrefix(arg); ok {
+	if f, path, ok := clients.Prefix(arg); ok {
 		r.file(ctx, KindCfg, path, nil, f)
 		return
 	}
@@ -757,7 +773,7 @@ func isFileArg(arg string) bool {
 	if strings.HasPrefix(strings.TrimSpace(arg), "{") || strings.ContainsAny(arg, "=") {
 		return false
 	}
-	if _, ok := FormatOf(arg); ok {
+	if _, ok := codec.FormatOf(arg); ok {
 		return true
 	}
 	_, err := os.Stat(arg)

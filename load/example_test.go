@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/strata-config/strata/config"
-	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/trust"
@@ -122,35 +121,4 @@ func ExampleApp_clientFiles() {
 	// asked for key (Search API key), password true
 	// https://api.example.com/mcp Bearer k-123 true
 	// npx [-y search-mcp] s3cret true
-}
-
-// A host raises or lowers the limits every source is read within; a zero
-// field keeps its default.
-func ExampleLimits() {
-	fmt.Printf("%+v\n", load.Limits{Depth: 5000}.WithDefaults())
-
-	strict := load.Limits{Depth: 3}
-	_, err := strict.Parse("deep.toml", []byte("a.b.c.d = 1\n"), partial.TOML)
-	fmt.Println(err)
-	// Output:
-	// {Depth:5000 FileSize:1048576 Files:64 Problems:100 Quote:100 Total:8388608 Values:250000 ServerTools:10000 ServerListing:4194304}
-	// deep.toml:1:7: tables and arrays nest deeper than 3 levels, the limit
-}
-
-// Decode reads one layer into a partial; every problem of it comes back at
-// once, positioned, with a did-you-mean.
-func ExampleDecode() {
-	var p config.Partial
-	err := load.Decode("tools.toml", []byte(`
-[tools.grep]
-source = "local"
-rnu = "ask"
-result = "sometimes"
-`), partial.TOML, &p)
-	for _, e := range diag.All(err) {
-		fmt.Println(e.Code, e)
-	}
-	// Output:
-	// unknown-key tools.toml:4:1: tools.grep.rnu: unknown key; did you mean run?
-	// bad-value tools.toml:5:10: tools.grep.result: expected one of unattended, ask, edit, skip, found "sometimes"
 }

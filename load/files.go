@@ -8,17 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"sort"
 	"strings"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/diag"
-	"github.com/strata-config/strata/internal/decode"
-	"github.com/strata-config/strata/internal/doc"
+	"github.com/strata-config/strata/internal/clients"
 	"github.com/strata-config/strata/internal/readfile"
 	"github.com/strata-config/strata/internal/shape"
-	"github.com/strata-config/strata/internal/suggest"
-	"github.com/strata-config/strata/partial"
 )
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
@@ -66,7 +63,7 @@ func (r *reader[P, R]) probeFile(ctx context.Context, kind Kind, base string, tr
 // File reads the layer file at path and the files it extends, the way
 // [App.Load] reads each of its files: extends relative to the file, a
 // glob's matches in sorted order, "after" entries above the file, cycles
-// and missing files reported (see [ExtendsKey]), files of other tools read
+// and missing files reported (see [codec.ExtendsKey]), files of other tools read
 // when [App].MCPServers is set. It returns the layers, lowest first, of
 // [KindCfg] as a --cfg file's are; the warnings are those [Result].Warnings
 // would hold; the error holds every problem found. Relative paths stay as
@@ -88,22 +85,22 @@ func (a *App[P, R]) File(ctx context.Context, path string) (layers []Layer[P], w
 // was read in.
 type fileKey struct {
 	abs string
-	f   Foreign
+	f   clients.Format
 }
 
 // fileRead is what reading a file gave, kept so that a file that several
 // extends name is read once; a file that failed is reported once.
 type fileRead[P any] struct {
-	d      *Document
+	d      *codec.Document
 	p      *P
-	exts   []extend
+	exts   []codec.Extend
 	failed bool
 }
 
 // file reads a layer file and the files it extends, adding their layers in
 // order. chain lists the files whose extends led here; f names a foreign
 // format the file is in, or is empty to recognise one.
-func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain []string, f Foreign) {
+func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain []string, f clients.Format) {
 	if len(chain) == 0 {
 		r.chainFiles, r.chainFull = 0, false // a new chain
 	}
@@ -127,9 +124,9 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 		return
 	}
 	inner := append(append([]string(nil), chain...), abs)
-	var after []extend
+	var after []codec.Extend
 	for _, e := range fr.exts {
-		if e.after {
+		if e.After {
 			after = append(after, e)
 			continue
 		}
@@ -143,7 +140,7 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 
 // read reads, parses and decodes the file at path, once: later calls give
 // what the first one gave, without its problems.
-func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []string, f Foreign) *fileRead[P] {
+func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []string, f clients.Format) *fileRead[P] {
 	key := fileKey{abs, f}
 	if fr, ok := r.files[key]; ok {
 		return fr
@@ -153,7 +150,7 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 		r.files = make(map[fileKey]*fileRead[P])
 	}
 	r.files[key] = fr
-	format, ok := FormatOf(path)
+	format, ok := codec.FormatOf(path)
 	if !ok {
 		r.add(&diag.Error{Code: diag.CodeRead, Source: path, Msg: "cannot tell the format from the file name", Hint: "use a .toml, .json, .yaml or .yml file"})
 		return fr
@@ -172,28 +169,29 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 		return fr
 	}
 	if f == "" && r.app.MCPServers != nil {
-		f = foreignByName(path)
+		f = clients.ByName(path)
 	}
 	if r.readValues > r.lim.Values {
 		// The files before went past Limits.Values, which a problem
 		// says: no more is read.
 		return fr
 	}
-	d, values, err := parse(path, data, format, r.lim, f.jsonc(), r.readValues)
+	d, values, err := r.lim.ParseAfter(path, data, format, f.JSONC(), r.readValues)
 	r.readValues += values
 	if err != nil {
 		r.add(err)
 		return fr
 	}
 	if f == "" && r.app.MCPServers != nil {
-		f = detectForeign(d, rootDeclares[P])
+		f = clients.Detect(d.Tree(), rootDeclares[P])
 	}
 	if f != "" {
 		if r.app.MCPServers == nil {
 			r.add(&diag.Error{Code: diag.CodeUsage, Source: path, Msg: fmt.Sprintf("this application does not read %s files", f)})
 			return fr
 		}
-		warnings, err := d.foreign(ctx, f, r.app.MCPServers, r.importer())
+		warnings, secrets, err := clients.Translate(ctx, d.Name(), d.Tree(), f, r.app.MCPServers, r.importer())
+		*d.Secrets() = secrets
 		if err != nil {
 			r.add(err)
 			return fr
@@ -202,16 +200,16 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 			r.warn(w)
 		}
 	}
-	exts, err := d.extends()
+	exts, err := d.Extends(clients.Names())
 	if err != nil {
 		r.add(err)
 		return fr
 	}
 	p := new(P)
-	d.checked = r.app.Checked
+	d.StrictUnder(r.app.Checked)
 	if err := d.Decode(p); err != nil {
 		if f == "" {
-			err = d.codexGuess(err, r.app.Name)
+			err = clients.CodexProblems(d.Name(), d.Tree(), err, r.app.Name)
 		}
 		r.add(err)
 		return fr
@@ -220,7 +218,7 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 		rebase(p, filepath.Dir(abs))
 	}
 	if f == "" {
-		d.release() // a foreign file's tree is its mapping, not what was read
+		d.Release() // a foreign file's tree is its mapping, not what was read
 	}
 	*fr = fileRead[P]{d: d, p: p, exts: exts}
 	return fr
@@ -239,47 +237,47 @@ func rootDeclares[P any](key string) bool {
 
 // extend reads the files one extends entry names, as long as the chain
 // has read fewer files than the limit.
-func (r *reader[P, R]) extend(ctx context.Context, kind Kind, d *Document, e extend, chain []string) {
+func (r *reader[P, R]) extend(ctx context.Context, kind Kind, d *codec.Document, e codec.Extend, chain []string) {
 	if r.chainFull {
 		return
 	}
 	dir := filepath.Dir(d.Name())
-	pattern := e.path
+	pattern := e.Path
 	if !filepath.IsAbs(pattern) {
 		pattern = filepath.Join(dir, pattern)
 	}
-	if !hasMeta(e.path) {
+	if !hasMeta(e.Path) {
 		if _, err := os.Stat(pattern); err != nil {
-			r.add(d.errAt(diag.CodeRead, e.node, e.at, "extends a missing file "+pattern+" ("+chainText(chain)+")", "the path is relative to "+d.Name()))
+			r.add(e.Problem(diag.CodeRead, "extends a missing file "+pattern+" ("+chainText(chain)+")", "the path is relative to "+d.Name()))
 			return
 		}
 		if r.countFile(d, e, chain) {
-			r.file(ctx, kind, pattern, chain, e.format)
+			r.file(ctx, kind, pattern, chain, clients.Format(e.Format))
 		}
 		return
 	}
 	matches, err := filepath.Glob(pattern)
 	if err != nil {
-		r.add(d.errAt(diag.CodeSyntax, e.node, e.at, "invalid pattern "+e.path+": "+err.Error(), ""))
+		r.add(e.Problem(diag.CodeSyntax, "invalid pattern "+e.Path+": "+err.Error(), ""))
 		return
 	}
 	sort.Strings(matches)
 	if len(matches) == 0 {
-		r.add(d.errAt(diag.CodeRead, e.node, e.at, "the pattern "+pattern+" matches no file ("+chainText(chain)+")", "the pattern is relative to "+d.Name()))
+		r.add(e.Problem(diag.CodeRead, "the pattern "+pattern+" matches no file ("+chainText(chain)+")", "the pattern is relative to "+d.Name()))
 		return
 	}
 	for _, m := range matches {
 		if !r.countFile(d, e, chain) {
 			return
 		}
-		r.file(ctx, kind, m, chain, e.format)
+		r.file(ctx, kind, m, chain, clients.Format(e.Format))
 	}
 }
 
 // countFile counts a file that extends entry e of d reads, and reports
 // whether the chain may read it: past the limit, the chain stops, with one
 // problem at the entry that went over.
-func (r *reader[P, R]) countFile(d *Document, e extend, chain []string) bool {
+func (r *reader[P, R]) countFile(d *codec.Document, e codec.Extend, chain []string) bool {
 	if r.chainFull {
 		return false // and said so
 	}
@@ -287,7 +285,7 @@ func (r *reader[P, R]) countFile(d *Document, e extend, chain []string) bool {
 		return true
 	}
 	r.chainFull = true
-	r.add(d.errAt(diag.CodeLimit, e.node, e.at, fmt.Sprintf("the extends of %s read more than %s files, the limit (counting a file once for each extends that names it)", chain[0], diag.Count(r.lim.Files)), "extend fewer files, or have one file extend them all once"))
+	r.add(e.Problem(diag.CodeLimit, fmt.Sprintf("the extends of %s read more than %s files, the limit (counting a file once for each extends that names it)", chain[0], diag.Count(r.lim.Files)), "extend fewer files, or have one file extend them all once"))
 	return false
 }
 
@@ -296,115 +294,6 @@ func chainText(chain []string) string {
 }
 
 func hasMeta(p string) bool { return strings.ContainsAny(p, `*?[\`) }
-
-// ExtendsKey is the root key of a layer file that lists the files it
-// extends:
-//
-//	extends = ["base.toml", "config.d/*.toml", { path = "local.toml", strategy = "after" }]
-//
-// Paths are relative to the declaring file; a glob's matches are read in
-// sorted order. An extended file is a layer below the declaring file,
-// unless its strategy is "after", and may extend others in turn. A cycle, a
-// missing file and a glob that matches nothing are errors that name the
-// chain of files.
-const ExtendsKey = "extends"
-
-type extend struct {
-	path   string
-	after  bool
-	format Foreign
-	at     partial.Path // where the entry is, for messages
-	node   *doc.Node    // the entry, for its position
-}
-
-// extends takes the extends entry out of the document.
-func (d *Document) extends() ([]extend, error) {
-	n := d.tree().Root.Get(ExtendsKey)
-	if n == nil {
-		return nil, nil
-	}
-	defer d.tree().Root.Delete(ExtendsKey)
-	d.changed = true
-	where := partial.Path{ExtendsKey}
-	items := n.Entries
-	switch n.Kind {
-	case doc.String:
-		items = []*doc.Node{n}
-	case doc.Array:
-	default:
-		return nil, d.errAt(diag.CodeType, n, where, "expected an array of paths, found "+decode.Describe(n), `write extends = ["base.toml"]`)
-	}
-	var out []extend
-	var errs diag.Errors
-	for i, it := range items {
-		at := where
-		if n.Kind == doc.Array {
-			at = where.Append(fmt.Sprint(i))
-		}
-		switch it.Kind {
-		case doc.String:
-			if it.Str == "" {
-				errs = append(errs, d.errAt(diag.CodeBadValue, it, at, "the path is empty", ""))
-				continue
-			}
-			out = append(out, extend{path: it.Str, at: at, node: it})
-		case doc.Table:
-			e := extend{at: at, node: it}
-			for _, f := range it.Entries {
-				switch f.Key {
-				case "path":
-					if f.Kind != doc.String || f.Str == "" {
-						errs = append(errs, d.errAt(diag.CodeType, f, at.Append(f.Key), "expected a path, found "+decode.Describe(f), ""))
-						continue
-					}
-					e.path = f.Str
-				case "format":
-					switch names := foreignNames(); {
-					case f.Kind == doc.String && slices.Contains(names, f.Str):
-						e.format = Foreign(f.Str)
-					default:
-						hint := ""
-						if c := suggest.Closest(f.Str, names); c != "" && f.Kind == doc.String {
-							hint = "did you mean " + c + "?"
-						}
-						errs = append(errs, d.errAt(diag.CodeBadValue, f, at.Append(f.Key), "expected "+strings.Join(names, ", ")+", found "+decode.Describe(f), hint))
-					}
-				case "strategy":
-					switch {
-					case f.Kind == doc.String && f.Str == "before":
-					case f.Kind == doc.String && f.Str == "after":
-						e.after = true
-					default:
-						hint := ""
-						if c := suggest.Closest(f.Str, []string{"before", "after"}); c != "" && f.Kind == doc.String {
-							hint = "did you mean " + c + "?"
-						}
-						errs = append(errs, d.errAt(diag.CodeBadValue, f, at.Append(f.Key), "expected before or after, found "+decode.Describe(f), hint))
-					}
-				default:
-					hint := ""
-					if c := suggest.Closest(f.Key, []string{"path", "strategy", "format"}); c != "" {
-						hint = "did you mean " + c + "?"
-					}
-					errs = append(errs, d.errAtKey(diag.CodeUnknownKey, f, at.Append(f.Key), "unknown key", hint))
-				}
-			}
-			if e.path == "" {
-				if len(errs) == 0 {
-					errs = append(errs, d.errAt(diag.CodeInvalid, it, at, "an extends table needs a path", `write { path = "x.toml", strategy = "after" }`))
-				}
-				continue
-			}
-			out = append(out, e)
-		default:
-			errs = append(errs, d.errAt(diag.CodeType, it, at, "expected a path or { path, strategy }, found "+decode.Describe(it), ""))
-		}
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	return out, nil
-}
 
 // WorkspaceRoot returns the root of the workspace of an application called
 // name around dir: the nearest ancestor of dir (dir included) that holds a
@@ -461,4 +350,24 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// importer returns what reading clients' files needs of this load.
+func (r *reader[P, R]) importer() *clients.Env {
+	if r.im == nil {
+		r.im = &clients.Env{Environ: r.env, Root: r.res.Root, Dir: r.dir, Input: r.app.Input, Untrusted: r.ws, ReadEnvFile: r.readEnvFile}
+	}
+	return r.im
+}
+
+// readEnvFile reads an envFile through the one bounded reader, within
+// the limits of a layer file and counting towards the load's total.
+func (r *reader[P, R]) readEnvFile(ctx context.Context, path string) ([]byte, error) {
+	max := min(r.lim.FileSize, r.lim.Total-r.readBytes)
+	data, err := readfile.Regular(ctx, path, max, "an environment file")
+	if err != nil && max < r.lim.FileSize && errors.Is(err, readfile.ErrTooLarge) {
+		err = &diag.Error{Code: diag.CodeLimit, Source: path, Msg: fmt.Sprintf("the files of this load hold more than %s in all, the limit", readfile.Bytes(r.lim.Total)), Err: readfile.ErrTooLarge}
+	}
+	r.readBytes += int64(len(data))
+	return data, err
 }

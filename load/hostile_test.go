@@ -12,10 +12,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/hostile"
-	"github.com/strata-config/strata/load"
 )
 
 // TestHostileInputs loads each hostile input: it ends with one problem
@@ -115,7 +115,7 @@ func TestReadFileRefusesSpecialFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			data, err := load.Limits{}.ReadFile(context.Background(), path(tt.name))
+			data, err := codec.Limits{}.ReadFile(context.Background(), path(tt.name))
 			if data != nil {
 				t.Errorf("read %d bytes", len(data))
 			}
@@ -143,7 +143,7 @@ func TestReadFileLimit(t *testing.T) {
 	if err := os.WriteFile(over, []byte(strings.Repeat("#", 1001)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lim := load.Limits{FileSize: 1000}
+	lim := codec.Limits{FileSize: 1000}
 	if data, err := lim.ReadFile(context.Background(), at); err != nil || len(data) != 1000 {
 		t.Errorf("a file at the limit: %d bytes, %v", len(data), err)
 	}
@@ -156,7 +156,7 @@ func TestReadFileLimit(t *testing.T) {
 	if info, err := os.Stat(proc); err != nil || info.Size() != 0 {
 		t.Skipf("%s: %v", proc, err)
 	}
-	_, err = load.Limits{FileSize: 10}.ReadFile(context.Background(), proc)
+	_, err = codec.Limits{FileSize: 10}.ReadFile(context.Background(), proc)
 	if got := errText(err); got != proc+": is larger than 10 bytes, the limit for a layer file" {
 		t.Errorf("a file that says it is empty: %s", got)
 	}
@@ -171,7 +171,7 @@ func TestReadFileCancelled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := load.Limits{}.ReadFile(ctx, path)
+	_, err := codec.Limits{}.ReadFile(ctx, path)
 	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(errText(err), path+": ") {
 		t.Errorf("got %v, want a problem of %s caused by context.Canceled", err, path)
 	}
@@ -230,7 +230,7 @@ func TestExtendsFileLimit(t *testing.T) {
 	root := tree(t, files)
 	load := func(max int) error {
 		a := app{Name: "strata", Defaults: config.Default(), Trust: trustAll{}, Dir: filepath.Join(root, "w"),
-			Environ: []string{"STRATA_CONFIG_HOME=" + filepath.Join(root, "home")}, Limits: load.Limits{Files: max}}
+			Environ: []string{"STRATA_CONFIG_HOME=" + filepath.Join(root, "home")}, Limits: codec.Limits{Files: max}}
 		_, err := a.Load(context.Background())
 		return err
 	}
@@ -260,7 +260,7 @@ func TestProblemsLimitAcrossFiles(t *testing.T) {
 		"home/config.toml":      bad,
 	})
 	a := app{Name: "strata", Defaults: config.Default(), Trust: trustAll{}, Dir: filepath.Join(root, "w"),
-		Environ: []string{"STRATA_CONFIG_HOME=" + filepath.Join(root, "home")}, Limits: load.Limits{Problems: 20}}
+		Environ: []string{"STRATA_CONFIG_HOME=" + filepath.Join(root, "home")}, Limits: codec.Limits{Problems: 20}}
 	_, err := a.Load(context.Background())
 	es := diag.All(err)
 	if len(es) != 21 || es[20].Error() != "… and 41 more problems" {
@@ -272,11 +272,11 @@ func TestProblemsLimitAcrossFiles(t *testing.T) {
 }
 
 func TestLimitsWithDefaults(t *testing.T) {
-	want := load.Limits{Depth: 1000, FileSize: 1 << 20, Files: 64, Problems: 100, Quote: 100, Total: 8 << 20, Values: 250_000, ServerTools: 10_000, ServerListing: 4 << 20}
-	if diff := cmp.Diff(want, load.Limits{}.WithDefaults()); diff != "" {
+	want := codec.Limits{Depth: 1000, FileSize: 1 << 20, Files: 64, Problems: 100, Quote: 100, Total: 8 << 20, Values: 250_000, ServerTools: 10_000, ServerListing: 4 << 20}
+	if diff := cmp.Diff(want, codec.Limits{}.WithDefaults()); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}
-	raised := load.Limits{Depth: 5000, FileSize: 1 << 30, Files: 1, Problems: 7, Quote: 3, Total: 1 << 31, Values: 1 << 24, ServerTools: 2, ServerListing: 1 << 30}
+	raised := codec.Limits{Depth: 5000, FileSize: 1 << 30, Files: 1, Problems: 7, Quote: 3, Total: 1 << 31, Values: 1 << 24, ServerTools: 2, ServerListing: 1 << 30}
 	if diff := cmp.Diff(raised, raised.WithDefaults()); diff != "" {
 		t.Errorf("a host's limits changed (-want +got):\n%s", diff)
 	}
@@ -294,7 +294,7 @@ func TestRaisedDepth(t *testing.T) {
 		a := app{Name: "strata", Defaults: config.Default(), Trust: trustAll{}, Dir: filepath.Join(root, "w"),
 			Environ: []string{"STRATA_CONFIG_HOME=" + filepath.Join(root, "home"), "STRATA_TOOLS__X__OPTIONS__B=1"},
 			Cfg:     []string{"tools.x.options" + strings.Repeat(".c", 1400) + "=1"},
-			Limits:  load.Limits{Depth: tt.depth}}
+			Limits:  codec.Limits{Depth: tt.depth}}
 		_, err := a.Load(context.Background())
 		if (err == nil) != tt.ok {
 			t.Errorf("depth %d: %v, want success %v", tt.depth, err, tt.ok)
@@ -322,7 +322,7 @@ func TestTotalLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := app{Name: "strata", Defaults: config.Default(), Trust: trustAll{}, Dir: filepath.Join(root, "w"), Environ: []string{"STRATA_CONFIG_HOME=" + root + "/home"},
-		Limits: load.Limits{Total: 3500}}
+		Limits: codec.Limits{Total: 3500}}
 	_, err := a.Load(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "the layer files of this load hold more than 3,500 bytes in all, the limit") {
 		t.Errorf("err = %v", err)

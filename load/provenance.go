@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/suggest"
@@ -172,7 +173,7 @@ func checkPath(t *shape.Type, path partial.Path) error {
 // true when the layer decides the value on its own (sets, unsets or
 // replaces it) rather than adding to what lower layers give. The values
 // of sec are hidden.
-func mention(v reflect.Value, t *shape.Type, path partial.Path, i int, sec *partial.Secrets) (action string, base, ok bool) {
+func mention(v reflect.Value, t *shape.Type, path partial.Path, i int, sec *codec.Secrets) (action string, base, ok bool) {
 	if i == len(path) {
 		return whole(v, t, path, sec)
 	}
@@ -289,7 +290,7 @@ func gives(v reflect.Value, t *shape.Type, path partial.Path, item string) bool 
 }
 
 // whole says what a layer does with the value v at the end of path at.
-func whole(v reflect.Value, t *shape.Type, at partial.Path, sec *partial.Secrets) (string, bool, bool) {
+func whole(v reflect.Value, t *shape.Type, at partial.Path, sec *codec.Secrets) (string, bool, bool) {
 	switch t.Kind {
 	case shape.Value:
 		switch v.Field(t.At.State).Uint() {
@@ -367,7 +368,7 @@ func whole(v reflect.Value, t *shape.Type, at partial.Path, sec *partial.Secrets
 
 // anyAction says what present free-form value v (of type t) at path at does, and
 // whether it decides the value on its own.
-func anyAction(v reflect.Value, t *shape.Type, at partial.Path, sec *partial.Secrets) (string, bool) {
+func anyAction(v reflect.Value, t *shape.Type, at partial.Path, sec *codec.Secrets) (string, bool) {
 	a := v.Interface().(partial.Any)
 	var act string
 	switch shape.Op(v, t) {
@@ -418,7 +419,7 @@ func text(v any) string { return show(nil, nil, v) }
 
 // show renders the value v at path at for an explanation, with the values
 // of sec hidden.
-func show(sec *partial.Secrets, at partial.Path, v any) string {
+func show(sec *codec.Secrets, at partial.Path, v any) string {
 	s, err := sec.Text(at, v)
 	switch {
 	case err != nil && sec.Len() > 0:
@@ -431,7 +432,7 @@ func show(sec *partial.Secrets, at partial.Path, v any) string {
 
 // valueText renders the value of resolved value v at path, or "", with
 // the values of sec hidden.
-func valueText(v reflect.Value, path partial.Path, sec *partial.Secrets) string {
+func valueText(v reflect.Value, path partial.Path, sec *codec.Secrets) string {
 	for _, k := range path {
 		for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
 			if v.IsNil() {
@@ -629,7 +630,7 @@ func (r *Result[P, R]) locate(err error) error {
 			}
 			c := *pe
 			if l.Doc != nil {
-				located := LocateErrors(&c, l.Doc)
+				located := codec.LocateErrors(&c, l.Doc)
 				out[k] = diag.All(located)[0]
 			} else {
 				c.Source = string(l.Kind) + " " + l.Name

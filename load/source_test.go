@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
@@ -186,7 +187,7 @@ func TestSourceProblemsAsInFiles(t *testing.T) {
 			if got := errText(err); got != tt.want {
 				t.Errorf("\n got: %s\nwant: %s", got, tt.want)
 			}
-			fileErr := load.Decode("f.toml", []byte(tt.file), partial.TOML, new(config.Partial))
+			fileErr := codec.Decode("f.toml", []byte(tt.file), partial.TOML, new(config.Partial))
 			if diff := cmp.Diff(problems(fileErr), problems(err)); diff != "" {
 				t.Errorf("not as for a file (-file +source):\n%s", diff)
 			}

@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/hostile"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -198,7 +198,7 @@ func TestEnvFileBoundedReader(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := app{Name: "strata", Defaults: config.Default(), Dir: root, MCPServers: partial.Path{"mcp_servers"}, Trust: trustAll{},
-				Environ: []string{"STRATA_CONFIG_HOME=" + filepath.Join(root, "home")}, Cfg: []string{"cursor:" + file}, Limits: load.Limits{FileSize: 200}}
+				Environ: []string{"STRATA_CONFIG_HOME=" + filepath.Join(root, "home")}, Cfg: []string{"cursor:" + file}, Limits: codec.Limits{FileSize: 200}}
 			_, err := a.Load(context.Background())
 			want := file + ":1:50: mcpServers.a.envFile: cannot read the environment file " + env + ": " + tt.want
 			if got := errText(err); got != want {

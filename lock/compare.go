@@ -115,7 +115,7 @@ func fields(a, b Entry) []string {
 // the catalog is what the lock approved. It is for a host's tests, so
 // that a CI run fails when a server changes a definition:
 //
-//	f, err := lock.Read(ctx, ".strata/strata.lock", load.Limits{})
+//	f, err := lock.Read(ctx, ".strata/strata.lock", codec.Limits{})
 //	...
 //	if changes := lock.Verify(cat, f); len(changes) > 0 { t.Errorf(...) }
 func Verify(cat *resolve.Catalog, f *Lockfile) []Change {

@@ -13,8 +13,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/diag"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -29,7 +29,7 @@ type Lockfile struct {
 	Path string
 	// Tools are the entries, sorted by name.
 	Tools []Entry
-	doc   *load.Document
+	doc   *codec.Document
 }
 
 // Equal reports whether f and o hold the same entries, read from the same
@@ -92,7 +92,7 @@ const fix = "run strata lock to write it again from the tools as they are now (s
 
 // Read reads the lock file at path within lim; a file that does not exist
 // gives nil and no error.
-func Read(ctx context.Context, path string, lim load.Limits) (*Lockfile, error) {
+func Read(ctx context.Context, path string, lim codec.Limits) (*Lockfile, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -109,7 +109,7 @@ func Read(ctx context.Context, path string, lim load.Limits) (*Lockfile, error) 
 // type, an entry without a source or a hash, a schema that is not JSON,
 // and an entry edited by hand, whose hash, summary or parameters do not
 // match its definition.
-func ReadBytes(name string, data []byte, lim load.Limits) (*Lockfile, error) {
+func ReadBytes(name string, data []byte, lim codec.Limits) (*Lockfile, error) {
 	d, err := lim.Parse(name, data, partial.TOML)
 	if err != nil {
 		return nil, err
@@ -243,7 +243,7 @@ func Render(entries []Entry) ([]byte, error) {
 		}
 		p.Tools.Set(e.Name, el)
 	}
-	b, err := partial.Encode(&p, partial.TOML)
+	b, err := codec.Encode(&p, partial.TOML)
 	if err != nil {
 		return nil, err
 	}

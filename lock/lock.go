@@ -79,8 +79,8 @@ func EntryOf(d resolve.Definition) Entry {
 		Source:       SourceOf(d),
 		Title:        d.Title,
 		Description:  ModelText(d),
-		InputSchema:  Canonical(d.InputSchema),
-		OutputSchema: Canonical(d.OutputSchema),
+		InputSchema:  Canonical(d.InputSchema.JSON()),
+		OutputSchema: Canonical(d.OutputSchema.JSON()),
 		Annotations:  Canonical(d.Annotations),
 	}
 	if d.Exec.Tool != "" && d.Exec.Tool != d.Name {

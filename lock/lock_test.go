@@ -7,13 +7,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/diag"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/resolve"
 )
 
 func def(name, desc, schema string) resolve.Definition {
-	return resolve.Definition{Name: name, Description: desc, InputSchema: json.RawMessage(schema),
+	return resolve.Definition{Name: name, Description: desc, InputSchema: resolve.MustSchema(schema),
 		Exec: resolve.Exec{Kind: resolve.ExecMCP, Server: "fs", Tool: name, Key: "mcp_servers.fs"}}
 }
 
@@ -33,14 +33,14 @@ func TestRoundTrip(t *testing.T) {
 	r := def("cat", "Cat.", `{"type":"object"}`)
 	r.Exec.Tool = "cat_file"
 	r.Annotations = json.RawMessage(`{"readOnlyHint":true}`)
-	r.OutputSchema = json.RawMessage(`{"type":"object"}`)
+	r.OutputSchema = resolve.MustSchema(`{"type":"object"}`)
 	r.Title = "Cat it"
 	want := Entries(&resolve.Catalog{Tools: []resolve.Definition{d, r}})
 	b, err := Render(want)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := ReadBytes("strata.lock", b, load.Limits{})
+	f, err := ReadBytes("strata.lock", b, codec.Limits{})
 	if err != nil {
 		t.Fatalf("Parse: %v\n%s", err, b)
 	}
@@ -80,7 +80,7 @@ func TestParseProblems(t *testing.T) {
 			if src == string(good) {
 				t.Fatalf("the edit changed nothing:\n%s", good)
 			}
-			_, err := ReadBytes("strata.lock", []byte(src), load.Limits{})
+			_, err := ReadBytes("strata.lock", []byte(src), codec.Limits{})
 			if err == nil {
 				t.Fatalf("Parse accepted:\n%s", src)
 			}

@@ -3,15 +3,15 @@ package merge_test
 import (
 	"fmt"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 )
 
 func ExampleLayers() {
 	user, workspace := new(config.Partial), new(config.Partial)
-	_ = load.Decode("user.toml", []byte(`
+	_ = codec.Decode("user.toml", []byte(`
 [tools.grep]
 source = "local"
 command = "rg --json"
@@ -20,7 +20,7 @@ run = "ask"
 [discover]
 dirs = ["~/tools"]
 `), partial.TOML, user)
-	_ = load.Decode("workspace.toml", []byte(`
+	_ = codec.Decode("workspace.toml", []byte(`
 [tools.grep]
 run = "unattended"
 
@@ -60,14 +60,14 @@ func ExampleLayers_hostApplication() {
 	defaults.Conversation.Tools = config.Default().Tools
 
 	base, local := new(HostPartial), new(HostPartial)
-	_ = load.Decode("host.toml", []byte(`
+	_ = codec.Decode("host.toml", []byte(`
 [conversation]
 model = "large"
 
 [conversation.tools.fs_read]
 source = "mcp.fs"
 `), partial.TOML, base)
-	_ = load.Decode("local.toml", []byte(`
+	_ = codec.Decode("local.toml", []byte(`
 unset = ["conversation.model"]
 
 [conversation.tools.'*']
@@ -88,12 +88,12 @@ run = "unattended"
 // depth, and is spent in the merge.
 func ExampleLayers_optionStrategies() {
 	user, workspace := new(config.Partial), new(config.Partial)
-	_ = load.Decode("user.toml", []byte(`
+	_ = codec.Decode("user.toml", []byte(`
 [tools.grep.options]
 exclude = ["*.tmp"]
 limits = { lines = 100 }
 `), partial.TOML, user)
-	_ = load.Decode("workspace.toml", []byte(`
+	_ = codec.Decode("workspace.toml", []byte(`
 [tools.grep.options]
 exclude = { value = ["*.lock"], strategy = "append" }
 limits = { value = { lines = 10, bytes = 4096 }, strategy = "keep" }

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/layertest"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 )
@@ -137,12 +137,12 @@ func TestOptionStrategies(t *testing.T) {
 				t.Errorf("options merged right to left mismatch (-want +got):\n%s", diff)
 			}
 			// The merged layer reads back the same.
-			text, err := partial.Encode(merged, partial.TOML)
+			text, err := codec.Encode(merged, partial.TOML)
 			if err != nil {
 				t.Fatal(err)
 			}
 			back := new(config.Partial)
-			if err := load.Decode("merged.toml", text, partial.TOML, back); err != nil {
+			if err := codec.Decode("merged.toml", text, partial.TOML, back); err != nil {
 				t.Fatalf("merged layer does not read back: %v\n%s", err, text)
 			}
 			if diff := cmp.Diff(merged, back); diff != "" {

@@ -8,9 +8,9 @@
 // variable, an override — decodes into a partial; package merge folds
 // layers lowest first, package delta computes the layer between two, and
 // [Finalize] applies a merged layer to the defaults to give the resolved
-// config, whose [From] goes back (ToPartial). [Encode] writes a layer as
-// TOML or JSON that reads back to the same layer, and [JSONSchema]
-// describes the file format for editors.
+// config, whose [From] goes back (ToPartial). Reading and writing layers
+// (TOML, JSON, YAML) and the JSON Schema of a file format are package
+// codec's.
 //
 // Keys come from `toml` struct tags, a list's default strategy from the
 // `strata:"append"` or `strata:"prepend"` tag, path fields from

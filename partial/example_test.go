@@ -3,14 +3,14 @@ package partial_test
 import (
 	"fmt"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
 
 func ExampleFinalize() {
 	var p config.Partial
-	_ = load.Decode("tools.toml", []byte(`
+	_ = codec.Decode("tools.toml", []byte(`
 unset = ["tools.'*'.run"]
 
 [tools.'*']
@@ -26,7 +26,7 @@ func ExampleFrom() {
 	cfg := config.Default()
 	cfg.Tools["grep"] = config.Tool{Source: config.Source{Kind: config.SourceLocal}, Run: config.RunUnattended}
 	p, _ := partial.From[config.Partial](cfg, config.Default())
-	text, _ := partial.Encode(p, partial.TOML)
+	text, _ := codec.Encode(p, partial.TOML)
 	fmt.Print(string(text))
 	// Output:
 	// [tools.grep]
@@ -39,7 +39,7 @@ func ExampleEncode() {
 	p.Tools.Set("grep", config.ToolPartial{Run: partial.Of(config.RunAsk)})
 	p.Tools.Remove("old")
 	p.Discover.Dirs = partial.Prepend("tools")
-	text, _ := partial.Encode(&p, partial.TOML)
+	text, _ := codec.Encode(&p, partial.TOML)
 	fmt.Print(string(text))
 	// Output:
 	// unset = ["tools.old"]
@@ -74,7 +74,7 @@ func ExampleFinalize_hostApplication() {
 	defaults.Conversation.Tools = config.Default().Tools
 
 	var p HostPartial
-	_ = load.Decode("host.toml", []byte(`
+	_ = codec.Decode("host.toml", []byte(`
 [conversation.tools.grep]
 source = "local"
 command = "rg --json"
@@ -89,7 +89,7 @@ run = "unattended"
 	fmt.Println(host.Conversation.Model, grep.Tool.Command, grep.Run())
 
 	back, _ := partial.From[HostPartial](host, defaults)
-	text, _ := partial.Encode(back, partial.TOML)
+	text, _ := codec.Encode(back, partial.TOML)
 	fmt.Print(string(text))
 	// Output:
 	// small rg --json unattended

@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/layertest"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -326,7 +326,7 @@ func TestFinalize(t *testing.T) {
 			if tt.defaults != nil {
 				defaults = *tt.defaults
 			}
-			before, err := partial.Encode(defaults, partial.JSON)
+			before, err := codec.Encode(defaults, partial.JSON)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -337,7 +337,7 @@ func TestFinalize(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Finalize mismatch (-want +got):\n%s", diff)
 			}
-			after, err := partial.Encode(defaults, partial.JSON)
+			after, err := codec.Encode(defaults, partial.JSON)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -481,7 +481,7 @@ command = "x"
 [mcp_servers.github]
 args = ["-y"]
 `
-	d, err := load.Parse("layer.toml", []byte(src), partial.TOML)
+	d, err := codec.Parse("layer.toml", []byte(src), partial.TOML)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,7 +492,7 @@ args = ["-y"]
 	_, err = config.Finalize(&p)
 	// Finalize reports by key path (source before command is not
 	// guaranteed); located, the problems come in document order.
-	got := layertest.Problems(load.LocateErrors(err, d))
+	got := layertest.Problems(codec.LocateErrors(err, d))
 	want := []layertest.Problem{
 		{Err: "layer.toml:2:1: tools.'*'.options: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set options on each tool", Line: 2, Column: 1, Path: partial.Path{"tools", "*", "options"}, Hint: "the '*' entry holds run, result, enable and load; set options on each tool", Snippet: "options.x = 1"},
 		{Err: `layer.toml:5:1: tools.a.source: no MCP server named "gihub" is configured; did you mean github?`, Line: 5, Column: 1, Path: partial.Path{"tools", "a", "source"}, Hint: "did you mean github?", Snippet: `source = "mcp.gihub"`},
@@ -505,9 +505,9 @@ args = ["-y"]
 }
 
 func TestLocateErrorsAcrossDocuments(t *testing.T) {
-	parse := func(name, src string) *load.Document {
+	parse := func(name, src string) *codec.Document {
 		t.Helper()
-		d, err := load.Parse(name, []byte(src), partial.TOML)
+		d, err := codec.Parse(name, []byte(src), partial.TOML)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -519,61 +519,61 @@ func TestLocateErrorsAcrossDocuments(t *testing.T) {
 	top := parse("top.toml", "[tools.b]\nrun = \"edit\"\n")
 	tests := []struct {
 		name string
-		docs []*load.Document
+		docs []*codec.Document
 		in   *diag.Error
 		want layertest.Problem
 	}{
 		{
 			name: "only the lowest document defines the path",
-			docs: []*load.Document{low, mid},
+			docs: []*codec.Document{low, mid},
 			in:   &diag.Error{Path: partial.Path{"tools", "a", "command"}, Msg: "bad"},
 			want: layertest.Problem{Err: "low.toml:2:1: tools.a.command: bad", Line: 2, Column: 1, Path: partial.Path{"tools", "a", "command"}, Snippet: `command = "x"`},
 		},
 		{
 			name: "the highest document that defines the path wins",
-			docs: []*load.Document{low, mid, high},
+			docs: []*codec.Document{low, mid, high},
 			in:   &diag.Error{Path: partial.Path{"tools", "a", "command"}, Msg: "bad"},
 			want: layertest.Problem{Err: "high.toml:4:1: tools.a.command: bad", Line: 4, Column: 1, Path: partial.Path{"tools", "a", "command"}, Snippet: `command = "y"`},
 		},
 		{
 			name: "a higher document mentioning only an enclosing table is passed over",
-			docs: []*load.Document{low, mid, top},
+			docs: []*codec.Document{low, mid, top},
 			in:   &diag.Error{Path: partial.Path{"tools", "a", "command"}, Msg: "bad"},
 			want: layertest.Problem{Err: "low.toml:2:1: tools.a.command: bad", Line: 2, Column: 1, Path: partial.Path{"tools", "a", "command"}, Snippet: `command = "x"`},
 		},
 		{
 			name: "a path none defines goes to the deepest enclosing key",
-			docs: []*load.Document{low, mid, top},
+			docs: []*codec.Document{low, mid, top},
 			in:   &diag.Error{Path: partial.Path{"mcp_servers", "fs", "command"}, Msg: "missing"},
 			want: layertest.Problem{Err: "low.toml:4:14: mcp_servers.fs.command: missing", Line: 4, Column: 14, Path: partial.Path{"mcp_servers", "fs", "command"}, Snippet: "[mcp_servers.fs]"},
 		},
 		{
 			name: "equally deep enclosing keys go to the highest document",
-			docs: []*load.Document{low, mid, top},
+			docs: []*codec.Document{low, mid, top},
 			in:   &diag.Error{Path: partial.Path{"tools", "a", "summary"}, Msg: "missing"},
 			want: layertest.Problem{Err: "mid.toml:1:8: tools.a.summary: missing", Line: 1, Column: 8, Path: partial.Path{"tools", "a", "summary"}, Snippet: "[tools.a]"},
 		},
 		{
 			name: "nil documents are skipped",
-			docs: []*load.Document{low, nil},
+			docs: []*codec.Document{low, nil},
 			in:   &diag.Error{Path: partial.Path{"tools", "a"}, Msg: "bad"},
 			want: layertest.Problem{Err: "low.toml:1:8: tools.a: bad", Line: 1, Column: 8, Path: partial.Path{"tools", "a"}, Snippet: "[tools.a]"},
 		},
 		{
 			name: "a path no document mentions is left alone",
-			docs: []*load.Document{low, mid},
+			docs: []*codec.Document{low, mid},
 			in:   &diag.Error{Path: partial.Path{"discover", "dirs"}, Msg: "bad"},
 			want: layertest.Problem{Err: "discover.dirs: bad", Path: partial.Path{"discover", "dirs"}},
 		},
 		{
 			name: "a layertest.Problem with a source is kept",
-			docs: []*load.Document{low},
+			docs: []*codec.Document{low},
 			in:   &diag.Error{Source: "env STRATA_X", Path: partial.Path{"tools", "a", "command"}, Msg: "bad"},
 			want: layertest.Problem{Err: "env STRATA_X: tools.a.command: bad", Path: partial.Path{"tools", "a", "command"}},
 		},
 		{
 			name: "a layertest.Problem without a path is kept",
-			docs: []*load.Document{low},
+			docs: []*codec.Document{low},
 			in:   &diag.Error{Msg: "bad"},
 			want: layertest.Problem{Err: "bad"},
 		},
@@ -581,7 +581,7 @@ func TestLocateErrorsAcrossDocuments(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			original := *tt.in
-			err := load.LocateErrors(diag.Errors{tt.in}, tt.docs...)
+			err := codec.LocateErrors(diag.Errors{tt.in}, tt.docs...)
 			var es diag.Errors
 			if !errors.As(err, &es) {
 				t.Fatalf("LocateErrors returned a %T, want diag.Errors", err)
@@ -593,7 +593,7 @@ func TestLocateErrorsAcrossDocuments(t *testing.T) {
 				t.Errorf("LocateErrors changed its input (-want +got):\n%s", diff)
 			}
 			// A single *Error is located the same way.
-			if diff := cmp.Diff([]layertest.Problem{tt.want}, layertest.Problems(load.LocateErrors(tt.in, tt.docs...))); diff != "" {
+			if diff := cmp.Diff([]layertest.Problem{tt.want}, layertest.Problems(codec.LocateErrors(tt.in, tt.docs...))); diff != "" {
 				t.Errorf("single *Error: located layertest.Problem mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -606,7 +606,7 @@ func TestLocateErrorsAcrossDocuments(t *testing.T) {
 			{Source: "env STRATA_X", Msg: "e4"},
 			{Path: partial.Path{"tools", "a", "command"}, Msg: "e5"},
 		}
-		got := layertest.Problems(load.LocateErrors(in, low, mid))
+		got := layertest.Problems(codec.LocateErrors(in, low, mid))
 		want := []layertest.Problem{
 			{Err: "low.toml:2:1: tools.a.command: e5", Line: 2, Column: 1, Path: partial.Path{"tools", "a", "command"}, Snippet: `command = "x"`},
 			{Err: "low.toml:4:14: mcp_servers.fs.command: e3", Line: 4, Column: 14, Path: partial.Path{"mcp_servers", "fs", "command"}, Snippet: "[mcp_servers.fs]"},
@@ -619,13 +619,13 @@ func TestLocateErrorsAcrossDocuments(t *testing.T) {
 		}
 	})
 	t.Run("nil error", func(t *testing.T) {
-		if err := load.LocateErrors(nil, low); err != nil {
+		if err := codec.LocateErrors(nil, low); err != nil {
 			t.Errorf("LocateErrors(nil) = %v, want nil", err)
 		}
 	})
 	t.Run("other errors pass through", func(t *testing.T) {
 		plain := errors.New("plain")
-		if err := load.LocateErrors(plain, low); err != plain {
+		if err := codec.LocateErrors(plain, low); err != plain {
 			t.Errorf("LocateErrors(plain) = %v, want the same error", err)
 		}
 	})
@@ -719,7 +719,7 @@ func TestFromAndToPartial(t *testing.T) {
 		}
 		// The layer survives being written and read back.
 		for _, f := range []partial.Format{partial.TOML, partial.JSON} {
-			text, err := partial.Encode(p, f)
+			text, err := codec.Encode(p, f)
 			if err != nil {
 				t.Fatalf("Encode %s: %v", f, err)
 			}
@@ -950,7 +950,7 @@ func TestFinalizeHostModel(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var p hostConfigPartial
-			if err := load.Decode("host.toml", []byte(tt.layer), partial.TOML, &p); err != nil {
+			if err := codec.Decode("host.toml", []byte(tt.layer), partial.TOML, &p); err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
 			got, err := partial.Finalize(&p, defaults)

@@ -1,7 +1,6 @@
 package resolve_test
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -28,8 +27,8 @@ func TestBounds(t *testing.T) {
 		`}}`
 	const draft4 = `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","properties":{"old":{"type":"number","minimum":0,"exclusiveMinimum":true}}}`
 	found := resolve.Found{Described: map[string]resolve.Described{
-		"tool":   {Path: "/t/tool", Discovered: resolve.Discovered{Name: "tool", Description: "A tool.", InputSchema: json.RawMessage(params)}},
-		"legacy": {Path: "/t/legacy", Discovered: resolve.Discovered{Name: "legacy", Description: "An old tool.", InputSchema: json.RawMessage(draft4)}},
+		"tool":   {Path: "/t/tool", Discovered: resolve.Discovered{Name: "tool", Description: "A tool.", InputSchema: resolve.MustSchema(params)}},
+		"legacy": {Path: "/t/legacy", Discovered: resolve.Discovered{Name: "legacy", Description: "An old tool.", InputSchema: resolve.MustSchema(draft4)}},
 	}}
 	prop := func(name, with string) string {
 		start := strings.Index(params, `"`+name+`":`)
@@ -129,7 +128,7 @@ func TestBounds(t *testing.T) {
 				}
 				return
 			}
-			if got := string(d.InputSchema); got != tt.schema {
+			if got := d.InputSchema.String(); got != tt.schema {
 				t.Errorf("schema\n got %s\nwant %s", got, tt.schema)
 			}
 		})
@@ -164,7 +163,7 @@ parameters.times = { type = "integer", minimum = 1, maximum = 3 }
 	}
 	d, _ := c.Tool("greet")
 	want1 := `{"type":"object","properties":{"name":{"type":"string","maxLength":20,"pattern":"^[A-Za-z ]+$"},"times":{"type":"integer","minimum":1,"maximum":3}},"required":["name"]}`
-	if got := string(d.InputSchema); got != want1 {
+	if got := d.InputSchema.String(); got != want1 {
 		t.Errorf("schema\n got %s\nwant %s", got, want1)
 	}
 }

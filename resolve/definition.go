@@ -19,9 +19,9 @@ type Discovered struct {
 	Title       string
 	Summary     string // JP's schema action gives one; others leave it empty
 	Description string
-	InputSchema json.RawMessage
+	InputSchema Schema
 	// OutputSchema and Annotations pass through from MCP tools.
-	OutputSchema json.RawMessage
+	OutputSchema Schema
 	Annotations  json.RawMessage
 	// Upstream is an MCP tool as its server listed it, every key of it.
 	Upstream json.RawMessage
@@ -45,8 +45,8 @@ type Definition struct {
 	// own summary or first sentence). Every export carries it alone.
 	Description  string                     `json:"description"`
 	Examples     string                     `json:"examples"`
-	InputSchema  json.RawMessage            `json:"inputSchema"`
-	OutputSchema json.RawMessage            `json:"outputSchema,omitempty"`
+	InputSchema  Schema                     `json:"inputSchema"`
+	OutputSchema Schema                     `json:"outputSchema,omitzero"`
 	Annotations  json.RawMessage            `json:"annotations,omitempty"`
 	Options      map[string]any             `json:"options"`
 	Questions    map[string]config.Question `json:"questions"`

@@ -19,11 +19,11 @@ func TestDescriptionOverrides(t *testing.T) {
 	const slug = "Turn a title into a lowercase URL slug. Words are joined with hyphens."
 	found := resolve.Found{
 		Described: map[string]resolve.Described{"slugify": {Path: "/t/slugify", Discovered: resolve.Discovered{Name: "slugify", Description: slug,
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"title":{"type":"string","description":"The title. Any case."}}}`)}}},
+			InputSchema: resolve.MustSchema(`{"type":"object","properties":{"title":{"type":"string","description":"The title. Any case."}}}`)}}},
 		Servers: map[string]map[string]resolve.Discovered{"fs": {"read_text_file": {Name: "read_text_file", Description: "Read a file as text. Only within allowed directories.",
-			InputSchema: json.RawMessage(`{"type":"object"}`), Upstream: json.RawMessage(`{"name":"read_text_file","description":"Read a file as text. Only within allowed directories.","inputSchema":{"type":"object"},"_meta":{"k":1}}`)}}},
+			InputSchema: resolve.MustSchema(`{"type":"object"}`), Upstream: json.RawMessage(`{"name":"read_text_file","description":"Read a file as text. Only within allowed directories.","inputSchema":{"type":"object"},"_meta":{"k":1}}`)}}},
 		Schemas: map[string]resolve.Discovered{"count": {Name: "count", Summary: "Count lines.", Description: "A last line without a newline counts.",
-			InputSchema: json.RawMessage(`{"type":"object"}`)}},
+			InputSchema: resolve.MustSchema(`{"type":"object"}`)}},
 	}
 	const jp = "[tools.count]\nsource = \"local\"\ncommand = \"jp {{tool}} {{context}}\"\n"
 	const fs = "[mcp_servers.fs]\ncommand = \"x\"\n"
@@ -87,7 +87,7 @@ func TestDescriptionOverrides(t *testing.T) {
 				var s struct {
 					Properties map[string]struct{ Description string }
 				}
-				if err := json.Unmarshal(d.InputSchema, &s); err != nil {
+				if err := json.Unmarshal(d.InputSchema.JSON(), &s); err != nil {
 					t.Fatal(err)
 				}
 				if got := s.Properties["title"].Description; got != tt.param {
@@ -103,7 +103,7 @@ func TestDescriptionOverrides(t *testing.T) {
 func TestUntouchedUpstream(t *testing.T) {
 	const listed = `{"name":"read_text_file","description":"Read a file as text.\n\nOnly within allowed directories.","inputSchema":{"type":"object"},"_meta":{"k":1}}`
 	found := resolve.Found{Servers: map[string]map[string]resolve.Discovered{"fs": {"read_text_file": {Name: "read_text_file",
-		Description: "Read a file as text.\n\nOnly within allowed directories.", InputSchema: json.RawMessage(`{"type":"object"}`), Upstream: json.RawMessage(listed)}}}}
+		Description: "Read a file as text.\n\nOnly within allowed directories.", InputSchema: resolve.MustSchema(`{"type":"object"}`), Upstream: json.RawMessage(listed)}}}}
 	cfg, err := layerConfig("[mcp_servers.fs]\ncommand = \"x\"\n")
 	if err != nil {
 		t.Fatal(err)

@@ -1,11 +1,10 @@
 package resolve_test
 
 import (
-	"encoding/json"
 	"fmt"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/resolve"
 )
@@ -13,7 +12,7 @@ import (
 // layerConfig decodes a TOML layer and finalizes it.
 func layerConfig(text string) (config.Config, error) {
 	var p config.Partial
-	if err := load.Decode("config.toml", []byte(text), partial.TOML, &p); err != nil {
+	if err := codec.Decode("config.toml", []byte(text), partial.TOML, &p); err != nil {
 		return config.Config{}, err
 	}
 	return config.Finalize(&p)
@@ -38,7 +37,7 @@ parameters.unit = { enum = ["celsius", "fahrenheit"] }
 		"get_weather": {Path: "/opt/tools/weather", Discovered: resolve.Discovered{
 			Name:        "get_weather",
 			Description: "Get the weather of a city. Reports the temperature and the sky.",
-			InputSchema: json.RawMessage(`{"type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["celsius", "fahrenheit", "kelvin"]}}, "required": ["city"]}`),
+			InputSchema: resolve.MustSchema(`{"type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["celsius", "fahrenheit", "kelvin"]}}, "required": ["city"]}`),
 		}},
 	}}
 	cat, err := resolve.Build(cfg, found)
@@ -52,7 +51,7 @@ parameters.unit = { enum = ["celsius", "fahrenheit"] }
 	d, _ := cat.Tool("get_weather")
 	fmt.Println(d.Summary)
 	fmt.Println(d.Description)
-	fmt.Println(string(d.InputSchema))
+	fmt.Println(d.InputSchema.String())
 	// Output:
 	// get_weather local describe /opt/tools/weather unattended
 	// Get the weather of a city.
@@ -64,7 +63,7 @@ parameters.unit = { enum = ["celsius", "fahrenheit"] }
 // source = "builtin"; the config overrides them like any other tool.
 func ExampleBuild_builtins() {
 	now := resolve.Discovered{Name: "now", Description: "The current time.",
-		InputSchema: json.RawMessage(`{"type": "object", "properties": {"zone": {"type": "string"}}}`)}
+		InputSchema: resolve.MustSchema(`{"type": "object", "properties": {"zone": {"type": "string"}}}`)}
 	cfg, _ := layerConfig(`
 [tools.now]
 source = "builtin"
@@ -79,7 +78,7 @@ parameters.zone = { default = "UTC" }
 	d, _ := cat.Tool("now")
 	fmt.Println(d.Name, d.Source, d.Exec.Kind, d.Exec.Tool)
 	fmt.Println(d.Summary)
-	fmt.Println(string(d.InputSchema))
+	fmt.Println(d.InputSchema.String())
 	// Output:
 	// now builtin builtin now
 	// Tell the time.
@@ -101,7 +100,7 @@ source = "builtin"
 [tools.noww]
 run = "unattended"
 `)
-	now := resolve.Discovered{Name: "now", InputSchema: json.RawMessage(`{"type": "object"}`)}
+	now := resolve.Discovered{Name: "now", InputSchema: resolve.MustSchema(`{"type": "object"}`)}
 	cat, err := resolve.Build(cfg, resolve.Found{Builtins: map[string]resolve.Discovered{"now": now}})
 	fmt.Println(len(cat.Tools), cat.Tools[0].Name)
 	fmt.Println(err)

@@ -1,7 +1,6 @@
 package resolve_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -16,7 +15,7 @@ func servers(tools map[string][]string) map[string]map[string]resolve.Discovered
 	for server, names := range tools {
 		out[server] = map[string]resolve.Discovered{}
 		for _, n := range names {
-			out[server][n] = resolve.Discovered{Name: n, InputSchema: json.RawMessage(`{"type":"object"}`)}
+			out[server][n] = resolve.Discovered{Name: n, InputSchema: resolve.MustSchema(`{"type":"object"}`)}
 		}
 	}
 	return out
@@ -166,7 +165,7 @@ func TestNameCollisions(t *testing.T) {
 			}
 			f := resolve.Found{Servers: servers(tt.servers), Described: map[string]resolve.Described{}, Failed: tt.failed, Known: tt.known}
 			for _, n := range tt.described {
-				f.Described[n] = resolve.Described{Path: "/t/" + n, Discovered: resolve.Discovered{Name: n, InputSchema: json.RawMessage(`{"type":"object"}`)}}
+				f.Described[n] = resolve.Described{Path: "/t/" + n, Discovered: resolve.Discovered{Name: n, InputSchema: resolve.MustSchema(`{"type":"object"}`)}}
 			}
 			c, err := resolve.Build(cfg, f)
 			if diff := cmp.Diff(tt.errs, errLines(err)); diff != "" {

@@ -68,7 +68,7 @@ func describe(foundSummary, foundDescription, summary, description string) (sum,
 // params applies parameter overrides to the object schema obj (whose
 // properties and required list they change). ptr is obj's JSON pointer in
 // the root schema, path the key path of the parameters table.
-func (o *overrides) params(v validator, obj *jsonv.Value, ptr string, params map[string]config.Parameter, path partial.Path, top bool) {
+func (o *overrides) params(v *validator, obj *jsonv.Value, ptr string, params map[string]config.Parameter, path partial.Path, top bool) {
 	names := make([]string, 0, len(params))
 	for n := range params {
 		names = append(names, n)
@@ -129,7 +129,7 @@ func (o *overrides) required(obj *jsonv.Value, name string, want *bool, path par
 // param applies one parameter's overrides to its schema prop, at pointer
 // ptr of the root schema. name is set for the tool's own parameters, whose
 // one-value enums force their value in calls.
-func (o *overrides) param(v validator, prop *jsonv.Value, ptr string, p config.Parameter, path partial.Path, name string) {
+func (o *overrides) param(v *validator, prop *jsonv.Value, ptr string, p config.Parameter, path partial.Path, name string) {
 	if len(p.Type) > 0 {
 		have := typesOf(prop)
 		if have == nil {
@@ -181,7 +181,7 @@ func (o *overrides) param(v validator, prop *jsonv.Value, ptr string, p config.P
 
 // enum narrows a parameter's allowed values: a subset of a discovered
 // enum, or values the schema accepts. One value forces it.
-func (o *overrides) enum(v validator, prop *jsonv.Value, ptr string, values []any, path partial.Path, name string) {
+func (o *overrides) enum(v *validator, prop *jsonv.Value, ptr string, values []any, path partial.Path, name string) {
 	if have := prop.Get("enum"); have != nil {
 		var allowed []string
 		for _, a := range have.Items() {

@@ -13,7 +13,6 @@
 package resolve
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -262,7 +261,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 				b.errs = append(b.errs, o.errs...)
 				return Definition{}, false
 			}
-			base = Discovered{Name: name, Summary: own.Summary, Description: own.Description, InputSchema: json.RawMessage(schema.JSON())}
+			base = Discovered{Name: name, Summary: own.Summary, Description: own.Description, InputSchema: schemaOf(schema)}
 			params, own = nil, config.Tool{}
 		} else {
 			s, ok := b.f.Schemas[name]
@@ -316,11 +315,13 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 	}
 	d.OutputSchema, d.Annotations = base.OutputSchema, base.Annotations
 	d.InputSchema = base.InputSchema
-	if len(d.InputSchema) == 0 {
-		d.InputSchema = json.RawMessage(`{"type":"object","properties":{}}`)
+	if d.InputSchema.IsZero() {
+		d.InputSchema = MustSchema(`{"type":"object","properties":{}}`)
 	}
 	if len(params) > 0 {
-		schema, err := jsonv.Parse(d.InputSchema)
+		// The overrides change a copy of their own, read from the text:
+		// the discovered schema's value is shared by every copy of it.
+		schema, err := jsonv.Parse(d.InputSchema.JSON())
 		if err != nil {
 			b.fail(&diag.Error{Code: diag.CodeDiscovery, Path: path, Msg: "the discovered input schema is not JSON: " + err.Error(), Err: err})
 			return Definition{}, false
@@ -329,13 +330,13 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 			schema.Set("properties", jsonv.NewObject())
 		}
 		o := overrides{path: path}
-		o.params(validator{root: schema}, schema, "", params, path.Append("parameters"), true)
+		o.params(&validator{root: schema}, schema, "", params, path.Append("parameters"), true)
 		if len(o.errs) > 0 {
 			b.errs = append(b.errs, o.errs...)
 			return Definition{}, false
 		}
 		exec.Forced = o.forced
-		d.InputSchema = json.RawMessage(schema.JSON())
+		d.InputSchema = schemaOf(schema)
 	}
 	d.Exec = exec
 	return d, true

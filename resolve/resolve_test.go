@@ -1,7 +1,6 @@
 package resolve_test
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -25,7 +24,7 @@ func errLines(err error) []string {
 // tools, and a --describe tool.
 func found() resolve.Found {
 	tool := func(name string) resolve.Discovered {
-		return resolve.Discovered{Name: name, InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}
+		return resolve.Discovered{Name: name, InputSchema: resolve.MustSchema(`{"type":"object","properties":{"path":{"type":"string"}}}`)}
 	}
 	return resolve.Found{
 		Servers:   map[string]map[string]resolve.Discovered{"fs": {"read_file": tool("read_file"), "write_file": tool("write_file"), "list.dir": tool("list.dir")}},
@@ -112,7 +111,7 @@ func TestRenamesAndOverrides(t *testing.T) {
 				if diff := cmp.Diff([]string{"opts.flag", "rev"}, d.Exec.AllowDash); diff != "" {
 					t.Errorf("AllowDash (-want +got):\n%s", diff)
 				}
-				if strings.Contains(string(d.InputSchema), "allow_dash") {
+				if strings.Contains(d.InputSchema.String(), "allow_dash") {
 					t.Errorf("the model sees allow_dash: %s", d.InputSchema)
 				}
 				for ref, want := range map[string]bool{

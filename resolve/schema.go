@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -93,17 +94,35 @@ func narrows(have, want []string) (string, bool) {
 	return "", true
 }
 
-// validator checks values against parts of one tool's schema.
+// validator checks values against parts of one tool's schema, which the
+// overrides change as they go: each check is against the schema as it is
+// then. The schema is compiled again only when it changed since the last
+// check, and each part of it once, so that the checks of a parameter's
+// enum values share one compile.
 type validator struct {
-	root *jsonv.Value
+	root     *jsonv.Value
+	text     []byte // the root's text when compiler was made
+	compiler *schemacheck.Compiler
+	parts    map[string]*schemacheck.Schema // by JSON pointer
 }
 
 // check validates x against the subschema at JSON pointer ptr of the root
 // schema (the root being where $ref and $defs resolve).
-func (v validator) check(x any, ptr string) error {
-	sch, err := schemacheck.Compile(v.root.JSON(), ptr)
-	if err != nil {
-		return fmt.Errorf("the discovered schema cannot be checked: %v", err)
+func (v *validator) check(x any, ptr string) error {
+	if text := v.root.JSON(); v.compiler == nil || !bytes.Equal(text, v.text) {
+		c, err := schemacheck.NewCompiler(v.root.Interface())
+		if err != nil {
+			return fmt.Errorf("the discovered schema cannot be checked: %v", err)
+		}
+		v.text, v.compiler, v.parts = text, c, map[string]*schemacheck.Schema{}
+	}
+	sch, ok := v.parts[ptr]
+	if !ok {
+		var err error
+		if sch, err = v.compiler.Compile(ptr); err != nil {
+			return fmt.Errorf("the discovered schema cannot be checked: %v", err)
+		}
+		v.parts[ptr] = sch
 	}
 	problems, err := sch.Validate(jsonv.MustOf(x).JSON())
 	if err != nil {

@@ -2,9 +2,7 @@ package resolve
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
-	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -166,11 +164,12 @@ func words(text string) []string {
 // paramNames returns the names of the top-level properties of d's input
 // schema.
 func paramNames(d Definition) []string {
-	var s struct {
-		Properties map[string]any `json:"properties"`
-	}
-	if err := json.Unmarshal(d.InputSchema, &s); err != nil {
+	if d.InputSchema.IsZero() {
 		return nil
 	}
-	return slices.Sorted(maps.Keys(s.Properties))
+	v, err := d.InputSchema.Checker().Value()
+	if err != nil {
+		return nil
+	}
+	return slices.Sorted(slices.Values(v.Get("properties").Keys()))
 }

@@ -1,7 +1,6 @@
 package resolve_test
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -12,7 +11,7 @@ import (
 
 func searchDefs() []resolve.Definition {
 	d := func(name, summary, desc, params string) resolve.Definition {
-		return resolve.Definition{Name: name, Summary: summary, Description: desc, InputSchema: json.RawMessage(`{"type":"object","properties":{` + params + `}}`)}
+		return resolve.Definition{Name: name, Summary: summary, Description: desc, InputSchema: resolve.MustSchema(`{"type":"object","properties":{` + params + `}}`)}
 	}
 	return []resolve.Definition{
 		d("deploy_start", "Start a deployment.", "Starts the service.", `"service":{},"region":{}`),

@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/resolve"
@@ -22,7 +22,7 @@ func layersConfig(t *testing.T, layers ...string) config.Config {
 	var acc config.Partial
 	for i, text := range layers {
 		var p config.Partial
-		if err := load.Decode(fmt.Sprintf("layer%d.toml", i), []byte(text), partial.TOML, &p); err != nil {
+		if err := codec.Decode(fmt.Sprintf("layer%d.toml", i), []byte(text), partial.TOML, &p); err != nil {
 			t.Fatal(err)
 		}
 		merge.Into(&acc, &p)

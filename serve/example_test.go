@@ -9,8 +9,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/call"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
@@ -22,13 +22,13 @@ import (
 // as the server's version.
 func ExampleServer() {
 	echo := resolve.Discovered{Name: "echo", Description: "Repeat a text.",
-		InputSchema: json.RawMessage(`{"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}`)}
+		InputSchema: resolve.MustSchema(`{"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}`)}
 
 	var fingerprint string // of the catalog served, to compare
 	s := &serve.Server{
 		Load: func(ctx context.Context) (*serve.Snapshot, error) {
 			var p config.Partial
-			if err := load.Decode("config.toml", []byte("[tools.echo]\nsource = \"builtin\"\n"), partial.TOML, &p); err != nil {
+			if err := codec.Decode("config.toml", []byte("[tools.echo]\nsource = \"builtin\"\n"), partial.TOML, &p); err != nil {
 				return nil, err
 			}
 			cfg, err := config.Finalize(&p)

@@ -1,5 +1,5 @@
-// Package serve serves a resolved catalog to any MCP client over stdio:
-// tools/list is the catalog, with the user's overrides applied (renamed
+// Package serve serves a resolved catalog to any MCP client, over stdio
+// ([Server.Serve]) or streamable HTTP ([Server.ServeHTTP]): tools/list is the catalog, with the user's overrides applied (renamed
 // tools, narrowed enums, rewritten descriptions), and tools/call goes
 // through [call], so that any MCP client gets the user's curated tools,
 // whichever protocol each speaks underneath. A host with a

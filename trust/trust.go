@@ -28,6 +28,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/decode"
 	"github.com/strata-config/strata/internal/doc"
@@ -293,7 +294,7 @@ func (s *Store) write(l List) error {
 	if err != nil {
 		return err
 	}
-	b, err := partial.Encode(p, partial.TOML)
+	b, err := codec.Encode(p, partial.TOML)
 	if err != nil {
 		return err
 	}

@@ -263,7 +263,7 @@ func schemaOf(t *testing.T, n int) string {
 
 // A tool list past the budget: what strata keeps, and the warning that
 // says so (the kept count, the bound the list went past, the setting).
-var cutWarning = regexp.MustCompile(`strata: warning: \S*config.toml:\d+:\d+: mcp_servers\.big: the server's tool list goes past (10,000 tools|4 MiB): strata keeps its first ([\d,]+) tools \([\d.]+ MiB\) and leaves out the rest; a host raises the bound with load\.Limits\.(ServerTools|ServerListing)`)
+var cutWarning = regexp.MustCompile(`strata: warning: \S*config.toml:\d+:\d+: mcp_servers\.big: the server's tool list goes past (10,000 tools|4 MiB): strata keeps its first ([\d,]+) tools \([\d.]+ MiB\) and leaves out the rest; a host raises the bound with codec\.Limits\.(ServerTools|ServerListing)`)
 
 // hugeLists are tool lists of hostile size: 10^5 tools on one page of
 // 15 MB, and pages of 15 MB of a hundred tools each.

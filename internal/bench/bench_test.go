@@ -9,9 +9,9 @@ import (
 	"github.com/knadh/koanf/v2"
 	gotoml "github.com/pelletier/go-toml/v2"
 	"github.com/strata-config/strata/assign"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 )
@@ -44,7 +44,7 @@ func decodeAll(b *testing.B, files [][]byte) []*config.Partial {
 	layers := make([]*config.Partial, len(files))
 	for i, data := range files {
 		p := new(config.Partial)
-		if err := load.Decode("layer", data, partial.TOML, p); err != nil {
+		if err := codec.Decode("layer", data, partial.TOML, p); err != nil {
 			b.Fatal(err)
 		}
 		layers[i] = p
@@ -122,12 +122,12 @@ func BenchmarkSteps(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			p := new(config.Partial)
-			if err := load.Decode("layer", files[0], partial.TOML, p); err != nil {
+			if err := codec.Decode("layer", files[0], partial.TOML, p); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	asJSON, err := partial.Encode(layers[0], partial.JSON)
+	asJSON, err := codec.Encode(layers[0], partial.JSON)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func BenchmarkSteps(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			p := new(config.Partial)
-			if err := load.Decode("layer.json", asJSON, partial.JSON, p); err != nil {
+			if err := codec.Decode("layer.json", asJSON, partial.JSON, p); err != nil {
 				b.Fatal(err)
 			}
 		}

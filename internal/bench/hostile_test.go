@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/hostile"
 	"github.com/strata-config/strata/internal/limits"
@@ -127,7 +128,7 @@ func deepLayer(depth int) []byte {
 func BenchmarkPrintDeep(b *testing.B) {
 	for _, depth := range []int{10_000, 30_000} {
 		data := deepLayer(depth)
-		lim := load.Limits{Depth: depth}
+		lim := codec.Limits{Depth: depth}
 		b.Run(fmt.Sprintf("depth=%d", depth), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -139,7 +140,7 @@ func BenchmarkPrintDeep(b *testing.B) {
 				if err := d.Decode(&p); err != nil {
 					b.Fatal(err)
 				}
-				out, err := partial.Encode(&p, partial.TOML)
+				out, err := codec.Encode(&p, partial.TOML)
 				if err != nil || len(out) < depth {
 					b.Fatalf("%d bytes, %v", len(out), err)
 				}

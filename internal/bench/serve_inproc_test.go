@@ -48,7 +48,7 @@ func BenchmarkServeInProcess(b *testing.B) {
 	}
 	b.Run("sdk-floor", func(b *testing.B) {
 		s := mcp.NewServer(&mcp.Implementation{Name: "floor", Version: "1"}, nil)
-		s.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(echoSchema)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		s.AddTool(&mcp.Tool{Name: "echo", InputSchema: resolve.MustSchema(echoSchema)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: answer}}}, nil
 		})
 		ct, st := mcp.NewInMemoryTransports()
@@ -68,7 +68,7 @@ func BenchmarkServeInProcess(b *testing.B) {
 		root := b.TempDir()
 		write(b, root+"/.strata/config.toml", "[tools.echo]\nsource = \"builtin\"\nrun = \"unattended\"\n")
 		cfg := loadConfig(b, root, benchEnviron)
-		echo := resolve.Discovered{Name: "echo", Description: "Echo.", InputSchema: json.RawMessage(echoSchema)}
+		echo := resolve.Discovered{Name: "echo", Description: "Echo.", InputSchema: resolve.MustSchema(echoSchema)}
 		cat, err := resolveWith(&discover.Resolver{Root: root, Environ: benchEnviron, Builtins: map[string]resolve.Discovered{"echo": echo}}, cfg)
 		if err != nil {
 			b.Fatal(err)

@@ -15,7 +15,7 @@ import (
 // an MCP server (mcpfake) whose tool list is huge, under GNU time, and
 // reports the largest resident set of its runs (maxRSS-MB): 10^5 tools on
 // one page of 15 MB, and four pages of 15 MB (a hundred tools of 150 kB
-// each), which the budget of a server's tool list cuts (see load.Limits),
+// each), which the budget of a server's tool list cuts (see codec.Limits),
 // and 150 pages of ten small tools, which it keeps whole. --refresh lists
 // them each time.
 func BenchmarkToolListProcess(b *testing.B) {

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/codec"
 )
 
 // AddPackage records, for a program run through npx (or npm exec), what
@@ -301,7 +301,7 @@ func addBin(out map[string]string, command, dir string) {
 func addVersion(out map[string]string, place, path string) bool {
 	// Through the one bounded reader: a package.json may be anyone's (a
 	// link to /dev/zero, a named pipe).
-	b, err := load.Limits{}.ReadFile(context.Background(), path)
+	b, err := codec.Limits{}.ReadFile(context.Background(), path)
 	if err != nil {
 		return false
 	}

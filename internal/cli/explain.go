@@ -92,7 +92,7 @@ func explanationText(ex strata.ToolExplanation, tokens string, now time.Time) st
 	}
 	var base struct{ title, text, input, output, annotations string }
 	if dd := ex.Discovered; dd != nil {
-		base.title, base.input, base.output, base.annotations = dd.Title, lock.Canonical(dd.InputSchema), lock.Canonical(dd.OutputSchema), lock.Canonical(dd.Annotations)
+		base.title, base.input, base.output, base.annotations = dd.Title, lock.Canonical(dd.InputSchema.JSON()), lock.Canonical(dd.OutputSchema.JSON()), lock.Canonical(dd.Annotations)
 		base.text = dd.Description
 		if dd.Summary != "" {
 			base.text = config.Join(dd.Summary, dd.Description)
@@ -120,8 +120,8 @@ func explanationText(ex strata.ToolExplanation, tokens string, now time.Time) st
 	}
 	field("title", quote(d.Title), quote(base.title), nil)
 	field("description", quote(lock.ModelText(d)), quote(base.text), text)
-	field("inputSchema", lock.Canonical(d.InputSchema), base.input, ex.Tightened)
-	field("outputSchema", lock.Canonical(d.OutputSchema), base.output, nil)
+	field("inputSchema", lock.Canonical(d.InputSchema.JSON()), base.input, ex.Tightened)
+	field("outputSchema", lock.Canonical(d.OutputSchema.JSON()), base.output, nil)
 	field("annotations", lock.Canonical(d.Annotations), base.annotations, nil)
 	fmt.Fprintf(&b, "  run: %s\n  result: %s\n", d.Run, d.Result)
 	if len(ex.Tightened) > 0 {

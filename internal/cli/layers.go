@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
@@ -11,10 +12,10 @@ import (
 // reads them, and returns each file's layers, lowest first, and the
 // documents of all of them, reporting the problems of all files together
 // and printing the warnings.
-func readLayers(e *env, names []string) ([][]load.Layer[config.Partial], []*load.Document, error) {
+func readLayers(e *env, names []string) ([][]load.Layer[config.Partial], []*codec.Document, error) {
 	var errs diag.Collector
 	files := make([][]load.Layer[config.Partial], 0, len(names))
-	var docs []*load.Document
+	var docs []*codec.Document
 	for _, name := range names {
 		layers, warnings, err := layerApp.File(e.Ctx, name)
 		warn(e, warnings)
@@ -38,9 +39,9 @@ func readLayers(e *env, names []string) ([][]load.Layer[config.Partial], []*load
 var layerApp = &load.App[config.Partial, config.Config]{Name: "strata", Defaults: config.Default(), MCPServers: partial.Path{"mcp_servers"}}
 
 // secretsOf returns the secrets of docs: the values that came from a
-// variable or an input (see load.Document.Secrets).
-func secretsOf(docs []*load.Document) *partial.Secrets {
-	var s partial.Secrets
+// variable or an input (see codec.Document.Secrets).
+func secretsOf(docs []*codec.Document) *codec.Secrets {
+	var s codec.Secrets
 	for _, d := range docs {
 		s.Add(d.Secrets())
 	}

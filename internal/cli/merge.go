@@ -1,8 +1,8 @@
 package cli
 
 import (
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 )
@@ -31,7 +31,7 @@ func (c *mergeCmd) Run(e *env) error {
 	if c.Final {
 		cfg, err := config.Finalize(merged)
 		if err != nil {
-			return load.LocateErrors(err, docs...)
+			return codec.LocateErrors(err, docs...)
 		}
 		out = cfg
 	}
@@ -40,7 +40,7 @@ func (c *mergeCmd) Run(e *env) error {
 
 // write prints v as TOML, or as JSON when asJSON is set, showing the
 // values of secrets as what stands for them.
-func write(e *env, v any, asJSON bool, secrets *partial.Secrets) error {
+func write(e *env, v any, asJSON bool, secrets *codec.Secrets) error {
 	f := partial.TOML
 	if asJSON {
 		f = partial.JSON

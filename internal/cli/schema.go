@@ -1,14 +1,14 @@
 package cli
 
 import (
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
-	"github.com/strata-config/strata/partial"
 )
 
 type schemaCmd struct{}
 
 func (c *schemaCmd) Run(e *env) error {
-	b, err := partial.JSONSchema[config.Partial]("strata configuration")
+	b, err := codec.JSONSchema[config.Partial]("strata configuration")
 	if err != nil {
 		return err
 	}

@@ -86,10 +86,10 @@ type Resolver struct {
 	// Builtins are the tools the host implements, by name.
 	Builtins map[string]resolve.Discovered
 	// MaxDepth bounds how deeply the answers of tools nest; 0 is the
-	// default of load.Limits.
+	// default of codec.Limits.
 	MaxDepth int
 	// Budget bounds the tool list of each MCP server, all pages together;
-	// the zero Budget is the default of load.Limits.
+	// the zero Budget is the default of codec.Limits.
 	Budget mcpclient.Budget
 	// Servers, when not nil, keeps the MCP servers that resolutions and
 	// calls start running, for the next ones.
@@ -786,7 +786,7 @@ func (s *session) describeAnswer(t task, answer []byte) {
 		skip(fmt.Sprintf("it also describes a tool named %s; %s is used", name, prev.Path))
 		return
 	}
-	s.found.Described[name] = resolve.Described{Discovered: resolve.Discovered{Name: name, Description: description, InputSchema: json.RawMessage(schema.JSON())}, Path: t.program}
+	s.found.Described[name] = resolve.Described{Discovered: resolve.Discovered{Name: name, Description: description, InputSchema: schemaOf(schema)}, Path: t.program}
 }
 
 func contains(list []string, s string) bool {
@@ -835,7 +835,7 @@ func (s *session) schemaAnswer(c config.Config, t task, answer []byte) {
 			s.failed(toolPath, &diag.Error{Code: diag.CodeDiscovery, Path: t.path, Msg: "the schema answer for " + upstream + ": " + err.Error(), Err: err})
 			return
 		}
-		s.found.Schemas[t.name] = resolve.Discovered{Name: upstream, Summary: d.Summary, Description: d.Description, InputSchema: json.RawMessage(schema.JSON())}
+		s.found.Schemas[t.name] = resolve.Discovered{Name: upstream, Summary: d.Summary, Description: d.Description, InputSchema: schemaOf(schema)}
 		return
 	}
 	sort.Strings(names)
@@ -862,4 +862,11 @@ func defaultParallel(n int) int {
 		return n
 	}
 	return max(minParallel, 2*runtime.NumCPU())
+}
+
+// schemaOf returns the schema whose value is v: its text, which a resolve
+// reads again only where the config overrides it.
+func schemaOf(v *jsonv.Value) resolve.Schema {
+	s, _ := resolve.ParseSchema(v.JSON()) // the text of a value is JSON
+	return s
 }

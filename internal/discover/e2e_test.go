@@ -86,7 +86,7 @@ description = "{{description}}; at most that many lines."
 		t.Error("read_text_file, which the config serves as read_file, joined under its own name too")
 	}
 	read, _ := c.Tool("read_file")
-	if s := string(read.InputSchema); !strings.HasPrefix(s, `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"},"tail":{"description":"If provided, returns only the last N lines of the file","type":"number"}`) ||
+	if s := read.InputSchema.String(); !strings.HasPrefix(s, `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"},"tail":{"description":"If provided, returns only the last N lines of the file","type":"number"}`) ||
 		!strings.Contains(s, `"head":{"description":"If provided, returns only the first N lines of the file; at most that many lines.","type":"number"}`) {
 		t.Errorf("the schema is not the server's, key for key, with the override:\n%s", s)
 	}

@@ -300,7 +300,7 @@ func (s *session) cut(name string, cut *mcpclient.Cut) {
 		Code: diag.CodeLimit,
 		Path: partial.Path{"mcp_servers", name},
 		Msg:  fmt.Sprintf("the server's tool list goes past %s: strata keeps its first %s tools (%.1f MiB) and leaves out the rest", bound, thousands(int64(cut.Kept)), float64(cut.Bytes)/(1<<20)),
-		Hint: "a host raises the bound with load.Limits." + setting,
+		Hint: "a host raises the bound with codec.Limits." + setting,
 	})
 }
 
@@ -361,12 +361,12 @@ func (s *session) toolsOf(server string, a upstream.Answer) map[string]resolve.D
 		}
 		d := resolve.Discovered{Name: t.Name, Title: t.Title, Description: t.Description}
 		if t.InputSchema != nil {
-			d.InputSchema = json.RawMessage(t.InputSchema.JSON())
+			d.InputSchema = schemaOf(t.InputSchema)
 		} else {
-			d.InputSchema = json.RawMessage(`{"type":"object"}`)
+			d.InputSchema = resolve.MustSchema(`{"type":"object"}`)
 		}
 		if t.OutputSchema != nil {
-			d.OutputSchema = json.RawMessage(t.OutputSchema.JSON())
+			d.OutputSchema = schemaOf(t.OutputSchema)
 		}
 		if t.Annotations != nil {
 			d.Annotations = json.RawMessage(t.Annotations.JSON())

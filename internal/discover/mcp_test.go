@@ -109,7 +109,7 @@ run = "ask"
 	if read.Title != "Read a file" || read.Summary != "Read a text file." || read.Description != "Read a text file.\n\nAs text." {
 		t.Errorf("text: %q %q %q", read.Title, read.Summary, read.Description)
 	}
-	if got := string(read.InputSchema); got != `{"type":"object","properties":{"path":{"type":"string"},"encoding":{"type":"string","enum":["utf8"],"default":"utf8"}},"required":["path"]}` {
+	if got := read.InputSchema.String(); got != `{"type":"object","properties":{"path":{"type":"string"},"encoding":{"type":"string","enum":["utf8"],"default":"utf8"}},"required":["path"]}` {
 		t.Errorf("schema with the override: %s", got)
 	}
 	b, _, _ := export.Marshal(c, export.MCP)

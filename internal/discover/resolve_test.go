@@ -85,7 +85,7 @@ func schemaOf(t *testing.T, c *resolve.Catalog, name string) string {
 	if !ok {
 		t.Fatalf("no tool %s in %v", name, c.Tools)
 	}
-	return string(d.InputSchema)
+	return d.InputSchema.String()
 }
 
 func TestSchemaAction(t *testing.T) {

@@ -27,7 +27,7 @@ func Parse(b []byte) (*Value, error) { return Options{}.Parse(b) }
 type Options struct {
 	// MaxDepth is how deep objects and arrays may nest: a value's path
 	// has at most MaxDepth keys and indexes. 0 means 1,000, the default of
-	// load.Limits.Depth, which a host passes on for the schemas tools
+	// codec.Limits.Depth, which a host passes on for the schemas tools
 	// describe and MCP servers answer. The tokenizer goes no deeper than
 	// 10,000 levels whatever the limit.
 	MaxDepth int

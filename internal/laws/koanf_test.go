@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/knadh/koanf/v2"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/decode"
 	"github.com/strata-config/strata/koanflayer"
@@ -40,8 +41,8 @@ func TestLawKoanfRoundTrip(t *testing.T) {
 			t.Fatalf("decode: %v\ntree: %v", dec.Errs, m)
 		}
 		if !equalLayers(p, back) {
-			want, _ := partial.Encode(p, partial.TOML)
-			got, _ := partial.Encode(back, partial.TOML)
+			want, _ := codec.Encode(p, partial.TOML)
+			got, _ := codec.Encode(back, partial.TOML)
 			t.Fatalf("read back differs:\nwritten:\n%s\nread back:\n%s", want, got)
 		}
 	})

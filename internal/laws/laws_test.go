@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
 	"github.com/strata-config/strata/internal/randpartial"
 	"github.com/strata-config/strata/internal/shape"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 	"pgregory.net/rapid"
@@ -312,16 +312,16 @@ func TestLawTextRoundTrip(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
 				a, b := layers.Draw(t, "a"), layers.Draw(t, "b")
 				for name, p := range map[string]*config.Partial{"delta": delta.Between(a, b), "smallest": delta.Smallest(a, b, hostDefaults()), "layer": a, "merged": merge.Layers(a, b)} {
-					text, err := partial.Encode(p, f)
+					text, err := codec.Encode(p, f)
 					if err != nil {
 						t.Fatalf("encode %s: %v", name, err)
 					}
 					back := new(config.Partial)
-					if err := load.Decode("layer", text, f, back); err != nil {
+					if err := codec.Decode("layer", text, f, back); err != nil {
 						t.Fatalf("decode %s: %v\n%s", name, err, text)
 					}
 					if !equalLayers(p, back) {
-						again, _ := partial.Encode(back, f)
+						again, _ := codec.Encode(back, f)
 						t.Fatalf("%s read back differs:\nwritten:\n%s\nread back, rewritten:\n%s", name, text, again)
 					}
 				}

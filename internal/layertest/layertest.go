@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -76,7 +76,7 @@ func Problems(err error) []Problem {
 func Decode(t testing.TB, name, src string, f partial.Format) (config.Partial, error) {
 	t.Helper()
 	var p config.Partial
-	err := load.Decode(name, []byte(src), f, &p)
+	err := codec.Decode(name, []byte(src), f, &p)
 	return p, err
 }
 

@@ -1,7 +1,7 @@
 // Package limits holds the default bounds on what strata reads, shared by
 // every reader so that they cannot drift apart, and the helpers that keep
 // messages short. Package load documents the values and lets a host change
-// them (load.Limits); CONTRIBUTING.md gives the reason for each.
+// them (codec.Limits); CONTRIBUTING.md gives the reason for each.
 package limits
 
 import (

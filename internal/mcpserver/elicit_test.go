@@ -2,7 +2,6 @@ package mcpserver_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -23,7 +22,7 @@ func TestElicitation(t *testing.T) {
 	cfg := config.Default()
 	cfg.Tools["edit"] = config.Tool{Source: config.Source{Kind: config.SourceBuiltin}, Run: config.RunUnattended,
 		Questions: map[string]config.Question{"apply_changes": {Target: config.TargetUser}}}
-	cat, err := resolve.Build(cfg, resolve.Found{Builtins: map[string]resolve.Discovered{"edit": {Name: "edit", InputSchema: json.RawMessage(`{"type":"object"}`)}}})
+	cat, err := resolve.Build(cfg, resolve.Found{Builtins: map[string]resolve.Discovered{"edit": {Name: "edit", InputSchema: resolve.MustSchema(`{"type":"object"}`)}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -378,7 +378,7 @@ func tool(d resolve.Definition, wire json.RawMessage) (*mcp.Tool, error) {
 	var probe struct {
 		Type any `json:"type"`
 	}
-	schema := []byte(d.InputSchema)
+	schema := d.InputSchema.JSON()
 	if json.Unmarshal(schema, &probe) != nil || probe.Type != "object" {
 		return nil, fmt.Errorf("%s is not served: its input schema's type is not \"object\", which MCP requires", d.Name)
 	}
@@ -387,8 +387,8 @@ func tool(d resolve.Definition, wire json.RawMessage) (*mcp.Tool, error) {
 	}
 	_ = json.Unmarshal(wire, &written) // export wrote it
 	t := &mcp.Tool{Name: d.Name, Title: d.Title, Description: written.Description, InputSchema: json.RawMessage(schema)}
-	if d.OutputSchema != nil {
-		t.OutputSchema = d.OutputSchema
+	if !d.OutputSchema.IsZero() {
+		t.OutputSchema = d.OutputSchema.JSON()
 	}
 	if d.Annotations != nil {
 		var a mcp.ToolAnnotations

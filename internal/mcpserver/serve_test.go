@@ -19,12 +19,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/call"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/discover"
 	"github.com/strata-config/strata/internal/mcpserver"
 	"github.com/strata-config/strata/internal/testbin"
 	"github.com/strata-config/strata/internal/upstream"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
@@ -125,7 +125,7 @@ func serveWorkspace(t *testing.T, src string, tools map[string]string, opts *mcp
 				return nil, err
 			}
 			var p config.Partial
-			if err := load.Decode(cfgFile, b, partial.TOML, &p); err != nil {
+			if err := codec.Decode(cfgFile, b, partial.TOML, &p); err != nil {
 				return nil, err
 			}
 			c, err := config.Finalize(&p)

@@ -1,6 +1,7 @@
 // Package schemacheck validates JSON values against JSON Schemas (draft-07
 // and 2020-12, with github.com/santhosh-tekuri/jsonschema/v6) and reports
-// every problem at its JSONPath, for people.
+// every problem at its JSONPath, for people; a schema's text, value and
+// compiled form are made once for all who read it ([Doc]).
 package schemacheck
 
 import (
@@ -17,6 +18,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"github.com/strata-config/strata/internal/jsonv"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -37,14 +39,40 @@ func Compile(doc []byte, ptr string) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
+	c, err := NewCompiler(v)
+	if err != nil {
+		return nil, err
+	}
+	return c.Compile(ptr)
+}
+
+// Compiler compiles the subschemas of one schema document: the document
+// is read once, and each subschema compiled once, however many are asked
+// for.
+type Compiler struct {
+	c *jsonschema.Compiler
+}
+
+// NewCompiler returns a compiler of the schema document doc, a value as
+// encoding/json decodes JSON with numbers as json.Number (see
+// [jsonv.Value.Interface]), which it must not change afterwards. A document
+// without $schema is read as draft 2020-12; nothing is loaded from outside
+// it.
+func NewCompiler(doc any) (*Compiler, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
 	c.UseLoader(noLoader{})
-	if err := c.AddResource("tool.json", v); err != nil {
+	if err := c.AddResource("tool.json", doc); err != nil {
 		return nil, err
 	}
-	s, err := c.Compile("tool.json#" + ptr)
+	return &Compiler{c: c}, nil
+}
+
+// Compile compiles the subschema at the JSON pointer ptr ("" for the whole
+// document; $ref and $defs resolve against the whole).
+func (c *Compiler) Compile(ptr string) (*Schema, error) {
+	s, err := c.c.Compile("tool.json#" + ptr)
 	if err != nil {
 		return nil, fmt.Errorf("the schema cannot be compiled: %s", firstLine(err.Error()))
 	}
@@ -221,4 +249,62 @@ func jsonPath(inst any, loc []string) string {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
+}
+
+// Doc is a schema document read once: its JSON text and, each made on
+// first use and shared by every holder of the Doc, its ordered value and
+// its compiled form. A Doc never changes; whoever changes the value makes
+// a new Doc of a copy ([NewDocOf]).
+type Doc struct {
+	raw       []byte
+	valueOnce sync.Once
+	value     *jsonv.Value
+	valueErr  error
+	compile   sync.Once
+	compiled  *Schema
+	err       error
+}
+
+// NewDoc returns the Doc of raw, a schema's JSON text, which it keeps (the
+// caller must not change it); its value is read on first use, within
+// jsonv's default limits.
+func NewDoc(raw []byte) *Doc { return &Doc{raw: raw} }
+
+// NewDocOf returns the Doc of the value v, which it keeps (the caller
+// must not change it afterwards), with v's text.
+func NewDocOf(v *jsonv.Value) *Doc {
+	d := &Doc{raw: v.JSON(), value: v}
+	d.valueOnce.Do(func() {})
+	return d
+}
+
+// JSON returns the document's text, which the caller must not change.
+func (d *Doc) JSON() []byte { return d.raw }
+
+// Value returns the document's ordered value, read on first use, which the
+// caller must not change (see [jsonv.Value.Clone]).
+func (d *Doc) Value() (*jsonv.Value, error) {
+	d.valueOnce.Do(func() {
+		d.value, d.valueErr = jsonv.Parse(d.raw)
+	})
+	return d.value, d.valueErr
+}
+
+// Compiled returns the document compiled as a whole, on first use, from
+// its value (the text is not read again).
+func (d *Doc) Compiled() (*Schema, error) {
+	d.compile.Do(func() {
+		v, err := d.Value()
+		if err != nil {
+			d.err = err
+			return
+		}
+		c, err := NewCompiler(v.Interface())
+		if err != nil {
+			d.err = err
+			return
+		}
+		d.compiled, d.err = c.Compile("")
+	})
+	return d.compiled, d.err
 }

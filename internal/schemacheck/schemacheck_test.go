@@ -109,6 +109,22 @@ func TestValidate(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}
+			if tt.ptr != "" {
+				return
+			}
+			// A Doc compiles from the value it read, not the text: the
+			// same problems.
+			d, err := NewDoc([]byte(tt.schema)).Compiled()
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := d.Validate([]byte(tt.value))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(problems, again); diff != "" {
+				t.Errorf("compiled from a Doc (-text +doc):\n%s", diff)
+			}
 		})
 	}
 }

@@ -4,9 +4,9 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/shape"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -19,7 +19,7 @@ deep = { a = [1, 2] }
 [tools.t.parameters.p.items]
 enum = ["x", "y"]
 `
-	if err := load.Decode("find.toml", []byte(doc), partial.TOML, &p); err != nil {
+	if err := codec.Decode("find.toml", []byte(doc), partial.TOML, &p); err != nil {
 		t.Fatal(err)
 	}
 	pt := shape.MustOf(reflect.TypeFor[config.Partial]())

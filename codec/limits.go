@@ -1,4 +1,4 @@
-package load
+package codec
 
 import (
 	"bytes"
@@ -86,6 +86,16 @@ func (l Limits) docOptions(valuesBefore int) doc.Options {
 func (l Limits) Parse(name string, data []byte, format partial.Format) (*Document, error) {
 	d, _, err := parse(name, bytes.Clone(data), format, l.WithDefaults(), false, 0)
 	return d, err
+}
+
+// ParseAfter is [Parse] within l (with defaults for its zero fields) of
+// data, which the document keeps and which must not change afterwards,
+// reading JSON as JSONC (comments and trailing commas) when jsonc is set,
+// after documents of the same load that hold valuesBefore values, which
+// count towards l.Values. It returns how many values the document holds,
+// also when it fails.
+func (l Limits) ParseAfter(name string, data []byte, format partial.Format, jsonc bool, valuesBefore int) (*Document, int, error) {
+	return parse(name, data, format, l.WithDefaults(), jsonc, valuesBefore)
 }
 
 // ReadFile reads the layer file at path within limits l: only a regular

@@ -1,15 +1,15 @@
-// Package load is the config half of a workspace: it finds a host's
-// layers ([App]: defaults, the user's file, the workspace's files once
-// trusted, directory files, extends, the environment, --cfg, flags and the
-// host's own sources, [HostSource]), puts them in precedence order, and keeps for
-// each where it came from, so that a resolved value is explained
-// ([Result.Explain]) and every problem is positioned.
-//
-// It also holds, until they move to packages of their own, the reading of
-// a layer document ([Document], [Decode]: TOML, JSON or YAML, decoded
-// strictly into partials) and the translation of other clients' MCP files
-// ([Foreign]: Claude Desktop and Code, Cursor, VS Code, Codex).
-package load
+// Package codec reads and writes layers: a layer document in TOML, JSON
+// or YAML parsed into a positioned tree ([Parse], [Limits.Parse],
+// [Limits.ReadFile]) and decoded strictly into a partial ([Decode],
+// [Document.Decode]: every unknown key, wrong type and bad value reported
+// at its line and column, with a did-you-mean), problems given their
+// positions ([LocateErrors]), a layer's extends list
+// ([Document.Extends]), a partial written back as a layer that reads back
+// the same ([Encode], [Text], with the values that came from variables
+// hidden: [Secrets]), and the JSON Schema of a file format for editors
+// ([JSONSchema]). Where layers come from, their precedence and trust are
+// package load's.
+package codec
 
 import (
 	"bytes"
@@ -60,9 +60,9 @@ type Document struct {
 	once    sync.Once
 	// secrets are the values another client's file got from a variable
 	// or an input, by their key paths in the layer.
-	secrets partial.Secrets
+	secrets Secrets
 	// checked is the key path whose unknown keys Decode reports; nil is
-	// every key (see App.Checked).
+	// every key (see [Document.StrictUnder]).
 	checked partial.Path
 }
 
@@ -73,12 +73,17 @@ type Document struct {
 // Output shows each as the reference it came from ("<from ${env:NAME}>"),
 // never its value. A value written in the file is not one. nil for a nil
 // document.
-func (d *Document) Secrets() *partial.Secrets {
+func (d *Document) Secrets() *Secrets {
 	if d == nil {
 		return nil
 	}
 	return &d.secrets
 }
+
+// Tree returns the document's tree, read again if it was released, for
+// the packages of this module that rewrite a layer's tree (another
+// client's file read as a layer).
+func (d *Document) Tree() *doc.Doc { return d.tree() }
 
 // tree returns the document's tree, reading it again if it was released.
 func (d *Document) tree() *doc.Doc {
@@ -92,13 +97,13 @@ func (d *Document) tree() *doc.Doc {
 	return d.d
 }
 
-// release drops the tree of a document that has been decoded, unless it
+// Release drops the tree of a document that has been decoded, unless it
 // was changed since it was read (see [Document.Take]): a node for every
 // key and value, which costs more memory than the partial decoded from
 // it, and which only the positions of keys need after decoding. tree
 // reads it again, the same, when one is asked for. It is called before
 // the document is shared.
-func (d *Document) release() {
+func (d *Document) Release() {
 	if !d.changed {
 		d.d, d.once = nil, sync.Once{}
 	}
@@ -273,6 +278,12 @@ func (d *Document) errAt(code diag.Code, n *doc.Node, p partial.Path, msg, hint 
 func (d *Document) errAtKey(code diag.Code, n *doc.Node, p partial.Path, msg, hint string) *diag.Error {
 	return decode.At(&diag.Error{Code: code, Source: d.name, Path: p, Msg: msg, Hint: hint}, d.tree(), n.Pos())
 }
+
+// StrictUnder has [Document.Decode] report the unknown keys under the key
+// path p alone, leaving the others to the host's own reader (its mount of
+// strata's model beside keys of its own); nil, the default, reports every
+// unknown key. Wrong types and bad values are reported everywhere.
+func (d *Document) StrictUnder(p partial.Path) { d.checked = p }
 
 // Take removes the root entry key from the document and returns its plain
 // value (string, int64, float64, bool, []any or map[string]any) and

@@ -1,4 +1,4 @@
-package partial
+package codec
 
 import (
 	"reflect"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/partial"
 )
 
 // Secrets are string values that [Secrets.Encode] and [Secrets.Text] write
@@ -23,7 +24,7 @@ type hidden struct{ value, shown string }
 
 // Hide records that the string value at path is shown as shown. An empty
 // value hides nothing.
-func (s *Secrets) Hide(path Path, value, shown string) {
+func (s *Secrets) Hide(path partial.Path, value, shown string) {
 	if value == "" {
 		return
 	}
@@ -98,7 +99,7 @@ func (s *Secrets) Len() int {
 
 // Shown returns what is written for the string value at path: what stands
 // for it when it is hidden there, else value itself.
-func (s *Secrets) Shown(path Path, value string) (string, bool) {
+func (s *Secrets) Shown(path partial.Path, value string) (string, bool) {
 	if s == nil || len(s.hidden) == 0 || value == "" {
 		return value, false
 	}
@@ -111,7 +112,7 @@ func (s *Secrets) Shown(path Path, value string) (string, bool) {
 }
 
 // secretKey is the text of path without a last key that is a list index.
-func secretKey(path Path) string {
+func secretKey(path partial.Path) string {
 	if n := len(path); n > 0 && isIndex(path[n-1]) {
 		path = path[:n-1]
 	}
@@ -131,7 +132,7 @@ func isIndex(k string) bool {
 }
 
 // Encode is [Encode] with the values of s hidden.
-func (s *Secrets) Encode(v any, f Format) ([]byte, error) {
+func (s *Secrets) Encode(v any, f partial.Format) ([]byte, error) {
 	root, err := treeOf(v, s)
 	if err != nil {
 		return nil, err
@@ -140,7 +141,7 @@ func (s *Secrets) Encode(v any, f Format) ([]byte, error) {
 }
 
 // Text is [Text] of the value v at path at, with the values of s hidden.
-func (s *Secrets) Text(at Path, v any) (string, error) {
+func (s *Secrets) Text(at partial.Path, v any) (string, error) {
 	rv := reflect.ValueOf(v)
 	if !rv.IsValid() {
 		return "", nil

@@ -1,4 +1,4 @@
-package partial
+package codec
 
 import (
 	"encoding"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/partial"
 )
 
 // Encode writes v as a document in format f (TOML or JSON). v is a partial
@@ -17,7 +18,7 @@ import (
 // unset list, or any other value, such as a resolved config, written with
 // its zero fields left out. The output is deterministic: struct fields in
 // declaration order, map entries sorted.
-func Encode(v any, f Format) ([]byte, error) {
+func Encode(v any, f partial.Format) ([]byte, error) {
 	root, err := tree(v)
 	if err != nil {
 		return nil, err
@@ -26,11 +27,11 @@ func Encode(v any, f Format) ([]byte, error) {
 }
 
 // write writes a document tree in format f.
-func write(root *doc.Node, f Format) ([]byte, error) {
-	if f == JSON {
+func write(root *doc.Node, f partial.Format) ([]byte, error) {
+	if f == partial.JSON {
 		return doc.WriteJSON(root)
 	}
-	if f == YAML {
+	if f == partial.YAML {
 		return nil, fmt.Errorf("strata: writing YAML is not supported; use TOML or JSON")
 	}
 	return doc.WriteTOML(root)
@@ -65,7 +66,7 @@ func treeOf(v any, secrets *Secrets) (*doc.Node, error) {
 			if root == nil {
 				root = doc.NewTable()
 			}
-			list.Key = UnsetKey
+			list.Key = partial.UnsetKey
 			root.Entries = append([]*doc.Node{list}, root.Entries...)
 		}
 	} else {
@@ -158,7 +159,7 @@ type encoder struct {
 }
 
 func (enc *encoder) unset(path []string) {
-	enc.unsets = append(enc.unsets, Path(path).String())
+	enc.unsets = append(enc.unsets, partial.Path(path).String())
 }
 
 // child returns the path of entry key under path. Every path is a prefix
@@ -180,7 +181,7 @@ func (enc *encoder) structure(v reflect.Value, t *shape.Type, path []string, cov
 	}
 	if t.ValueCodec && t.Marshals && !shape.IsZero(v, t) && !unsets(v, t) {
 		// A table that reads a shorthand writes it where one says the same.
-		if x, err := v.Interface().(ValueMarshaler).MarshalValue(); err == nil {
+		if x, err := v.Interface().(partial.ValueMarshaler).MarshalValue(); err == nil {
 			switch x.(type) {
 			case bool, string:
 				return enc.anyPlain(x, path, true)
@@ -260,7 +261,7 @@ func (enc *encoder) partial(v reflect.Value, t *shape.Type, strategy shape.Strat
 				enc.unset(path)
 			}
 		case shape.StatePresent:
-			return enc.anyValue(v.Interface().(Any), t, path, covered)
+			return enc.anyValue(v.Interface().(partial.Any), t, path, covered)
 		}
 		return nil
 	}
@@ -269,7 +270,7 @@ func (enc *encoder) partial(v reflect.Value, t *shape.Type, strategy shape.Strat
 
 var (
 	anyType  = shape.MustOf(reflect.TypeFor[any]())
-	anyShape = shape.MustOf(reflect.TypeFor[Any]())
+	anyShape = shape.MustOf(reflect.TypeFor[partial.Any]())
 )
 
 // entries writes the entries of a partial.Map; removed entries become
@@ -370,9 +371,9 @@ func (enc *encoder) plain(v reflect.Value, t *shape.Type, path []string, inline 
 		return nil
 	}
 	if t.Marshals {
-		x, err := v.Interface().(ValueMarshaler).MarshalValue()
+		x, err := v.Interface().(partial.ValueMarshaler).MarshalValue()
 		if err != nil {
-			enc.err = fmt.Errorf("%s: %w", Path(path), err)
+			enc.err = fmt.Errorf("%s: %w", partial.Path(path), err)
 			return nil
 		}
 		return enc.plain(reflect.ValueOf(&x).Elem(), anyType, path, true)
@@ -381,12 +382,12 @@ func (enc *encoder) plain(v reflect.Value, t *shape.Type, path []string, inline 
 		if m, ok := v.Interface().(encoding.TextMarshaler); ok {
 			b, err := m.MarshalText()
 			if err != nil {
-				enc.err = fmt.Errorf("%s: %w", Path(path), err)
+				enc.err = fmt.Errorf("%s: %w", partial.Path(path), err)
 				return nil
 			}
 			return doc.NewString(string(b))
 		}
-		enc.err = fmt.Errorf("%s: %s cannot be written (it implements neither MarshalValue nor MarshalText)", Path(path), v.Type())
+		enc.err = fmt.Errorf("%s: %s cannot be written (it implements neither MarshalValue nor MarshalText)", partial.Path(path), v.Type())
 		return nil
 	}
 	switch t.Kind {
@@ -399,7 +400,7 @@ func (enc *encoder) plain(v reflect.Value, t *shape.Type, path []string, inline 
 	case shape.Uint:
 		u := v.Uint()
 		if u > math.MaxInt64 {
-			enc.err = fmt.Errorf("%s: %d does not fit in a 64-bit signed integer", Path(path), u)
+			enc.err = fmt.Errorf("%s: %d does not fit in a 64-bit signed integer", partial.Path(path), u)
 			return nil
 		}
 		return doc.NewInt(int64(u))
@@ -454,7 +455,7 @@ func (enc *encoder) plain(v reflect.Value, t *shape.Type, path []string, inline 
 		}
 		return tbl
 	}
-	enc.err = fmt.Errorf("%s: cannot write %s", Path(path), v.Type())
+	enc.err = fmt.Errorf("%s: cannot write %s", partial.Path(path), v.Type())
 	return nil
 }
 
@@ -499,7 +500,7 @@ func (enc *encoder) anyPlain(x any, path []string, inline bool) *doc.Node {
 	rv := reflect.ValueOf(x)
 	t, err := shape.Of(rv.Type())
 	if err != nil {
-		enc.err = fmt.Errorf("%s: %w", Path(path), err)
+		enc.err = fmt.Errorf("%s: %w", partial.Path(path), err)
 		return nil
 	}
 	return enc.plain(rv, t, path, inline)
@@ -507,8 +508,8 @@ func (enc *encoder) anyPlain(x any, path []string, inline bool) *doc.Node {
 
 // anyValue writes a present free-form value: plain where it is one, else
 // the strategy table that reads back as a; see package decode's strategy.go.
-func (enc *encoder) anyValue(a Any, t *shape.Type, path []string, covered bool) *doc.Node {
-	if a.Base == BaseDefault && !covered {
+func (enc *encoder) anyValue(a partial.Any, t *shape.Type, path []string, covered bool) *doc.Node {
+	if a.Base == partial.BaseDefault && !covered {
 		enc.unset(path)
 	}
 	switch shape.Op(reflect.ValueOf(a), t) {
@@ -519,7 +520,7 @@ func (enc *encoder) anyValue(a Any, t *shape.Type, path []string, covered bool) 
 			entries.Inline = false
 		}
 		switch {
-		case a.Base == BaseEmpty:
+		case a.Base == partial.BaseEmpty:
 			return strategyNode(entries, "replace", nil)
 		case a.Fill != nil:
 			return strategyNode(entries, "deep_merge", enc.literal(a.Fill, path))
@@ -547,9 +548,9 @@ func (enc *encoder) anyValue(a Any, t *shape.Type, path []string, covered bool) 
 
 // keepsOnly reports whether every entry of table t fills a missing key
 // and nothing else, as strategy keep does.
-func keepsOnly(t *Map[Any]) bool {
+func keepsOnly(t *partial.Map[partial.Any]) bool {
 	for _, e := range t.Entries {
-		if e == nil || e.Base != BaseLower || shape.Op(reflect.ValueOf(*e), anyShape) != shape.OpFill {
+		if e == nil || e.Base != partial.BaseLower || shape.Op(reflect.ValueOf(*e), anyShape) != shape.OpFill {
 			return false
 		}
 	}
@@ -573,7 +574,7 @@ var separators = []struct{ name, text string }{{"none", ""}, {"space", " "}, {"l
 
 // wrapNode writes a wrap: as append or prepend where it is one (with a
 // separator, for strings), else as wrap with prepend and append.
-func wrapNode(a Any, value *doc.Node, write func(any) *doc.Node) *doc.Node {
+func wrapNode(a partial.Any, value *doc.Node, write func(any) *doc.Node) *doc.Node {
 	empty := func(x any) bool {
 		switch x := x.(type) {
 		case string:

@@ -1,4 +1,4 @@
-package load
+package clients
 
 import (
 	"errors"
@@ -40,15 +40,15 @@ var editorVarNames = []string{"env:", "userHome", "workspaceFolder", "workspaceF
 // rules of the client that wrote the file.
 func (fi *foreignFile) expand(srv *doc.Node, p partial.Path) {
 	switch fi.f {
-	case ForeignCodex:
+	case Codex:
 		return // Codex expands nothing
-	case ForeignClaude, foreignMCPServers:
+	case Claude, mcpServers:
 		fi.literal(srv, p)
 		return
 	}
 	keys := expanded[fi.f]
 	for _, e := range srv.Entries {
-		if keys != nil && !slices.Contains(keys, e.Key) || fi.f == ForeignVSCode && e.Key == "type" {
+		if keys != nil && !slices.Contains(keys, e.Key) || fi.f == VSCode && e.Key == "type" {
 			continue
 		}
 		fi.walk(e, p.Append(e.Key))
@@ -62,7 +62,7 @@ func (fi *foreignFile) literal(srv *doc.Node, p partial.Path) {
 	n, at := findRef(srv, p)
 	switch {
 	case n == nil:
-	case fi.f == ForeignClaude:
+	case fi.f == Claude:
 		fi.warn(diag.CodeBadValue, n, at, "Claude Desktop expands no variables: "+firstRef(n.Str)+" is passed as written", "if Claude Code or Cursor wrote this file, name it: --cfg claude-code:PATH or cursor:PATH")
 	case !fi.unnamed:
 		fi.unnamed = true
@@ -146,7 +146,7 @@ func (fi *foreignFile) walk(n *doc.Node, p partial.Path) {
 // resolver returns the function that resolves the body of one reference
 // in the string node n, by the client's rules.
 func (fi *foreignFile) resolver(n *doc.Node, p partial.Path) func(string) (string, bool, error) {
-	if fi.f == ForeignClaudeCode {
+	if fi.f == ClaudeCode {
 		return func(body string) (string, bool, error) {
 			v, ok, err := fi.claudeCodeVar(body)
 			if ok {
@@ -176,7 +176,7 @@ func (fi *foreignFile) resolver(n *doc.Node, p partial.Path) func(string) (strin
 // folder is the workspace (or in it), and any variable whose value names
 // a path there (${env:PWD}, say).
 func (fi *foreignFile) checkRef(n *doc.Node, p partial.Path, body, v string) {
-	ws := fi.im.ws
+	ws := fi.im.Untrusted
 	into := false
 	switch body {
 	case "workspaceFolder", "workspaceFolderBasename":
@@ -201,7 +201,7 @@ func (fi *foreignFile) claudeCodeVar(body string) (string, bool, error) {
 		}
 		return "", false, &varError{msg: fmt.Sprintf("${%s} is not a variable", body), hint: hint}
 	}
-	if v, ok := fi.im.env[name]; ok {
+	if v, ok := fi.im.Environ[name]; ok {
 		return v, true, nil
 	}
 	if hasDef {
@@ -227,12 +227,12 @@ func (fi *foreignFile) editorVar(body string) (string, bool, error) {
 		return string(filepath.Separator), true, nil
 	}
 	if name, ok := strings.CutPrefix(body, "env:"); ok {
-		if v, ok := fi.im.env[name]; ok {
+		if v, ok := fi.im.Environ[name]; ok {
 			return v, true, nil
 		}
 		return "", false, &varError{msg: "the variable " + name + " is not set", hint: "set it before running strata"}
 	}
-	if fi.f != ForeignVSCode {
+	if fi.f != VSCode {
 		return "", false, nil
 	}
 	if id, ok := strings.CutPrefix(body, "input:"); ok {
@@ -310,14 +310,14 @@ func (fi *foreignFile) input(id string) (string, error) {
 		return v, nil
 	}
 	desc := str("description")
-	if fi.im.input == nil {
+	if fi.im.Input == nil {
 		what := "the input " + id
 		if desc != "" {
 			what += fmt.Sprintf(" (%q)", desc)
 		}
 		return "", &varError{msg: what + " must be asked for on a terminal, and there is none", hint: "run strata in a terminal, or write the value out"}
 	}
-	v, err := fi.im.input(fi.ctx, id, desc, password)
+	v, err := fi.im.Input(fi.ctx, id, desc, password)
 	if err != nil {
 		return "", &varError{msg: fmt.Sprintf("asking for the input %s: %v", id, err), err: err}
 	}
@@ -337,7 +337,7 @@ func (fi *foreignFile) input(id string) (string, error) {
 // Claude Code, ${env:NAME} and ${input:id} of Cursor and VS Code. The
 // editor's own variables (${userHome}, ${workspaceFolder}, ...) are paths.
 func (fi *foreignFile) secretRef(body string) bool {
-	if fi.f == ForeignClaudeCode {
+	if fi.f == ClaudeCode {
 		return true
 	}
 	return strings.HasPrefix(body, "env:") || strings.HasPrefix(body, "input:")

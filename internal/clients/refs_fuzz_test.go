@@ -1,4 +1,4 @@
-package load
+package clients
 
 import (
 	"context"
@@ -96,15 +96,15 @@ func FuzzExpandVariables(f *testing.F) {
 			t.Fatalf("declining changed %q to %q (%v)", s, same, errs)
 		}
 		// Each client's rules: never a panic; every failure is explained.
-		for _, fo := range []Foreign{ForeignClaudeCode, ForeignCursor, ForeignVSCode} {
+		for _, fo := range []Format{ClaudeCode, Cursor, VSCode} {
 			fi := &foreignFile{
-				ctx: context.Background(), f: fo, d: &Document{name: "/w/.vscode/mcp.json"},
-				im:        &importer{env: env, dir: "/w", answers: map[string]string{}},
+				ctx: context.Background(), f: fo, d: &document{name: "/w/.vscode/mcp.json"},
+				im:        &Env{Environ: env, Dir: "/w", answers: map[string]string{}},
 				inputs:    map[string]*doc.Node{},
 				passwords: map[string]string{},
 			}
 			var resolve func(string) (string, bool, error)
-			if fo == ForeignClaudeCode {
+			if fo == ClaudeCode {
 				resolve = fi.claudeCodeVar
 			} else {
 				resolve = fi.editorVar

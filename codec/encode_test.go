@@ -1,9 +1,10 @@
-package partial_test
+package codec_test
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/layertest"
 	"github.com/strata-config/strata/partial"
@@ -624,7 +625,7 @@ command = { args = ["$HOME"], program = "echo", shell = true }
 				format partial.Format
 				want   string
 			}{{partial.TOML, tt.toml}, {partial.JSON, tt.json}} {
-				got, err := partial.Encode(&tt.p, out.format)
+				got, err := codec.Encode(&tt.p, out.format)
 				if err != nil {
 					t.Fatalf("Encode %s: %v", out.format, err)
 				}
@@ -645,25 +646,25 @@ command = { args = ["$HOME"], program = "echo", shell = true }
 
 func TestEncodePartialByValue(t *testing.T) {
 	p := config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{"a": {Run: partial.Of(config.RunAsk)}}}}
-	byPointer, err := partial.Encode(&p, partial.TOML)
+	byPointer, err := codec.Encode(&p, partial.TOML)
 	if err != nil {
 		t.Fatal(err)
 	}
-	byValue, err := partial.Encode(p, partial.TOML)
+	byValue, err := codec.Encode(p, partial.TOML)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(string(byPointer), string(byValue)); diff != "" {
 		t.Errorf("Encode by value differs from Encode by pointer (-want +got):\n%s", diff)
 	}
-	nilOut, err := partial.Encode((*config.Partial)(nil), partial.TOML)
+	nilOut, err := codec.Encode((*config.Partial)(nil), partial.TOML)
 	if err != nil || len(nilOut) != 0 {
 		t.Errorf("Encode(nil) = %q, %v; want empty, nil", nilOut, err)
 	}
 }
 
 func TestEncodeYAMLIsRefused(t *testing.T) {
-	_, err := partial.Encode(&config.Partial{}, partial.YAML)
+	_, err := codec.Encode(&config.Partial{}, partial.YAML)
 	want := "strata: writing YAML is not supported; use TOML or JSON"
 	if err == nil || err.Error() != want {
 		t.Errorf("Encode YAML error = %v, want %q", err, want)
@@ -780,7 +781,7 @@ tool_timeout_sec = 60.0
 				format partial.Format
 				want   string
 			}{{partial.TOML, tt.toml}, {partial.JSON, tt.json}} {
-				got, err := partial.Encode(tt.c, out.format)
+				got, err := codec.Encode(tt.c, out.format)
 				if err != nil {
 					t.Fatalf("Encode %s: %v", out.format, err)
 				}

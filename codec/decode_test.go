@@ -1,4 +1,4 @@
-package load_test
+package codec_test
 
 import (
 	"errors"
@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/layertest"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -1054,7 +1054,7 @@ func TestDecodeNeedsAPointer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := load.Decode("x.toml", []byte("[tools.a]\n"), partial.TOML, tt.v)
+			err := codec.Decode("x.toml", []byte("[tools.a]\n"), partial.TOML, tt.v)
 			want := "x.toml: Decode needs a non-nil pointer to a partial struct"
 			if err == nil || err.Error() != want {
 				t.Errorf("Decode error = %v, want %q", err, want)
@@ -1076,7 +1076,7 @@ type = "string"
 `
 
 func TestDocumentLocateAndHas(t *testing.T) {
-	d, err := load.Parse("layer.toml", []byte(locateSrc), partial.TOML)
+	d, err := codec.Parse("layer.toml", []byte(locateSrc), partial.TOML)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1131,7 +1131,7 @@ func TestDocumentLocateInJSONAndYAML(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := load.Parse("layer", []byte(tt.src), tt.format)
+			d, err := codec.Parse("layer", []byte(tt.src), tt.format)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -1147,7 +1147,7 @@ func TestDocumentLocateInJSONAndYAML(t *testing.T) {
 }
 
 func TestDocumentErrorf(t *testing.T) {
-	d, err := load.Parse("layer.toml", []byte(locateSrc), partial.TOML)
+	d, err := codec.Parse("layer.toml", []byte(locateSrc), partial.TOML)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1204,7 +1204,7 @@ meta = { when = 1979-05-27, list = [1, "a"] }
 [tools.grep]
 run = "ask"
 `
-	d, err := load.Parse("layer.toml", []byte(src), partial.TOML)
+	d, err := codec.Parse("layer.toml", []byte(src), partial.TOML)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1275,7 +1275,7 @@ func TestFormatOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strconv.Quote(tt.name), func(t *testing.T) {
-			got, ok := load.FormatOf(tt.name)
+			got, ok := codec.FormatOf(tt.name)
 			if got != tt.want || ok != tt.wantOK {
 				t.Errorf("FormatOf(%q) = %v, %v; want %v, %v", tt.name, got, ok, tt.want, tt.wantOK)
 			}
@@ -1446,7 +1446,7 @@ ratio = 2
 run = "edit"
 `
 	var got hostPartial
-	if err := load.Decode("host.toml", []byte(src), partial.TOML, &got); err != nil {
+	if err := codec.Decode("host.toml", []byte(src), partial.TOML, &got); err != nil {
 		t.Fatalf("Decode: %v", err)
 	}
 	var want hostPartial
@@ -1462,7 +1462,7 @@ run = "edit"
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("decoded host partial mismatch (-want +got):\n%s", diff)
 	}
-	text, err := partial.Encode(&got, partial.TOML)
+	text, err := codec.Encode(&got, partial.TOML)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1494,7 +1494,7 @@ tags = { value = ["a"], strategy = "prepend", dedup = true, extra = 1 }
 rnu = "edit"
 `
 	var p hostPartial
-	err := load.Decode("host.toml", []byte(src), partial.TOML, &p)
+	err := codec.Decode("host.toml", []byte(src), partial.TOML, &p)
 	want := []layertest.Problem{
 		{Err: "host.toml:1:9: count: integer 300 is out of range for int8", Line: 1, Column: 9, Path: partial.Path{"count"}, Snippet: "count = 300"},
 		{Err: "host.toml:2:8: size: integer -1 is out of range for uint16", Line: 2, Column: 8, Path: partial.Path{"size"}, Snippet: "size = -1"},

@@ -1,4 +1,4 @@
-package load
+package clients
 
 import "strings"
 

@@ -1,11 +1,13 @@
-package load_test
+package codec_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
@@ -16,7 +18,7 @@ import (
 // a tree changed after reading (extends taken out, another client's file
 // mapped) is kept.
 func TestFileTreeReleased(t *testing.T) {
-	root := tree(t, map[string]string{
+	root := writeTree(t, map[string]string{
 		"plain.toml":   "[tools.t]\nsource = \"builtin\"\n\n[tools.t.parameters.p]\ntype = \"string\"\n",
 		"plain.json":   "{\n  \"tools\": {\"t\": {\"source\": \"builtin\",\n    \"parameters\": {\"p\": {\"type\": \"string\"}}}}\n}\n",
 		"plain.yaml":   "tools:\n  t:\n    source: builtin\n    parameters:\n      p:\n        type: string\n",
@@ -38,7 +40,7 @@ func TestFileTreeReleased(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			a := app{Name: "strata", MCPServers: partial.Path{"mcp_servers"}}
+			a := load.App[config.Partial, config.Config]{Name: "strata", MCPServers: partial.Path{"mcp_servers"}}
 			layers, _, err := a.File(context.Background(), filepath.Join(root, tt.file))
 			if err != nil {
 				t.Fatal(err)
@@ -58,7 +60,7 @@ func TestFileTreeReleased(t *testing.T) {
 			if !d.HoldsTree() {
 				t.Error("no tree after a position was asked for")
 			}
-			if d.Has(partial.Path{load.ExtendsKey}) {
+			if d.Has(partial.Path{codec.ExtendsKey}) {
 				t.Error("the tree read again has the extends entry")
 			}
 		})
@@ -79,10 +81,10 @@ func TestDecodeCopiesItsInput(t *testing.T) {
 			}[f]
 			buf := []byte(src)
 			var p config.Partial
-			if err := load.Decode("layer", buf, f, &p); err != nil {
+			if err := codec.Decode("layer", buf, f, &p); err != nil {
 				t.Fatal(err)
 			}
-			d, err := load.Parse("layer", buf, f)
+			d, err := codec.Parse("layer", buf, f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,4 +109,21 @@ func TestDecodeCopiesItsInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writeTree writes files (path -> content) under a new temporary
+// directory and returns it.
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for p, content := range files {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
 }

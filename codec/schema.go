@@ -1,4 +1,4 @@
-package partial
+package codec
 
 import (
 	"reflect"
@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/partial"
 )
 
 // Schemer is implemented by field types that describe their own JSON
@@ -26,15 +27,15 @@ func JSONSchema[P any](title string) ([]byte, error) {
 	g := schemaGen{defs: map[string]any{}, names: map[*shape.Type]string{}, recursive: recursiveTypes(t)}
 	root := g.structure(t)
 	props := root["properties"].(map[string]any)
-	if _, own := t.Field(UnsetKey); !own {
-		props[UnsetKey] = map[string]any{
+	if _, own := t.Field(partial.UnsetKey); !own {
+		props[partial.UnsetKey] = map[string]any{
 			"description": "Key paths this layer unsets: lower layers are ignored for them and the defaults apply (an entry of a table is removed).",
 			"type":        "array",
 			"items":       map[string]any{"type": "string"},
 		}
 	}
 	if _, own := t.Field(extendsKey); !own {
-		// The files a layer extends, as load reads them (load.ExtendsKey).
+		// The files a layer extends, as load reads them (codec.ExtendsKey).
 		path := map[string]any{"type": "string", "minLength": 1}
 		entry := map[string]any{"anyOf": []any{
 			path,
@@ -63,7 +64,7 @@ func JSONSchema[P any](title string) ([]byte, error) {
 }
 
 // extendsKey is the key of the files a layer extends, which the loader
-// reads (load.ExtendsKey).
+// reads (codec.ExtendsKey).
 const extendsKey = "extends"
 
 type schemaGen struct {

@@ -1,4 +1,10 @@
-package load
+// Package clients reads other clients' MCP server files (Claude Desktop,
+// Claude Code, Cursor, VS Code, Codex) as layers of servers: each client's
+// keys mapped to strata's, each client's variables expanded by that
+// client's rules, and a server whose values resolve into an untrusted
+// workspace left out. load calls [Translate] on a file's tree; the
+// sources, precedence and trust of layers are load's.
+package clients
 
 import (
 	"context"
@@ -9,73 +15,74 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/decode"
 	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/internal/envfile"
-	"github.com/strata-config/strata/internal/readfile"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/partial"
 )
 
-// Foreign is a format other tools keep MCP servers in, which Load reads as
-// a layer of MCP servers when App.MCPServers says where they go. Every
+// Format is a format other tools keep MCP servers in, which load reads as
+// a layer of MCP servers when its App.MCPServers says where they go. Every
 // server of such a file exposes all its tools (expose = "all"), as in the
 // client that wrote the file; stdio and remote servers alike are read,
 // and each client's variables are expanded by that client's rules, from
 // App.Environ.
-type Foreign string
+type Format string
 
-// Foreign formats.
+// The clients' formats.
 const (
-	// ForeignClaude is Claude Desktop's claude_desktop_config.json:
+	// Claude is Claude Desktop's claude_desktop_config.json:
 	// {"mcpServers": {"name": {"command", "args", "env"}}}; strings are
 	// taken as written, since Claude Desktop expands no variables.
-	ForeignClaude Foreign = "claude"
-	// ForeignClaudeCode is Claude Code's .mcp.json (and ~/.claude.json):
+	Claude Format = "claude"
+	// ClaudeCode is Claude Code's .mcp.json (and ~/.claude.json):
 	// {"mcpServers": {"name": {"type": "stdio"|"http"|"sse", "command",
 	// "args", "env", "url", "headers"}}}, with ${NAME} and
 	// ${NAME:-default} in command, args, env, url and headers.
-	ForeignClaudeCode Foreign = "claude-code"
-	// ForeignCursor is Cursor's ~/.cursor/mcp.json and .cursor/mcp.json:
+	ClaudeCode Format = "claude-code"
+	// Cursor is Cursor's ~/.cursor/mcp.json and .cursor/mcp.json:
 	// {"mcpServers": {"name": {"command", "args", "env", "envFile", "url",
 	// "headers"}}}, with ${env:NAME}, ${userHome}, ${workspaceFolder},
 	// ${workspaceFolderBasename} and ${pathSeparator} (or ${/}).
-	ForeignCursor Foreign = "cursor"
-	// ForeignVSCode is VS Code's .vscode/mcp.json, read as JSONC (comments
+	Cursor Format = "cursor"
+	// VSCode is VS Code's .vscode/mcp.json, read as JSONC (comments
 	// and trailing commas): {"inputs": [...], "servers": {"name": {"type",
 	// "command", "args", "env", "envFile", "cwd", "url", "headers"}}}, with
 	// Cursor's variables and ${input:id}, which App.Input asks for.
-	ForeignVSCode Foreign = "vscode"
-	// ForeignCodex is Codex's config.toml, whose [mcp_servers.<name>]
+	VSCode Format = "vscode"
+	// Codex is Codex's config.toml, whose [mcp_servers.<name>]
 	// tables are read and its other settings ignored. Never guessed: name
 	// it, as --cfg codex:PATH or { path = "...", format = "codex" } in
 	// extends.
-	ForeignCodex Foreign = "codex"
+	Codex Format = "codex"
 
-	// foreignMCPServers is a file with mcpServers whose client its name
+	// mcpServers is a file with mcpServers whose client its name
 	// does not tell: read as Claude Desktop's, and a variable in it is an
 	// error that asks to name the client.
-	foreignMCPServers Foreign = "mcpServers"
+	mcpServers Format = "mcpServers"
 )
 
-// foreignFormats are the formats a --cfg prefix or an extends format may
+// formats are the formats a --cfg prefix or an extends format may
 // name.
-var foreignFormats = []Foreign{ForeignClaude, ForeignClaudeCode, ForeignCursor, ForeignVSCode, ForeignCodex}
+var formats = []Format{Claude, ClaudeCode, Cursor, VSCode, Codex}
 
-func foreignNames() []string {
-	out := make([]string, len(foreignFormats))
-	for i, f := range foreignFormats {
+// Names are the formats a --cfg prefix or an extends format may name.
+func Names() []string {
+	out := make([]string, len(formats))
+	for i, f := range formats {
 		out[i] = string(f)
 	}
 	return out
 }
 
-// foreignPrefix splits an explicit format off a --cfg argument:
+// Prefix splits an explicit format off a --cfg argument:
 // "codex:~/.codex/config.toml".
-func foreignPrefix(arg string) (Foreign, string, bool) {
-	for _, f := range foreignFormats {
+func Prefix(arg string) (Format, string, bool) {
+	for _, f := range formats {
 		if rest, ok := strings.CutPrefix(arg, string(f)+":"); ok {
 			return f, rest, true
 		}
@@ -83,94 +90,101 @@ func foreignPrefix(arg string) (Foreign, string, bool) {
 	return "", arg, false
 }
 
-// foreignByName tells a client's file by its name and the directory it is
+// ByName tells a client's file by its name and the directory it is
 // in, before it is parsed (VS Code's and Cursor's are JSONC). Codex's
 // config.toml is never guessed.
-func foreignByName(path string) Foreign {
+func ByName(path string) Format {
 	base := filepath.Base(path)
 	dir := filepath.Base(filepath.Dir(path))
 	switch {
 	case base == ".mcp.json" || base == ".claude.json":
-		return ForeignClaudeCode
+		return ClaudeCode
 	case base == "claude_desktop_config.json":
-		return ForeignClaude
+		return Claude
 	case base == "mcp.json" && dir == ".cursor":
-		return ForeignCursor
+		return Cursor
 	case base == "mcp.json" && dir == ".vscode":
-		return ForeignVSCode
+		return VSCode
 	case base == "mcp.json" && dir == "User" && strings.HasPrefix(filepath.Base(filepath.Dir(filepath.Dir(path))), "Code"):
-		return ForeignVSCode // the user profile's mcp.json
+		return VSCode // the user profile's mcp.json
 	}
 	return ""
+}
+
+// Detect tells a client's file by the root keys of its tree, those the
+// host's type does not declare (declared reports whether it does), or
+// returns "" for none.
+func Detect(t *doc.Doc, declared func(key string) bool) Format {
+	return detectForeign(&document{t: t}, declared)
 }
 
 // detectForeign tells a foreign file by its root keys, those the host's
-// type does not declare (declared reports whether it does).
-func detectForeign(d *Document, declared func(key string) bool) Foreign {
+// type does not declare.
+func detectForeign(d *document, declared func(key string) bool) Format {
 	root := d.tree().Root
 	switch {
 	case root.Get("mcpServers") != nil && !declared("mcpServers"):
-		return foreignMCPServers
+		return mcpServers
 	case d.tree().Format == doc.JSON && root.Get("servers") != nil && !declared("servers"):
-		return ForeignVSCode
+		return VSCode
 	}
 	return ""
 }
 
-// jsonc reports whether the client reads its file as JSONC.
-func (f Foreign) jsonc() bool { return f == ForeignVSCode || f == ForeignCursor }
+// JSONC reports whether the client reads its file as JSONC.
+func (f Format) JSONC() bool { return f == VSCode || f == Cursor }
 
 // client names the client that writes f, for messages.
-func (f Foreign) client() string {
+func (f Format) client() string {
 	switch f {
-	case ForeignClaude:
+	case Claude:
 		return "Claude Desktop"
-	case ForeignClaudeCode:
+	case ClaudeCode:
 		return "Claude Code"
-	case ForeignCursor:
+	case Cursor:
 		return "Cursor"
-	case ForeignVSCode:
+	case VSCode:
 		return "VS Code"
-	case ForeignCodex:
+	case Codex:
 		return "Codex"
 	}
 	return "an mcpServers"
 }
 
-func foreignKey(f Foreign) string {
+func foreignKey(f Format) string {
 	switch f {
-	case ForeignVSCode:
+	case VSCode:
 		return "servers"
-	case ForeignCodex:
+	case Codex:
 		return "mcp_servers"
 	}
 	return "mcpServers"
 }
 
-// importer is what reading clients' files needs from the loader: the
-// host's environment, where the workspace is, and the host's way of asking
-// for VS Code's inputs. One importer serves one Load.
-type importer struct {
-	env   map[string]string
-	root  string // the workspace root, or ""
-	dir   string // the working directory
-	input func(ctx context.Context, id, description string, password bool) (string, error)
+// Env is what reading clients' files needs from the loader: the host's
+// environment, where the workspace is, and the host's way of asking for
+// VS Code's inputs. One Env serves one load: it keeps the inputs answered.
+type Env struct {
+	Environ map[string]string
+	Root    string // the workspace root, or ""
+	Dir     string // the working directory
+	Input   func(ctx context.Context, id, description string, password bool) (string, error)
 	// answers are the inputs answered during this load, by id; passwords
 	// are never kept here.
 	answers map[string]string
-	// ws is the workspace when it is not trusted: a server whose values
-	// resolve into it is left out.
-	ws untrusted.Workspace
-	// read reads an envFile within the load's limits.
-	read func(ctx context.Context, path string) ([]byte, error)
+	// Untrusted is the workspace when it is not trusted: a server whose
+	// values resolve into it is left out.
+	Untrusted untrusted.Workspace
+	// ReadEnvFile reads an envFile within the load's limits.
+	ReadEnvFile func(ctx context.Context, path string) ([]byte, error)
 }
 
 // home returns the user's home directory from the environment.
-func (im *importer) home() string {
-	if h := im.env["HOME"]; h != "" {
+func (im *Env) home() string {
+	if h := im.Environ["HOME"]; h != "" {
 		return h
 	}
-	return im.env["USERPROFILE"]
+	return im.Environ["USERPROFILE"]
 }
 
 // keyRule says what becomes of one key of a client's server.
@@ -199,30 +213,30 @@ var (
 )
 
 // serverKeys are the keys of each client's server tables.
-var serverKeys = map[Foreign]map[string]keyRule{
-	ForeignClaude: {
+var serverKeys = map[Format]map[string]keyRule{
+	Claude: {
 		"command": same, "args": same, "env": same, "cwd": same, "url": same, "headers": same,
 		"type": handled, "disabled": handled,
 		// Settings of other clients that share the format (Cline, Roo): approvals and a timeout.
 		"autoApprove": drop, "alwaysAllow": drop, "timeout": drop,
 	},
-	ForeignClaudeCode: {
+	ClaudeCode: {
 		"command": same, "args": same, "env": same, "cwd": same, "url": same, "headers": same,
 		"type": handled, "oauth": oauth,
 		"headersHelper": {kind: failKey, msg: "headersHelper runs a command to make the headers, which strata does not do", hint: "write the headers out in headers"},
 	},
-	ForeignCursor: {
+	Cursor: {
 		"command": same, "args": same, "env": same, "cwd": same, "url": same, "headers": same,
 		"type": handled, "envFile": handled, "auth": oauth,
 	},
-	ForeignVSCode: {
+	VSCode: {
 		"command": same, "args": same, "env": same, "cwd": same, "url": same, "headers": same,
 		"type": handled, "envFile": handled,
 		"dev": drop, "gallery": drop, "version": drop,
 		"sandboxEnabled": {kind: failKey, msg: "VS Code's sandbox is not available in strata; the server would run without it", hint: "remove sandboxEnabled to run the server unsandboxed"},
 		"sandbox":        {kind: failKey, msg: "VS Code's sandbox is not available in strata; the server would run without it", hint: "remove sandbox to run the server unsandboxed"},
 	},
-	ForeignCodex: {
+	Codex: {
 		"command": same, "args": same, "env": same, "cwd": same, "url": same,
 		"http_headers": keyRule{kind: copyKey, to: "headers"}, "bearer_token_env_var": same,
 		"startup_timeout_sec": same, "tool_timeout_sec": same, "enabled": same,
@@ -237,23 +251,23 @@ var serverKeys = map[Foreign]map[string]keyRule{
 	},
 }
 
-func init() { serverKeys[foreignMCPServers] = serverKeys[ForeignClaude] }
+func init() { serverKeys[mcpServers] = serverKeys[Claude] }
 
 // expanded are the keys whose strings a client expands variables in; nil
 // for VS Code, which expands every string, and for clients that expand
 // none.
-var expanded = map[Foreign][]string{
-	ForeignClaudeCode: {"command", "args", "env", "url", "headers"},
-	ForeignCursor:     {"command", "args", "env", "url", "headers", "envFile"},
+var expanded = map[Format][]string{
+	ClaudeCode: {"command", "args", "env", "url", "headers"},
+	Cursor:     {"command", "args", "env", "url", "headers", "envFile"},
 }
 
 // foreignFile is one client's file being read.
 type foreignFile struct {
 	ctx       context.Context
-	d         *Document
-	f         Foreign
+	d         *document
+	f         Format
 	at        partial.Path // where the host keeps servers
-	im        *importer
+	im        *Env
 	inputs    map[string]*doc.Node // VS Code's inputs by id
 	inputIDs  []string
 	passwords map[string]string // password inputs answered for this file only
@@ -299,18 +313,28 @@ func (fi *foreignFile) hide(p partial.Path, value, shown string) {
 	fi.d.secrets.Hide(fi.at.Append(p[1:]...), value, shown)
 }
 
-// foreign rewrites the tree of a foreign document into a layer that holds
-// its MCP servers at path at. Nodes keep their offsets, so problems still
-// point into the file. Settings strata does not apply are returned as
-// warnings; settings it cannot honour, and variables it cannot resolve,
-// are errors.
-func (d *Document) foreign(ctx context.Context, f Foreign, at partial.Path, im *importer) (diag.Errors, error) {
+// Translate rewrites the tree of the client's file name, in format f, into
+// a layer that holds its MCP servers at path at. Nodes keep their offsets,
+// so problems still point into the file. Settings strata does not apply
+// are returned as warnings; settings it cannot honour, and variables it
+// cannot resolve, are errors. secrets are the values the file got from a
+// variable, at their paths in the layer.
+func Translate(ctx context.Context, name string, tree *doc.Doc, f Format, at partial.Path, im *Env) (warnings diag.Errors, secrets codec.Secrets, err error) {
+	d := &document{name: name, t: tree}
+	if im.answers == nil {
+		im.answers = map[string]string{}
+	}
+	warnings, err = d.foreign(ctx, f, at, im)
+	return warnings, d.secrets, err
+}
+
+func (d *document) foreign(ctx context.Context, f Format, at partial.Path, im *Env) (diag.Errors, error) {
 	fi := &foreignFile{ctx: ctx, d: d, f: f, at: at, im: im, passwords: map[string]string{}}
 	root := d.tree().Root
 	key := foreignKey(f)
 	servers := root.Get(key)
 	out := doc.NewTable()
-	if f == ForeignVSCode {
+	if f == VSCode {
 		fi.readInputs(root.Get("inputs"))
 	}
 	if servers == nil {
@@ -412,7 +436,7 @@ func (fi *foreignFile) unknownKey(e *doc.Node, p partial.Path, rules map[string]
 	hint := ""
 	if c := suggest.Closest(e.Key, known); c != "" {
 		hint = "did you mean " + c + "?"
-	} else if fi.f == foreignMCPServers {
+	} else if fi.f == mcpServers {
 		hint = "if another client wrote this file, name it: --cfg cursor:PATH or claude-code:PATH"
 	}
 	fi.failKey(diag.CodeUnknownKey, e, p.Append(e.Key), fmt.Sprintf("unknown key of a %s server", fi.f.client()), hint)
@@ -451,7 +475,7 @@ func (fi *foreignFile) specials(srv, out *doc.Node, p partial.Path) {
 	if e := srv.Get("envFile"); e != nil {
 		fi.envFile(e, out, p.Append("envFile"))
 	}
-	if fi.f == ForeignCodex {
+	if fi.f == Codex {
 		fi.codex(srv, out, p)
 	}
 }
@@ -514,11 +538,11 @@ func (fi *foreignFile) envFile(e, out *doc.Node, p partial.Path) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(fi.workspaceFolder(), path)
 	}
-	if fi.im.ws.Holds(path) {
-		fi.refuse(e, p, fi.im.ws.Refuse(untrusted.EnvFile, path))
+	if fi.im.Untrusted.Holds(path) {
+		fi.refuse(e, p, fi.im.Untrusted.Refuse(untrusted.EnvFile, path))
 		return
 	}
-	data, err := fi.im.read(fi.ctx, path)
+	data, err := fi.im.ReadEnvFile(fi.ctx, path)
 	if err != nil {
 		msg, hint := err.Error(), ""
 		var de *diag.Error
@@ -643,7 +667,7 @@ func (fi *foreignFile) codexEnvHeaders(e, out *doc.Node, p partial.Path) {
 			fi.fail(diag.CodeType, h, p.Append(h.Key), "expected the name of a variable, found "+decode.Describe(h), "")
 			continue
 		}
-		v := fi.im.env[h.Str]
+		v := fi.im.Environ[h.Str]
 		if strings.TrimSpace(v) == "" {
 			fi.warn(diag.CodeLeftOut, h, p.Append(h.Key), fmt.Sprintf("the header %s is not sent: the variable %s is not set", h.Key, h.Str), "set "+h.Str+", as Codex needs it too")
 			continue
@@ -666,30 +690,10 @@ func (fi *foreignFile) workspaceFolder() string {
 			return folder
 		}
 	}
-	if fi.im.root != "" {
-		return fi.im.root
+	if fi.im.Root != "" {
+		return fi.im.Root
 	}
-	return fi.im.dir
-}
-
-// importer returns the importer of this load.
-func (r *reader[P, R]) importer() *importer {
-	if r.im == nil {
-		r.im = &importer{env: r.env, root: r.res.Root, dir: r.dir, input: r.app.Input, answers: map[string]string{}, ws: r.ws, read: r.readEnvFile}
-	}
-	return r.im
-}
-
-// readEnvFile reads an envFile through the one bounded reader, within
-// the limits of a layer file and counting towards the load's total.
-func (r *reader[P, R]) readEnvFile(ctx context.Context, path string) ([]byte, error) {
-	max := min(r.lim.FileSize, r.lim.Total-r.readBytes)
-	data, err := readfile.Regular(ctx, path, max, "an environment file")
-	if err != nil && max < r.lim.FileSize && errors.Is(err, readfile.ErrTooLarge) {
-		err = &diag.Error{Code: diag.CodeLimit, Source: path, Msg: fmt.Sprintf("the files of this load hold more than %s in all, the limit", readfile.Bytes(r.lim.Total)), Err: readfile.ErrTooLarge}
-	}
-	r.readBytes += int64(len(data))
-	return data, err
+	return fi.im.Dir
 }
 
 // codexRootKeys are root keys of Codex's config.toml that a strata layer
@@ -710,7 +714,15 @@ var codexServerKeys = []string{
 	"experimental_environment",
 }
 
-// codexGuess returns the problems err of decoding a TOML document as a
+// CodexProblems returns the problems err of decoding the TOML file name,
+// whose tree is t, as a layer, or, when they show that it is Codex's
+// config.toml, the same problems with one that says so first; see
+// [document.codexProblems].
+func CodexProblems(name string, t *doc.Doc, err error, app string) error {
+	return (&document{name: name, t: t}).codexProblems(err, app)
+}
+
+// codexProblems returns the problems err of decoding a TOML document as a
 // layer, or, when they show that it is Codex's config.toml (unknown keys
 // that are Codex's settings, or a file in a .codex directory), the same
 // problems with one that says so first instead of an unknown key for
@@ -718,7 +730,7 @@ var codexServerKeys = []string{
 // does not declare (those are unknown keys), and keeps every other
 // problem of the file. app names the application, whose flags the hint
 // names only when it is strata.
-func (d *Document) codexGuess(err error, app string) error {
+func (d *document) codexProblems(err error, app string) error {
 	if d.tree().Format != doc.TOML {
 		return err
 	}

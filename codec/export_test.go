@@ -1,4 +1,4 @@
-package load
+package codec
 
 // HoldsTree reports whether d holds its tree now, rather than reading it
 // again when a position is asked for.

@@ -1,16 +1,17 @@
-package partial_test
+package codec_test
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/partial"
 )
 
 func TestSecretsEncode(t *testing.T) {
-	var sec partial.Secrets
+	var sec codec.Secrets
 	sec.Hide(partial.Path{"mcp_servers", "s", "args", "1"}, "K", "<from ${env:K}>")
 	sec.Hide(partial.Path{"mcp_servers", "s", "env", "T"}, "K", "<from ${env:K}>")
 	sec.Hide(partial.Path{"mcp_servers", "s", "env", "E"}, "", "<from ${env:EMPTY}>") // hides nothing
@@ -68,7 +69,7 @@ args = { value = ["<from ${env:K}>"], strategy = "append" }
 }
 
 func TestSecretsText(t *testing.T) {
-	var sec partial.Secrets
+	var sec codec.Secrets
 	sec.Hide(partial.Path{"mcp_servers", "s", "env", "T"}, "K", "<from ${input:t}>")
 	tests := []struct {
 		name string
@@ -92,7 +93,7 @@ func TestSecretsText(t *testing.T) {
 			}
 		})
 	}
-	var none *partial.Secrets
+	var none *codec.Secrets
 	if got, _ := none.Text(partial.Path{"mcp_servers", "s", "env", "T"}, "K"); got != `"K"` {
 		t.Errorf("nil Secrets: %s", got)
 	}

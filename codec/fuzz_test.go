@@ -1,4 +1,4 @@
-package load_test
+package codec_test
 
 import (
 	"bytes"
@@ -9,12 +9,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/layertest"
 	"github.com/strata-config/strata/internal/shape"
-	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 )
@@ -238,20 +238,20 @@ func checkErrors(t *testing.T, err error, source string, data []byte) {
 // to succeed and to give back the same layer.
 func reencode(t *testing.T, p *config.Partial, f partial.Format, what string) []byte {
 	t.Helper()
-	text, err := partial.Encode(p, f)
+	text, err := codec.Encode(p, f)
 	if err != nil {
 		t.Fatalf("%s: encode as %s: %v", what, f, err)
 	}
 	back := new(config.Partial)
-	if err := load.Decode("reencoded", text, f, back); err != nil {
+	if err := codec.Decode("reencoded", text, f, back); err != nil {
 		t.Fatalf("%s: %s output does not decode: %v\n%s", what, f, err, text)
 	}
 	if !equalPartials(p, back) {
-		again, _ := partial.Encode(back, f)
+		again, _ := codec.Encode(back, f)
 		t.Fatalf("%s: %s read back differs:\nwritten:\n%s\nread back, rewritten:\n%s", what, f, text, again)
 	}
 	// The output is canonical: writing what was read gives the same bytes.
-	if again, err := partial.Encode(back, f); err != nil || !bytes.Equal(again, text) {
+	if again, err := codec.Encode(back, f); err != nil || !bytes.Equal(again, text) {
 		t.Fatalf("%s: %s output is not stable (err %v):\nfirst:\n%s\nsecond:\n%s", what, f, err, text, again)
 	}
 	return text
@@ -270,7 +270,7 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, format uint8) {
 		ft := partial.Format(format % 3)
 		p := new(config.Partial)
-		err := load.Decode("fuzz", data, ft, p)
+		err := codec.Decode("fuzz", data, ft, p)
 		if err != nil {
 			checkErrors(t, err, "fuzz", data)
 			return
@@ -289,7 +289,7 @@ func FuzzDecode(f *testing.F) {
 
 func decodeTOML(data []byte) (*config.Partial, bool) {
 	p := new(config.Partial)
-	if err := load.Decode("layer", data, partial.TOML, p); err != nil {
+	if err := codec.Decode("layer", data, partial.TOML, p); err != nil {
 		return nil, false
 	}
 	return p, true
@@ -328,11 +328,11 @@ func FuzzDeltaRoundTrip(f *testing.F) {
 		want, _ := partial.Finalize(b, config.Default())
 		got, _ := partial.Finalize(merge.Layers(a, d), config.Default())
 		if diff := layertest.Diff(want, got); diff != "" {
-			text, _ := partial.Encode(d, partial.TOML)
+			text, _ := codec.Encode(d, partial.TOML)
 			t.Fatalf("finalize(merge(a, delta(a, b))) differs from finalize(b) (-b +merged):\n%s\ndelta:\n%s", diff, text)
 		}
 		if !delta.Empty(delta.Between(a, a)) {
-			text, _ := partial.Encode(delta.Between(a, a), partial.TOML)
+			text, _ := codec.Encode(delta.Between(a, a), partial.TOML)
 			t.Fatalf("delta(a, a) is not empty:\n%s", text)
 		}
 		reencode(t, d, partial.TOML, "delta")

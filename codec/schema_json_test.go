@@ -1,4 +1,4 @@
-package partial
+package codec
 
 import (
 	"encoding/json"
