@@ -58,7 +58,7 @@ func BenchmarkServeRemote(b *testing.B) {
 	})
 	b.Run("strata-serve", func(b *testing.B) {
 		root := b.TempDir()
-		write(b, filepath.Join(root, ".strata", "config.toml"), "[mcp_servers.everything]\nurl = \""+url+"\"\nexpose = [\"echo\"]\n")
+		write(b, filepath.Join(root, ".strata", "config.toml"), "[mcp_servers.everything]\nurl = \""+url+"\"\nexpose = [\"echo\"]\n\n# The client asks no user.\n[tools.\"*\"]\nrun = \"unattended\"\n")
 		cmd := exec.Command(bins[self], "serve", "--root", root, "--trust")
 		cmd.Env = append(append([]string{}, benchEnviron...), "XDG_CACHE_HOME="+filepath.Join(b.TempDir(), "cache"))
 		cmd.Stderr = os.Stderr

@@ -47,7 +47,9 @@ func BenchmarkServeCall(b *testing.B) {
 		}
 	})
 	serve := func(b *testing.B) *mcp.ClientSession {
-		cmd := exec.Command(bins[self], "serve", "--root", root, "--trust")
+		// The client asks no user: the tool runs unattended (the default,
+		// "ask", would refuse the call, as the client cannot be asked).
+		cmd := exec.Command(bins[self], "serve", "--root", root, "--trust", "--cfg", "tools.'*'.run=unattended")
 		cmd.Env = append(append([]string{}, benchEnviron...), "XDG_CACHE_HOME="+filepath.Join(b.TempDir(), "cache"))
 		cmd.Stderr = os.Stderr
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
