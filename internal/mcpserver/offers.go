@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -89,56 +91,31 @@ func (s *Server) listOffers(ctx context.Context, o Offers) {
 	get := func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		return o.GetPrompt(ctx, req.Params)
 	}
-	keep := map[string]bool{}
-	for _, r := range resources {
-		keep[r.URI] = true
-		s.mcp.AddResource(r, read)
-	}
-	var gone []string
-	for _, u := range s.resourceURIs {
-		if !keep[u] {
-			gone = append(gone, u)
-		}
-	}
-	s.mcp.RemoveResources(gone...)
-	s.resourceURIs = keys(keep)
-
-	keep = map[string]bool{}
-	for _, t := range templates {
-		keep[t.URITemplate] = true
-		s.mcp.AddResourceTemplate(t, read)
-	}
-	gone = nil
-	for _, u := range s.templateURIs {
-		if !keep[u] {
-			gone = append(gone, u)
-		}
-	}
-	s.mcp.RemoveResourceTemplates(gone...)
-	s.templateURIs = keys(keep)
-
-	keep = map[string]bool{}
-	for _, p := range prompts {
-		keep[p.Name] = true
-		s.mcp.AddPrompt(p, get)
-	}
-	gone = nil
-	for _, n := range s.promptNames {
-		if !keep[n] {
-			gone = append(gone, n)
-		}
-	}
-	s.mcp.RemovePrompts(gone...)
-	s.promptNames = keys(keep)
+	s.resourceURIs = replace(s.resourceURIs, resources, func(r *mcp.Resource) string { return r.URI },
+		func(r *mcp.Resource) { s.mcp.AddResource(r, read) }, s.mcp.RemoveResources)
+	s.templateURIs = replace(s.templateURIs, templates, func(t *mcp.ResourceTemplate) string { return t.URITemplate },
+		func(t *mcp.ResourceTemplate) { s.mcp.AddResourceTemplate(t, read) }, s.mcp.RemoveResourceTemplates)
+	s.promptNames = replace(s.promptNames, prompts, func(p *mcp.Prompt) string { return p.Name },
+		func(p *mcp.Prompt) { s.mcp.AddPrompt(p, get) }, s.mcp.RemovePrompts)
 	s.offered = o
 }
 
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// replace adds items (by key) and removes what of old they leave out;
+// it returns the keys now served.
+func replace[T any](old []string, items []T, key func(T) string, add func(T), remove func(...string)) []string {
+	keep := map[string]bool{}
+	for _, it := range items {
+		keep[key(it)] = true
+		add(it)
 	}
-	return out
+	var gone []string
+	for _, k := range old {
+		if !keep[k] {
+			gone = append(gone, k)
+		}
+	}
+	remove(gone...)
+	return slices.Collect(maps.Keys(keep))
 }
 
 // subscribe passes a client's resources/subscribe on to the server of the
