@@ -315,28 +315,12 @@ func (s *Session) clientOptions(opts *mcp.ClientOptions, relay *Relay) {
 	}
 	if relay.Sampling != nil {
 		opts.CreateMessageWithToolsHandler = func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
-			res, err := s.ask(ctx, req.Params)
-			if err != nil {
-				return nil, rpcErrorOf(err)
-			}
-			r, ok := res.(*mcp.CreateMessageWithToolsResult)
-			if !ok {
-				return nil, fmt.Errorf("the client answered sampling with a %T", res)
-			}
-			return r, nil
+			return askAs[*mcp.CreateMessageWithToolsResult](ctx, s, req.Params, "sampling")
 		}
 	}
 	if relay.Elicitation != nil {
 		opts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			res, err := s.ask(ctx, req.Params)
-			if err != nil {
-				return nil, rpcErrorOf(err)
-			}
-			r, ok := res.(*mcp.ElicitResult)
-			if !ok {
-				return nil, fmt.Errorf("the client answered elicitation with a %T", res)
-			}
-			return r, nil
+			return askAs[*mcp.ElicitResult](ctx, s, req.Params, "elicitation")
 		}
 	}
 }
@@ -354,17 +338,28 @@ func relayElicitation(s *Session) mcp.Middleware {
 			if method != "elicitation/create" || !ok || (p.Mode != "" && p.Mode != "form") || p.URL != "" {
 				return next(ctx, method, req)
 			}
-			res, err := s.ask(ctx, p)
+			r, err := askAs[*mcp.ElicitResult](ctx, s, p, "elicitation")
 			if err != nil {
-				return nil, rpcErrorOf(err)
-			}
-			r, ok := res.(*mcp.ElicitResult)
-			if !ok {
-				return nil, fmt.Errorf("the client answered elicitation with a %T", res)
+				return nil, err // not a nil *ElicitResult as a Result
 			}
 			return r, nil
 		}
 	}
+}
+
+// askAs passes on a request of the server (what it is, for messages) to
+// the client, and returns the client's answer as an R.
+func askAs[R mcp.InputResponse](ctx context.Context, s *Session, req mcp.InputRequest, what string) (R, error) {
+	var zero R
+	res, err := s.ask(ctx, req)
+	if err != nil {
+		return zero, rpcErrorOf(err)
+	}
+	r, ok := res.(R)
+	if !ok {
+		return zero, fmt.Errorf("the client answered %s with a %T", what, res)
+	}
+	return r, nil
 }
 
 // relayRoots passes a server's roots/list on to the client of the call
