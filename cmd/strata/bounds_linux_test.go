@@ -157,6 +157,24 @@ func (s *rawServe) peak(t *testing.T) int64 {
 
 func mb(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/(1<<20)) }
 
+// floodWorkspace is a workspace whose MCP server "flood" has a tool that
+// sends n log messages and n progress notifications of size bytes, then
+// writes to the FIFO done.
+func floodWorkspace(t *testing.T, n, size int) (root string, environ []string, done string) {
+	t.Helper()
+	done = filepath.Join(t.TempDir(), "done")
+	if err := syscall.Mkfifo(done, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root, environ = boundsWorkspace(t, fmt.Sprintf(`[mcp_servers.flood]
+command = %q
+args = ["-flood", "%d", "-flood-size", "%d", "-flood-done", %q]
+expose = "all"
+tool_timeout_sec = 600
+`, mcpfake, n, size, done))
+	return root, environ, done
+}
+
 // TestServeSlowClientFlood: an MCP server floods strata serve with log
 // messages and progress during a call while the client reads nothing
 // (it reads once the server is done). strata's memory stays bounded: what
@@ -164,16 +182,7 @@ func mb(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/(1<<20)) }
 // how many once it reads again, and the call's answer comes whole.
 func TestServeSlowClientFlood(t *testing.T) {
 	const n, size = 100_000, 1000
-	done := filepath.Join(t.TempDir(), "done")
-	if err := syscall.Mkfifo(done, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	root, environ := boundsWorkspace(t, fmt.Sprintf(`[mcp_servers.flood]
-command = %q
-args = ["-flood", "%d", "-flood-size", "%d", "-flood-done", %q]
-expose = "all"
-tool_timeout_sec = 600
-`, mcpfake, n, size, done))
+	root, environ, done := floodWorkspace(t, n, size)
 	s := startServe(t, root, environ)
 	s.initialize(t)
 	s.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"flood","arguments":{},"_meta":{"progressToken":"p"}}}`)

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -54,16 +53,7 @@ func httpPost(t *testing.T, url, sid, msg string) *http.Response {
 // log messages and progress were dropped.)
 func TestServeHTTPSlowClientFlood(t *testing.T) {
 	const n, size = 100_000, 1000
-	done := filepath.Join(t.TempDir(), "done")
-	if err := syscall.Mkfifo(done, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	root, environ := boundsWorkspace(t, fmt.Sprintf(`[mcp_servers.flood]
-command = %q
-args = ["-flood", "%d", "-flood-size", "%d", "-flood-done", %q]
-expose = "all"
-tool_timeout_sec = 600
-`, mcpfake, n, size, done))
+	root, environ, done := floodWorkspace(t, n, size)
 	cmd := exec.Command(strataBin, "serve", "--root", root, "--trust", "--cfg", "tools.'*'.run=unattended", "--http", "127.0.0.1:0", "--no-token")
 	cmd.Env = environ
 	pipe, err := cmd.StderrPipe()
