@@ -51,11 +51,8 @@ func TestFill(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var (
-				calls    = make([]atomic.Int32, tc.n)
-				current  atomic.Int32
-				most     atomic.Int32
-				full     = make(chan struct{}) // closed when want calls run at once
-				fullOnce sync.Once
+				calls = make([]atomic.Int32, tc.n)
+				held  = newAtOnce(tc.want)
 			)
 			tick := make(chan time.Time)
 			done := make(chan struct{})
@@ -71,27 +68,10 @@ func TestFill(t *testing.T) {
 			}()
 			fillTicked(t.Context(), tc.cpus, tc.limit, tc.n, func(ctx context.Context, i int) {
 				calls[i].Add(1)
-				c := current.Add(1)
-				defer current.Add(-1)
-				for {
-					m := most.Load()
-					if c <= m || most.CompareAndSwap(m, c) {
-						break
-					}
-				}
-				if c == int32(tc.want) {
-					fullOnce.Do(func() { close(full) })
-				}
-				// Hold every call until want of them have run at once;
-				// calls after that do not wait.
-				select {
-				case <-full:
-				case <-time.After(fillBound):
-					t.Errorf("f(%d): %d calls never ran at once", i, tc.want)
-				}
+				held.hold(t, i)
 			}, tc.look, tick)
 			close(done)
-			if got := most.Load(); got != int32(tc.want) {
+			if got := held.most.Load(); got != int32(tc.want) {
 				t.Errorf("at most %d calls at once, want %d", got, tc.want)
 			}
 			for i := range calls {
@@ -127,6 +107,41 @@ func TestIdleLooker(t *testing.T) {
 }
 
 var sink int
+
+// atOnce holds calls until want of them run at once, and counts the most
+// that ran at once.
+type atOnce struct {
+	want          int32
+	current, most atomic.Int32
+	full          chan struct{} // closed when want calls run at once
+	once          sync.Once
+}
+
+func newAtOnce(want int) *atOnce {
+	return &atOnce{want: int32(want), full: make(chan struct{})}
+}
+
+// hold counts call i as running until it returns, which is once want calls
+// have run at once (whatever the scheduling; calls after that do not wait),
+// or, failing t, after fillBound.
+func (a *atOnce) hold(t *testing.T, i int) {
+	c := a.current.Add(1)
+	defer a.current.Add(-1)
+	for {
+		m := a.most.Load()
+		if c <= m || a.most.CompareAndSwap(m, c) {
+			break
+		}
+	}
+	if c == a.want {
+		a.once.Do(func() { close(a.full) })
+	}
+	select {
+	case <-a.full:
+	case <-time.After(fillBound):
+		t.Errorf("f(%d): %d calls never ran at once", i, a.want)
+	}
+}
 
 // fillBound bounds a wait for what must happen.
 const fillBound = 30 * time.Second

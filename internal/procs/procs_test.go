@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -878,38 +877,17 @@ func TestEach(t *testing.T) {
 			t.Parallel()
 			ctx := context.WithValue(t.Context(), key{}, "ctx")
 			var (
-				calls    = make([]atomic.Int32, tc.n)
-				current  atomic.Int32
-				most     atomic.Int32
-				full     = make(chan struct{}) // closed when want calls run at once
-				fullOnce sync.Once
+				calls = make([]atomic.Int32, tc.n)
+				held  = newAtOnce(tc.want)
 			)
 			Each(ctx, tc.limit, tc.n, func(ctx context.Context, i int) {
 				if ctx.Value(key{}) != "ctx" {
 					t.Errorf("f(%d) did not get Each's context", i)
 				}
 				calls[i].Add(1)
-				c := current.Add(1)
-				defer current.Add(-1)
-				for {
-					m := most.Load()
-					if c <= m || most.CompareAndSwap(m, c) {
-						break
-					}
-				}
-				if c == int32(tc.want) {
-					fullOnce.Do(func() { close(full) })
-				}
-				// Hold every call until want of them have run at once, so
-				// that the maximum is reached whatever the scheduling; calls
-				// after that do not wait.
-				select {
-				case <-full:
-				case <-time.After(bound):
-					t.Errorf("f(%d): %d calls never ran at once", i, tc.want)
-				}
+				held.hold(t, i)
 			})
-			if got := most.Load(); got != int32(tc.want) {
+			if got := held.most.Load(); got != int32(tc.want) {
 				t.Errorf("at most %d calls at once, want %d", got, tc.want)
 			}
 			for i := range calls {
