@@ -973,6 +973,7 @@ type serverStdin struct {
 	io.WriteCloser
 	cmd   *procs.Cmd
 	grace atomic.Int64 // a time.Duration
+	idle  atomic.Bool  // asked to end (SIGTERM) as its stdin closes
 	once  sync.Once
 	err   error
 }
@@ -981,7 +982,12 @@ type serverStdin struct {
 func (w *serverStdin) Close() error {
 	w.once.Do(func() {
 		w.WriteCloser.Close()
-		w.err = procs.End(w.cmd, time.Duration(w.grace.Load()))
+		grace := time.Duration(w.grace.Load())
+		wait := grace
+		if w.idle.Load() {
+			wait = 0
+		}
+		w.err = procs.End(w.cmd, wait, grace)
 	})
 	return w.err
 }
@@ -995,13 +1001,14 @@ func (s *Session) grace() time.Duration {
 	return time.Duration(s.stdin.grace.Load())
 }
 
-// SetGrace sets how long the server may take to exit once its stdin
-// closes, and again after SIGTERM, when the session closes (see
-// [Local].Grace): a host that only listed the server's tools, whose
-// server has nothing to finish, need not give it the grace of a server
-// that ran calls. It does nothing for a server strata did not start.
-func (s *Session) SetGrace(grace time.Duration) {
+// SetIdle says the server has nothing to finish (its host only listed its
+// tools): when the session closes, the server's process group is sent
+// SIGTERM as its stdin closes, without waiting for it to exit on its own
+// (server-everything keeps Node alive 350 ms after its stdin ends), and
+// SIGKILL after grace. It does nothing for a server strata did not start.
+func (s *Session) SetIdle(grace time.Duration) {
 	if s.stdin != nil && grace > 0 {
 		s.stdin.grace.Store(int64(grace))
+		s.stdin.idle.Store(true)
 	}
 }

@@ -855,15 +855,17 @@ func TestClose(t *testing.T) {
 		// stdin, which Close must not wait for; a short one for a server
 		// that only SIGKILL ends, which Close waits for twice.
 		grace time.Duration
-		// setGrace, when not 0, is given to SetGrace before Close: the
-		// grace Close waits for.
-		setGrace time.Duration
+		// idle, when not 0, is given to SetIdle before Close: the server
+		// is sent SIGTERM as its stdin closes, whatever its grace.
+		idle time.Duration
 	}{
 		{name: "exits with its stdin", args: nil, wantLive: map[string]int{"mcpfake": 1}, grace: noGrace},
 		{name: "ignores the end of stdin", args: []string{"-ignore-stdin-close"}, wantLive: map[string]int{"mcpfake": 1}, grace: 50 * time.Millisecond},
 		{name: "leaves a child", args: []string{"-child"}, wantLive: map[string]int{"mcpfake": 1, "sleep": 1}, grace: noGrace},
 		{name: "ignores the end of stdin with a child", args: []string{"-ignore-stdin-close", "-child"}, wantLive: map[string]int{"mcpfake": 1, "sleep": 1}, grace: 50 * time.Millisecond},
-		{name: "ignores the end of stdin, its grace shortened", args: []string{"-ignore-stdin-close"}, wantLive: map[string]int{"mcpfake": 1}, grace: noGrace, setGrace: 50 * time.Millisecond},
+		// Idle: SIGTERM at once. Close waits for neither hour.
+		{name: "ignores the end of stdin, idle", args: []string{"-ignore-stdin-close"}, wantLive: map[string]int{"mcpfake": 1}, grace: noGrace, idle: noGrace},
+		{name: "ignores the end of stdin with a child, idle", args: []string{"-ignore-stdin-close", "-child"}, wantLive: map[string]int{"mcpfake": 1, "sleep": 1}, grace: noGrace, idle: noGrace},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -881,8 +883,8 @@ func TestClose(t *testing.T) {
 			if _, _, err := s.Tools(testContext(t), Budget{}); err != nil {
 				t.Fatal(err)
 			}
-			if tt.setGrace != 0 {
-				s.SetGrace(tt.setGrace)
+			if tt.idle != 0 {
+				s.SetIdle(tt.idle)
 			}
 			returns(t, "Close", func() { err = s.Close() })
 			if err != nil {

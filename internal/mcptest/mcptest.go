@@ -124,7 +124,7 @@ func startEverything(t testing.TB, node, entry, mode, port string) (url string, 
 	stop := func() {
 		if !stopped {
 			stopped = true
-			procs.End(cmd, time.Second)
+			procs.End(cmd, time.Second, time.Second)
 		}
 	}
 	t.Cleanup(stop)

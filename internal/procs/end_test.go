@@ -24,9 +24,14 @@ func TestEnd(t *testing.T) {
 		// takes none of the program's own time); one that ignores it, a
 		// short one: only SIGKILL ends it.
 		grace time.Duration
+		// atOnce gives End no wait before SIGTERM (else it waits grace).
+		atOnce bool
 	}{
 		{name: "exits when stdin closes", body: `echo $$; sleep 1000 >/dev/null 2>&1 </dev/null & echo $!; cat >/dev/null`, grace: time.Hour},
 		{name: "exits on SIGTERM", body: `echo $$; sleep 1000 >/dev/null 2>&1 </dev/null & echo $!; exec sleep 1000 </dev/null`, signal: syscall.SIGTERM, grace: time.Second},
+		// A wait of 0 sends SIGTERM at once to one that would not end
+		// with its stdin: End returns at its end, not after the hour.
+		{name: "asked at once", body: `echo $$; sleep 1000 >/dev/null 2>&1 </dev/null & echo $!; exec sleep 1000 </dev/null`, signal: syscall.SIGTERM, grace: time.Hour, atOnce: true},
 		{name: "ignores SIGTERM", body: `trap '' TERM; echo $$; sleep 1000 >/dev/null 2>&1 </dev/null & echo $!; while :; do sleep 1 </dev/null; done`, signal: syscall.SIGKILL, grace: 50 * time.Millisecond},
 	}
 	for _, tt := range tests {
@@ -40,7 +45,11 @@ func TestEnd(t *testing.T) {
 			}
 			stdin, pids := startWithPids(t, cmd)
 			stdin.Close()
-			returns(t, "End", func() { err = End(cmd, tt.grace) })
+			wait := tt.grace
+			if tt.atOnce {
+				wait = 0
+			}
+			returns(t, "End", func() { err = End(cmd, wait, tt.grace) })
 			var exitErr *exec.ExitError
 			switch {
 			case tt.signal == 0 && err != nil:

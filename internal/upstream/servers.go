@@ -6,7 +6,6 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -201,9 +200,14 @@ type live struct {
 	answer Answer     // its tools, as last listed
 	// called says a call went to the server: it gets the grace of a
 	// server that may have work to finish when it stops. A server that
-	// only listed its tools (a one-shot strata resolve) gets ListGrace.
+	// only listed its tools (a one-shot strata resolve) is idle: it is
+	// sent SIGTERM as its stdin closes, and has ListGrace to exit.
 	called atomic.Bool
 }
+
+// idle reports whether the server only listed its tools: it has nothing
+// to finish when it stops.
+func (l *live) idle() bool { return !l.called.Load() }
 
 // State is the state of one running server, or one that failed to start
 // (see [Servers.States]).
@@ -267,18 +271,11 @@ func (p *Servers) Close() error {
 func (l *live) stop() {
 	<-l.ready
 	if l.sess != nil {
-		l.sess.SetGrace(l.grace())
+		if l.idle() {
+			l.sess.SetIdle(ListGrace)
+		}
 		_ = l.sess.Close()
 	}
-}
-
-// grace is how long the server may take to exit when it stops: ListGrace
-// when it only listed its tools, the default when a call went to it.
-func (l *live) grace() time.Duration {
-	if l.called.Load() {
-		return mcpclient.DefaultGrace
-	}
-	return ListGrace
 }
 
 // Retain stops the servers whose identity ([Server.ID]) is not in keep.

@@ -6,23 +6,21 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/strata-config/strata/internal/mcpclient"
 )
 
-// TestStopGrace: a server that only listed its tools (a one-shot strata
-// resolve) stops with ListGrace, since it has nothing to finish; one that
-// a call went to keeps the default grace, to finish what the call began.
-// (mcpclient's TestClose holds that the grace set is the one Close waits
-// for.)
-func TestStopGrace(t *testing.T) {
+// TestStopIdle: a server that only listed its tools (a one-shot strata
+// resolve) stops idle, sent SIGTERM as its stdin closes, since it has
+// nothing to finish; one that a call went to keeps the default grace, to
+// finish what the call began. (mcpclient's TestClose holds that an idle
+// session's server is not waited for.)
+func TestStopIdle(t *testing.T) {
 	tests := []struct {
-		name  string
-		call  bool
-		grace time.Duration
+		name string
+		call bool
+		idle bool
 	}{
-		{name: "listed only", call: false, grace: ListGrace},
-		{name: "called", call: true, grace: mcpclient.DefaultGrace},
+		{name: "listed only", call: false, idle: true},
+		{name: "called", call: true, idle: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,8 +55,8 @@ func TestStopGrace(t *testing.T) {
 			if l == nil {
 				t.Fatal("the server is not running")
 			}
-			if got := l.grace(); got != tt.grace {
-				t.Errorf("grace %v, want %v", got, tt.grace)
+			if got := l.idle(); got != tt.idle {
+				t.Errorf("idle %v, want %v", got, tt.idle)
 			}
 		})
 	}

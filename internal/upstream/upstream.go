@@ -152,10 +152,9 @@ func (s Server) id() string {
 func (s Server) ID() string { return s.id() }
 
 // ListGrace is how long a server that only listed its tools may take to
-// exit once its stdin closes, and again after SIGTERM: it has nothing to
-// finish, and resolution waits for it. A server that exits when its stdin
-// ends takes its own time, not this; 10 ms killed a loaded server before it
-// had read the client's last notification (its cancel of a listen).
+// exit after SIGTERM: it has nothing to finish, and resolution waits for
+// it, so it is sent SIGTERM as its stdin closes (see
+// [mcpclient.Session.SetIdle]) rather than given time to exit on its own.
 const ListGrace = 100 * time.Millisecond
 
 // declared returns c, or nil when it declares nothing, so that a server
@@ -204,10 +203,11 @@ func Start(ctx context.Context, s Server, grace time.Duration, relay *mcpclient.
 // then and gives the same now, they are its tools, and tools/list is not
 // sent.
 func List(ctx context.Context, s Server, known *Answer) (Answer, error) {
-	sess, err := Start(ctx, s, ListGrace, nil)
+	sess, err := Start(ctx, s, mcpclient.DefaultGrace, nil)
 	if err != nil {
 		return Answer{}, startFailed(s, err)
 	}
+	sess.SetIdle(ListGrace)
 	defer sess.Close()
 	a, _, err := list(ctx, sess, s, known)
 	return a, err
