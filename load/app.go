@@ -650,7 +650,10 @@ type reader[P, R any] struct {
 	res    *Result[P, R]
 	lim    codec.Limits // the app's, with defaults
 	errs   diag.Collector
-	merged *P
+	// merged is the merge of the first mergedTo layers that apply, made
+	// when an override or the result needs it (App.File needs none).
+	merged   *P
+	mergedTo int
 	env    map[string]string // the environment
 	dir    string            // the working directory
 	im     *clients.Env      // for clients' files, made on first use
@@ -676,13 +679,9 @@ func (r *reader[P, R]) assignOptions() []assign.Option {
 	return []assign.Option{assign.MaxDepth(r.lim.Depth), assign.MaxQuote(r.lim.Quote)}
 }
 
-// push adds a layer and merges it into the running merge.
+// push adds a layer.
 func (r *reader[P, R]) push(l Layer[P]) {
 	r.res.Layers = append(r.res.Layers, l)
-	if r.merged == nil {
-		r.merged = new(P)
-	}
-	merge.Into(r.merged, l.Partial)
 }
 
 func (r *reader[P, R]) warn(e *diag.Error) {
@@ -698,6 +697,12 @@ func (r *reader[P, R]) below() *P {
 	if r.merged == nil {
 		r.merged = new(P)
 	}
+	for _, l := range r.res.Layers[r.mergedTo:] {
+		if !l.Dropped {
+			merge.Into(r.merged, l.Partial)
+		}
+	}
+	r.mergedTo = len(r.res.Layers)
 	return r.merged
 }
 
@@ -720,7 +725,7 @@ func (r *reader[P, R]) cfg(ctx context.Context, n int, arg string) {
 		for i := range r.res.Layers {
 			r.res.Layers[i].Dropped = true
 		}
-		r.merged = new(P)
+		r.merged, r.mergedTo = new(P), len(r.res.Layers)
 		return
 	}
 	if f, path, ok := clients.Prefix(arg); ok {
