@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
 	"github.com/strata-config/strata/merge"
 )
@@ -13,12 +14,15 @@ type diffCmd struct {
 }
 
 func (c *diffCmd) Run(e *env) error {
-	files, docs, err := readLayers(e, []string{c.From, c.To})
+	// A file with what it extends is one layer: their merge.
+	var files []*config.Partial
+	docs, err := readLayers(e, []string{c.From, c.To}, func(layers []*config.Partial) {
+		files = append(files, merge.Layers(layers...))
+	})
 	if err != nil {
 		return err
 	}
-	// A file with what it extends is one layer: their merge.
-	from, to := merge.Layers(partials(files[0])...), merge.Layers(partials(files[1])...)
+	from, to := files[0], files[1]
 	if err := applyCfg(to, c.Cfg); err != nil {
 		return err
 	}

@@ -9,12 +9,12 @@ import (
 )
 
 // readLayers reads layer files, each with the files it extends as load
-// reads them, and returns each file's layers, lowest first, and the
-// documents of all of them, reporting the problems of all files together
-// and printing the warnings.
-func readLayers(e *env, names []string) ([][]load.Layer[config.Partial], []*codec.Document, error) {
+// reads them, and gives each file's layers, lowest first, to each as the
+// file is read (merge folds them in, so that no file's layers outlive
+// it); it returns the documents of all of them, reporting the problems of
+// all files together and printing the warnings.
+func readLayers(e *env, names []string, each func([]*config.Partial)) ([]*codec.Document, error) {
 	var errs diag.Collector
-	files := make([][]load.Layer[config.Partial], 0, len(names))
 	var docs []*codec.Document
 	for _, name := range names {
 		layers, warnings, err := layerApp.File(e.Ctx, name)
@@ -23,15 +23,19 @@ func readLayers(e *env, names []string) ([][]load.Layer[config.Partial], []*code
 			errs.Add(err)
 			continue
 		}
-		files = append(files, layers)
-		for _, l := range layers {
+		ps := make([]*config.Partial, len(layers))
+		for i, l := range layers {
+			ps[i] = l.Partial
 			docs = append(docs, l.Doc)
+		}
+		if errs.Err() == nil {
+			each(ps)
 		}
 	}
 	if err := errs.Err(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return files, docs, nil
+	return docs, nil
 }
 
 // layerApp reads layer files for merge and diff: strata's own model, MCP
@@ -46,13 +50,4 @@ func secretsOf(docs []*codec.Document) *codec.Secrets {
 		s.Add(d.Secrets())
 	}
 	return &s
-}
-
-// partials returns the partials of layers, in order.
-func partials(layers []load.Layer[config.Partial]) []*config.Partial {
-	out := make([]*config.Partial, len(layers))
-	for i, l := range layers {
-		out[i] = l.Partial
-	}
-	return out
 }

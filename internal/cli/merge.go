@@ -15,15 +15,15 @@ type mergeCmd struct {
 }
 
 func (c *mergeCmd) Run(e *env) error {
-	files, docs, err := readLayers(e, c.Files)
+	merged := new(config.Partial)
+	docs, err := readLayers(e, c.Files, func(layers []*config.Partial) {
+		for _, l := range layers {
+			merge.Into(merged, l)
+		}
+	})
 	if err != nil {
 		return err
 	}
-	var layers []*config.Partial
-	for _, f := range files {
-		layers = append(layers, partials(f)...)
-	}
-	merged := merge.Layers(layers...)
 	if err := applyCfg(merged, c.Cfg); err != nil {
 		return err
 	}
