@@ -646,17 +646,17 @@ func envMap(environ []string) map[string]string {
 // reader accumulates layers and problems during Load, and the merge of
 // the layers that apply so far.
 type reader[P, R any] struct {
-	app    *App[P, R]
-	res    *Result[P, R]
-	lim    codec.Limits // the app's, with defaults
-	errs   diag.Collector
+	app  *App[P, R]
+	res  *Result[P, R]
+	lim  codec.Limits // the app's, with defaults
+	errs diag.Collector
 	// merged is the merge of the first mergedTo layers that apply, made
 	// when an override or the result needs it (App.File needs none).
 	merged   *P
 	mergedTo int
-	env    map[string]string // the environment
-	dir    string            // the working directory
-	im     *clients.Env      // for clients' files, made on first use
+	env      map[string]string // the environment
+	dir      string            // the working directory
+	im       *clients.Env      // for clients' files, made on first use
 	// ws is the workspace when it is not trusted: what resolves into it
 	// is refused.
 	ws untrusted.Workspace
