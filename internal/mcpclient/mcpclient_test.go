@@ -856,16 +856,19 @@ func TestClose(t *testing.T) {
 		// that only SIGKILL ends, which Close waits for twice.
 		grace time.Duration
 		// idle, when not 0, is given to SetIdle before Close: the server
-		// is sent SIGTERM as its stdin closes, whatever its grace.
+		// is sent SIGTERM as its stdin closes, whatever its grace, and
+		// SIGKILL after idle.
 		idle time.Duration
 	}{
 		{name: "exits with its stdin", args: nil, wantLive: map[string]int{"mcpfake": 1}, grace: noGrace},
 		{name: "ignores the end of stdin", args: []string{"-ignore-stdin-close"}, wantLive: map[string]int{"mcpfake": 1}, grace: 50 * time.Millisecond},
 		{name: "leaves a child", args: []string{"-child"}, wantLive: map[string]int{"mcpfake": 1, "sleep": 1}, grace: noGrace},
 		{name: "ignores the end of stdin with a child", args: []string{"-ignore-stdin-close", "-child"}, wantLive: map[string]int{"mcpfake": 1, "sleep": 1}, grace: 50 * time.Millisecond},
-		// Idle: SIGTERM at once. Close waits for neither hour.
-		{name: "ignores the end of stdin, idle", args: []string{"-ignore-stdin-close"}, wantLive: map[string]int{"mcpfake": 1}, grace: noGrace, idle: noGrace},
-		{name: "ignores the end of stdin with a child, idle", args: []string{"-ignore-stdin-close", "-child"}, wantLive: map[string]int{"mcpfake": 1, "sleep": 1}, grace: noGrace, idle: noGrace},
+		// Idle: SIGTERM at once, which mcpfake ignores, then SIGKILL after
+		// the idle grace: Close does not wait for the hour of the grace
+		// before SIGTERM.
+		{name: "ignores the end of stdin, idle", args: []string{"-ignore-stdin-close"}, wantLive: map[string]int{"mcpfake": 1}, grace: noGrace, idle: 50 * time.Millisecond},
+		{name: "ignores the end of stdin with a child, idle", args: []string{"-ignore-stdin-close", "-child"}, wantLive: map[string]int{"mcpfake": 1, "sleep": 1}, grace: noGrace, idle: 50 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
