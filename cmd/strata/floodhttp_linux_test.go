@@ -8,12 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
-	"os/exec"
-	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,27 +16,6 @@ import (
 
 	"github.com/strata-config/strata/internal/proctest"
 )
-
-// httpPost posts one JSON-RPC message to strata serve --http, in the
-// session sid ("" for none), and returns the response, its body unread.
-func httpPost(t *testing.T, url, sid, msg string) *http.Response {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(msg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if sid != "" {
-		req.Header.Set("Mcp-Session-Id", sid)
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
-}
 
 // TestServeHTTPSlowClientFlood: over HTTP, an MCP server floods a call of
 // one client, which does not read its event stream, with log messages and
@@ -54,39 +28,7 @@ func httpPost(t *testing.T, url, sid, msg string) *http.Response {
 func TestServeHTTPSlowClientFlood(t *testing.T) {
 	const n, size = 100_000, 1000
 	root, environ, done := floodWorkspace(t, n, size)
-	cmd := exec.Command(strataBin, "serve", "--root", root, "--trust", "--cfg", "tools.'*'.run=unattended", "--http", "127.0.0.1:0", "--no-token")
-	cmd.Env = environ
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var stderr lockedText
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("strata said:\n%s", stderr.String())
-		}
-	})
-	url := ""
-	lines := bufio.NewScanner(pipe)
-	for url == "" && lines.Scan() {
-		stderr.add(lines.Text() + "\n")
-		if u, ok := strings.CutPrefix(lines.Text(), "strata: serving MCP on "); ok {
-			url = u
-		}
-	}
-	go func() {
-		for lines.Scan() {
-			stderr.add(lines.Text() + "\n")
-		}
-	}()
-	if url == "" {
-		t.Fatalf("strata did not say where it serves:\n%s", stderr.String())
-	}
+	url, cmd := serveHTTPProcess(t, strataBin, root, environ, "--cfg", "tools.'*'.run=unattended", "--no-token")
 
 	// The slow client: its session, then the call, whose stream it does
 	// not read.
@@ -174,22 +116,4 @@ func TestServeHTTPSlowClientFlood(t *testing.T) {
 	if !answered {
 		t.Error("the slow client's call was never answered")
 	}
-}
-
-// lockedText is text written from several goroutines.
-type lockedText struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedText) add(s string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.b.WriteString(s)
-}
-
-func (l *lockedText) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -6,10 +6,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -277,6 +281,14 @@ func TestUpstreamDefinitionsPassThrough(t *testing.T) {
 	if len(msg.Result.Tools) != 1 || compact(t, msg.Result.Tools[0]) != renamed {
 		t.Errorf("tools/list through strata serve:\n got %s\nwant %s", line, renamed)
 	}
+	line = rawToolsListHTTP(t, strataBin, root, environ)
+	msg.Result.Tools = nil
+	if err := json.Unmarshal([]byte(line), &msg); err != nil {
+		t.Fatalf("%v: %s", err, line)
+	}
+	if len(msg.Result.Tools) != 1 || compact(t, msg.Result.Tools[0]) != renamed {
+		t.Errorf("tools/list through strata serve --http:\n got %s\nwant %s", line, renamed)
+	}
 }
 
 func compact(t *testing.T, b []byte) string {
@@ -286,4 +298,115 @@ func compact(t *testing.T, b []byte) string {
 		t.Fatal(err)
 	}
 	return buf.String()
+}
+
+// serveHTTPProcess starts strata serve --http on a free loopback port of
+// the trusted workspace root, with the flags args, and returns where it
+// serves once it says so; what it says is logged if the test fails.
+func serveHTTPProcess(t *testing.T, strata, root string, environ []string, args ...string) (string, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(strata, append([]string{"serve", "--root", root, "--trust", "--http", "127.0.0.1:0"}, args...)...)
+	cmd.Env = environ
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var stderr lockedText
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("strata said:\n%s", stderr.String())
+		}
+	})
+	url := ""
+	lines := bufio.NewScanner(pipe)
+	for url == "" && lines.Scan() {
+		stderr.add(lines.Text() + "\n")
+		if u, ok := strings.CutPrefix(lines.Text(), "strata: serving MCP on "); ok {
+			url = u
+		}
+	}
+	go func() {
+		for lines.Scan() {
+			stderr.add(lines.Text() + "\n")
+		}
+	}()
+	if url == "" {
+		t.Fatalf("strata did not say where it serves:\n%s", stderr.String())
+	}
+	return url, cmd
+}
+
+// rawToolsListHTTP is rawToolsList over streamable HTTP: the result of
+// tools/list, as strata serve --http sends it, of a session of protocol
+// 2025-11-25.
+func rawToolsListHTTP(t *testing.T, strata, root string, environ []string) string {
+	t.Helper()
+	url, _ := serveHTTPProcess(t, strata, root, environ, "--no-token")
+	resp := httpPost(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if sid == "" {
+		t.Fatalf("initialize answered %s without a session", resp.Status)
+	}
+	resp = httpPost(t, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	resp = httpPost(t, url, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A JSON body, or an event stream whose data line is the response.
+	for _, line := range strings.Split(string(body), "\n") {
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			return data
+		}
+	}
+	return string(body)
+}
+
+// httpPost posts one JSON-RPC message to strata serve --http, in the
+// session sid ("" for none), and returns the response, its body unread.
+func httpPost(t *testing.T, url, sid, msg string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(msg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// lockedText is text written from several goroutines.
+type lockedText struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedText) add(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.WriteString(s)
+}
+
+func (l *lockedText) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -25,6 +25,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -164,7 +165,7 @@ func (s *Server) Invalidate() {
 // invalid-request error (-32600); seed 002's server/identity is answered
 // ([IdentityMethod]).
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	return s.Run(ctx, &stdio{in: in, out: out, identity: s.identity, wire: s.wireTools})
+	return s.Run(ctx, &stdio{in: in, out: out, identity: s.identity})
 }
 
 // Identity is the answer to server/identity: who the server is, by its
@@ -702,8 +703,91 @@ func (s *Server) fingerprintMiddleware(next mcp.MethodHandler) mcp.MethodHandler
 				res.SetMeta(m)
 			}
 		}
+		if r, ok := res.(*mcp.ListToolsResult); ok {
+			// The SDK would write each tool from mcp.Tool, which drops the
+			// keys it does not know (execution, say).
+			res = &wireList{r, s.wireTools()}
+		}
 		return res, err
 	}
+}
+
+// wireList is a tools/list result whose tools are written as they are
+// served (see [withWireTools]), on every transport. It is the SDK's
+// result (whose methods make it one) with a JSON form of its own.
+type wireList struct {
+	*mcp.ListToolsResult
+	wire map[string]json.RawMessage
+}
+
+// MarshalJSON implements json.Marshaler.
+func (l *wireList) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(l.ListToolsResult)
+	if err != nil {
+		return nil, err
+	}
+	return withWireTools(b, l.wire), nil
+}
+
+// withWireTools replaces the tools of a tools/list result with the JSON
+// they are served as, by name; a result it cannot read is left alone. The
+// result's other members keep their order. The wire JSON goes in as it
+// is, without being parsed again.
+func withWireTools(result json.RawMessage, wire map[string]json.RawMessage) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(result))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return result
+	}
+	out := bytes.NewBuffer(make([]byte, 0, len(result)))
+	out.WriteByte('{')
+	for first := true; dec.More(); first = false {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return result
+		}
+		if !first {
+			out.WriteByte(',')
+		}
+		k, _ := json.Marshal(key)
+		out.Write(k)
+		out.WriteByte(':')
+		if key != "tools" {
+			var v json.RawMessage
+			if dec.Decode(&v) != nil {
+				return result
+			}
+			out.Write(v)
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			return result
+		}
+		out.WriteByte('[')
+		for i := 0; dec.More(); i++ {
+			var v json.RawMessage
+			if dec.Decode(&v) != nil {
+				return result
+			}
+			var tool struct {
+				Name string `json:"name"`
+			}
+			_ = json.Unmarshal(v, &tool)
+			if raw, ok := wire[tool.Name]; ok {
+				v = raw
+			}
+			if i > 0 {
+				out.WriteByte(',')
+			}
+			out.Write(v)
+		}
+		if _, err := dec.Token(); err != nil {
+			return result
+		}
+		out.WriteByte(']')
+	}
+	out.WriteByte('}')
+	return out.Bytes()
 }
 
 func (s *Server) warn(err error) {

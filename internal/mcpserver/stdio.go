@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,10 +35,6 @@ type stdio struct {
 	in       io.Reader
 	out      io.Writer
 	identity func() any // the answer to server/identity
-	// wire returns the tools as they are served, JSON by name: an
-	// upstream tool as its server listed it, every key kept, where the
-	// SDK's Tool type would drop keys it does not know.
-	wire func() map[string]json.RawMessage
 }
 
 // Connect implements mcp.Transport.
@@ -71,9 +66,6 @@ type stdioConn struct {
 	once   sync.Once
 
 	initialized bool // read only by Read's goroutine
-
-	lmu   sync.Mutex
-	lists map[any]bool // ids of the tools/list requests not answered yet
 }
 
 // readLoop reads lines until the input ends, so that Close unblocks Read.
@@ -173,13 +165,6 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		case !c.initialized && req.IsCall() && req.Method != "ping":
 			c.reply(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: the session is not initialized; send initialize first"})
 			continue
-		case req.Method == "tools/list" && req.IsCall():
-			c.lmu.Lock()
-			if c.lists == nil {
-				c.lists = map[any]bool{}
-			}
-			c.lists[req.ID.Raw()] = true
-			c.lmu.Unlock()
 		}
 		return msg, nil
 	}
@@ -296,15 +281,6 @@ func (c *stdioConn) write(v any) {
 
 // Write implements mcp.Connection.
 func (c *stdioConn) Write(_ context.Context, msg jsonrpc.Message) error {
-	if res, ok := msg.(*jsonrpc.Response); ok && res.Error == nil && c.t.wire != nil {
-		c.lmu.Lock()
-		list := c.lists[res.ID.Raw()]
-		delete(c.lists, res.ID.Raw())
-		c.lmu.Unlock()
-		if list {
-			res.Result = withWireTools(res.Result, c.t.wire())
-		}
-	}
 	b, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return err
@@ -338,65 +314,4 @@ func trimSpace(b []byte) []byte {
 		b = b[:len(b)-1]
 	}
 	return b
-}
-
-// withWireTools replaces the tools of a tools/list result with the JSON
-// they are served as, by name; a result it cannot read is left alone. The
-// result's other members keep their order. The wire JSON goes in as it
-// is, without being parsed again.
-func withWireTools(result json.RawMessage, wire map[string]json.RawMessage) json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(result))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return result
-	}
-	out := bytes.NewBuffer(make([]byte, 0, len(result)))
-	out.WriteByte('{')
-	for first := true; dec.More(); first = false {
-		t, err := dec.Token()
-		key, ok := t.(string)
-		if err != nil || !ok {
-			return result
-		}
-		if !first {
-			out.WriteByte(',')
-		}
-		k, _ := json.Marshal(key)
-		out.Write(k)
-		out.WriteByte(':')
-		if key != "tools" {
-			var v json.RawMessage
-			if dec.Decode(&v) != nil {
-				return result
-			}
-			out.Write(v)
-			continue
-		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-			return result
-		}
-		out.WriteByte('[')
-		for i := 0; dec.More(); i++ {
-			var v json.RawMessage
-			if dec.Decode(&v) != nil {
-				return result
-			}
-			var tool struct {
-				Name string `json:"name"`
-			}
-			_ = json.Unmarshal(v, &tool)
-			if raw, ok := wire[tool.Name]; ok {
-				v = raw
-			}
-			if i > 0 {
-				out.WriteByte(',')
-			}
-			out.Write(v)
-		}
-		if _, err := dec.Token(); err != nil {
-			return result
-		}
-		out.WriteByte(']')
-	}
-	out.WriteByte('}')
-	return out.Bytes()
 }
