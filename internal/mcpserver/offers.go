@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -120,13 +121,40 @@ func replace[T any](old []string, items []T, key func(T) string, add func(T), re
 
 // subscribe passes a client's resources/subscribe on to the server of the
 // resource; the SDK keeps who subscribed, and [Server.ResourceUpdated]
-// tells them alone.
+// tells them alone. A session subscribes to a resource once, however
+// often it asks, and its subscriptions end with it (see [Server.session]).
 func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 	o := s.offers()
 	if o == nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "strata serves no MCP server's resources here"}
 	}
-	return o.Subscribe(ctx, req.Params.URI)
+	ss, uri := s.session(req.Session), req.Params.URI
+	if ss == nil {
+		return o.Subscribe(ctx, uri)
+	}
+	s.omu.Lock()
+	uris := s.subscribed[ss]
+	if uris[uri] {
+		s.omu.Unlock()
+		return nil
+	}
+	if uris == nil {
+		if s.subscribed == nil {
+			s.subscribed = map[*mcp.ServerSession]map[string]bool{}
+		}
+		uris = map[string]bool{}
+		s.subscribed[ss] = uris
+		go s.endSubscriptions(ss)
+	}
+	uris[uri] = true
+	s.omu.Unlock()
+	if err := o.Subscribe(ctx, uri); err != nil {
+		s.omu.Lock()
+		delete(s.subscribed[ss], uri)
+		s.omu.Unlock()
+		return err
+	}
+	return nil
 }
 
 func (s *Server) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
@@ -134,8 +162,51 @@ func (s *Server) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) e
 	if o == nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "strata serves no MCP server's resources here"}
 	}
+	if ss := s.session(req.Session); ss != nil {
+		s.omu.Lock()
+		had := s.subscribed[ss][req.Params.URI]
+		delete(s.subscribed[ss], req.Params.URI)
+		s.omu.Unlock()
+		if !had {
+			return nil
+		}
+	}
 	return o.Unsubscribe(ctx, req.Params.URI)
 }
+
+// session returns the session whose subscriptions strata keeps: nil for a
+// client of protocol 2026-07-28 or later, which has no session (over HTTP
+// each of its requests is one of its own).
+func (s *Server) session(ss *mcp.ServerSession) *mcp.ServerSession {
+	if ss == nil || multiRoundTrip(ss) {
+		return nil
+	}
+	return ss
+}
+
+// endSubscriptions waits for the session to end, and then ends what it
+// subscribed to and did not unsubscribe from (a client that went away).
+func (s *Server) endSubscriptions(ss *mcp.ServerSession) {
+	_ = ss.Wait()
+	s.omu.Lock()
+	uris := s.subscribed[ss]
+	delete(s.subscribed, ss)
+	s.omu.Unlock()
+	o := s.offers()
+	if o == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), unsubscribeTimeout)
+	defer cancel()
+	for uri := range uris {
+		if err := o.Unsubscribe(ctx, uri); err != nil {
+			s.warn(fmt.Errorf("ending a subscription of a client that went away, to %s: %w", uri, err))
+		}
+	}
+}
+
+// unsubscribeTimeout bounds the unsubscriptions of a session that ended.
+const unsubscribeTimeout = 10 * time.Second
 
 // ResourceUpdated tells the clients subscribed to the resource uri of the
 // MCP server named server that it changed (the server said so).

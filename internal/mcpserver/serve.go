@@ -137,6 +137,10 @@ type Server struct {
 	resourceURIs []string
 	templateURIs []string
 	promptNames  []string
+	// subscribed are the resources each client session subscribed to,
+	// passed on to their servers: a session that ends takes its
+	// subscriptions with it.
+	subscribed map[*mcp.ServerSession]map[string]bool
 }
 
 // Equal reports whether s and o are the same server, a handle with a
