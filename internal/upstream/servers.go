@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -193,6 +196,7 @@ func (p *Servers) log(ctx context.Context, m *mcp.LoggingMessageParams) {
 type live struct {
 	spec  Server
 	ready chan struct{} // closed once started, or failed
+	since time.Time     // when it started
 	sess  *mcpclient.Session
 	err   error
 
@@ -297,13 +301,17 @@ func (p *Servers) Retain(keep map[string]bool) {
 	}
 }
 
-// forget removes l, once its connection ended.
-func (p *Servers) forget(id string, l *live) {
+// forget removes l, once its connection ended, and reports whether it
+// was there: a server that strata stopped (Close, Retain) was removed
+// before.
+func (p *Servers) forget(id string, l *live) bool {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.live[id] == l {
 		delete(p.live, id)
+		return true
 	}
-	p.mu.Unlock()
+	return false
 }
 
 // Tools returns the tools of the server of s: listed again on the running
@@ -406,6 +414,7 @@ func (p *Servers) get(ctx context.Context, s Server, known func() *Answer) (l *l
 // start starts the server of l and lists its tools, then follows it.
 func (p *Servers) start(id string, l *live, relay *mcpclient.Relay, known func() *Answer) {
 	ctx := context.Background()
+	l.since = time.Now()
 	l.sess, l.err = Start(ctx, l.spec, mcpclient.DefaultGrace, relay)
 	if l.err != nil {
 		l.err = startFailed(l.spec, l.err)
@@ -441,7 +450,9 @@ func (p *Servers) followServer(id string, l *live) {
 	for {
 		select {
 		case <-l.sess.Done():
-			p.forget(id, l)
+			if p.forget(id, l) { // it ended on its own
+				p.renew(l)
+			}
 			return
 		case <-l.sess.OffersChanged():
 			if f := p.OnOffersChange; f != nil {
@@ -460,6 +471,46 @@ func (p *Servers) followServer(id string, l *live) {
 		}
 	}
 }
+
+// renew starts the server of l again, once it ended, when clients are
+// subscribed to its resources, and subscribes the new process to them:
+// the clients go on getting their updates. A server that ended within
+// renewAfter of its start is not started again (it would end again).
+func (p *Servers) renew(l *live) {
+	if time.Since(l.since) < renewAfter {
+		return
+	}
+	prefix := l.spec.id() + "\x00"
+	var uris []string
+	p.mu.Lock()
+	for k := range p.subs {
+		if uri, ok := strings.CutPrefix(k, prefix); ok {
+			uris = append(uris, uri)
+		}
+	}
+	closed := p.closed
+	p.mu.Unlock()
+	if closed || len(uris) == 0 {
+		return
+	}
+	slices.Sort(uris)
+	p.follow.Go(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), l.spec.Startup+time.Duration(len(uris))*l.spec.ToolTimeout)
+		defer cancel()
+		for _, uri := range uris {
+			_, err := within(ctx, p, l.spec, "resources/subscribe", func(ctx context.Context, sess *mcpclient.Session) (struct{}, error) {
+				return struct{}{}, sess.Subscribe(ctx, uri)
+			})
+			if err != nil && !isRPC(err) {
+				return // it did not start, or ended again
+			}
+		}
+	})
+}
+
+// renewAfter is how long a server must have run for [Servers.renew] to
+// start it again.
+const renewAfter = time.Second
 
 // revalidate compares a server's listing with the cached one; when they
 // differ, the cache takes the new one and OnChange is told.
