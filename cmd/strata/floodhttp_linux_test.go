@@ -32,21 +32,10 @@ func TestServeHTTPSlowClientFlood(t *testing.T) {
 
 	// The slow client: its session, then the call, whose stream it does
 	// not read.
-	resp := httpPost(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"slow","version":"1"}}}`)
-	sid := resp.Header.Get("Mcp-Session-Id")
+	sid := httpSession(t, url, "slow")
+	resp := httpPost(t, url, sid, `{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"info"}}`)
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	if sid == "" {
-		t.Fatalf("initialize answered %s without a session", resp.Status)
-	}
-	for _, msg := range []string{
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"info"}}`,
-	} {
-		resp := httpPost(t, url, sid, msg)
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-	}
 	slow := httpPost(t, url, sid, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"flood","arguments":{},"_meta":{"progressToken":"p"}}}`)
 	defer slow.Body.Close()
 	proctest.Returns(t, "the flood", 5*time.Minute, func() {

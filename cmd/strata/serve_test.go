@@ -347,17 +347,7 @@ func serveHTTPProcess(t *testing.T, strata, root string, environ []string, args 
 func rawToolsListHTTP(t *testing.T, strata, root string, environ []string) string {
 	t.Helper()
 	url, _ := serveHTTPProcess(t, strata, root, environ, "--no-token")
-	resp := httpPost(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
-	sid := resp.Header.Get("Mcp-Session-Id")
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	if sid == "" {
-		t.Fatalf("initialize answered %s without a session", resp.Status)
-	}
-	resp = httpPost(t, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	resp = httpPost(t, url, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	resp := httpPost(t, url, httpSession(t, url, "raw"), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
@@ -370,6 +360,24 @@ func rawToolsListHTTP(t *testing.T, strata, root string, environ []string) strin
 		}
 	}
 	return string(body)
+}
+
+// httpSession opens a session of protocol 2025-11-25 of a client named
+// client with strata serve --http at url (initialize, then
+// notifications/initialized), and returns its id.
+func httpSession(t *testing.T, url, client string) string {
+	t.Helper()
+	resp := httpPost(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"`+client+`","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if sid == "" {
+		t.Fatalf("initialize answered %s without a session", resp.Status)
+	}
+	resp = httpPost(t, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return sid
 }
 
 // httpPost posts one JSON-RPC message to strata serve --http, in the
