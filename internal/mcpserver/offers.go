@@ -122,13 +122,15 @@ func replace[T any](old []string, items []T, key func(T) string, add func(T), re
 // subscribe passes a client's resources/subscribe on to the server of the
 // resource; the SDK keeps who subscribed, and [Server.ResourceUpdated]
 // tells them alone. A session subscribes to a resource once, however
-// often it asks, and its subscriptions end with it (see [Server.session]).
+// often it asks, and its subscriptions end with it: a client that went
+// away, or a request of protocol 2026-07-28 over HTTP, whose session is
+// the request alone (the SDK could not tell it an update anyway).
 func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 	o := s.offers()
 	if o == nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "strata serves no MCP server's resources here"}
 	}
-	ss, uri := s.session(req.Session), req.Params.URI
+	ss, uri := req.Session, req.Params.URI
 	if ss == nil {
 		return o.Subscribe(ctx, uri)
 	}
@@ -146,6 +148,10 @@ func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
 		s.subscribed[ss] = uris
 		go s.endSubscriptions(ss)
 	}
+	if len(uris) >= MaxSubscriptions {
+		s.omu.Unlock()
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("this session is subscribed to %d resources, the most strata keeps for one client: unsubscribe from one first", MaxSubscriptions)}
+	}
 	uris[uri] = true
 	s.omu.Unlock()
 	if err := o.Subscribe(ctx, uri); err != nil {
@@ -162,7 +168,7 @@ func (s *Server) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) e
 	if o == nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "strata serves no MCP server's resources here"}
 	}
-	if ss := s.session(req.Session); ss != nil {
+	if ss := req.Session; ss != nil {
 		s.omu.Lock()
 		had := s.subscribed[ss][req.Params.URI]
 		delete(s.subscribed[ss], req.Params.URI)
@@ -172,16 +178,6 @@ func (s *Server) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) e
 		}
 	}
 	return o.Unsubscribe(ctx, req.Params.URI)
-}
-
-// session returns the session whose subscriptions strata keeps: nil for a
-// client of protocol 2026-07-28 or later, which has no session (over HTTP
-// each of its requests is one of its own).
-func (s *Server) session(ss *mcp.ServerSession) *mcp.ServerSession {
-	if ss == nil || multiRoundTrip(ss) {
-		return nil
-	}
-	return ss
 }
 
 // endSubscriptions waits for the session to end, and then ends what it
@@ -204,6 +200,10 @@ func (s *Server) endSubscriptions(ss *mcp.ServerSession) {
 		}
 	}
 }
+
+// MaxSubscriptions is how many resources one client session may be
+// subscribed to at once: as many as a server's list serves.
+const MaxSubscriptions = 10_000
 
 // unsubscribeTimeout bounds the unsubscriptions of a session that ended.
 const unsubscribeTimeout = 10 * time.Second

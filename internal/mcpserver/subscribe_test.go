@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,8 +20,14 @@ import (
 )
 
 // recordedOffers are offers with no resources that pass on each
-// subscribe and unsubscribe as a line on calls.
+// subscribe and unsubscribe as a line on calls (when not nil).
 type recordedOffers struct{ calls chan string }
+
+func (o recordedOffers) record(call string) {
+	if o.calls != nil {
+		o.calls <- call
+	}
+}
 
 func (o recordedOffers) Lists(context.Context) ([]*mcp.Resource, []*mcp.ResourceTemplate, []*mcp.Prompt) {
 	return nil, nil, nil
@@ -38,12 +46,12 @@ func (o recordedOffers) Complete(context.Context, *mcp.CompleteParams) (*mcp.Com
 }
 
 func (o recordedOffers) Subscribe(_ context.Context, uri string) error {
-	o.calls <- "subscribe " + uri
+	o.record("subscribe " + uri)
 	return nil
 }
 
 func (o recordedOffers) Unsubscribe(_ context.Context, uri string) error {
-	o.calls <- "unsubscribe " + uri
+	o.record("unsubscribe " + uri)
 	return nil
 }
 
@@ -128,5 +136,48 @@ func TestSubscriptionsEndWithTheSession(t *testing.T) {
 	}
 	if c := next(); c != "unsubscribe "+doc {
 		t.Errorf("the second client's unsubscribe passed on %q, want %q", c, "unsubscribe "+doc)
+	}
+}
+
+// TestSubscriptionsBounded: a client session subscribes to at most
+// MaxSubscriptions resources at once; the next is refused with an error
+// that says why, and one more fits once it unsubscribes from one.
+func TestSubscriptionsBounded(t *testing.T) {
+	cat, err := resolve.Build(config.Default(), resolve.Found{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &mcpserver.Server{Load: func(context.Context) (*mcpserver.Snapshot, error) {
+		return &mcpserver.Snapshot{Runner: &call.Runner{Catalog: cat}, Offers: recordedOffers{}}, nil
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ct, st := mcp.NewInMemoryTransports()
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx, st) }()
+	defer func() { cancel(); <-done }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	subscribe := func(i int) error {
+		return cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "demo://" + strconv.Itoa(i)})
+	}
+	for i := range mcpserver.MaxSubscriptions {
+		if err := subscribe(i); err != nil {
+			t.Fatalf("subscription %d: %v", i, err)
+		}
+	}
+	if err := subscribe(mcpserver.MaxSubscriptions); err == nil || !strings.Contains(err.Error(), "subscribed to 10000 resources, the most strata keeps for one client") {
+		t.Errorf("subscription past the bound: %v", err)
+	}
+	if err := subscribe(0); err != nil {
+		t.Errorf("a subscription the session has: %v", err)
+	}
+	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "demo://0"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := subscribe(mcpserver.MaxSubscriptions); err != nil {
+		t.Errorf("a subscription after an unsubscribe: %v", err)
 	}
 }
