@@ -39,7 +39,7 @@ type stdio struct {
 
 // Connect implements mcp.Transport.
 func (t *stdio) Connect(context.Context) (mcp.Connection, error) {
-	c := &stdioConn{t: t, in: t.in, lines: make(chan lineOrErr), closed: make(chan struct{})}
+	c := &stdioConn{t: t, in: t.in, lines: make(chan lineOrErr), closed: make(chan struct{}), answered: make(chan struct{}, 1)}
 	if f, ok := t.in.(*os.File); ok {
 		// A pipe is read in the poller (see pollfile), through a file of
 		// the connection's own.
@@ -66,6 +66,13 @@ type stdioConn struct {
 	once   sync.Once
 
 	initialized bool // read only by Read's goroutine
+
+	// pending are the ids of the requests passed to the SDK and not yet
+	// answered: when the input ends, they are answered before the
+	// connection ends (`printf ... | strata serve` gets its answers).
+	pmu      sync.Mutex
+	pending  map[any]bool
+	answered chan struct{} // signalled when an answer is written
 }
 
 // readLoop reads lines until the input ends, so that Close unblocks Read.
@@ -135,6 +142,7 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			continue
 		}
 		if l.err != nil {
+			c.drain(ctx)
 			return nil, l.err
 		}
 		line := trimSpace(l.line)
@@ -165,8 +173,59 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		case !c.initialized && req.IsCall() && req.Method != "ping":
 			c.reply(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: the session is not initialized; send initialize first"})
 			continue
+		case req.Method == "notifications/cancelled":
+			// A cancelled request may go unanswered.
+			var p struct {
+				ID any `json:"requestId"`
+			}
+			if json.Unmarshal(req.Params, &p) == nil {
+				if id, err := jsonrpc.MakeID(p.ID); err == nil {
+					c.settle(id)
+				}
+			}
+		}
+		if req.IsCall() {
+			c.pmu.Lock()
+			if c.pending == nil {
+				c.pending = map[any]bool{}
+			}
+			c.pending[req.ID.Raw()] = true
+			c.pmu.Unlock()
 		}
 		return msg, nil
+	}
+}
+
+// settle forgets a request once it is answered (or cancelled).
+func (c *stdioConn) settle(id jsonrpc.ID) {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	if c.pending[id.Raw()] {
+		delete(c.pending, id.Raw())
+		select {
+		case c.answered <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// drain waits until every request read is answered, the connection is
+// closed or ctx ends: the input ended, but the answers still go out.
+func (c *stdioConn) drain(ctx context.Context) {
+	for {
+		c.pmu.Lock()
+		n := len(c.pending)
+		c.pmu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-c.answered:
+		case <-c.closed:
+			return
+		case <-ctx.Done():
+			return
+		}
 	}
 }
 
@@ -284,6 +343,9 @@ func (c *stdioConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	b, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return err
+	}
+	if res, ok := msg.(*jsonrpc.Response); ok {
+		defer c.settle(res.ID)
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()

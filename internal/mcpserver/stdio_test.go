@@ -2,19 +2,24 @@ package mcpserver_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/mcpserver"
+	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
 )
 
@@ -127,4 +132,82 @@ func TestUUID(t *testing.T) {
 	if len(a) != 36 || a[14] != '8' || !strings.ContainsRune("89ab", rune(a[19])) || a == b || mcpserver.UUID("sha256:a") != a {
 		t.Errorf("UUID: %s, %s", a, b)
 	}
+}
+
+// TestStdioAnswersBeforeEOF: input that ends right after its requests
+// (`printf ... | strata serve`) still gets every answer, a call that is
+// under way when the input ends included; then the server ends.
+func TestStdioAnswersBeforeEOF(t *testing.T) {
+	cfg := config.Default()
+	cfg.Tools["wait"] = config.Tool{Source: config.Source{Kind: config.SourceBuiltin}, Run: config.RunUnattended}
+	cat, err := resolve.Build(cfg, resolve.Found{Builtins: map[string]resolve.Discovered{"wait": {Name: "wait", InputSchema: resolve.MustSchema(`{"type":"object"}`)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, release := make(chan struct{}), make(chan struct{})
+	builtin := func(context.Context, protocol.Context) (protocol.Outcome, error) {
+		close(started)
+		<-release
+		return protocol.Outcome{Type: protocol.Success, Content: "done"}, nil
+	}
+	s := &mcpserver.Server{Load: func(context.Context) (*mcpserver.Snapshot, error) {
+		return &mcpserver.Snapshot{Runner: &call.Runner{Catalog: cat, Builtin: builtin}}, nil
+	}}
+	in := strings.NewReader(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
+	}, "\n") + "\n")
+	var out lockedBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, in, &out) }()
+	select {
+	case <-started:
+	case <-ctx.Done():
+		t.Fatal("the call did not start")
+	}
+	close(release)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Serve did not end after its input did")
+	}
+	var ids []float64
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m struct {
+			ID     *float64       `json:"id"`
+			Result map[string]any `json:"result"`
+		}
+		if json.Unmarshal([]byte(line), &m) == nil && m.ID != nil && m.Result != nil {
+			ids = append(ids, *m.ID)
+		}
+	}
+	slices.Sort(ids)
+	if diff := cmp.Diff([]float64{1, 2, 3}, ids); diff != "" {
+		t.Errorf("the requests answered (-want +got):\n%s\n%s", diff, out.String())
+	}
+}
+
+// lockedBuffer is a buffer written from several goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
