@@ -21,12 +21,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/internal/mcpserver"
+	"github.com/strata-config/strata/internal/proctest"
 )
 
 // httpServe is a strata serve --http process of a test.
 type httpServe struct {
 	url, token string
-	stderr     *lockedBuffer
+	stderr     *proctest.Buffer
 }
 
 // serveHTTP starts strata serve --http on a free loopback port, on the
@@ -43,7 +44,7 @@ func (s *setup) serveHTTP(t *testing.T, args ...string) *httpServe {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	h := &httpServe{stderr: &lockedBuffer{}}
+	h := &httpServe{stderr: &proctest.Buffer{}}
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
 		cmd.Wait()

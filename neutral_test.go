@@ -17,6 +17,7 @@ import (
 	"github.com/strata-config/strata"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/procs"
+	"github.com/strata-config/strata/internal/proctest"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/trust"
 )
@@ -328,7 +329,7 @@ func TestServeRemovesPrivateDirs(t *testing.T) {
 	})
 	cmd := exec.Command(strataBin, "serve", "--root", s.repo)
 	cmd.Env = append(slices.Clone(s.environ), "XDG_CACHE_HOME="+filepath.Join(s.dir, "cache"))
-	stderr := &lockedBuffer{}
+	stderr := &proctest.Buffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

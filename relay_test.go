@@ -1,14 +1,12 @@
 package strata_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,26 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/internal/mcptest"
+	"github.com/strata-config/strata/internal/proctest"
 )
-
-// lockedBuffer is a buffer that exec's copying goroutine and a test may
-// share.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // serveProcess starts strata serve, a real process, on the trusted
 // workspace of s, with the flags args, and connects the Go SDK's client
@@ -65,7 +45,7 @@ func (s *setup) serveClient(t *testing.T, client *mcp.Client, version string, ar
 	t.Helper()
 	cmd := exec.Command(strataBin, append([]string{"serve", "--root", s.repo, "--trust"}, args...)...)
 	cmd.Env = append(slices.Clone(s.environ), "XDG_CACHE_HOME="+filepath.Join(s.dir, "cache"))
-	stderr := &lockedBuffer{}
+	stderr := &proctest.Buffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -398,7 +378,7 @@ func (s *setup) nodeClient(t *testing.T, caps, calls string) nodeClientOutput {
 	node, _ := mcptest.EverythingEntry(t)
 	cmd := exec.Command(node, filepath.Join("fixtures", "mcp", "client.mjs"), calls, strataBin, "serve", "--root", s.repo, "--trust")
 	cmd.Env = append(slices.Clone(s.environ), "CLIENT_CAPABILITIES="+caps)
-	stderr := &lockedBuffer{}
+	stderr := &proctest.Buffer{}
 	cmd.Stderr = stderr
 	out, err := cmd.Output()
 	if err != nil {

@@ -12,12 +12,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/strata-config/strata/internal/proctest"
 )
 
 // serveWorkspace writes a workspace with a tool of each kind, and returns
@@ -314,7 +314,7 @@ func serveHTTPProcess(t *testing.T, strata, root string, environ []string, args 
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var stderr lockedText
+	var stderr proctest.Buffer
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
 		cmd.Wait()
@@ -325,14 +325,14 @@ func serveHTTPProcess(t *testing.T, strata, root string, environ []string, args 
 	url := ""
 	lines := bufio.NewScanner(pipe)
 	for url == "" && lines.Scan() {
-		stderr.add(lines.Text() + "\n")
+		io.WriteString(&stderr, lines.Text()+"\n")
 		if u, ok := strings.CutPrefix(lines.Text(), "strata: serving MCP on "); ok {
 			url = u
 		}
 	}
 	go func() {
 		for lines.Scan() {
-			stderr.add(lines.Text() + "\n")
+			io.WriteString(&stderr, lines.Text()+"\n")
 		}
 	}()
 	if url == "" {
@@ -399,22 +399,4 @@ func httpPost(t *testing.T, url, sid, msg string) *http.Response {
 		t.Fatal(err)
 	}
 	return resp
-}
-
-// lockedText is text written from several goroutines.
-type lockedText struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedText) add(s string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.b.WriteString(s)
-}
-
-func (l *lockedText) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

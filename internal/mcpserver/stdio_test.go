@@ -2,7 +2,6 @@ package mcpserver_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/mcpserver"
+	"github.com/strata-config/strata/internal/proctest"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
 )
@@ -159,7 +158,7 @@ func TestStdioAnswersBeforeEOF(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{}}}`,
 		`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
 	}, "\n") + "\n")
-	var out lockedBuffer
+	var out proctest.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	done := make(chan error, 1)
@@ -192,22 +191,4 @@ func TestStdioAnswersBeforeEOF(t *testing.T) {
 	if diff := cmp.Diff([]float64{1, 2, 3}, ids); diff != "" {
 		t.Errorf("the requests answered (-want +got):\n%s\n%s", diff, out.String())
 	}
-}
-
-// lockedBuffer is a buffer written from several goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -1,6 +1,7 @@
 // Package proctest inspects processes from /proc (Linux only), for the
-// tests that check that strata leaves none behind, and puts a safety net
-// under the waits of tests on processes ([Returns]).
+// tests that check that strata leaves none behind, puts a safety net
+// under the waits of tests on processes ([Returns]), and keeps what a
+// process writes where a test reads it meanwhile ([Buffer]).
 package proctest
 
 import (
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -141,4 +143,23 @@ func PeakRSS(pid int) (bytes int64, ok bool) {
 		}
 	}
 	return 0, false
+}
+
+// Buffer is a buffer that the goroutine copying a process's output and a
+// test reading it meanwhile may share.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *Buffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *Buffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
