@@ -181,6 +181,9 @@ tool_timeout_sec = 600
 // does not fit its relay queue is dropped and counted, the client is told
 // how many once it reads again, and the call's answer comes whole.
 func TestServeSlowClientFlood(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a flood of 200,000 messages; the full run has it")
+	}
 	const n, size = 100_000, 1000
 	root, environ, done := floodWorkspace(t, n, size)
 	s := startServe(t, root, environ)
@@ -326,6 +329,9 @@ func checkCut(t *testing.T, stderr string, kept int, bound string, wantKept func
 // list is huge keeps the first tools within the budget (and says so), in
 // bounded memory.
 func TestServeHugeToolList(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: tool lists of up to 100,000 tools; -short has TestResolveToolListBudget")
+	}
 	for _, tt := range hugeLists {
 		t.Run(tt.name, func(t *testing.T) {
 			root, environ := boundsWorkspace(t, bigServer(t, tt.args(t)))
@@ -378,6 +384,7 @@ func TestServeHugeToolList(t *testing.T) {
 // list of small pages (the budget counts tools and bytes, not pages), and
 // keeps the first tools of a huge list, saying so.
 func TestResolveToolListBudget(t *testing.T) {
+	t.Parallel() // processes that wait: the others run meanwhile
 	t.Run("150 pages of 10 tools", func(t *testing.T) {
 		root, environ := boundsWorkspace(t, bigServer(t, []string{"-tools", "1500", "-page-size", "10"}))
 		r := runResolve(t, root, environ)

@@ -26,6 +26,9 @@ import (
 // the server: the slow client's stream held it, and every other client's
 // log messages and progress were dropped.)
 func TestServeHTTPSlowClientFlood(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a flood of 200,000 messages; the full run has it")
+	}
 	const n, size = 100_000, 1000
 	root, environ, done := floodWorkspace(t, n, size)
 	url, cmd := serveHTTPProcess(t, strataBin, root, environ, "--cfg", "tools.'*'.run=unattended", "--no-token")

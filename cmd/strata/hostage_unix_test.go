@@ -115,6 +115,7 @@ func TestSlowToolRemembered(t *testing.T) {
 		{"the directories' timeout", "[discover]\ndirs = [\"../tools\"]\ntimeout_sec = 1\n", "1s"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each waits out its timeouts
 			root, environ := describeWorkspace(t, "config.toml", tt.config)
 			mark := filepath.Join(t.TempDir(), "started")
 			hangs(t, filepath.Join(root, "tools", "slow"), mark)

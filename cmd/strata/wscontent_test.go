@@ -107,6 +107,7 @@ const nodeOptionsEnv = "NODE_OPTIONS=--import=data:text/javascript,import%7Bwrit
 // and the fix; the user's other servers work; nothing of the repository
 // runs. Once trusted, the server starts as the file says.
 func TestUntrustedWorkspaceFolder(t *testing.T) {
+	t.Parallel() // processes that wait: the others run meanwhile
 	requireNode(t)
 	userConfig := `extends = ["../../.cursor/mcp.json"]`
 	vscodeConfig := `extends = ["../Code/User/mcp.json"]`
@@ -288,6 +289,7 @@ options.dir = "scripts"
 // runs. (strata writes the paths under its working directory, the
 // repository, relative to it.)
 func TestUntrustedLaunchRefused(t *testing.T) {
+	t.Parallel() // processes that wait: the others run meanwhile
 	answer := `echo '{"tools":[{"name":"t","description":"x","parameters":{}}]}'`
 	describe := `echo '{"name":"evil","description":"x","parameters":{"type":"object"}}'`
 	tests := []struct {

@@ -87,7 +87,11 @@ func TestSubscriptionsEndWithTheSession(t *testing.T) {
 		<-served
 	}()
 	connect := func() *mcp.ClientSession {
-		tr := &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/mcp"}
+		// No standalone event stream (nothing here is sent outside a
+		// request), and no connection kept: either holds the server's
+		// shutdown at the test's end for its grace.
+		tr := &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/mcp", DisableStandaloneSSE: true,
+			HTTPClient: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}}
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 		if err != nil {
 			t.Fatal(err)
