@@ -24,19 +24,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/diag"
-	"github.com/strata-config/strata/internal/decode"
-	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/readfile"
-	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/internal/suggest"
-	"github.com/strata-config/strata/internal/tomltext"
 	"github.com/strata-config/strata/internal/userdir"
 	"github.com/strata-config/strata/partial"
 )
@@ -223,31 +218,8 @@ func (s *Store) read() (List, error) {
 // parse reads the trust list in data, named name in messages, within the
 // default limits.
 func parse(name string, data []byte) (List, error) {
-	d, errs := doc.Options{}.ReadTOML(data)
-	if len(errs) > 0 {
-		c := diag.Collector{Max: limits.Problems}
-		for _, e := range errs {
-			if e.More > 0 {
-				c.Omit(e.More)
-				continue
-			}
-			var p partial.Path
-			msg := e.Msg
-			if len(e.Path) > 0 {
-				p, msg = e.Path, strings.TrimPrefix(msg, tomltext.Path(e.Path)+": ")
-			}
-			code := diag.CodeSyntax
-			if e.Limit {
-				code = diag.CodeLimit
-			}
-			c.AddError(decode.At(&diag.Error{Code: code, Source: name, Path: p, Msg: msg}, d, e.Off))
-		}
-		return List{}, c.Err()
-	}
 	var p listLayer
-	dec := decode.Decoder{Doc: d, Source: name}
-	dec.Root(d.Root, reflect.ValueOf(&p).Elem(), shape.MustOf(reflect.TypeFor[listLayer]()))
-	if err := dec.Err(); err != nil {
+	if err := codec.Decode(name, data, partial.TOML, &p); err != nil {
 		return List{}, err
 	}
 	return partial.Finalize(&p, List{})
