@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -122,25 +123,7 @@ func worthUnset(v reflect.Value, t *shape.Type) bool {
 // Text renders a plain value (a string, number, slice, map, or a type that
 // writes itself) as TOML writes it inline: "ask", ["a", "b"],
 // { state = "explicit" }.
-func Text(v any) (string, error) {
-	rv := reflect.ValueOf(v)
-	if !rv.IsValid() {
-		return "", nil
-	}
-	t, err := shape.Of(rv.Type())
-	if err != nil {
-		return "", err
-	}
-	enc := encoder{}
-	n := enc.plain(rv, t, nil, true)
-	if enc.err != nil {
-		return "", enc.err
-	}
-	if n == nil {
-		return "", nil
-	}
-	return doc.InlineTOML(n)
-}
+func Text(v any) (string, error) { return (*Secrets)(nil).Text(nil, v) }
 
 func isPartialStruct(t *shape.Type) bool {
 	for _, f := range t.Fields {
@@ -483,12 +466,7 @@ func (enc *encoder) anyPlain(x any, path []string, inline bool) *doc.Node {
 	case map[string]any:
 		tbl := doc.NewTable()
 		tbl.Inline = inline
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			if n := enc.anyPlain(x[k], enc.child(path, k), inline); n != nil {
 				tbl.Set(k, n)
 			}
@@ -629,12 +607,7 @@ func (enc *encoder) literal(x any, path []string) *doc.Node {
 	}
 	tbl := doc.NewTable()
 	tbl.Inline = true
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if n := enc.plainAny(m[k], enc.child(path, k)); n != nil {
 			tbl.Set(k, n)
 		}
