@@ -15,7 +15,7 @@ import (
 // when it is not running; a nil *Servers starts the server for f alone.
 func (p *Servers) session(ctx context.Context, s Server, f func(sess *mcpclient.Session) error) error {
 	if p == nil {
-		sess, err := Start(ctx, s, mcpclient.DefaultGrace, nil)
+		sess, err := Start(ctx, s, nil)
 		if err != nil {
 			return startFailed(s, err)
 		}

@@ -345,7 +345,7 @@ func (p *Servers) Tools(ctx context.Context, s Server, known *Answer) (a Answer,
 // call starts has its tools compared with the cache (see [Servers]).
 func (p *Servers) Call(ctx context.Context, s Server, tool string, args json.RawMessage, meta map[string]any) (*mcp.CallToolResult, error) {
 	if p == nil {
-		sess, err := Start(ctx, s, mcpclient.DefaultGrace, nil)
+		sess, err := Start(ctx, s, nil)
 		if err != nil {
 			return nil, startFailed(s, err)
 		}
@@ -415,7 +415,7 @@ func (p *Servers) get(ctx context.Context, s Server, known func() *Answer) (l *l
 func (p *Servers) start(id string, l *live, relay *mcpclient.Relay, known func() *Answer) {
 	ctx := context.Background()
 	l.since = time.Now()
-	l.sess, l.err = Start(ctx, l.spec, mcpclient.DefaultGrace, relay)
+	l.sess, l.err = Start(ctx, l.spec, relay)
 	if l.err != nil {
 		l.err = startFailed(l.spec, l.err)
 	} else {

@@ -171,7 +171,7 @@ func declared(c mcpclient.Capabilities) *mcpclient.Capabilities {
 // launch is not the untrusted workspace's ([Server.Refused]) and matches its
 // pin. relay, when not nil, relays what the server sends for the client
 // strata serves.
-func Start(ctx context.Context, s Server, grace time.Duration, relay *mcpclient.Relay) (*mcpclient.Session, error) {
+func Start(ctx context.Context, s Server, relay *mcpclient.Relay) (*mcpclient.Session, error) {
 	if err := s.Refused(); err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func Start(ctx context.Context, s Server, grace time.Duration, relay *mcpclient.
 			return nil, err
 		}
 	}
-	return mcpclient.Start(ctx, mcpclient.Local{Command: s.Command, Args: s.Args, Dir: s.Dir, Private: s.Private, Env: s.Env, Grace: grace, Relay: relay}, s.Startup)
+	return mcpclient.Start(ctx, mcpclient.Local{Command: s.Command, Args: s.Args, Dir: s.Dir, Private: s.Private, Env: s.Env, Relay: relay}, s.Startup)
 }
 
 // List starts the server, lists its tools and stops it. known, when not
@@ -203,7 +203,7 @@ func Start(ctx context.Context, s Server, grace time.Duration, relay *mcpclient.
 // then and gives the same now, they are its tools, and tools/list is not
 // sent.
 func List(ctx context.Context, s Server, known *Answer) (Answer, error) {
-	sess, err := Start(ctx, s, mcpclient.DefaultGrace, nil)
+	sess, err := Start(ctx, s, nil)
 	if err != nil {
 		return Answer{}, startFailed(s, err)
 	}

@@ -38,7 +38,7 @@ func TestStartRefusesWorkspaceContent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.spec.Startup, tt.spec.ToolTimeout = time.Minute, time.Minute
 			tt.spec.Untrusted = untrusted.New(ws, "")
-			_, err := upstream.Start(context.Background(), tt.spec, upstream.ListGrace, nil)
+			_, err := upstream.Start(context.Background(), tt.spec, nil)
 			var r *untrusted.Refused
 			if !errors.As(err, &r) {
 				t.Errorf("err = %v, want a refusal", err)
