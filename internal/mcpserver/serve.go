@@ -25,7 +25,6 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -717,8 +716,9 @@ func (s *Server) fingerprintMiddleware(next mcp.MethodHandler) mcp.MethodHandler
 }
 
 // wireList is a tools/list result whose tools are written as they are
-// served (see [withWireTools]), on every transport. It is the SDK's
-// result (whose methods make it one) with a JSON form of its own.
+// served (an upstream tool as its server listed it, every key kept), on
+// every transport. It is the SDK's result (whose methods make it one)
+// with a JSON form of its own.
 type wireList struct {
 	*mcp.ListToolsResult
 	wire map[string]json.RawMessage
@@ -726,72 +726,21 @@ type wireList struct {
 
 // MarshalJSON implements json.Marshaler.
 func (l *wireList) MarshalJSON() ([]byte, error) {
-	b, err := json.Marshal(l.ListToolsResult)
-	if err != nil {
-		return nil, err
+	tools := make([]json.RawMessage, len(l.Tools))
+	for i, t := range l.Tools {
+		raw, ok := l.wire[t.Name]
+		if !ok {
+			var err error
+			if raw, err = json.Marshal(t); err != nil {
+				return nil, err
+			}
+		}
+		tools[i] = raw
 	}
-	return withWireTools(b, l.wire), nil
-}
-
-// withWireTools replaces the tools of a tools/list result with the JSON
-// they are served as, by name; a result it cannot read is left alone. The
-// result's other members keep their order. The wire JSON goes in as it
-// is, without being parsed again.
-func withWireTools(result json.RawMessage, wire map[string]json.RawMessage) json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(result))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return result
-	}
-	out := bytes.NewBuffer(make([]byte, 0, len(result)))
-	out.WriteByte('{')
-	for first := true; dec.More(); first = false {
-		t, err := dec.Token()
-		key, ok := t.(string)
-		if err != nil || !ok {
-			return result
-		}
-		if !first {
-			out.WriteByte(',')
-		}
-		k, _ := json.Marshal(key)
-		out.Write(k)
-		out.WriteByte(':')
-		if key != "tools" {
-			var v json.RawMessage
-			if dec.Decode(&v) != nil {
-				return result
-			}
-			out.Write(v)
-			continue
-		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-			return result
-		}
-		out.WriteByte('[')
-		for i := 0; dec.More(); i++ {
-			var v json.RawMessage
-			if dec.Decode(&v) != nil {
-				return result
-			}
-			var tool struct {
-				Name string `json:"name"`
-			}
-			_ = json.Unmarshal(v, &tool)
-			if raw, ok := wire[tool.Name]; ok {
-				v = raw
-			}
-			if i > 0 {
-				out.WriteByte(',')
-			}
-			out.Write(v)
-		}
-		if _, err := dec.Token(); err != nil {
-			return result
-		}
-		out.WriteByte(']')
-	}
-	out.WriteByte('}')
-	return out.Bytes()
+	return json.Marshal(struct {
+		*mcp.ListToolsResult
+		Tools []json.RawMessage `json:"tools"` // over the SDK's
+	}{l.ListToolsResult, tools})
 }
 
 func (s *Server) warn(err error) {
