@@ -458,7 +458,7 @@ type queued struct {
 	call   *relayed // the call progress is for; a log message's, or nil
 	// dropped, when not zero, is no message: the counts of log messages
 	// and progress dropped, to tell the client.
-	dropped [2]int
+	dropped dropCounts
 }
 
 // logRead is a log message read off the connection, queued for the call
@@ -535,6 +535,13 @@ func (r *relayQueue) push(q queued) {
 // dropCounts are the log messages and progress notifications dropped.
 type dropCounts struct{ logs, progress int }
 
+// take returns the counts, and resets them.
+func (d *dropCounts) take() dropCounts {
+	t := *d
+	*d = dropCounts{}
+	return t
+}
+
 // count counts q as dropped, and as passed on for its call.
 func (d *dropCounts) count(q queued) {
 	if q.log {
@@ -549,29 +556,27 @@ func (d *dropCounts) count(q queued) {
 
 // pop returns the oldest item; when there is none, it returns the counts
 // dropped since the queue last emptied, and resets them.
-func (r *relayQueue) pop() (q queued, ok bool, logs, progress int) {
+func (r *relayQueue) pop() (q queued, ok bool, dropped dropCounts) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.items) == 0 {
-		logs, progress = r.dropped.logs, r.dropped.progress
-		r.dropped.logs, r.dropped.progress = 0, 0
-		return queued{}, false, logs, progress
+		return queued{}, false, r.dropped.take()
 	}
 	q, r.items[0] = r.items[0], queued{}
 	r.items = r.items[1:]
 	r.size -= len(q.params)
-	return q, true, 0, 0
+	return q, true, dropCounts{}
 }
 
 // run sorts the queue into the clients' outboxes until done is closed.
 func (r *relayQueue) run(ctx context.Context, done <-chan struct{}) {
 	for {
-		q, ok, logs, progress := r.pop()
+		q, ok, dropped := r.pop()
 		if !ok {
-			if logs > 0 || progress > 0 {
+			if dropped != (dropCounts{}) {
 				// Dropped before they were sorted: whose they were is
 				// not known; told as a message outside any call is.
-				r.send(ctx, r.ownerFor(queued{log: true}), queued{dropped: [2]int{logs, progress}})
+				r.send(ctx, r.ownerFor(queued{log: true}), queued{dropped: dropped})
 			}
 			select {
 			case <-r.wake:
@@ -615,9 +620,9 @@ func (r *relayQueue) send(ctx context.Context, owner any, q queued) {
 		r.outboxes[owner] = o
 		go r.deliver(ctx, owner, o)
 	}
-	if q.dropped != [2]int{} {
-		o.dropped.logs += q.dropped[0]
-		o.dropped.progress += q.dropped[1]
+	if q.dropped != (dropCounts{}) {
+		o.dropped.logs += q.dropped.logs
+		o.dropped.progress += q.dropped.progress
 		return
 	}
 	if full(len(o.items), o.size, q.params) {
@@ -635,16 +640,15 @@ func (r *relayQueue) deliver(ctx context.Context, owner any, o *outbox) {
 	for {
 		r.mu.Lock()
 		if len(o.items) == 0 {
-			logs, progress := o.dropped.logs, o.dropped.progress
-			o.dropped.logs, o.dropped.progress = 0, 0
-			if logs == 0 && progress == 0 {
+			dropped := o.dropped.take()
+			if dropped == (dropCounts{}) {
 				delete(r.outboxes, owner)
 				r.mu.Unlock()
 				return
 			}
 			r.mu.Unlock()
-			r.notice(ctx, logs, "log messages")
-			r.notice(ctx, progress, "progress notifications")
+			r.notice(ctx, dropped.logs, "log messages")
+			r.notice(ctx, dropped.progress, "progress notifications")
 			continue
 		}
 		q := o.items[0]
@@ -687,7 +691,7 @@ func (r *relayQueue) progress(q queued) {
 	ended := c.ended
 	c.mu.Unlock()
 	if ended {
-		r.send(context.Background(), ownerOf(c.d), queued{dropped: [2]int{0, 1}})
+		r.send(context.Background(), ownerOf(c.d), queued{dropped: dropCounts{progress: 1}})
 		return
 	}
 	p.ProgressToken = c.token
