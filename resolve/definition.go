@@ -135,7 +135,8 @@ func (e Exec) DashAllowed(ref string) bool {
 type Catalog struct {
 	// Fingerprint identifies the catalog: the same tools with the same
 	// definitions give the same fingerprint on any machine, and any change
-	// of a name, a text or a schema changes it.
+	// of a name, a text, a schema or any key a client receives of a tool
+	// (_meta, icons, ...) changes it.
 	Fingerprint string       `json:"fingerprint"`
 	Tools       []Definition `json:"tools"`
 	// Warnings are problems that left something out without failing: an
@@ -162,10 +163,24 @@ func newCatalog(tools []Definition) *Catalog {
 		}
 	}
 	c := &Catalog{Tools: tools}
-	b, _ := json.Marshal(c.Tools) // maps marshal with sorted keys; schemas as they are
+	// Each tool with its upstream JSON: a tool served as its server
+	// listed it is served with every key of it (_meta, icons, ...), so a
+	// change of any is another catalog.
+	fp := make([]fingerprinted, len(tools))
+	for i, d := range tools {
+		fp[i] = fingerprinted{d, d.Upstream}
+	}
+	b, _ := json.Marshal(fp) // maps marshal with sorted keys; schemas as they are
 	sum := sha256.Sum256(b)
 	c.Fingerprint = "sha256:" + hex.EncodeToString(sum[:])
 	return c
+}
+
+// fingerprinted is what the fingerprint of a catalog is the hash of, for
+// each tool: its definition and the upstream JSON it is served as.
+type fingerprinted struct {
+	Definition
+	Upstream json.RawMessage `json:"upstream,omitempty"`
 }
 
 // Tool returns the definition named name.

@@ -212,3 +212,29 @@ func TestRenameHint(t *testing.T) {
 		t.Error("the original name is still exported")
 	}
 }
+
+// TestFingerprintCoversServed: a tool served as its server listed it is
+// served with every key of it, so a catalog whose tool differs only in
+// _meta, icons or a key of the server's own is another catalog.
+func TestFingerprintCoversServed(t *testing.T) {
+	fp := func(upstream string) string {
+		d := resolve.Definition{Name: "fetch", Description: "Fetch a URL.", InputSchema: resolve.MustSchema(`{"type":"object"}`)}
+		if upstream != "" {
+			d.Upstream = []byte(upstream)
+		}
+		return (&resolve.Catalog{Tools: []resolve.Definition{d}}).Filter(func(resolve.Definition) bool { return true }).Fingerprint
+	}
+	const plain = `{"name":"fetch","description":"Fetch a URL.","inputSchema":{"type":"object"}`
+	seen := map[string]string{}
+	for _, up := range []string{"", plain + `}`, plain + `,"_meta":{"ui":{"resourceUri":"ui://a"}}}`, plain + `,"_meta":{"ui":{"resourceUri":"ui://b"}}}`,
+		plain + `,"icons":[{"src":"https://tracker.example/p.png"}]}`, plain + `,"execution":{"taskSupport":"required"}}`, plain + `,"x":1}`} {
+		f := fp(up)
+		if other, ok := seen[f]; ok {
+			t.Errorf("%s and %s give the same fingerprint", other, up)
+		}
+		seen[f] = up
+		if again := fp(up); again != f {
+			t.Errorf("%s: fingerprint %s, then %s", up, f, again)
+		}
+	}
+}
