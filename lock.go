@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/strata-config/strata/config"
@@ -201,6 +202,12 @@ func (w *Workspace[P, R]) applyLock(ctx context.Context, full *resolve.Catalog) 
 	}
 	st.Changes = lock.Verify(full, f)
 	held := st.Policy == config.LockHold
+	if o := f.Outdated(); o != nil && slices.ContainsFunc(st.Changes, func(c lock.Change) bool {
+		return c.Kind == lock.Changed && c.Locked.Other == "" && c.Now.Other != ""
+	}) {
+		// The cause first, once: the tools it holds back follow.
+		warnings = append(warnings, o)
+	}
 	for _, c := range st.Changes {
 		switch {
 		case c.Held():

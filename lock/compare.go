@@ -2,6 +2,7 @@ package lock
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/strata-config/strata/resolve"
@@ -32,7 +33,8 @@ type Change struct {
 	Tool string
 	Kind ChangeKind
 	// Fields are what changed of a Changed tool: source, upstream, title,
-	// description, inputSchema, outputSchema, annotations.
+	// description, inputSchema, outputSchema, annotations, then each other
+	// key of the tool as served (_meta, icons, execution, ...), sorted.
 	Fields []string
 	// Locked is the entry of the lock (nil for Added and Unlocked); Now
 	// that of the catalog (nil for Removed).
@@ -108,6 +110,28 @@ func fields(a, b Entry) []string {
 			out = append(out, f.name)
 		}
 	}
+	return append(out, otherChanged(a.Other, b.Other)...)
+}
+
+// otherChanged are the keys, sorted, whose values differ between the
+// Other of two entries (or that one of them has).
+func otherChanged(a, b string) []string {
+	if a == b {
+		return nil
+	}
+	ka, kb := otherKeys(a), otherKeys(b)
+	var out []string
+	for k, v := range ka {
+		if w, ok := kb[k]; !ok || string(v) != string(w) {
+			out = append(out, k)
+		}
+	}
+	for k := range kb {
+		if _, ok := ka[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 

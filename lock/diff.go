@@ -136,8 +136,9 @@ func withNewline(s string) string {
 
 // Diff writes the changes field by field, for a person to review: for a
 // changed tool, a unified diff of its title and description and the
-// differences of its schemas and annotations at their JSON pointers; for
-// a new tool, what it would show the model; for a removed one, its name.
+// differences of its schemas, annotations and other keys (_meta, icons,
+// ...) at their JSON pointers; for a new tool, what a client would be
+// given; for a removed one, its name.
 func Diff(changes []Change) string {
 	var b strings.Builder
 	for _, c := range changes {
@@ -160,6 +161,10 @@ func Diff(changes []Change) string {
 			schemas(&b, FieldInputSchema, c.Locked.InputSchema, c.Now.InputSchema)
 			schemas(&b, FieldOutputSchema, c.Locked.OutputSchema, c.Now.OutputSchema)
 			schemas(&b, FieldAnnotations, c.Locked.Annotations, c.Now.Annotations)
+			locked, now := otherKeys(c.Locked.Other), otherKeys(c.Now.Other)
+			for _, k := range otherChanged(c.Locked.Other, c.Now.Other) {
+				schemas(&b, k, string(locked[k]), string(now[k]))
+			}
 		case Added, Unlocked:
 			what := "new"
 			if c.Kind == Unlocked {
@@ -175,6 +180,11 @@ func Diff(changes []Change) string {
 			}
 			if names := parameterNames(c.Now.InputSchema); len(names) > 0 {
 				fmt.Fprintf(&b, "  parameters: %s\n", strings.Join(names, ", "))
+			}
+			if other := otherKeys(c.Now.Other); len(other) > 0 {
+				for _, k := range slices.Sorted(maps.Keys(other)) {
+					fmt.Fprintf(&b, "  %s: %s\n", k, other[k])
+				}
 			}
 		case Removed:
 			fmt.Fprintf(&b, "removed %s (%s)\n", c.Tool, c.Locked.Source)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/strata-config/strata/codec"
@@ -18,18 +19,47 @@ import (
 	"github.com/strata-config/strata/partial"
 )
 
-// Version is the version of the lock format [Render] writes and [ReadBytes]
-// reads.
-const Version = 1
+// Version is the version of the lock format [Render] writes. [ReadBytes]
+// reads it and version 1, whose entries lock what a model is told (title,
+// description, schemas, annotations) but not the other keys a client
+// receives (_meta, icons, execution, ...): see [Lockfile.Outdated].
+// A lock of version 2 was written with every MCP server listed as a
+// client that declares each capability strata serve relays (sampling,
+// elicitation, roots), so that it has every tool a client may be
+// offered; version 1 declared none. A change of what the lock declares
+// is a new version.
+const Version = 2
 
 // Lockfile is a lock as read: its entries, and the document they were read
 // from, to position problems.
 type Lockfile struct {
 	// Path is the file's name, as problems name it.
 	Path string
+	// Version is the version the file says it is: [Version], or 1.
+	Version int
 	// Tools are the entries, sorted by name.
 	Tools []Entry
 	doc   *codec.Document
+}
+
+// Outdated returns, for a lock of an older version than [Version], the
+// warning that says what it does not lock and what to run, positioned at
+// its version; nil for a lock of this version.
+func (f *Lockfile) Outdated() *diag.Error {
+	if f.Version == Version {
+		return nil
+	}
+	msg := fmt.Sprintf("the lock is of version %d, written by an older strata: it locks what a model is told of each tool, not the other keys a client receives (_meta, icons, execution, ...), and its servers were listed as a client of no capabilities; a tool that has such keys is held back until they are locked", f.Version)
+	hint := "see them with strata lock --diff; lock them with strata lock, which writes version " + strconv.Itoa(Version)
+	var e *diag.Error
+	if f.doc == nil {
+		e = &diag.Error{Code: diag.CodeChanged, Source: f.Path, Path: partial.Path{"version"}, Msg: msg, Hint: hint}
+	} else {
+		e = f.doc.Problem(partial.Path{"version"}, msg, hint)
+		e.Code = diag.CodeChanged
+	}
+	e.Severity = diag.SeverityWarning
+	return e
 }
 
 // Equal reports whether f and o hold the same entries, read from the same
@@ -85,6 +115,7 @@ type entryLayer struct {
 	InputSchema  partial.Value[string] `toml:"input_schema"`
 	OutputSchema partial.Value[string] `toml:"output_schema"`
 	Annotations  partial.Value[string] `toml:"annotations"`
+	Other        partial.Value[string] `toml:"other"`
 }
 
 // fix is the hint of a lock that does not read.
@@ -122,8 +153,10 @@ func ReadBytes(name string, data []byte, lim codec.Limits) (*Lockfile, error) {
 	var errs diag.Errors
 	if v, ok := p.Version.Get(); !ok {
 		errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Source: name, Line: 1, Column: 1, Path: partial.Path{"version"}, Msg: "a lock file says its version", Hint: fmt.Sprintf("write version = %d at the top, or %s", Version, fix)})
-	} else if v != Version {
-		errs = append(errs, d.Problem(partial.Path{"version"}, fmt.Sprintf("version %d is not one this strata reads (it reads %d)", v, Version), fix))
+	} else if v != Version && v != 1 {
+		errs = append(errs, d.Problem(partial.Path{"version"}, fmt.Sprintf("version %d is not one this strata reads (it reads 1 and %d)", v, Version), fix))
+	} else {
+		f.Version = int(v)
 	}
 	for _, tool := range p.Tools.Keys() {
 		el := *p.Tools.Get(tool)
@@ -141,6 +174,26 @@ func ReadBytes(name string, data []byte, lim codec.Limits) (*Lockfile, error) {
 
 type problem struct{ key, msg, hint string }
 
+// otherProblem says what is wrong with the other keys of e: not an
+// object, or a key the entry writes on its own (or the name, which is
+// not locked).
+func otherProblem(e Entry) (string, bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(e.Other), &m) != nil {
+		return "not a JSON object: it holds the keys of the tool as served besides those written on their own", false
+	}
+	for _, k := range []struct {
+		key, own string
+		has      bool
+	}{{"name", "the table's name", true}, {FieldTitle, "title", e.Title != ""}, {FieldDescription, "description", e.Description != ""},
+		{FieldInputSchema, "input_schema", e.InputSchema != ""}, {FieldOutputSchema, "output_schema", e.OutputSchema != ""}, {FieldAnnotations, "annotations", e.Annotations != ""}} {
+		if _, ok := m[k.key]; ok && k.has {
+			return fmt.Sprintf("it holds %q, which the entry writes as %s", k.key, k.own), false
+		}
+	}
+	return "", true
+}
+
 // entryOf reads the entry of tool, and says what is wrong with it.
 func entryOf(tool string, el entryLayer) (Entry, []problem) {
 	var out []problem
@@ -153,7 +206,7 @@ func entryOf(tool string, el entryLayer) (Entry, []problem) {
 		key string
 		in  string
 		out *string
-	}{{"input_schema", el.InputSchema.V, &e.InputSchema}, {"output_schema", el.OutputSchema.V, &e.OutputSchema}, {"annotations", el.Annotations.V, &e.Annotations}} {
+	}{{"input_schema", el.InputSchema.V, &e.InputSchema}, {"output_schema", el.OutputSchema.V, &e.OutputSchema}, {"annotations", el.Annotations.V, &e.Annotations}, {"other", el.Other.V, &e.Other}} {
 		if strings.TrimSpace(s.in) == "" {
 			continue
 		}
@@ -167,6 +220,12 @@ func entryOf(tool string, el entryLayer) (Entry, []problem) {
 			continue
 		}
 		*s.out = b.String()
+	}
+	if schemas && e.Other != "" {
+		if p, ok := otherProblem(e); !ok {
+			out = append(out, problem{"other", p, fix})
+			schemas = false
+		}
 	}
 	switch {
 	case e.Hash == "":
@@ -219,11 +278,15 @@ func parameterNames(schema string) []string {
 }
 
 // header opens a lock file: what it is and how to change it.
-const header = `# strata.lock: what the model was approved to see of each tool. Written by
-# strata lock; review a change to it as you would a change of code. A tool
-# whose definition differs from its entry here, or a new tool of a source
-# named here, is held back (lock.policy = "hold", the default) until
-# strata lock accepts it; strata lock --diff shows the changes.
+const header = `# strata.lock: what a client was approved to receive of each tool, and so
+# the model to see. Written by strata lock; review a change to it as you
+# would a change of code. A tool whose definition (any key of it, "other"
+# holding those beside the title, description, schemas and annotations)
+# differs from its entry here, or a new tool of a source named here, is
+# held back (lock.policy = "hold", the default) until strata lock accepts
+# it; strata lock --diff shows the changes. The servers were listed as a
+# client that declares sampling, elicitation and roots, so that every tool
+# a client of strata serve may be offered is here.
 `
 
 // Render writes entries as a lock file: sorted by name, the schemas as
@@ -237,6 +300,7 @@ func Render(entries []Entry) ([]byte, error) {
 			Summary:  partial.Of(firstLine(e.Description)),
 			Upstream: opt(e.Upstream), Title: opt(e.Title), Description: opt(e.Description),
 			InputSchema: opt(pretty(e.InputSchema)), OutputSchema: opt(pretty(e.OutputSchema)), Annotations: opt(pretty(e.Annotations)),
+			Other: opt(pretty(e.Other)),
 		}
 		if names := parameterNames(e.InputSchema); len(names) > 0 {
 			el.Parameters = partial.Replace(names...)

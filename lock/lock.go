@@ -5,11 +5,13 @@
 //
 // A lock holds, for each tool of a resolved catalog, an [Entry]: its name,
 // its source (the config key that launches it, as trust pins name it:
-// mcp_servers.<server>, tools.<name>, discover.dirs or builtin), the
-// definition the model sees (title, description, input and output schemas,
-// annotations) and a hash of that definition in a canonical form (keys
-// sorted, compact JSON), so that the order in which a server writes its
-// keys is not a change. [Entries] computes the entries of a catalog,
+// mcp_servers.<server>, tools.<name>, discover.dirs or builtin), the tool
+// as a client receives it (MCP's tools/list, as strata serve and --export
+// mcp write it: title, description, input and output schemas, annotations,
+// and every other key, _meta, icons and execution included) and a hash of
+// that in a canonical form (keys sorted, compact JSON), so that the order
+// in which a server writes its keys is not a change, and any key it
+// changes is. [Entries] computes the entries of a catalog,
 // [Compare] the changes between a lock and a catalog, [Verify] both, for a
 // host's test; [ReadBytes] reads a lock with every problem positioned, and
 // [Render] writes one, in TOML, sorted, the schemas as indented JSON, so
@@ -24,6 +26,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strata-config/strata/export"
 	"github.com/strata-config/strata/resolve"
 )
 
@@ -52,13 +55,21 @@ type Entry struct {
 	// Hash is the SHA-256 of the definition's canonical form
 	// ("sha256:<hex>"): see [Hash].
 	Hash string
-	// What the model sees. The schemas and annotations are canonical
-	// JSON: keys sorted, compact; "" when the tool has none.
+	// What a client receives of the tool (and gives the model). The
+	// schemas and annotations are canonical JSON: keys sorted, compact;
+	// "" when the tool has none.
 	Title        string
 	Description  string
 	InputSchema  string
 	OutputSchema string
 	Annotations  string
+	// Other are the other keys of the tool as a client receives it
+	// (_meta, icons, execution, a key of the server's own, a title or
+	// description that is empty or not a string): a JSON object in
+	// canonical form, "" when there are none. Only a tool whose config
+	// changes nothing a model sees has any: it is served as its server
+	// listed it.
+	Other string
 }
 
 // Fields are the fields of what a model sees, as changes name them.
@@ -70,21 +81,43 @@ const (
 	FieldAnnotations  = "annotations"
 )
 
-// EntryOf returns the entry of a resolved definition. A schema that is
-// not JSON is kept as it is (it does not resolve, so it never comes to
-// this).
+// EntryOf returns the entry of a resolved definition: the tool as a
+// client receives it ([export.MCPToolJSON], what strata serve and
+// --export mcp write), every key of it but its name. A schema that is not
+// JSON is kept as it is (it does not resolve, so it never comes to this).
 func EntryOf(d resolve.Definition) Entry {
-	e := Entry{
-		Name:         d.Name,
-		Source:       SourceOf(d),
-		Title:        d.Title,
-		Description:  ModelText(d),
-		InputSchema:  Canonical(d.InputSchema.JSON()),
-		OutputSchema: Canonical(d.OutputSchema.JSON()),
-		Annotations:  Canonical(d.Annotations),
-	}
+	e := Entry{Name: d.Name, Source: SourceOf(d)}
 	if d.Exec.Tool != "" && d.Exec.Tool != d.Name {
 		e.Upstream = d.Exec.Tool
+	}
+	var wire map[string]json.RawMessage
+	_ = json.Unmarshal(export.MCPToolJSON(d), &wire) // MCPToolJSON writes an object
+	other := map[string]json.RawMessage{}
+	for k, v := range wire {
+		switch k {
+		case "name":
+		case FieldTitle, FieldDescription:
+			var s string
+			if json.Unmarshal(v, &s) != nil || s == "" {
+				other[k] = v
+			} else if k == FieldTitle {
+				e.Title = s
+			} else {
+				e.Description = s
+			}
+		case FieldInputSchema:
+			e.InputSchema = Canonical(v)
+		case FieldOutputSchema:
+			e.OutputSchema = Canonical(v)
+		case FieldAnnotations:
+			e.Annotations = Canonical(v)
+		default:
+			other[k] = v
+		}
+	}
+	if len(other) > 0 {
+		b, _ := json.Marshal(other) // values of a JSON object: always encodes
+		e.Other = Canonical(b)
 	}
 	e.Hash = Hash(e)
 	return e
@@ -117,42 +150,60 @@ func SourceOf(d resolve.Definition) string {
 // description, whole (the summary is a short form, never added).
 func ModelText(d resolve.Definition) string { return d.Description }
 
-// Hash returns the hash of what e says a model sees: the SHA-256 of the
-// compact JSON object of its title, description, inputSchema,
-// outputSchema and annotations (those that are not empty, keys sorted,
-// the schemas canonical), as "sha256:<hex>". Name, Source and Upstream
-// are not part of it.
+// Hash returns the hash of what e says a client receives of the tool:
+// the SHA-256 of the canonical JSON object of its title, description,
+// inputSchema, outputSchema and annotations (those that are not empty)
+// and its other keys, as "sha256:<hex>": the tool as strata serves it,
+// but its name. Name, Source and Upstream are not part of it. An entry
+// without other keys hashes as one of version 1 of the lock did.
 func Hash(e Entry) string {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	first := true
-	field := func(key string, raw []byte) {
-		if !first {
-			b.WriteByte(',')
+	sum := sha256.Sum256(served(e))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// served is the canonical JSON of the tool e says a client receives,
+// without its name. A key of Other that the entry writes on its own too
+// (which ReadBytes refuses) gives way to Other's.
+func served(e Entry) []byte {
+	m := map[string]json.RawMessage{}
+	for _, f := range []struct {
+		key, raw string
+	}{{FieldAnnotations, e.Annotations}, {FieldInputSchema, e.InputSchema}, {FieldOutputSchema, e.OutputSchema}} {
+		if f.raw != "" {
+			m[f.key] = json.RawMessage(f.raw)
 		}
-		first = false
-		b.WriteString(`"` + key + `":`)
-		b.Write(raw)
-	}
-	// In the order of their keys, sorted.
-	if e.Annotations != "" {
-		field(FieldAnnotations, []byte(e.Annotations))
 	}
 	if e.Description != "" {
-		field(FieldDescription, jsonString(e.Description))
-	}
-	if e.InputSchema != "" {
-		field(FieldInputSchema, []byte(e.InputSchema))
-	}
-	if e.OutputSchema != "" {
-		field(FieldOutputSchema, []byte(e.OutputSchema))
+		m[FieldDescription] = jsonString(e.Description)
 	}
 	if e.Title != "" {
-		field(FieldTitle, jsonString(e.Title))
+		m[FieldTitle] = jsonString(e.Title)
 	}
-	b.WriteByte('}')
-	sum := sha256.Sum256(b.Bytes())
-	return "sha256:" + hex.EncodeToString(sum[:])
+	for k, v := range otherKeys(e.Other) {
+		m[k] = v
+	}
+	// Sorted keys, no HTML escapes; the values are canonical already.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(m) // raw values that were JSON: always encodes
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// otherKeys are the keys of an entry's Other, each with its value as
+// canonical JSON; nil for "" (or what is not an object).
+func otherKeys(other string) map[string]json.RawMessage {
+	if other == "" {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(other), &m) != nil {
+		return nil
+	}
+	for k, v := range m {
+		m[k] = json.RawMessage(Canonical(v))
+	}
+	return m
 }
 
 // jsonString is s as a JSON string, without HTML escapes.

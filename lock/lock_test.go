@@ -72,8 +72,8 @@ func TestParseProblems(t *testing.T) {
 			return strings.Replace(s, "summary = \"Read a file.\"", "summary = \"Harmless.\"", 1)
 		}, []string{"tools.read.summary", "not the first line"}},
 		{"schema not JSON", func(s string) string { return strings.Replace(s, `"type": "object"`, `"type": object`, 1) }, []string{"tools.read.input_schema", "not JSON"}},
-		{"no version", func(s string) string { return strings.Replace(s, "version = 1\n", "", 1) }, []string{"strata.lock:1:1", "version"}},
-		{"future version", func(s string) string { return strings.Replace(s, "version = 1\n", "version = 2\n", 1) }, []string{"version 2 is not one"}},
+		{"no version", func(s string) string { return strings.Replace(s, "version = 2\n", "", 1) }, []string{"strata.lock:1:1", "version"}},
+		{"future version", func(s string) string { return strings.Replace(s, "version = 2\n", "version = 3\n", 1) }, []string{"version 3 is not one"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := tc.edit(string(good))
