@@ -3,13 +3,19 @@ package strata
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/suggest"
+	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/lock"
 	"github.com/strata-config/strata/partial"
@@ -103,14 +109,34 @@ func (w *Workspace[P, R]) WriteLock(ctx context.Context, user bool) (LockWrite, 
 	if err != nil {
 		return LockWrite{}, err
 	}
-	full, err := w.resolveAll(ctx)
+	// The servers are listed twice, at once: as the lock lists them
+	// (every tool any client may be offered), and as a client that
+	// declares nothing, which tells the tools offered only to clients
+	// that declare more.
+	lw, done := w.listingAs(relayed())
+	defer done()
+	pw, pdone := w.listingAs(mcpclient.Capabilities{})
+	defer pdone()
+	plain := make(chan *resolve.Catalog, 1)
+	go func() {
+		cat, _ := pw.resolveAll(ctx) // its problems are those of lw's listing, or of a server that answers a client of no capabilities worse
+		plain <- cat
+	}()
+	full, err := lw.resolveAll(ctx)
+	offered := <-plain
 	if full == nil {
 		return LockWrite{}, err
 	}
 	if err != nil {
-		return LockWrite{}, &diag.Error{Code: diag.CodeRefused, Source: path, Msg: "not written: some tools did not resolve: " + err.Error(), Hint: "fix them, or disable them, first: a lock without them would hold them back once they resolve"}
+		// The causes first, each with its fix; then what follows.
+		return LockWrite{}, append(diag.Errors(diag.All(err)), &diag.Error{Code: diag.CodeRefused, Source: path, Msg: "not written: the tools above did not resolve", Hint: "fix them, or disable them, first: a lock without them would hold them back once they resolve"})
 	}
 	out := LockWrite{Path: path, Tools: lock.Entries(full)}
+	for i, e := range out.Tools {
+		if _, ok := offered.Tool(e.Name); offered != nil && !ok && strings.HasPrefix(e.Source, "mcp_servers.") && !pw.unlisted(e) {
+			out.Tools[i].NeedsCapabilities = true
+		}
+	}
 	var before []lock.Entry
 	if f, rerr := lock.Read(ctx, path, w.s.Limits); rerr == nil && f != nil {
 		before = f.Tools
@@ -130,7 +156,9 @@ func (w *Workspace[P, R]) LockDiff(ctx context.Context, user bool) (string, []lo
 	if err != nil {
 		return "", nil, err
 	}
-	full, err := w.resolveAll(ctx)
+	lw, done := w.listingAs(relayed())
+	defer done()
+	full, err := lw.resolveAll(ctx)
 	if full == nil {
 		return "", nil, err
 	}
@@ -138,7 +166,53 @@ func (w *Workspace[P, R]) LockDiff(ctx context.Context, user bool) (string, []lo
 	if rerr != nil {
 		return path, nil, rerr
 	}
-	return path, lock.Verify(full, f), err
+	return path, lock.Unlist(lock.Verify(full, f), lw.unlisted), err
+}
+
+// relayed are the client capabilities strata serve relays for its
+// clients: sampling, elicitation (form and URL) and roots. Servers listed
+// with them offer every tool a client of strata may be offered: serve
+// over HTTP declares them, and the lock lists its servers with them (see
+// [lock.Version]).
+func relayed() mcpclient.Capabilities {
+	return mcpclient.Capabilities{
+		Sampling:    &mcp.SamplingCapabilities{},
+		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
+		Roots:       &mcp.RootCapabilities{},
+	}
+}
+
+// covers reports whether servers listed as a client that declares c
+// offer every tool they offer the lock: c declares each capability of
+// [relayed].
+func covers(c mcpclient.Capabilities) bool {
+	return c.Sampling != nil && c.Roots != nil && c.Elicitation != nil && c.Elicitation.Form != nil && c.Elicitation.URL != nil
+}
+
+// listingAs returns the workspace with its MCP servers declared caps:
+// w when its servers declare them already, else a workspace of its config
+// with servers of its own, which done stops. The lock lists as a client
+// that declares [relayed], so that it has every tool a client of strata
+// serve may be offered, and lock --diff shows every tool serve may hold
+// back.
+func (w *Workspace[P, R]) listingAs(caps mcpclient.Capabilities) (lw *Workspace[P, R], done func()) {
+	if reflect.DeepEqual(w.servers.Declared(), caps) || caps.IsZero() && w.servers.Declared().IsZero() {
+		return w, func() {}
+	}
+	servers := &upstream.Servers{}
+	servers.Serve(upstream.Client{Capabilities: caps})
+	lw = &Workspace[P, R]{s: w.s, defaults: w.defaults, loaded: w.loaded, model: w.model, trusted: w.trusted, root: w.root, dir: w.dir, list: w.list, environ: w.environ, servers: servers, owned: true}
+	return lw, func() { _ = servers.Close() }
+}
+
+// unlisted reports whether the source of a lock entry did not list its
+// tools in this resolution (a server that did not start, a launch that no
+// longer matches its pin): its error says so.
+func (w *Workspace[P, R]) unlisted(e lock.Entry) bool {
+	if e.Source == lock.DiscoverDirs {
+		return w.found.Failed[partial.Path{"tools", e.Name}.String()]
+	}
+	return w.found.Failed[e.Source]
 }
 
 // lockTarget is the lock that WriteLock writes: the workspace's, refused
@@ -200,13 +274,32 @@ func (w *Workspace[P, R]) applyLock(ctx context.Context, full *resolve.Catalog) 
 	if err := w.unknownSources(f, full); err != nil {
 		return w.lockFailed(full, st, warnings, err)
 	}
-	st.Changes = lock.Verify(full, f)
+	st.Changes = lock.Unlist(lock.Verify(full, f), w.unlisted)
+	if !covers(w.servers.Declared()) {
+		// The servers were listed as a client that declares less than
+		// the lock's listing did: a locked tool they offer only to a
+		// client that declares more is not missing.
+		st.Changes = slices.DeleteFunc(st.Changes, func(c lock.Change) bool {
+			return c.Kind == lock.Removed && c.Locked.NeedsCapabilities
+		})
+	}
 	held := st.Policy == config.LockHold
 	if o := f.Outdated(); o != nil && slices.ContainsFunc(st.Changes, func(c lock.Change) bool {
 		return c.Kind == lock.Changed && c.Locked.Other == "" && c.Now.Other != ""
 	}) {
 		// The cause first, once: the tools it holds back follow.
 		warnings = append(warnings, o)
+	}
+	// What did not list its tools is an error of its own, said first:
+	// here, one line a source says what follows from it for the lock.
+	unlisted := map[string]int{}
+	for _, c := range st.Changes {
+		if c.Kind == lock.Unlisted {
+			unlisted[c.Locked.Source]++
+		}
+	}
+	for _, src := range slices.Sorted(maps.Keys(unlisted)) {
+		warnings = append(warnings, &diag.Error{Code: diag.CodeLeftOut, Severity: diag.SeverityWarning, Source: f.Path, Msg: lock.UnlistedLine(src, unlisted[src])})
 	}
 	for _, c := range st.Changes {
 		switch {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/gateway"
-	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/mcpserver"
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/resolve"
@@ -170,14 +169,10 @@ func (w *Workspace[P, R]) ServeHTTP(ctx context.Context, ln net.Listener, opts s
 	if opts.Token == "" && !opts.NoToken {
 		return errors.New("strata serve over HTTP needs a bearer token")
 	}
-	w.servers.Serve(upstream.Client{Capabilities: mcpclient.Capabilities{
-		Sampling:    &mcp.SamplingCapabilities{},
-		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
-		// A server's roots/list during a call goes to the client of the
-		// call; outside calls, it is answered with an error (whose roots
-		// would they be?).
-		Roots: &mcp.RootCapabilities{},
-	}})
+	// A server's roots/list during a call goes to the client of the call;
+	// outside calls, it is answered with an error (whose roots would they
+	// be?).
+	w.servers.Serve(upstream.Client{Capabilities: relayed()})
 	srv := w.mcpServer(warn, &clientToolSet{}) // one catalog: the run's tool set
 	obs := &gateway.Observer{Log: opts.CallLog}
 	srv.OnCall = func(c mcpserver.Call) {

@@ -2,6 +2,7 @@ package lock
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -24,6 +25,12 @@ const (
 	Unlocked ChangeKind = "unlocked"
 	// Removed: a locked tool that is no longer in the catalog.
 	Removed ChangeKind = "removed"
+	// Unlisted: a locked tool that is not in the catalog because its
+	// source did not list its tools (a server that did not start, a launch
+	// that no longer matches its pin): it was not compared, and the
+	// source's own error says why. [Compare] gives Removed; a host that
+	// knows which sources failed makes it Unlisted (see [Unlist]).
+	Unlisted ChangeKind = "unlisted"
 )
 
 // Change is one difference between a lock and a catalog, as a UI shows
@@ -54,8 +61,47 @@ func (c Change) String() string {
 		return fmt.Sprintf("%s is new: the lock names its source (%s), not the tool", c.Tool, c.Now.Source)
 	case Unlocked:
 		return fmt.Sprintf("%s is not in the lock, nor is its source (%s)", c.Tool, c.Now.Source)
+	case Unlisted:
+		return fmt.Sprintf("%s is locked, and its source (%s) did not list its tools", c.Tool, c.Locked.Source)
 	}
 	return fmt.Sprintf("%s is locked but no longer in the catalog", c.Tool)
+}
+
+// Unlist makes Unlisted each Removed change whose locked entry failed
+// reports as of a source that did not list its tools, and returns
+// changes.
+func Unlist(changes []Change, failed func(Entry) bool) []Change {
+	for i, c := range changes {
+		if c.Kind == Removed && failed(*c.Locked) {
+			changes[i].Kind = Unlisted
+		}
+	}
+	return changes
+}
+
+// unlisted returns the sources of the Unlisted changes, sorted, each
+// with the number of its tools.
+func unlisted(changes []Change) ([]string, map[string]int) {
+	n := map[string]int{}
+	for _, c := range changes {
+		if c.Kind == Unlisted {
+			n[c.Locked.Source]++
+		}
+	}
+	return slices.Sorted(maps.Keys(n)), n
+}
+
+// UnlistedLine says, in one line, that source did not list its tools
+// and that its n locked tools were not compared.
+func UnlistedLine(source string, n int) string {
+	return source + " did not list its tools: " + notCompared(n)
+}
+
+func notCompared(n int) string {
+	if n == 1 {
+		return "its locked tool was not compared"
+	}
+	return fmt.Sprintf("its %d locked tools were not compared", n)
 }
 
 // Compare returns the changes from the locked entries to the entries now,

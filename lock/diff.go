@@ -141,6 +141,12 @@ func withNewline(s string) string {
 // given; for a removed one, its name.
 func Diff(changes []Change) string {
 	var b strings.Builder
+	// What was not compared first, one line a source: the rest is
+	// compared against a catalog without its tools.
+	sources, n := unlisted(changes)
+	for _, src := range sources {
+		fmt.Fprintf(&b, "unlisted %s: %s: it did not list its tools\n", src, notCompared(n[src]))
+	}
 	for _, c := range changes {
 		switch c.Kind {
 		case Changed:

@@ -116,6 +116,8 @@ type entryLayer struct {
 	OutputSchema partial.Value[string] `toml:"output_schema"`
 	Annotations  partial.Value[string] `toml:"annotations"`
 	Other        partial.Value[string] `toml:"other"`
+	// NeedsCapabilities is written only when true.
+	NeedsCapabilities partial.Value[bool] `toml:"needs_capabilities"`
 }
 
 // fix is the hint of a lock that does not read.
@@ -197,7 +199,7 @@ func otherProblem(e Entry) (string, bool) {
 // entryOf reads the entry of tool, and says what is wrong with it.
 func entryOf(tool string, el entryLayer) (Entry, []problem) {
 	var out []problem
-	e := Entry{Name: tool, Source: el.Source.V, Upstream: el.Upstream.V, Hash: el.Hash.V, Title: el.Title.V, Description: el.Description.V}
+	e := Entry{Name: tool, Source: el.Source.V, Upstream: el.Upstream.V, Hash: el.Hash.V, Title: el.Title.V, Description: el.Description.V, NeedsCapabilities: el.NeedsCapabilities.V}
 	if e.Source == "" {
 		out = append(out, problem{"", "the entry has no source", "write source = \"mcp_servers.<server>\", \"tools.<name>\", \"" + DiscoverDirs + "\" or \"" + HostBuiltin + "\", or " + fix})
 	}
@@ -286,7 +288,8 @@ const header = `# strata.lock: what a client was approved to receive of each too
 # held back (lock.policy = "hold", the default) until strata lock accepts
 # it; strata lock --diff shows the changes. The servers were listed as a
 # client that declares sampling, elicitation and roots, so that every tool
-# a client of strata serve may be offered is here.
+# a client of strata serve may be offered is here; needs_capabilities marks
+# a tool a server offers only to such a client.
 `
 
 // Render writes entries as a lock file: sorted by name, the schemas as
@@ -301,6 +304,9 @@ func Render(entries []Entry) ([]byte, error) {
 			Upstream: opt(e.Upstream), Title: opt(e.Title), Description: opt(e.Description),
 			InputSchema: opt(pretty(e.InputSchema)), OutputSchema: opt(pretty(e.OutputSchema)), Annotations: opt(pretty(e.Annotations)),
 			Other: opt(pretty(e.Other)),
+		}
+		if e.NeedsCapabilities {
+			el.NeedsCapabilities = partial.Of(true)
 		}
 		if names := parameterNames(e.InputSchema); len(names) > 0 {
 			el.Parameters = partial.Replace(names...)

@@ -70,6 +70,12 @@ type Entry struct {
 	// changes nothing a model sees has any: it is served as its server
 	// listed it.
 	Other string
+	// NeedsCapabilities is true for a tool of an MCP server that offers
+	// it only to a client that declares sampling, elicitation or roots
+	// (the lock lists as one, see [Version]): a client that declares
+	// fewer is not offered it, and it is not missing there. It is not
+	// part of what a client receives, nor of the hash.
+	NeedsCapabilities bool
 }
 
 // Fields are the fields of what a model sees, as changes name them.

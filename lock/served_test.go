@@ -170,3 +170,36 @@ func TestOtherProblems(t *testing.T) {
 		})
 	}
 }
+
+// TestUnlisted: the locked tools of a source that did not list its tools
+// are Unlisted, held back by nothing, and Diff says so in one line a
+// source, before the other changes.
+func TestUnlisted(t *testing.T) {
+	schema := `{"type":"object"}`
+	gh := func(name string) resolve.Definition {
+		d := def(name, "GitHub.", schema)
+		d.Exec = resolve.Exec{Kind: resolve.ExecMCP, Server: "gh", Tool: name, Key: "mcp_servers.gh"}
+		return d
+	}
+	locked := Entries(&resolve.Catalog{Tools: []resolve.Definition{gh("issue"), gh("pr"), def("read", "Read.", schema), def("gone", "Gone.", schema)}})
+	now := Entries(&resolve.Catalog{Tools: []resolve.Definition{def("read", "Read. Then more.", schema)}})
+	changes := Unlist(Compare(locked, now), func(e Entry) bool { return e.Source == "mcp_servers.gh" })
+	var kinds []string
+	for _, c := range changes {
+		kinds = append(kinds, c.Tool+" "+string(c.Kind))
+		if c.Kind == Unlisted && c.Held() {
+			t.Errorf("%s: held back", c.Tool)
+		}
+	}
+	if diff := cmp.Diff([]string{"gone removed", "issue unlisted", "pr unlisted", "read changed"}, kinds); diff != "" {
+		t.Errorf("kinds (-want +got):\n%s", diff)
+	}
+	got := Diff(changes)
+	want := "unlisted mcp_servers.gh: its 2 locked tools were not compared: it did not list its tools\nremoved gone (mcp_servers.fs)\nchanged read (mcp_servers.fs): description\n  description:\n"
+	if !strings.HasPrefix(got, want) || strings.Count(got, "mcp_servers.gh") != 1 {
+		t.Errorf("Diff:\n%s\nwant it to begin:\n%s", got, want)
+	}
+	if got, want := UnlistedLine("mcp_servers.gh", 1), "mcp_servers.gh did not list its tools: its locked tool was not compared"; got != want {
+		t.Errorf("UnlistedLine = %q, want %q", got, want)
+	}
+}

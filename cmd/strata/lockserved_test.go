@@ -7,6 +7,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -63,16 +65,36 @@ type served struct {
 }
 
 // serve starts the built strata serve in the workspace with args, lists
-// its tools as an SDK client, and stops it.
+// its tools as an SDK client of no capabilities, and stops it.
 func (w *lockWorkspace) serve(t *testing.T, args ...string) served {
 	t.Helper()
-	cmd := exec.Command(strataBin, append([]string{"serve", "--root", w.root, "--trust", "--refresh"}, args...)...)
+	s := serveTools(t, &mcp.ClientCapabilities{}, append([]string{"--root", w.root, "--trust", "--refresh"}, args...)...)
+	s.stderr = w.portable(result{stderr: s.stderr}).stderr
+	return s
+}
+
+// serveTools starts the built strata serve with args, lists its tools as
+// an SDK client that declares caps, and stops it.
+func serveTools(t *testing.T, caps *mcp.ClientCapabilities, args ...string) served {
+	t.Helper()
+	cmd := exec.Command(strataBin, append([]string{"serve"}, args...)...)
 	cmd.Env = os.Environ()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	opts := &mcp.ClientOptions{Capabilities: caps}
+	if caps.Sampling != nil {
+		opts.CreateMessageHandler = func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return nil, errors.New("this test samples nothing")
+		}
+	}
+	if caps.Elicitation != nil {
+		opts.ElicitationHandler = func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts)
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatalf("%v; stderr:\n%s", err, stderr.String())
@@ -90,7 +112,7 @@ func (w *lockWorkspace) serve(t *testing.T, args ...string) served {
 		t.Logf("closing serve: %v", err)
 	}
 	_ = cmd.Wait() // Close waited for it; its status is not what this test is about
-	out.stderr = w.portable(result{stderr: stderr.String()}).stderr
+	out.stderr = stderr.String()
 	return out
 }
 
@@ -202,5 +224,184 @@ func TestLockCoversServed(t *testing.T) {
 				t.Errorf("serverInfo.version did not move: %s", v)
 			}
 		})
+	}
+}
+
+// TestLockCapableClients (issue 36, point 3): server-everything offers
+// four tools only to a client that declares sampling, elicitation or
+// roots. strata lock locks them (it lists as such a client), lock --diff
+// then shows nothing, and neither serve to a client that declares all of
+// them nor resolve and serve to one that declares none holds anything
+// back or calls a tool missing.
+func TestLockCapableClients(t *testing.T) {
+	requireNode(t)
+	clearStrataEnv(t)
+	root, home := t.TempDir(), t.TempDir()
+	t.Setenv("STRATA_CONFIG_HOME", home)
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	mkdir(t, filepath.Join(root, ".strata"))
+	writeFile(t, filepath.Join(root, ".strata", "config.toml"), `[mcp_servers.everything]
+command = "node"
+args = ["`+filepath.Join(repoRoot, "fixtures/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js")+`"]
+startup_timeout_sec = 120 # a busy machine
+
+[tools.'*']
+run = "unattended"
+`)
+	w := &lockWorkspace{root: root, home: home}
+	capable := []string{"get-roots-list", "trigger-elicitation-request", "trigger-sampling-request", "trigger-url-elicitation"}
+
+	r := w.bin(t, "lock")
+	if r.code != 0 {
+		t.Fatalf("strata lock:\n%s", r)
+	}
+	for _, name := range capable {
+		if !strings.Contains(r.stdout, name) {
+			t.Errorf("strata lock did not lock %s:\n%s", name, r)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(root, ".strata", "strata.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var marked []string
+	for _, table := range strings.Split(string(b), "\n[tools.")[1:] {
+		if strings.Contains(table, "\nneeds_capabilities = true\n") {
+			name, _, _ := strings.Cut(table, "]")
+			marked = append(marked, name)
+		}
+	}
+	if diff := cmp.Diff(capable, marked); diff != "" {
+		t.Errorf("the tools marked needs_capabilities (-want +got):\n%s", diff)
+	}
+	if d := w.bin(t, "lock", "--diff"); d.code != 0 || d.stdout != "" {
+		t.Errorf("lock --diff right after lock:\n%s", d)
+	}
+
+	quiet := func(what, stderr string) {
+		t.Helper()
+		for _, bad := range []string{"held back", "no longer in the catalog", "strata lock"} {
+			if strings.Contains(stderr, bad) {
+				t.Errorf("%s says %q:\n%s", what, bad, stderr)
+			}
+		}
+	}
+	res := w.bin(t, "resolve")
+	if res.code != 0 {
+		t.Fatalf("resolve:\n%s", res)
+	}
+	quiet("resolve", res.stderr)
+	for _, name := range names(t, res) {
+		if slices.Contains(capable, name) {
+			t.Errorf("resolve, a client of no capabilities, lists %s", name)
+		}
+	}
+
+	all := &mcp.ClientCapabilities{
+		Sampling:    &mcp.SamplingCapabilities{},
+		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
+		RootsV2:     &mcp.RootCapabilities{},
+	}
+	args := []string{"--root", root, "--trust", "--refresh"}
+	for _, tc := range []struct {
+		name   string
+		caps   *mcp.ClientCapabilities
+		offers bool
+	}{{"a client of every capability", all, true}, {"a client of none", &mcp.ClientCapabilities{}, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := serveTools(t, tc.caps, args...)
+			quiet("serve", s.stderr)
+			for _, name := range capable {
+				if _, ok := s.tools[name]; ok != tc.offers {
+					t.Errorf("serve offers %s: %v, want %v (tools %d)", name, ok, tc.offers, len(s.tools))
+				}
+			}
+		})
+	}
+}
+
+// TestLockServerDown (issue 36, point 4): a locked server whose launch no
+// longer matches its pin fails first, once, with its fix; what follows for
+// the lock is one line that names it, not a line a tool advising a
+// strata lock that refuses in that state. lock --diff says the same.
+func TestLockServerDown(t *testing.T) {
+	w := newLockWorkspace(t)
+	for _, args := range [][]string{{"trust", "--root", w.root}, {"trust", "--root", w.root, "--pin", "mcp_servers.up"}} {
+		if r := w.portable(runCLI(t, args...)); r.code != 0 {
+			t.Fatalf("strata %s:\n%s", strings.Join(args, " "), r)
+		}
+	}
+	if r := w.strata(t, "lock"); r.code != 0 {
+		t.Fatalf("strata lock:\n%s", r)
+	}
+	cfg := filepath.Join(w.root, ".strata", "config.toml")
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, cfg, strings.Replace(string(b), `args = [`, `args = ["-stderr", "started", `, 1))
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"lock-server-down-resolve", []string{"resolve", "--export", "openai"}},
+		{"lock-server-down-diff", []string{"lock", "--diff"}},
+		{"lock-server-down-lock", []string{"lock"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			golden(t, tc.name, w.strata(t, tc.args...))
+		})
+	}
+}
+
+// TestLockVersion1: a lock an older strata wrote (version 1: no other
+// keys) still holds what it locked; a tool whose server gives it _meta
+// is held back under one warning, first, that says what version 1 does
+// not lock and what to run; strata lock writes version 2 and the tool
+// comes back.
+func TestLockVersion1(t *testing.T) {
+	w := newLockWorkspace(t)
+	if r := w.bin(t, "lock"); r.code != 0 {
+		t.Fatalf("strata lock:\n%s", r)
+	}
+	path := filepath.Join(w.root, ".strata", "strata.lock")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What version 1 wrote of these tools, which have no other keys, is
+	// the same but for the version.
+	writeFile(t, path, strings.Replace(string(b), "\nversion = 2\n", "\nversion = 1\n", 1))
+	if r := w.bin(t, "resolve"); r.code != 0 || r.stderr != "" {
+		t.Errorf("resolve with a lock of version 1 that has every key:\n%s", r)
+	}
+
+	w.fetchJSON(t, map[string]any{"_meta": map[string]any{"ui": map[string]any{"resourceUri": "ui://fetch/view.html"}}})
+	r := w.bin(t, "resolve")
+	if diff := cmp.Diff([]string{"greet", "other"}, names(t, r)); diff != "" {
+		t.Errorf("resolve (-want +got):\n%s", diff)
+	}
+	var lines []string // the lock's warnings (discovery says the server's tools changed)
+	for _, l := range strings.Split(r.stderr, "\n") {
+		if strings.Contains(l, "strata.lock:") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 2 || !strings.Contains(lines[0], "strata.lock:") || !strings.Contains(lines[0], "version: the lock is of version 1") ||
+		!strings.Contains(lines[0], "strata lock --diff") || !strings.Contains(lines[1], "held back: fetch changed since it was locked: _meta") {
+		t.Errorf("resolve: want the lock's version first, then fetch held back:\n%s", r.stderr)
+	}
+	if d := w.bin(t, "lock", "--diff"); d.code != 1 || !strings.Contains(d.stdout, "changed fetch (mcp_servers.up): _meta\n  _meta:\n    added   (whole): {\"ui\":{\"resourceUri\":\"ui://fetch/view.html\"}}\n") {
+		t.Errorf("lock --diff:\n%s", d)
+	}
+	if r := w.bin(t, "lock"); r.code != 0 || !strings.Contains(r.stdout, "(changed fetch)") {
+		t.Errorf("strata lock:\n%s", r)
+	}
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "\nversion = 2\n") {
+		t.Errorf("strata lock did not write version 2:\n%s", b)
+	}
+	if r := w.bin(t, "resolve"); r.code != 0 || r.stderr != "" || len(names(t, r)) != 3 {
+		t.Errorf("resolve after strata lock:\n%s", r)
 	}
 }

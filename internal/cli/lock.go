@@ -27,13 +27,16 @@ func (c *lockCmd) Run(e *env) error {
 		if path == "" || changes == nil && err != nil {
 			return err
 		}
-		warn(e, diag.All(err))
+		if err != nil {
+			// What did not resolve, first: the diff is of what did.
+			report(e.Stderr, err)
+		}
 		// Descriptions are what servers wrote: escaped where a terminal
 		// would act on them.
 		if _, werr := io.WriteString(termtext.NewWriter(e.Stdout), lock.Diff(changes)); werr != nil {
 			return werr
 		}
-		if len(changes) > 0 {
+		if len(changes) > 0 || err != nil {
 			return exitStatus(1)
 		}
 		return nil

@@ -73,6 +73,12 @@ func (c *resolveCmd) Run(e *env) error {
 	if cat == nil {
 		return err
 	}
+	if err != nil && !c.check {
+		// Errors first, then what follows from them: the warnings
+		// (a lock's tools of a server that failed, say).
+		report(e.Stderr, err)
+		err = exitStatus(1)
+	}
 	warnVerbose(e, cat.Warnings, c.Verbose)
 	if c.check {
 		// strata config --check: the problems above, and what resolved.
