@@ -101,9 +101,13 @@ type LockWrite struct {
 
 // WriteLock writes the lock of the catalog as it resolves now, every tool
 // of it, whatever the lock before held back: the workspace's lock (user
-// false), which only a trusted workspace may have, or the user's. It
-// refuses while some tools do not resolve: a lock without them would
-// hold them back once they do.
+// false), which only a trusted workspace may have, or the user's. Its MCP
+// servers are listed as a client that declares sampling, elicitation and
+// roots, so that the lock has every tool a client of strata serve may be
+// offered, and as a client of none, to mark the tools offered only to the
+// first ([lock.Entry].NeedsCapabilities). It refuses while some tools do
+// not resolve (their errors come first): a lock without them would hold
+// them back once they do.
 func (w *Workspace[P, R]) WriteLock(ctx context.Context, user bool) (LockWrite, error) {
 	path, err := w.lockTarget(user)
 	if err != nil {
@@ -149,8 +153,10 @@ func (w *Workspace[P, R]) WriteLock(ctx context.Context, user bool) (LockWrite, 
 }
 
 // LockDiff returns the changes from the lock that applies (or that
-// WriteLock would write, for user) to the catalog as it resolves now,
-// held tools included, and the lock's path.
+// WriteLock would write, for user) to the catalog as WriteLock lists it
+// now, held tools included, and the lock's path. The locked tools of a
+// source that did not list its tools are [lock.Unlisted]; the error says
+// why.
 func (w *Workspace[P, R]) LockDiff(ctx context.Context, user bool) (string, []lock.Change, error) {
 	path, err := w.lockTarget(user)
 	if err != nil {
