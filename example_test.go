@@ -103,6 +103,10 @@ func Example_wholeModel() {
 	}
 	dir, _ := os.MkdirTemp("", "myapp")
 	defer os.RemoveAll(dir)
+	// The host's own file, outside the directory it works in (a file in
+	// a workspace nobody trusted would not apply).
+	work := filepath.Join(dir, "work")
+	_ = os.Mkdir(work, 0o755)
 	_ = os.WriteFile(filepath.Join(dir, "config.toml"), []byte(`
 model = "large"
 
@@ -114,7 +118,7 @@ run = "unattended"
 `), 0o644)
 	defaults := My{Model: "small", Assistant: config.Default()}
 	ws, err := strata.Open[MyPartial](context.Background(), defaults, strata.Name("myapp"), strata.Mount("assistant"),
-		strata.Dir(dir), strata.Environ([]string{"PATH=" + os.Getenv("PATH")}), strata.Cfg(filepath.Join(dir, "config.toml")))
+		strata.Dir(work), strata.Environ([]string{"PATH=" + os.Getenv("PATH")}), strata.Cfg(filepath.Join(dir, "config.toml")))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -120,7 +120,7 @@ func (w *Workspace[P, R]) ExplainTool(ctx context.Context, name string) (ToolExp
 	st, _ := w.Lock(ctx)
 	ex.Lock = ToolLock{Path: st.Path, Policy: st.Policy}
 	if st.Path != "" {
-		if f, err := lock.Read(ctx, st.Path, w.s.Limits); err == nil && f != nil {
+		if f, err := w.readLock(ctx, st.Path); err == nil && f != nil {
 			_, ex.Lock.Locked = f.Tool(name)
 		}
 	}

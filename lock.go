@@ -2,7 +2,9 @@ package strata
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"path/filepath"
 	"reflect"
@@ -142,7 +144,7 @@ func (w *Workspace[P, R]) WriteLock(ctx context.Context, user bool) (LockWrite, 
 		}
 	}
 	var before []lock.Entry
-	if f, rerr := lock.Read(ctx, path, w.s.Limits); rerr == nil && f != nil {
+	if f, rerr := w.readLock(ctx, path); rerr == nil && f != nil {
 		before = f.Tools
 	}
 	if err := lock.WriteFile(path, out.Tools); err != nil {
@@ -168,7 +170,7 @@ func (w *Workspace[P, R]) LockDiff(ctx context.Context, user bool) (string, []lo
 	if full == nil {
 		return "", nil, err
 	}
-	f, rerr := lock.Read(ctx, path, w.s.Limits)
+	f, rerr := w.readLock(ctx, path)
 	if rerr != nil {
 		return path, nil, rerr
 	}
@@ -221,6 +223,21 @@ func (w *Workspace[P, R]) unlisted(e lock.Entry) bool {
 	return w.found.Failed[e.Source]
 }
 
+// readLock reads the lock at path, nil when there is none, through the
+// load's gate (load.Result.ReadFile): the lock of a workspace nobody
+// trusted is looked at, never opened, and is a problem with
+// diag.CodeUntrusted.
+func (w *Workspace[P, R]) readLock(ctx context.Context, path string) (*lock.Lockfile, error) {
+	data, err := w.loaded.ReadFile(ctx, path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return lock.ReadBytes(path, data, w.s.Limits)
+}
+
 // lockTarget is the lock that WriteLock writes: the workspace's, refused
 // in a workspace nobody trusted or outside any, or the user's.
 func (w *Workspace[P, R]) lockTarget(user bool) (string, error) {
@@ -256,15 +273,17 @@ func (w *Workspace[P, R]) applyLock(ctx context.Context, full *resolve.Catalog) 
 		if path == "" {
 			continue
 		}
-		got, err := lock.Read(ctx, path, w.s.Limits)
-		if got == nil && err == nil {
-			continue
-		}
-		if !user && !w.trusted {
+		got, err := w.readLock(ctx, path)
+		if errors.Is(err, diag.CodeUntrusted) {
+			// The workspace's, while nobody trusts it: looked at, never
+			// opened.
 			st.Ignored = path
 			warnings = append(warnings, &diag.Error{Code: diag.CodeUntrusted, Severity: diag.SeverityWarning, Source: path,
 				Msg:  "the workspace's lock is not applied: nobody trusted the workspace, and the lock is its content",
 				Hint: "trust the workspace to apply it (" + w.s.Name + " trust, or --trust)"})
+			continue
+		}
+		if got == nil && err == nil {
 			continue
 		}
 		st.Path = path

@@ -65,12 +65,19 @@ import (
 // would apply them, as a warning; everything else loads as usual. A file
 // of an untrusted workspace that cannot be read (a directory where a file
 // should be, a link loop) is a warning too, never an error of the user's
-// load. Until the workspace is trusted, what resolves into it is its
-// content, whichever layer wrote it: a server of another client's file
-// (Claude Desktop and Code, Cursor, VS Code, Codex) whose ${workspaceFolder}, other variable or envFile
-// resolves there is left out, disabled, with a warning, and its envFile
-// is not read. Relative paths in a file are relative to the file (see
-// [Rebaser]).
+// load. Until the workspace is trusted, a file that lies in it (outside a
+// workspace, in Dir) is its content whichever way it is named: a Cfg
+// file (another client's included), what an extends of the user's file
+// reaches, a symbolic link from outside, a path with "..". It is looked
+// at, never opened, and listed with the workspace's files in that one
+// warning and in [Result].Untrusted; every file is read through the one
+// place that decides this (see [Result.ReadFile]). A file named in the
+// user's config directory is the user's. What resolves into the
+// workspace is its content too, whichever layer wrote it: a server of
+// another client's file (Claude Desktop and Code, Cursor, VS Code, Codex)
+// whose ${workspaceFolder}, other variable or envFile resolves there is
+// left out, disabled, with a warning, and its envFile is not read.
+// Relative paths in a file are relative to the file (see [Rebaser]).
 type App[P, R any] struct {
 	// Name names the files (.<name>/, .<name>.toml) and the environment
 	// variables (<NAME>_...).
@@ -193,8 +200,13 @@ type Untrusted struct {
 	// workspace: the workspace's trust does not reach it.
 	Nested bool
 	// Outside reports that Dir is outside any workspace: trusting it
-	// applies its own directory file, and no other.
+	// applies its own directory file and the files named in it (a --cfg
+	// file, what an extends reaches), and no other directory's.
 	Outside bool
+	// Once reports that trusting the workspace for one load
+	// (App.TrustWorkspace, --trust) applies the files: Dir is the
+	// workspace root, or outside a workspace the working directory.
+	Once bool
 }
 
 // Broad says why dir is too broad to trust by itself, or "": it is the
@@ -312,9 +324,14 @@ type Result[P, R any] struct {
 	// load: files of an untrusted workspace not applied, a server in
 	// another tool's file that strata cannot start.
 	Warnings diag.Errors
-	defaults R
-	store    string // the path of the trust list, to watch
-	index    *index // with App.Provenance: which layers mention each path
+	// Untrusted are the files found and not applied, one entry for each
+	// directory whose trust would apply them, as the warnings about them
+	// say: what a host shows, or asks about, before trusting.
+	Untrusted []Untrusted
+	defaults  R
+	store     string // the path of the trust list, to watch
+	index     *index // with App.Provenance: which layers mention each path
+	gate      gate   // what decides, before a file is opened, whether it is the workspace's content
 }
 
 // Secrets are the values of every layer that came from the user's
@@ -348,7 +365,7 @@ func (r *Result[P, R]) Equal(o *Result[P, R]) bool {
 	return reflect.DeepEqual(r.Config, o.Config) && reflect.DeepEqual(r.Merged, o.Merged) &&
 		slices.Equal(r.Probes, o.Probes) && r.Root == o.Root && r.Dir == o.Dir && r.Trusted == o.Trusted &&
 		reflect.DeepEqual(r.TrustList, o.TrustList) && slices.Equal(r.Environ, o.Environ) && r.store == o.store &&
-		reflect.DeepEqual(r.defaults, o.defaults) &&
+		reflect.DeepEqual(r.defaults, o.defaults) && reflect.DeepEqual(r.Untrusted, o.Untrusted) &&
 		slices.EqualFunc(r.Warnings, o.Warnings, func(a, b *diag.Error) bool { return (a == nil) == (b == nil) && (a == nil || a.Equal(*b)) })
 }
 
@@ -431,6 +448,13 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	if res.Trusted = r.trusts(ws); !res.Trusted {
 		r.ws = untrusted.New(ws, homeOf(env))
 	}
+	res.gate = gate{ws: r.ws, dir: ws, max: lim.FileSize}
+	if root != "" && !res.Trusted {
+		res.gate.dot = untrusted.New(filepath.Join(root, "."+a.Name), "")
+	}
+	if own := a.userDir(env); own != "" {
+		res.gate.own, _ = filepath.Abs(own)
+	}
 
 	// Files: user, workspace, directories.
 	r.sources(ctx, KindDefault, dir)
@@ -468,7 +492,9 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	if r.errs.Len() > 0 {
 		return nil, r.errs.Err()
 	}
-	r.untrusted(root, rootTrusted)
+	// The warning about the files not applied goes here, once --cfg has
+	// named what else lies in the workspace.
+	untrustedAt := len(res.Warnings)
 	// Environment: each variable is a layer of its own.
 	envPrefix := a.EnvPrefix
 	if envPrefix == "" {
@@ -502,6 +528,7 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	if r.errs.Len() > 0 {
 		return nil, r.errs.Err()
 	}
+	r.untrusted(root, rootTrusted, untrustedAt)
 	if a.Flags != nil {
 		r.push(Layer[P]{Kind: KindFlags, Name: "flags", Partial: a.Flags})
 	}
@@ -539,9 +566,11 @@ func (r *reader[P, R]) probe(ctx context.Context, kind Kind, base, trustDir stri
 }
 
 // untrusted reports the files that were found but not applied: once for
-// each directory whose trust would apply them.
-func (r *reader[P, R]) untrusted(root string, rootTrusted bool) {
+// each directory whose trust would apply them, at index at of the
+// warnings.
+func (r *reader[P, R]) untrusted(root string, rootTrusted bool, at int) {
 	var groups []Untrusted
+	dirOnly := map[string]bool{} // the group holds directory files alone
 	for _, p := range r.res.Probes {
 		if !p.Untrusted {
 			continue
@@ -552,22 +581,30 @@ func (r *reader[P, R]) untrusted(root string, rootTrusted bool) {
 		}
 		if i := slices.IndexFunc(groups, func(g Untrusted) bool { return g.Dir == dir }); i >= 0 {
 			groups[i].Files = append(groups[i].Files, p.Path)
+			dirOnly[dir] = dirOnly[dir] && p.Kind == KindDirectory
 			continue
 		}
-		groups = append(groups, Untrusted{Dir: dir, Files: []string{p.Path}, Workspace: dir == root, Nested: root != "" && dir != root, Outside: root == ""})
+		groups = append(groups, Untrusted{Dir: dir, Files: []string{p.Path}, Workspace: dir == root, Nested: root != "" && dir != root, Outside: root == "",
+			Once: dir == cmp.Or(root, r.dir)})
+		dirOnly[dir] = p.Kind == KindDirectory
 	}
+	var warnings diag.Errors
 	for _, g := range groups {
 		var msg string
 		switch {
 		case g.Nested:
 			msg = fmt.Sprintf("layers of a nested repository not applied: %s holds a repository of its own (.git), which the trust of the workspace %s does not reach (%s)", g.Dir, root, strings.Join(g.Files, ", "))
-		case g.Outside:
+		case g.Outside && dirOnly[g.Dir]:
 			msg = "directory layers not applied: untrusted, outside any workspace (" + strings.Join(g.Files, ", ") + ")"
+		case g.Outside:
+			msg = "layers not applied: untrusted, outside any workspace (" + strings.Join(g.Files, ", ") + ")"
 		default:
 			msg = "workspace layers not applied: untrusted (" + strings.Join(g.Files, ", ") + ")"
 		}
-		r.warn(&diag.Error{Code: diag.CodeUntrusted, Severity: diag.SeverityWarning, Source: g.Dir, Msg: msg, Hint: r.trustHint(g)})
+		warnings = append(warnings, &diag.Error{Code: diag.CodeUntrusted, Severity: diag.SeverityWarning, Source: g.Dir, Msg: msg, Hint: r.trustHint(g)})
 	}
+	r.res.Untrusted = groups
+	r.res.Warnings = slices.Insert(r.res.Warnings, at, warnings...)
 }
 
 // trustHint says how to apply the files of g: the host's hint, except for

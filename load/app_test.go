@@ -10,31 +10,45 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/hostile"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
 
-// tree writes files (path -> content) under a new temporary directory and
-// returns it. A path ending in "/" makes a directory.
+// tree writes files (path -> content) under a new temporary directory, as
+// writeTree does, and returns it.
 func tree(t *testing.T, files map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
+	writeTree(t, root, files)
+	return root
+}
+
+// writeTree writes files under root: a name that ends in / is a
+// directory, content "-> target" makes a symbolic link and "FIFO" a
+// named pipe.
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
 	for p, content := range files {
 		full := filepath.Join(root, p)
-		if strings.HasSuffix(p, "/") {
-			if err := os.MkdirAll(full, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+		var err error
+		switch {
+		case strings.HasSuffix(p, "/"):
+			err = os.MkdirAll(full, 0o755)
+		case strings.HasPrefix(content, "-> "):
+			err = os.Symlink(content[3:], full)
+		case content == "FIFO":
+			err = hostile.Mkfifo(full)
+		default:
+			err = os.WriteFile(full, []byte(content), 0o644)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	return root
 }
 
 type app = load.App[config.Partial, config.Config]

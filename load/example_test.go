@@ -2,11 +2,13 @@ package load_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/trust"
@@ -121,4 +123,39 @@ func ExampleApp_clientFiles() {
 	// asked for key (Search API key), password true
 	// https://api.example.com/mcp Bearer k-123 true
 	// npx [-y search-mcp] s3cret true
+}
+
+// A file that lies in a workspace nobody trusted is that workspace's
+// content, however it is named: a --cfg file in the working directory
+// does not apply, Result.Untrusted says which directory to trust for it
+// (what a host shows, or asks about), and ReadFile, through which a host
+// reads the workspace's other files, only looks at such a file.
+func ExampleResult_ReadFile() {
+	clone, _ := os.MkdirTemp("", "clone")
+	defer os.RemoveAll(clone)
+	_ = os.WriteFile(filepath.Join(clone, ".mcp.json"), []byte(`{"mcpServers": {"build": {"command": "sh", "args": ["-c", "make"]}}}`), 0o644)
+	_ = os.WriteFile(filepath.Join(clone, "prompts.md"), []byte("You are a build bot."), 0o644)
+
+	for _, trusted := range []bool{false, true} {
+		app := load.App[config.Partial, config.Config]{
+			Name: "strata", Defaults: config.Default(), Dir: clone, Environ: []string{},
+			Cfg: []string{filepath.Join(clone, ".mcp.json")}, MCPServers: partial.Path{"mcp_servers"},
+			TrustWorkspace: trusted, // as --trust does, for this load
+		}
+		res, err := app.Load(context.Background())
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		_, build := res.Config.MCPServers["build"]
+		_, err = res.ReadFile(context.Background(), filepath.Join(clone, "prompts.md"))
+		fmt.Println("trusted:", trusted, "build:", build, "untrusted code:", errors.Is(err, diag.CodeUntrusted))
+		for _, u := range res.Untrusted {
+			fmt.Println("trust", u.Dir == clone, "to apply", len(u.Files), "file, --trust would do:", u.Once)
+		}
+	}
+	// Output:
+	// trusted: false build: false untrusted code: true
+	// trust true to apply 1 file, --trust would do: true
+	// trusted: true build: true untrusted code: false
 }

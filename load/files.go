@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -68,6 +69,11 @@ func (r *reader[P, R]) probeFile(ctx context.Context, kind Kind, base string, tr
 // [KindCfg] as a --cfg file's are; the warnings are those [Result].Warnings
 // would hold; the error holds every problem found. Relative paths stay as
 // the files write them: the layers are to print or compare, not to run.
+// So File reads a file wherever it lies, in a workspace nobody trusted
+// too: it starts nothing and connects to nothing (strata merge and diff
+// read through it), and is how one looks at a repository's files before
+// trusting it. What came from a variable or an input prints as its
+// reference ([codec.Document.Secrets]).
 func (a *App[P, R]) File(ctx context.Context, path string) (layers []Layer[P], warnings diag.Errors, err error) {
 	if _, err := shape.OfPartial(typeOf[P]()); err != nil {
 		return nil, nil, err
@@ -119,7 +125,7 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 			return
 		}
 	}
-	fr := r.read(ctx, path, abs, chain, f)
+	fr := r.read(ctx, kind, path, abs, chain, f)
 	if fr.failed {
 		return
 	}
@@ -139,8 +145,10 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 }
 
 // read reads, parses and decodes the file at path, once: later calls give
-// what the first one gave, without its problems.
-func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []string, f clients.Format) *fileRead[P] {
+// what the first one gave, without its problems. A file of the workspace
+// nobody trusted is not read (see [gate]): it is recorded, as a file of
+// kind not applied, for the warning about them.
+func (r *reader[P, R]) read(ctx context.Context, kind Kind, path, abs string, chain []string, f clients.Format) *fileRead[P] {
 	key := fileKey{abs, f}
 	if fr, ok := r.files[key]; ok {
 		return fr
@@ -150,13 +158,19 @@ func (r *reader[P, R]) read(ctx context.Context, path, abs string, chain []strin
 		r.files = make(map[fileKey]*fileRead[P])
 	}
 	r.files[key] = fr
+	max := min(r.lim.FileSize, r.lim.Total-r.readBytes)
+	data, err := r.res.gate.read(ctx, path, abs, max, "a layer file")
+	if errors.Is(err, diag.CodeUntrusted) {
+		if !slices.ContainsFunc(r.res.Probes, func(p Probe) bool { return p.Untrusted && p.Path == abs }) {
+			r.res.Probes = append(r.res.Probes, Probe{Kind: kind, Path: abs, Found: true, Untrusted: true, TrustDir: r.res.gate.dir})
+		}
+		return fr
+	}
 	format, ok := codec.FormatOf(path)
 	if !ok {
 		r.add(&diag.Error{Code: diag.CodeRead, Source: path, Msg: "cannot tell the format from the file name", Hint: "use a .toml, .json, .yaml or .yml file"})
 		return fr
 	}
-	max := min(r.lim.FileSize, r.lim.Total-r.readBytes)
-	data, err := readfile.Regular(ctx, path, max, "a layer file")
 	if err != nil && max < r.lim.FileSize && errors.Is(err, readfile.ErrTooLarge) {
 		err = &diag.Error{Code: diag.CodeLimit, Source: path, Msg: fmt.Sprintf("the layer files of this load hold more than %s in all, the limit", readfile.Bytes(r.lim.Total)), Hint: "extend fewer or smaller files"}
 	}
@@ -360,11 +374,17 @@ func (r *reader[P, R]) importer() *clients.Env {
 	return r.im
 }
 
-// readEnvFile reads an envFile through the one bounded reader, within
-// the limits of a layer file and counting towards the load's total.
+// readEnvFile reads an envFile through the gate (one of the workspace
+// nobody trusted is not opened; internal/clients leaves its server out
+// before asking) and the one bounded reader, within the limits of a layer
+// file and counting towards the load's total.
 func (r *reader[P, R]) readEnvFile(ctx context.Context, path string) ([]byte, error) {
 	max := min(r.lim.FileSize, r.lim.Total-r.readBytes)
-	data, err := readfile.Regular(ctx, path, max, "an environment file")
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: err.Error(), Err: err}
+	}
+	data, err := r.res.gate.read(ctx, path, abs, max, "an environment file")
 	if err != nil && max < r.lim.FileSize && errors.Is(err, readfile.ErrTooLarge) {
 		err = &diag.Error{Code: diag.CodeLimit, Source: path, Msg: fmt.Sprintf("the files of this load hold more than %s in all, the limit", readfile.Bytes(r.lim.Total)), Err: readfile.ErrTooLarge}
 	}

@@ -265,7 +265,6 @@ func TestForeignProblems(t *testing.T) {
 		cfg          string
 		environ      []string
 		input        bool // whether the host can ask for inputs
-		trusted      bool // the workspace is trusted
 		want         []string
 		wantWarnings []string
 		wantServers  config.MCPServers // checked when set
@@ -344,8 +343,7 @@ func TestForeignProblems(t *testing.T) {
   "b": {"type": "stdio", "command": "x", "sandboxEnabled": true},
   "c": {"type": "stdio", "command": "x", "arg": []}
 }}`},
-			cfg:     ".vscode/mcp.json",
-			trusted: true,
+			cfg: ".vscode/mcp.json",
 			want: []string{
 				".vscode/mcp.json:2:53: servers.a.envFile: cannot read the environment file WORK/missing.env: no such file or directory; the path is relative to the workspace folder WORK",
 				".vscode/mcp.json:3:42: servers.b.sandboxEnabled: VS Code's sandbox is not available in strata; the server would run without it; remove sandboxEnabled to run the server unsandboxed",
@@ -478,11 +476,10 @@ default_tools_approval_mode = "approve"
 			if tt.input {
 				input = (&asker{}).input
 			}
-			var trust load.Truster
-			if tt.trusted {
-				trust = trustAll{}
-			}
-			res, err := loadClientTrusting(t, trust, root, tt.environ, input, tt.cfg)
+			// The files are the workspace's, which is trusted: those of a
+			// workspace nobody trusted are not read at all
+			// (TestUntrustedFilesByName).
+			res, err := loadClientTrusting(t, trustAll{}, root, tt.environ, input, tt.cfg)
 			var got []string
 			for _, e := range diag.All(err) {
 				got = append(got, strings.ReplaceAll(e.Error(), root, "WORK"))
@@ -521,7 +518,7 @@ func TestForeignInputsAsked(t *testing.T) {
 }`
 	root := tree(t, map[string]string{"one/.vscode/mcp.json": file, "two/.vscode/mcp.json": strings.ReplaceAll(file, `"a"`, `"c"`)})
 	a := &asker{answers: map[string]string{"user": "ann", "pass": "s3cret"}}
-	res, err := loadClient(t, root, nil, a.input, root+"/one/.vscode/mcp.json", root+"/two/.vscode/mcp.json")
+	res, err := loadClientTrusting(t, trustAll{}, root, nil, a.input, root+"/one/.vscode/mcp.json", root+"/two/.vscode/mcp.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -544,7 +541,7 @@ func TestForeignInputsAsked(t *testing.T) {
 func TestForeignInputCanceled(t *testing.T) {
 	root := tree(t, map[string]string{".vscode/mcp.json": `{"inputs": [{"type": "promptString", "id": "k", "description": "Key"}],
 "servers": {"a": {"type": "stdio", "command": "x", "args": ["${input:k}"]}}}`})
-	_, err := loadClient(t, root, nil, func(ctx context.Context, _, _ string, _ bool) (string, error) {
+	_, err := loadClientTrusting(t, trustAll{}, root, nil, func(ctx context.Context, _, _ string, _ bool) (string, error) {
 		return "", context.Canceled
 	}, root+"/.vscode/mcp.json")
 	if !errors.Is(err, context.Canceled) {

@@ -76,16 +76,18 @@ func TestForeignGuessNeverHides(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Chdir(dir)
+			// The file lies in the working directory: trusted, for it to
+			// be read at all.
 			environ := []string{"STRATA_CONFIG_HOME=" + t.TempDir(), "MYAPP_CONFIG_HOME=" + t.TempDir()}
 			var err error
 			if tt.host {
 				var defaults modelHost
 				defaults.Assistant.Tools = config.Default().Tools
-				a := load.App[modelHostPartial, modelHost]{Name: "myapp", Defaults: defaults, Dir: dir, Environ: environ,
+				a := load.App[modelHostPartial, modelHost]{Name: "myapp", Defaults: defaults, Dir: dir, Environ: environ, TrustWorkspace: true,
 					Cfg: []string{"config.toml"}, MCPServers: partial.Path{"assistant", "mcp_servers"}}
 				_, err = a.Load(context.Background())
 			} else {
-				a := load.App[config.Partial, config.Config]{Name: "strata", Defaults: config.Default(), Dir: dir, Environ: environ,
+				a := load.App[config.Partial, config.Config]{Name: "strata", Defaults: config.Default(), Dir: dir, Environ: environ, TrustWorkspace: true,
 					Cfg: []string{"config.toml"}, MCPServers: partial.Path{"mcp_servers"}}
 				_, err = a.Load(context.Background())
 			}

@@ -76,6 +76,10 @@ func trustHint(u load.Untrusted) string {
 	switch {
 	case u.Nested:
 		return "to apply them, trust that repository and everything below it: run strata trust --root " + root + " --recursive"
+	case u.Outside && u.Once:
+		// The working directory: strata trust records nothing outside a
+		// workspace unless --root names it.
+		return "to apply them, run strata trust --root " + root + ", or pass --trust"
 	case u.Outside:
 		return "to apply it, run strata trust --root " + root + " (that directory's file alone), or make a .strata/ directory at the project's root and trust that"
 	case isWithin(wd, u.Dir):

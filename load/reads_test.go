@@ -1,0 +1,165 @@
+package load_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// opens are the module's places that open a file other than through the
+// gate (load.Result.ReadFile and the loader's reading of every file of a
+// load), each with why what it opens is never a workspace's file: a file
+// in a workspace nobody trusted is read through the gate, which decides
+// by where the file lies, or not at all. A place is "<file> <function>".
+var opens = map[string]string{
+	// The gate itself, and its one bounded reader.
+	"load/gate.go gate.read":                "the gate: a file of the workspace nobody trusted is looked at, never opened",
+	"internal/readfile/readfile.go Regular": "the one bounded reader, which the gate reads through",
+	"codec/limits.go Limits.ReadFile":       "a host's reading of a file it names itself; strata's own code reads layers through the gate",
+	"lock/file.go Read":                     "a host's reading of a lock it names itself; strata reads its locks through the gate (Workspace.readLock) and parses them with lock.ReadBytes",
+	"lock.go Workspace.readLock":            "the lock, through the gate (load.Result.ReadFile)",
+	// The user's own files, at places the user (or the host) chose.
+	"trust/trust.go Store.read":                "the trust list, in the user's config directory, out of any workspace's reach",
+	"trust/lock_unix.go lock":                  "the trust list's lock file, beside the trust list",
+	"trust/lock_windows.go lock":               "the trust list's lock file, beside the trust list",
+	"internal/gateway/token.go ReadToken":      "the bearer token of serve --http: a file the user names by flag, or one strata made in the user's cache directory",
+	"internal/cli/serve.go serveCmd.serveHTTP": "the call log, a file the user names by flag, opened to append",
+	"internal/cache/cache.go identify":         "what a launch runs, to key the cache: a launch in the workspace nobody trusted is refused before (untrusted.Workspace.Check)",
+	"internal/cache/cache.go Cache.Get":        "the cache directory, the user's",
+	"internal/cache/cache.go Cache.Failed":     "the cache directory, the user's",
+	"internal/cache/cache.go holds":            "the cache directory, the user's",
+	"internal/cache/answers.go Answers.read":   "the cache directory, the user's",
+	"internal/cache/npx.go addVersion":         "the package.json of what an npx launch runs, to key the cache, through the bounded reader: found from the launch's directory, a private one while the workspace is untrusted",
+	"internal/exe/exe.go Sum":                  "a program or an interpreter's script, hashed for a pin: what a launch runs, which untrusted.Workspace.Check decides",
+	"internal/procs/private.go SweepPrivate":   "the base of the private directories, the user's, swept of what a crash left",
+	"internal/procs/private_unix.go hold":      "a private directory, the user's, locked while in use",
+	"internal/procs/private_unix.go sweep":     "a private directory, the user's, removed once no process holds it",
+	// The system's files.
+	"internal/procs/procs.go devNull":          "/dev/null",
+	"internal/procs/idle_linux.go cpuTicks":    "/proc/stat",
+	"internal/pollfile/reopen_linux.go Reopen": "the process's own standard input, through /proc/self/fd",
+}
+
+// skipped are the directories whose code is not strata's running code:
+// test support, benchmarks' programs, example programs, npm's packages.
+var skipped = []string{"node_modules", "testdata", ".git", "fixtures", "bench", "proctest"}
+
+// TestEveryReadPassesTheGate holds the rule "where a file lies decides
+// what it is" to one place: every call in the module's code that opens a
+// file or reads one into memory (os.Open, os.OpenFile, os.ReadFile,
+// readfile.Regular, lock.Read, a ReadFile method) is the gate's, or is
+// listed in opens with why it never opens a workspace's file. A new
+// command that reads a file fails here until it reads through the gate
+// (load.Result.ReadFile) or says why it need not.
+func TestEveryReadPassesTheGate(t *testing.T) {
+	found := map[string]bool{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if slices.Contains(skipped, d.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		rel := filepath.ToSlash(strings.TrimPrefix(path, ".."+string(filepath.Separator)))
+		for _, decl := range f.Decls {
+			ast.Inspect(decl, func(n ast.Node) bool {
+				if call, ok := n.(*ast.CallExpr); ok && opensFile(call) {
+					found[rel+" "+declName(decl)] = true
+				}
+				return true
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, place := range slices.Sorted(maps.Keys(found)) {
+		if opens[place] == "" {
+			t.Errorf("%s opens a file, not through the gate: read it with load.Result.ReadFile, or list it in opens with why it is never a workspace's file", place)
+		}
+	}
+	for place := range opens {
+		if !found[place] {
+			t.Errorf("opens lists %s, which opens no file (any more): remove it", place)
+		}
+	}
+}
+
+// opensFile reports whether call opens a file or reads one.
+func opensFile(call *ast.CallExpr) bool {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg := ""
+	if id, ok := sel.X.(*ast.Ident); ok {
+		pkg = id.Name
+	}
+	switch name := sel.Sel.Name; {
+	case pkg == "os":
+		return name == "Open" || name == "OpenFile" || name == "ReadFile"
+	case pkg == "readfile":
+		return name == "Regular"
+	case pkg == "lock":
+		return name == "Read"
+	default:
+		return name == "ReadFile" // a method: codec.Limits', load.Result's
+	}
+}
+
+// declName is the name of what decl declares: a function, a method
+// ("Type.Method") or package-level variables.
+func declName(decl ast.Decl) string {
+	switch d := decl.(type) {
+	case *ast.FuncDecl:
+		if d.Recv == nil || len(d.Recv.List) == 0 {
+			return d.Name.Name
+		}
+		t := d.Recv.List[0].Type
+		for {
+			switch x := t.(type) {
+			case *ast.StarExpr:
+				t = x.X
+				continue
+			case *ast.IndexExpr:
+				t = x.X
+				continue
+			case *ast.IndexListExpr:
+				t = x.X
+				continue
+			case *ast.Ident:
+				return x.Name + "." + d.Name.Name
+			}
+			return d.Name.Name
+		}
+	case *ast.GenDecl:
+		var names []string
+		for _, spec := range d.Specs {
+			if v, ok := spec.(*ast.ValueSpec); ok {
+				for _, n := range v.Names {
+					names = append(names, n.Name)
+				}
+			}
+		}
+		return strings.Join(names, ",")
+	}
+	return ""
+}
