@@ -70,7 +70,7 @@ func (c *trustCmd) Run(e *env) error {
 		what += " and everything below it, nested repositories included"
 		where = "recursive; " + where
 	case root == "":
-		what += ", its own .strata.toml alone: it is in no workspace"
+		what += " alone, in no workspace: its .strata.toml, and the files in it named while strata runs there"
 	}
 	_, err = fmt.Fprintf(e.Stdout, "trusted %s (%s)\n", what, where)
 	return err
