@@ -70,6 +70,7 @@ var valueTypes = map[string]reflect.Type{
 	"config.MCPServerPartial":    reflect.TypeFor[config.MCPServerPartial](),
 	"config.MCPServers":          reflect.TypeFor[config.MCPServers](),
 	"config.MCPServersPartial":   reflect.TypeFor[config.MCPServersPartial](),
+	"config.NameScheme":          reflect.TypeFor[config.NameScheme](),
 	"config.Parameter":           reflect.TypeFor[config.Parameter](),
 	"config.ParameterPartial":    reflect.TypeFor[config.ParameterPartial](),
 	"config.Partial":             reflect.TypeFor[config.Partial](),

@@ -23,10 +23,11 @@ type modelKey struct {
 
 // keySamples are values of the leaf types that take a particular text.
 var keySamples = map[reflect.Type]string{
-	reflect.TypeFor[config.Source]():  "builtin",
-	reflect.TypeFor[config.Command](): "echo hi",
-	reflect.TypeFor[config.Types]():   "string",
-	reflect.TypeFor[config.Expose]():  "all",
+	reflect.TypeFor[config.Source]():     "builtin",
+	reflect.TypeFor[config.Command]():    "echo hi",
+	reflect.TypeFor[config.Types]():      "string",
+	reflect.TypeFor[config.Expose]():     "all",
+	reflect.TypeFor[config.NameScheme](): "{server}__{tool}",
 }
 
 // modelKeys walks partial type t below path and lists every key a user can

@@ -33,6 +33,7 @@ func allUnsetServer() config.MCPServerPartial {
 		Namespace:         layertest.UnsetValue[string](),
 		DisabledPrompts:   partial.List[string]{Base: partial.BaseDefault},
 		PromptNames:       partial.Map[partial.Value[string]]{Reset: true},
+		ToolNames:         layertest.UnsetValue[config.NameScheme](),
 	}
 }
 

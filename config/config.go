@@ -39,6 +39,10 @@ type Config struct {
 	Toolsets Toolsets `toml:"toolsets"`
 	Toolset  string   `toml:"toolset"`
 	Lock     Lock     `toml:"lock"`
+	// ToolNames is how the tools of every MCP server are named, for the
+	// servers that say nothing of their own ([MCPServer].ToolNames);
+	// "" is [BareNames]. See [Config.ToolNamesOf].
+	ToolNames NameScheme `toml:"tool_names"`
 }
 
 // Tools are the configured tools by name; the entry named [EveryTool] ("*")
@@ -169,6 +173,11 @@ type MCPServer struct {
 	// them: the server's name to the name served (taken as it is, without
 	// the namespace).
 	PromptNames map[string]string `toml:"prompt_names"`
+	// ToolNames is how the server's tools are named in the catalog
+	// ("{server}__{tool}"); "" is the config's tool_names, else
+	// [BareNames]. Expose, EnabledTools and DisabledTools name the tools
+	// as the server does.
+	ToolNames NameScheme `toml:"tool_names"`
 }
 
 // IsEnabled reports whether the server is used: its enabled setting, true
@@ -430,6 +439,9 @@ func (c Config) ValidateAt(mount partial.Path) error {
 	}
 	for _, name := range servers {
 		errs = append(errs, c.MCPServers[name].validate(mount.Append("mcp_servers", name))...)
+	}
+	if e := checkToolNames(c.ToolNames, mount.Append("tool_names")); e != nil {
+		errs = append(errs, e)
 	}
 	errs = append(errs, c.Toolsets.validate(mount, c.Toolset)...)
 	errs = append(errs, c.Budget.validate(mount.Append("budget"))...)

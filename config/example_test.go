@@ -141,3 +141,20 @@ enable.state = false
 	// false if_named
 	// false true
 }
+
+// A scheme names a server's tools in the catalog, and gives back the
+// server's name for one; Claude Code's is one of the documented ones.
+func ExampleNameScheme() {
+	for _, s := range []config.NameScheme{config.BareNames, config.ServerNames, config.ClaudeCodeNames, "gh_{tool}"} {
+		name := s.Name("github", "create_issue")
+		tool, _ := s.Tool("github", name)
+		fmt.Printf("%-22s %-27s %s\n", s, name, tool)
+	}
+	fmt.Println(config.NameScheme("{server}:{tool}").Check())
+	// Output:
+	// {tool}                 create_issue                create_issue
+	// {server}__{tool}       github__create_issue        create_issue
+	// mcp__{server}__{tool}  mcp__github__create_issue   create_issue
+	// gh_{tool}              gh_create_issue             create_issue
+	// invalid tool_names "{server}:{tool}": ':' is not in a tool name: a name is letters, digits, '_', '-' and '.' (and OpenAI and Anthropic take no '.'); write a template of {tool} (the tool's name on its server) and {server} (the server's name), such as "{server}__{tool}"; "{tool}" keeps the servers' names
+}

@@ -186,3 +186,38 @@ func FuzzParseSource(f *testing.F) {
 		}
 	})
 }
+
+// FuzzNameScheme: any scheme is checked without a panic, and a scheme
+// that passes names every tool of every server so that the name gives
+// back the tool.
+func FuzzNameScheme(f *testing.F) {
+	for _, s := range []string{"{tool}", "{server}__{tool}", "mcp__{server}__{tool}", "gh_{tool}", "{tool}.{server}", "{server}{tool}", "", "{tool", "{server}", "{tool}{tool}", "a:{tool}", "{Tool}", "\xff{tool}"} {
+		f.Add(s, "gh", "create_issue")
+	}
+	f.Add("{server}__{tool}", "{tool}", "{server}")
+	f.Add("{server}__{tool}", "a__b", "__c")
+	f.Fuzz(func(t *testing.T, scheme, server, tool string) {
+		s := config.NameScheme(scheme)
+		var read config.NameScheme
+		err := s.Check()
+		if uerr := read.UnmarshalText([]byte(scheme)); (uerr == nil) != (err == nil) {
+			t.Fatalf("Check(%q) = %v, UnmarshalText = %v", scheme, err, uerr)
+		}
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatalf("Check(%q): empty error", scheme)
+			}
+			return
+		}
+		if tool == "" {
+			return
+		}
+		name := s.Name(server, tool)
+		if got, ok := s.Tool(server, name); !ok || got != tool {
+			t.Fatalf("%q: Tool(%q, Name(%q, %q) = %q) = %q, %v", scheme, server, server, tool, name, got, ok)
+		}
+		if s == config.BareNames && name != tool {
+			t.Fatalf("%q names %q %q", scheme, tool, name)
+		}
+	})
+}

@@ -8,13 +8,14 @@ import (
 // environment or an override says. See [Config] for the meaning of each
 // field.
 type Partial struct {
-	Tools      ToolsPartial          `toml:"tools" doc:"Tools by name; the '*' entry holds what every tool inherits (run, result, enable)."`
-	MCPServers MCPServersPartial     `toml:"mcp_servers" doc:"MCP servers by name: programs started over stdio, or remote servers reached over HTTP."`
-	Discover   DiscoverPartial       `toml:"discover" doc:"Where self-describing tools are found."`
-	Lock       LockPartial           `toml:"lock" doc:"What the lock of tool definitions (strata.lock) does with a tool that changed."`
-	Budget     BudgetPartial         `toml:"budget" doc:"What the tool definitions a model is given may cost (o200k_base tokens), and each provider's limits."`
-	Toolsets   ToolsetsPartial       `toml:"toolsets" doc:"Named sets of tools; toolset (or --toolset, STRATA_TOOLSET) chooses the one a run gives the model."`
-	Toolset    partial.Value[string] `toml:"toolset" doc:"The tool set a run gives the model (a name of toolsets); unset, every tool."`
+	Tools      ToolsPartial              `toml:"tools" doc:"Tools by name; the '*' entry holds what every tool inherits (run, result, enable)."`
+	MCPServers MCPServersPartial         `toml:"mcp_servers" doc:"MCP servers by name: programs started over stdio, or remote servers reached over HTTP."`
+	Discover   DiscoverPartial           `toml:"discover" doc:"Where self-describing tools are found."`
+	Lock       LockPartial               `toml:"lock" doc:"What the lock of tool definitions (strata.lock) does with a tool that changed."`
+	Budget     BudgetPartial             `toml:"budget" doc:"What the tool definitions a model is given may cost (o200k_base tokens), and each provider's limits."`
+	Toolsets   ToolsetsPartial           `toml:"toolsets" doc:"Named sets of tools; toolset (or --toolset, STRATA_TOOLSET) chooses the one a run gives the model."`
+	Toolset    partial.Value[string]     `toml:"toolset" doc:"The tool set a run gives the model (a name of toolsets); unset, every tool."`
+	ToolNames  partial.Value[NameScheme] `toml:"tool_names" doc:"How every MCP server's tools are named, for servers that set no tool_names of their own: a template of {server} (the server's name) and {tool} (the tool's name there), such as \"{server}__{tool}\" or Claude Code's \"mcp__{server}__{tool}\". Unset or \"{tool}\": the servers' own names. [tools.<name>] keys name tools as the catalog does."`
 }
 
 // ToolsetsPartial is the partial twin of [Toolsets].
@@ -124,6 +125,7 @@ type MCPServerPartial struct {
 	Namespace         partial.Value[string]              `toml:"namespace" doc:"Where strata serve offers the server's resources and prompts, put before their URIs (<namespace>+<uri>) and names (<namespace>.<name>), so that two servers' do not collide; letters, digits and - (starting with a letter). Without it they are served as the server gives them."`
 	DisabledPrompts   partial.List[string]               `toml:"disabled_prompts" doc:"Prompts of the server that strata serve leaves out, by the server's names."`
 	PromptNames       partial.Map[partial.Value[string]] `toml:"prompt_names" doc:"Renames prompts of the server where strata serve offers them: the server's name = the name served (taken as it is, without the namespace)."`
+	ToolNames         partial.Value[NameScheme]          `toml:"tool_names" doc:"How the server's tools are named in the catalog: a template of {server} and {tool}, such as \"{server}__{tool}\"; unset, the top-level tool_names, else the server's own names (\"{tool}\"). expose, enabled_tools and disabled_tools name tools as the server does."`
 }
 
 // DiscoverPartial is the partial twin of [Discover].

@@ -77,6 +77,9 @@ func (s MCPServer) validate(p partial.Path) diag.Errors {
 			errs = append(errs, &diag.Error{Code: diag.CodeBadValue, Path: p.Append("prompt_names", k), Msg: "the name served is empty", Hint: "write the name to serve the prompt as, or leave it out with disabled_prompts"})
 		}
 	}
+	if e := checkToolNames(s.ToolNames, p.Append("tool_names")); e != nil {
+		errs = append(errs, e)
+	}
 	if s.StartupTimeoutSec <= 0 {
 		add("startup_timeout_sec", fmt.Sprintf("must be positive, found %v", s.StartupTimeoutSec), "")
 	}

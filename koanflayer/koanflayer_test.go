@@ -252,7 +252,7 @@ func TestUnflattenAndCut(t *testing.T) {
 		{
 			name: "without Unflatten a flat key is a key",
 			text: "\"tools/grep/run\" = \"ask\"\n",
-			want: "koanf org: 'tools/grep/run': unknown key; known keys: tools, mcp_servers, discover, lock, budget, toolsets, toolset",
+			want: "koanf org: 'tools/grep/run': unknown key; known keys: tools, mcp_servers, discover, lock, budget, toolsets, toolset, tool_names",
 		},
 		{
 			name: "cut through a value",

@@ -55,6 +55,7 @@ var samples = randpartial.Samples{
 	reflect.TypeFor[config.Types]():       {config.Types{"string"}, config.Types{"array", "null"}},
 	reflect.TypeFor[config.Expose]():      {config.Expose{}, config.Expose{None: true}, config.Expose{Tools: []string{"read_file", "x.y"}}},
 	reflect.TypeFor[config.ToolNames]():   {config.ToolNames{}, config.ToolNames{"read_file"}, config.ToolNames{"a", "b c"}},
+	reflect.TypeFor[config.NameScheme]():  {config.BareNames, config.ServerNames, config.ClaudeCodeNames, config.NameScheme("gh-{tool}.x")},
 }
 
 var layers = randpartial.Of[config.Partial](samples)
