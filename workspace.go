@@ -406,7 +406,7 @@ func (w *Workspace[P, R]) placeOne(e *diag.Error) *diag.Error {
 	}
 	label := e.Source
 	switch label {
-	case "", "skipped", "changed", "cache":
+	case "", "skipped", "renamed", "changed", "cache":
 	default:
 		return e // positioned by its source already
 	}

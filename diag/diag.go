@@ -31,7 +31,7 @@
 //	invalid              the config is inconsistent or incomplete: a server without a command, a key not allowed in '*'
 //	not-found            a name names nothing: no MCP server, tool, builtin or discovered tool of that name
 //	override             an override of a discovered schema loosens it, or names a parameter it does not have
-//	name-collision       tools share a name, which is then nobody's: they are left out
+//	name-collision       tools share a name: each is given under its server's, settings for it do not say whose, or a name is taken
 //	untrusted            the workspace is not trusted: its layers are not applied, or a launch that resolves into it is left out
 //	refused              strata refuses what was asked because it is not safe: trusting a home directory
 //	pin-changed          a pinned launch differs from its pin (errors.Is(err, trust.ErrChanged) holds too)

@@ -107,7 +107,7 @@ func Build(c config.Config, f Found) (*Catalog, error) { return BuildAt(c, f, ni
 // ([assistant.tools.<name>]); their Path stays the model's, which the host
 // places (see config.Config.ValidateAt).
 func BuildAt(c config.Config, f Found, mount partial.Path) (*Catalog, error) {
-	b := &builder{c: c, f: f, mount: mount, described: map[string]Described{}, collided: map[string]owners{}}
+	b := &builder{c: c, f: f, mount: mount, described: map[string]Described{}}
 	for name, d := range f.Described {
 		b.described[name] = d
 	}
@@ -116,6 +116,11 @@ func BuildAt(c config.Config, f Found, mount partial.Path) (*Catalog, error) {
 	for _, name := range c.Tools.Names() {
 		t, _ := c.Tools.Effective(name)
 		if !t.Enabled() {
+			if t.Tool.Source.IsZero() && t.Tool.Command.IsZero() && b.owners(name).count() == 0 {
+				if e := b.bareError(name, partial.Path{"tools", name}); e != nil {
+					b.fail(e) // even turned off: it may be meant to turn a tool off
+				}
+			}
 			delete(b.described, name)
 			continue
 		}
@@ -133,9 +138,8 @@ func BuildAt(c config.Config, f Found, mount partial.Path) (*Catalog, error) {
 		if !t.Enabled() {
 			continue
 		}
-		if o := b.owners(name); o.count() > 1 {
-			b.collided[name] = o
-			continue
+		if o := b.owners(name); !o.local {
+			continue // the name is another's
 		}
 		if d, ok := b.definition(name, t); ok {
 			d.Source = "local"
@@ -144,7 +148,7 @@ func BuildAt(c config.Config, f Found, mount partial.Path) (*Catalog, error) {
 		}
 	}
 	tools = append(tools, b.exposed()...)
-	b.warnCollisions()
+	b.warnShared()
 	cat := newCatalog(tools)
 	cat.Warnings = append(append(diag.Errors(nil), f.Warnings...), b.warnings...)
 	sort.SliceStable(cat.Warnings, func(i, j int) bool { return cat.Warnings[i].Error() < cat.Warnings[j].Error() })
@@ -165,14 +169,22 @@ type builder struct {
 	described map[string]Described // the discovered executables not yet used
 	errs      diag.Errors
 	warnings  diag.Errors
-	// owned says who has a tool of each name under that name; unsure
-	// are the servers that failed, expose all their tools and have no
-	// list on record (see index).
-	owned  map[string]*owners
-	unsure []string
-	// collided are the names that the config does not mention and that
-	// several have: none of them is used (see warnCollisions).
-	collided map[string]owners
+	// The names of the tools that join on their own (see index):
+	// schemed are the joiners by their names under their servers'
+	// schemes; given by the names they are given, nameOf each one's
+	// (none when it is not given); bare the tools a scheme renames, by
+	// their servers' names for them. unsure are the servers that failed,
+	// expose all their tools and have no list on record.
+	schemed, given map[string]*owners
+	nameOf         map[joiner]string
+	bare           map[string][]joiner
+	unsure         []string
+	// shared are the names under their schemes that the config does not
+	// mention and that several have, with who has them; sharedGiven, those
+	// of them under which a server's tool was given qualified (see
+	// warnShared).
+	shared      map[string]owners
+	sharedGiven map[string]bool
 }
 
 func (b *builder) fail(e *diag.Error) { b.errs = append(b.errs, e) }
@@ -190,23 +202,30 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 	if _, configured := b.c.Tools[name]; configured && src.Kind == "" && own.Command.IsZero() {
 		// Settings for a tool that a server exposes or a discovery
 		// directory has, on its own: no need to repeat its source, when
-		// only one has it.
-		o, unsure := b.owners(name), b.unsureOf(name)
-		switch {
-		case o.count() > 1:
+		// only one has it. A server that failed with nothing on record
+		// changes nothing of that (see index).
+		if o := b.schemed[name]; o != nil && o.count() > 1 {
 			b.fail(&diag.Error{Code: diag.CodeNameCollision, Path: path, Msg: fmt.Sprintf("%s %s a tool named %s", o.text(), o.verb(), name), Hint: "say which one these settings are for: " + o.sources(name)})
 			return Definition{}, false
+		}
+		o := b.owners(name)
+		switch {
 		case o.count() == 1 && len(o.down) == 1:
 			return Definition{}, false // its server failed: reported
-		case o.count() == 1 && len(unsure) > 0:
-			b.warnings = append(b.warnings, &diag.Error{Code: diag.CodeNameCollision, Severity: diag.SeverityWarning, Source: "skipped", Path: path,
-				Msg:  fmt.Sprintf("left out: %s did not answer, and may have a tool of this name too", serversText(unsure)),
-				Hint: "say which tool these settings are for: " + o.sources(name)})
-			return Definition{}, false
 		case o.count() == 1 && !o.local:
-			src = config.Source{Kind: config.SourceMCP, Server: o.servers[0]}
-		case o.count() == 0 && len(unsure) > 0:
-			return Definition{}, false // perhaps a tool of a server that failed: reported
+			server := o.servers[0]
+			src = config.Source{Kind: config.SourceMCP, Server: server}
+			if tool := o.tools[server]; tool != name {
+				src.Tool = tool
+			}
+		case o.count() == 0:
+			if e := b.bareError(name, path); e != nil {
+				b.fail(e)
+				return Definition{}, false
+			}
+			if len(b.unsureOf(name)) > 0 {
+				return Definition{}, false // perhaps a tool of a server that failed: reported
+			}
 		}
 	}
 	if src.Kind == config.SourceLocal && src.Tool != "" && own.Command.IsZero() {
@@ -236,7 +255,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		if !ok {
 			return Definition{}, false // the server was not listed: reported
 		}
-		upstream := src.Name(name)
+		upstream := b.upstream(src.Server, name, src)
 		mt, ok := tools[upstream]
 		if ok && !srv.Allows(upstream) {
 			b.fail(&diag.Error{Code: diag.CodeLeftOut, Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s's enabled_tools or disabled_tools leave out %s", src.Server, upstream), Hint: "allow it there, or name another tool"})
@@ -246,7 +265,11 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 			b.fail(&diag.Error{Code: diag.CodeNotFound, Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s has no tool named %s", src.Server, upstream), Hint: closestHint(upstream, slices.Sorted(maps.Keys(tools)))})
 			return Definition{}, false
 		}
-		base, d.Source = mt, config.Source{Kind: config.SourceMCP, Server: src.Server, Tool: src.Tool}.String()
+		d.Source = config.Source{Kind: config.SourceMCP, Server: src.Server}.String()
+		if upstream != name {
+			d.Source = sourceOf(src.Server, upstream)
+		}
+		base = mt
 		exec.Kind, exec.Server, exec.Tool, exec.Key = ExecMCP, src.Server, upstream, partial.Path{"mcp_servers", src.Server}.String()
 	case src.Kind == config.SourceLocal || src.Kind == "" && !own.Command.IsZero():
 		if b.f.Failed[path.String()] {
@@ -361,26 +384,35 @@ func (b *builder) exposed() []Definition {
 				b.fail(&diag.Error{Code: diag.CodeLeftOut, Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("%s is left out by enabled_tools or disabled_tools", want), Hint: "allow it there, or do not expose it"})
 			}
 		}
-		renamed := b.renamed(server)
+		scheme, renamed := b.c.ToolNamesOf(server), b.renamed(server)
 		for _, n := range names {
 			if !srv.Exposes(n) {
 				continue
 			}
-			if _, named := b.c.Tools[n]; named {
-				continue // the config's own entry decides
-			}
 			if renamed[n] && expose.All() {
 				continue // the config serves it under another name; a list that names it still exposes it
 			}
-			t, _ := config.Tools{config.EveryTool: b.c.Tools[config.EveryTool], n: {Source: config.Source{Kind: config.SourceMCP, Server: server}}}.Effective(n)
+			name, ok := b.nameOf[joiner{server, n}]
+			if !ok {
+				continue // it has no name: said where it was decided (see index)
+			}
+			if _, named := b.c.Tools[name]; named {
+				continue // the config's own entry decides
+			}
+			src := config.Source{Kind: config.SourceMCP, Server: server}
+			if n != name {
+				src.Tool = n
+			}
+			t, _ := config.Tools{config.EveryTool: b.c.Tools[config.EveryTool], name: {Source: src}}.Effective(name)
 			if !t.Enabled() {
 				continue
 			}
-			if o := b.owners(n); o.count() > 1 {
-				b.collided[n] = o
-				continue
-			}
-			if d, ok := b.definition(n, t); ok {
+			if d, ok := b.definition(name, t); ok {
+				if was := scheme.Name(server, n); was != name {
+					if _, shared := b.shared[was]; shared {
+						b.sharedGiven[was] = true
+					}
+				}
 				out = append(out, d)
 			}
 		}
@@ -389,12 +421,17 @@ func (b *builder) exposed() []Definition {
 }
 
 // renamed returns the tools of server that config entries take under
-// other names (source = "mcp.<server>.<tool>").
+// other names than the server's scheme gives them
+// (source = "mcp.<server>.<tool>").
 func (b *builder) renamed(server string) map[string]bool {
 	out := map[string]bool{}
+	scheme := b.c.ToolNamesOf(server)
 	for name, t := range b.c.Tools {
-		if t.Source.Kind == config.SourceMCP && t.Source.Server == server && t.Source.Tool != "" && t.Source.Tool != name {
-			out[t.Source.Tool] = true
+		if t.Source.Kind != config.SourceMCP || t.Source.Server != server {
+			continue
+		}
+		if tool := b.upstream(server, name, t.Source); scheme.Name(server, tool) != name {
+			out[tool] = true
 		}
 	}
 	return out
@@ -412,12 +449,17 @@ func (b *builder) names() []string {
 	for name := range b.f.Described {
 		out = append(out, name)
 	}
-	for _, tools := range b.f.Servers {
+	for server, tools := range b.f.Servers {
+		scheme := b.c.ToolNamesOf(server)
 		for name := range tools {
-			out = append(out, name)
+			out = append(out, scheme.Name(server, name))
 		}
 	}
+	for name := range b.given {
+		out = append(out, name) // qualified too
+	}
 	sort.Strings(out)
+	out = slices.Compact(out)
 	return out
 }
 

@@ -98,7 +98,9 @@ run = "unattended"
 // neither, whichever server sorts first; they are an error at the entry
 // that names the fix. A server that is down keeps its names: another
 // server's tool never takes them, with the cache telling what the server
-// listed, and without it (nothing known) the entry is left out.
+// listed. Without it (nothing known), a server that is down changes
+// nothing of what the other gives: the settings are for the one tool of
+// that name there is.
 func TestNameShadowing(t *testing.T) {
 	root, environ := hostileWorkspace(t, shadowConfig, map[string]string{
 		"create_issue.json": toolJSON("create_issue", "Create an issue."),
@@ -124,14 +126,14 @@ func TestNameShadowing(t *testing.T) {
 	}
 	// github is down: what the cache knows of it still holds its names.
 	run("names-shadow-down", environ, "resolve", "--trust", "--refresh")
-	// Nothing known of github: the entry cannot be told apart.
+	// Nothing known of github: it changes nothing of a_evil's tools.
 	cold := append(slices.Clone(environ), "XDG_CACHE_HOME="+t.TempDir())
 	run("names-shadow-down-cold", cold, "resolve", "--trust")
 }
 
 // TestDuplicateToolsOneWarning: two filesystem servers expose the same
-// fourteen tools; none of them is used under its own name, and one
-// warning says so for the pair, with the fix.
+// fourteen tools; each is given under its server's name, none under its
+// own, and one warning says so for the pair, with the fixes.
 func TestDuplicateToolsOneWarning(t *testing.T) {
 	requireNode(t)
 	bin := filepath.Join(repoRoot, "fixtures/mcp/node_modules/.bin/mcp-server-filesystem")
@@ -149,6 +151,31 @@ startup_timeout_sec = 60
 `, map[string]string{"docs/a.txt": "a\n", "src/b.txt": "b\n"})
 	stdout, stderr, code := strataIn(t, root, environ, "resolve", "--trust")
 	golden(t, "names-duplicates", result{code: code, stdout: catalogLines(t, stdout), stderr: stderr})
+}
+
+// TestTwoEverythings (issue 35): two server-everything servers without a
+// scheme give every tool of both, each under its server's name, with one
+// warning that says so and how to choose; with tool_names, the same
+// names and no warning; with Claude Code's scheme, its names.
+func TestTwoEverythings(t *testing.T) {
+	requireNode(t)
+	bin := filepath.Join(repoRoot, "fixtures/mcp/node_modules/.bin/mcp-server-everything")
+	server := func(name string) string {
+		return "[mcp_servers." + name + "]\ncommand = \"" + bin + "\"\nargs = [\"stdio\"]\nstartup_timeout_sec = 60\n\n"
+	}
+	root, environ := hostileWorkspace(t, server("ev1")+server("ev2"), map[string]string{})
+	for _, tt := range []struct{ golden, cfg string }{
+		{"names-everything-twice", ""},
+		{"names-everything-scheme", "tool_names={server}__{tool}"},
+		{"names-everything-claude", "tool_names=mcp__{server}__{tool}"},
+	} {
+		args := []string{"resolve", "--trust"}
+		if tt.cfg != "" {
+			args = append(args, "--cfg", tt.cfg)
+		}
+		stdout, stderr, code := strataIn(t, root, environ, args...)
+		golden(t, tt.golden, result{code: code, stdout: catalogLines(t, stdout), stderr: stderr})
+	}
 }
 
 // hostileText is what a hostile server says wherever it can: it clears

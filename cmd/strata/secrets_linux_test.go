@@ -207,8 +207,9 @@ func TestSecretsStayOffDisk(t *testing.T) {
 				t.Errorf("resolve lists no %s:\n%s", tool, out)
 			}
 		}
-		// The servers that share tool_000 were all listed: their shared
-		// names are nobody's, and one warning says so.
+		// The servers that share tool_000 were all listed: their tools of
+		// the shared names are given under the servers' names, and one
+		// warning says so.
 		for _, server := range []string{"cc", "cur", "desk", "github"} {
 			if !strings.Contains(stderr, server) {
 				t.Errorf("resolve's warning of the shared names does not name %s:\n%s", server, stderr)

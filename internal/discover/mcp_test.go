@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -92,13 +93,14 @@ run = "ask"
 		names = append(names, d.Name+"="+d.Source)
 	}
 	// read_text_file is renamed read: it is not also served under its own
-	// name. Both servers expose list_directory: it is nobody's.
-	want := []string{"read=mcp.fs.read_text_file", "write_file=mcp.fs"}
+	// name. Both servers expose list_directory: the name is neither's,
+	// and each is given under its server's name.
+	want := []string{"fs__list_directory=mcp.fs.list_directory", "other__list_directory=mcp.other.list_directory", "read=mcp.fs.read_text_file", "write_file=mcp.fs"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
-	wantWarnings := []string{`skipped: mcp_servers.other: the MCP servers fs and other both have a tool named list_directory; neither is used under that name; ` +
-		`to use one, give it a name of yours: [tools.<name>] source = "mcp.fs.list_directory"; or leave it out of one server with expose or disabled_tools`}
+	wantWarnings := []string{`renamed: mcp_servers.other: the MCP servers fs and other both have a tool named list_directory; neither gets the name: they are fs__list_directory and other__list_directory; ` +
+		`to give the name to one: [tools.list_directory] source = "mcp.fs.list_directory"; or name every server's tools so: tool_names = "{server}__{tool}"; or leave it out of one server with expose or disabled_tools`}
 	if diff := cmp.Diff(wantWarnings, errLines(c.Warnings)); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
@@ -325,7 +327,8 @@ expose = "all"
 }
 
 // TestServerDownKeepsItsNames: a server that fails keeps the names of the
-// tools it listed last, from the cache: they go to no other server, and
+// tools it listed last, from the cache: they go to no other server (whose
+// tool of a shared name keeps the name it had, under its server's), and
 // settings that name them without a source stay an error. Its tools whose
 // names strata does not take are left out, with one warning, as is a name
 // it lists twice.
@@ -358,14 +361,14 @@ optional = true
 `
 	r := discover.Resolver{Root: dir, Cache: &cache.Cache{Dir: t.TempDir()}}
 	up, err := resolveIn(t, r, src)
-	if err != nil || len(up.Tools) != 1 || up.Tools[0].Name != "tool_000" {
-		t.Fatalf("both up: %v, %v", err, up.Tools)
+	if got := toolNames(up); err != nil || !slices.Equal(got, []string{"a_evil__create_issue", "github__create_issue", "tool_000"}) {
+		t.Fatalf("both up: %v, %v", err, got)
 	}
 	wantRefused := `skipped: mcp_servers.a_evil: 2 tools are left out: their names ("evil\x1b]0;title\a", "a\u202eb\u202c") are not ones strata takes; a tool name is 1 to 128 characters that print as themselves: no control, formatting or bidirectional characters`
-	collision := `skipped: mcp_servers.github: the MCP servers a_evil and github both have a tool named create_issue; neither is used under that name; ` +
-		`to use one, give it a name of yours: [tools.<name>] source = "mcp.a_evil.create_issue"; or leave it out of one server with expose or disabled_tools`
+	collision := `renamed: mcp_servers.github: the MCP servers a_evil and github both have a tool named create_issue; neither gets the name: they are a_evil__create_issue and github__create_issue; ` +
+		`to give the name to one: [tools.create_issue] source = "mcp.a_evil.create_issue"; or name every server's tools so: tool_names = "{server}__{tool}"; or leave it out of one server with expose or disabled_tools`
 	listedTwice := "skipped: mcp_servers.a_evil: the server lists twice_listed more than once, with definitions that may differ; left out"
-	if diff := cmp.Diff([]string{wantRefused, listedTwice, collision}, errLines(up.Warnings)); diff != "" {
+	if diff := cmp.Diff([]string{collision, wantRefused, listedTwice}, errLines(up.Warnings)); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 	if err := os.WriteFile(down, nil, 0o644); err != nil {
@@ -374,11 +377,11 @@ optional = true
 	refresh := r
 	refresh.Refresh = true
 	c, err := resolveIn(t, refresh, src)
-	if err != nil || len(c.Tools) != 0 {
-		t.Fatalf("github down: %v, %v", err, c.Tools)
+	if got := toolNames(c); err != nil || !slices.Equal(got, []string{"a_evil__create_issue"}) {
+		t.Fatalf("github down: %v, %v", err, got)
 	}
 	got := errLines(c.Warnings)
-	if len(got) != 4 || got[0] != wantRefused || got[1] != listedTwice || !strings.HasPrefix(got[2], "skipped: mcp_servers.github: cannot start ") || got[3] != collision {
+	if len(got) != 4 || got[0] != collision || got[1] != wantRefused || got[2] != listedTwice || !strings.HasPrefix(got[3], "skipped: mcp_servers.github: cannot start ") {
 		t.Errorf("github down: warnings %q", got)
 	}
 	_, err = resolveIn(t, refresh, src+"[tools.create_issue]\nrun = \"unattended\"\n")
@@ -386,4 +389,13 @@ optional = true
 	if diff := cmp.Diff(want, errLines(err)); diff != "" {
 		t.Errorf("settings while github is down (-want +got):\n%s", diff)
 	}
+}
+
+// toolNames are the names of the tools of c.
+func toolNames(c *resolve.Catalog) []string {
+	var out []string
+	for _, d := range c.Tools {
+		out = append(out, d.Name)
+	}
+	return out
 }
