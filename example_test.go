@@ -129,3 +129,49 @@ run = "unattended"
 	fmt.Println(c.Model, c.Assistant.Discover.Dirs[0] == filepath.Join(dir, "tools"), grep.Run())
 	// Output: large true unattended
 }
+
+// A host names the tools of every MCP server as it always has
+// (server__tool, as mcphost does): two servers with tools of the same
+// names give all of them, and the user's settings name a tool so.
+func ExampleToolNames() {
+	dir, _ := os.MkdirTemp("", "myapp")
+	defer os.RemoveAll(dir)
+	cfg := filepath.Join(dir, "config.toml") // the user's file, outside the workspace
+	_ = os.MkdirAll(filepath.Join(dir, "repo"), 0o755)
+	// Two servers (strata's fake, mcpfake, for any) list tool_000 and
+	// tool_001; the second tool_002 too.
+	_ = os.WriteFile(cfg, []byte(strings.ReplaceAll(`
+[mcp_servers.one]
+command = "MCPFAKE"
+args = ["-tools", "2"]
+
+[mcp_servers.two]
+command = "MCPFAKE"
+args = ["-tools", "3"]
+
+[tools.two__tool_001]
+run = "unattended"
+`, "MCPFAKE", mcpfake)), 0o644)
+	ws, err := strata.Open[config.Partial](context.Background(), config.Default(),
+		strata.ToolNames(config.ServerNames),
+		strata.Dir(filepath.Join(dir, "repo")), strata.Environ([]string{"PATH=" + os.Getenv("PATH")}), strata.Cfg(cfg), strata.CacheDir(filepath.Join(dir, "cache")))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ws.Close()
+	cat, err := ws.Resolve(context.Background())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, d := range cat.Tools {
+		fmt.Println(d.Name, d.Source, d.Run)
+	}
+	// Output:
+	// one__tool_000 mcp.one.tool_000 ask
+	// one__tool_001 mcp.one.tool_001 ask
+	// two__tool_000 mcp.two.tool_000 ask
+	// two__tool_001 mcp.two.tool_001 unattended
+	// two__tool_002 mcp.two.tool_002 ask
+}

@@ -63,6 +63,7 @@ type settings struct {
 	confirm  func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
 	toolset  *string // the run's tool set, over the config's toolset key
 	progress func(what string) (done func())
+	names    config.NameScheme // the host's tool_names, under the config's
 }
 
 // Name names the host's files and variables: .<name>/config.toml,
@@ -239,3 +240,17 @@ func Limits(l codec.Limits) Option { return option(func(s *settings) { s.Limits 
 // it. An MCP client of [Workspace.Serve] whose name a set's clients match
 // gets that set unless this option is given.
 func Toolset(name string) Option { return option(func(s *settings) { s.toolset = &name }) }
+
+// ToolNames is how the host names the tools of MCP servers where the
+// config sets no tool_names: a template of {server} (the server's name)
+// and {tool} (the tool's name on the server), such as
+// config.ServerNames ("{server}__{tool}", mcphost's) or
+// config.ClaudeCodeNames ("mcp__{server}__{tool}"). A server's own
+// tool_names, then the config's, take precedence, as over every default
+// of the host. Under a scheme that holds {server}, tools of different
+// servers never share a name; the config's [tools.<name>] keys name them
+// as the catalog does (everything__echo). A scheme that is not one is
+// an error of [Open].
+func ToolNames(scheme config.NameScheme) Option {
+	return option(func(s *settings) { s.names = scheme })
+}

@@ -110,6 +110,11 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 	if s.mountErr != nil {
 		return nil, fmt.Errorf("strata: Mount: %w", s.mountErr)
 	}
+	if s.names != "" {
+		if err := s.names.Check(); err != nil {
+			return nil, fmt.Errorf("strata: ToolNames: %w", err)
+		}
+	}
 	var flags *P
 	if s.Flags != nil {
 		f, ok := s.Flags.(*P)
@@ -135,6 +140,9 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 	w := &Workspace[P, R]{s: s, defaults: defaults, loaded: res, list: res.TrustList, environ: res.Environ, servers: servers, owned: owned}
 	if w.model, err = modelOf(&res.Config, s.Mount); err != nil {
 		return nil, err
+	}
+	if w.model.ToolNames == "" {
+		w.model.ToolNames = s.names // the host's, under the config's
 	}
 	if _, own := any(&res.Config).(*config.Config); !own || len(s.Mount) > 0 {
 		// strata's own model validates as it finalizes; a host's model is
