@@ -107,8 +107,15 @@ func (w *Workspace[P, R]) ExplainTool(ctx context.Context, name string) (ToolExp
 	}
 	keys := w.toolKeys(name, own)
 	if _, configured := w.model.Tools[name]; d.Exec.Kind == resolve.ExecMCP && !configured {
-		// What made the server's tool one of the catalog's.
+		// What made the server's tool one of the catalog's, and named it.
 		keys = append(keys, w.key(partial.Path{"mcp_servers", d.Exec.Server, "expose"}.String()))
+		switch {
+		case d.Name == d.Exec.Tool:
+		case w.model.MCPServers[d.Exec.Server].ToolNames != "":
+			keys = append(keys, w.key(partial.Path{"mcp_servers", d.Exec.Server, "tool_names"}.String()))
+		case w.model.ToolNames != "":
+			keys = append(keys, w.key("tool_names"))
+		}
 	}
 	for _, key := range keys {
 		e, err := w.Explain(key)

@@ -204,3 +204,26 @@ func TestTwoEverythingsDown(t *testing.T) {
 		t.Fatalf("call of ev2__echo: %+v, %v", res, err)
 	}
 }
+
+// TestExplainToolNames: explaining a tool that a scheme named shows the
+// setting that named it, with the layer that set it.
+func TestExplainToolNames(t *testing.T) {
+	s := newSetup(t, map[string]string{"home/strata/config.toml": "tool_names = \"{server}__{tool}\"\n\n[mcp_servers.one]\ncommand = \"MCPFAKE\"\nargs = [\"-tools\", \"1\"]\n\n[mcp_servers.two]\ncommand = \"MCPFAKE\"\nargs = [\"-tools\", \"1\"]\ntool_names = \"t_{tool}\"\n"})
+	w := s.open(t)
+	for _, tt := range []struct{ tool, key, value string }{
+		{"one__tool_000", "tool_names", `"{server}__{tool}"`},
+		{"t_tool_000", "mcp_servers.two.tool_names", `"t_{tool}"`},
+	} {
+		ex, err := w.ExplainTool(context.Background(), tt.tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, k := range ex.Keys {
+			got = append(got, k.Path.String()+" = "+k.Value+" ("+strconv.Itoa(len(k.Steps))+" layer)")
+		}
+		if !slices.Contains(got, tt.key+" = "+tt.value+" (1 layer)") {
+			t.Errorf("%s: keys %q, want %s among them", tt.tool, got, tt.key)
+		}
+	}
+}
