@@ -389,6 +389,13 @@ func (b *builder) unsureOf(name string) []string {
 	return out
 }
 
+// mayName reports whether server, which failed with no list on record,
+// would give a tool the name name under its scheme.
+func (b *builder) mayName(server, name string) bool {
+	tool, ok := b.c.ToolNamesOf(server).Tool(server, name)
+	return ok && b.c.MCPServers[server].Exposes(tool) && !b.renamed(server)[tool]
+}
+
 // bareError is the problem of settings without a source at path, whose
 // key name is no name of the catalog but the servers' own name of tools
 // that their schemes rename; nil when it is not that.

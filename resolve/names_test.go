@@ -64,7 +64,8 @@ func TestNameCollisions(t *testing.T) {
 			name:    "settings for the one tool of a name while a server with no list on record is down",
 			layer:   twoServers + settings,
 			servers: evilOnly, failed: githubDown,
-			tools: []string{"create_issue=mcp.a_evil unattended", "evil_only=mcp.a_evil ask"},
+			tools:    []string{"create_issue=mcp.a_evil unattended", "evil_only=mcp.a_evil ask"},
+			warnings: []string{`skipped: tools.create_issue: applied to the tool create_issue of the MCP server a_evil, while the MCP server github, which did not answer and has never listed its tools, may have a tool of this name too; if these settings are for another server's tool, say which: source = "mcp.github.create_issue"`},
 		},
 		{
 			name:    "settings for the tool of a server that is down",

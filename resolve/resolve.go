@@ -215,6 +215,14 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		case o.count() == 1 && !o.local:
 			server := o.servers[0]
 			src = config.Source{Kind: config.SourceMCP, Server: server}
+			if u := slices.DeleteFunc(b.unsureOf(name), func(s string) bool { return s == server || !b.mayName(s, name) }); len(u) > 0 {
+				// Never silent: the settings go to the one tool that has
+				// the name now, and a server that never listed its tools
+				// may have one of this name too.
+				b.warnings = append(b.warnings, &diag.Error{Code: diag.CodeNameCollision, Severity: diag.SeverityWarning, Source: "skipped", Path: path,
+					Msg:  fmt.Sprintf("applied to the tool %s of the MCP server %s, while %s, which did not answer and has never listed its tools, may have a tool of this name too", o.tools[server], server, serversText(u)),
+					Hint: "if these settings are for another server's tool, say which: " + fmt.Sprintf("source = %q", sourceOf(u[0], name))})
+			}
 			if tool := o.tools[server]; tool != name {
 				src.Tool = tool
 			}
