@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/resolve"
 )
 
 // TestHostHintsMounted: the hints of a host's problems name its key paths
@@ -123,7 +124,7 @@ func TestHostLeavesOutside(t *testing.T) {
 		{name: "a typo in the mount", file: hostKeys + "[assistant.tools.grep]\nrnu = \"ask\"\n",
 			want: []string{"config.toml:5:1: assistant.tools.grep.rnu: unknown key; did you mean run?"}},
 		{name: "a typo among the variables", file: hostKeys, environ: []string{"MYAPP_API_KEY=sk-1", "MYAPP_CFG_ASSISTANT_MODLE=large"},
-			want: []string{"env MYAPP_CFG_ASSISTANT_MODLE: assistant has no key modle; did you mean assistant.model?"}},
+			want: []string{"env MYAPP_CFG_ASSISTANT_MODLE: assistant.modle: unknown key; did you mean MYAPP_CFG_ASSISTANT_MODEL (assistant.model)?"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,6 +135,48 @@ func TestHostLeavesOutside(t *testing.T) {
 			var got []string
 			for _, e := range diag.All(err) {
 				got = append(got, strings.ReplaceAll(e.Error(), filepath.Join(s.home, "myapp")+string(filepath.Separator), ""))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+			if err != nil {
+				return
+			}
+			defer w.Close()
+			if got := w.Config().Assistant.Model; got != tt.model {
+				t.Errorf("model %q, want %q", got, tt.model)
+			}
+		})
+	}
+}
+
+// TestHostEnv: a host that shares its prefix with strata's variables
+// declares its own, and strata keeps checking the others; variables are
+// read against the host's own tools.
+func TestHostEnv(t *testing.T) {
+	tests := []struct {
+		name    string
+		environ []string
+		want    []string
+		model   string
+	}{
+		{name: "the host's own and strata's", environ: []string{"MYAPP_API_KEY=sk-1", "MYAPP_PROVIDER_URL=u", "MYAPP_ASSISTANT_MODEL=large"}, model: "large"},
+		{name: "a typo of the host's own", environ: []string{"MYAPP_API_KYE=sk-1"},
+			want: []string{"env MYAPP_API_KYE: api: unknown key; did you mean MYAPP_API_KEY (the application's own, not a key path)?"}},
+		{name: "a typo of strata's", environ: []string{"MYAPP_API_KEY=sk-1", "MYAPP_ASSISTANT_MODLE=large"},
+			want: []string{"env MYAPP_ASSISTANT_MODLE: assistant.modle: unknown key; did you mean MYAPP_ASSISTANT_MODEL (assistant.model)?"}},
+		{name: "a host's tool of two words", environ: []string{"MYAPP_ASSISTANT_TOOLS_WORD_COUNT_XYZ=1"},
+			want: []string{"env MYAPP_ASSISTANT_TOOLS_WORD_COUNT_XYZ: assistant.tools.word_count.xyz: unknown key"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSetup(t, nil)
+			w, err := strata.Open[HostPartial](context.Background(), assistantDefaults(), strata.Name("myapp"), strata.Mount("assistant"),
+				strata.Dir(s.repo), strata.Environ(append(s.environ, tt.environ...)), strata.HostEnv("MYAPP_API_KEY", "MYAPP_PROVIDER_*"),
+				strata.Builtins(map[string]resolve.Discovered{"word_count": {Name: "word_count"}}, nil))
+			var got []string
+			for _, e := range diag.All(err) {
+				got = append(got, e.Error())
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)

@@ -36,7 +36,8 @@ type loading struct {
 	// the configuration's variables (see load.App).
 	LeaveOutside bool
 	EnvPrefix    string
-	Flags        any // *P
+	HostEnv      []string // the host's own variables under EnvPrefix
+	Flags        any      // *P
 	Store        *trust.Store
 	TrustOnce    bool
 	TrustHint    func(load.Untrusted) string
@@ -129,6 +130,18 @@ func LeaveOutside() Option { return option(func(s *settings) { s.LeaveOutside = 
 // prefix that reaches no key is an error with a did-you-mean (see
 // [UnknownEnv]). The default is the [Name]: MYAPP_.
 func EnvPrefix(prefix string) Option { return option(func(s *settings) { s.EnvPrefix = prefix }) }
+
+// HostEnv declares the host's own variables under the prefix of the
+// configuration's ([EnvPrefix], else the [Name]): whole names
+// ("MYAPP_MODEL") or prefixes ending in * ("MYAPP_PROVIDER_*"), which the
+// host reads itself. strata leaves them alone and keeps checking every
+// other variable under the prefix: one whose name reaches no key is an
+// error (see [UnknownEnv]) with a did-you-mean, which names the host's
+// variable when that is the closest (MYAPP_MODLE). A name not under the
+// prefix is an error of [Open].
+func HostEnv(names ...string) Option {
+	return option(func(s *settings) { s.HostEnv = append(s.HostEnv, names...) })
+}
 
 // Sources adds layers the host reads from elsewhere, each at the place it
 // names: an organisation's defaults in a key-value store (above the

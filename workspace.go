@@ -128,7 +128,12 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 		Provenance: s.Provenance, MCPServers: s.Mount.Append("mcp_servers"),
 		TrustStore: s.Store, TrustWorkspace: s.TrustOnce, TrustHint: s.TrustHint,
 		UnknownEnv: s.UnknownEnv, Input: s.Input, Sources: s.Sources, Limits: s.Limits,
-		Overrides: s.Overrides, OverrideFlag: s.OverrideFlag, EnvPrefix: s.EnvPrefix,
+		Overrides: s.Overrides, OverrideFlag: s.OverrideFlag, EnvPrefix: s.EnvPrefix, HostEnv: s.HostEnv,
+	}
+	if len(s.builtins) > 0 {
+		// The host's tools are known by name before any layer names
+		// them: variables are read against them.
+		app.Known = map[string][]string{s.Mount.Append("tools").String(): slices.Sorted(maps.Keys(s.builtins))}
 	}
 	if s.LeaveOutside {
 		app.Checked = s.Mount.Append()

@@ -2,7 +2,6 @@ package assign
 
 import (
 	"errors"
-	"fmt"
 	"reflect"
 	"sort"
 	"strconv"
@@ -54,7 +53,7 @@ func Env[P any](p *P, prefix string, environ []string, opts ...Option) ([]Assign
 	values := map[string]string{}
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
-		if !ok || len(name) < len(head) || !strings.EqualFold(name[:len(head)], head) {
+		if !ok || len(name) < len(head) || !strings.EqualFold(name[:len(head)], head) || o.excepts(name) {
 			continue
 		}
 		if _, dup := values[name]; !dup {
@@ -79,9 +78,22 @@ func Env[P any](p *P, prefix string, environ []string, opts ...Option) ([]Assign
 			continue
 		}
 		a.Op, a.Value = envValue(values[name])
-		path, err := envPath(name[len(head):], t, base, a.Op, o)
-		if err != nil {
-			errs = append(errs, &diag.Error{Code: diag.CodeUnknownKey, Source: source, Msg: limits.CutQuoted(err.msg, o.quote), Hint: limits.CutQuoted(err.hint, o.quote), Err: ErrUnknownName})
+		path, miss := envPath(name[:len(head)], name[len(head):], t, base, a.Op, o)
+		if miss != nil {
+			if miss.hint == "" && miss.fix == "" {
+				// Compared without the prefix they share, which
+				// would make any two names close.
+				var own []string
+				for _, n := range o.exceptNames() {
+					if len(n) > len(head) && strings.EqualFold(n[:len(head)], head) {
+						own = append(own, n[len(head):])
+					}
+				}
+				if s := suggest.Closest(name[len(head):], own); s != "" {
+					miss.hint = "did you mean " + name[:len(head)] + s + " (the application's own, not a key path)?"
+				}
+			}
+			errs = append(errs, &diag.Error{Code: diag.CodeUnknownKey, Source: source, Path: limits.CutPath(miss.path, o.quote), Msg: limits.CutQuoted(miss.msg, o.quote), Hint: limits.CutQuoted(miss.hint, o.quote), Err: ErrUnknownName})
 			continue
 		}
 		a.Path = path
@@ -112,39 +124,61 @@ func envValue(v string) (Op, string) {
 // reaches no key of the model.
 var ErrUnknownName = errors.New("the variable's name reaches no key")
 
-type envErr struct{ msg, hint string }
-
-// envPath reads a variable name (without the prefix) as a key path.
-func envPath(rest string, t *shape.Type, base reflect.Value, op Op, o options) (partial.Path, *envErr) {
-	var tokens []string
-	explicit := strings.Contains(rest, "__")
-	if explicit {
-		tokens = strings.Split(rest, "__")
-	} else {
-		tokens = strings.Split(rest, "_")
+// envPath reads a variable name (without the prefix, which is head as
+// the name writes it) as a key path.
+func envPath(head, rest string, t *shape.Type, base reflect.Value, op Op, o options) (partial.Path, *envMiss) {
+	path, miss := readEnvPath(rest, t, base, op, o)
+	// The name with each key that is not found replaced by the one it is
+	// closest to, while that mends it: the name meant, and its path.
+	fix := miss
+	for range envMends {
+		if fix == nil || fix.fix == "" {
+			break
+		}
+		p, m := readEnvPath(fix.fix, t, base, op, o)
+		if m == nil {
+			miss.hint = "did you mean " + head + fix.fix + " (" + p.String() + ")?"
+			break
+		}
+		fix = m
 	}
+	return path, miss
+}
+
+// envMends is how many misspelt keys of one name are mended for a
+// did-you-mean.
+const envMends = 3
+
+// readEnvPath reads rest, a name without its prefix, as a key path.
+func readEnvPath(rest string, t *shape.Type, base reflect.Value, op Op, o options) (partial.Path, *envMiss) {
+	var tokens []string
+	sep := "_"
+	if strings.Contains(rest, "__") {
+		sep = "__"
+	}
+	tokens = strings.Split(rest, sep)
 	for _, tok := range tokens {
 		if tok == "" {
-			return nil, &envErr{msg: "the name has an empty key", hint: "separate keys with one '_', or all of them with '__'"}
+			return nil, &envMiss{msg: "the name has an empty key", hint: "separate keys with one '_', or all of them with '__'"}
 		}
 	}
 	if len(tokens) > o.depth {
-		return nil, &envErr{msg: tooDeep(len(tokens), o.depth).Error()}
+		return nil, &envMiss{msg: tooDeep(len(tokens), o.depth).Error()}
 	}
-	r := envResolver{explicit: explicit, json: op == SetJSON || op == MergeJSON, budget: envBudget, rest: rest, tokens: tokens}
+	r := envResolver{explicit: sep == "__", json: op == SetJSON || op == MergeJSON, budget: envBudget, rest: rest, tokens: tokens, known: o.known}
 	for i, off := 0, 0; i < len(tokens); i++ {
 		r.starts = append(r.starts, off)
-		off += len(tokens[i]) + 1
+		off += len(tokens[i]) + len(sep)
 	}
 	r.resolve(tokens, t, base, nil, 0)
 	if r.budget < 0 {
-		return nil, &envErr{msg: "the name reads as too many key paths to try them all", hint: "separate the keys with '__'"}
+		return nil, &envMiss{msg: "the name reads as too many key paths to try them all", hint: "separate the keys with '__'"}
 	}
 	if len(r.found) == 0 {
 		if r.miss != nil {
 			return nil, r.miss
 		}
-		return nil, &envErr{msg: "no key path matches the name"}
+		return nil, &envMiss{msg: "no key path matches the name"}
 	}
 	best := 0
 	for _, c := range r.found {
@@ -164,7 +198,7 @@ func envPath(rest string, t *shape.Type, base reflect.Value, op Op, o options) (
 		paths = append(paths, c.path.String())
 	}
 	sort.Strings(paths)
-	return nil, &envErr{
+	return nil, &envMiss{
 		msg:  "the name is ambiguous: it reads as " + strings.Join(paths, " or "),
 		hint: "separate the keys with '__', as in " + strings.Join(envNames(top[0].path), "__"),
 	}
@@ -181,19 +215,48 @@ func envNames(p partial.Path) []string {
 
 type envCandidate struct {
 	path     partial.Path
-	existing int // how many map keys of the path p already has
+	existing int // how many map keys of the path p already has, or are known
+}
+
+// envMiss is why a reading of a name fails: at path (the key not found,
+// or what cannot hold the value), with a message and a hint.
+type envMiss struct {
+	path      partial.Path
+	msg, hint string
+	// fix is the name (without the prefix) with the key not found
+	// replaced by the key it is closest to; "" when none is close.
+	fix string
+	// existing counts the map keys of the reading that p has or that are
+	// known; depth is how many keys it read before failing.
+	existing, depth int
+}
+
+// better reports whether m says more of what the name meant than o: a
+// reading that a close key would mend, then one through more of the
+// entries p has or that are known (tools by their names), then one that
+// went deeper.
+func (m *envMiss) better(o *envMiss) bool {
+	switch {
+	case o == nil:
+		return true
+	case (m.fix != "") != (o.fix != ""):
+		return m.fix != ""
+	case m.existing != o.existing:
+		return m.existing > o.existing
+	}
+	return m.depth > o.depth
 }
 
 type envResolver struct {
 	explicit bool // keys are separated by "__", one token each
 	json     bool // the value is JSON, so tables can be targets
 	found    []envCandidate
-	miss     *envErr // the deepest failure, for the message
-	missAt   int
-	budget   int // work left; below 0, the name is given up
+	miss     *envMiss // the failure that says most of what the name meant
+	budget   int      // work left; below 0, the name is given up
 	rest     string
-	tokens   []string // rest split at '_' (not explicit)
+	tokens   []string // rest split at its separator
 	starts   []int    // where each token starts in rest
+	known    map[string][]string
 }
 
 // envBudget is how much work reading one name may take: the steps taken,
@@ -223,9 +286,20 @@ func (r *envResolver) spans(tokens []string) []string {
 	return out
 }
 
-func (r *envResolver) fail(depth int, msg, hint string) {
-	if r.miss == nil || depth > r.missAt {
-		r.miss, r.missAt = &envErr{msg: msg, hint: hint}, depth
+// mend returns the name with the key that tokens[:k+1] spell (tokens a
+// suffix of r.tokens) replaced by key, in the case the name writes.
+func (r *envResolver) mend(tokens []string, k int, key string) string {
+	i := len(r.tokens) - len(tokens)
+	start, end := r.starts[i], r.starts[i+k]+len(tokens[k])
+	if span := r.rest[start:end]; span != strings.ToLower(span) {
+		key = strings.ToUpper(key)
+	}
+	return r.rest[:start] + key + r.rest[end:]
+}
+
+func (r *envResolver) fail(m *envMiss) {
+	if m.better(r.miss) {
+		r.miss = m
 	}
 }
 
@@ -233,11 +307,14 @@ func (r *envResolver) resolve(tokens []string, t *shape.Type, base reflect.Value
 	if r.budget -= len(path) + 1; r.budget < 0 { // a step, and the path it copies
 		return
 	}
+	miss := func(msg, hint string) {
+		r.fail(&envMiss{path: path.Append(), msg: msg, hint: hint, existing: existing, depth: len(path)})
+	}
 	if len(tokens) == 0 {
 		if r.json || t.Kind == shape.Value || t.Kind == shape.List || t.Kind == shape.Any || !t.Kind.IsPartial() || t.Kind == shape.Struct && t.ValueCodec || t.Kind == shape.Nested && t.Elem.ValueCodec {
 			r.found = append(r.found, envCandidate{path: path.Append(), existing: existing})
 		} else {
-			r.fail(len(path), path.String()+" is a table", "set one of its keys, or give a JSON object with ':'")
+			miss("a table, not a value", "set one of its keys, or give a JSON object with ':'")
 		}
 		return
 	}
@@ -255,20 +332,20 @@ func (r *envResolver) resolve(tokens []string, t *shape.Type, base reflect.Value
 			}
 		}
 		if !matched {
-			where := "the root"
-			if len(path) > 0 {
-				where = path.String()
-			}
-			guess := strings.ToLower(tokens[0])
-			hint := ""
-			for _, name := range r.spans(tokens) {
-				if s := suggest.Closest(strings.ToLower(name), t.Keys); s != "" {
-					hint = "did you mean " + path.Append(s).String() + "?"
-					guess = strings.ToLower(name)
-					break
+			m := &envMiss{path: path.Append(strings.ToLower(tokens[0])), msg: "unknown key", existing: existing, depth: len(path)}
+			// The key closest to one the name may spell, the longer
+			// one of two as close.
+			best := -1
+			for k, name := range r.spans(tokens) {
+				name = strings.ToLower(name)
+				if s := suggest.Closest(name, t.Keys); s != "" {
+					if d := suggest.Distance(name, s); best < 0 || d <= best {
+						best = d
+						m.path, m.hint, m.fix = path.Append(name), "did you mean "+path.Append(s).String()+"?", r.mend(tokens, k, s)
+					}
 				}
 			}
-			r.fail(len(path), fmt.Sprintf("%s has no key %s", where, guess), hint)
+			r.fail(m)
 		}
 	case shape.Map:
 		entries := reflect.Value{}
@@ -288,7 +365,7 @@ func (r *envResolver) resolve(tokens []string, t *shape.Type, base reflect.Value
 			if tbl := base.Field(t.At.Table); !tbl.IsNil() {
 				entries = tbl.Elem().Field(t.Elem.At.Entries)
 			} else {
-				r.fail(len(path), path.String()+" holds a single value", "")
+				miss("a single value, not a table", "")
 				return
 			}
 		}
@@ -297,7 +374,7 @@ func (r *envResolver) resolve(tokens []string, t *shape.Type, base reflect.Value
 		if _, err := strconv.Atoi(tokens[0]); err == nil {
 			r.resolve(tokens[1:], t.Elem, reflect.Value{}, path.Append(tokens[0]), existing)
 		} else {
-			r.fail(len(path), path.String()+" is a list; name an item by its number", "")
+			miss("a list: name an item by its number", "")
 		}
 	case shape.Value:
 		r.resolve(tokens, t.Elem, reflect.Value{}, path, existing)
@@ -316,23 +393,34 @@ func (r *envResolver) resolve(tokens []string, t *shape.Type, base reflect.Value
 				r.resolve(tokens[1:], st.Elem, reflect.Value{}, path.Append(tokens[0]), existing)
 				return
 			}
-			r.fail(len(path), path.String()+" is a list; name an item by its number", "")
+			miss("a list: name an item by its number", "")
 		case shape.GoMap:
 			for k, name := range r.spans(tokens) {
 				r.resolve(tokens[k+1:], st.Elem, reflect.Value{}, path.Append(strings.ToLower(name)), existing)
 			}
 		default:
-			r.fail(len(path), path.String()+" is a single value; nothing is inside it", "")
+			miss("a single value: nothing is inside it", "")
 		}
 	}
 }
 
-// entries resolves a map key: an entry the layer has (matched in any case)
-// or a new, lowercased one.
+// entries resolves a map key: an entry the layer has or a known one
+// (matched in any case), or a new, lowercased one.
 func (r *envResolver) entries(tokens []string, elem *shape.Type, entries reflect.Value, path partial.Path, existing int) {
+	var known []string
+	if r.known != nil {
+		known = r.known[path.String()]
+	}
 	for k, name := range r.spans(tokens) {
 		key, found := strings.ToLower(name), false
 		var ev reflect.Value
+		for _, kk := range known {
+			if strings.EqualFold(kk, name) {
+				key, found = kk, true
+				break
+			}
+		}
+		r.budget -= len(known)
 		if entries.IsValid() {
 			r.budget -= entries.Len()
 			iter := entries.MapRange()

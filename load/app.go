@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -137,9 +138,24 @@ type App[P, R any] struct {
 	// Trust decides, besides the trust list, which workspaces' own files
 	// apply: a host that keeps trust elsewhere. nil trusts nothing more.
 	Trust Truster
+	// HostEnv are the host's own variables under the prefix of the
+	// configuration's (see EnvPrefix), which the host reads itself and
+	// strata leaves alone: whole names (MYAPP_MODEL) or prefixes ending
+	// in * (MYAPP_PROVIDER_*), in any case. Every other variable under
+	// the prefix is strata's, and one whose name reaches no key does what
+	// UnknownEnv says, with a did-you-mean that names the host's own
+	// variable when it is the closest.
+	HostEnv []string
 	// UnknownEnv is what a <NAME>_ variable whose name reaches no key
 	// does: an error (the default), a warning, or nothing.
 	UnknownEnv EnvPolicy
+	// Known are the keys of maps that the host knows of besides those
+	// the layers and the defaults set, by the key path of their map
+	// ("tools", "assistant.tools"): the tools it implements or
+	// discovered. Variables' names are read against them (see
+	// assign.Known): MYAPP_TOOLS_WORD_COUNT_RUN reaches the tool
+	// word_count, and a misspelt name is told the path it meant.
+	Known map[string][]string
 	// TrustHint tells the user how to trust the directory that would apply
 	// files not applied, in the warning about them: "run strata trust
 	// --root DIR". It is never asked about the home directory or the root
@@ -409,6 +425,10 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	if err := a.checkSources(); err != nil {
 		return nil, err
 	}
+	knownOpts, err := a.checkEnv()
+	if err != nil {
+		return nil, err
+	}
 	environ := a.Environ
 	if environ == nil {
 		environ = os.Environ()
@@ -422,7 +442,7 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 		}
 		dir = wd
 	}
-	dir, err := filepath.Abs(dir)
+	dir, err = filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
@@ -496,23 +516,7 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	// named what else lies in the workspace.
 	untrustedAt := len(res.Warnings)
 	// Environment: each variable is a layer of its own.
-	envPrefix := a.EnvPrefix
-	if envPrefix == "" {
-		envPrefix = a.Name
-	}
-	as, err := assign.Env(r.below(), envPrefix, a.envAssignments(environ), r.assignOptions()...)
-	for _, e := range diag.All(err) {
-		switch {
-		case !errors.Is(e, assign.ErrUnknownName) || a.UnknownEnv == EnvError:
-			r.add(e)
-		case a.UnknownEnv == EnvWarn:
-			e.Severity = diag.SeverityWarning
-			r.warn(e)
-		}
-	}
-	for _, as := range as {
-		r.assignment(KindEnv, strings.TrimPrefix(as.Source, "env "), as)
-	}
+	r.environment(environ, knownOpts)
 	r.sources(ctx, KindEnv, dir)
 	if r.errs.Len() > 0 {
 		return nil, r.errs.Err()
@@ -643,6 +647,26 @@ func (a *App[P, R]) UserDir() string {
 	return a.userDir(envMap(environ))
 }
 
+// checkEnv checks HostEnv and Known, and returns the options that
+// declare Known to assign.Env.
+func (a *App[P, R]) checkEnv() ([]assign.Option, error) {
+	head := strings.ToUpper(cmp.Or(a.EnvPrefix, a.Name)) + "_"
+	for _, n := range a.HostEnv {
+		if len(n) <= len(head) || !strings.EqualFold(n[:len(head)], head) {
+			return nil, fmt.Errorf("load: App.HostEnv: %q is not under %s, the prefix of the configuration's variables: name the variable whole (%sMODEL), or a prefix ending in * (%sPROVIDER_*)", n, head, head, head)
+		}
+	}
+	var opts []assign.Option
+	for _, k := range slices.Sorted(maps.Keys(a.Known)) {
+		path, err := partial.ParsePath(k)
+		if err != nil {
+			return nil, fmt.Errorf("load: App.Known: %w", err)
+		}
+		opts = append(opts, assign.Known(path, a.Known[k]...))
+	}
+	return opts, nil
+}
+
 // envAssignments returns the environment without the loader's own
 // variables, which are not key paths.
 func (a *App[P, R]) envAssignments(environ []string) []string {
@@ -714,6 +738,50 @@ type reader[P, R any] struct {
 // assignOptions are the limits of overrides and variables.
 func (r *reader[P, R]) assignOptions() []assign.Option {
 	return []assign.Option{assign.MaxDepth(r.lim.Depth), assign.MaxQuote(r.lim.Quote)}
+}
+
+// environment adds a layer for each of the host's variables: every
+// <ENVPREFIX>_ variable but the host's own (App.HostEnv), read against the
+// keys of the layers below, the defaults and the keys the host knows
+// (App.Known).
+func (r *reader[P, R]) environment(environ []string, known []assign.Option) {
+	a := r.app
+	prefix := cmp.Or(a.EnvPrefix, a.Name)
+	vars := a.envAssignments(environ)
+	opts := append(append(r.assignOptions(), known...), assign.Except(a.HostEnv...))
+	base := r.below()
+	if d := r.defaultsLayer(prefix, vars); d != nil {
+		base = merge.Layers(d, base)
+	}
+	as, err := assign.Env(base, prefix, vars, opts...)
+	for _, e := range diag.All(err) {
+		switch {
+		case !errors.Is(e, assign.ErrUnknownName) || a.UnknownEnv == EnvError:
+			r.add(e)
+		case a.UnknownEnv == EnvWarn:
+			e.Severity = diag.SeverityWarning
+			r.warn(e)
+		}
+	}
+	for _, as := range as {
+		r.assignment(KindEnv, strings.TrimPrefix(as.Source, "env "), as)
+	}
+}
+
+// defaultsLayer returns the layer of the host's defaults (the tools they
+// configure, by name), when a variable among vars is under prefix and
+// the names are to be read; nil otherwise.
+func (r *reader[P, R]) defaultsLayer(prefix string, vars []string) *P {
+	head := strings.ToUpper(prefix) + "_"
+	if !slices.ContainsFunc(vars, func(kv string) bool { return len(kv) > len(head) && strings.EqualFold(kv[:len(head)], head) }) {
+		return nil
+	}
+	var zero R
+	d, err := partial.From[P](r.app.Defaults, zero)
+	if err != nil {
+		return nil
+	}
+	return d
 }
 
 // push adds a layer.

@@ -594,7 +594,7 @@ func TestUnknownEnv(t *testing.T) {
 		err      string
 		warnings int
 	}{
-		{load.EnvError, "env STRATA_TOOLS_GREP_RNU: tools.grep has no key rnu; did you mean tools.grep.run?", 0},
+		{load.EnvError, "env STRATA_TOOLS_GREP_RNU: tools.grep.rnu: unknown key; did you mean STRATA_TOOLS_GREP_RUN (tools.grep.run)?", 0},
 		{load.EnvWarn, "", 1},
 		{load.EnvIgnore, "", 0},
 	} {

@@ -30,6 +30,10 @@ func Closest(name string, candidates []string) string {
 	return best
 }
 
+// Distance is the edit distance between a and b (with transpositions),
+// in any case: how far apart two names Closest compares are.
+func Distance(a, b string) int { return distance(strings.ToLower(a), strings.ToLower(b)) }
+
 // anyNearEnough reports whether a candidate could be near enough to name:
 // the edit distance is at least the difference in length, and Closest
 // accepts no more than a third of the longer one.
