@@ -135,6 +135,20 @@ type builder struct {
 	inPlace bool
 }
 
+// ErrBelow is the cause of a problem that comes of what the layers below
+// an assignment or a variable do not hold: a value it reaches into that
+// they do not set, an index past the end of their list, a variable's
+// name that more than one of their entries would settle. A loader that
+// left out a layer that failed need not report such a problem: the
+// layer may hold what is missing.
+var ErrBelow = errors.New("what the layers below do not hold")
+
+// below gives problem e the cause ErrBelow.
+func below(e error) error {
+	e.(*diag.Error).Err = ErrBelow
+	return e
+}
+
 // fail returns a problem at the first n keys of the assignment's path.
 func (b *builder) fail(code diag.Code, n int, msg, hint string) error {
 	var p partial.Path
@@ -207,7 +221,7 @@ func (b *builder) walk(base, l reflect.Value, t *shape.Type, i int, strategy sha
 		return b.entry(bt.Field(t.Elem.At.Entries), tbl.Elem().Field(t.Elem.At.Entries), t, i)
 	case shape.Value:
 		if base.Field(t.At.State).Uint() != shape.StatePresent {
-			return b.fail(diag.CodeInvalid, i, "is not set, so nothing inside it can be changed", "give it whole: "+partial.Path(b.a.Path[:i]).String()+":=...")
+			return below(b.fail(diag.CodeInvalid, i, "is not set, so nothing inside it can be changed", "give it whole: "+partial.Path(b.a.Path[:i]).String()+":=..."))
 		}
 		v := reflect.New(t.Elem.Go).Elem()
 		v.Set(copyPlain(base.Field(t.At.V)))
@@ -542,7 +556,7 @@ func (b *builder) index(i, n int) (int, error) {
 		if n == 1 {
 			items = "item"
 		}
-		return 0, b.fail(diag.CodeBadValue, i+1, fmt.Sprintf("index %d is past the end of the list (%d %s)", k, n, items), "")
+		return 0, below(b.fail(diag.CodeBadValue, i+1, fmt.Sprintf("index %d is past the end of the list (%d %s)", k, n, items), ""))
 	}
 	return k, nil
 }

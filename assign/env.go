@@ -93,7 +93,11 @@ func Env[P any](p *P, prefix string, environ []string, opts ...Option) ([]Assign
 					miss.hint = "did you mean " + name[:len(head)] + s + " (the application's own, not a key path)?"
 				}
 			}
-			errs = append(errs, &diag.Error{Code: diag.CodeUnknownKey, Source: source, Path: limits.CutPath(miss.path, o.quote), Msg: limits.CutQuoted(miss.msg, o.quote), Hint: limits.CutQuoted(miss.hint, o.quote), Err: ErrUnknownName})
+			cause := ErrUnknownName
+			if miss.below {
+				cause = errors.Join(ErrUnknownName, ErrBelow)
+			}
+			errs = append(errs, &diag.Error{Code: diag.CodeUnknownKey, Source: source, Path: limits.CutPath(miss.path, o.quote), Msg: limits.CutQuoted(miss.msg, o.quote), Hint: limits.CutQuoted(miss.hint, o.quote), Err: cause})
 			continue
 		}
 		a.Path = path
@@ -199,8 +203,9 @@ func readEnvPath(rest string, t *shape.Type, base reflect.Value, op Op, o option
 	}
 	sort.Strings(paths)
 	return nil, &envMiss{
-		msg:  "the name is ambiguous: it reads as " + strings.Join(paths, " or "),
-		hint: "separate the keys with '__', as in " + strings.Join(envNames(top[0].path), "__"),
+		below: true,
+		msg:   "the name is ambiguous: it reads as " + strings.Join(paths, " or "),
+		hint:  "separate the keys with '__', as in " + strings.Join(envNames(top[0].path), "__"),
 	}
 }
 
@@ -229,6 +234,8 @@ type envMiss struct {
 	// existing counts the map keys of the reading that p has or that are
 	// known; depth is how many keys it read before failing.
 	existing, depth int
+	// below is set when entries p does not have would settle the name.
+	below bool
 }
 
 // better reports whether m says more of what the name meant than o: a

@@ -413,8 +413,12 @@ func (r *Result[P, R]) Watch() []string {
 }
 
 // Load reads every source, merges the layers and finalizes the result. A
-// problem in any source stops the load with every problem found: no
-// partial config is returned as if it were complete.
+// problem in any source fails the load, once every source has been read:
+// the problems of files, variables, --cfg and overrides are returned
+// together, and no partial config as if it were complete. A source read
+// after one that failed is read over the layers that did not fail, and
+// its problems that the failed layer may have caused (see
+// assign.ErrBelow) are left for the next load, once that layer is fixed.
 func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	if a.Name == "" {
 		return nil, fmt.Errorf("load: App.Name is empty")
@@ -509,18 +513,15 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 		r.probe(ctx, KindDirectory, filepath.Join(d, "."+a.Name), trustDir, trusted)
 	}
 	r.sources(ctx, KindDirectory, dir)
-	if r.errs.Len() > 0 {
-		return nil, r.errs.Err()
-	}
 	// The warning about the files not applied goes here, once --cfg has
 	// named what else lies in the workspace.
 	untrustedAt := len(res.Warnings)
-	// Environment: each variable is a layer of its own.
+	// Environment: each variable is a layer of its own. Every source is
+	// read whatever failed before it, so that every problem is reported
+	// at once; a problem of a later one that a layer left out may have
+	// caused is not (see assign.ErrBelow).
 	r.environment(environ, knownOpts)
 	r.sources(ctx, KindEnv, dir)
-	if r.errs.Len() > 0 {
-		return nil, r.errs.Err()
-	}
 	// --cfg, left to right, then the host's overrides.
 	for i, arg := range a.Cfg {
 		r.cfg(ctx, i+1, arg)
@@ -753,9 +754,20 @@ func (r *reader[P, R]) environment(environ []string, known []assign.Option) {
 	if d := r.defaultsLayer(prefix, vars); d != nil {
 		base = merge.Layers(d, base)
 	}
+	failed := r.errs.Len() > 0
 	as, err := assign.Env(base, prefix, vars, opts...)
+	var alone map[string]bool // the variables that fail over no layer at all
+	if failed && err != nil {
+		_, err0 := assign.Env(new(P), prefix, vars, opts...)
+		alone = map[string]bool{}
+		for _, e := range diag.All(err0) {
+			alone[e.Source] = true
+		}
+	}
 	for _, e := range diag.All(err) {
 		switch {
+		case failed && (!alone[e.Source] || errors.Is(e, assign.ErrBelow)):
+			// A layer that failed may settle it.
 		case !errors.Is(e, assign.ErrUnknownName) || a.UnknownEnv == EnvError:
 			r.add(e)
 		case a.UnknownEnv == EnvWarn:
@@ -812,9 +824,23 @@ func (r *reader[P, R]) below() *P {
 }
 
 // assignment adds the layer an override makes over the layers below it.
+// Once a layer has failed, a problem that the layer may have caused (one
+// of what the layers below do not hold, or one the override would not
+// have over no layer at all) is not reported: the layer is fixed first.
 func (r *reader[P, R]) assignment(kind Kind, name string, a assign.Assignment) {
 	l, err := assign.Layer(r.below(), a, r.assignOptions()...)
 	if err != nil {
+		if r.errs.Len() > 0 {
+			if _, alone := assign.Layer(new(P), a, r.assignOptions()...); alone == nil {
+				return
+			}
+			for _, e := range diag.All(err) {
+				if !errors.Is(e, assign.ErrBelow) {
+					r.add(e)
+				}
+			}
+			return
+		}
 		r.add(err)
 		return
 	}
