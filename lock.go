@@ -60,7 +60,7 @@ func (s LockState) Held() []string {
 // whether or not it exists.
 func (w *Workspace[P, R]) LockPath(user bool) string {
 	if user {
-		dir := (&load.App[struct{}, struct{}]{Name: w.s.Name, Environ: w.environ}).UserDir()
+		dir := (&load.App[struct{}, struct{}]{Name: w.s.Name, ConfigHome: w.s.ConfigHome, Environ: w.environ}).UserDir()
 		if dir == "" {
 			return ""
 		}

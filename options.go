@@ -46,6 +46,9 @@ type loading struct {
 	Input        func(ctx context.Context, id, description string, password bool) (string, error)
 	Sources      []load.HostSource
 	Limits       codec.Limits
+
+	// ConfigHome is the directory of the user's file; "" is the XDG place.
+	ConfigHome string
 }
 
 // settings are what the options set: what loading is given, and what
@@ -88,6 +91,15 @@ func Mount(path string) Option {
 
 // Dir is the working directory; the default is the process's.
 func Dir(dir string) Option { return option(func(s *settings) { s.Dir = dir }) }
+
+// ConfigHome is where the host keeps the user's file (config.toml, .json
+// or .yaml): "~/.myapp", ~ being the home directory, or an absolute path.
+// The default is $XDG_CONFIG_HOME/<name>, else ~/.config/<name>; the
+// <NAME>_CONFIG_HOME variable overrides either. The home directory does
+// not become a workspace for holding it (see [load.App].ConfigHome). A
+// host that keeps its trust list there too gives [TrustStore]
+// filepath.Join(dir, "trusted.toml").
+func ConfigHome(dir string) Option { return option(func(s *settings) { s.ConfigHome = dir }) }
 
 // Environ is the environment, as NAME=VALUE entries; the default is the
 // process's. Variables, the user's directories and the programs' base
@@ -164,7 +176,9 @@ func TrustStore(store *trust.Store) Option {
 
 // TrustWorkspace trusts the workspace root (outside a workspace, the
 // directory loading starts in) for this open only, exactly, as --trust
-// does: not the repositories nested in it.
+// does: not the repositories nested in it. A home directory or / is not
+// trusted so: Open fails with the problem strata trust gives (see
+// [load.RefuseBroad]), unless the trust list trusts it already.
 func TrustWorkspace() Option { return option(func(s *settings) { s.TrustOnce = true }) }
 
 // TrustHint tells the user how to trust the directory whose files were not

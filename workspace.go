@@ -124,7 +124,7 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 		flags = f
 	}
 	app := &load.App[P, R]{
-		Name: s.Name, Defaults: defaults, Dir: s.Dir, Environ: s.Environ, Cfg: s.Cfg, Flags: flags,
+		Name: s.Name, Defaults: defaults, Dir: s.Dir, ConfigHome: s.ConfigHome, Environ: s.Environ, Cfg: s.Cfg, Flags: flags,
 		Provenance: s.Provenance, MCPServers: s.Mount.Append("mcp_servers"),
 		TrustStore: s.Store, TrustWorkspace: s.TrustOnce, TrustHint: s.TrustHint,
 		UnknownEnv: s.UnknownEnv, Input: s.Input, Sources: s.Sources, Limits: s.Limits,

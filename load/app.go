@@ -39,8 +39,9 @@ import (
 // them in this order, lowest precedence first:
 //
 //  1. Defaults (the library's, then the host's, in one resolved value)
-//  2. the user file: $XDG_CONFIG_HOME/<name>/config.toml, or the directory
-//     named by the <NAME>_CONFIG_HOME variable instead
+//  2. the user file: $XDG_CONFIG_HOME/<name>/config.toml, or config.toml
+//     in the host's ConfigHome, or in the directory named by the
+//     <NAME>_CONFIG_HOME variable instead
 //  3. the workspace file: <root>/.<name>/config.toml, root being the
 //     nearest ancestor of Dir that holds a .<name> directory
 //  4. directory files: .<name>.toml in each directory from the root (or, out
@@ -87,6 +88,14 @@ type App[P, R any] struct {
 	Defaults R
 	// Dir is the working directory; "" means the process's.
 	Dir string
+	// ConfigHome is the directory of the user's file (config.toml, .json
+	// or .yaml) where the host keeps it: "~/.myapp", ~ being the home
+	// directory of Environ, or an absolute path. "" is
+	// $XDG_CONFIG_HOME/<name>, else ~/.config/<name>; the <NAME>_CONFIG_HOME
+	// variable overrides either. The directory that holds it is never a
+	// workspace for being its parent: ~/.myapp does not make the home
+	// directory the workspace of every project below it.
+	ConfigHome string
 	// Environ is the environment, as NAME=VALUE entries; nil means the
 	// process's. HOME and XDG_CONFIG_HOME are read from it too.
 	Environ []string
@@ -247,6 +256,21 @@ func broad(dir string, env map[string]string) string {
 		}
 	}
 	return ""
+}
+
+// RefuseBroad is the problem of trusting dir by itself when [Broad]
+// says it is too broad (a home directory, /), or nil: the same whether
+// the trust is for good (strata trust) or for one run (--trust,
+// App.TrustWorkspace). userFile is the user's own file, where the hint
+// says settings of the user's own belong; name is the application's,
+// whose .<name>/ directory marks a project.
+func RefuseBroad(dir string, environ []string, userFile, name string) *diag.Error {
+	why := Broad(dir, environ)
+	if why == "" {
+		return nil
+	}
+	return &diag.Error{Code: diag.CodeRefused, Source: dir, Msg: "not trusted: it is " + why + ", not a project: trusting it would apply whatever config files land there",
+		Hint: "keep settings of your own in your user file (" + userFile + "), make a ." + name + "/ directory at a project's root and trust that"}
 }
 
 // realDir is dir absolute, clean, and with symbolic links resolved where it
@@ -433,6 +457,9 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	if err != nil {
 		return nil, err
 	}
+	if h := a.ConfigHome; h != "" && h != "~" && !strings.HasPrefix(h, "~/") && !strings.HasPrefix(h, "~"+string(filepath.Separator)) && !filepath.IsAbs(h) {
+		return nil, fmt.Errorf("load: App.ConfigHome %q is neither absolute nor under ~", h)
+	}
 	environ := a.Environ
 	if environ == nil {
 		environ = os.Environ()
@@ -462,11 +489,18 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	r := reader[P, R]{app: a, res: res, env: env, dir: dir, lim: lim, errs: diag.Collector{Max: lim.Problems}}
 
 	// The workspace is found first: what resolves into it is its content,
-	// in the user's files too, until it is trusted.
-	root, broken := workspaceRoot(dir, "."+a.Name)
+	// in the user's files too, until it is trusted. The user's own
+	// directory marks none.
+	userDir := a.userDir(env)
+	root, broken := workspaceRoot(dir, "."+a.Name, userDir)
 	res.Root = root
 	ws := cmp.Or(root, dir)
-	if a.TrustWorkspace {
+	if a.TrustWorkspace && !r.trusts(ws) {
+		// Trusting a home directory or / for one run is refused, as
+		// trusting it for good is.
+		if err := RefuseBroad(ws, environ, filepath.Join(userDir, "config.toml"), a.Name); err != nil {
+			return nil, err
+		}
 		r.once = realDir(ws)
 	}
 	if res.Trusted = r.trusts(ws); !res.Trusted {
@@ -482,7 +516,7 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 
 	// Files: user, workspace, directories.
 	r.sources(ctx, KindDefault, dir)
-	if userDir := a.userDir(env); userDir != "" {
+	if userDir != "" {
 		r.probeFile(ctx, KindUser, filepath.Join(userDir, "config"), true)
 	}
 	r.sources(ctx, KindUser, dir)
@@ -634,12 +668,13 @@ func (r *reader[P, R]) trustHint(g Untrusted) string {
 
 // userDir returns the directory of the user file.
 func (a *App[P, R]) userDir(env map[string]string) string {
-	return userdir.Config(a.Name, func(k string) string { return env[k] })
+	return userdir.ConfigAt(a.Name, a.ConfigHome, func(k string) string { return env[k] })
 }
 
 // UserDir returns the user's config directory: the <NAME>_CONFIG_HOME
-// variable, else $XDG_CONFIG_HOME/<name>, else $HOME/.config/<name>, read
-// from Environ (or the process's environment); "" when none is set.
+// variable, else ConfigHome, else $XDG_CONFIG_HOME/<name>, else
+// $HOME/.config/<name>, read from Environ (or the process's environment);
+// "" when none is set.
 func (a *App[P, R]) UserDir() string {
 	environ := a.Environ
 	if environ == nil {

@@ -316,17 +316,22 @@ func hasMeta(p string) bool { return strings.ContainsAny(p, `*?[\`) }
 // reports a .<name> it cannot read: an error when the workspace is
 // trusted, else a warning.
 func WorkspaceRoot(dir, name string) (string, error) {
-	root, _ := workspaceRoot(dir, "."+name)
+	root, _ := workspaceRoot(dir, "."+name, "")
 	return root, nil
 }
 
 // workspaceRoot returns the nearest ancestor of dir (dir included) that
 // holds a directory named marker, or "", and the problem of a marker that
-// cannot be read, which marks the root too.
-func workspaceRoot(dir, marker string) (string, *diag.Error) {
+// cannot be read, which marks the root too. A marker that is the user's
+// own directory, user, marks nothing.
+func workspaceRoot(dir, marker, user string) (string, *diag.Error) {
+	if user != "" {
+		user = realDir(user)
+	}
 	for d := dir; ; {
 		info, err := os.Stat(filepath.Join(d, marker))
 		switch {
+		case err == nil && info.IsDir() && user != "" && realDir(filepath.Join(d, marker)) == user:
 		case err == nil && info.IsDir():
 			return d, nil
 		case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission):

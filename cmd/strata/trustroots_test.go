@@ -257,6 +257,7 @@ func TestTrustGolden(t *testing.T) {
 		{"trust-list-empty", "w", []string{"trust", "--list"}, nil},
 		{"config-untrusted-home", "home", []string{"config"}, nil},
 		{"trust-home", "home", []string{"trust"}, nil},
+		{"config-trust-home", "home", []string{"config", "--trust"}, nil},
 		{"trust-outside", "dl", []string{"trust"}, nil},
 		{"trust-root-missing", "w", []string{"trust", "--root", "nope"}, nil},
 		{"config-root-missing", "w", []string{"config", "--root", "nope"}, nil},

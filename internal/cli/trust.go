@@ -46,9 +46,9 @@ func (c *trustCmd) Run(e *env) error {
 	if c.Recursive && c.Root != "" || root == "" {
 		target = dir // DIR itself, named
 	}
-	if why := load.Broad(target, environ); why != "" && !c.Recursive {
-		return &diag.Error{Code: diag.CodeRefused, Source: target, Msg: "not trusted: it is " + why + ", not a project: trusting it would apply whatever config files land there",
-			Hint: "keep settings of your own in your user file (" + filepath.Join(filepath.Dir(store.Path), "config.toml") + "), make a .strata/ directory at a project's root and trust that; or, to trust every workspace below " + target + ", present and future, pass --recursive"}
+	if err := load.RefuseBroad(target, environ, filepath.Join(filepath.Dir(store.Path), "config.toml"), "strata"); err != nil && !c.Recursive {
+		err.Hint += "; or, to trust every workspace below " + target + ", present and future, pass --recursive"
+		return err
 	}
 	if root == "" && c.Root == "" {
 		return usage(&diag.Error{Code: diag.CodeUsage, Source: dir, Msg: "not in a workspace: no .strata/ directory here or above",

@@ -26,3 +26,29 @@ func TestConfig(t *testing.T) {
 		})
 	}
 }
+
+func TestConfigAt(t *testing.T) {
+	home := filepath.Join(string(filepath.Separator), "h")
+	tests := []struct {
+		name    string
+		dir     string
+		environ []string
+		want    string
+	}{
+		{"the application's variable first", "~/.myapp", []string{"MYAPP_CONFIG_HOME=/c", "HOME=" + home}, "/c"},
+		{"then the host's place, under ~", "~/.myapp", []string{"XDG_CONFIG_HOME=/x", "HOME=" + home}, filepath.Join(home, ".myapp")},
+		{"absolute", filepath.Join(home, "etc", "myapp"), []string{"XDG_CONFIG_HOME=/x"}, filepath.Join(home, "etc", "myapp")},
+		{"~ alone", "~", []string{"HOME=" + home}, home},
+		{"~ without a home", "~/.myapp", nil, ""},
+		{"~user is not the home directory", "~other/.myapp", []string{"HOME=" + home}, ""},
+		{"relative", ".myapp", []string{"HOME=" + home}, ""},
+		{"none: as Config", "", []string{"HOME=" + home}, filepath.Join(home, ".config", "myapp")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ConfigAt("myapp", tt.dir, Getenv(tt.environ)); got != tt.want {
+				t.Errorf("ConfigAt(%q) = %q, want %q", tt.dir, got, tt.want)
+			}
+		})
+	}
+}
