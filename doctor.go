@@ -3,6 +3,7 @@ package strata
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -38,15 +39,16 @@ func (w *Workspace[P, R]) CheckServers(ctx context.Context) []ServerCheck {
 		a, err := upstream.List(ctx, spec, nil)
 		c := ServerCheck{Name: name, Tools: len(a.Tools), Duration: time.Since(t0), Err: err}
 		if err != nil {
-			c.Fix = fixOf(w.key("mcp_servers."+name), spec, err)
+			c.Fix = fixOf(w.key("mcp_servers."+name), spec, err, w.environ)
 		}
 		out = append(out, c)
 	}
 	return out
 }
 
-// fixOf names what to change for a server that failed with err.
-func fixOf(key string, spec upstream.Server, err error) string {
+// fixOf names what to change for a server that failed with err, started
+// with the environment of the host environ.
+func fixOf(key string, spec upstream.Server, err error, environ []string) string {
 	var refused *untrusted.Refused
 	msg := err.Error()
 	switch {
@@ -61,5 +63,38 @@ func fixOf(key string, spec upstream.Server, err error) string {
 	case strings.Contains(msg, "executable file not found"), strings.Contains(msg, "no such file"):
 		return "install the program, or fix " + key + ".command"
 	}
-	return "run its command by hand (" + spec.CommandLine() + ") and fix " + key + ".command and .args"
+	return "run its command by hand (" + spec.CommandLine() + ") and fix " + key + ".command and .args" + leftOutEnv(key, spec, environ)
 }
+
+// leftOutEnv says, for a server started without the whole environment,
+// which variables of the host's that look like credentials it was not
+// given (a client that passes its whole environment, as Claude Code and
+// mcp-go do, would have given them), and how to pass them; "" when none.
+func leftOutEnv(key string, spec upstream.Server, environ []string) string {
+	given := map[string]bool{}
+	for _, kv := range spec.Env {
+		name, _, _ := strings.Cut(kv, "=")
+		given[name] = true
+	}
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if up := strings.ToUpper(name); !given[name] && !slices.Contains(out, name) &&
+			slices.ContainsFunc(credentialWords, func(w string) bool { return strings.Contains(up, w) }) {
+			out = append(out, name)
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	slices.Sort(out)
+	if len(out) > 5 {
+		out = append(out[:5], fmt.Sprintf("and %d more", len(out)-5))
+	}
+	return "; it gets only the base environment and the variables " + key + ".env_vars names, not " + strings.Join(out, ", ") +
+		": name those it needs there, or write env_vars = [\"*\"] to give it all of yours"
+}
+
+// credentialWords are what the names of variables that hold credentials
+// or a service's settings hold.
+var credentialWords = []string{"TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "AUTH", "CREDENTIAL", "API"}

@@ -46,6 +46,12 @@ enabled = false
 	if got[0].Err == nil || !strings.Contains(got[0].Err.Error(), "cannot reach the database") || !strings.Contains(got[0].Fix, "mcp_servers.down.command") {
 		t.Errorf("down: %+v", got[0])
 	}
+	// A server that fails is told of the credentials it was not given.
+	s.environ = append(s.environ, "GITHUB_TOKEN=ghp-1", "OPENAI_API_KEY=sk-1", "EDITOR=vi")
+	got = s.open(t, nil...).CheckServers(context.Background())
+	if want := `; it gets only the base environment and the variables mcp_servers.down.env_vars names, not GITHUB_TOKEN, OPENAI_API_KEY: name those it needs there, or write env_vars = ["*"] to give it all of yours`; !strings.HasSuffix(got[0].Fix, want) || strings.Contains(got[0].Fix, "ghp-1") {
+		t.Errorf("down: fix %q, want it to end %q", got[0].Fix, want)
+	}
 
 	cmd := exec.Command(strataBin, "doctor", "--root", s.repo, "--trust")
 	cmd.Env = append(slices.Clone(s.environ), "XDG_CACHE_HOME="+filepath.Join(s.dir, "cache"))

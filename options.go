@@ -66,6 +66,7 @@ type settings struct {
 	ask      func(ctx context.Context, tool string, q protocol.Inquiry, target config.Target) (any, bool, error)
 	confirm  func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
 	toolset  *string // the run's tool set, over the config's toolset key
+	inherit  bool    // every program gets the whole environment (InheritEnv)
 	progress func(what string) (done func())
 	names    config.NameScheme // the host's tool_names, under the config's
 }
@@ -187,6 +188,17 @@ func TrustWorkspace() Option { return option(func(s *settings) { s.TrustOnce = t
 func TrustHint(hint func(load.Untrusted) string) Option {
 	return option(func(s *settings) { s.TrustHint = hint })
 }
+
+// InheritEnv gives every program strata starts (an MCP server, a tool
+// asked for its schema, a call) the host's whole environment ([Environ]),
+// as if each env_vars held "*": what the Go SDK's CommandTransport, mcp-go
+// and Claude Code give the servers they start. Without it a program gets
+// the base set of variables and those its config names (see
+// procs.Env's documentation in the README), as the TypeScript SDK and
+// Codex give a small set. A host whose users' servers relied on inheriting
+// a token (GITHUB_TOKEN) keeps them working with it; the variables go to
+// every program, the workspace's own included once it is trusted.
+func InheritEnv() Option { return option(func(s *settings) { s.inherit = true }) }
 
 // CacheDir keeps discovery answers in dir, so that resolving again runs
 // nothing; without it nothing is cached. See [DefaultCacheDir].

@@ -250,7 +250,7 @@ func (w *Workspace[P, R]) resolver() *discover.Resolver {
 		w.swept.Do(func() { procs.SweepPrivate(w.dir) })
 	}
 	r := &discover.Resolver{
-		Dir: w.dir, Private: !w.trusted, Root: w.root, Environ: w.environ,
+		Dir: w.dir, Private: !w.trusted, Root: w.root, Environ: w.environ, InheritEnv: w.s.inherit,
 		Refresh: w.s.refresh, Offline: w.s.offline, Timeout: w.s.timeout,
 		Pins: w.list.Pins, Builtins: w.s.builtins, Servers: w.servers,
 		MaxDepth: w.s.Limits.WithDefaults().Depth, Untrusted: w.untrusted(),

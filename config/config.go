@@ -131,7 +131,7 @@ type MCPServer struct {
 	Env     map[string]string `toml:"env"`
 	// EnvVars are names of variables the server inherits from the host's
 	// environment (Codex's env_vars), on top of the base set every program
-	// strata starts receives.
+	// strata starts receives; "*" inherits them all.
 	EnvVars []string `toml:"env_vars"`
 	Cwd     string   `toml:"cwd"`
 	// URL, Headers and BearerTokenEnvVar reach a remote server.

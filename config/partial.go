@@ -65,7 +65,7 @@ type ToolPartial struct {
 	Options     partial.Map[partial.Any]           `toml:"options" doc:"Free-form settings passed to the tool when it runs."`
 	Questions   partial.Map[QuestionPartial]       `toml:"questions" doc:"Questions the tool may ask, by id, and fixed answers."`
 	Env         partial.Map[partial.Value[string]] `toml:"env" doc:"Environment variables set for a local tool's program, besides the base set every program gets."`
-	EnvVars     partial.List[string]               `toml:"env_vars" strata:"append" doc:"Names of the host's environment variables a local tool's program inherits, besides the base set."`
+	EnvVars     partial.List[string]               `toml:"env_vars" strata:"append" doc:"Names of the host's environment variables a local tool's program inherits, besides the base set; \"*\" inherits them all."`
 	Load        partial.Value[LoadMode]            `toml:"load" doc:"When the model is given the definition: always, or deferred (found with a search first). Unset: the server's, then the tool set's, then '*'s."`
 	// DiscoverTimeoutSec: see [Tool].DiscoverTimeoutSec.
 	DiscoverTimeoutSec partial.Value[float64] `toml:"discover_timeout_sec" doc:"Seconds the tool's discovery may take: its command's answer to the schema action, or the --describe answer of the discovery directories' executable of the tool's name (default: discover.timeout_sec, else 5). A tool that does not answer in time is left out, and remembered for 10 minutes (strata resolve --refresh asks again)."`
@@ -108,7 +108,7 @@ type MCPServerPartial struct {
 	Command           partial.Value[string]              `toml:"command" strata:"program" doc:"Program that runs a local server, started over stdio; a server has a command or a url. A relative path is relative to the file that names it."`
 	Args              partial.List[string]               `toml:"args" doc:"Its arguments."`
 	Env               partial.Map[partial.Value[string]] `toml:"env" doc:"Environment variables set for it."`
-	EnvVars           partial.List[string]               `toml:"env_vars" strata:"append" doc:"Names of variables it inherits from the host's environment, on top of the base set every program receives."`
+	EnvVars           partial.List[string]               `toml:"env_vars" strata:"append" doc:"Names of variables it inherits from the host's environment, on top of the base set every program receives; \"*\" inherits them all."`
 	Cwd               partial.Value[string]              `toml:"cwd" strata:"path" doc:"Working directory; a relative path is relative to the file that names it."`
 	URL               partial.Value[string]              `toml:"url" doc:"URL of a remote server, reached over streamable HTTP (or HTTP+SSE where the server offers only that); a server has a command or a url."`
 	Headers           partial.Map[partial.Value[string]] `toml:"headers" doc:"HTTP headers sent to a remote server."`

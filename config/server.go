@@ -60,8 +60,8 @@ func (s MCPServer) validate(p partial.Path) diag.Errors {
 		add("bearer_token_env_var", fmt.Sprintf("%q is not a variable name", s.BearerTokenEnvVar), "write the name of the variable that holds the token, such as GITHUB_TOKEN")
 	}
 	for i, v := range s.EnvVars {
-		if !validVarName(v) {
-			errs = append(errs, &diag.Error{Code: diag.CodeBadValue, Path: p.Append("env_vars", fmt.Sprint(i)), Msg: fmt.Sprintf("%q is not a variable name", v)})
+		if !validVarName(v) && v != "*" {
+			errs = append(errs, &diag.Error{Code: diag.CodeBadValue, Path: p.Append("env_vars", fmt.Sprint(i)), Msg: fmt.Sprintf("%q is not a variable name", v), Hint: `name a variable, or write "*" for all of them`})
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Env)) {

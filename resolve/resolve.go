@@ -59,6 +59,9 @@ type Found struct {
 	// Untrusted is the root of the workspace when nobody trusted it, else
 	// "": what resolves into it never runs (see [Exec].Untrusted).
 	Untrusted string
+	// InheritEnv gives every local tool the host's whole environment, as
+	// if its env_vars held "*".
+	InheritEnv bool
 	// Errors and Warnings are the problems discovery reported.
 	Errors, Warnings diag.Errors
 	// Started counts the programs discovery started.
@@ -143,7 +146,7 @@ func BuildAt(c config.Config, f Found, mount partial.Path) (*Catalog, error) {
 		}
 		if d, ok := b.definition(name, t); ok {
 			d.Source = "local"
-			d.Exec = Exec{Kind: ExecDescribe, Path: dt.Path, Dir: f.Dir, Private: f.Private, Root: f.Root, Untrusted: f.Untrusted, Key: partial.Path{"tools", name}.String()}
+			d.Exec = Exec{Kind: ExecDescribe, Path: dt.Path, Dir: f.Dir, Private: f.Private, Root: f.Root, Untrusted: f.Untrusted, Key: partial.Path{"tools", name}.String(), EnvVars: inherit(nil, f.InheritEnv)}
 			tools = append(tools, d)
 		}
 	}
@@ -189,13 +192,22 @@ type builder struct {
 
 func (b *builder) fail(e *diag.Error) { b.errs = append(b.errs, e) }
 
+// inherit returns names, the variables a tool's config has it inherit
+// from the host, with "*" (all of them) when all is set.
+func inherit(names []string, all bool) []string {
+	if !all || slices.Contains(names, "*") {
+		return names
+	}
+	return append(slices.Clip(names), "*")
+}
+
 // definition builds the definition of a configured tool, or reports why it
 // cannot.
 func (b *builder) definition(name string, t config.EffectiveTool) (Definition, bool) {
 	path := partial.Path{"tools", name}
 	own := t.Tool // what overrides the discovered text and schema
 	d := Definition{Name: name, Examples: own.Examples, Options: own.Options, Questions: own.Questions, Run: t.Run(), Result: t.Result()}
-	exec := Exec{Dir: b.f.Dir, Private: b.f.Private, Root: b.f.Root, Untrusted: b.f.Untrusted, Key: path.String(), Env: t.Tool.Env, EnvVars: t.Tool.EnvVars}
+	exec := Exec{Dir: b.f.Dir, Private: b.f.Private, Root: b.f.Root, Untrusted: b.f.Untrusted, Key: path.String(), Env: t.Tool.Env, EnvVars: inherit(t.Tool.EnvVars, b.f.InheritEnv)}
 	var base Discovered
 	params := own.Parameters
 	src := own.Source

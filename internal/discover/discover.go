@@ -65,6 +65,9 @@ type Resolver struct {
 	// Environ is the host's environment; nil is the process's. Programs get
 	// the part of it procs.Env gives, plus what the config sets.
 	Environ []string
+	// InheritEnv gives every program the whole of Environ, as if each
+	// env_vars held "*" (see procs.Env).
+	InheritEnv bool
 	// Cache keeps discovery answers; nil caches nothing.
 	Cache *cache.Cache
 	// Refresh ignores cached answers (and stores new ones).
@@ -270,7 +273,17 @@ func (r *Resolver) session(ctx context.Context) *session {
 		Private:   r.Private,
 		Untrusted: r.Untrusted.Root(),
 	}
+	s.found.InheritEnv = r.InheritEnv
 	return s
+}
+
+// inherit returns the names of the variables a program inherits from
+// the host, names its config gives: with InheritEnv, all of them ("*").
+func (r *Resolver) inherit(names []string) []string {
+	if !r.InheritEnv || slices.Contains(names, "*") {
+		return names
+	}
+	return append(slices.Clip(names), "*")
 }
 
 func (s *session) fail(e *diag.Error) {
@@ -356,7 +369,7 @@ func (s *session) discover(c config.Config) {
 			// of the untrusted workspace leaves it out now rather than at
 			// its first call (its arguments are checked at each call).
 			if program, err := command.Program(words(t.Command), t.Command.Shell, ctxData, s.found.Root); err == nil {
-				if err := s.check(s.lookPath(program), nil, trust.LaunchEnv(t.Env, t.EnvVars)); err != nil {
+				if err := s.check(s.lookPath(program), nil, trust.LaunchEnv(t.Env, s.r.inherit(t.EnvVars))); err != nil {
 					s.leaveOut(path, path.Append("command"), err)
 				}
 			}
@@ -368,7 +381,7 @@ func (s *session) discover(c config.Config) {
 			continue
 		}
 		program = s.lookPath(command.Absolute(program, s.found.Root))
-		if err := s.check(program, args, trust.LaunchEnv(t.Env, t.EnvVars)); err != nil {
+		if err := s.check(program, args, trust.LaunchEnv(t.Env, s.r.inherit(t.EnvVars))); err != nil {
 			s.leaveOut(path, path.Append("command"), err)
 			continue
 		}
@@ -378,7 +391,7 @@ func (s *session) discover(c config.Config) {
 				continue
 			}
 		}
-		tasks = append(tasks, task{kind: resolve.ExecJP, name: name, path: path.Append("command"), program: program, args: args, env: t.Env, inherit: t.EnvVars,
+		tasks = append(tasks, task{kind: resolve.ExecJP, name: name, path: path.Append("command"), program: program, args: args, env: t.Env, inherit: s.r.inherit(t.EnvVars),
 			timeout: seconds(c.DiscoverTimeoutSec(name), 0), wanted: s.wanted(name)})
 	}
 	// The answers of each discovery directory, and its executables.
@@ -425,7 +438,7 @@ func (s *session) discover(c config.Config) {
 			// A tool's own timeout is found by the executable's name, which
 			// is the tool's until it has described itself.
 			name := strings.TrimSuffix(e.Name(), filepath.Ext(e.Name()))
-			tasks = append(tasks, task{kind: resolve.ExecDescribe, name: name, path: dirPath, program: p, args: []string{"--describe"},
+			tasks = append(tasks, task{kind: resolve.ExecDescribe, name: name, path: dirPath, program: p, args: []string{"--describe"}, inherit: s.r.inherit(nil),
 				timeout: seconds(c.DiscoverTimeoutSec(name), 0), wanted: s.wanted(name), answers: d.answers})
 		}
 	}
@@ -463,7 +476,7 @@ func words(c config.Command) []string { return append([]string{c.Program}, c.Arg
 // command's arguments as written (they are rendered for each call), its
 // environment and directory.
 func (s *session) toolLaunch(t config.Tool, program string) trust.Launch {
-	return trust.Launch{Program: program, Args: t.Command.Args, Env: trust.LaunchEnv(t.Env, t.EnvVars), Dir: s.found.Dir}
+	return trust.Launch{Program: program, Args: t.Command.Args, Env: trust.LaunchEnv(t.Env, s.r.inherit(t.EnvVars)), Dir: s.found.Dir}
 }
 
 // describePin checks the executable program of a discovery directory
@@ -485,7 +498,7 @@ func (s *session) describePin(c config.Config, program string) (partial.Path, er
 			continue // a configured command's pin, checked as its tool's
 		}
 		t, _ := c.Tools.Effective(path[1])
-		return path, pin.Check(trust.Launch{Program: program, Env: trust.LaunchEnv(t.Tool.Env, t.Tool.EnvVars), Dir: s.found.Dir})
+		return path, pin.Check(trust.Launch{Program: program, Env: trust.LaunchEnv(t.Tool.Env, s.r.inherit(t.Tool.EnvVars)), Dir: s.found.Dir})
 	}
 	return nil, nil
 }
@@ -519,7 +532,10 @@ func (s *session) run(ctx context.Context, t task) []byte {
 	key.AddScript(t.program, t.args, s.found.Dir)
 	env := procs.Env(s.environ, t.env, t.inherit)
 	key.AddPackage(t.program, t.args, s.found.Dir, env)
-	if len(t.env) > 0 || len(t.inherit) > 0 {
+	switch {
+	case slices.Contains(t.inherit, "*"):
+		key.Env = env // all it inherits: values are hashed with the key, never stored
+	case len(t.env) > 0 || len(t.inherit) > 0:
 		key.Env = procs.Env(nil, t.env, nil)
 		for _, name := range t.inherit {
 			key.Env = append(key.Env, name+"="+s.env[name])

@@ -128,16 +128,17 @@ func (r *Resolver) Server(name string, srv config.MCPServer, dir, root string) u
 	default:
 		sdir, private = filepath.Join(root, srv.Cwd), false
 	}
+	inherit := r.inherit(srv.EnvVars)
 	spec := upstream.Server{
 		Name:        name,
 		Command:     program,
 		Args:        srv.Args,
-		Env:         procs.Env(environ, srv.Env, srv.EnvVars),
+		Env:         procs.Env(environ, srv.Env, inherit),
 		Dir:         sdir,
 		Private:     private,
 		Startup:     seconds(srv.StartupTimeoutSec, config.DefaultStartupTimeoutSec),
 		ToolTimeout: seconds(srv.ToolTimeoutSec, config.DefaultToolTimeoutSec),
-		Launch:      trust.Launch{Program: program, Args: srv.Args, Env: trust.LaunchEnv(srv.Env, srv.EnvVars), Dir: sdir},
+		Launch:      trust.Launch{Program: program, Args: srv.Args, Env: trust.LaunchEnv(srv.Env, inherit), Dir: sdir},
 		Client:      r.Servers.Declared(),
 		Untrusted:   r.Untrusted,
 		Budget:      r.Budget.WithDefaults(),

@@ -15,6 +15,13 @@ import (
 // is passed on, so that a program sees the same environment wherever
 // strata runs and a secret reaches only the programs it is given to.
 //
+// The name "*" in inherit inherits every variable of host (as a program
+// the host ran itself would, and as mcp-go and the Go SDK start servers)
+// but PWD, OLDPWD and _, which describe the shell's directories and last
+// command rather than the program's: the program starts elsewhere (a
+// private directory, while the workspace is untrusted), and a PWD naming
+// the workspace would lead it there.
+//
 // A variable that appears more than once in host counts with its last
 // value, as in [exec.Cmd].Env; entries of host without "=" and names that
 // are empty or contain "=" are left out. On Windows names are matched
@@ -66,8 +73,11 @@ func env(host []string, set map[string]string, inherit []string, windows bool) [
 	type entry struct{ name, value string }
 	vars := make(map[string]entry)
 	wanted := make(map[string]bool, len(inherit))
+	all := false
 	for _, n := range inherit {
-		if validName(n) {
+		if n == "*" {
+			all = true
+		} else if validName(n) {
 			wanted[fold(n)] = true
 		}
 	}
@@ -76,7 +86,7 @@ func env(host []string, set map[string]string, inherit []string, windows bool) [
 		if !ok || !validName(name) {
 			continue
 		}
-		if f := fold(name); wanted[f] || base(name, windows) {
+		if f := fold(name); wanted[f] || base(name, windows) || all && !shellOwn[f] {
 			vars[f] = entry{name, value}
 		}
 	}
@@ -95,6 +105,9 @@ func env(host []string, set map[string]string, inherit []string, windows bool) [
 func validName(name string) bool {
 	return name != "" && !strings.ContainsAny(name, "=\x00")
 }
+
+// shellOwn are the variables "*" leaves out (see [Env]), folded.
+var shellOwn = map[string]bool{"PWD": true, "OLDPWD": true, "_": true}
 
 // baseEnv is the base set of every system; see [Env].
 var baseEnv = []string{

@@ -62,6 +62,20 @@ func TestEnv(t *testing.T) {
 			want:    []string{"EMPTY=", "GITHUB_TOKEN=ghp", "PATH=/bin"},
 		},
 		{
+			name:    "everything inherited but the shell's directories and last command; set still wins",
+			host:    []string{"PATH=/bin", "GITHUB_TOKEN=ghp", "MCPHOST_MODEL=m", "PWD=/w", "OLDPWD=/o", "_=/usr/bin/strata", "SHLVL=2", "EMPTY=", "TOKEN=host"},
+			inherit: []string{"*"},
+			set:     map[string]string{"TOKEN": "set"},
+			want:    []string{"EMPTY=", "GITHUB_TOKEN=ghp", "MCPHOST_MODEL=m", "PATH=/bin", "SHLVL=2", "TOKEN=set"},
+		},
+		{
+			name:    "Windows: everything inherited, the directories in any case left out",
+			windows: true,
+			host:    []string{"Path=C:\\bin", "Secret=s", "pwd=C:\\w"},
+			inherit: []string{"GITHUB_TOKEN", "*"},
+			want:    []string{"Path=C:\\bin", "Secret=s"},
+		},
+		{
 			name:    "set wins over inherited",
 			host:    []string{"TOKEN=host"},
 			inherit: []string{"TOKEN"},
