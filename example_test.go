@@ -175,3 +175,36 @@ run = "unattended"
 	// two__tool_001 mcp.two.tool_001 unattended
 	// two__tool_002 mcp.two.tool_002 ask
 }
+
+// A host that keeps its user's file at its own place (~/.myapp) and
+// shares its variables' prefix with strata's: it says where the file is,
+// which variables are its own, and that its users' servers inherit its
+// environment, as the MCP client it replaces let them.
+func Example_hostOwnPlaces() {
+	home, _ := os.MkdirTemp("", "home")
+	defer os.RemoveAll(home)
+	_ = os.MkdirAll(filepath.Join(home, ".myapp"), 0o755)
+	_ = os.WriteFile(filepath.Join(home, ".myapp", "config.toml"), []byte("[assistant]\nmodel = \"medium\"\n"), 0o644)
+	project := filepath.Join(home, "src", "project")
+	_ = os.MkdirAll(project, 0o755)
+
+	ws, err := strata.Open[HostPartial](context.Background(), Host{},
+		strata.Name("myapp"), strata.Mount("assistant"), strata.Dir(project),
+		strata.ConfigHome("~/.myapp"),                       // ~/.myapp/config.toml; the home directory is no workspace
+		strata.HostEnv("MYAPP_API_KEY", "MYAPP_PROVIDER_*"), // the host's own variables
+		strata.InheritEnv(),                                 // every server gets the host's environment
+		strata.Environ([]string{"HOME=" + home, "MYAPP_API_KEY=sk-1", "MYAPP_ASSISTANT_MODEL=large"}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ws.Close()
+	fmt.Println(ws.Config().Assistant.Model, "in no workspace:", ws.Loaded().Root == "", len(ws.Warnings()), "warnings")
+	_, err = strata.Open[HostPartial](context.Background(), Host{},
+		strata.Name("myapp"), strata.Mount("assistant"), strata.Dir(project), strata.ConfigHome("~/.myapp"),
+		strata.HostEnv("MYAPP_API_KEY"), strata.Environ([]string{"HOME=" + home, "MYAPP_API_KYE=sk-1"}))
+	fmt.Println(err)
+	// Output:
+	// large in no workspace: true 0 warnings
+	// env MYAPP_API_KYE: api: unknown key; did you mean MYAPP_API_KEY (the application's own, not a key path)?
+}

@@ -6,6 +6,7 @@ import (
 	"github.com/strata-config/strata/assign"
 	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -78,6 +79,31 @@ source = "local"
 	// env STRATA_TOOLS_FS_MODIFY_FILE_ENABLE -> tools.fs_modify_file.enable:=false
 	// env STRATA_TOOLS_FS_MODIFY_FILE_RUN -> tools.fs_modify_file.run=unattended
 	// unattended false
+}
+
+// A host reads variables against the tools it knows that no layer names
+// yet (Known), and leaves its own variables under the same prefix alone
+// (Except); a misspelt name is told the variable it most likely meant.
+func ExampleEnv_hostVariables() {
+	var p config.Partial
+	environ := []string{
+		"MYAPP_MODEL=large",              // the host's own
+		"MYAPP_TOOLS_WORD_COUNT_RUN=ask", // a tool the host implements
+		"MYAPP_TOOLS_WORD_COUNT_RNU=ask", // a typo
+		"MYAPP_MODLE=small",              // a typo of the host's own
+	}
+	as, err := assign.Env(&p, "MYAPP", environ,
+		assign.Known(partial.Path{"tools"}, "word_count"), assign.Except("MYAPP_MODEL"))
+	for _, a := range as {
+		fmt.Println(a)
+	}
+	for _, e := range diag.All(err) {
+		fmt.Println(e)
+	}
+	// Output:
+	// tools.word_count.run=ask
+	// env MYAPP_MODLE: modle: unknown key; did you mean MYAPP_MODEL (the application's own, not a key path)?
+	// env MYAPP_TOOLS_WORD_COUNT_RNU: tools.word_count.rnu: unknown key; did you mean MYAPP_TOOLS_WORD_COUNT_RUN (tools.word_count.run)?
 }
 
 // A host application mounts the tools model in its own config, here under
