@@ -1,6 +1,7 @@
 package assign_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -82,6 +83,9 @@ func FuzzAssign(f *testing.F) {
 // name it accepts, written back with '__' between its keys, must read as
 // the same path; applying it must change nothing or give a layer that
 // survives a round trip.
+// meant is a did-you-mean that names a variable and the path it reads as.
+var meant = regexp.MustCompile(`^did you mean (\S+) \((.+)\)\?$`)
+
 func FuzzEnv(f *testing.F) {
 	for _, s := range [][2]string{
 		{"TOOLS_GREP_RUN", "ask"}, {"TOOLS_FS_MODIFY_FILE_RUN", "skip"}, {"TOOLS_GREP_OPTIONS_NEW_KEY", "1"},
@@ -90,6 +94,7 @@ func FuzzEnv(f *testing.F) {
 		{"TOOLS_GREP_ENABLE", ":true"}, {"TOOLS_GREP_SUMMARY", `\+lit`}, {"TOOLS_GREP_PARAMETERS_P_ITEMS_TYPE", "string"},
 		{"TOOLS_GREP_ENABLE_ALLOW_TOGGLE", "if_named"}, {"TOOLS_GREP_ENABLE", "explicit"}, {"TOOLS_GREP_ENABLE_STATE", "false"},
 		{"TOOLS_GREP_OPTIONS_TAGS", `:+{"value":["z"],"strategy":"append"}`}, {"TOOLS_GREP_OPTIONS_LIMITS", `+:{"value":{"q":1},"strategy":"keep"}`},
+		{"TOOLS_WORD_COUNT_RNU", "ask"}, {"TOLS_GERP_RNU", "ask"}, {"MCP_SERVERS_FS_STARTUP_TIMEOUT_SCE", "5"}, {"TOOLS__FS_MODIFY_FILE__RNU", "ask"},
 	} {
 		f.Add(s[0], s[1])
 	}
@@ -99,6 +104,15 @@ func FuzzEnv(f *testing.F) {
 		}
 		p := layertest.MustDecode(t, "base.toml", baseLayer, partial.TOML)
 		as, err := assign.Env(&p, "STRATA", []string{"STRATA_" + name + "=" + value})
+		// A did-you-mean that names a variable and its path is right.
+		for _, e := range diag.All(err) {
+			if m := meant.FindStringSubmatch(e.Hint); m != nil {
+				fixed, err := assign.Env(&p, "STRATA", []string{m[1] + "=" + value})
+				if err != nil || len(fixed) != 1 || fixed[0].Path.String() != m[2] {
+					t.Fatalf("%s: %s, but %s reads as %v (%v)", name, e.Hint, m[1], fixed, err)
+				}
+			}
+		}
 		if err != nil || len(as) != 1 {
 			return
 		}
