@@ -58,8 +58,8 @@ func fixOf(key string, spec upstream.Server, err error, environ []string) string
 		return "raise " + key + ".startup_timeout_sec, or run its command by hand to see why it is slow"
 	case strings.Contains(msg, "needs credentials"), strings.Contains(msg, "bearer_token_env_var"):
 		return "set " + key + ".bearer_token_env_var to a variable that holds its token, and export it"
-	case spec.Remote.URL != "":
-		return "check that " + spec.Remote.URL + " answers, and " + key + ".url"
+	case !spec.Remote.URL.Empty():
+		return "check that " + spec.Remote.URL.String() + " answers, and " + key + ".url"
 	case strings.Contains(msg, "executable file not found"), strings.Contains(msg, "no such file"):
 		return "install the program, or fix " + key + ".command"
 	}
@@ -72,8 +72,7 @@ func fixOf(key string, spec upstream.Server, err error, environ []string) string
 // mcp-go do, would have given them), and how to pass them; "" when none.
 func leftOutEnv(key string, spec upstream.Server, environ []string) string {
 	given := map[string]bool{}
-	for _, kv := range spec.Env {
-		name, _, _ := strings.Cut(kv, "=")
+	for _, name := range spec.EnvNames() {
 		given[name] = true
 	}
 	var out []string

@@ -121,6 +121,11 @@ func (w *Workspace[P, R]) mcpServer(warn func(error), clientSet *clientToolSet) 
 		Warn:  report,
 		Stale: func(err error) { report(&serve.StaleError{Err: err}) },
 	}
+	// A server a call needed that did not start: the client gets the
+	// error, strata's own user the whole of it, its stderr too.
+	w.servers.OnCallFailed = func(name string, err error) {
+		once(&diag.Error{Code: diag.CodeServer, Path: w.s.Mount.Append("mcp_servers", name), Msg: "a call could not start the server: " + err.Error(), Err: err})
+	}
 	w.servers.OnChange = func(string) { srv.Invalidate() }
 	// A server's resources or prompts that changed are listed again with
 	// the catalog; its resources updated go to the clients subscribed.

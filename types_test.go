@@ -30,6 +30,7 @@ import (
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
+	"github.com/strata-config/strata/secret"
 	"github.com/strata-config/strata/serve"
 	"github.com/strata-config/strata/trust"
 )
@@ -148,7 +149,7 @@ var valueTypes = map[string]reflect.Type{
 	"protocol.Task":              reflect.TypeFor[protocol.Task](),
 	"protocol.ToolCall":          reflect.TypeFor[protocol.ToolCall](),
 	"koanflayer.Provider":        reflect.TypeFor[*koanflayer.Provider](),
-	"codec.Secrets":              reflect.TypeFor[*codec.Secrets](),
+	"secret.String":              reflect.TypeFor[secret.String](),
 	"config.Lock":                reflect.TypeFor[config.Lock](),
 	"config.LockPartial":         reflect.TypeFor[config.LockPartial](),
 	"config.LockPolicy":          reflect.TypeFor[config.LockPolicy](),
@@ -175,7 +176,7 @@ var notValues = []string{
 }
 
 // publicPackages are the directories of the packages a host imports.
-var publicPackages = []string{".", "config", "partial", "codec", "diag", "load", "trust", "merge", "delta", "assign", "resolve", "export", "budget", "call", "serve", "protocol", "koanflayer", "lock"}
+var publicPackages = []string{".", "config", "partial", "codec", "diag", "load", "trust", "merge", "delta", "assign", "resolve", "export", "budget", "call", "serve", "protocol", "koanflayer", "lock", "secret"}
 
 // TestEveryTypeListed finds every exported type of the public packages in
 // their source, and checks it is in valueTypes or notValues.
@@ -288,10 +289,8 @@ func fill(typ reflect.Type, seed int) any {
 		return r
 	case reflect.TypeFor[*koanflayer.Provider]():
 		return koanflayer.Of(map[string]any{"seed": seed})
-	case reflect.TypeFor[*codec.Secrets]():
-		var s codec.Secrets
-		s.Hide(partial.Path{"mcp_servers", "s", "env", "T"}, fmt.Sprint(seed), "<from ${env:T}>")
-		return &s
+	case reflect.TypeFor[secret.String]():
+		return secret.From(fmt.Sprint(seed), "${env:T}")
 	case reflect.TypeFor[serve.Snapshot]():
 		// The same runner: a runner is a handle.
 		return serve.Snapshot{Runner: runnerFor(seed), Watch: []string{fmt.Sprint(seed)}}
@@ -349,7 +348,7 @@ func fillValue(v reflect.Value, seed, depth int) {
 		fillValue(p.Elem(), seed, depth+1)
 		v.Set(p)
 	case reflect.Struct:
-		if v.Type() == reflect.TypeFor[resolve.Schema]() {
+		if v.Type() == reflect.TypeFor[resolve.Schema]() || v.Type() == reflect.TypeFor[secret.String]() {
 			v.Set(reflect.ValueOf(fill(v.Type(), seed)))
 			return
 		}

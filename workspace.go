@@ -475,7 +475,7 @@ func (w *Workspace[P, R]) Watch() []string {
 		}
 	}
 	for _, srv := range w.model.MCPServers {
-		set[exe.LookPath(command.Absolute(srv.Command, w.root), w.environ)] = true
+		set[discover.Program(srv, w.root, w.environ)] = true
 	}
 	out := make([]string, 0, len(set))
 	for p := range set {

@@ -16,6 +16,7 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/testbin"
 	"github.com/strata-config/strata/protocol"
+	"github.com/strata-config/strata/secret"
 	"github.com/strata-config/strata/trust"
 )
 
@@ -132,7 +133,7 @@ cwd = "DIR/repo"
 		t.Fatal(err)
 	}
 	w = s.open(t, strata.Refresh())
-	if !w.Trusted() || !slices.Contains(w.Model().MCPServers["fake"].Args, "pwned") {
+	if !w.Trusted() || !slices.Contains(w.Model().MCPServers["fake"].Args, secret.Plain("pwned")) {
 		t.Errorf("trusted: %v, args %v", w.Trusted(), w.Model().MCPServers["fake"].Args)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/secret"
 )
 
 func TestParse(t *testing.T) {
@@ -149,9 +150,9 @@ func TestApply(t *testing.T) {
 		{"merge a json array into a list", `discover.dirs+:=["three"]`, func(c config.Config) any { return c.Discover.Dirs }, []string{"one", "two", "three"}},
 		{"set a list from json", `discover.dirs:=["only"]`, func(c config.Config) any { return c.Discover.Dirs }, []string{"only"}},
 		{"unset a list", "discover.dirs:=null", func(c config.Config) any { return c.Discover.Dirs }, []string(nil)},
-		{"append server args", "mcp_servers.fs.args+=--verbose", func(c config.Config) any { return c.MCPServers["fs"].Args }, []string{"-y", "server", "--verbose"}},
+		{"append server args", "mcp_servers.fs.args+=--verbose", func(c config.Config) any { return c.MCPServers["fs"].Args }, secret.Plains("-y", "server", "--verbose")},
 		{"number", "mcp_servers.fs.startup_timeout_sec=2.5", func(c config.Config) any { return c.MCPServers["fs"].StartupTimeoutSec }, 2.5},
-		{"env entry", "mcp_servers.fs.env.LOG=debug", func(c config.Config) any { return c.MCPServers["fs"].Env }, map[string]string{"LOG": "debug"}},
+		{"env entry", "mcp_servers.fs.env.LOG=debug", func(c config.Config) any { return c.MCPServers["fs"].Env }, map[string]secret.String{"LOG": secret.Plain("debug")}},
 		{"bool", "tools.grep.parameters.path.required=true", func(c config.Config) any { return *c.Tools["grep"].Parameters["path"].Required }, true},
 		{"enum list", "tools.grep.parameters.path.enum=a,b", func(c config.Config) any { return c.Tools["grep"].Parameters["path"].Enum }, []any{"a", "b"}},
 		{"nested items", "tools.grep.parameters.path.items.type=string", func(c config.Config) any { return c.Tools["grep"].Parameters["path"].Items.Type }, config.Types{"string"}},

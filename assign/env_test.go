@@ -8,6 +8,7 @@ import (
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/layertest"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/secret"
 )
 
 const envBase = `
@@ -166,7 +167,7 @@ func TestEnvApplies(t *testing.T) {
 	}
 	c, _ := partial.Finalize(&p, config.Default())
 	got := []any{c.Tools["fs_modify_file"].Run, c.Tools["grep"].Enable, c.MCPServers["fs"].Env, c.Discover.Dirs}
-	want := []any{config.RunUnattended, &config.Enable{State: layertest.Ptr(false), AllowToggle: config.ToggleAny}, map[string]string{"LOG_LEVEL": "warn"}, []string{"a", "b"}}
+	want := []any{config.RunUnattended, &config.Enable{State: layertest.Ptr(false), AllowToggle: config.ToggleAny}, map[string]secret.String{"LOG_LEVEL": secret.Plain("warn")}, []string{"a", "b"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

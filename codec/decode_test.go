@@ -12,6 +12,7 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/layertest"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/secret"
 )
 
 // ptrTo returns a pointer to a copy of v.
@@ -144,9 +145,9 @@ discover:
 				}},
 				MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{
 					"fs": {
-						Command:           partial.Of("npx"),
-						Args:              partial.List[string]{Head: []string{"-y"}, Dedup: true},
-						Env:               partial.Map[partial.Value[string]]{Entries: map[string]*partial.Value[string]{"LOG": layertest.Ptr(partial.Of("1"))}},
+						Command:           partial.Of(secret.Plain("npx")),
+						Args:              partial.List[secret.String]{Head: secret.Plains("-y"), Dedup: true},
+						Env:               partial.Map[partial.Value[secret.String]]{Entries: map[string]*partial.Value[secret.String]{"LOG": layertest.Ptr(partial.Of(secret.Plain("1")))}},
 						Optional:          partial.Of(true),
 						StartupTimeoutSec: partial.Of(60.0),
 					},
@@ -184,11 +185,11 @@ discover:
 			want: config.Partial{
 				MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{
 					// args has no strategy tag: a plain array replaces.
-					"a": {Args: partial.Replace("x", "y")},
-					"b": {Args: partial.Append("x")},
-					"c": {Args: partial.List[string]{Head: []string{"h"}, Tail: []string{"t"}, Dedup: true}},
+					"a": {Args: partial.Replace(secret.Plains("x", "y")...)},
+					"b": {Args: partial.Append(secret.Plain("x"))},
+					"c": {Args: partial.List[secret.String]{Head: secret.Plains("h"), Tail: secret.Plains("t"), Dedup: true}},
 					// dedup is applied to the layer's own items right away.
-					"d": {Args: partial.List[string]{Base: partial.BaseEmpty, Tail: []string{"x", "y"}, Dedup: true}},
+					"d": {Args: partial.List[secret.String]{Base: partial.BaseEmpty, Tail: secret.Plains("x", "y"), Dedup: true}},
 				}},
 				Discover: config.DiscoverPartial{Dirs: partial.Replace("d")},
 			},
@@ -884,7 +885,7 @@ func TestDecodeNullUnsets(t *testing.T) {
 			want: config.Partial{
 				Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{"old": nil}},
 				MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{
-					"fs": {Env: partial.Map[partial.Value[string]]{Entries: map[string]*partial.Value[string]{"LOG": nil}}},
+					"fs": {Env: partial.Map[partial.Value[secret.String]]{Entries: map[string]*partial.Value[secret.String]{"LOG": nil}}},
 				}},
 			},
 		},
@@ -895,7 +896,7 @@ func TestDecodeNullUnsets(t *testing.T) {
 			want: config.Partial{
 				Tools: partial.Map[config.ToolPartial]{Reset: true},
 				MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{
-					"fs": {Args: partial.List[string]{Base: partial.BaseDefault}, Env: partial.Map[partial.Value[string]]{Reset: true}},
+					"fs": {Args: partial.List[secret.String]{Base: partial.BaseDefault}, Env: partial.Map[partial.Value[secret.String]]{Reset: true}},
 				}},
 			},
 		},
@@ -989,7 +990,7 @@ func TestDecodeUnsetList(t *testing.T) {
 			want: config.Partial{
 				Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{"old": nil, "*": nil}},
 				MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{
-					"fs": {Env: partial.Map[partial.Value[string]]{Entries: map[string]*partial.Value[string]{"LOG": nil}}},
+					"fs": {Env: partial.Map[partial.Value[secret.String]]{Entries: map[string]*partial.Value[secret.String]{"LOG": nil}}},
 				}},
 			},
 		},

@@ -5,8 +5,8 @@
 // at its line and column, with a did-you-mean), problems given their
 // positions ([LocateErrors]), a layer's extends list
 // ([Document.Extends]), a partial written back as a layer that reads back
-// the same ([Encode], [Text], with the values that came from variables
-// hidden: [Secrets]), and the JSON Schema of a file format for editors
+// the same ([Encode], [Text]; a value that came from a variable is a
+// secret.String, written as its reference), and the JSON Schema of a file format for editors
 // ([JSONSchema]). Where layers come from, their precedence and trust are
 // package load's.
 package codec
@@ -58,26 +58,9 @@ type Document struct {
 	d       *doc.Doc // the tree; nil once released, until tree reads it again
 	changed bool     // the tree is no longer as read: see release
 	once    sync.Once
-	// secrets are the values another client's file got from a variable
-	// or an input, by their key paths in the layer.
-	secrets Secrets
 	// checked is the key path whose unknown keys Decode reports; nil is
 	// every key (see [Document.StrictUnder]).
 	checked partial.Path
-}
-
-// Secrets are the values of the layer d that came from the user's
-// environment or from an input rather than from the file: what another
-// client's file expands (${env:NAME}, ${NAME}, ${input:id}), reads from an
-// envFile, or takes from a variable by name (Codex's env_http_headers).
-// Output shows each as the reference it came from ("<from ${env:NAME}>"),
-// never its value. A value written in the file is not one. nil for a nil
-// document.
-func (d *Document) Secrets() *Secrets {
-	if d == nil {
-		return nil
-	}
-	return &d.secrets
 }
 
 // Tree returns the document's tree, read again if it was released, for

@@ -38,11 +38,9 @@ func write(root *doc.Node, f partial.Format) ([]byte, error) {
 	return doc.WriteTOML(root)
 }
 
-// tree builds the document tree of v; see [Encode].
-func tree(v any) (*doc.Node, error) { return treeOf(v, nil) }
-
-// treeOf builds the document tree of v, with the values of secrets hidden.
-func treeOf(v any, secrets *Secrets) (*doc.Node, error) {
+// tree builds the document tree of v; see [Encode]. A secret.String is
+// written as its reference, as it writes itself.
+func tree(v any) (*doc.Node, error) {
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer {
 		if rv.IsNil() {
@@ -54,7 +52,7 @@ func treeOf(v any, secrets *Secrets) (*doc.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	enc := encoder{secrets: secrets}
+	var enc encoder
 	var root *doc.Node
 	if t.Kind == shape.Struct && isPartialStruct(t) {
 		root = enc.structure(rv, t, nil, false, true)
@@ -120,11 +118,6 @@ func worthUnset(v reflect.Value, t *shape.Type) bool {
 	return n >= 2
 }
 
-// Text renders a plain value (a string, number, slice, map, or a type that
-// writes itself) as TOML writes it inline: "ask", ["a", "b"],
-// { state = "explicit" }.
-func Text(v any) (string, error) { return (*Secrets)(nil).Text(nil, v) }
-
 func isPartialStruct(t *shape.Type) bool {
 	for _, f := range t.Fields {
 		if !f.Type.Kind.IsPartial() {
@@ -135,10 +128,9 @@ func isPartialStruct(t *shape.Type) bool {
 }
 
 type encoder struct {
-	unsets  []string
-	err     error
-	stack   []string // the key path being written; see child
-	secrets *Secrets // values written as something else
+	unsets []string
+	err    error
+	stack  []string // the key path being written; see child
 }
 
 func (enc *encoder) unset(path []string) {
@@ -375,7 +367,7 @@ func (enc *encoder) plain(v reflect.Value, t *shape.Type, path []string, inline 
 	}
 	switch t.Kind {
 	case shape.String:
-		return enc.str(path, v.String())
+		return doc.NewString(v.String())
 	case shape.Bool:
 		return doc.NewBool(v.Bool())
 	case shape.Int:
@@ -446,7 +438,7 @@ func (enc *encoder) plain(v reflect.Value, t *shape.Type, path []string, inline 
 func (enc *encoder) anyPlain(x any, path []string, inline bool) *doc.Node {
 	switch x := x.(type) {
 	case string:
-		return enc.str(path, x)
+		return doc.NewString(x)
 	case bool:
 		return doc.NewBool(x)
 	case int64:

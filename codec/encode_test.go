@@ -8,18 +8,19 @@ import (
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/layertest"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/secret"
 )
 
 // allUnsetServer is an MCP server entry whose every field is unset.
 func allUnsetServer() config.MCPServerPartial {
 	return config.MCPServerPartial{
-		Command:           layertest.UnsetValue[string](),
-		Args:              partial.List[string]{Base: partial.BaseDefault},
-		Env:               partial.Map[partial.Value[string]]{Reset: true},
+		Command:           layertest.UnsetValue[secret.String](),
+		Args:              partial.List[secret.String]{Base: partial.BaseDefault},
+		Env:               partial.Map[partial.Value[secret.String]]{Reset: true},
 		EnvVars:           partial.List[string]{Base: partial.BaseDefault},
-		Cwd:               layertest.UnsetValue[string](),
-		URL:               layertest.UnsetValue[string](),
-		Headers:           partial.Map[partial.Value[string]]{Reset: true},
+		Cwd:               layertest.UnsetValue[secret.String](),
+		URL:               layertest.UnsetValue[secret.String](),
+		Headers:           partial.Map[partial.Value[secret.String]]{Reset: true},
 		BearerTokenEnvVar: layertest.UnsetValue[string](),
 		AllowHTTP:         layertest.UnsetValue[bool](),
 		Enabled:           layertest.UnsetValue[bool](),
@@ -89,14 +90,14 @@ run = "edit"
 			name: "list forms",
 			p: config.Partial{
 				MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{
-					"a": {Args: partial.Replace("x", "y")},
-					"b": {Args: partial.Append("x")},
-					"c": {Args: partial.Prepend("h")},
-					"d": {Args: partial.List[string]{Head: []string{"h"}, Tail: []string{"t"}}},
-					"e": {Args: partial.List[string]{Base: partial.BaseEmpty, Tail: []string{"x", "y"}, Dedup: true}},
-					"f": {Args: partial.List[string]{Base: partial.BaseDefault, Tail: []string{"x"}}},
-					"g": {Args: partial.List[string]{Tail: []string{}, Dedup: true}},
-					"h": {Args: partial.List[string]{Head: []string{"h"}, Tail: []string{"t"}, Dedup: true}},
+					"a": {Args: partial.Replace(secret.Plains("x", "y")...)},
+					"b": {Args: partial.Append(secret.Plains("x")...)},
+					"c": {Args: partial.Prepend(secret.Plains("h")...)},
+					"d": {Args: partial.List[secret.String]{Head: secret.Plains("h"), Tail: secret.Plains("t")}},
+					"e": {Args: partial.List[secret.String]{Base: partial.BaseEmpty, Tail: secret.Plains("x", "y"), Dedup: true}},
+					"f": {Args: partial.List[secret.String]{Base: partial.BaseDefault, Tail: secret.Plains("x")}},
+					"g": {Args: partial.List[secret.String]{Tail: []secret.String{}, Dedup: true}},
+					"h": {Args: partial.List[secret.String]{Head: secret.Plains("h"), Tail: secret.Plains("t"), Dedup: true}},
 				}},
 				Discover: config.DiscoverPartial{Dirs: partial.Append("d")},
 			},
@@ -267,7 +268,7 @@ dirs = { value = ["r"], strategy = "replace" }
 					},
 				}},
 				MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{
-					"fs": {Env: partial.Map[partial.Value[string]]{Entries: map[string]*partial.Value[string]{"OLD": nil, "LOG": layertest.Ptr(partial.Of("1"))}}},
+					"fs": {Env: partial.Map[partial.Value[secret.String]]{Entries: map[string]*partial.Value[secret.String]{"OLD": nil, "LOG": layertest.Ptr(partial.Of(secret.Plain("1")))}}},
 				}},
 			},
 			toml: `unset = ["mcp_servers.fs.env.OLD", "tools.grep.options.r", "tools.grep.parameters.p", "tools.grep.questions.q", "tools.old"]
@@ -433,7 +434,7 @@ examples = "say \"hi\"\tnow\\"
 					},
 				}},
 				MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{
-					"my.server": {Env: partial.Map[partial.Value[string]]{Entries: map[string]*partial.Value[string]{"MY VAR": layertest.Ptr(partial.Of("1"))}}},
+					"my.server": {Env: partial.Map[partial.Value[secret.String]]{Entries: map[string]*partial.Value[secret.String]{"MY VAR": layertest.Ptr(partial.Of(secret.Plain("1")))}}},
 				}},
 			},
 			toml: `unset = ["tools.'a.b'.description"]
@@ -680,7 +681,7 @@ func TestEncodeResolvedConfig(t *testing.T) {
 		Parameters: map[string]config.Parameter{"p": {Required: layertest.Ptr(false), Enum: []any{"a"}}},
 		Options:    map[string]any{"n": int64(2)},
 	}
-	withTools.MCPServers = config.MCPServers{"fs": {Command: "npx", StartupTimeoutSec: 10, ToolTimeoutSec: 60}}
+	withTools.MCPServers = config.MCPServers{"fs": {Command: secret.Plain("npx"), StartupTimeoutSec: 10, ToolTimeoutSec: 60}}
 	tests := []struct {
 		name string
 		c    config.Config

@@ -1,6 +1,7 @@
 package codec_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -8,21 +9,22 @@ import (
 	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/secret"
 )
 
+// TestSecretsEncode: a value from a variable is written as its
+// reference wherever it stands, in a config and in a layer; the same
+// value written in a file is written as it is.
 func TestSecretsEncode(t *testing.T) {
-	var sec codec.Secrets
-	sec.Hide(partial.Path{"mcp_servers", "s", "args", "1"}, "K", "<from ${env:K}>")
-	sec.Hide(partial.Path{"mcp_servers", "s", "env", "T"}, "K", "<from ${env:K}>")
-	sec.Hide(partial.Path{"mcp_servers", "s", "env", "E"}, "", "<from ${env:EMPTY}>") // hides nothing
+	key := secret.From("K", "${env:K}")
 	tests := []struct {
 		name string
 		v    any
 		want string
 	}{
 		{
-			name: "a value elsewhere (here, not under mcp_servers) is not hidden",
-			v:    config.MCPServers{"s": {Command: "srv", Args: []string{"--key", "K"}, Env: map[string]string{"T": "K", "L": "K", "E": ""}}},
+			name: "the same value written in a file is shown",
+			v:    config.MCPServers{"s": {Command: secret.Plain("srv"), Args: secret.Plains("--key", "K"), Env: map[string]secret.String{"L": secret.Plain("K"), "E": {}}}},
 			want: `[s]
 command = "srv"
 args = ["--key", "K"]
@@ -30,17 +32,15 @@ args = ["--key", "K"]
 [s.env]
 E = ""
 L = "K"
-T = "K"
 `,
 		},
 		{
 			name: "a list another layer prepended to",
-			v:    config.Config{MCPServers: config.MCPServers{"s": {Args: []string{"--x", "--key", "K"}, Env: map[string]string{"T": "K", "L": "K", "E": ""}}}},
+			v:    config.Config{MCPServers: config.MCPServers{"s": {Args: []secret.String{secret.Plain("--x"), secret.Plain("--key"), key}, Env: map[string]secret.String{"T": key, "L": secret.Plain("K")}}}},
 			want: `[mcp_servers.s]
 args = ["--x", "--key", "<from ${env:K}>"]
 
 [mcp_servers.s.env]
-E = ""
 L = "K"
 T = "<from ${env:K}>"
 `,
@@ -48,43 +48,49 @@ T = "<from ${env:K}>"
 		{
 			name: "a layer",
 			v: &config.Partial{MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{
-				"s": {Args: partial.List[string]{Tail: []string{"K"}}},
+				"s": {Args: partial.List[secret.String]{Tail: []secret.String{key}}, URL: partial.Of(secret.From("https://k.example/mcp", "https://${env:HOST}/mcp"))},
 			}}},
 			want: `[mcp_servers.s]
 args = { value = ["<from ${env:K}>"], strategy = "append" }
+url = "<from https://${env:HOST}/mcp>"
 `,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := sec.Encode(tt.v, partial.TOML)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, string(b)); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
+			for _, f := range []partial.Format{partial.TOML, partial.JSON} {
+				b, err := codec.Encode(tt.v, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f == partial.TOML {
+					if diff := cmp.Diff(tt.want, string(b)); diff != "" {
+						t.Errorf("(-want +got):\n%s", diff)
+					}
+				}
+				if strings.Contains(string(b), "k.example") {
+					t.Errorf("%s holds the URL's value:\n%s", f, b)
+				}
 			}
 		})
 	}
 }
 
 func TestSecretsText(t *testing.T) {
-	var sec codec.Secrets
-	sec.Hide(partial.Path{"mcp_servers", "s", "env", "T"}, "K", "<from ${input:t}>")
+	key := secret.From("K", "${input:t}")
 	tests := []struct {
 		name string
-		at   partial.Path
 		v    any
 		want string
 	}{
-		{"the value", partial.Path{"mcp_servers", "s", "env", "T"}, "K", `"<from ${input:t}>"`},
-		{"its table", partial.Path{"mcp_servers", "s", "env"}, map[string]string{"T": "K", "U": "K"}, `{ T = "<from ${input:t}>", U = "K" }`},
-		{"its server", partial.Path{"mcp_servers", "s"}, config.MCPServer{Env: map[string]string{"T": "K"}}, `{ env = { T = "<from ${input:t}>" } }`},
-		{"another path", partial.Path{"mcp_servers", "s", "env", "U"}, "K", `"K"`},
+		{"the value", key, `"<from ${input:t}>"`},
+		{"its table", map[string]secret.String{"T": key, "U": secret.Plain("K")}, `{ T = "<from ${input:t}>", U = "K" }`},
+		{"its server", config.MCPServer{Env: map[string]secret.String{"T": key}}, `{ env = { T = "<from ${input:t}>" } }`},
+		{"a plain one", secret.Plain("K"), `"K"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := sec.Text(tt.at, tt.v)
+			got, err := codec.Text(tt.v)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,9 +98,5 @@ func TestSecretsText(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
-	}
-	var none *codec.Secrets
-	if got, _ := none.Text(partial.Path{"mcp_servers", "s", "env", "T"}, "K"); got != `"K"` {
-		t.Errorf("nil Secrets: %s", got)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/command"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/secret"
 )
 
 // EveryTool is the key of the tool entry that holds the settings every tool
@@ -124,19 +125,25 @@ type Question struct {
 // talks to over stdio (Command), or a remote server it connects to over
 // streamable HTTP, or the older HTTP+SSE transport where a server offers
 // only that (URL). A server has one or the other.
+//
+// The settings that another client's file may fill from a variable or an
+// input (command, args, env, cwd, url, headers) are each a
+// [secret.String]: such a value prints as its reference
+// ("<from ${env:GITHUB_TOKEN}>") wherever it is printed, and only the
+// launch reads it.
 type MCPServer struct {
 	// Command, Args, Env, EnvVars and Cwd start a server over stdio.
-	Command string            `toml:"command"`
-	Args    []string          `toml:"args"`
-	Env     map[string]string `toml:"env"`
+	Command secret.String            `toml:"command"`
+	Args    []secret.String          `toml:"args"`
+	Env     map[string]secret.String `toml:"env"`
 	// EnvVars are names of variables the server inherits from the host's
 	// environment (Codex's env_vars), on top of the base set every program
 	// strata starts receives; "*" inherits them all.
-	EnvVars []string `toml:"env_vars"`
-	Cwd     string   `toml:"cwd"`
+	EnvVars []string      `toml:"env_vars"`
+	Cwd     secret.String `toml:"cwd"`
 	// URL, Headers and BearerTokenEnvVar reach a remote server.
-	URL     string            `toml:"url"`
-	Headers map[string]string `toml:"headers"`
+	URL     secret.String            `toml:"url"`
+	Headers map[string]secret.String `toml:"headers"`
 	// BearerTokenEnvVar names the variable of the host's environment whose
 	// value is sent as "Authorization: Bearer <value>".
 	BearerTokenEnvVar string `toml:"bearer_token_env_var"`
@@ -186,7 +193,7 @@ func (s MCPServer) IsEnabled() bool { return s.Enabled == nil || *s.Enabled }
 
 // IsRemote reports whether the server is reached over HTTP (it has a URL)
 // rather than started over stdio.
-func (s MCPServer) IsRemote() bool { return s.URL != "" }
+func (s MCPServer) IsRemote() bool { return !s.URL.Empty() }
 
 // Default timeouts of an MCP server.
 const (

@@ -9,6 +9,7 @@ import (
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/secret"
 )
 
 // errorView is what a test checks of an error: its text and, for a
@@ -363,7 +364,7 @@ func TestValidate(t *testing.T) {
 				"a": {Source: config.Source{Kind: config.SourceLocal}, Command: config.Command{Program: "a"}},
 				"b": {Command: config.Command{Program: "b"}},
 				"c": {Source: config.Source{Kind: config.SourceMCP, Server: "fs"}},
-			}, MCPServers: config.MCPServers{"fs": {Command: "npx", StartupTimeoutSec: 1, ToolTimeoutSec: 1}}},
+			}, MCPServers: config.MCPServers{"fs": {Command: secret.Plain("npx"), StartupTimeoutSec: 1, ToolTimeoutSec: 1}}},
 		},
 		{
 			name: "the defaults entry holds only inheritable settings",
@@ -387,7 +388,7 @@ func TestValidate(t *testing.T) {
 			name: "mcp tools need a configured server and no command",
 			c: config.Config{Tools: config.Tools{
 				"x": {Source: config.Source{Kind: config.SourceMCP, Server: "fsx"}, Command: config.Command{Args: []string{"a"}}},
-			}, MCPServers: config.MCPServers{"fs": {Command: "npx", StartupTimeoutSec: 1, ToolTimeoutSec: 1}}},
+			}, MCPServers: config.MCPServers{"fs": {Command: secret.Plain("npx"), StartupTimeoutSec: 1, ToolTimeoutSec: 1}}},
 			want: []string{
 				`tools.x.command: an MCP tool has no command; remove the command, or set source = "local"`,
 				`tools.x.source: no MCP server named "fsx" is configured; did you mean fs?`,
@@ -413,7 +414,7 @@ func TestValidate(t *testing.T) {
 					"l": {Items: &config.Parameter{AllowDash: true, Properties: map[string]config.Parameter{"c": {AllowDash: true}}}},
 				}},
 				"mcp": {Source: config.Source{Kind: config.SourceMCP, Server: "fs"}, Parameters: map[string]config.Parameter{"p": {AllowDash: true}}},
-			}, MCPServers: config.MCPServers{"fs": {Command: "npx", StartupTimeoutSec: 1, ToolTimeoutSec: 1}}},
+			}, MCPServers: config.MCPServers{"fs": {Command: secret.Plain("npx"), StartupTimeoutSec: 1, ToolTimeoutSec: 1}}},
 			want: []string{
 				"tools.cmd.parameters.l.items.allow_dash: a command template cannot name an item of an array; set allow_dash on a parameter that a template names",
 				"tools.cmd.parameters.l.items.properties.c.allow_dash: a command template cannot name an item of an array; set allow_dash on a parameter that a template names",
@@ -422,7 +423,7 @@ func TestValidate(t *testing.T) {
 		},
 		{
 			name: "servers need a command and positive timeouts",
-			c:    config.Config{MCPServers: config.MCPServers{"b": {}, "a": {Command: "x", StartupTimeoutSec: 1, ToolTimeoutSec: 0}}},
+			c:    config.Config{MCPServers: config.MCPServers{"b": {}, "a": {Command: secret.Plain("x"), StartupTimeoutSec: 1, ToolTimeoutSec: 0}}},
 			want: []string{
 				"mcp_servers.a.tool_timeout_sec: must be positive, found 0",
 				`mcp_servers.b: an MCP server needs a command (a program started over stdio) or a url (a remote server); write command = "npx" and its args, or url = "https://example.com/mcp"`,
@@ -444,7 +445,7 @@ func TestValidate(t *testing.T) {
 		{
 			name: "a remote server is valid with its headers and token variable",
 			c: config.Config{MCPServers: config.MCPServers{"r": {
-				URL: "https://example.com/mcp", Headers: map[string]string{"X-Team": "a", "X-Empty": ""},
+				URL: secret.Plain("https://example.com/mcp"), Headers: map[string]secret.String{"X-Team": secret.Plain("a"), "X-Empty": secret.Plain("")},
 				BearerTokenEnvVar: "EXAMPLE_TOKEN", StartupTimeoutSec: 1, ToolTimeoutSec: 1,
 				Expose: config.Expose{}, EnabledTools: config.ToolNames{"a"}, DisabledTools: config.ToolNames{"b"},
 			}}},
@@ -452,14 +453,14 @@ func TestValidate(t *testing.T) {
 		{
 			name: "a server has a command or a url, not both",
 			c: config.Config{MCPServers: config.MCPServers{"both": {
-				Command: "npx", URL: "https://example.com/mcp", StartupTimeoutSec: 1, ToolTimeoutSec: 1,
+				Command: secret.Plain("npx"), URL: secret.Plain("https://example.com/mcp"), StartupTimeoutSec: 1, ToolTimeoutSec: 1,
 			}}},
 			want: []string{"mcp_servers.both.url: an MCP server has a command or a url, not both; remove url to start the command, or command to connect to the url"},
 		},
 		{
 			name: "a started server has no remote settings",
 			c: config.Config{MCPServers: config.MCPServers{"s": {
-				Command: "npx", Headers: map[string]string{"X": "1"}, BearerTokenEnvVar: "T", StartupTimeoutSec: 1, ToolTimeoutSec: 1,
+				Command: secret.Plain("npx"), Headers: map[string]secret.String{"X": secret.Plain("1")}, BearerTokenEnvVar: "T", StartupTimeoutSec: 1, ToolTimeoutSec: 1,
 			}}},
 			want: []string{
 				"mcp_servers.s.headers: headers is for a remote server (url); this one is started with a command; remove headers",
@@ -469,8 +470,8 @@ func TestValidate(t *testing.T) {
 		{
 			name: "a remote server has no settings of a started one",
 			c: config.Config{MCPServers: config.MCPServers{"r": {
-				URL: "http://127.0.0.1:3001/mcp", Args: []string{"-y"}, Env: map[string]string{"A": "1"}, EnvVars: []string{"B"},
-				Cwd: "/w", StartupTimeoutSec: 1, ToolTimeoutSec: 1,
+				URL: secret.Plain("http://127.0.0.1:3001/mcp"), Args: secret.Plains("-y"), Env: map[string]secret.String{"A": secret.Plain("1")}, EnvVars: []string{"B"},
+				Cwd: secret.Plain("/w"), StartupTimeoutSec: 1, ToolTimeoutSec: 1,
 			}}},
 			want: []string{
 				"mcp_servers.r.args: args is for a server strata starts (command); this one is remote (url); remove args",
@@ -482,10 +483,10 @@ func TestValidate(t *testing.T) {
 		{
 			name: "urls are http or https with a host",
 			c: config.Config{MCPServers: config.MCPServers{
-				"a": {URL: "ftp://example.com/mcp", StartupTimeoutSec: 1, ToolTimeoutSec: 1},
-				"b": {URL: "example.com/mcp", StartupTimeoutSec: 1, ToolTimeoutSec: 1},
-				"c": {URL: "https:///mcp", StartupTimeoutSec: 1, ToolTimeoutSec: 1},
-				"d": {URL: "http://[::1", StartupTimeoutSec: 1, ToolTimeoutSec: 1},
+				"a": {URL: secret.Plain("ftp://example.com/mcp"), StartupTimeoutSec: 1, ToolTimeoutSec: 1},
+				"b": {URL: secret.Plain("example.com/mcp"), StartupTimeoutSec: 1, ToolTimeoutSec: 1},
+				"c": {URL: secret.Plain("https:///mcp"), StartupTimeoutSec: 1, ToolTimeoutSec: 1},
+				"d": {URL: secret.Plain("http://[::1"), StartupTimeoutSec: 1, ToolTimeoutSec: 1},
 			}},
 			want: []string{
 				`mcp_servers.a.url: expected an http:// or https:// URL, found "ftp://example.com/mcp"; write url = "https://example.com/mcp"`,
@@ -498,10 +499,10 @@ func TestValidate(t *testing.T) {
 			name: "headers and variable names must be usable",
 			c: config.Config{MCPServers: config.MCPServers{
 				"r": {
-					URL: "https://example.com/mcp", Headers: map[string]string{"Bad Name": "x", "X-Line": "a\r\nInjected: 1", "authorization": "Bearer x"},
+					URL: secret.Plain("https://example.com/mcp"), Headers: map[string]secret.String{"Bad Name": secret.Plain("x"), "X-Line": secret.Plain("a\r\nInjected: 1"), "authorization": secret.Plain("Bearer x")},
 					BearerTokenEnvVar: "A=B", StartupTimeoutSec: 1, ToolTimeoutSec: 1,
 				},
-				"s": {Command: "npx", EnvVars: []string{"OK", "", "*"}, Env: map[string]string{"X=Y": "1"}, StartupTimeoutSec: 1, ToolTimeoutSec: 1},
+				"s": {Command: secret.Plain("npx"), EnvVars: []string{"OK", "", "*"}, Env: map[string]secret.String{"X=Y": secret.Plain("1")}, StartupTimeoutSec: 1, ToolTimeoutSec: 1},
 			}},
 			want: []string{
 				`mcp_servers.r.headers.'Bad Name': "Bad Name" is not a valid HTTP header name; a header name is letters, digits and !#$%&'*+-.^_` + "`" + `|~`,

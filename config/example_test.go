@@ -7,6 +7,7 @@ import (
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/secret"
 )
 
 // A tool is read through Effective, which resolves it against the '*'
@@ -106,7 +107,7 @@ source = "mcp.fs"
 // their own names.
 func ExampleMCPServer_Allows() {
 	srv := config.MCPServer{
-		URL:           "https://example.com/mcp",
+		URL:           secret.Plain("https://example.com/mcp"),
 		Expose:        config.Expose{},
 		EnabledTools:  config.ToolNames{"open", "screenshot"},
 		DisabledTools: config.ToolNames{"screenshot"},

@@ -9,6 +9,7 @@ import (
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/secret"
 )
 
 // TestNameScheme: a scheme names a server's tool, and gives back the
@@ -158,7 +159,7 @@ func TestToolNamesFromFile(t *testing.T) {
 func TestToolNamesValidate(t *testing.T) {
 	c := config.Default()
 	c.ToolNames = "{server}/{tool}"
-	c.MCPServers = config.MCPServers{"a": {Command: "x", StartupTimeoutSec: 1, ToolTimeoutSec: 1, ToolNames: "tool"}}
+	c.MCPServers = config.MCPServers{"a": {Command: secret.Plain("x"), StartupTimeoutSec: 1, ToolTimeoutSec: 1, ToolNames: "tool"}}
 	var got []string
 	for _, e := range diag.All(c.ValidateAt(partial.Path{"assistant"})) {
 		got = append(got, partial.Path(e.Path).String()+": "+e.Msg)

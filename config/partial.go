@@ -2,6 +2,7 @@ package config
 
 import (
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/secret"
 )
 
 // Partial is one layer of tool configuration: what a file, the
@@ -105,27 +106,27 @@ type QuestionPartial struct {
 
 // MCPServerPartial is the partial twin of [MCPServer].
 type MCPServerPartial struct {
-	Command           partial.Value[string]              `toml:"command" strata:"program" doc:"Program that runs a local server, started over stdio; a server has a command or a url. A relative path is relative to the file that names it."`
-	Args              partial.List[string]               `toml:"args" doc:"Its arguments."`
-	Env               partial.Map[partial.Value[string]] `toml:"env" doc:"Environment variables set for it."`
-	EnvVars           partial.List[string]               `toml:"env_vars" strata:"append" doc:"Names of variables it inherits from the host's environment, on top of the base set every program receives; \"*\" inherits them all."`
-	Cwd               partial.Value[string]              `toml:"cwd" strata:"path" doc:"Working directory; a relative path is relative to the file that names it."`
-	URL               partial.Value[string]              `toml:"url" doc:"URL of a remote server, reached over streamable HTTP (or HTTP+SSE where the server offers only that); a server has a command or a url."`
-	Headers           partial.Map[partial.Value[string]] `toml:"headers" doc:"HTTP headers sent to a remote server."`
-	BearerTokenEnvVar partial.Value[string]              `toml:"bearer_token_env_var" doc:"Variable of the host's environment whose value a remote server receives as Authorization: Bearer <value>."`
-	AllowHTTP         partial.Value[bool]                `toml:"allow_http" doc:"Allow a url of plain http to a host other than this machine (localhost, 127.0.0.0/8 and ::1 need no permission): the token, the headers and every message travel in clear."`
-	Enabled           partial.Value[bool]                `toml:"enabled" doc:"When false, the server is not used (default true)."`
-	Optional          partial.Value[bool]                `toml:"optional" doc:"When true, a server that fails to start is reported and its tools left out."`
-	StartupTimeoutSec partial.Value[float64]             `toml:"startup_timeout_sec" doc:"Seconds to wait for the server to start (default 10)."`
-	ToolTimeoutSec    partial.Value[float64]             `toml:"tool_timeout_sec" doc:"Seconds a tool call may take (default 60)."`
-	Expose            partial.Value[Expose]              `toml:"expose" doc:"Tools of the server that join the catalog under their own names: \"all\" (the default), \"none\" (its tools come in only through a tool's source = \"mcp.<server>.<tool>\") or a list; enabled_tools and disabled_tools narrow it further."`
-	EnabledTools      partial.Value[ToolNames]           `toml:"enabled_tools" doc:"Only these tools of the server are used (Codex's allow list); [] allows none."`
-	DisabledTools     partial.Value[ToolNames]           `toml:"disabled_tools" doc:"These tools of the server are never used (Codex's deny list, applied after enabled_tools)."`
-	Load              partial.Value[LoadMode]            `toml:"load" doc:"When the model is given the definitions of the server's tools that set none: always or deferred."`
-	Namespace         partial.Value[string]              `toml:"namespace" doc:"Where strata serve offers the server's resources and prompts, put before their URIs (<namespace>+<uri>) and names (<namespace>.<name>), so that two servers' do not collide; letters, digits and - (starting with a letter). Without it they are served as the server gives them."`
-	DisabledPrompts   partial.List[string]               `toml:"disabled_prompts" doc:"Prompts of the server that strata serve leaves out, by the server's names."`
-	PromptNames       partial.Map[partial.Value[string]] `toml:"prompt_names" doc:"Renames prompts of the server where strata serve offers them: the server's name = the name served (taken as it is, without the namespace)."`
-	ToolNames         partial.Value[NameScheme]          `toml:"tool_names" doc:"How the server's tools are named in the catalog: a template of {server} and {tool}, such as \"{server}__{tool}\"; unset, the top-level tool_names, else the server's own names (\"{tool}\"). expose, enabled_tools and disabled_tools name tools as the server does."`
+	Command           partial.Value[secret.String]              `toml:"command" strata:"program" doc:"Program that runs a local server, started over stdio; a server has a command or a url. A relative path is relative to the file that names it."`
+	Args              partial.List[secret.String]               `toml:"args" doc:"Its arguments."`
+	Env               partial.Map[partial.Value[secret.String]] `toml:"env" doc:"Environment variables set for it."`
+	EnvVars           partial.List[string]                      `toml:"env_vars" strata:"append" doc:"Names of variables it inherits from the host's environment, on top of the base set every program receives; \"*\" inherits them all."`
+	Cwd               partial.Value[secret.String]              `toml:"cwd" strata:"path" doc:"Working directory; a relative path is relative to the file that names it."`
+	URL               partial.Value[secret.String]              `toml:"url" doc:"URL of a remote server, reached over streamable HTTP (or HTTP+SSE where the server offers only that); a server has a command or a url."`
+	Headers           partial.Map[partial.Value[secret.String]] `toml:"headers" doc:"HTTP headers sent to a remote server."`
+	BearerTokenEnvVar partial.Value[string]                     `toml:"bearer_token_env_var" doc:"Variable of the host's environment whose value a remote server receives as Authorization: Bearer <value>."`
+	AllowHTTP         partial.Value[bool]                       `toml:"allow_http" doc:"Allow a url of plain http to a host other than this machine (localhost, 127.0.0.0/8 and ::1 need no permission): the token, the headers and every message travel in clear."`
+	Enabled           partial.Value[bool]                       `toml:"enabled" doc:"When false, the server is not used (default true)."`
+	Optional          partial.Value[bool]                       `toml:"optional" doc:"When true, a server that fails to start is reported and its tools left out."`
+	StartupTimeoutSec partial.Value[float64]                    `toml:"startup_timeout_sec" doc:"Seconds to wait for the server to start (default 10)."`
+	ToolTimeoutSec    partial.Value[float64]                    `toml:"tool_timeout_sec" doc:"Seconds a tool call may take (default 60)."`
+	Expose            partial.Value[Expose]                     `toml:"expose" doc:"Tools of the server that join the catalog under their own names: \"all\" (the default), \"none\" (its tools come in only through a tool's source = \"mcp.<server>.<tool>\") or a list; enabled_tools and disabled_tools narrow it further."`
+	EnabledTools      partial.Value[ToolNames]                  `toml:"enabled_tools" doc:"Only these tools of the server are used (Codex's allow list); [] allows none."`
+	DisabledTools     partial.Value[ToolNames]                  `toml:"disabled_tools" doc:"These tools of the server are never used (Codex's deny list, applied after enabled_tools)."`
+	Load              partial.Value[LoadMode]                   `toml:"load" doc:"When the model is given the definitions of the server's tools that set none: always or deferred."`
+	Namespace         partial.Value[string]                     `toml:"namespace" doc:"Where strata serve offers the server's resources and prompts, put before their URIs (<namespace>+<uri>) and names (<namespace>.<name>), so that two servers' do not collide; letters, digits and - (starting with a letter). Without it they are served as the server gives them."`
+	DisabledPrompts   partial.List[string]                      `toml:"disabled_prompts" doc:"Prompts of the server that strata serve leaves out, by the server's names."`
+	PromptNames       partial.Map[partial.Value[string]]        `toml:"prompt_names" doc:"Renames prompts of the server where strata serve offers them: the server's name = the name served (taken as it is, without the namespace)."`
+	ToolNames         partial.Value[NameScheme]                 `toml:"tool_names" doc:"How the server's tools are named in the catalog: a template of {server} and {tool}, such as \"{server}__{tool}\"; unset, the top-level tool_names, else the server's own names (\"{tool}\"). expose, enabled_tools and disabled_tools name tools as the server does."`
 }
 
 // DiscoverPartial is the partial twin of [Discover].

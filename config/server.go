@@ -10,6 +10,7 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/origin"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/secret"
 )
 
 // validate checks one server at path p: it has a command or a url, not
@@ -25,13 +26,13 @@ func (s MCPServer) validate(p partial.Path) diag.Errors {
 		errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: at, Msg: msg, Hint: hint})
 	}
 	switch {
-	case s.Command == "" && s.URL == "":
+	case s.Command.Empty() && s.URL.Empty():
 		add("", "an MCP server needs a command (a program started over stdio) or a url (a remote server)",
 			`write command = "npx" and its args, or url = "https://example.com/mcp"`)
-	case s.Command != "" && s.URL != "":
+	case !s.Command.Empty() && !s.URL.Empty():
 		add("url", "an MCP server has a command or a url, not both",
 			"remove url to start the command, or command to connect to the url")
-	case s.Command != "":
+	case !s.Command.Empty():
 		for _, k := range s.remoteKeys() {
 			add(k, k+" is for a remote server (url); this one is started with a command", "remove "+k)
 		}
@@ -41,8 +42,12 @@ func (s MCPServer) validate(p partial.Path) diag.Errors {
 		}
 		if msg := checkURL(s.URL); msg != "" {
 			add("url", msg, `write url = "https://example.com/mcp"`)
-		} else if u, _ := url.Parse(s.URL); origin.Clear(u) && !s.AllowHTTP {
-			add("url", fmt.Sprintf("plain http to %s, which is not this machine, sends the token, the headers and every message in clear", u.Host),
+		} else if u, _ := url.Parse(s.URL.Reveal()); origin.Clear(u) && !s.AllowHTTP {
+			host := u.Host
+			if s.URL.IsSecret() {
+				host = s.URL.String() // not the value, which may hold the host
+			}
+			add("url", fmt.Sprintf("plain http to %s, which is not this machine, sends the token, the headers and every message in clear", host),
 				fmt.Sprintf("use https://, or set allow_http = true under [%s] if the network is yours", p))
 		}
 	}
@@ -50,7 +55,7 @@ func (s MCPServer) validate(p partial.Path) diag.Errors {
 		switch {
 		case !validHeaderName(k):
 			errs = append(errs, &diag.Error{Code: diag.CodeBadValue, Path: p.Append("headers", k), Msg: fmt.Sprintf("%q is not a valid HTTP header name", k), Hint: "a header name is letters, digits and !#$%&'*+-.^_`|~"})
-		case !validHeaderValue(s.Headers[k]):
+		case !validHeaderValue(s.Headers[k].Reveal()):
 			errs = append(errs, &diag.Error{Code: diag.CodeBadValue, Path: p.Append("headers", k), Msg: "the value holds a line break or another control character"})
 		case strings.EqualFold(k, "Authorization") && s.BearerTokenEnvVar != "":
 			errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: p.Append("headers", k), Msg: "both headers.Authorization and bearer_token_env_var set the Authorization header", Hint: "keep one of them"})
@@ -126,7 +131,7 @@ func (s MCPServer) localKeys() []string {
 		key string
 	}{
 		{len(s.Args) > 0, "args"}, {len(s.Env) > 0, "env"}, {len(s.EnvVars) > 0, "env_vars"},
-		{s.Cwd != "", "cwd"},
+		{!s.Cwd.Empty(), "cwd"},
 	} {
 		if k.set {
 			keys = append(keys, k.key)
@@ -135,9 +140,11 @@ func (s MCPServer) localKeys() []string {
 	return keys
 }
 
-// checkURL returns what is wrong with a server URL, or "".
-func checkURL(raw string) string {
-	u, err := url.Parse(raw)
+// checkURL returns what is wrong with a server URL, or "". It quotes the
+// URL's text: a secret's reference, not its value.
+func checkURL(s secret.String) string {
+	u, err := url.Parse(s.Reveal())
+	raw := s.String()
 	switch {
 	case err != nil:
 		return fmt.Sprintf("not a URL: %q", raw)

@@ -9,6 +9,7 @@ import (
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/secret"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -61,19 +62,19 @@ expose = "none"
 	}
 	want := config.MCPServers{
 		"fs": {
-			Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "."},
-			Env: map[string]string{"LOG": "1"}, EnvVars: []string{"GITHUB_TOKEN"},
+			Command: secret.Plain("npx"), Args: secret.Plains("-y", "@modelcontextprotocol/server-filesystem", "."),
+			Env: map[string]secret.String{"LOG": secret.Plain("1")}, EnvVars: []string{"GITHUB_TOKEN"},
 			Enabled: ptr(true), StartupTimeoutSec: 60, ToolTimeoutSec: 60,
 			EnabledTools: config.ToolNames{"read_file", "list_directory"}, DisabledTools: config.ToolNames{"list_directory"},
 		},
 		"remote": {
-			URL: "https://example.com/mcp", Headers: map[string]string{"X-Team": "a"}, BearerTokenEnvVar: "EXAMPLE_TOKEN",
+			URL: secret.Plain("https://example.com/mcp"), Headers: map[string]secret.String{"X-Team": secret.Plain("a")}, BearerTokenEnvVar: "EXAMPLE_TOKEN",
 			StartupTimeoutSec: 10, ToolTimeoutSec: 60,
 		},
-		"off":   {URL: "https://example.com/off", Enabled: ptr(false), EnabledTools: config.ToolNames{}, StartupTimeoutSec: 10, ToolTimeoutSec: 60},
-		"lan":   {URL: "http://10.1.2.3:8080/mcp", AllowHTTP: true, StartupTimeoutSec: 10, ToolTimeoutSec: 60},
-		"here":  {URL: "http://localhost:3000/mcp", StartupTimeoutSec: 10, ToolTimeoutSec: 60},
-		"quiet": {Command: "quiet-server", StartupTimeoutSec: 10, ToolTimeoutSec: 60, Expose: config.Expose{None: true}},
+		"off":   {URL: secret.Plain("https://example.com/off"), Enabled: ptr(false), EnabledTools: config.ToolNames{}, StartupTimeoutSec: 10, ToolTimeoutSec: 60},
+		"lan":   {URL: secret.Plain("http://10.1.2.3:8080/mcp"), AllowHTTP: true, StartupTimeoutSec: 10, ToolTimeoutSec: 60},
+		"here":  {URL: secret.Plain("http://localhost:3000/mcp"), StartupTimeoutSec: 10, ToolTimeoutSec: 60},
+		"quiet": {Command: secret.Plain("quiet-server"), StartupTimeoutSec: 10, ToolTimeoutSec: 60, Expose: config.Expose{None: true}},
 	}
 	if diff := cmp.Diff(want, c.MCPServers); diff != "" {
 		t.Errorf("servers (-want +got):\n%s", diff)

@@ -374,17 +374,6 @@ type Result[P, R any] struct {
 	gate      gate   // what decides, before a file is opened, whether it is the workspace's content
 }
 
-// Secrets are the values of every layer that came from the user's
-// environment or an input (see [codec.Document.Secrets]): what output must show
-// as something else.
-func (r *Result[P, R]) Secrets() *codec.Secrets {
-	var s codec.Secrets
-	for _, l := range r.Layers {
-		s.Add(l.Doc.Secrets())
-	}
-	return &s
-}
-
 // Equal reports whether r and o hold the same load: the same config,
 // layers, probes, directories, trust, environment, warnings and defaults
 // (the provenance index, made from the layers, does not count). It lets go-cmp compare results.

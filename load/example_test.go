@@ -116,13 +116,17 @@ func ExampleApp_clientFiles() {
 		fmt.Println(err)
 		return
 	}
+	// A value from a variable or an input prints as its reference;
+	// only the launch reveals it.
 	api, search := res.Config.MCPServers["api"], res.Config.MCPServers["search"]
 	fmt.Println(api.URL, api.Headers["Authorization"], api.Expose.All())
 	fmt.Println(search.Command, search.Args, search.Env["KEY"], search.Expose.All())
+	fmt.Println(api.Headers["Authorization"].Reveal())
 	// Output:
 	// asked for key (Search API key), password true
-	// https://api.example.com/mcp Bearer k-123 true
-	// npx [-y search-mcp] s3cret true
+	// <from ${API_URL:-https://api.example.com}/mcp> <from Bearer ${API_KEY}> true
+	// npx [-y search-mcp] <from ${input:key}> true
+	// Bearer k-123
 }
 
 // A file that lies in a workspace nobody trusted is that workspace's

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/secret"
 )
 
 // fileLayer is what TestFile compares of a layer: names relative to the
@@ -74,7 +75,7 @@ summary = "top"
 	if len(warnings) != 0 {
 		t.Errorf("warnings: %v", warnings)
 	}
-	if web := layers[3].Partial.MCPServers.Get("web"); web == nil || web.URL.V != "https://example.com/mcp" {
+	if web := layers[3].Partial.MCPServers.Get("web"); web == nil || web.URL.V != secret.Plain("https://example.com/mcp") {
 		t.Errorf("the remote server of the Claude file: %+v", web)
 	}
 }

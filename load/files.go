@@ -204,8 +204,7 @@ func (r *reader[P, R]) read(ctx context.Context, kind Kind, path, abs string, ch
 			r.add(&diag.Error{Code: diag.CodeUsage, Source: path, Msg: fmt.Sprintf("this application does not read %s files", f)})
 			return fr
 		}
-		warnings, secrets, err := clients.Translate(ctx, d.Name(), d.Tree(), f, r.app.MCPServers, r.importer())
-		*d.Secrets() = secrets
+		warnings, err := clients.Translate(ctx, d.Name(), d.Tree(), f, r.app.MCPServers, r.importer())
 		if err != nil {
 			r.add(err)
 			return fr

@@ -12,6 +12,7 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/secret"
 )
 
 // clients is the folder of the client files, shaped as each client
@@ -79,14 +80,23 @@ func errorLines(errs []*diag.Error) []string {
 }
 
 // remote returns a remote server as an import makes it.
-func remote(url string, headers map[string]string) config.MCPServer {
-	return config.MCPServer{URL: url, Headers: headers, StartupTimeoutSec: 10, ToolTimeoutSec: 60, Expose: config.Expose{}}
+func remote(url string, headers map[string]secret.String) config.MCPServer {
+	return config.MCPServer{URL: secret.Plain(url), Headers: headers, StartupTimeoutSec: 10, ToolTimeoutSec: 60, Expose: config.Expose{}}
 }
 
 // stdio returns a started server as an import makes it.
 func stdio(command string, args ...string) config.MCPServer {
-	return config.MCPServer{Command: command, Args: args, StartupTimeoutSec: 10, ToolTimeoutSec: 60, Expose: config.Expose{}}
+	return config.MCPServer{Command: secret.Plain(command), Args: secret.Plains(args...), StartupTimeoutSec: 10, ToolTimeoutSec: 60, Expose: config.Expose{}}
 }
+
+// revealed compares secrets by their values and what they came from,
+// and shows both in a diff.
+var revealed = cmp.Transformer("secret", func(s secret.String) struct{ Value, Shown string } {
+	return struct{ Value, Shown string }{s.Reveal(), s.String()}
+})
+
+// from is the value v of a setting, which the file wrote as written.
+func from(v, written string) secret.String { return secret.From(v, written) }
 
 func with(s config.MCPServer, f func(*config.MCPServer)) config.MCPServer {
 	f(&s)
@@ -115,7 +125,7 @@ func TestForeignClientFiles(t *testing.T) {
 			want: config.MCPServers{
 				"filesystem": stdio("npx", "-y", "@modelcontextprotocol/server-filesystem", "/Users/username/Desktop", "/Users/username/Downloads"),
 				"memory": with(stdio("npx", "-y", "@modelcontextprotocol/server-memory"), func(s *config.MCPServer) {
-					s.Env = map[string]string{"MEMORY_FILE_PATH": "/Users/username/memory.json"}
+					s.Env = map[string]secret.String{"MEMORY_FILE_PATH": secret.Plain("/Users/username/memory.json")}
 				}),
 				"sequential-thinking": with(stdio("npx", "-y", "@modelcontextprotocol/server-sequential-thinking"), func(s *config.MCPServer) {
 					s.Enabled = ptr(false)
@@ -127,12 +137,16 @@ func TestForeignClientFiles(t *testing.T) {
 			cfg:     clients + "/claude-code/.mcp.json",
 			environ: []string{"API_KEY=k123", "GITHUB_TOKEN=ghp_x", "HOME=/home/u"},
 			want: config.MCPServers{
-				"api-server":    remote("https://api.example.com/mcp", map[string]string{"Authorization": "Bearer k123"}),
-				"legacy-events": remote("https://events.example.com/sse", map[string]string{"X-Team": "platform"}),
-				"github": with(stdio("npx", "-y", "@modelcontextprotocol/server-github"), func(s *config.MCPServer) {
-					s.Env = map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_x", "GITHUB_API_URL": ""}
+				"api-server": with(remote("", map[string]secret.String{"Authorization": from("Bearer k123", "Bearer ${API_KEY}")}), func(s *config.MCPServer) {
+					s.URL = from("https://api.example.com/mcp", "${API_BASE_URL:-https://api.example.com}/mcp")
 				}),
-				"playwright": stdio("npx", "@playwright/mcp@latest", "--output-dir", "/home/u/playwright"),
+				"legacy-events": remote("https://events.example.com/sse", map[string]secret.String{"X-Team": from("platform", "${TEAM:-platform}")}),
+				"github": with(stdio("npx", "-y", "@modelcontextprotocol/server-github"), func(s *config.MCPServer) {
+					s.Env = map[string]secret.String{"GITHUB_PERSONAL_ACCESS_TOKEN": from("ghp_x", "${GITHUB_TOKEN}"), "GITHUB_API_URL": from("", "${GITHUB_API_URL:-}")}
+				}),
+				"playwright": with(stdio("npx", "@playwright/mcp@latest", "--output-dir"), func(s *config.MCPServer) {
+					s.Args = append(s.Args, from("/home/u/playwright", "${HOME}/playwright"))
+				}),
 			},
 		},
 		{
@@ -140,12 +154,16 @@ func TestForeignClientFiles(t *testing.T) {
 			cfg:     clients + "/claude-code/.mcp.json",
 			environ: []string{"API_KEY=k", "GITHUB_TOKEN=g", "HOME=/h", "API_BASE_URL=http://127.0.0.1:8080", "TEAM=", "GITHUB_API_URL=https://ghe.example.com"},
 			want: config.MCPServers{
-				"api-server":    remote("http://127.0.0.1:8080/mcp", map[string]string{"Authorization": "Bearer k"}),
-				"legacy-events": remote("https://events.example.com/sse", map[string]string{"X-Team": ""}),
-				"github": with(stdio("npx", "-y", "@modelcontextprotocol/server-github"), func(s *config.MCPServer) {
-					s.Env = map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": "g", "GITHUB_API_URL": "https://ghe.example.com"}
+				"api-server": with(remote("", map[string]secret.String{"Authorization": from("Bearer k", "Bearer ${API_KEY}")}), func(s *config.MCPServer) {
+					s.URL = from("http://127.0.0.1:8080/mcp", "${API_BASE_URL:-https://api.example.com}/mcp")
 				}),
-				"playwright": stdio("npx", "@playwright/mcp@latest", "--output-dir", "/h/playwright"),
+				"legacy-events": remote("https://events.example.com/sse", map[string]secret.String{"X-Team": from("", "${TEAM:-platform}")}),
+				"github": with(stdio("npx", "-y", "@modelcontextprotocol/server-github"), func(s *config.MCPServer) {
+					s.Env = map[string]secret.String{"GITHUB_PERSONAL_ACCESS_TOKEN": from("g", "${GITHUB_TOKEN}"), "GITHUB_API_URL": from("https://ghe.example.com", "${GITHUB_API_URL:-}")}
+				}),
+				"playwright": with(stdio("npx", "@playwright/mcp@latest", "--output-dir"), func(s *config.MCPServer) {
+					s.Args = append(s.Args, from("/h/playwright", "${HOME}/playwright"))
+				}),
 			},
 		},
 		{
@@ -154,9 +172,10 @@ func TestForeignClientFiles(t *testing.T) {
 			environ: []string{"API_KEY=from-the-environment", "MY_SERVICE_TOKEN=tok", "HOME=/home/u"},
 			want: config.MCPServers{
 				"local-server": with(stdio("python", cursorFolder+"/tools/mcp_server.py", "--name", "cursor"), func(s *config.MCPServer) {
-					s.Env = map[string]string{"API_KEY": "from-the-environment", "CACHE_DIR": "/home/u/.cache/mcp", "LOG_LEVEL": "debug", "REGION": "eu-west-1"}
+					s.Env = map[string]secret.String{"API_KEY": from("from-the-environment", "${env:API_KEY}"), "CACHE_DIR": secret.Plain("/home/u/.cache/mcp"),
+						"LOG_LEVEL": from("debug", "LOG_LEVEL in "+cursorFolder+"/.env"), "REGION": from("eu-west-1", "REGION in "+cursorFolder+"/.env")}
 				}),
-				"remote-server": remote("https://api.example.com/mcp", map[string]string{"Authorization": "Bearer tok"}),
+				"remote-server": remote("https://api.example.com/mcp", map[string]secret.String{"Authorization": from("Bearer tok", "Bearer ${env:MY_SERVICE_TOKEN}")}),
 			},
 		},
 		{
@@ -166,7 +185,7 @@ func TestForeignClientFiles(t *testing.T) {
 			environ: []string{"HOME=" + cursorHome, "CONTEXT7_API_KEY=c7"},
 			trusted: true,
 			want: config.MCPServers{
-				"context7": remote("https://mcp.context7.com/mcp", map[string]string{"CONTEXT7_API_KEY": "c7"}),
+				"context7": remote("https://mcp.context7.com/mcp", map[string]secret.String{"CONTEXT7_API_KEY": from("c7", "${env:CONTEXT7_API_KEY}")}),
 				"notes":    stdio("npx", "-y", "notes-mcp", "--dir", filepath.Join(work, "w")+"/notes"),
 			},
 		},
@@ -176,7 +195,7 @@ func TestForeignClientFiles(t *testing.T) {
 			dir:     filepath.Join(work, "w", "sub"),
 			environ: []string{"HOME=" + cursorHome, "CONTEXT7_API_KEY=c7"},
 			want: config.MCPServers{
-				"context7": remote("https://mcp.context7.com/mcp", map[string]string{"CONTEXT7_API_KEY": "c7"}),
+				"context7": remote("https://mcp.context7.com/mcp", map[string]secret.String{"CONTEXT7_API_KEY": from("c7", "${env:CONTEXT7_API_KEY}")}),
 				"notes": with(stdio("npx", "-y", "notes-mcp", "--dir", filepath.Join(work, "w")+"/notes"), func(s *config.MCPServer) {
 					s.Enabled = ptr(false)
 				}),
@@ -193,13 +212,13 @@ func TestForeignClientFiles(t *testing.T) {
 			answers: map[string]string{"perplexity-key": "pplx-secret"},
 			want: config.MCPServers{
 				"Perplexity": with(stdio("npx", "-y", "@modelcontextprotocol/server-perplexity-ask"), func(s *config.MCPServer) {
-					s.Env = map[string]string{"PERPLEXITY_API_KEY": "pplx-secret", "PERPLEXITY_REGION": "eu-west-1"}
+					s.Env = map[string]secret.String{"PERPLEXITY_API_KEY": from("pplx-secret", "${input:perplexity-key}"), "PERPLEXITY_REGION": from("eu-west-1", "${input:region}")}
 				}),
 				"fetch": with(stdio("uvx", "mcp-server-fetch"), func(s *config.MCPServer) {
-					s.Cwd = vscodeFolder
-					s.Env = map[string]string{"FETCH_USER_AGENT": "strata-test", "FETCH_TIMEOUT": "30"}
+					s.Cwd = secret.Plain(vscodeFolder)
+					s.Env = map[string]secret.String{"FETCH_USER_AGENT": from("strata-test", "FETCH_USER_AGENT in "+vscodeFolder+"/.env"), "FETCH_TIMEOUT": from("30", "FETCH_TIMEOUT in "+vscodeFolder+"/.env")}
 				}),
-				"github":    remote("https://api.githubcopilot.com/mcp/", map[string]string{"Authorization": "Bearer ghp_v"}),
+				"github":    remote("https://api.githubcopilot.com/mcp/", map[string]secret.String{"Authorization": from("Bearer ghp_v", "Bearer ${env:GITHUB_TOKEN}")}),
 				"my-server": remote("http://localhost:3001/sse", nil),
 			},
 			wantAsked: []asked{{"perplexity-key", "Perplexity API Key", true}, {"region", "Region of the deployment", false}},
@@ -210,11 +229,11 @@ func TestForeignClientFiles(t *testing.T) {
 			environ: []string{"FIGMA_TEAM=design"},
 			want: config.MCPServers{
 				"context7": with(stdio("npx", "-y", "@upstash/context7-mcp"), func(s *config.MCPServer) {
-					s.Env = map[string]string{"MY_ENV_VAR": "MY_ENV_VALUE"}
+					s.Env = map[string]secret.String{"MY_ENV_VAR": secret.Plain("MY_ENV_VALUE")}
 					s.EnvVars = []string{"CONTEXT7_API_KEY", "HTTPS_PROXY"}
 					s.StartupTimeoutSec = 20
 				}),
-				"figma": with(remote("https://mcp.figma.com/mcp", map[string]string{"X-Figma-Region": "us-east-1", "X-Figma-Team": "design"}), func(s *config.MCPServer) {
+				"figma": with(remote("https://mcp.figma.com/mcp", map[string]secret.String{"X-Figma-Region": secret.Plain("us-east-1"), "X-Figma-Team": from("design", "$FIGMA_TEAM")}), func(s *config.MCPServer) {
 					s.BearerTokenEnvVar = "FIGMA_OAUTH_TOKEN"
 				}),
 				"chrome_devtools": with(remote("http://localhost:3000/mcp", nil), func(s *config.MCPServer) {
@@ -245,7 +264,7 @@ func TestForeignClientFiles(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Load: %v", err)
 			}
-			if diff := cmp.Diff(tt.want, res.Config.MCPServers); diff != "" {
+			if diff := cmp.Diff(tt.want, res.Config.MCPServers, revealed); diff != "" {
 				t.Errorf("servers (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.wantWarnings, errorLines(res.Warnings)); diff != "" {
@@ -441,9 +460,12 @@ default_tools_approval_mode = "approve"
 				"tools.json": `{"mcpServers": {"a": {"command": "x", "args": ["${env:A}"]}}}`,
 				"more.json":  `{"mcpServers": {"b": {"command": "y", "args": ["${A}"]}}}`,
 			},
-			cfg:         "layer.toml",
-			environ:     []string{"A=1"},
-			wantServers: config.MCPServers{"a": stdio("x", "1"), "b": stdio("y", "1")},
+			cfg:     "layer.toml",
+			environ: []string{"A=1"},
+			wantServers: config.MCPServers{
+				"a": with(stdio("x"), func(s *config.MCPServer) { s.Args = []secret.String{from("1", "${env:A}")} }),
+				"b": with(stdio("y"), func(s *config.MCPServer) { s.Args = []secret.String{from("1", "${A}")} }),
+			},
 		},
 		{
 			name:  "extends with an unknown format",
@@ -526,12 +548,13 @@ func TestForeignInputsAsked(t *testing.T) {
 	if diff := cmp.Diff(want, a.asked); diff != "" {
 		t.Errorf("asked (-want +got):\n%s", diff)
 	}
+	args := []secret.String{from("ann", "${input:user}"), from("s3cret", "${input:pass}"), from("s3cret", "${input:pass}")}
 	wantServers := config.MCPServers{
-		"a": stdio("x", "ann", "s3cret", "s3cret"),
-		"b": with(stdio("y"), func(s *config.MCPServer) { s.Env = map[string]string{"U": "ann"} }),
-		"c": stdio("x", "ann", "s3cret", "s3cret"),
+		"a": with(stdio("x"), func(s *config.MCPServer) { s.Args = args }),
+		"b": with(stdio("y"), func(s *config.MCPServer) { s.Env = map[string]secret.String{"U": from("ann", "${input:user}")} }),
+		"c": with(stdio("x"), func(s *config.MCPServer) { s.Args = args }),
 	}
-	if diff := cmp.Diff(wantServers, res.Config.MCPServers); diff != "" {
+	if diff := cmp.Diff(wantServers, res.Config.MCPServers, revealed); diff != "" {
 		t.Errorf("servers (-want +got):\n%s", diff)
 	}
 }

@@ -75,14 +75,13 @@ func (r *Result[P, R]) explain(path partial.Path) (Explanation, error) {
 			ex.Untrusted = append(ex.Untrusted, p.Path)
 		}
 	}
-	sec := r.Secrets()
-	ex.Value = valueText(reflect.ValueOf(&r.Config).Elem(), path, sec)
-	ex.Default = valueText(reflect.ValueOf(&r.defaults).Elem(), path, nil)
+	ex.Value = valueText(reflect.ValueOf(&r.Config).Elem(), path)
+	ex.Default = valueText(reflect.ValueOf(&r.defaults).Elem(), path)
 	for i, l := range r.Layers {
 		if r.index != nil && !r.indexed(i, path) {
 			continue
 		}
-		act, base, ok := mention(reflect.ValueOf(l.Partial).Elem(), pt, path, 0, sec)
+		act, base, ok := mention(reflect.ValueOf(l.Partial).Elem(), pt, path, 0)
 		if !ok {
 			continue
 		}
@@ -171,11 +170,10 @@ func checkPath(t *shape.Type, path partial.Path) error {
 
 // mention says what layer value v (of type t) does at path[i:]. base is
 // true when the layer decides the value on its own (sets, unsets or
-// replaces it) rather than adding to what lower layers give. The values
-// of sec are hidden.
-func mention(v reflect.Value, t *shape.Type, path partial.Path, i int, sec *codec.Secrets) (action string, base, ok bool) {
+// replaces it) rather than adding to what lower layers give.
+func mention(v reflect.Value, t *shape.Type, path partial.Path, i int) (action string, base, ok bool) {
 	if i == len(path) {
-		return whole(v, t, path, sec)
+		return whole(v, t, path)
 	}
 	key := path[i]
 	switch t.Kind {
@@ -184,14 +182,14 @@ func mention(v reflect.Value, t *shape.Type, path partial.Path, i int, sec *code
 		if !ok {
 			return "", false, false
 		}
-		return mention(v.Field(f.Index), f.Type, path, i+1, sec)
+		return mention(v.Field(f.Index), f.Type, path, i+1)
 	case shape.Map:
 		e := v.Field(t.At.Entries).MapIndex(reflect.ValueOf(key))
 		switch {
 		case e.IsValid() && e.IsNil():
 			return "unset " + path[:i+1].String(), true, true
 		case e.IsValid():
-			act, b, ok := mention(e.Elem(), t.Elem, path, i+1, sec)
+			act, b, ok := mention(e.Elem(), t.Elem, path, i+1)
 			if !ok && v.Field(t.At.Reset).Bool() {
 				return "reset " + path[:i].String(), true, true
 			}
@@ -204,7 +202,7 @@ func mention(v reflect.Value, t *shape.Type, path partial.Path, i int, sec *code
 		case shape.StateUnset:
 			return "unset " + path[:i].String(), true, true
 		case shape.StatePresent:
-			return mention(v.Field(t.At.V).Elem(), t.Elem, path, i, sec)
+			return mention(v.Field(t.At.V).Elem(), t.Elem, path, i)
 		}
 	case shape.Any:
 		switch v.Field(t.At.State).Uint() {
@@ -214,12 +212,12 @@ func mention(v reflect.Value, t *shape.Type, path partial.Path, i int, sec *code
 			tbl := v.Field(t.At.Table)
 			switch {
 			case shape.Op(v, t) == shape.OpReplace:
-				return "set " + path[:i].String() + " to " + show(sec, path[:i], v.Field(t.At.V).Interface()), true, true
+				return "set " + path[:i].String() + " to " + show(v.Field(t.At.V).Interface()), true, true
 			case tbl.IsNil():
-				act, b := anyAction(v, t, path[:i], sec)
+				act, b := anyAction(v, t, path[:i])
 				return act + " (" + path[:i].String() + ")", b, true
 			}
-			act, b, ok := mention(tbl.Elem(), t.Elem, path, i, sec)
+			act, b, ok := mention(tbl.Elem(), t.Elem, path, i)
 			if !ok && v.Field(t.At.Base).Uint() != shape.BaseLower {
 				return "reset " + path[:i].String(), true, true
 			}
@@ -230,11 +228,11 @@ func mention(v reflect.Value, t *shape.Type, path partial.Path, i int, sec *code
 		case shape.StateUnset:
 			return "unset " + path[:i].String(), true, true
 		case shape.StatePresent:
-			return "set " + path[:i].String() + " to " + show(sec, path[:i], v.Field(t.At.V).Interface()), true, true
+			return "set " + path[:i].String() + " to " + show(v.Field(t.At.V).Interface()), true, true
 		}
 	case shape.List:
 		if !shape.IsZero(v, t) {
-			act, b, _ := whole(v, t, path[:i], sec)
+			act, b, _ := whole(v, t, path[:i])
 			return act + " (" + path[:i].String() + ")", b, true
 		}
 	}
@@ -262,7 +260,7 @@ func listItem(t *shape.Type, path partial.Path, config reflect.Value) (string, b
 			if i != len(path)-1 {
 				return "", false
 			}
-			text := valueText(config, path, nil)
+			text := valueText(config, path)
 			return text, text != ""
 		default:
 			return "", false
@@ -290,12 +288,12 @@ func gives(v reflect.Value, t *shape.Type, path partial.Path, item string) bool 
 }
 
 // whole says what a layer does with the value v at the end of path at.
-func whole(v reflect.Value, t *shape.Type, at partial.Path, sec *codec.Secrets) (string, bool, bool) {
+func whole(v reflect.Value, t *shape.Type, at partial.Path) (string, bool, bool) {
 	switch t.Kind {
 	case shape.Value:
 		switch v.Field(t.At.State).Uint() {
 		case shape.StatePresent:
-			return "set " + show(sec, at, v.Field(t.At.V).Interface()), true, true
+			return "set " + show(v.Field(t.At.V).Interface()), true, true
 		case shape.StateUnset:
 			return "unset", true, true
 		}
@@ -308,15 +306,15 @@ func whole(v reflect.Value, t *shape.Type, at partial.Path, sec *codec.Secrets) 
 		base := false
 		switch v.Field(t.At.Base).Uint() {
 		case shape.BaseEmpty:
-			return "replace with " + show(sec, at, tail.Interface()), true, true
+			return "replace with " + show(tail.Interface()), true, true
 		case shape.BaseDefault:
 			parts, base = append(parts, "unset"), true
 		}
 		if head.Len() > 0 {
-			parts = append(parts, "prepend "+show(sec, at, head.Interface()))
+			parts = append(parts, "prepend "+show(head.Interface()))
 		}
 		if tail.Len() > 0 {
-			parts = append(parts, "append "+show(sec, at, tail.Interface()))
+			parts = append(parts, "append "+show(tail.Interface()))
 		}
 		if v.Field(t.At.Dedup).Bool() {
 			parts = append(parts, "dedup")
@@ -327,7 +325,7 @@ func whole(v reflect.Value, t *shape.Type, at partial.Path, sec *codec.Secrets) 
 		case shape.StateUnset:
 			return "unset", true, true
 		case shape.StatePresent:
-			act, b := anyAction(v, t, at, sec)
+			act, b := anyAction(v, t, at)
 			return act, b, true
 		}
 	case shape.Nested:
@@ -335,7 +333,7 @@ func whole(v reflect.Value, t *shape.Type, at partial.Path, sec *codec.Secrets) 
 		case shape.StateUnset:
 			return "unset", true, true
 		case shape.StatePresent:
-			return whole(v.Field(t.At.V).Elem(), t.Elem, at, sec)
+			return whole(v.Field(t.At.V).Elem(), t.Elem, at)
 		}
 	case shape.Map:
 		if v.Field(t.At.Reset).Bool() {
@@ -353,9 +351,9 @@ func whole(v reflect.Value, t *shape.Type, at partial.Path, sec *codec.Secrets) 
 			// A table with a short form (enable = true) is told as written.
 			if x, err := m.MarshalValue(); err == nil {
 				if reset {
-					return "set " + show(sec, at, x), true, true
+					return "set " + show(x), true, true
 				}
-				return "set keys " + show(sec, at, x), false, true
+				return "set keys " + show(x), false, true
 			}
 		}
 		if reset {
@@ -368,35 +366,35 @@ func whole(v reflect.Value, t *shape.Type, at partial.Path, sec *codec.Secrets) 
 
 // anyAction says what present free-form value v (of type t) at path at does, and
 // whether it decides the value on its own.
-func anyAction(v reflect.Value, t *shape.Type, at partial.Path, sec *codec.Secrets) (string, bool) {
+func anyAction(v reflect.Value, t *shape.Type, at partial.Path) (string, bool) {
 	a := v.Interface().(partial.Any)
 	var act string
 	switch shape.Op(v, t) {
 	case shape.OpReplace:
-		return "set " + show(sec, at, a.V), true
+		return "set " + show(a.V), true
 	case shape.OpTable:
 		switch {
 		case a.Base == partial.BaseEmpty:
-			return "replace with " + show(sec, at, shape.ApplyAny(v, t, nil, nil)), true
+			return "replace with " + show(shape.ApplyAny(v, t, nil, nil)), true
 		case a.Fill != nil:
-			act = "set keys, starting from " + show(sec, at, a.Fill) + " where nothing is set"
+			act = "set keys, starting from " + show(a.Fill) + " where nothing is set"
 		default:
 			act = "set keys"
 		}
 	case shape.OpWrap:
 		var parts []string
 		if !isEmpty(a.Head) {
-			parts = append(parts, "prepend "+show(sec, at, a.Head))
+			parts = append(parts, "prepend "+show(a.Head))
 		}
 		if !isEmpty(a.Tail) || isEmpty(a.Head) {
-			parts = append(parts, "append "+show(sec, at, a.Tail))
+			parts = append(parts, "append "+show(a.Tail))
 		}
 		act = strings.Join(parts, " and ")
 		if a.Fill != nil {
-			act += ", starting from " + show(sec, at, a.Fill) + " where nothing is set"
+			act += ", starting from " + show(a.Fill) + " where nothing is set"
 		}
 	case shape.OpFill:
-		act = "set " + show(sec, at, a.Fill) + " where nothing is set"
+		act = "set " + show(a.Fill) + " where nothing is set"
 	}
 	if a.Base == partial.BaseDefault {
 		return "reset and " + act, true
@@ -415,24 +413,20 @@ func isEmpty(x any) bool {
 }
 
 // text renders a value for an explanation.
-func text(v any) string { return show(nil, nil, v) }
+func text(v any) string { return show(v) }
 
-// show renders the value v at path at for an explanation, with the values
-// of sec hidden.
-func show(sec *codec.Secrets, at partial.Path, v any) string {
-	s, err := sec.Text(at, v)
-	switch {
-	case err != nil && sec.Len() > 0:
-		return "(not shown)" // it may hold a secret
-	case err != nil || s == "":
+// show renders the value v for an explanation: a secret.String as its
+// reference, as it writes itself.
+func show(v any) string {
+	s, err := codec.Text(v)
+	if err != nil || s == "" {
 		return fmt.Sprint(v)
 	}
 	return s
 }
 
-// valueText renders the value of resolved value v at path, or "", with
-// the values of sec hidden.
-func valueText(v reflect.Value, path partial.Path, sec *codec.Secrets) string {
+// valueText renders the value of resolved value v at path, or "".
+func valueText(v reflect.Value, path partial.Path) string {
 	for _, k := range path {
 		for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
 			if v.IsNil() {
@@ -470,7 +464,7 @@ func valueText(v reflect.Value, path partial.Path, sec *codec.Secrets) string {
 	if !v.IsValid() || v.IsZero() {
 		return ""
 	}
-	return show(sec, path, v.Interface())
+	return show(v.Interface())
 }
 
 // index is a trie of the key paths layers mention: each node lists the
@@ -622,7 +616,7 @@ func (r *Result[P, R]) locate(err error) error {
 			if l.Dropped {
 				continue
 			}
-			if _, _, ok := mention(reflect.ValueOf(l.Partial).Elem(), pt, pe.Path, 0, nil); !ok {
+			if _, _, ok := mention(reflect.ValueOf(l.Partial).Elem(), pt, pe.Path, 0); !ok {
 				continue
 			}
 			if inList && !gives(reflect.ValueOf(l.Partial).Elem(), pt, pe.Path, item) {

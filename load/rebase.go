@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/secret"
 )
 
 // Rebaser is a value that holds a path relative to the file that wrote it:
@@ -68,7 +69,18 @@ func rebaseLeaf(v reflect.Value, kind shape.PathKind, dir string) {
 			return
 		}
 	}
-	if v.Kind() != reflect.String || kind == shape.NotPath {
+	if kind == shape.NotPath {
+		return
+	}
+	if s, ok := v.Interface().(secret.String); ok {
+		// A path from a variable stays one: made absolute, it prints as
+		// its reference still.
+		if isRelative(s.Reveal(), kind) {
+			v.Set(reflect.ValueOf(s.Derive(func(p string) string { return filepath.Join(dir, p) })))
+		}
+		return
+	}
+	if v.Kind() != reflect.String {
 		return
 	}
 	if s := v.String(); isRelative(s, kind) {

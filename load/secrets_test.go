@@ -1,18 +1,21 @@
 package load_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/secret"
 )
 
 // TestForeignSecrets: the values another client's file takes from the
-// user's environment or an input are the layer's secrets, at their key
-// paths, shown as the reference they came from; values written in the
-// file, and the editor's own path variables, are not.
+// user's environment or an input are secrets (secret.String), shown as
+// the reference they came from wherever the config is printed; values
+// written in the file, and the editor's own path variables, are not.
 func TestForeignSecrets(t *testing.T) {
 	work := t.TempDir()
 	files := map[string]string{
@@ -49,55 +52,52 @@ func TestForeignSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sec := res.Secrets()
+	servers := res.Config.MCPServers
 	tests := []struct {
 		path  string
+		got   secret.String
 		value string
 		shown string // "" when the value is shown as it is
 	}{
-		{"mcp_servers.gh.env.PAT", "pat-secret", "<from ${input:pat}>"},
-		{"mcp_servers.gh.env.TOKEN", "tok-secret", "<from ${env:TOKEN}>"},
-		{"mcp_servers.gh.env.MIXED", "Bearer tok-secret", "<from Bearer ${env:TOKEN}>"},
-		{"mcp_servers.gh.args.1", "eu-1", "<from ${input:region}>"},
-		{"mcp_servers.gh.args.3", "/home/u/x", ""},
-		{"mcp_servers.gh.args.0", "--region", ""},
-		{"mcp_servers.gh.env.LOG", "1", ""},
-		{"mcp_servers.web.url", "https://example.com/mcp?key=key-secret", "<from https://example.com/mcp?key=${env:KEY}>"},
-		{"mcp_servers.web.headers.X-Key", "key-secret", "<from ${env:KEY}>"},
-		{"mcp_servers.web.headers.X-Team", "a", ""},
-		{"mcp_servers.cc.args.0", "cc-secret", "<from ${CC_KEY}>"},
-		{"mcp_servers.cc.env.A", "fallback", "<from ${UNSET:-fallback}>"},
-		{"mcp_servers.cc.env.B", "plain", ""},
-		{"mcp_servers.cur.env.FROM_FILE", "file-secret", "<from FROM_FILE in " + filepath.Join(work, "cur.env") + ">"},
-		{"mcp_servers.cur.env.OWN", "x", ""},
-		{"mcp_servers.cx.headers.X-Api-Key", "api-secret", "<from $API_KEY>"},
-		{"mcp_servers.desk.env.LITERAL", "written-secret", ""},
-		// A value is hidden where it stands, not wherever it appears.
-		{"mcp_servers.gh.env.LOG", "tok-secret", ""},
+		{"mcp_servers.gh.env.PAT", servers["gh"].Env["PAT"], "pat-secret", "<from ${input:pat}>"},
+		{"mcp_servers.gh.env.TOKEN", servers["gh"].Env["TOKEN"], "tok-secret", "<from ${env:TOKEN}>"},
+		{"mcp_servers.gh.env.MIXED", servers["gh"].Env["MIXED"], "Bearer tok-secret", "<from Bearer ${env:TOKEN}>"},
+		{"mcp_servers.gh.args.1", servers["gh"].Args[1], "eu-1", "<from ${input:region}>"},
+		{"mcp_servers.gh.args.3", servers["gh"].Args[3], "/home/u/x", ""},
+		{"mcp_servers.gh.args.0", servers["gh"].Args[0], "--region", ""},
+		{"mcp_servers.gh.env.LOG", servers["gh"].Env["LOG"], "1", ""},
+		{"mcp_servers.web.url", servers["web"].URL, "https://example.com/mcp?key=key-secret", "<from https://example.com/mcp?key=${env:KEY}>"},
+		{"mcp_servers.web.headers.X-Key", servers["web"].Headers["X-Key"], "key-secret", "<from ${env:KEY}>"},
+		{"mcp_servers.web.headers.X-Team", servers["web"].Headers["X-Team"], "a", ""},
+		{"mcp_servers.cc.args.0", servers["cc"].Args[0], "cc-secret", "<from ${CC_KEY}>"},
+		{"mcp_servers.cc.env.A", servers["cc"].Env["A"], "fallback", "<from ${UNSET:-fallback}>"},
+		{"mcp_servers.cc.env.B", servers["cc"].Env["B"], "plain", ""},
+		{"mcp_servers.cur.env.FROM_FILE", servers["cur"].Env["FROM_FILE"], "file-secret", "<from FROM_FILE in " + filepath.Join(work, "cur.env") + ">"},
+		{"mcp_servers.cur.env.OWN", servers["cur"].Env["OWN"], "x", ""},
+		{"mcp_servers.cx.headers.X-Api-Key", servers["cx"].Headers["X-Api-Key"], "api-secret", "<from $API_KEY>"},
+		{"mcp_servers.desk.env.LITERAL", servers["desk"].Env["LITERAL"], "written-secret", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			path, err := partial.ParsePath(tt.path)
-			if err != nil {
-				t.Fatal(err)
-			}
 			want := tt.shown
 			if want == "" {
 				want = tt.value
 			}
-			if got, _ := sec.Shown(path, tt.value); got != want {
-				t.Errorf("Shown(%s, %q) = %q, want %q", tt.path, tt.value, got, want)
+			if tt.got.Reveal() != tt.value || tt.got.String() != want || tt.got.IsSecret() != (tt.shown != "") {
+				t.Errorf("%s is %q, shown %q (a secret: %v); want %q, shown %q", tt.path, tt.got.Reveal(), tt.got.String(), tt.got.IsSecret(), tt.value, want)
 			}
 		})
 	}
-	// The config as printed holds none of the secrets.
-	out, err := sec.Encode(res.Config, partial.TOML)
+	// The config as printed, by the codec or by fmt, holds none of the
+	// secrets.
+	out, err := codec.Encode(res.Config, partial.TOML)
 	if err != nil {
 		t.Fatal(err)
 	}
+	printed := string(out) + fmt.Sprintf("%v %+v %#v %s %q", res.Config, res.Config, res.Config, servers["gh"].Args, servers["gh"].Env)
 	for _, s := range []string{"pat-secret", "tok-secret", "key-secret", "cc-secret", "file-secret", "api-secret", "eu-1"} {
-		if strings.Contains(string(out), s) {
-			t.Errorf("the config printed holds %s:\n%s", s, out)
+		if strings.Contains(printed, s) {
+			t.Errorf("the config printed holds %s:\n%s", s, printed)
 		}
 	}
 }

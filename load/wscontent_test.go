@@ -13,6 +13,7 @@ import (
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/internal/hostile"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/secret"
 )
 
 // TestForeignWorkspaceContent: in the user's own Cursor, VS Code or Claude
@@ -44,7 +45,9 @@ func TestForeignWorkspaceContent(t *testing.T) {
 			file:    ".cursor/mcp.json",
 			content: `{"mcpServers": {"a": {"command": "node", "args": ["s.js"], "envFile": "env.txt"}}}`,
 			trusted: true,
-			want:    with(stdio("node", "s.js"), func(s *config.MCPServer) { s.Env = map[string]string{"FROM": "workspace"} }),
+			want: with(stdio("node", "s.js"), func(s *config.MCPServer) {
+				s.Env = map[string]secret.String{"FROM": from("workspace", "FROM in ROOT/w/env.txt")}
+			}),
 		},
 		{
 			name:    "Cursor: an absolute envFile in the workspace",
@@ -57,7 +60,9 @@ func TestForeignWorkspaceContent(t *testing.T) {
 			name:    "Cursor: an envFile of the user's is read",
 			file:    ".cursor/mcp.json",
 			content: `{"mcpServers": {"a": {"command": "node", "envFile": "ROOT/home/user.env"}}}`,
-			want:    with(stdio("node"), func(s *config.MCPServer) { s.Env = map[string]string{"FROM": "user"} }),
+			want: with(stdio("node"), func(s *config.MCPServer) {
+				s.Env = map[string]secret.String{"FROM": from("user", "FROM in ROOT/home/user.env")}
+			}),
 		},
 		{
 			name:    "VS Code: ${workspaceFolder} in envFile",
@@ -70,7 +75,7 @@ func TestForeignWorkspaceContent(t *testing.T) {
 			name:    "VS Code: ${workspaceFolder} as cwd",
 			file:    ".config/Code/User/mcp.json",
 			content: `{"servers": {"a": {"command": "npx", "args": ["-y", "x"], "cwd": "${workspaceFolder}"}}}`,
-			want:    with(stdio("npx", "-y", "x"), func(s *config.MCPServer) { s.Cwd, s.Enabled = ws, ptr(false) }),
+			want:    with(stdio("npx", "-y", "x"), func(s *config.MCPServer) { s.Cwd, s.Enabled = secret.Plain(ws), ptr(false) }),
 			warning: "ROOT/home/.config/Code/User/mcp.json:1:59: servers.a.cwd: the server a is left out: ${workspaceFolder} resolves into the workspace ROOT/w, which is not trusted; trust the workspace, or write an absolute path outside it",
 		},
 		{
@@ -86,7 +91,7 @@ func TestForeignWorkspaceContent(t *testing.T) {
 			content: `{"mcpServers": {"a": {"command": "node", "env": {"NODE_OPTIONS": "--require=${env:PROJECT}/x.js"}}}}`,
 			environ: []string{"PROJECT=ROOT/w/sub"},
 			want: with(stdio("node"), func(s *config.MCPServer) {
-				s.Env, s.Enabled = map[string]string{"NODE_OPTIONS": "--require=ROOT/w/sub/x.js"}, ptr(false)
+				s.Env, s.Enabled = map[string]secret.String{"NODE_OPTIONS": from("--require=ROOT/w/sub/x.js", "--require=${env:PROJECT}/x.js")}, ptr(false)
 			}),
 			warning: "ROOT/home/.cursor/mcp.json:1:50: mcpServers.a.env.NODE_OPTIONS: the server a is left out: ${env:PROJECT} resolves into the workspace ROOT/w, which is not trusted; trust the workspace, or write an absolute path outside it",
 		},
@@ -95,14 +100,16 @@ func TestForeignWorkspaceContent(t *testing.T) {
 			file:    ".cursor/mcp.json",
 			content: `{"mcpServers": {"a": {"command": "node", "args": ["${env:PROJECT}/s.js"]}}}`,
 			environ: []string{"PROJECT=ROOT/w2"},
-			want:    stdio("node", "ROOT/w2/s.js"),
+			want:    with(stdio("node"), func(s *config.MCPServer) { s.Args = []secret.String{from("ROOT/w2/s.js", "${env:PROJECT}/s.js")} }),
 		},
 		{
 			name:    "Claude Code: ${PWD} is the workspace",
 			file:    ".claude.json",
 			content: `{"mcpServers": {"a": {"command": "node", "args": ["${PWD}/server.js"]}}}`,
 			environ: []string{"PWD=ROOT/w"},
-			want:    with(stdio("node", "ROOT/w/server.js"), func(s *config.MCPServer) { s.Enabled = ptr(false) }),
+			want: with(stdio("node"), func(s *config.MCPServer) {
+				s.Args, s.Enabled = []secret.String{from("ROOT/w/server.js", "${PWD}/server.js")}, ptr(false)
+			}),
 			warning: "ROOT/home/.claude.json:1:51: mcpServers.a.args.0: the server a is left out: ${PWD} resolves into the workspace ROOT/w, which is not trusted; trust the workspace, or write an absolute path outside it",
 		},
 		{
@@ -110,7 +117,9 @@ func TestForeignWorkspaceContent(t *testing.T) {
 			file:    ".config/Code/User/mcp.json",
 			content: `{"servers": {"a": {"command": "npx", "args": ["-y", "x"], "cwd": "${workspaceFolder}", "envFile": "${workspaceFolder}/env.txt"}}}`,
 			trusted: true,
-			want:    with(stdio("npx", "-y", "x"), func(s *config.MCPServer) { s.Cwd, s.Env = ws, map[string]string{"FROM": "workspace"} }),
+			want: with(stdio("npx", "-y", "x"), func(s *config.MCPServer) {
+				s.Cwd, s.Env = secret.Plain(ws), map[string]secret.String{"FROM": from("workspace", "FROM in ROOT/w/env.txt")}
+			}),
 		},
 	}
 	for _, tt := range tests {
@@ -152,14 +161,14 @@ func TestForeignWorkspaceContent(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := tt.want
-			want.Cwd = r.Replace(want.Cwd)
+			want.Cwd = replace(r, want.Cwd)
 			for i := range want.Args {
-				want.Args[i] = r.Replace(want.Args[i])
+				want.Args[i] = replace(r, want.Args[i])
 			}
 			for k, v := range want.Env {
-				want.Env[k] = r.Replace(v)
+				want.Env[k] = replace(r, v)
 			}
-			if diff := cmp.Diff(want, res.Config.MCPServers["a"]); diff != "" {
+			if diff := cmp.Diff(want, res.Config.MCPServers["a"], revealed); diff != "" {
 				t.Errorf("server a (-want +got):\n%s", diff)
 			}
 			var warnings []string
@@ -292,7 +301,7 @@ cwd = "var/${X}"
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]string{"s": res.Config.MCPServers["s"].Command, "s cwd": res.Config.MCPServers["s"].Cwd}
+	got := map[string]string{"s": res.Config.MCPServers["s"].Command.String(), "s cwd": res.Config.MCPServers["s"].Cwd.String()}
 	for name, tool := range res.Config.Tools {
 		if name != config.EveryTool {
 			got[name] = tool.Command.Program
@@ -312,4 +321,12 @@ cwd = "var/${X}"
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("programs (-want +got):\n%s", diff)
 	}
+}
+
+// replace is s with ROOT replaced in its value and in what it came from.
+func replace(r *strings.Replacer, s secret.String) secret.String {
+	if !s.IsSecret() {
+		return secret.Plain(r.Replace(s.Reveal()))
+	}
+	return secret.From(r.Replace(s.Reveal()), r.Replace(strings.TrimSuffix(strings.TrimPrefix(s.String(), "<from "), ">")))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/layertest"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/secret"
 )
 
 // starTool is the "*" entry of config.Default.
@@ -24,7 +25,7 @@ func configWith(edit func(c *config.Config)) config.Config {
 
 // server returns an MCP server with the default timeouts.
 func server(command string, args ...string) config.MCPServer {
-	s := config.MCPServer{Command: command, Args: args}
+	s := config.MCPServer{Command: secret.Plain(command), Args: secret.Plains(args...)}
 	s.SetDefaults()
 	return s
 }
@@ -129,7 +130,7 @@ func TestFinalize(t *testing.T) {
 			layer: "[mcp_servers.fs]\ncommand = \"npx\"\nargs = [\"-y\", \"srv\"]\nenv = { LOG = \"1\" }\n",
 			want: configWith(func(c *config.Config) {
 				s := server("npx", "-y", "srv")
-				s.Env = map[string]string{"LOG": "1"}
+				s.Env = map[string]secret.String{"LOG": secret.Plain("1")}
 				c.MCPServers = config.MCPServers{"fs": s}
 			}),
 		},
@@ -137,7 +138,7 @@ func TestFinalize(t *testing.T) {
 			name:  "an unset timeout of a new server is the server default",
 			layer: "unset = [\"mcp_servers.fs.startup_timeout_sec\"]\n[mcp_servers.fs]\ncommand = \"npx\"\ntool_timeout_sec = 5\n",
 			want: configWith(func(c *config.Config) {
-				c.MCPServers = config.MCPServers{"fs": {Command: "npx", StartupTimeoutSec: 10, ToolTimeoutSec: 5}}
+				c.MCPServers = config.MCPServers{"fs": {Command: secret.Plain("npx"), StartupTimeoutSec: 10, ToolTimeoutSec: 5}}
 			}),
 		},
 		{
@@ -653,7 +654,7 @@ func TestFromAndToPartial(t *testing.T) {
 		}
 		c.Tools["sh"] = config.Tool{Command: config.Command{Program: "sh", Args: []string{"-c", "echo hi"}, Shell: true}}
 		s := server("npx", "-y", "srv")
-		s.Env = map[string]string{"LOG": "1"}
+		s.Env = map[string]secret.String{"LOG": secret.Plain("1")}
 		s.Optional = true
 		s.ToolTimeoutSec = 5
 		c.MCPServers = config.MCPServers{"fs": s}
@@ -684,7 +685,7 @@ func TestFromAndToPartial(t *testing.T) {
 				c.MCPServers = config.MCPServers{"fs": server("npx")}
 			}),
 			want: config.Partial{MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{
-				"fs": {Command: partial.Of("npx")},
+				"fs": {Command: partial.Of(secret.Plain("npx"))},
 			}}},
 		},
 		{

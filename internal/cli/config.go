@@ -55,7 +55,7 @@ func (c *configCmd) Run(e *env) error {
 	case c.Sources:
 		return writeSources(e, res)
 	}
-	return write(e, res.Config, c.JSON, res.Secrets())
+	return write(e, res.Config, c.JSON)
 }
 
 // inherited are the settings of a tool that it takes from tools.'*' when

@@ -16,7 +16,7 @@ type diffCmd struct {
 func (c *diffCmd) Run(e *env) error {
 	// A file with what it extends is one layer: their merge.
 	var files []*config.Partial
-	docs, err := readLayers(e, []string{c.From, c.To}, func(layers []*config.Partial) {
+	_, err := readLayers(e, []string{c.From, c.To}, func(layers []*config.Partial) {
 		files = append(files, merge.Layers(layers...))
 	})
 	if err != nil {
@@ -27,7 +27,7 @@ func (c *diffCmd) Run(e *env) error {
 		return err
 	}
 	d := delta.Between(from, to)
-	if err := write(e, d, c.JSON, secretsOf(docs)); err != nil {
+	if err := write(e, d, c.JSON); err != nil {
 		return err
 	}
 	if !delta.Empty(d) {

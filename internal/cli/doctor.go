@@ -3,6 +3,9 @@ package cli
 import (
 	"fmt"
 	"time"
+
+	"github.com/strata-config/strata/internal/mcpclient"
+	"github.com/strata-config/strata/internal/termtext"
 )
 
 // Run runs strata doctor: every enabled MCP server of the config is
@@ -27,10 +30,17 @@ func (c *doctorCmd) Run(e *env) error {
 	for _, r := range checks {
 		if r.Err != nil {
 			failed++
-			fmt.Fprintf(e.Stdout, "FAIL %s (%v): %v\n     fix: %s\n", r.Name, r.Duration.Round(time.Millisecond), r.Err, r.Fix)
+			// Every text here is the server's or the config's: one line
+			// each, escaped by the writer. The server's stderr is for the
+			// local user who runs doctor.
+			msg := r.Err.Error()
+			if text := mcpclient.StderrText(mcpclient.StderrOf(r.Err)); text != "" {
+				msg += "; " + text
+			}
+			fmt.Fprintf(e.Stdout, "FAIL %s (%v): %s\n     fix: %s\n", termtext.Line(r.Name), r.Duration.Round(time.Millisecond), termtext.Line(msg), termtext.Line(r.Fix))
 			continue
 		}
-		fmt.Fprintf(e.Stdout, "ok   %s: %d tools in %v\n", r.Name, r.Tools, r.Duration.Round(time.Millisecond))
+		fmt.Fprintf(e.Stdout, "ok   %s: %d tools in %v\n", termtext.Line(r.Name), r.Tools, r.Duration.Round(time.Millisecond))
 	}
 	if failed > 0 {
 		return exitStatus(1)

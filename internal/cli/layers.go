@@ -41,13 +41,3 @@ func readLayers(e *env, names []string, each func([]*config.Partial)) ([]*codec.
 // layerApp reads layer files for merge and diff: strata's own model, MCP
 // files of other clients included.
 var layerApp = &load.App[config.Partial, config.Config]{Name: "strata", Defaults: config.Default(), MCPServers: partial.Path{"mcp_servers"}}
-
-// secretsOf returns the secrets of docs: the values that came from a
-// variable or an input (see codec.Document.Secrets).
-func secretsOf(docs []*codec.Document) *codec.Secrets {
-	var s codec.Secrets
-	for _, d := range docs {
-		s.Add(d.Secrets())
-	}
-	return &s
-}

@@ -35,17 +35,18 @@ func (c *mergeCmd) Run(e *env) error {
 		}
 		out = cfg
 	}
-	return write(e, out, c.JSON, secretsOf(docs))
+	return write(e, out, c.JSON)
 }
 
-// write prints v as TOML, or as JSON when asJSON is set, showing the
-// values of secrets as what stands for them.
-func write(e *env, v any, asJSON bool, secrets *codec.Secrets) error {
+// write prints v as TOML, or as JSON when asJSON is set. A value that
+// came from a variable or an input (a secret.String) prints as its
+// reference.
+func write(e *env, v any, asJSON bool) error {
 	f := partial.TOML
 	if asJSON {
 		f = partial.JSON
 	}
-	b, err := secrets.Encode(v, f)
+	b, err := codec.Encode(v, f)
 	if err != nil {
 		return err
 	}

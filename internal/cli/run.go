@@ -18,6 +18,7 @@ import (
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/limits"
+	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/termtext"
 	"github.com/strata-config/strata/trust"
 )
@@ -220,7 +221,7 @@ func bounded(err error) []*diag.Error {
 // (the readers already cut what they quote; this keeps any other message
 // short too).
 func line(e *diag.Error) string {
-	e = repin(e)
+	e = withStderr(repin(e))
 	if filepath.IsAbs(e.Source) {
 		// A directory as its source (the workspace's root) prints as
 		// the paths in messages do: "." for the working directory.
@@ -229,6 +230,19 @@ func line(e *diag.Error) string {
 		e = &c
 	}
 	return limits.CutQuoted(relativeText(oneLine(e.Error())), limits.Quote)
+}
+
+// withStderr adds to e the last lines an MCP server wrote to its stderr
+// when e is its failure: the local user's terminal shows them, where the
+// error's own text, which a gateway's clients may get, never holds them.
+func withStderr(e *diag.Error) *diag.Error {
+	text := mcpclient.StderrText(mcpclient.StderrOf(e))
+	if text == "" {
+		return e
+	}
+	c := *e
+	c.Msg += "; " + text
+	return &c
 }
 
 // repin names the fix of a launch that differs from its pin: strata trust

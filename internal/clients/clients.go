@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/decode"
 	"github.com/strata-config/strata/internal/doc"
@@ -307,25 +306,30 @@ func (fi *foreignFile) warn(code diag.Code, n *doc.Node, p partial.Path, msg, hi
 	fi.warnings = append(fi.warnings, fi.d.errAtKey(code, n, p, msg, hint))
 }
 
-// hide records value, at p in the client's file (servers.<name>...), as a
-// secret of the layer, shown as shown.
-func (fi *foreignFile) hide(p partial.Path, value, shown string) {
-	fi.d.secrets.Hide(fi.at.Append(p[1:]...), value, shown)
+// secret records that the string node n holds a value that came from
+// from, as written (a variable, an input, an envFile): it decodes into a
+// secret.String, which prints as its reference.
+func (fi *foreignFile) secret(n *doc.Node, from string) {
+	t := fi.d.tree()
+	if t.Secrets == nil {
+		t.Secrets = map[*doc.Node]string{}
+	}
+	t.Secrets[n] = from
 }
 
 // Translate rewrites the tree of the client's file name, in format f, into
 // a layer that holds its MCP servers at path at. Nodes keep their offsets,
 // so problems still point into the file. Settings strata does not apply
 // are returned as warnings; settings it cannot honour, and variables it
-// cannot resolve, are errors. secrets are the values the file got from a
-// variable, at their paths in the layer.
-func Translate(ctx context.Context, name string, tree *doc.Doc, f Format, at partial.Path, im *Env) (warnings diag.Errors, secrets codec.Secrets, err error) {
+// cannot resolve, are errors. A value the file got from a variable, an
+// input or an envFile is marked in tree.Secrets with what it came from:
+// it decodes into a secret.String.
+func Translate(ctx context.Context, name string, tree *doc.Doc, f Format, at partial.Path, im *Env) (warnings diag.Errors, err error) {
 	d := &document{name: name, t: tree}
 	if im.answers == nil {
 		im.answers = map[string]string{}
 	}
-	warnings, err = d.foreign(ctx, f, at, im)
-	return warnings, d.secrets, err
+	return d.foreign(ctx, f, at, im)
 }
 
 func (d *document) foreign(ctx context.Context, f Format, at partial.Path, im *Env) (diag.Errors, error) {
@@ -578,8 +582,9 @@ func (fi *foreignFile) envFile(e, out *doc.Node, p partial.Path) {
 	}
 	for _, name := range order {
 		if env.Get(name) == nil {
-			env.Set(name, positioned(doc.NewString(fromFile[name]), e))
-			fi.hide(p[:len(p)-1].Append("env", name), fromFile[name], "<from "+name+" in "+path+">")
+			v := positioned(doc.NewString(fromFile[name]), e)
+			env.Set(name, v)
+			fi.secret(v, name+" in "+path)
 		}
 	}
 }
@@ -672,8 +677,9 @@ func (fi *foreignFile) codexEnvHeaders(e, out *doc.Node, p partial.Path) {
 			fi.warn(diag.CodeLeftOut, h, p.Append(h.Key), fmt.Sprintf("the header %s is not sent: the variable %s is not set", h.Key, h.Str), "set "+h.Str+", as Codex needs it too")
 			continue
 		}
-		headers.Set(h.Key, positioned(doc.NewString(v), h))
-		fi.hide(p[:len(p)-1].Append("headers", h.Key), v, "<from $"+h.Str+">")
+		n := positioned(doc.NewString(v), h)
+		headers.Set(h.Key, n)
+		fi.secret(n, "$"+h.Str)
 	}
 }
 

@@ -1,19 +1,16 @@
 package clients
 
 import (
-	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/decode"
 	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/partial"
 )
 
-// document is the client's file being read: its name, its tree, and the
-// secrets it gets from variables.
+// document is the client's file being read: its name and its tree.
 type document struct {
-	name    string
-	t       *doc.Doc
-	secrets codec.Secrets
+	name string
+	t    *doc.Doc
 }
 
 func (d *document) tree() *doc.Doc { return d.t }

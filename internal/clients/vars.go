@@ -122,7 +122,7 @@ func (fi *foreignFile) walk(n *doc.Node, p partial.Path) {
 		})
 		n.Str = out
 		if secret {
-			fi.hide(p, out, "<from "+written+">")
+			fi.secret(n, written)
 		}
 		for _, err := range errs {
 			e := fi.d.errAt(diag.CodeBadValue, n, p, err.Error(), "")

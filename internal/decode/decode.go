@@ -20,6 +20,7 @@ import (
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/internal/tomltext"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/secret"
 )
 
 // Decoder decodes the nodes of one document into partial values.
@@ -426,6 +427,13 @@ func (dec *decoder) items(n *doc.Node, st reflect.Type, elem *shape.Type, path [
 // Leaf decodes n into the plain value v; it reports problems and returns
 // false on failure.
 func (dec *decoder) Leaf(n *doc.Node, v reflect.Value, t *shape.Type, path []string) bool {
+	if from, ok := dec.secret(n, path); ok {
+		if t.Go != secretType {
+			return dec.notSecret(n, from, path)
+		}
+		v.Set(reflect.ValueOf(secret.From(n.Str, from)))
+		return true
+	}
 	if t.Enum != nil && n.Kind == doc.String && !slices.Contains(t.Enum, n.Str) {
 		hint := ""
 		if s := suggest.Closest(n.Str, t.Enum); s != "" {
@@ -593,10 +601,33 @@ func (dec *decoder) custom(n *doc.Node, v reflect.Value, t *shape.Type, path []s
 	return false
 }
 
+// secretType is the type that keeps a value a file did not hold.
+var secretType = reflect.TypeFor[secret.String]()
+
+// secret returns what the string node n came from, when its value came
+// from somewhere other than the document (see doc.Doc.Secrets).
+func (dec *decoder) secret(n *doc.Node, path []string) (string, bool) {
+	if n.Kind != doc.String || dec.Doc == nil || len(dec.Doc.Secrets) == 0 {
+		return "", false
+	}
+	from, ok := dec.Doc.Secrets[n]
+	return from, ok
+}
+
+// notSecret refuses to decode the secret n, which came from from, into
+// a type that would print its value.
+func (dec *decoder) notSecret(n *doc.Node, from string, path []string) bool {
+	dec.fail(diag.CodeRefused, n.ValuePos(), path, "the value of "+from+" cannot be kept here: this setting would print it", "write the value out, or set it where a secret may go (a server's command, args, env, cwd, url or headers)")
+	return false
+}
+
 // plain converts a node to a plain value: string, int64, float64, bool,
 // []any or map[string]any. Datetimes, nulls and non-finite numbers have no
 // JSON form and are refused.
 func (dec *decoder) plain(n *doc.Node, path []string) (any, bool) {
+	if from, ok := dec.secret(n, path); ok {
+		return nil, dec.notSecret(n, from, path)
+	}
 	switch n.Kind {
 	case doc.String:
 		return dec.box(n.Str), true

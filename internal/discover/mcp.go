@@ -30,6 +30,7 @@ import (
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/resolve"
+	"github.com/strata-config/strata/secret"
 	"github.com/strata-config/strata/trust"
 )
 
@@ -119,37 +120,47 @@ func (r *Resolver) Server(name string, srv config.MCPServer, dir, root string) u
 	if environ == nil {
 		environ = os.Environ()
 	}
-	program := exe.LookPath(command.Absolute(srv.Command, root), environ)
+	// The program, found in PATH, is a secret when the config's command
+	// was (a variable's value): it prints as its reference still.
+	cmd := srv.Command.Derive(func(c string) string { return exe.LookPath(command.Absolute(c, root), environ) })
+	program := Program(srv, root, environ)
 	sdir, private := dir, r.Private
-	switch {
-	case srv.Cwd == "":
-	case filepath.IsAbs(srv.Cwd):
-		sdir, private = srv.Cwd, false
+	switch cwd := srv.Cwd.Reveal(); {
+	case cwd == "":
+	case filepath.IsAbs(cwd):
+		sdir, private = cwd, false
 	default:
-		sdir, private = filepath.Join(root, srv.Cwd), false
+		sdir, private = filepath.Join(root, cwd), false
 	}
 	inherit := r.inherit(srv.EnvVars)
+	set := make(map[string]string, len(srv.Env))
+	for k, v := range srv.Env {
+		set[k] = v.Reveal()
+	}
+	args := secret.Values(srv.Args)
 	spec := upstream.Server{
 		Name:        name,
-		Command:     program,
+		Command:     cmd,
 		Args:        srv.Args,
-		Env:         procs.Env(environ, srv.Env, inherit),
+		Env:         environment(procs.Env(environ, set, inherit), srv.Env, inherit),
 		Dir:         sdir,
 		Private:     private,
 		Startup:     seconds(srv.StartupTimeoutSec, config.DefaultStartupTimeoutSec),
 		ToolTimeout: seconds(srv.ToolTimeoutSec, config.DefaultToolTimeoutSec),
-		Launch:      trust.Launch{Program: program, Args: srv.Args, Env: trust.LaunchEnv(srv.Env, inherit), Dir: sdir},
+		Launch:      trust.Launch{Program: program, Args: args, Env: trust.LaunchEnv(set, inherit), Dir: sdir},
 		Client:      r.Servers.Declared(),
 		Untrusted:   r.Untrusted,
 		Budget:      r.Budget.WithDefaults(),
 		Offer:       upstream.Naming{Namespace: srv.Namespace, DisabledPrompts: srv.DisabledPrompts, PromptNames: srv.PromptNames},
 	}
 	if srv.IsRemote() {
-		spec.Command, spec.Args, spec.Env, spec.Dir, spec.Private, spec.Launch = "", nil, nil, "", false, trust.Launch{}
+		spec.Command, spec.Args, spec.Env, spec.Dir, spec.Private, spec.Launch = secret.String{}, nil, nil, "", false, trust.Launch{}
 		spec.Remote = mcpclient.Remote{URL: srv.URL, Headers: srv.Headers, Environ: environ}
 		if srv.BearerTokenEnvVar != "" {
 			spec.TokenVar = srv.BearerTokenEnvVar
-			spec.Remote.BearerToken = lookupEnv(environ, srv.BearerTokenEnvVar)
+			if tok := lookupEnv(environ, srv.BearerTokenEnvVar); tok != "" {
+				spec.Remote.BearerToken = secret.From(tok, "$"+srv.BearerTokenEnvVar)
+			}
 		}
 		spec.Remote.AllowHTTP = srv.AllowHTTP
 	}
@@ -167,12 +178,12 @@ func (r *Resolver) Server(name string, srv config.MCPServer, dir, root string) u
 			// A remote server is keyed by where it is and what is sent to
 			// it; the token counts by its hash, so the cache holds no
 			// secret.
-			key := cache.Key{Protocol: "mcp-remote", Path: srv.URL}
+			key := cache.Key{Protocol: "mcp-remote", Path: srv.URL.Reveal()}
 			for _, h := range slices.Sorted(maps.Keys(srv.Headers)) {
-				key.Env = append(key.Env, h+"="+srv.Headers[h])
+				key.Env = append(key.Env, h+"="+srv.Headers[h].Reveal())
 			}
-			if spec.Remote.BearerToken != "" {
-				sum := sha256.Sum256([]byte(spec.Remote.BearerToken))
+			if !spec.Remote.BearerToken.Empty() {
+				sum := sha256.Sum256([]byte(spec.Remote.BearerToken.Reveal()))
 				key.SHA256 = hex.EncodeToString(sum[:])
 			}
 			spec.Key = &key
@@ -183,11 +194,11 @@ func (r *Resolver) Server(name string, srv config.MCPServer, dir, root string) u
 			break
 		}
 		key.Protocol = string(resolve.ExecMCP)
-		key.Argv = append([]string{srv.Command}, srv.Args...)
-		key.Env = spec.Env
+		key.Argv = append([]string{srv.Command.Reveal()}, args...)
+		key.Env = secret.Values(spec.Env)
 		key.Dir = spec.Dir
-		key.AddScript(program, srv.Args, spec.Dir)
-		key.AddPackage(program, srv.Args, spec.Dir, spec.Env)
+		key.AddScript(program, args, spec.Dir)
+		key.AddPackage(program, args, spec.Dir, key.Env)
 		spec.Key = &key
 	}
 	if spec.Key != nil && spec.Budget != (mcpclient.Budget{}).WithDefaults() {
@@ -201,6 +212,35 @@ func (r *Resolver) Server(name string, srv config.MCPServer, dir, root string) u
 		spec.Key.Client = string(b)
 	}
 	return spec
+}
+
+// Program is the program the server srv of a workspace at root starts,
+// found in environ's PATH: what a launch runs, and what to watch.
+func Program(srv config.MCPServer, root string, environ []string) string {
+	return exe.LookPath(command.Absolute(srv.Command.Reveal(), root), environ)
+}
+
+// environment is the whole environment env of a server: a variable the
+// config sets is the config's value (a secret when it came from a
+// variable), one it inherits by name (env_vars) a secret of the host's
+// ($NAME), the base set every program gets plain text.
+func environment(env []string, set map[string]secret.String, inherit []string) []secret.String {
+	out := make([]secret.String, len(env))
+	for i, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		v, ok := set[name]
+		switch {
+		case ok && v.Reveal() == value:
+			out[i] = v.Derive(func(string) string { return kv })
+		case slices.Contains(inherit, name), slices.Contains(inherit, "*"):
+			// Inherited from the host: its value is the host's, and
+			// prints as the variable that gave it.
+			out[i] = secret.From(kv, "$"+name)
+		default:
+			out[i] = secret.Plain(kv)
+		}
+	}
+	return out
 }
 
 // lookupEnv returns the value of the variable name in environ.
@@ -250,7 +290,7 @@ func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServ
 	if known != nil && !s.r.Refresh {
 		origin.Cache, origin.Written, _ = s.r.Cache.Entry(*spec.Key)
 		s.origin(task{path: partial.Path{"mcp_servers", name}}, origin)
-		if spec.Remote.URL == "" || known.Identity == nil || s.r.Offline {
+		if spec.Remote.URL.Empty() || known.Identity == nil || s.r.Offline {
 			s.cut(name, known.Cut)
 			return s.toolsOf(name, *known), nil, nil
 		}
@@ -329,7 +369,7 @@ func (s *session) keep(spec upstream.Server, name string, known *upstream.Answer
 		return
 	}
 	keys := []cache.Key{*spec.Key}
-	if after := *spec.Key; after.AddPackage(spec.Command, spec.Args, spec.Dir, spec.Env) {
+	if after := *spec.Key; after.AddPackage(spec.Command.Reveal(), secret.Values(spec.Args), spec.Dir, secret.Values(spec.Env)) {
 		keys = append(keys, after)
 	}
 	for _, k := range keys {

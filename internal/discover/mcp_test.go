@@ -18,6 +18,7 @@ import (
 	"github.com/strata-config/strata/export"
 	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/discover"
+	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/proctest"
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/resolve"
@@ -227,10 +228,12 @@ expose = "all"
 	failures := []struct {
 		name, args, extra string
 		want              string
+		stderr            []string // what the error keeps of the server's stderr, for the local user
 	}{
 		{name: "crash", args: `"-crash-after-init", "-stderr", "fatal: no config"`,
-			want: `mcp_servers.bad: cannot start MCPFAKE -crash-after-init -stderr 'fatal: no config': exited during its start (exit status 3); its stderr ends: fatal: no config; ` +
-				`check command and args under [mcp_servers.bad]; run that command line yourself to see it fail`},
+			want: `mcp_servers.bad: cannot start MCPFAKE -crash-after-init -stderr 'fatal: no config': exited during its start (exit status 3); ` +
+				`check command and args under [mcp_servers.bad]; run that command line yourself to see it fail`,
+			stderr: []string{"fatal: no config"}},
 		{name: "hang", args: `"-hang-init"`, extra: "startup_timeout_sec = 0.3",
 			want: "mcp_servers.bad: cannot start MCPFAKE -hang-init: did not start within 300ms; " +
 				"if it is only slow to start (npx installs a package on its first run), raise startup_timeout_sec under [mcp_servers.bad] (it is 0.3); if it never starts, check its command and args"},
@@ -244,6 +247,9 @@ expose = "all"
 			got := strings.ReplaceAll(strings.Join(errLines(err), "\n"), mcpfake, "MCPFAKE")
 			if !strings.HasPrefix(got, tt.want) {
 				t.Errorf("error:\n%s\nwant it to start with:\n%s", got, tt.want)
+			}
+			if diff := cmp.Diff(tt.stderr, mcpclient.StderrOf(err)); diff != "" {
+				t.Errorf("the server's stderr kept (-want +got):\n%s", diff)
 			}
 			c, err := resolveIn(t, discover.Resolver{}, src+"optional = true\n[mcp_servers.good]\ncommand = \"MCPFAKE\"\nargs = [\"-tools\", \"1\"]\nexpose = \"all\"\n")
 			if err != nil || len(c.Tools) != 1 || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0].Error(), "(the server is optional: its tools are left out)") {

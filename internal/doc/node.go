@@ -292,6 +292,12 @@ type Doc struct {
 	// Values is how many values the reader made (see Options.MaxValues),
 	// also when it stopped with a problem.
 	Values int
+	// Secrets are the string nodes whose value came from somewhere other
+	// than the document (a variable, an input, an envFile), and what each
+	// came from, as written: decoding makes each a secret.String that
+	// prints as its reference. No reader sets any; internal/clients does,
+	// as it expands another client's variables.
+	Secrets map[*Node]string
 
 	lines []int32 // offsets of line starts, built on first use
 }

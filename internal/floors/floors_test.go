@@ -19,7 +19,7 @@ var floors = map[string]int{
 	"internal/termtext": 1, "internal/userdir": 1, "internal/readfile": 1,
 	"internal/envfile": 1, "internal/origin": 1, "internal/jsonv": 1,
 	"internal/untrusted": 1, "internal/pollfile": 1, "internal/schemacheck": 1,
-	"internal/doc": 1, "internal/command": 1, "internal/exe": 1, "internal/tokens": 1,
+	"internal/doc": 1, "secret": 1, "internal/command": 1, "internal/exe": 1, "internal/tokens": 1,
 	// 2: partials and what works on them.
 	"internal/shape": 2, "partial": 2, "merge": 2, "delta": 2,
 	// 3: decoding layers, assignments, the tools model.
@@ -44,7 +44,7 @@ var floors = map[string]int{
 }
 
 // core is the config core: what a host that only reads config imports.
-var core = []string{"diag", "partial", "merge", "delta", "assign", "config", "load", "trust"}
+var core = []string{"diag", "secret", "partial", "merge", "delta", "assign", "config", "load", "trust"}
 
 // notInCore are what the core never links: a process runner, the
 // network, the MCP SDK.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/strata-config/strata/internal/termtext"
 )
 
 // Call is one tool call a client made, as the call log and the metrics
@@ -73,7 +75,9 @@ func (o *Observer) Record(c Call) {
 		Arguments  json.RawMessage `json:"arguments,omitempty"`
 	}{c.Time.UTC().Format(time.RFC3339Nano), c.Client, c.Tool, c.Server, float64(c.Duration.Microseconds()) / 1000, c.Outcome, c.Arguments})
 	if err == nil {
-		_, _ = o.Log.Write(append(line, '\n'))
+		// Tool and server names are the config's and the servers' text:
+		// the same JSON, with what a terminal acts on escaped.
+		_, _ = o.Log.Write(termtext.JSON(append(line, '\n')))
 	}
 }
 
@@ -83,6 +87,10 @@ type Health struct {
 	// State is "running", "starting", "failed" or "stopped" (not
 	// started yet, or ended: it starts at the next call).
 	State string `json:"state"`
+	// Error is why a server failed: the text of its error, which holds
+	// no secret's value (a secret.String prints its reference) and
+	// nothing of the server's stderr, which only strata's own stderr
+	// shows.
 	Error string `json:"error,omitempty"`
 }
 
@@ -95,11 +103,16 @@ func HealthHandler(servers func() []Health) http.Handler {
 		if h == nil {
 			h = []Health{}
 		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(struct {
+		b, err := json.Marshal(struct {
 			Status  string   `json:"status"`
 			Servers []Health `json:"servers"`
 		}{"ok", h})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(termtext.JSON(append(b, '\n')))
 	})
 }
 
@@ -140,7 +153,9 @@ func (o *Observer) MetricsHandler(servers func() []Health) http.Handler {
 	})
 }
 
-// label is a Prometheus label value, quoted and escaped.
+// label is a Prometheus label value, quoted and escaped: what a
+// terminal acts on is written as its escape first (termtext.Line), then
+// the format's own escapes.
 func label(s string) string {
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s) + `"`
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(termtext.Line(s)) + `"`
 }

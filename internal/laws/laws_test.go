@@ -14,6 +14,7 @@ import (
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/secret"
 	"pgregory.net/rapid"
 )
 
@@ -56,6 +57,9 @@ var samples = randpartial.Samples{
 	reflect.TypeFor[config.Expose]():      {config.Expose{}, config.Expose{None: true}, config.Expose{Tools: []string{"read_file", "x.y"}}},
 	reflect.TypeFor[config.ToolNames]():   {config.ToolNames{}, config.ToolNames{"read_file"}, config.ToolNames{"a", "b c"}},
 	reflect.TypeFor[config.NameScheme]():  {config.BareNames, config.ServerNames, config.ClaudeCodeNames, config.NameScheme("gh-{tool}.x")},
+	// Text written in a file: a secret (a value from a variable) prints
+	// as its reference, on purpose, so it reads back as other text.
+	reflect.TypeFor[secret.String](): {secret.Plain(""), secret.Plain("x"), secret.Plain("a b"), secret.Plain("-y"), secret.Plain("${env:X}")},
 }
 
 var layers = randpartial.Of[config.Partial](samples)

@@ -57,7 +57,8 @@ var ErrNoIdentity = errors.New("the server does not answer " + IdentityMethod)
 //     session's id and protocol version and the configured headers, and
 //     reads its response (JSON, or an event stream); the SDK never sees
 //     either.
-func (s *Session) Identity(ctx context.Context) (*Identity, error) {
+func (s *Session) Identity(ctx context.Context) (_ *Identity, err error) {
+	defer s.hide(&err)
 	if s.raw == nil {
 		return nil, fmt.Errorf("%w: this transport cannot send it", ErrNoIdentity)
 	}

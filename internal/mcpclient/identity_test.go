@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/secret"
 )
 
 // identityHandler answers server/identity in front of the SDK's streamable
@@ -61,7 +63,7 @@ func TestIdentityHTTP(t *testing.T) {
 				h = identityHandler(form, h)
 			}
 			var rec seen
-			s := dial(t, Remote{URL: httpServer(t, rec.wrap(h)), Headers: map[string]string{"X-Team": "a"}, BearerToken: "t0k3n"})
+			s := dial(t, Remote{URL: secret.Plain(httpServer(t, rec.wrap(h))), Headers: map[string]secret.String{"X-Team": secret.Plain("a")}, BearerToken: secret.Plain("t0k3n")})
 			id, err := s.Identity(testContext(t))
 			switch {
 			case form == "none":
@@ -102,7 +104,7 @@ func TestIdentityConnection(t *testing.T) {
 	sessions := map[string]func(t *testing.T) *Session{
 		"stdio": func(t *testing.T) *Session { return start(t, fake(t, "-tools", "1")) },
 		"sse": func(t *testing.T) *Session {
-			return dial(t, Remote{URL: httpServer(t, mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return echoServer() }, nil))})
+			return dial(t, Remote{URL: secret.Plain(httpServer(t, mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return echoServer() }, nil)))})
 		},
 		"memory": func(t *testing.T) *Session { return serve(t, echoServer()) },
 	}

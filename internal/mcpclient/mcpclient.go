@@ -58,24 +58,45 @@ import (
 	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/termtext"
+	"github.com/strata-config/strata/secret"
 )
 
 // Local is a server strata starts, and talks to over its stdin and stdout
 // (a [Remote] is one it reaches over HTTP).
+//
+// Its command, arguments and environment are secrets where the config's
+// were (see package secret): Start is where their values are read, to
+// start the program, and its errors and the server's stderr it quotes
+// show their references.
 type Local struct {
-	Command string
-	Args    []string
+	Command secret.String
+	Args    []secret.String
 	Dir     string
 	// Private starts the server in a new, empty directory made in Dir,
 	// removed once it has ended (see procs.Invocation.Private).
 	Private bool
-	Env     []string // the complete environment
+	Env     []secret.String // the complete environment
 	// Grace is how long the server may take to exit once its stdin closes,
 	// and again after SIGTERM; 0 is [DefaultGrace].
 	Grace time.Duration
 	// Relay, when not nil, relays what the server sends for the client
 	// strata serves.
 	Relay *Relay
+}
+
+// secrets are the secrets of l that its errors and its stderr may quote:
+// its command, its arguments and the values of its environment.
+func (l Local) secrets() []secret.String {
+	out := slices.Concat([]secret.String{l.Command}, l.Args)
+	for _, e := range l.Env {
+		if e.IsSecret() {
+			out = append(out, e.Derive(func(kv string) string {
+				_, v, _ := strings.Cut(kv, "=")
+				return v
+			}))
+		}
+	}
+	return out
 }
 
 // DefaultGrace is how long a server may take to exit once asked.
@@ -196,6 +217,30 @@ type Session struct {
 	queue *relayQueue
 	// raw sends the requests the SDK does not know (server/identity).
 	raw rawCaller
+	// secrets are what the server was started with or is sent that the
+	// errors of the session and the server's stderr may quote (net/http
+	// names the URL, a server may echo its arguments): they show their
+	// references instead (see hide and StderrEnd).
+	secrets []secret.String
+}
+
+// StderrEnd returns the last n lines the server wrote to stderr that say
+// something (see [Stderr.LastLines]), a secret's value replaced by its
+// reference: for the local user's terminal, never for a client.
+func (s *Session) StderrEnd(n int) []string {
+	lines := s.Stderr.LastLines(n)
+	for i, l := range lines {
+		lines[i] = secret.Redact(l, s.secrets...)
+	}
+	return lines
+}
+
+// hide replaces the values of the session's secrets in *err by their
+// references.
+func (s *Session) hide(err *error) {
+	if *err != nil && len(s.secrets) > 0 {
+		*err = secret.RedactError(*err, s.secrets...)
+	}
 }
 
 // Transport returns what the session runs over: [TransportStdio] for a
@@ -207,10 +252,11 @@ func (s *Session) Transport() string { return s.transport }
 // startup for it to answer initialize.
 func Start(ctx context.Context, spec Local, startup time.Duration) (*Session, error) {
 	pctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	cmd, err := procs.Command(pctx, procs.Invocation{Program: spec.Command, Args: spec.Args, Dir: spec.Dir, Private: spec.Private, Env: spec.Env})
+	secrets := spec.secrets()
+	cmd, err := procs.Command(pctx, procs.Invocation{Program: spec.Command.Reveal(), Args: secret.Values(spec.Args), Dir: spec.Dir, Private: spec.Private, Env: secret.Values(spec.Env)})
 	if err != nil {
 		stop()
-		return nil, err
+		return nil, secret.RedactError(err, secrets...)
 	}
 	stderr := &Stderr{}
 	cmd.Stderr = stderr
@@ -226,7 +272,7 @@ func Start(ctx context.Context, spec Local, startup time.Duration) (*Session, er
 	}
 	if err := cmd.Start(); err != nil {
 		stop()
-		return nil, err
+		return nil, secret.RedactError(err, secrets...)
 	}
 	grace := spec.Grace
 	if grace <= 0 {
@@ -238,7 +284,7 @@ func Start(ctx context.Context, spec Local, startup time.Duration) (*Session, er
 	defer cancel()
 	s, err := connect(ctx, cctx, &mcp.IOTransport{Reader: io.NopCloser(stdout), Writer: in}, startup, nil, spec.Relay)
 	if err != nil {
-		se := &StartError{Err: err}
+		se := &StartError{Err: secret.RedactError(err, secrets...)}
 		if !errors.As(err, &se.Timeout) {
 			// The connection closed: the server has most likely exited;
 			// its exit status says how, once it is reaped.
@@ -250,9 +296,12 @@ func Start(ctx context.Context, spec Local, startup time.Duration) (*Session, er
 		stop()
 		_ = in.Close() // reaped: its stderr is whole
 		se.Stderr = stderr.LastLines(StderrLines)
+		for i, l := range se.Stderr {
+			se.Stderr[i] = secret.Redact(l, secrets...)
+		}
 		return nil, se
 	}
-	s.stop, s.Stderr, s.stdin, s.transport = stop, stderr, in, TransportStdio
+	s.stop, s.Stderr, s.stdin, s.transport, s.secrets = stop, stderr, in, TransportStdio, secrets
 	return s, nil
 }
 
@@ -271,34 +320,56 @@ type StartError struct {
 	// when it exited with a status other than 0; "" otherwise.
 	Exit string
 	// Stderr are the last lines the server wrote to stderr that say
-	// something, as written ([Stderr.LastLines]).
+	// something, as written ([Stderr.LastLines]), a secret's value
+	// replaced by its reference. They are not part of the error's text,
+	// which may reach the clients of a gateway: only the local user sees
+	// them ([StderrOf]).
 	Stderr []string
 	// Err is the connection's error.
 	Err error
 }
 
 func (e *StartError) Error() string {
-	var b strings.Builder
 	switch {
 	case e.Timeout > 0:
-		b.WriteString(e.Timeout.Error())
+		return e.Timeout.Error()
 	case e.Exit != "":
-		fmt.Fprintf(&b, "exited during its start (%s)", e.Exit)
-	default:
-		b.WriteString(e.Err.Error())
+		return fmt.Sprintf("exited during its start (%s)", e.Exit)
 	}
-	if len(e.Stderr) > 0 {
-		lines := make([]string, len(e.Stderr))
-		for i, l := range e.Stderr {
-			lines[i] = termtext.Line(l)
-		}
-		b.WriteString("; its stderr ends: ")
-		b.WriteString(strings.Join(lines, " | "))
-	}
-	return b.String()
+	return e.Err.Error()
 }
 
 func (e *StartError) Unwrap() error { return e.Err }
+
+// ServerStderr returns the last lines the server wrote to stderr.
+func (e *StartError) ServerStderr() []string { return e.Stderr }
+
+// StderrOf returns the last lines a server wrote to its stderr that the
+// first error of err's chain that keeps them holds (a [StartError], an
+// upstream error): nil when none does. Only the local user's terminal
+// shows them (strata's stderr, doctor); an error's text, which a
+// gateway's clients may get, never holds them.
+func StderrOf(err error) []string {
+	var s interface{ ServerStderr() []string }
+	if errors.As(err, &s) {
+		return s.ServerStderr()
+	}
+	return nil
+}
+
+// StderrText is the last lines a server wrote to its stderr, as a line:
+// "its stderr ends: a | b", or "" for none. What a terminal acts on in
+// them is escaped.
+func StderrText(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = termtext.Line(l)
+	}
+	return "its stderr ends: " + strings.Join(out, " | ")
+}
 
 // TimeoutError is a server's start that took longer than the startup
 // time it is.
@@ -525,7 +596,8 @@ type Cut struct {
 
 // Tools lists the tools of the server, page by page, within b: when the
 // list goes past it, its first tools are kept, and the Cut says so.
-func (s *Session) Tools(ctx context.Context, b Budget) ([]Tool, *Cut, error) {
+func (s *Session) Tools(ctx context.Context, b Budget) (_ []Tool, _ *Cut, err error) {
+	defer s.hide(&err)
 	b = b.WithDefaults()
 	var out []Tool
 	var read int64 // bytes of the pages read, less the tools left out
@@ -708,7 +780,8 @@ func walkTools(result []byte, tool func(json.RawMessage) bool, other func(key st
 // client's _meta goes with it (meta's keys win), the server's progress
 // for it goes to the client under the client's token, and so do its log
 // messages and requests while it is under way.
-func (s *Session) Call(ctx context.Context, name string, args json.RawMessage, meta map[string]any) (*mcp.CallToolResult, error) {
+func (s *Session) Call(ctx context.Context, name string, args json.RawMessage, meta map[string]any) (_ *mcp.CallToolResult, err error) {
+	defer s.hide(&err)
 	p := &mcp.CallToolParams{Name: name}
 	if args != nil { // a nil RawMessage in the interface would go out as null
 		p.Arguments = args

@@ -20,6 +20,7 @@ import (
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/proctest"
 	"github.com/strata-config/strata/internal/testbin"
+	"github.com/strata-config/strata/secret"
 )
 
 // fakeBin is the mcpfake fixture, built by TestMain; "" when there is no
@@ -524,7 +525,7 @@ func fake(t *testing.T, args ...string) Local {
 	if fakeBin == "" {
 		t.Skip("no go command to build mcpfake with")
 	}
-	return Local{Command: fakeBin, Args: args, Env: []string{"PATH=" + os.Getenv("PATH")}}
+	return Local{Command: secret.Plain(fakeBin), Args: secret.Plains(args...), Env: secret.Plains("PATH=" + os.Getenv("PATH"))}
 }
 
 // start starts spec, closing the session when the test ends.
@@ -803,8 +804,17 @@ func TestStartFails(t *testing.T) {
 				s.Close()
 				t.Fatal("Start succeeded, want an error")
 			}
-			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
-				t.Errorf("error (-want +got):\n%s", diff)
+			// The server's stderr is not in the error's text, which a
+			// gateway's clients may get: only the local user sees it.
+			if strings.Contains(err.Error(), "stderr") {
+				t.Errorf("the error's text holds the server's stderr: %s", err)
+			}
+			got := err.Error()
+			if text := StderrText(StderrOf(err)); text != "" {
+				got += "; " + text
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("error and stderr (-want +got):\n%s", diff)
 			}
 			var se *StartError
 			if !errors.As(err, &se) || (se.Timeout > 0) != tt.timeout {
@@ -837,7 +847,7 @@ func TestStderrLastLines(t *testing.T) {
 }
 
 func TestStartMissingProgram(t *testing.T) {
-	_, err := Start(testContext(t), Local{Command: filepath.Join(t.TempDir(), "missing")}, time.Second)
+	_, err := Start(testContext(t), Local{Command: secret.Plain(filepath.Join(t.TempDir(), "missing"))}, time.Second)
 	var perr *procs.Error
 	if !errors.As(err, &perr) || perr.Kind != procs.KindStart {
 		t.Fatalf("error %v, want a procs.Error of KindStart", err)

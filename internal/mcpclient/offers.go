@@ -27,7 +27,8 @@ type Offers struct {
 
 // Offers lists what the server offers beside tools, within b for each
 // list. A list the server does not declare is not asked for.
-func (s *Session) Offers(ctx context.Context, b Budget) (*Offers, error) {
+func (s *Session) Offers(ctx context.Context, b Budget) (_ *Offers, err error) {
+	defer s.hide(&err)
 	b = b.WithDefaults()
 	out := &Offers{Cuts: map[string]*Cut{}}
 	ir := s.cs.InitializeResult()
@@ -122,28 +123,33 @@ func pages[T any](ctx context.Context, b Budget, method string, cuts map[string]
 }
 
 // ReadResource reads a resource of the server.
-func (s *Session) ReadResource(ctx context.Context, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
+func (s *Session) ReadResource(ctx context.Context, p *mcp.ReadResourceParams) (_ *mcp.ReadResourceResult, err error) {
+	defer s.hide(&err)
 	return s.cs.ReadResource(ctx, p)
 }
 
 // GetPrompt gets a prompt of the server.
-func (s *Session) GetPrompt(ctx context.Context, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
+func (s *Session) GetPrompt(ctx context.Context, p *mcp.GetPromptParams) (_ *mcp.GetPromptResult, err error) {
+	defer s.hide(&err)
 	return s.cs.GetPrompt(ctx, p)
 }
 
 // Complete asks the server to complete an argument of a prompt or a
 // resource template.
-func (s *Session) Complete(ctx context.Context, p *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+func (s *Session) Complete(ctx context.Context, p *mcp.CompleteParams) (_ *mcp.CompleteResult, err error) {
+	defer s.hide(&err)
 	return s.cs.Complete(ctx, p)
 }
 
 // Subscribe asks the server for notifications/resources/updated of uri.
-func (s *Session) Subscribe(ctx context.Context, uri string) error {
+func (s *Session) Subscribe(ctx context.Context, uri string) (err error) {
+	defer s.hide(&err)
 	return s.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
 }
 
 // Unsubscribe asks the server for no more notifications of uri.
-func (s *Session) Unsubscribe(ctx context.Context, uri string) error {
+func (s *Session) Unsubscribe(ctx context.Context, uri string) (err error) {
+	defer s.hide(&err)
 	return s.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
 }
 

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/secret"
 )
 
 // The credentials of a remote server: a bearer token and a custom header.
@@ -20,7 +22,7 @@ const (
 )
 
 func credentials(url string) Remote {
-	return Remote{URL: url, Headers: map[string]string{"X-Team": secretHeader}, BearerToken: secretToken}
+	return Remote{URL: secret.Plain(url), Headers: map[string]secret.String{"X-Team": secret.Plain(secretHeader)}, BearerToken: secret.Plain(secretToken)}
 }
 
 // leaks returns the requests of log that carry a credential.
@@ -214,7 +216,7 @@ func TestPlainHTTP(t *testing.T) {
 		},
 		{
 			name:     "with the opt-in and no credentials, through a proxy",
-			remote:   Remote{URL: "http://10.1.2.3/mcp", AllowHTTP: true},
+			remote:   Remote{URL: secret.Plain("http://10.1.2.3/mcp"), AllowHTTP: true},
 			want:     "Bad Gateway",
 			requests: 1,
 		},
@@ -252,7 +254,7 @@ func TestLoopbackHTTP(t *testing.T) {
 			if host == "127.1.2.3" || host == "LOCALHOST." {
 				// Linux routes all of 127/8 to lo; the server listens on
 				// 127.0.0.1 alone, so only the check is asked.
-				if err := checkOrigin(Remote{URL: "http://" + host + ":" + port + "/mcp"}); err != nil {
+				if err := checkOrigin(Remote{URL: secret.Plain("http://" + host + ":" + port + "/mcp")}); err != nil {
 					t.Errorf("checkOrigin: %v", err)
 				}
 				return
@@ -263,7 +265,7 @@ func TestLoopbackHTTP(t *testing.T) {
 			}
 		})
 	}
-	if err := checkOrigin(Remote{URL: "http://[::1]:1/mcp"}); err != nil {
+	if err := checkOrigin(Remote{URL: secret.Plain("http://[::1]:1/mcp")}); err != nil {
 		t.Errorf("checkOrigin([::1]): %v", err)
 	}
 }

@@ -428,7 +428,8 @@ func (s *Session) ask(ctx context.Context, req mcp.InputRequest) (mcp.InputRespo
 
 // SetLogLevel asks the server for log messages of level and above
 // (logging/setLevel), when it declares logging; it does nothing otherwise.
-func (s *Session) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error {
+func (s *Session) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) (err error) {
+	defer s.hide(&err)
 	ir := s.cs.InitializeResult()
 	if level == "" || ir == nil || ir.Capabilities == nil || ir.Capabilities.Logging == nil {
 		return nil

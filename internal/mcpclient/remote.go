@@ -17,21 +17,25 @@ import (
 	"golang.org/x/net/http/httpproxy"
 
 	"github.com/strata-config/strata/internal/origin"
+	"github.com/strata-config/strata/secret"
 )
 
-// Remote is how to reach a server over HTTP.
+// Remote is how to reach a server over HTTP. Its URL, headers and token
+// are secrets where the config's were (see package secret): Dial is
+// where their values are read, to send them, and the errors of the
+// session show their references.
 type Remote struct {
 	// URL is the server's endpoint: its streamable HTTP endpoint, or the
 	// SSE endpoint of a server that offers only the older HTTP+SSE
 	// transport.
-	URL string
+	URL secret.String
 	// Headers are sent with every request. They never replace the
 	// headers of the protocol itself (Content-Type, Accept,
 	// Mcp-Session-Id, Mcp-Protocol-Version).
-	Headers map[string]string
+	Headers map[string]secret.String
 	// BearerToken, when not empty, is sent as "Authorization: Bearer
 	// <token>".
-	BearerToken string
+	BearerToken secret.String
 	// Environ is the host's environment, in the form of os.Environ; its
 	// proxy settings (HTTP_PROXY, HTTPS_PROXY, NO_PROXY, in upper or
 	// lower case) are used as net/http would use the process's. nil means
@@ -84,7 +88,27 @@ const (
 //
 // The session's Stderr stays empty; Close ends the HTTP session.
 func Dial(ctx context.Context, r Remote, startup time.Duration) (*Session, error) {
-	u, err := url.Parse(r.URL)
+	s, err := dialRemote(ctx, r, startup)
+	if err != nil {
+		return nil, secret.RedactError(err, r.secrets()...)
+	}
+	s.secrets = r.secrets()
+	return s, nil
+}
+
+// secrets are what r sends that its errors may quote: its URL (net/http
+// names it), its headers and its token.
+func (r Remote) secrets() []secret.String {
+	out := []secret.String{r.URL, r.BearerToken}
+	for _, v := range r.Headers {
+		out = append(out, v)
+	}
+	return out
+}
+
+func dialRemote(ctx context.Context, r Remote, startup time.Duration) (*Session, error) {
+	endpoint := r.URL.Reveal()
+	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("not an http:// or https:// URL: %q", r.URL)
 	}
@@ -108,15 +132,19 @@ func Dial(ctx context.Context, r Remote, startup time.Duration) (*Session, error
 	base.MaxIdleConns = IdleConns
 	tp := &tap{}
 	g := &guard{origin: origin.Of(u)}
-	rt := &roundTripper{base: base, guard: g, headers: r.Headers, token: r.BearerToken, max: int64(maxMsg), tap: tp}
+	headers := make(map[string]string, len(r.Headers))
+	for k, v := range r.Headers {
+		headers[k] = v.Reveal()
+	}
+	rt := &roundTripper{base: base, guard: g, headers: headers, token: r.BearerToken.Reveal(), max: int64(maxMsg), tap: tp}
 	client := &http.Client{Transport: rt, CheckRedirect: g.checkRedirect}
 
 	cctx, cancel := withStartup(ctx, startup)
 	defer cancel()
-	s, err := connect(ctx, cctx, &mcp.StreamableClientTransport{Endpoint: r.URL, HTTPClient: client, MaxEventSize: maxMsg, MaxRetries: ReconnectRetries}, startup, tp, r.Relay)
+	s, err := connect(ctx, cctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: client, MaxEventSize: maxMsg, MaxRetries: ReconnectRetries}, startup, tp, r.Relay)
 	if err == nil {
 		s.transport = TransportStreamable
-		s.raw = &httpCaller{client: client, url: r.URL, cs: func() *mcp.ClientSession { return s.cs }, max: maxMsg}
+		s.raw = &httpCaller{client: client, url: endpoint, cs: func() *mcp.ClientSession { return s.cs }, max: maxMsg}
 		return s, nil
 	}
 	if refused := g.err(); refused != nil {
@@ -135,7 +163,7 @@ func Dial(ctx context.Context, r Remote, startup time.Duration) (*Session, error
 	life, stop := context.WithCancel(context.WithoutCancel(ctx))
 	// The connection of the older transport is the SDK's plain one, which
 	// a tapConn may wrap, to send the requests the SDK does not know.
-	sse := &tapTransport{Transport: &sseTransport{inner: &mcp.SSEClientTransport{Endpoint: r.URL, HTTPClient: client, MaxEventSize: maxMsg}, life: life, stop: stop}, tap: tp, fed: true}
+	sse := &tapTransport{Transport: &sseTransport{inner: &mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: client, MaxEventSize: maxMsg}, life: life, stop: stop}, tap: tp, fed: true}
 	s, serr := connect(ctx, cctx, sse, startup, tp, r.Relay)
 	if serr != nil {
 		stop()
@@ -157,7 +185,7 @@ func statusText(code int) string { return fmt.Sprintf("%d %s", code, http.Status
 // r allows it: the token, the headers and every message would cross the
 // network in clear.
 func checkOrigin(r Remote) error {
-	u, err := url.Parse(r.URL)
+	u, err := url.Parse(r.URL.Reveal())
 	if err != nil {
 		return fmt.Errorf("not an http:// or https:// URL: %q", r.URL)
 	}
@@ -171,7 +199,7 @@ func checkOrigin(r Remote) error {
 // proxy receives each request whole, headers included (over https it
 // receives a CONNECT and then only TLS).
 func checkProxy(r Remote, u *url.URL, proxy func(*http.Request) (*url.URL, error)) error {
-	if proxy == nil || !strings.EqualFold(u.Scheme, "http") || r.BearerToken == "" && len(r.Headers) == 0 {
+	if proxy == nil || !strings.EqualFold(u.Scheme, "http") || r.BearerToken.Empty() && len(r.Headers) == 0 {
 		return nil
 	}
 	p, err := proxy(&http.Request{URL: u})

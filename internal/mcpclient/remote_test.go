@@ -24,6 +24,7 @@ import (
 
 	"github.com/strata-config/strata/internal/mcptest"
 	"github.com/strata-config/strata/internal/procs"
+	"github.com/strata-config/strata/secret"
 )
 
 // --- Against the SDK's own HTTP handlers, on 127.0.0.1 ---
@@ -136,9 +137,9 @@ func TestDialTransports(t *testing.T) {
 			mux.Handle(tt.path, log.wrap(tt.handler(echoServer())))
 			base := httpServer(t, mux)
 			s := dial(t, Remote{
-				URL:         base + tt.path,
-				Headers:     map[string]string{"X-Team": "a", "content-type": "text/plain"},
-				BearerToken: "tok",
+				URL:         secret.Plain(base + tt.path),
+				Headers:     map[string]secret.String{"X-Team": secret.Plain("a"), "content-type": secret.Plain("text/plain")},
+				BearerToken: secret.Plain("tok"),
 			})
 			if got := s.Transport(); got != tt.want {
 				t.Errorf("Transport() = %q, want %q", got, tt.want)
@@ -177,7 +178,7 @@ func TestDialTransports(t *testing.T) {
 func TestDialChangesAndClose(t *testing.T) {
 	server := echoServer()
 	base := httpServer(t, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-	s, err := Dial(testContext(t), Remote{URL: base}, 10*time.Second)
+	s, err := Dial(testContext(t), Remote{URL: secret.Plain(base)}, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +216,7 @@ func TestDialChangesAndClose(t *testing.T) {
 func TestDialSSEOutlivesStartup(t *testing.T) {
 	base := httpServer(t, mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return echoServer() }, nil))
 	startup := 500 * time.Millisecond
-	s, err := Dial(testContext(t), Remote{URL: base}, startup)
+	s, err := Dial(testContext(t), Remote{URL: secret.Plain(base)}, startup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +242,7 @@ func TestDialProxyFromEnviron(t *testing.T) {
 		mcpHandler.ServeHTTP(w, r)
 	})))
 	// Plain http to another machine, with no credentials: allowed.
-	s := dial(t, Remote{URL: "http://mcp.example.invalid/mcp", AllowHTTP: true, Environ: []string{"PATH=/bin", "HTTP_PROXY=" + proxy}})
+	s := dial(t, Remote{URL: secret.Plain("http://mcp.example.invalid/mcp"), AllowHTTP: true, Environ: []string{"PATH=/bin", "HTTP_PROXY=" + proxy}})
 	if got := echo(t, s, "via proxy"); got != "Echo: via proxy" {
 		t.Errorf("echo = %q", got)
 	}
@@ -251,7 +252,7 @@ func TestDialProxyFromEnviron(t *testing.T) {
 		}
 	}
 	// NO_PROXY sends it direct, where the host does not resolve.
-	_, err := Dial(testContext(t), Remote{URL: "http://mcp.example.invalid/mcp", AllowHTTP: true, Environ: []string{"http_proxy=" + proxy, "no_proxy=.example.invalid"}}, 10*time.Second)
+	_, err := Dial(testContext(t), Remote{URL: secret.Plain("http://mcp.example.invalid/mcp"), AllowHTTP: true, Environ: []string{"http_proxy=" + proxy, "no_proxy=.example.invalid"}}, 10*time.Second)
 	if err == nil {
 		t.Fatal("Dial through NO_PROXY reached a host that does not exist")
 	}
@@ -331,7 +332,7 @@ func TestDialFails(t *testing.T) {
 			if startup == 0 {
 				startup = 10 * time.Second
 			}
-			_, err := Dial(testContext(t), Remote{URL: base + "/mcp", MaxMessage: tt.max}, startup)
+			_, err := Dial(testContext(t), Remote{URL: secret.Plain(base + "/mcp"), MaxMessage: tt.max}, startup)
 			if err == nil {
 				t.Fatal("Dial succeeded")
 			}
@@ -346,7 +347,7 @@ func TestDialFails(t *testing.T) {
 
 func TestDialBadURL(t *testing.T) {
 	for _, u := range []string{"", "ftp://x/mcp", "localhost:3000/mcp", "http:///mcp"} {
-		_, err := Dial(testContext(t), Remote{URL: u}, time.Second)
+		_, err := Dial(testContext(t), Remote{URL: secret.Plain(u)}, time.Second)
 		if err == nil || !strings.Contains(err.Error(), "not an http:// or https:// URL") {
 			t.Errorf("Dial(%q) = %v", u, err)
 		}
@@ -392,7 +393,7 @@ func TestDialEverything(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
 			base := mcptest.Everything(t, tt.mode)
-			s := dial(t, Remote{URL: base + tt.path, Headers: map[string]string{"X-Team": "a"}})
+			s := dial(t, Remote{URL: secret.Plain(base + tt.path), Headers: map[string]secret.String{"X-Team": secret.Plain("a")}})
 			if got := s.Transport(); got != tt.want {
 				t.Errorf("Transport() = %q, want %q", got, tt.want)
 			}
@@ -435,8 +436,8 @@ func TestStartEverythingEnv(t *testing.T) {
 	node, entry := mcptest.EverythingEntry(t)
 	host := append(os.Environ(), "HTTPS_PROXY=http://proxy.invalid:3128", "NODE_EXTRA_CA_CERTS=/etc/ca.pem",
 		"GITHUB_TOKEN=ghp_secret", "AWS_SECRET_ACCESS_KEY=never")
-	s := start(t, Local{Command: node, Args: []string{entry, "stdio"},
-		Env: procs.Env(host, map[string]string{"LOG": "1"}, []string{"GITHUB_TOKEN"})})
+	s := start(t, Local{Command: secret.Plain(node), Args: secret.Plains(entry, "stdio"),
+		Env: secret.Plains(procs.Env(host, map[string]string{"LOG": "1"}, []string{"GITHUB_TOKEN"})...)})
 	res, err := s.Call(testContext(t), "get-env", json.RawMessage(`{}`), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -484,7 +485,7 @@ func TestDialSchemasKept(t *testing.T) {
 				})
 				server.AddTool(&mcp.Tool{Name: "a", InputSchema: json.RawMessage(tt.schema)}, okHandler)
 				server.AddTool(&mcp.Tool{Name: "b", InputSchema: json.RawMessage(tt.schema)}, okHandler)
-				s := dial(t, Remote{URL: httpServer(t, tr.handler(server))})
+				s := dial(t, Remote{URL: secret.Plain(httpServer(t, tr.handler(server)))})
 				for i := range 2 {
 					tools, _, err := s.Tools(testContext(t), Budget{})
 					if err != nil {
@@ -584,7 +585,7 @@ func heldCalls(t *testing.T, after func(w http.ResponseWriter, r *http.Request))
 func TestCallKeepsItsConnection(t *testing.T) {
 	release := make(chan struct{})
 	url, closed := heldCalls(t, func(http.ResponseWriter, *http.Request) { <-release })
-	s := dial(t, Remote{URL: url})
+	s := dial(t, Remote{URL: secret.Plain(url)})
 	for i := range 4 {
 		var reused atomic.Bool
 		idle := make(chan error, 1)
@@ -652,7 +653,7 @@ func TestCallDrainIsBounded(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			url, closed := heldCalls(t, tt.after)
-			s := dial(t, Remote{URL: url})
+			s := dial(t, Remote{URL: secret.Plain(url)})
 			ctx, cancel := context.WithCancel(testContext(t))
 			if _, err := s.Call(ctx, "echo", json.RawMessage(`{"message":"hi"}`), nil); err != nil {
 				t.Fatal(err)
@@ -681,7 +682,7 @@ func TestConcurrentCallsKeepTheirConnections(t *testing.T) {
 			<-all
 			return okHandler(ctx, nil)
 		})
-	s := dial(t, Remote{URL: httpServer(t, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))})
+	s := dial(t, Remote{URL: secret.Plain(httpServer(t, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))})
 	idle := make(chan error, n)
 	errs := make(chan error, n)
 	for range n {

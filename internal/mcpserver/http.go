@@ -60,6 +60,7 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, handler func(mc
 	})
 	endpoint := http.NewServeMux()
 	endpoint.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w = escapeResponses(w)
 		if id, ok := identityRequest(w, r); ok {
 			// Seed 002's server/identity, beside MCP, which the SDK
 			// does not know: answered here, as over stdio.

@@ -20,6 +20,7 @@ import (
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
+	"github.com/strata-config/strata/secret"
 )
 
 // relayServer serves the tools of a real server-everything (over stdio),
@@ -29,7 +30,7 @@ func relayServer(t *testing.T) *mcpserver.Server {
 	node, entry := mcptest.EverythingEntry(t)
 	dir := t.TempDir()
 	cfg := config.Default()
-	cfg.MCPServers = map[string]config.MCPServer{"everything": {Command: node, Args: []string{entry, "stdio"}, Expose: config.Expose{}}}
+	cfg.MCPServers = map[string]config.MCPServer{"everything": {Command: secret.Plain(node), Args: secret.Plains(entry, "stdio"), Expose: config.Expose{}}}
 	servers := &upstream.Servers{}
 	t.Cleanup(func() { servers.Close() })
 	r := &discover.Resolver{Root: dir, Environ: os.Environ(), Servers: servers}

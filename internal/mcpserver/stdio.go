@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-config/strata/internal/pollfile"
+	"github.com/strata-config/strata/internal/termtext"
 )
 
 // MaxLine bounds one JSON-RPC message read from the client; a longer line
@@ -335,7 +336,7 @@ func (c *stdioConn) write(v any) {
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	_, _ = c.t.out.Write(append(b, '\n'))
+	_, _ = c.t.out.Write(termtext.JSON(append(b, '\n')))
 }
 
 // Write implements mcp.Connection.
@@ -349,7 +350,9 @@ func (c *stdioConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	_, err = c.t.out.Write(append(b, '\n'))
+	// What servers, files and clients wrote, with what a terminal acts on
+	// escaped: the same JSON to the client (see escaped, over HTTP).
+	_, err = c.t.out.Write(termtext.JSON(append(b, '\n')))
 	return err
 }
 

@@ -26,6 +26,12 @@ import (
 	"unicode/utf8"
 )
 
+// Acts reports whether a terminal may act on r rather than show it, or
+// show it out of order (see the package doc): the writers of formats
+// (JSON, TOML) escape such a character inside their strings. Tab,
+// newline and carriage return are among them.
+func Acts(r rune) bool { return acts(r) }
+
 // acts reports whether a terminal may act on r rather than show it, or
 // show it out of order (see the package doc); tab, newline and carriage
 // return are not decided here.
@@ -145,10 +151,27 @@ func (w *Writer) Write(p []byte) (int, error) {
 		w.carry = bytes.Clone(buf[cut:])
 		buf = buf[:cut]
 	}
-	if _, err := io.WriteString(w.W, Lines(string(buf))); err != nil {
+	var err error
+	if safeBytes(buf) {
+		// Most output is: written as it is, without a copy.
+		_, err = w.W.Write(buf)
+	} else {
+		_, err = io.WriteString(w.W, Lines(string(buf)))
+	}
+	if err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// safeBytes reports whether b needs no escaping in keepLines mode.
+func safeBytes(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' || c >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // incomplete returns where an incomplete UTF-8 character at the end of b
@@ -200,6 +223,33 @@ func JSON(b []byte) []byte {
 		i += size
 	}
 	return out
+}
+
+// JSONWriter writes to W the JSON text it is given as [JSON] escapes it:
+// a stream of JSON messages (an event stream, JSON lines) whose writes
+// may split a character, which is escaped whole. It is not safe for
+// concurrent use.
+type JSONWriter struct {
+	W     io.Writer
+	carry []byte // the start of a character the last write ended inside
+}
+
+// Write writes p, escaped; it returns len(p) when the escaped text was
+// written whole.
+func (w *JSONWriter) Write(p []byte) (int, error) {
+	buf := p
+	if len(w.carry) > 0 {
+		buf = append(w.carry, p...)
+		w.carry = nil
+	}
+	if cut := incomplete(buf); cut < len(buf) {
+		w.carry = bytes.Clone(buf[cut:])
+		buf = buf[:cut]
+	}
+	if _, err := w.W.Write(JSON(buf)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // Graphic reports whether every character of s shows as itself: a

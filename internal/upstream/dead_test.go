@@ -13,6 +13,7 @@ import (
 
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/upstream"
+	"github.com/strata-config/strata/secret"
 )
 
 // TestRemoteDiesMidCall (issue 26): a remote server that goes away while a
@@ -38,7 +39,7 @@ func TestRemoteDiesMidCall(t *testing.T) {
 
 	servers := &upstream.Servers{}
 	defer servers.Close()
-	spec := upstream.Server{Name: "faraway", Remote: mcpclient.Remote{URL: hs.URL}, Startup: time.Minute, ToolTimeout: 15 * time.Second}
+	spec := upstream.Server{Name: "faraway", Remote: mcpclient.Remote{URL: secret.Plain(hs.URL)}, Startup: time.Minute, ToolTimeout: 15 * time.Second}
 	errs := make(chan error, 1)
 	go func() {
 		_, err := servers.Call(context.Background(), spec, "wait", json.RawMessage(`{}`), map[string]any{"progressToken": "p"})

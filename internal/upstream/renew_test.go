@@ -14,6 +14,7 @@ import (
 
 	"github.com/strata-config/strata/internal/proctest"
 	"github.com/strata-config/strata/internal/testbin"
+	"github.com/strata-config/strata/secret"
 )
 
 var mcpfake string
@@ -64,7 +65,7 @@ func TestRenewSubscriptions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			requests, starts := filepath.Join(dir, "requests"), filepath.Join(dir, "starts")
-			s := Server{Name: "fake", Command: mcpfake, Args: []string{"-resources", "3", "-requests", requests, "-log", starts}, Startup: time.Minute, ToolTimeout: time.Minute}
+			s := Server{Name: "fake", Command: secret.Plain(mcpfake), Args: secret.Plains("-resources", "3", "-requests", requests, "-log", starts), Startup: time.Minute, ToolTimeout: time.Minute}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			var p Servers

@@ -54,6 +54,11 @@ type Servers struct {
 	// OnUpdated, when not nil, is told the notifications/resources/updated
 	// of the servers: the server's name and its URI of the resource.
 	OnUpdated func(server, uri string)
+	// OnCallFailed, when not nil, is told why a server that a call needed
+	// did not start: the call's caller gets the error, which holds
+	// nothing of the server's stderr, and the host's own user may be
+	// shown it whole (mcpclient.StderrOf).
+	OnCallFailed func(server string, err error)
 
 	mu     sync.Mutex
 	live   map[string]*live // by server identity
@@ -354,6 +359,9 @@ func (p *Servers) Call(ctx context.Context, s Server, tool string, args json.Raw
 	}
 	l, started, err := p.get(ctx, s, func() *Answer { return p.cached(s) })
 	if err != nil {
+		if f := p.OnCallFailed; f != nil && ctx.Err() == nil && err != errClosed {
+			f(s.Name, err)
+		}
 		return nil, err
 	}
 	l.called.Store(true)

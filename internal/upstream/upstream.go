@@ -6,11 +6,14 @@ package upstream
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/kballard/go-shellquote"
@@ -24,6 +27,7 @@ import (
 	"github.com/strata-config/strata/internal/tomltext"
 	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/secret"
 	"github.com/strata-config/strata/trust"
 )
 
@@ -32,10 +36,12 @@ import (
 // untrusted workspace).
 type Server struct {
 	// Name is the server's name in the config.
-	Name    string
-	Command string // the program: a path, or a name found in PATH
-	Args    []string
-	Env     []string // the whole environment of the process
+	Name string
+	// Command, Args and Env are secrets where the config's values were
+	// (see package secret): only the launch, mcpclient.Start, reads them.
+	Command secret.String   // the program: a path, or a name found in PATH
+	Args    []secret.String //
+	Env     []secret.String // the whole environment of the process
 	Dir     string
 	// Private starts the server in a new, empty directory made in Dir for
 	// its session, removed when it stops (see procs.Invocation.Private).
@@ -78,10 +84,11 @@ type Server struct {
 // into the untrusted workspace. Nil for a server that may, and for a
 // remote one.
 func (s Server) Refused() error {
-	if s.Transport != nil || s.Remote.URL != "" {
+	if s.Transport != nil || !s.Remote.URL.Empty() {
 		return nil
 	}
-	return s.Untrusted.Check(untrusted.Launch{Program: s.Command, Args: s.Args, Dir: s.Dir, Private: s.Private, Env: s.Launch.Env, Interpreter: exe.IsInterpreter(s.Command)})
+	program := s.Command.Reveal()
+	return s.Untrusted.Check(untrusted.Launch{Program: program, Args: secret.Values(s.Args), Dir: s.Dir, Private: s.Private, Env: s.Launch.Env, Interpreter: exe.IsInterpreter(program)})
 }
 
 // Answer is what a server says: who it is, and its tools, schemas byte for
@@ -127,25 +134,50 @@ func SameTools(a, b Answer) bool {
 	return err1 == nil && err2 == nil && jsonv.Equal(jsonv.MustParse(string(ja)), jsonv.MustParse(string(jb)))
 }
 
-// CommandLine is the server's command line, or its URL, for messages.
-func (s Server) CommandLine() string {
-	if s.Remote.URL != "" {
-		return s.Remote.URL
+// EnvNames returns the names of the variables the server's process
+// receives (never their values), in the order of its environment.
+func (s Server) EnvNames() []string {
+	out := make([]string, 0, len(s.Env))
+	for _, kv := range s.Env {
+		name, _, _ := strings.Cut(kv.Reveal(), "=")
+		out = append(out, name)
 	}
-	return shellquote.Join(append([]string{s.Command}, s.Args...)...)
+	return out
 }
 
-// id is what identifies a running server: everything it was started with.
+// CommandLine is the server's command line, or its URL, for messages: a
+// secret's reference stands for its value.
+func (s Server) CommandLine() string {
+	if !s.Remote.URL.Empty() {
+		return s.Remote.URL.String()
+	}
+	return shellquote.Join(append([]string{s.Command.String()}, secret.Texts(s.Args)...)...)
+}
+
+// id is what identifies a running server: everything it was started with,
+// secrets by their values, hashed.
 func (s Server) id() string {
+	r := s.Remote
+	headers := make(map[string]string, len(r.Headers))
+	for k, v := range r.Headers {
+		headers[k] = v.Reveal()
+	}
 	b, _ := json.Marshal(struct {
 		Name, Command string
 		Args, Env     []string
 		Dir           string
 		Private       bool `json:",omitempty"`
-		Remote        mcpclient.Remote
+		URL           string
+		Headers       map[string]string
+		Token         string
+		Environ       []string
+		MaxMessage    int
+		AllowHTTP     bool
 		Client        *mcpclient.Capabilities `json:",omitempty"`
-	}{s.Name, s.Command, s.Args, s.Env, s.Dir, s.Private, s.Remote, declared(s.Client)})
-	return string(b)
+	}{s.Name, s.Command.Reveal(), secret.Values(s.Args), secret.Values(s.Env), s.Dir, s.Private,
+		r.URL.Reveal(), headers, r.BearerToken.Reveal(), r.Environ, r.MaxMessage, r.AllowHTTP, declared(s.Client)})
+	sum := sha256.Sum256(b)
+	return s.Name + " " + hex.EncodeToString(sum[:])
 }
 
 // ID returns what identifies the running server of s.
@@ -182,8 +214,8 @@ func Start(ctx context.Context, s Server, relay *mcpclient.Relay) (*mcpclient.Se
 		}
 		return mcpclient.Connect(ctx, t, s.Startup)
 	}
-	if s.Remote.URL != "" {
-		if s.TokenVar != "" && s.Remote.BearerToken == "" {
+	if !s.Remote.URL.Empty() {
+		if s.TokenVar != "" && s.Remote.BearerToken.Empty() {
 			return nil, fmt.Errorf("the variable %s, which bearer_token_env_var names, is not set", s.TokenVar)
 		}
 		r := s.Remote
@@ -264,11 +296,7 @@ func list(ctx context.Context, sess *mcpclient.Session, s Server, known *Answer)
 func listTools(ctx context.Context, sess *mcpclient.Session, s Server) ([]mcpclient.Tool, *mcpclient.Cut, error) {
 	tools, cut, err := sess.Tools(ctx, s.Budget)
 	if err != nil {
-		msg := err.Error()
-		if last := sess.Stderr.LastLine(); last != "" {
-			msg += "; it said: " + last
-		}
-		return nil, nil, &Error{Msg: fmt.Sprintf("%s: %s", s.CommandLine(), msg), Err: err}
+		return nil, nil, &Error{Msg: fmt.Sprintf("%s: %v", s.CommandLine(), err), Err: err, Stderr: sess.StderrEnd(1)}
 	}
 	return tools, cut, nil
 }
@@ -283,11 +311,7 @@ func call(ctx context.Context, sess *mcpclient.Session, s Server, tool string, a
 	}
 	select {
 	case <-sess.Done():
-		msg := fmt.Sprintf("the server %s ended during the call", s.Name)
-		if last := sess.Stderr.LastLine(); last != "" {
-			msg += "; it said: " + last
-		}
-		return nil, &Error{Msg: msg, Err: err}
+		return nil, &Error{Msg: fmt.Sprintf("the server %s ended during the call", s.Name), Err: err, Stderr: sess.StderrEnd(1)}
 	default:
 	}
 	if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
@@ -315,7 +339,7 @@ func startFailed(s Server, err error) error {
 	switch {
 	case errors.As(err, &timeout):
 		e.Hint = fmt.Sprintf("if it is only slow to start (npx installs a package on its first run), raise startup_timeout_sec under %s (it is %v)", key, s.Startup.Seconds())
-		if s.Remote.URL == "" {
+		if s.Remote.URL.Empty() {
 			e.Hint += "; if it never starts, check its command and args"
 		}
 	case errors.As(err, &exit), errors.Is(err, fs.ErrNotExist):
@@ -327,11 +351,16 @@ func startFailed(s Server, err error) error {
 }
 
 // Error is a server's failure, with its cause, and the fix where it is
-// known.
+// known. Its text holds no secret's value (a command line shows their
+// references) and nothing of the server's stderr, so that it may reach
+// the clients of a gateway.
 type Error struct {
 	Msg  string
 	Hint string
 	Err  error
+	// Stderr are the last lines the server wrote to its stderr, for the
+	// local user only (mcpclient.StderrOf); nil to take those of Err.
+	Stderr []string
 }
 
 func (e *Error) Error() string {
@@ -341,3 +370,11 @@ func (e *Error) Error() string {
 	return e.Msg
 }
 func (e *Error) Unwrap() error { return e.Err }
+
+// ServerStderr returns the last lines the server wrote to its stderr.
+func (e *Error) ServerStderr() []string {
+	if e.Stderr == nil {
+		return mcpclient.StderrOf(e.Err)
+	}
+	return e.Stderr
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/internal/upstream"
+	"github.com/strata-config/strata/secret"
 )
 
 // TestStartRefusesWorkspaceContent: Start is the last guard of every MCP
@@ -31,8 +32,8 @@ func TestStartRefusesWorkspaceContent(t *testing.T) {
 		name string
 		spec upstream.Server
 	}{
-		{"its script", upstream.Server{Name: "s", Command: "/bin/sh", Args: []string{filepath.Join(ws, "server.sh")}, Dir: elsewhere}},
-		{"its directory", upstream.Server{Name: "s", Command: "/bin/sh", Args: []string{"-c", ". ./server.sh"}, Dir: ws}},
+		{"its script", upstream.Server{Name: "s", Command: secret.Plain("/bin/sh"), Args: secret.Plains(filepath.Join(ws, "server.sh")), Dir: elsewhere}},
+		{"its directory", upstream.Server{Name: "s", Command: secret.Plain("/bin/sh"), Args: secret.Plains("-c", ". ./server.sh"), Dir: ws}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
