@@ -12,7 +12,6 @@ import (
 	"github.com/strata-config/strata/budget"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/export"
-	"github.com/strata-config/strata/internal/termtext"
 	"github.com/strata-config/strata/lock"
 	"github.com/strata-config/strata/resolve"
 )
@@ -27,7 +26,7 @@ func explainTool(e *env, w *strataWorkspace, c *resolveCmd) error {
 	}
 	// What tools and servers wrote is data: escaped where a terminal would
 	// act on it.
-	_, err = io.WriteString(termtext.NewWriter(e.Stdout), explanationText(ex, tokensText(ex, c.Export), time.Now()))
+	_, err = io.WriteString(e.Stdout, explanationText(ex, tokensText(ex, c.Export), time.Now()))
 	return err
 }
 

@@ -33,7 +33,7 @@ func (c *lockCmd) Run(e *env) error {
 		}
 		// Descriptions are what servers wrote: escaped where a terminal
 		// would act on them.
-		if _, werr := io.WriteString(termtext.NewWriter(e.Stdout), lock.Diff(changes)); werr != nil {
+		if _, werr := io.WriteString(e.Stdout, lock.Diff(changes)); werr != nil {
 			return werr
 		}
 		if len(changes) > 0 || err != nil {

@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/internal/termtext"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 )
@@ -49,6 +50,9 @@ func write(e *env, v any, asJSON bool) error {
 	b, err := codec.Encode(v, f)
 	if err != nil {
 		return err
+	}
+	if asJSON {
+		b = termtext.JSON(b) // the same JSON, safe to print
 	}
 	_, err = e.Stdout.Write(b)
 	return err

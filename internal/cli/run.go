@@ -64,9 +64,10 @@ type kongExit int
 // their context on SIGINT and SIGTERM (see stopOnSignals); strata serve
 // runs on one P when its stdin is a pipe (see oneProc).
 //
-// Everything written to stderr goes through a [termtext.Writer]: servers'
-// and tools' texts reach it in warnings, errors and questions, and what a
-// terminal would act on in them is shown escaped.
+// Everything written to stderr, and to stdout by every command but
+// serve, goes through a [termtext.Writer]: servers' and tools' texts, and
+// files' keys and values, reach them in output, warnings, errors and
+// questions, and what a terminal would act on in them is shown escaped.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	stderr = termtext.NewWriter(stderr)
 	parser, err := kong.New(grammar(args),
@@ -94,6 +95,15 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		fmt.Fprintf(stderr, "strata: %v; see %s --help\n", err, commandOf(err))
 		return 2
+	}
+	if !strings.HasPrefix(kctx.Command(), "serve") {
+		// What a command prints holds text that files and servers wrote
+		// (names, descriptions, errors): it reaches the terminal through
+		// the one escaping writer, as stderr does. JSON and TOML escape
+		// such characters in their strings themselves (termtext.JSON,
+		// tomltext), so they pass unchanged. strata serve's stdout is
+		// its MCP client's, not a terminal.
+		stdout = termtext.NewWriter(stdout)
 	}
 	e := &env{Ctx: ctx, Stdin: stdin, Stdout: stdout, Stderr: stderr}
 	if err := kctx.Run(e); err != nil {

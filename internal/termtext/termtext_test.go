@@ -109,3 +109,28 @@ func TestGraphic(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONWriter: a stream of JSON written in pieces that split its
+// characters comes out as JSON escapes it whole.
+func TestJSONWriter(t *testing.T) {
+	msg, _ := json.Marshal(map[string]string{"text": hostile + " é\u2028"})
+	stream := []byte("event: message\ndata: " + string(msg) + "\n\n")
+	for size := 1; size <= 4; size++ {
+		var out bytes.Buffer
+		w := &JSONWriter{W: &out}
+		for i := 0; i < len(stream); i += size {
+			n, err := w.Write(stream[i:min(i+size, len(stream))])
+			if err != nil || n != min(size, len(stream)-i) {
+				t.Fatalf("Write: %d, %v", n, err)
+			}
+		}
+		if diff := cmp.Diff(string(JSON(stream)), out.String()); diff != "" {
+			t.Errorf("pieces of %d bytes (-whole +pieces):\n%s", size, diff)
+		}
+		data := strings.TrimSuffix(strings.TrimPrefix(out.String(), "event: message\ndata: "), "\n\n")
+		var back map[string]string
+		if err := json.Unmarshal([]byte(data), &back); err != nil || back["text"] != hostile+" é\u2028" {
+			t.Errorf("pieces of %d bytes read back as %q, %v", size, back, err)
+		}
+	}
+}

@@ -5,16 +5,19 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/strata-config/strata/internal/termtext"
 )
 
 // CanLiteralMultiline reports whether s can be written as a literal
-// (multi-line) string.
+// (multi-line) string: a literal string escapes nothing, so s may hold no
+// character a terminal acts on (termtext.Acts) but newline and tab.
 func CanLiteralMultiline(s string) bool {
 	if strings.Contains(s, "'''") || strings.HasSuffix(s, "'") || !utf8.ValidString(s) {
 		return false
 	}
 	for _, r := range s {
-		if r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f) {
+		if r != '\n' && r != '\t' && termtext.Acts(r) {
 			return false
 		}
 	}
@@ -23,6 +26,9 @@ func CanLiteralMultiline(s string) bool {
 
 // String quotes s as a TOML string; with q == '\” it prefers a literal
 // string and falls back to a basic one when s cannot be written literally.
+// A character a terminal acts on (a control, a C1 control, a
+// bidirectional override: termtext.Acts) is written as its \u escape, so
+// that TOML text is safe to print and reads back the same.
 func String(s string, q byte) string {
 	if q == '\'' && !strings.ContainsAny(s, "'") && CanLiteralMultiline(s) && !strings.Contains(s, "\n") {
 		return "'" + s + "'"
@@ -46,7 +52,7 @@ func String(s string, q byte) string {
 		case '\f':
 			b.WriteString(`\f`)
 		default:
-			if r < 0x20 || r == 0x7f {
+			if termtext.Acts(r) {
 				fmt.Fprintf(&b, `\u%04X`, r)
 			} else if r == utf8.RuneError {
 				b.WriteString(`\uFFFD`)
