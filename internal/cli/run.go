@@ -246,12 +246,35 @@ func line(e *diag.Error) string {
 // when e is its failure: the local user's terminal shows them, where the
 // error's own text, which a gateway's clients may get, never holds them.
 func withStderr(e *diag.Error) *diag.Error {
-	text := mcpclient.StderrText(mcpclient.StderrOf(e))
+	type stderrHolder interface {
+		error
+		ServerStderr() []string
+	}
+	var holder stderrHolder
+	if !errors.As(e, &holder) {
+		return e
+	}
+	text := mcpclient.StderrText(holder.ServerStderr())
+	// The innermost that keeps the same lines says what the server did.
+	for {
+		var inner stderrHolder
+		if !errors.As(errors.Unwrap(holder), &inner) || mcpclient.StderrText(inner.ServerStderr()) != text {
+			break
+		}
+		holder = inner
+	}
 	if text == "" {
 		return e
 	}
 	c := *e
-	c.Msg += "; " + text
+	// Right after what the server did ("exited during its start (exit
+	// status 1)"), where the message says it; else at the end.
+	if i := strings.LastIndex(c.Msg, holder.Error()); i >= 0 {
+		at := i + len(holder.Error())
+		c.Msg = c.Msg[:at] + "; " + text + c.Msg[at:]
+	} else {
+		c.Msg += "; " + text
+	}
 	return &c
 }
 
