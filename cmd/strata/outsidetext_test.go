@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,14 +84,7 @@ func outsideTextWorkspace(t *testing.T) (root string, environ []string) {
 		claude: `{"mcpServers": {"keyed": {"command": "` + mcpfake + `", "args": ["-tool", "` + filepath.Join(root, "plain.json") + `", "-flood-done", "--api-key=${UPSTREAM_API_KEY}", "-stderr", ` + q(hostileText) + `]}}}`,
 		filepath.Join(home, "home", "strata", "config.toml"): `extends = [{ path = "` + claude + `", format = "claude-code" }]` + "\n",
 	}
-	for p, content := range files {
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeUserFiles(t, files)
 	return root, append(environ, "UPSTREAM_API_KEY="+upstreamKey)
 }
 
@@ -310,7 +302,7 @@ func TestOutsideTextEscaped(t *testing.T) {
 // and serve's stderr.
 func serveHTTPOutside(t *testing.T, root string, environ []string) {
 	callLog := filepath.Join(t.TempDir(), "calls.log")
-	url, stop := serveHTTPOperator(t, root, environ, "--no-token", "--call-log", callLog)
+	url, _, stop := serveHTTPStop(t, strataBin, root, environ, "--no-token", "--call-log", callLog)
 	sid := httpSession(t, url, "client")
 	var all strings.Builder
 	stdin := everyCommand["serve"][0].stdin
@@ -336,12 +328,7 @@ func serveHTTPOutside(t *testing.T, root string, environ []string) {
 	}
 	base := strings.TrimSuffix(url, "/mcp")
 	for _, path := range []string{"/health", "/metrics"} {
-		resp, err := http.Get(base + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		b := httpGet(t, base+path)
 		checkOutside(t, path, string(b), path == "/health")
 		if !escapedHostile.MatchString(string(b)) && !strings.Contains(string(b), `\u001b`) {
 			t.Errorf("%s shows nothing of the hostile text:\n%s", path, b)

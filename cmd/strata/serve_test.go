@@ -305,7 +305,15 @@ func compact(t *testing.T, b []byte) string {
 // serves once it says so; what it says is logged if the test fails.
 func serveHTTPProcess(t *testing.T, strata, root string, environ []string, args ...string) (string, *exec.Cmd) {
 	t.Helper()
-	cmd := exec.Command(strata, append([]string{"serve", "--root", root, "--trust", "--http", "127.0.0.1:0"}, args...)...)
+	url, cmd, _ := serveHTTPStop(t, strata, root, environ, args...)
+	return url, cmd
+}
+
+// serveHTTPStop is serveHTTPProcess that also returns a function that
+// stops strata (SIGTERM) and returns all it wrote to stderr.
+func serveHTTPStop(t *testing.T, strata, root string, environ []string, args ...string) (url string, cmd *exec.Cmd, stop func() string) {
+	t.Helper()
+	cmd = exec.Command(strata, append([]string{"serve", "--root", root, "--trust", "--http", "127.0.0.1:0"}, args...)...)
 	cmd.Env = environ
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
@@ -315,14 +323,22 @@ func serveHTTPProcess(t *testing.T, strata, root string, environ []string, args 
 		t.Fatal(err)
 	}
 	var stderr proctest.Buffer
+	read := make(chan struct{}) // closed once stderr is read to its end
+	stopped := false
+	stop = func() string {
+		if !stopped {
+			stopped = true
+			cmd.Process.Signal(syscall.SIGTERM)
+			<-read
+			cmd.Wait()
+		}
+		return stderr.String()
+	}
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("strata said:\n%s", stderr.String())
+		if s := stop(); t.Failed() {
+			t.Logf("strata said:\n%s", s)
 		}
 	})
-	url := ""
 	lines := bufio.NewScanner(pipe)
 	for url == "" && lines.Scan() {
 		io.WriteString(&stderr, lines.Text()+"\n")
@@ -331,6 +347,7 @@ func serveHTTPProcess(t *testing.T, strata, root string, environ []string, args 
 		}
 	}
 	go func() {
+		defer close(read)
 		for lines.Scan() {
 			io.WriteString(&stderr, lines.Text()+"\n")
 		}
@@ -338,7 +355,7 @@ func serveHTTPProcess(t *testing.T, strata, root string, environ []string, args 
 	if url == "" {
 		t.Fatalf("strata did not say where it serves:\n%s", stderr.String())
 	}
-	return url, cmd
+	return url, cmd, stop
 }
 
 // rawToolsListHTTP is rawToolsList over streamable HTTP: the result of

@@ -130,7 +130,26 @@ func Lines(s string) string {
 type Writer struct {
 	W     io.Writer
 	mu    sync.Mutex
-	carry []byte // the start of a character the last write ended inside
+	carry carry
+}
+
+// carry is the start of a character that the last write ended inside.
+type carry []byte
+
+// whole returns what the last write kept and p, up to the last whole
+// character, and keeps the start of an incomplete one at the end for the
+// next write.
+func (c *carry) whole(p []byte) []byte {
+	buf := p
+	if len(*c) > 0 {
+		buf = append(*c, p...)
+		*c = nil
+	}
+	if cut := incomplete(buf); cut < len(buf) {
+		*c = bytes.Clone(buf[cut:])
+		buf = buf[:cut]
+	}
+	return buf
 }
 
 // NewWriter returns a Writer to w.
@@ -141,16 +160,7 @@ func NewWriter(w io.Writer) *Writer { return &Writer{W: w} }
 func (w *Writer) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	buf := p
-	if len(w.carry) > 0 {
-		buf = append(w.carry, p...)
-		w.carry = nil
-	}
-	// Keep an incomplete character at the end for the next write.
-	if cut := incomplete(buf); cut < len(buf) {
-		w.carry = bytes.Clone(buf[cut:])
-		buf = buf[:cut]
-	}
+	buf := w.carry.whole(p)
 	var err error
 	if safeBytes(buf) {
 		// Most output is: written as it is, without a copy.
@@ -231,22 +241,13 @@ func JSON(b []byte) []byte {
 // concurrent use.
 type JSONWriter struct {
 	W     io.Writer
-	carry []byte // the start of a character the last write ended inside
+	carry carry
 }
 
 // Write writes p, escaped; it returns len(p) when the escaped text was
 // written whole.
 func (w *JSONWriter) Write(p []byte) (int, error) {
-	buf := p
-	if len(w.carry) > 0 {
-		buf = append(w.carry, p...)
-		w.carry = nil
-	}
-	if cut := incomplete(buf); cut < len(buf) {
-		w.carry = bytes.Clone(buf[cut:])
-		buf = buf[:cut]
-	}
-	if _, err := w.W.Write(JSON(buf)); err != nil {
+	if _, err := w.W.Write(JSON(w.carry.whole(p))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
