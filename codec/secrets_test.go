@@ -1,6 +1,7 @@
 package codec_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -8,6 +9,8 @@ import (
 
 	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/secret"
 )
@@ -98,5 +101,45 @@ func TestSecretsText(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestSecretsDecode: a string node marked as a secret (doc.Doc.Secrets,
+// which another client's file sets as it expands a variable) decodes
+// into a secret.String that prints its reference, and is refused where
+// the field would keep it as plain text.
+func TestSecretsDecode(t *testing.T) {
+	d, err := codec.Parse("l.toml", []byte(`[mcp_servers.s]
+command = "srv"
+args = ["--key", "K"]
+[tools.t]
+description = "K"
+options.o = "K"
+`), partial.TOML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := d.Tree()
+	srv := tree.Root.Get("mcp_servers").Get("s")
+	tree.Secrets = map[*doc.Node]string{srv.Get("args").Entries[1]: "${env:K}"}
+	var p config.Partial
+	if err := d.Decode(&p); err != nil {
+		t.Fatal(err)
+	}
+	want := []secret.String{secret.Plain("--key"), secret.From("K", "${env:K}")}
+	if got := p.MCPServers.Get("s").Args.Tail; !cmp.Equal(want, got) {
+		t.Errorf("args: %v, want %v", got, want)
+	}
+	for _, at := range []string{"description", "options"} {
+		n := tree.Root.Get("tools").Get("t").Get(at)
+		if at == "options" {
+			n = n.Get("o")
+		}
+		tree.Secrets = map[*doc.Node]string{n: "${env:K}"}
+		var q config.Partial
+		err := d.Decode(&q)
+		if !errors.Is(err, diag.CodeRefused) || !strings.Contains(err.Error(), "the value of ${env:K} cannot be kept here") {
+			t.Errorf("a secret in tools.t.%s: %v, want it refused", at, err)
+		}
 	}
 }
