@@ -122,8 +122,8 @@ func (r *Resolver) Server(name string, srv config.MCPServer, dir, root string) u
 	}
 	// The program, found in PATH, is a secret when the config's command
 	// was (a variable's value): it prints as its reference still.
-	cmd := srv.Command.Derive(func(c string) string { return exe.LookPath(command.Absolute(c, root), environ) })
 	program := Program(srv, root, environ)
+	cmd := srv.Command.Derive(func(string) string { return program })
 	sdir, private := dir, r.Private
 	switch cwd := srv.Cwd.Reveal(); {
 	case cwd == "":

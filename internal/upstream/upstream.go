@@ -38,9 +38,10 @@ type Server struct {
 	// Name is the server's name in the config.
 	Name string
 	// Command, Args and Env are secrets where the config's values were
-	// (see package secret): only the launch, mcpclient.Start, reads them.
-	Command secret.String   // the program: a path, or a name found in PATH
-	Args    []secret.String //
+	// (see package secret): only the launch (mcpclient.Start) and the
+	// checks on its way (Refused, the identity) read their values.
+	Command secret.String // the program: a path, or a name found in PATH
+	Args    []secret.String
 	Env     []secret.String // the whole environment of the process
 	Dir     string
 	// Private starts the server in a new, empty directory made in Dir for
