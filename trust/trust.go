@@ -29,6 +29,7 @@ import (
 
 	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/filelock"
 	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/readfile"
 	"github.com/strata-config/strata/internal/suggest"
@@ -235,7 +236,7 @@ func (s *Store) Update(change func(*List) error) error {
 	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
 		return &diag.Error{Code: diag.CodeWrite, Source: s.Path, Msg: "cannot create the directory of the trust list", Err: err}
 	}
-	unlock, err := lock(s.Path + ".lock")
+	unlock, err := filelock.Lock(s.Path + ".lock")
 	if err != nil {
 		return &diag.Error{Code: diag.CodeWrite, Source: s.Path, Msg: "cannot lock the trust list", Err: err}
 	}

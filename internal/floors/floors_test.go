@@ -18,7 +18,7 @@ var floors = map[string]int{
 	"diag": 1, "internal/limits": 1, "internal/suggest": 1, "internal/tomltext": 1,
 	"internal/termtext": 1, "internal/userdir": 1, "internal/readfile": 1,
 	"internal/envfile": 1, "internal/origin": 1, "internal/jsonv": 1,
-	"internal/untrusted": 1, "internal/pollfile": 1, "internal/schemacheck": 1,
+	"internal/untrusted": 1, "internal/pollfile": 1, "internal/filelock": 1, "internal/schemacheck": 1,
 	"internal/doc": 1, "secret": 1, "internal/command": 1, "internal/exe": 1, "internal/tokens": 1,
 	// 2: partials and what works on them.
 	"internal/shape": 2, "partial": 2, "merge": 2, "delta": 2,

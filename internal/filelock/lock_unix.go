@@ -1,15 +1,15 @@
 //go:build unix
 
-package trust
+package filelock
 
 import (
 	"os"
 	"syscall"
 )
 
-// lock takes an exclusive lock on the file at path, creating it, and
+// Lock takes an exclusive lock on the file at path, creating it, and
 // returns what releases it. It waits while another process holds it.
-func lock(path string) (unlock func(), err error) {
+func Lock(path string) (unlock func(), err error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, err
