@@ -19,6 +19,9 @@ type ServerCheck struct {
 	Duration time.Duration // to start it and list them
 	Err      error         // why it failed, or nil
 	Fix      string        // what to change, when it failed
+	// SignIn says how strata signs in to a remote server (see
+	// [SignInStatus]); "" for a server strata starts.
+	SignIn string
 }
 
 // CheckServers starts each enabled MCP server of the config (or connects
@@ -38,6 +41,9 @@ func (w *Workspace[P, R]) CheckServers(ctx context.Context) []ServerCheck {
 		t0 := time.Now()
 		a, err := upstream.List(ctx, spec, nil)
 		c := ServerCheck{Name: name, Tools: len(a.Tools), Duration: time.Since(t0), Err: err}
+		if srv := w.model.MCPServers[name]; srv.IsRemote() {
+			c.SignIn = w.signInStatus(ctx, srv)
+		}
 		if err != nil {
 			c.Fix = fixOf(w.key("mcp_servers."+name), spec, err, w.environ)
 		}
@@ -51,6 +57,9 @@ func (w *Workspace[P, R]) CheckServers(ctx context.Context) []ServerCheck {
 func fixOf(key string, spec upstream.Server, err error, environ []string) string {
 	var refused *untrusted.Refused
 	msg := err.Error()
+	if fix := signInFix(err); fix != "" {
+		return fix
+	}
 	switch {
 	case errors.As(err, &refused):
 		return "trust the workspace (strata trust), or point " + key + " outside it"

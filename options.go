@@ -69,6 +69,7 @@ type settings struct {
 	inherit  bool    // every program gets the whole environment (InheritEnv)
 	progress func(what string) (done func())
 	names    config.NameScheme // the host's tool_names, under the config's
+	signIns  string            // the file of sign-ins (see SignIns)
 }
 
 // Name names the host's files and variables: .<name>/config.toml,

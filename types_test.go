@@ -165,6 +165,11 @@ var valueTypes = map[string]reflect.Type{
 	"strata.LockWrite":           reflect.TypeFor[strata.LockWrite](),
 	"strata.ToolExplanation":     reflect.TypeFor[strata.ToolExplanation](),
 	"strata.ToolLock":            reflect.TypeFor[strata.ToolLock](),
+	"strata.LoginOptions":        reflect.TypeFor[strata.LoginOptions](),
+	"strata.LoginResult":         reflect.TypeFor[strata.LoginResult](),
+	"strata.SignInStatus":        reflect.TypeFor[strata.SignInStatus](),
+	"config.OAuth":               reflect.TypeFor[config.OAuth](),
+	"config.OAuthPartial":        reflect.TypeFor[config.OAuthPartial](),
 }
 
 // notValues are the exported types that are not values to compare:

@@ -45,6 +45,7 @@ import (
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/internal/signin"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/internal/tomltext"
 	"github.com/strata-config/strata/internal/untrusted"
@@ -88,6 +89,9 @@ type Workspace[P, R any] struct {
 
 	specMu sync.Mutex
 	specs  map[string]upstream.Server // the MCP servers calls reach, by name (see server)
+
+	signInOnce sync.Once
+	store      *signin.Store // the sign-ins kept (see SignIns), or nil
 }
 
 // Equal reports whether w and o are the same workspace, a handle that owns
@@ -255,7 +259,7 @@ func (w *Workspace[P, R]) resolver() *discover.Resolver {
 		Pins: w.list.Pins, Builtins: w.s.builtins, Servers: w.servers,
 		MaxDepth: w.s.Limits.WithDefaults().Depth, Untrusted: w.untrusted(),
 		Budget:   mcpclient.Budget{Tools: w.s.Limits.ServerTools, Bytes: w.s.Limits.ServerListing},
-		Progress: w.s.progress,
+		Progress: w.s.progress, SignIns: w.signIns(),
 	}
 	if w.s.cacheDir != "" {
 		r.Cache = &cache.Cache{Dir: w.s.cacheDir}

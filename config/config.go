@@ -151,6 +151,10 @@ type MCPServer struct {
 	// where the token, the headers and every message travel in clear;
 	// without it such a URL is an error. Loopback needs no permission.
 	AllowHTTP bool `toml:"allow_http"`
+	// OAuth configures the sign-in to a remote server that needs one
+	// (strata login); a server that needs one signs in by discovery
+	// without it.
+	OAuth OAuth `toml:"oauth"`
 	// Enabled is false for a server that is configured but not used; nil
 	// means true. See [MCPServer.IsEnabled].
 	Enabled           *bool   `toml:"enabled"`
@@ -185,6 +189,51 @@ type MCPServer struct {
 	// [BareNames]. Expose, EnabledTools and DisabledTools name the tools
 	// as the server does.
 	ToolNames NameScheme `toml:"tool_names"`
+}
+
+// OAuth is how strata signs in to a remote server (MCP authorization).
+// Every field is optional: the authorization server is found from the
+// server's answers, and strata registers itself there (a client ID
+// metadata document when ClientMetadataURL is set and the server takes
+// one, else dynamic registration) unless ClientID names a client
+// registered beforehand.
+type OAuth struct {
+	// ClientID is a client registered with the authorization server
+	// beforehand, used instead of registering one.
+	ClientID string `toml:"client_id"`
+	// ClientSecretEnvVar names the variable of the host's environment that
+	// holds the secret of ClientID, for a confidential client.
+	ClientSecretEnvVar string `toml:"client_secret_env_var"`
+	// PrivateKeyFile is a PEM file holding the private key (EC P-256) that
+	// ClientID authenticates with (private_key_jwt), instead of a secret.
+	PrivateKeyFile string `toml:"private_key_file"`
+	// ClientMetadataURL is the https URL of a client ID metadata document
+	// that describes strata as a client, used as its client_id where the
+	// authorization server takes such documents.
+	ClientMetadataURL string `toml:"client_metadata_url"`
+	// Scopes, when set, are the scopes asked for, instead of those the
+	// server names.
+	Scopes []string `toml:"scopes"`
+	// Grant is how a token is obtained: "authorization_code" (the
+	// default: a user signs in with a browser, strata login) or
+	// "client_credentials" (a machine: ClientID with its secret or private
+	// key, no browser and no strata login).
+	Grant string `toml:"grant"`
+	// CallbackPort is the loopback port the browser returns to after
+	// sign-in; 0 takes a free one. A client registered beforehand may need
+	// a fixed redirect URI: http://127.0.0.1:<port>/callback.
+	CallbackPort int `toml:"callback_port"`
+}
+
+// Grants of [OAuth].Grant.
+const (
+	GrantAuthorizationCode = "authorization_code"
+	GrantClientCredentials = "client_credentials"
+)
+
+// IsZero reports whether o sets nothing.
+func (o OAuth) IsZero() bool {
+	return o.ClientID == "" && o.ClientSecretEnvVar == "" && o.PrivateKeyFile == "" && o.ClientMetadataURL == "" && o.Scopes == nil && o.Grant == "" && o.CallbackPort == 0
 }
 
 // IsEnabled reports whether the server is used: its enabled setting, true

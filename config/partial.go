@@ -115,6 +115,7 @@ type MCPServerPartial struct {
 	Headers           partial.Map[partial.Value[secret.String]] `toml:"headers" doc:"HTTP headers sent to a remote server."`
 	BearerTokenEnvVar partial.Value[string]                     `toml:"bearer_token_env_var" doc:"Variable of the host's environment whose value a remote server receives as Authorization: Bearer <value>."`
 	AllowHTTP         partial.Value[bool]                       `toml:"allow_http" doc:"Allow a url of plain http to a host other than this machine (localhost, 127.0.0.0/8 and ::1 need no permission): the token, the headers and every message travel in clear."`
+	OAuth             OAuthPartial                              `toml:"oauth" doc:"How strata signs in to a remote server that needs it (strata login); every key is optional: without any, the authorization server is discovered and strata registers itself there."`
 	Enabled           partial.Value[bool]                       `toml:"enabled" doc:"When false, the server is not used (default true)."`
 	Optional          partial.Value[bool]                       `toml:"optional" doc:"When true, a server that fails to start is reported and its tools left out."`
 	StartupTimeoutSec partial.Value[float64]                    `toml:"startup_timeout_sec" doc:"Seconds to wait for the server to start (default 10)."`
@@ -127,6 +128,17 @@ type MCPServerPartial struct {
 	DisabledPrompts   partial.List[string]                      `toml:"disabled_prompts" doc:"Prompts of the server that strata serve leaves out, by the server's names."`
 	PromptNames       partial.Map[partial.Value[string]]        `toml:"prompt_names" doc:"Renames prompts of the server where strata serve offers them: the server's name = the name served (taken as it is, without the namespace)."`
 	ToolNames         partial.Value[NameScheme]                 `toml:"tool_names" doc:"How the server's tools are named in the catalog: a template of {server} and {tool}, such as \"{server}__{tool}\"; unset, the top-level tool_names, else the server's own names (\"{tool}\"). expose, enabled_tools and disabled_tools name tools as the server does."`
+}
+
+// OAuthPartial is the partial twin of [OAuth].
+type OAuthPartial struct {
+	ClientID           partial.Value[string] `toml:"client_id" doc:"A client registered with the authorization server beforehand, used instead of registering one."`
+	ClientSecretEnvVar partial.Value[string] `toml:"client_secret_env_var" doc:"Variable of the host's environment that holds the secret of client_id (a confidential client)."`
+	PrivateKeyFile     partial.Value[string] `toml:"private_key_file" strata:"path" doc:"PEM file of the EC P-256 private key client_id authenticates with (private_key_jwt), instead of a secret; a relative path is relative to the file that names it."`
+	ClientMetadataURL  partial.Value[string] `toml:"client_metadata_url" doc:"https URL of a client ID metadata document describing strata as a client, used as its client_id where the authorization server takes one (else strata registers dynamically)."`
+	Scopes             partial.List[string]  `toml:"scopes" doc:"Scopes to ask for, instead of those the server names."`
+	Grant              partial.Value[string] `toml:"grant" doc:"How a token is obtained: authorization_code (the default: a user signs in with a browser, strata login) or client_credentials (a machine, with client_id and its secret or private key: no browser)."`
+	CallbackPort       partial.Value[int]    `toml:"callback_port" doc:"Loopback port the browser returns to after sign-in (http://127.0.0.1:<port>/callback); 0, the default, takes a free one."`
 }
 
 // DiscoverPartial is the partial twin of [Discover].

@@ -61,6 +61,7 @@ func (s MCPServer) validate(p partial.Path) diag.Errors {
 			errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: p.Append("headers", k), Msg: "both headers.Authorization and bearer_token_env_var set the Authorization header", Hint: "keep one of them"})
 		}
 	}
+	errs = append(errs, s.OAuth.validate(p.Append("oauth"), s)...)
 	if s.BearerTokenEnvVar != "" && !validVarName(s.BearerTokenEnvVar) {
 		add("bearer_token_env_var", fmt.Sprintf("%q is not a variable name", s.BearerTokenEnvVar), "write the name of the variable that holds the token, such as GITHUB_TOKEN")
 	}
@@ -94,6 +95,53 @@ func (s MCPServer) validate(p partial.Path) diag.Errors {
 	return errs
 }
 
+// validate checks the sign-in settings o of the server s, at p.
+func (o OAuth) validate(p partial.Path, s MCPServer) diag.Errors {
+	var errs diag.Errors
+	add := func(key, msg, hint string) {
+		at := p
+		if key != "" {
+			at = p.Append(key)
+		}
+		errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: at, Msg: msg, Hint: hint})
+	}
+	if o.IsZero() || !s.Command.Empty() {
+		return nil
+	}
+	switch o.Grant {
+	case "", GrantAuthorizationCode:
+	case GrantClientCredentials:
+		if o.ClientID == "" {
+			add("grant", "client_credentials needs a client registered beforehand", "write client_id, with client_secret_env_var or private_key_file")
+		} else if o.ClientSecretEnvVar == "" && o.PrivateKeyFile == "" {
+			add("grant", "client_credentials needs the client's secret or private key", "write client_secret_env_var or private_key_file")
+		}
+	default:
+		add("grant", fmt.Sprintf("expected authorization_code or client_credentials, found %q", o.Grant), "")
+	}
+	if o.ClientSecretEnvVar != "" && !validVarName(o.ClientSecretEnvVar) {
+		add("client_secret_env_var", fmt.Sprintf("%q is not a variable name", o.ClientSecretEnvVar), "write the name of the variable that holds the secret")
+	}
+	if o.ClientSecretEnvVar != "" && o.PrivateKeyFile != "" {
+		add("private_key_file", "a client authenticates with a secret or a private key, not both", "keep client_secret_env_var or private_key_file")
+	}
+	if (o.ClientSecretEnvVar != "" || o.PrivateKeyFile != "") && o.ClientID == "" {
+		add("client_id", "a secret or a private key needs the client_id it belongs to", "write client_id")
+	}
+	if o.ClientMetadataURL != "" {
+		if u, err := url.Parse(o.ClientMetadataURL); err != nil || u.Scheme != "https" || u.Host == "" || strings.Trim(u.Path, "/") == "" {
+			add("client_metadata_url", fmt.Sprintf("a client ID metadata document is at an https URL with a path, found %q", o.ClientMetadataURL), `write client_metadata_url = "https://example.com/strata/client.json"`)
+		}
+	}
+	if o.CallbackPort < 0 || o.CallbackPort > 65535 {
+		add("callback_port", fmt.Sprintf("expected a port from 0 to 65535, found %d", o.CallbackPort), "")
+	}
+	if s.BearerTokenEnvVar != "" {
+		add("", "oauth signs in to the server, and bearer_token_env_var gives it a token: they would both set Authorization", "keep one of them")
+	}
+	return errs
+}
+
 // validNamespace reports whether ns may go before a URI as its scheme,
 // and come off again: a letter, then letters, digits and -.
 func validNamespace(ns string) bool {
@@ -119,6 +167,9 @@ func (s MCPServer) remoteKeys() []string {
 	}
 	if s.AllowHTTP {
 		keys = append(keys, "allow_http")
+	}
+	if !s.OAuth.IsZero() {
+		keys = append(keys, "oauth")
 	}
 	return keys
 }

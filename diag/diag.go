@@ -44,6 +44,7 @@
 //	write                a file cannot be written or locked: the trust list, the cache
 //	foreign              another client's file where a layer was expected (Codex's config.toml)
 //	usage                the host or the user asked for something strata cannot do: a source without a name, a call of no tool
+//	sign-in              a remote MCP server needs a sign-in strata does not hold (none, expired, or too few scopes): strata login
 //	omitted              closes a list of problems cut short: how many more there were (its cause is an [*Omitted])
 package diag
 
@@ -109,6 +110,7 @@ const (
 	CodeWrite         Code = "write"
 	CodeForeign       Code = "foreign"
 	CodeUsage         Code = "usage"
+	CodeSignIn        Code = "sign-in"
 	CodeOmitted       Code = "omitted"
 )
 
@@ -116,7 +118,7 @@ const (
 func Codes() []Code {
 	return []Code{CodeSyntax, CodeUnknownKey, CodeType, CodeBadValue, CodeInvalid, CodeNotFound, CodeOverride,
 		CodeNameCollision, CodeUntrusted, CodeRefused, CodePinChanged, CodeDiscovery, CodeServer, CodeLeftOut,
-		CodeChanged, CodeLimit, CodeRead, CodeWrite, CodeForeign, CodeUsage, CodeOmitted}
+		CodeChanged, CodeLimit, CodeRead, CodeWrite, CodeForeign, CodeUsage, CodeSignIn, CodeOmitted}
 }
 
 // Error returns the code, so that a Code is an error errors.Is can look

@@ -408,7 +408,7 @@ func TestForeignProblems(t *testing.T) {
 			files: map[string]string{".mcp.json": `{"mcpServers": {"a": {"type": "http", "url": "https://x/mcp", "oauth": {"clientId": "c"}}}}`},
 			cfg:   ".mcp.json",
 			wantWarnings: []string{
-				".mcp.json:1:63: mcpServers.a.oauth: OAuth sign-in is not supported; the server is read without it; give a token with headers or, in a strata layer, bearer_token_env_var",
+				".mcp.json:1:63: mcpServers.a.oauth: this client's OAuth settings are not read; strata finds a server's sign-in by itself; sign in with strata login <server>; a client registered beforehand, or scopes, go under [mcp_servers.<server>.oauth] in a strata layer",
 			},
 		},
 		{

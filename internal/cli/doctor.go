@@ -38,9 +38,12 @@ func (c *doctorCmd) Run(e *env) error {
 				msg += "; " + text
 			}
 			fmt.Fprintf(e.Stdout, "FAIL %s (%v): %s\n     fix: %s\n", termtext.Line(r.Name), r.Duration.Round(time.Millisecond), termtext.Line(msg), termtext.Line(r.Fix))
-			continue
+		} else {
+			fmt.Fprintf(e.Stdout, "ok   %s: %d tools in %v\n", termtext.Line(r.Name), r.Tools, r.Duration.Round(time.Millisecond))
 		}
-		fmt.Fprintf(e.Stdout, "ok   %s: %d tools in %v\n", termtext.Line(r.Name), r.Tools, r.Duration.Round(time.Millisecond))
+		if r.SignIn != "" {
+			fmt.Fprintf(e.Stdout, "     sign-in: %s\n", termtext.Line(r.SignIn))
+		}
 	}
 	if failed > 0 {
 		return exitStatus(1)

@@ -25,6 +25,7 @@ func open(e *env, f OpenFlags, opts ...strata.Option) (*strataWorkspace, error) 
 		strata.Name(s.Name), strata.Dir(s.Dir), strata.Environ(s.Environ), strata.Cfg(s.Cfg...),
 		strata.TrustStore(s.TrustStore), strata.TrustHint(s.TrustHint), strata.UnknownEnv(s.UnknownEnv),
 		strata.CacheDir(strata.DefaultCacheDir(s.Name, s.Environ)),
+		strata.SignIns(strata.DefaultSignInFile(s.Name, s.Environ)),
 	}
 	if s.TrustWorkspace {
 		base = append(base, strata.TrustWorkspace())

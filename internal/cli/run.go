@@ -32,6 +32,8 @@ type cli struct {
 	Serve   serveCmd         `cmd:"" help:"Serve the resolved tools as an MCP server over stdio, or over HTTP (--http)."`
 	Lock    lockCmd          `cmd:"" help:"Lock what the model sees of each tool (strata.lock): a tool that changes later is held back until you accept it here; --diff shows the changes."`
 	Doctor  doctorCmd        `cmd:"" help:"Start every configured MCP server, list its tools and time it; name the fix of each that fails (exit 1)."`
+	Login   loginCmd         `cmd:"" help:"Sign in to a remote MCP server that needs it (MCP authorization), in your browser, and keep the sign-in; --list shows how each remote server is signed in to."`
+	Logout  logoutCmd        `cmd:"" help:"Forget the sign-in to a remote MCP server (a server of the config, or its URL)."`
 	Trust   trustCmd         `cmd:"" help:"Trust a workspace, exactly or with everything below it: let its own files apply and the programs they name run; pin a launch; list or forget what you trust."`
 	Merge   mergeCmd         `cmd:"" help:"Merge layer files in order (first lowest) and print the merged layer."`
 	Diff    diffCmd          `cmd:"" help:"Print the layer that turns FROM into TO; exit 1 when they differ."`

@@ -208,7 +208,7 @@ var (
 	same    = keyRule{kind: copyKey}
 	drop    = keyRule{kind: dropKey}
 	handled = keyRule{kind: ownKey}
-	oauth   = keyRule{kind: warnKey, msg: "OAuth sign-in is not supported; the server is read without it", hint: "give a token with headers or, in a strata layer, bearer_token_env_var"}
+	oauth   = keyRule{kind: warnKey, msg: "this client's OAuth settings are not read; strata finds a server's sign-in by itself", hint: "sign in with strata login <server>; a client registered beforehand, or scopes, go under [mcp_servers.<server>.oauth] in a strata layer"}
 )
 
 // serverKeys are the keys of each client's server tables.

@@ -39,6 +39,7 @@ import (
 	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/procs"
+	"github.com/strata-config/strata/internal/signin"
 	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/internal/upstream"
@@ -112,6 +113,11 @@ type Resolver struct {
 	Progress func(what string) (done func())
 	// Now is the clock failures are remembered by; nil is time.Now.
 	Now func() time.Time
+	// SignIns, when set, keeps the user's sign-ins to remote servers: a
+	// remote server without a token of its own (bearer_token_env_var, an
+	// Authorization header) is sent the one kept for its URL, refreshed
+	// when it expires; nil sends none.
+	SignIns *signin.Store
 }
 
 // DefaultTimeout bounds a discovery run.

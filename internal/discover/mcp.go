@@ -2,6 +2,7 @@ package discover
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/config"
@@ -26,6 +28,8 @@ import (
 	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/procs"
+	"github.com/strata-config/strata/internal/readfile"
+	"github.com/strata-config/strata/internal/signin"
 	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/partial"
@@ -163,6 +167,7 @@ func (r *Resolver) Server(name string, srv config.MCPServer, dir, root string) u
 			}
 		}
 		spec.Remote.AllowHTTP = srv.AllowHTTP
+		spec.Remote.Auth, spec.SignInErr = r.signIn(name, srv, environ)
 	}
 	if pin, ok := r.Pins[partial.Path{"mcp_servers", name}.String()]; ok {
 		spec.Pin = &pin
@@ -241,6 +246,48 @@ func environment(env []string, set map[string]secret.String, inherit []string) [
 		}
 	}
 	return out
+}
+
+// signIn returns the sign-in handler of the remote server name, or nil
+// for a server that has a token of its own (bearer_token_env_var, an
+// Authorization header) or when the resolver keeps no sign-ins; and why
+// the sign-in of a machine cannot be made (its secret's variable unset,
+// its key file unreadable), which the server's start reports.
+func (r *Resolver) signIn(name string, srv config.MCPServer, environ []string) (auth.OAuthHandler, error) {
+	if srv.BearerTokenEnvVar != "" {
+		return nil, nil
+	}
+	for k := range srv.Headers {
+		if strings.EqualFold(k, "Authorization") {
+			return nil, nil
+		}
+	}
+	client := signin.NewClient(environ)
+	if o := srv.OAuth; o.Grant == config.GrantClientCredentials {
+		var key *ecdsa.PrivateKey
+		secret := lookupEnv(environ, o.ClientSecretEnvVar)
+		switch {
+		case o.PrivateKeyFile != "":
+			b, err := readfile.Regular(context.Background(), o.PrivateKeyFile, 64<<10, "the private key")
+			if err == nil {
+				key, err = signin.ParseKey(b)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("the private key of its oauth.private_key_file %s: %w", o.PrivateKeyFile, err)
+			}
+		case secret == "":
+			return nil, fmt.Errorf("the variable %s, which oauth.client_secret_env_var names, is not set", o.ClientSecretEnvVar)
+		}
+		return signin.Machine(o.ClientID, signin.NewSecret(secret), key, o.Scopes, client)
+	}
+	if r.SignIns == nil {
+		return nil, nil
+	}
+	res, err := signin.Resource(srv.URL.Reveal())
+	if err != nil {
+		return nil, err
+	}
+	return &signin.Handler{Store: r.SignIns, Server: name, Resource: res, Client: client}, nil
 }
 
 // lookupEnv returns the value of the variable name in environ.
@@ -479,6 +526,8 @@ func serverCode(err error) diag.Code {
 		return diag.CodePinChanged
 	case errors.As(err, &r):
 		return diag.CodeUntrusted
+	case errors.As(err, new(*signin.NeedsSignIn)):
+		return diag.CodeSignIn
 	}
 	return diag.CodeServer
 }

@@ -25,6 +25,7 @@ var reveals = map[string]string{
 	"internal/discover":  "the program is looked up in PATH, and the cache key holds the launch's hashes",
 	"internal/upstream":  "the untrusted-workspace check of a launch, and the identity of a running server (hashed)",
 	"config":             "validation: a URL must parse, a header value must hold no line break (the messages quote the reference)",
+	"internal/signin":    "sign-in: a server's url is the resource its tokens are kept under and sent to (signin.ResourceOf)",
 	"load":               "a relative path is made absolute against the file that wrote it, and stays a secret",
 }
 

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/net/http/httpproxy"
 
@@ -51,6 +52,13 @@ type Remote struct {
 	// AllowHTTP lets URL be plain http to a host other than this machine
 	// (see [checkOrigin]); loopback needs no permission.
 	AllowHTTP bool
+	// Auth, when not nil, signs in to the server (MCP authorization): its
+	// token is sent with every request that carries no Authorization of
+	// its own, and a 401 or 403 of streamable HTTP goes to its Authorize,
+	// after which the request is sent again once (the SDK's
+	// StreamableClientTransport does that). Its token goes to the origin of
+	// URL alone, as everything of the session.
+	Auth auth.OAuthHandler `json:"-"`
 }
 
 // ReconnectRetries is how many times a broken event stream of a remote
@@ -119,7 +127,7 @@ func dialRemote(ctx context.Context, r Remote, startup time.Duration) (*Session,
 	if maxMsg <= 0 {
 		maxMsg = DefaultMaxMessage
 	}
-	proxy := proxyFrom(r.Environ)
+	proxy := ProxyFrom(r.Environ)
 	if err := checkProxy(r, u, proxy); err != nil {
 		return nil, err
 	}
@@ -136,12 +144,12 @@ func dialRemote(ctx context.Context, r Remote, startup time.Duration) (*Session,
 	for k, v := range r.Headers {
 		headers[k] = v.Reveal()
 	}
-	rt := &roundTripper{base: base, guard: g, headers: headers, token: r.BearerToken.Reveal(), max: int64(maxMsg), tap: tp}
+	rt := &roundTripper{base: base, guard: g, headers: headers, token: r.BearerToken.Reveal(), auth: r.Auth, max: int64(maxMsg), tap: tp}
 	client := &http.Client{Transport: rt, CheckRedirect: g.checkRedirect}
 
 	cctx, cancel := withStartup(ctx, startup)
 	defer cancel()
-	s, err := connect(ctx, cctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: client, MaxEventSize: maxMsg, MaxRetries: ReconnectRetries}, startup, tp, r.Relay)
+	s, err := connect(ctx, cctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: client, MaxEventSize: maxMsg, MaxRetries: ReconnectRetries, OAuthHandler: r.Auth}, startup, tp, r.Relay)
 	if err == nil {
 		s.transport = TransportStreamable
 		s.raw = &httpCaller{client: client, url: endpoint, cs: func() *mcp.ClientSession { return s.cs }, max: maxMsg}
@@ -154,8 +162,10 @@ func dialRemote(ctx context.Context, r Remote, startup time.Duration) (*Session,
 	switch {
 	case ok || status == 0 || cctx.Err() != nil:
 		return nil, err
+	case (status == http.StatusUnauthorized || status == http.StatusForbidden) && r.Auth != nil:
+		return nil, err // the sign-in's own error
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return nil, fmt.Errorf("the server answered %s: it needs credentials (a bearer token or headers; OAuth sign-in is not supported)", statusText(status))
+		return nil, fmt.Errorf("the server answered %s: it needs credentials (a sign-in, a bearer token or headers)", statusText(status))
 	case status < 400 || status >= 500:
 		return nil, err
 	}
@@ -199,7 +209,7 @@ func checkOrigin(r Remote) error {
 // proxy receives each request whole, headers included (over https it
 // receives a CONNECT and then only TLS).
 func checkProxy(r Remote, u *url.URL, proxy func(*http.Request) (*url.URL, error)) error {
-	if proxy == nil || !strings.EqualFold(u.Scheme, "http") || r.BearerToken.Empty() && len(r.Headers) == 0 {
+	if proxy == nil || !strings.EqualFold(u.Scheme, "http") || r.BearerToken.Empty() && len(r.Headers) == 0 && r.Auth == nil {
 		return nil
 	}
 	p, err := proxy(&http.Request{URL: u})
@@ -260,8 +270,9 @@ func (g *guard) check(req *http.Request) error {
 	return nil
 }
 
-// proxyFrom returns the proxy function of environ's settings.
-func proxyFrom(environ []string) func(*http.Request) (*url.URL, error) {
+// ProxyFrom returns the proxy function of environ's settings (nil when
+// environ is nil): the proxies of the host, not of the process.
+func ProxyFrom(environ []string) func(*http.Request) (*url.URL, error) {
 	if environ == nil {
 		return nil
 	}
@@ -322,6 +333,7 @@ type roundTripper struct {
 	guard   *guard
 	headers map[string]string
 	token   string
+	auth    auth.OAuthHandler
 	max     int64
 	tap     *tap
 
@@ -338,7 +350,7 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	if len(t.headers) > 0 || t.token != "" {
+	if len(t.headers) > 0 || t.token != "" || t.auth != nil {
 		req = req.Clone(req.Context())
 		for k, v := range t.headers {
 			if req.Header.Get(k) == "" {
@@ -347,6 +359,15 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		if t.token != "" && req.Header.Get("Authorization") == "" {
 			req.Header.Set("Authorization", "Bearer "+t.token)
+		}
+		if t.auth != nil && req.Header.Get("Authorization") == "" {
+			// What the SDK does not send (the requests strata sends
+			// itself, the HTTP+SSE transport) carries the sign-in too.
+			if ts, err := t.auth.TokenSource(req.Context()); err == nil && ts != nil {
+				if tok, err := ts.Token(); err == nil && tok.AccessToken != "" {
+					req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+				}
+			}
 		}
 	}
 	var d *drain

@@ -274,12 +274,12 @@ func TestDialFails(t *testing.T) {
 		{
 			name:    "credentials refused: no fallback",
 			handler: func(w http.ResponseWriter, r *http.Request) { http.Error(w, "who are you", http.StatusUnauthorized) },
-			want:    "the server answered 401 Unauthorized: it needs credentials (a bearer token or headers; OAuth sign-in is not supported)",
+			want:    "the server answered 401 Unauthorized: it needs credentials (a sign-in, a bearer token or headers)",
 		},
 		{
 			name:    "forbidden: no fallback",
 			handler: func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", http.StatusForbidden) },
-			want:    "the server answered 403 Forbidden: it needs credentials (a bearer token or headers; OAuth sign-in is not supported)",
+			want:    "the server answered 403 Forbidden: it needs credentials (a sign-in, a bearer token or headers)",
 		},
 		{
 			name:    "no answer within the startup time",

@@ -24,6 +24,7 @@ import (
 	"github.com/strata-config/strata/internal/exe"
 	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/mcpclient"
+	"github.com/strata-config/strata/internal/signin"
 	"github.com/strata-config/strata/internal/tomltext"
 	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/partial"
@@ -62,6 +63,9 @@ type Server struct {
 	// bearer token was to come from, for messages.
 	Remote   mcpclient.Remote
 	TokenVar string
+	// SignInErr, when set, is why the sign-in of a remote server cannot
+	// be made (a machine's secret or key missing): it does not start.
+	SignInErr error
 	// Transport, when set, connects to the server instead of starting
 	// Command (tests give in-memory servers through it).
 	Transport func(ctx context.Context) (mcp.Transport, error)
@@ -219,6 +223,9 @@ func Start(ctx context.Context, s Server, relay *mcpclient.Relay) (*mcpclient.Se
 		if s.TokenVar != "" && s.Remote.BearerToken.Empty() {
 			return nil, fmt.Errorf("the variable %s, which bearer_token_env_var names, is not set", s.TokenVar)
 		}
+		if s.SignInErr != nil {
+			return nil, s.SignInErr
+		}
 		r := s.Remote
 		r.Relay = relay
 		return mcpclient.Dial(ctx, r, s.Startup)
@@ -296,6 +303,9 @@ func list(ctx context.Context, sess *mcpclient.Session, s Server, known *Answer)
 // listTools sends tools/list, page by page, within the budget of s.
 func listTools(ctx context.Context, sess *mcpclient.Session, s Server) ([]mcpclient.Tool, *mcpclient.Cut, error) {
 	tools, cut, err := sess.Tools(ctx, s.Budget)
+	if e := signInError(err); e != nil {
+		return nil, nil, e
+	}
 	if err != nil {
 		return nil, nil, &Error{Msg: fmt.Sprintf("%s: %v", s.CommandLine(), err), Err: err, Stderr: sess.StderrEnd(1)}
 	}
@@ -309,6 +319,9 @@ func call(ctx context.Context, sess *mcpclient.Session, s Server, tool string, a
 	res, err := sess.Call(cctx, tool, args, meta)
 	if err == nil {
 		return res, nil
+	}
+	if e := signInError(err); e != nil {
+		return nil, e
 	}
 	select {
 	case <-sess.Done():
@@ -332,6 +345,9 @@ func call(ctx context.Context, sess *mcpclient.Session, s Server, tool string, a
 // what it did and what it wrote to stderr (err says), and the setting
 // that changes it, under the server's own key.
 func startFailed(s Server, err error) error {
+	if e := signInError(err); e != nil {
+		return e
+	}
 	key := "[" + tomltext.Path(partial.Path{"mcp_servers", s.Name}) + "]"
 	e := &Error{Msg: fmt.Sprintf("cannot start %s: %v", s.CommandLine(), err), Err: err}
 	var timeout mcpclient.TimeoutError
@@ -349,6 +365,17 @@ func startFailed(s Server, err error) error {
 		e.Hint = "check command and args under " + key + "; run that command line yourself to see it fail"
 	}
 	return e
+}
+
+// signInError returns the error of a server that needs a sign-in, as the
+// sign-in says it (which server, and strata login), without what the
+// transport wrapped around it; nil for any other error.
+func signInError(err error) error {
+	var ns *signin.NeedsSignIn
+	if errors.As(err, &ns) {
+		return &Error{Msg: ns.Error(), Err: ns}
+	}
+	return nil
 }
 
 // Error is a server's failure, with its cause, and the fix where it is
