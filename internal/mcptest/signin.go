@@ -65,15 +65,15 @@ func NewSignIn(t testing.TB) *SignIn {
 	s.Issuer = asrv.URL
 	as.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{
-			"issuer":                                s.Issuer,
-			"authorization_endpoint":                s.Issuer + "/authorize",
-			"token_endpoint":                        s.Issuer + "/token",
-			"registration_endpoint":                 s.Issuer + "/register",
-			"response_types_supported":              []string{"code"},
-			"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
-			"code_challenge_methods_supported":      []string{"S256"},
-			"token_endpoint_auth_methods_supported": []string{"none"},
-			"scopes_supported":                      []string{s.Scope, "offline_access"},
+			"issuer":                                         s.Issuer,
+			"authorization_endpoint":                         s.Issuer + "/authorize",
+			"token_endpoint":                                 s.Issuer + "/token",
+			"registration_endpoint":                          s.Issuer + "/register",
+			"response_types_supported":                       []string{"code"},
+			"grant_types_supported":                          []string{"authorization_code", "refresh_token"},
+			"code_challenge_methods_supported":               []string{"S256"},
+			"token_endpoint_auth_methods_supported":          []string{"none"},
+			"scopes_supported":                               []string{s.Scope, "offline_access"},
 			"authorization_response_iss_parameter_supported": true,
 		})
 	})
