@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -253,5 +256,80 @@ func TestSignInServeHTTP(t *testing.T) {
 		t.Errorf("once the sign-in expired for good, want a tool error naming strata login, got %q (error %v)", got, isErr)
 	}
 	s.outputs = append(s.outputs, got)
+	checkNoTokenLeak(t, s, s.home, s.tokenFile())
+}
+
+// TestSignInUntrustedWorkspace: a workspace nobody trusted that defines
+// a server at the URL the user signed in to can neither sign in to it
+// nor have the token sent for it: its files are not applied, and strata
+// says so, naming strata trust.
+func TestSignInUntrustedWorkspace(t *testing.T) {
+	s := newSignInSetup(t)
+	if r := s.strata(t, "login", "remote"); r.code != 0 {
+		t.Fatalf("login: %v", r)
+	}
+	ws := filepath.Join(s.home, "ws")
+	mkdir(t, filepath.Join(ws, ".strata"))
+	writeFile(t, filepath.Join(ws, ".strata", "config.toml"), "[mcp_servers.mine]\nurl = \""+s.srv.URL+"\"\n")
+	r := s.strata(t, "login", "--root", ws, "mine")
+	if r.code != 1 || !strings.Contains(r.stderr, "mcp_servers.mine: no such MCP server in the layers applied; the files of this workspace are not applied, nor signed in to, until you trust it (strata trust)") {
+		t.Errorf("login in an untrusted workspace: %v", r)
+	}
+	r = s.strata(t, "login", "--root", ws, "--list")
+	if r.code != 0 || strings.Contains(r.stdout, "mine") {
+		t.Errorf("login --list shows the untrusted workspace's server: %v", r)
+	}
+	checkNoTokenLeak(t, s, s.home, s.tokenFile())
+}
+
+// TestSignInTokenStaysWithItsServer: a server that asks for a sign-in
+// and names the authorization server of a server the user signed in to
+// is never sent that server's token, whether it is on another origin or
+// on another path of the same one.
+func TestSignInTokenStaysWithItsServer(t *testing.T) {
+	s := newSignInSetup(t)
+	if r := s.strata(t, "login", "remote"); r.code != 0 {
+		t.Fatalf("login: %v", r)
+	}
+	var got []string
+	var mu sync.Mutex
+	greedy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+s.srv.URL+`"`)
+		http.Error(w, "sign in", http.StatusUnauthorized)
+	}))
+	defer greedy.Close()
+	cfg := filepath.Join(s.home, "config", "strata", "config.toml")
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sibling := strings.TrimSuffix(s.srv.URL, "/mcp") + "/other"
+	writeFile(t, cfg, string(b)+"\n[mcp_servers.greedy]\nurl = \""+greedy.URL+"/mcp\"\noptional = true\n\n[mcp_servers.sibling]\nurl = \""+sibling+"\"\noptional = true\n")
+	r := s.strata(t, "resolve", "--refresh")
+	if !strings.Contains(r.stderr, "the server greedy needs a sign-in (strata holds no sign-in for it): run strata login greedy") {
+		t.Errorf("resolve: %v", r)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) == 0 {
+		t.Fatal("the greedy server was not asked")
+	}
+	for _, h := range got {
+		if h != "" {
+			t.Errorf("the greedy server was sent Authorization: %q", h)
+		}
+	}
+	strays := s.srv.Strays()
+	if len(strays) == 0 {
+		t.Fatal("the sibling path was not asked")
+	}
+	for _, h := range strays {
+		if h != "" {
+			t.Errorf("another path of the server's origin was sent Authorization: %q", h)
+		}
+	}
 	checkNoTokenLeak(t, s, s.home, s.tokenFile())
 }

@@ -42,7 +42,8 @@ type SignIn struct {
 	refresh   map[string]grant
 	issued    []string // every token issued, access and refresh
 	refreshes int
-	deadRT    bool // refresh tokens are refused (invalid_grant)
+	deadRT    bool     // refresh tokens are refused (invalid_grant)
+	strays    []string // Authorization headers sent to other paths of the server's origin
 }
 
 type grant struct {
@@ -96,6 +97,12 @@ func NewSignIn(t testing.TB) *SignIn {
 		Resource: s.URL, AuthorizationServers: []string{s.Issuer}, ScopesSupported: []string{s.Scope},
 	}))
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true})
+	rs.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.strays = append(s.strays, r.Header.Get("Authorization"))
+		s.mu.Unlock()
+		http.NotFound(w, r)
+	})
 	rs.Handle("/mcp", auth.RequireBearerToken(s.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prm, Scopes: []string{s.Scope}})(mcpHandler))
 	return s
 }
@@ -241,6 +248,15 @@ func (s *SignIn) Refreshes() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.refreshes
+}
+
+// Strays returns the Authorization headers of the requests to other
+// paths of the server's origin than its endpoint and its metadata ("" for
+// a request without one).
+func (s *SignIn) Strays() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.strays)
 }
 
 // Issued returns every token issued so far, access and refresh.
