@@ -209,7 +209,7 @@ func checkOrigin(r Remote) error {
 // proxy receives each request whole, headers included (over https it
 // receives a CONNECT and then only TLS).
 func checkProxy(r Remote, u *url.URL, proxy func(*http.Request) (*url.URL, error)) error {
-	if proxy == nil || !strings.EqualFold(u.Scheme, "http") || r.BearerToken.Empty() && len(r.Headers) == 0 && r.Auth == nil {
+	if proxy == nil || !strings.EqualFold(u.Scheme, "http") || r.BearerToken.Empty() && len(r.Headers) == 0 {
 		return nil
 	}
 	p, err := proxy(&http.Request{URL: u})
@@ -367,6 +367,18 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 				if tok, err := ts.Token(); err == nil && tok.AccessToken != "" {
 					req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 				}
+			}
+		}
+	}
+	if t.auth != nil && req.Header.Get("Authorization") != "" && strings.EqualFold(req.URL.Scheme, "http") {
+		// A sign-in's token, which came after Dial's check of the
+		// proxy, never goes in clear through one either.
+		if tp, ok := t.base.(*http.Transport); ok && tp.Proxy != nil {
+			if p, err := tp.Proxy(req); err == nil && p != nil {
+				if req.Body != nil {
+					req.Body.Close()
+				}
+				return nil, fmt.Errorf("plain http to %s goes through the proxy %s, which would read the sign-in's token: use https, or leave the host out of the proxy with NO_PROXY", req.URL.Host, p.Redacted())
 			}
 		}
 	}
