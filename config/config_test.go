@@ -496,6 +496,30 @@ func TestValidate(t *testing.T) {
 			},
 		},
 		{
+			name: "a remote server's sign-in settings",
+			c: config.Config{MCPServers: config.MCPServers{
+				"ok": {URL: "https://example.com/mcp", StartupTimeoutSec: 1, ToolTimeoutSec: 1, OAuth: config.OAuth{
+					ClientID: "c", ClientSecretEnvVar: "SECRET", Scopes: []string{"read"}, ClientMetadataURL: "https://example.com/strata.json", CallbackPort: 8765,
+				}},
+				"machine": {URL: "https://example.com/mcp", StartupTimeoutSec: 1, ToolTimeoutSec: 1, OAuth: config.OAuth{Grant: "client_credentials", ClientID: "c"}},
+				"bad": {URL: "https://example.com/mcp", BearerTokenEnvVar: "T", StartupTimeoutSec: 1, ToolTimeoutSec: 1, OAuth: config.OAuth{
+					Grant: "password", ClientSecretEnvVar: "A=B", PrivateKeyFile: "/k.pem", ClientMetadataURL: "http://example.com/", CallbackPort: 70000,
+				}},
+				"local": {Command: "npx", StartupTimeoutSec: 1, ToolTimeoutSec: 1, OAuth: config.OAuth{ClientID: "c"}},
+			}},
+			want: []string{
+				`mcp_servers.bad.oauth.grant: expected authorization_code or client_credentials, found "password"`,
+				`mcp_servers.bad.oauth.client_secret_env_var: "A=B" is not a variable name; write the name of the variable that holds the secret`,
+				"mcp_servers.bad.oauth.private_key_file: a client authenticates with a secret or a private key, not both; keep client_secret_env_var or private_key_file",
+				"mcp_servers.bad.oauth.client_id: a secret or a private key needs the client_id it belongs to; write client_id",
+				`mcp_servers.bad.oauth.client_metadata_url: a client ID metadata document is at an https URL with a path, found "http://example.com/"; write client_metadata_url = "https://example.com/strata/client.json"`,
+				"mcp_servers.bad.oauth.callback_port: expected a port from 0 to 65535, found 70000",
+				"mcp_servers.bad.oauth: oauth signs in to the server, and bearer_token_env_var gives it a token: they would both set Authorization; keep one of them",
+				"mcp_servers.local.oauth: oauth is for a remote server (url); this one is started with a command; remove oauth",
+				"mcp_servers.machine.oauth.grant: client_credentials needs the client's secret or private key; write client_secret_env_var or private_key_file",
+			},
+		},
+		{
 			name: "headers and variable names must be usable",
 			c: config.Config{MCPServers: config.MCPServers{
 				"r": {
