@@ -17,6 +17,7 @@ import (
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/signin"
 	"github.com/strata-config/strata/internal/suggest"
+	"github.com/strata-config/strata/internal/userdir"
 	"github.com/strata-config/strata/secret"
 )
 
@@ -106,7 +107,7 @@ func (w *Workspace[P, R]) Login(ctx context.Context, name string, opts LoginOpti
 		Show: opts.Show, Wait: cmp.Or(opts.Wait, signin.DefaultWait),
 	}
 	if v := srv.OAuth.ClientSecretEnvVar; v != "" {
-		sec := lookupVar(environ, v)
+		sec := userdir.Getenv(environ)(v)
 		if sec == "" {
 			return LoginResult{}, w.signInErr(name, "oauth.client_secret_env_var", fmt.Sprintf("the variable %s, which oauth.client_secret_env_var names, is not set", v), "export it, or remove client_secret_env_var for a public client")
 		}
@@ -282,17 +283,6 @@ func (w *Workspace[P, R]) signInErr(name, key, msg, hint string) error {
 		p = p.Append(strings.Split(key, ".")...)
 	}
 	return &diag.Error{Code: diag.CodeInvalid, Path: p, Msg: msg, Hint: hint}
-}
-
-// lookupVar returns the value of the variable name in environ.
-func lookupVar(environ []string, name string) string {
-	v := ""
-	for _, kv := range environ {
-		if val, ok := strings.CutPrefix(kv, name+"="); ok {
-			v = val
-		}
-	}
-	return v
 }
 
 // signInFix names the fix of a server that failed for want of a sign-in,

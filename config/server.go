@@ -18,13 +18,7 @@ import (
 // headers, and positive timeouts.
 func (s MCPServer) validate(p partial.Path) diag.Errors {
 	var errs diag.Errors
-	add := func(key, msg, hint string) {
-		at := p
-		if key != "" {
-			at = p.Append(key)
-		}
-		errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: at, Msg: msg, Hint: hint})
-	}
+	add := invalidAt(p, &errs)
 	switch {
 	case s.Command.Empty() && s.URL.Empty():
 		add("", "an MCP server needs a command (a program started over stdio) or a url (a remote server)",
@@ -95,16 +89,22 @@ func (s MCPServer) validate(p partial.Path) diag.Errors {
 	return errs
 }
 
-// validate checks the sign-in settings o of the server s, at p.
-func (o OAuth) validate(p partial.Path, s MCPServer) diag.Errors {
-	var errs diag.Errors
-	add := func(key, msg, hint string) {
+// invalidAt returns what adds to errs a problem of the key under p (p
+// itself for ""), with its fix.
+func invalidAt(p partial.Path, errs *diag.Errors) func(key, msg, hint string) {
+	return func(key, msg, hint string) {
 		at := p
 		if key != "" {
 			at = p.Append(key)
 		}
-		errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: at, Msg: msg, Hint: hint})
+		*errs = append(*errs, &diag.Error{Code: diag.CodeInvalid, Path: at, Msg: msg, Hint: hint})
 	}
+}
+
+// validate checks the sign-in settings o of the server s, at p.
+func (o OAuth) validate(p partial.Path, s MCPServer) diag.Errors {
+	var errs diag.Errors
+	add := invalidAt(p, &errs)
 	if o.IsZero() || !s.Command.Empty() {
 		return nil
 	}

@@ -525,6 +525,12 @@ func (t *roundTripper) getStatus() int {
 // [Remote].MaxMessage.
 var ErrTooLarge = errors.New("the server's response is too large")
 
+// LimitBody returns r, which fails with [ErrTooLarge] rather than give
+// more than max bytes (or cut what is longer).
+func LimitBody(r io.ReadCloser, max int64) io.ReadCloser {
+	return &limitedBody{r: r, left: max, max: max}
+}
+
 // limitedBody reads at most max bytes of a response, and fails rather
 // than cut one that is longer.
 type limitedBody struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os/exec"
 	"runtime"
@@ -68,32 +67,9 @@ func (b bounded) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp.Body = &limited{r: resp.Body, left: MaxResponse}
+	resp.Body = mcpclient.LimitBody(resp.Body, MaxResponse)
 	return resp, nil
 }
-
-type limited struct {
-	r    io.ReadCloser
-	left int64
-}
-
-func (l *limited) Read(p []byte) (int, error) {
-	if l.left <= 0 {
-		var one [1]byte
-		if n, _ := io.ReadFull(l.r, one[:]); n > 0 {
-			return 0, fmt.Errorf("the answer is larger than %d bytes", MaxResponse)
-		}
-		return 0, io.EOF
-	}
-	if int64(len(p)) > l.left {
-		p = p[:l.left]
-	}
-	n, err := l.r.Read(p)
-	l.left -= int64(n)
-	return n, err
-}
-
-func (l *limited) Close() error { return l.r.Close() }
 
 // Browser returns what opens a URL in the user's browser in a host of
 // environ: $BROWSER (a command, with %s where the URL goes, else the URL

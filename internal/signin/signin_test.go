@@ -192,7 +192,7 @@ func TestClientBoundsAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if _, err := io.ReadAll(resp.Body); err == nil || !strings.Contains(err.Error(), "larger than") {
+	if _, err := io.ReadAll(resp.Body); err == nil || !strings.Contains(err.Error(), "too large") {
 		t.Errorf("want the answer refused, got %v", err)
 	}
 }
