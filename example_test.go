@@ -208,3 +208,30 @@ func Example_hostOwnPlaces() {
 	// large in no workspace: true 0 warnings
 	// env MYAPP_API_KYE: api: unknown key; did you mean MYAPP_API_KEY (the application's own, not a key path)?
 }
+
+// A host keeps its users' sign-ins to remote MCP servers with SignIns:
+// Workspace.Login signs in (in the user's browser, as strata login does),
+// a remote server is then sent its token, and SignInStatuses says how each
+// remote server is signed in to, without a secret.
+func ExampleSignIns() {
+	dir, err := os.MkdirTemp("", "signins")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	w, err := strata.Open[config.Partial](ctx, config.Default(),
+		strata.Dir(dir), strata.Environ([]string{"HOME=" + dir}),
+		strata.Cfg("mcp_servers.linear.url=https://mcp.linear.app/mcp", "mcp_servers.ci.url=https://mcp.example.com/mcp", "mcp_servers.ci.bearer_token_env_var=CI_TOKEN"),
+		strata.SignIns(filepath.Join(dir, "tokens.json")))
+	if err != nil {
+		panic(err)
+	}
+	defer w.Close()
+	for _, s := range w.SignInStatuses(ctx) {
+		fmt.Printf("%s: %s\n", s.Name, s.Status)
+	}
+	// Output:
+	// ci: a token of its own, from $CI_TOKEN
+	// linear: not signed in
+}
