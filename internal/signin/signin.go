@@ -137,9 +137,6 @@ func (r *Record) Status(now time.Time) string {
 	return b.String()
 }
 
-// Resource returns the canonical form of a server's URL, under which its
-// tokens are kept: scheme and host in lower case, the default port
-// dropped, no fragment, and no trailing slash on the path. Two spellings
 // ResourceOf is [Resource] of a server's url as the config holds it,
 // which may be a secret (a variable's value): a problem names the url
 // as it prints, its reference.
@@ -151,6 +148,9 @@ func ResourceOf(u secret.String) (string, error) {
 	return res, nil
 }
 
+// Resource returns the canonical form of a server's URL, under which its
+// tokens are kept: scheme and host in lower case, the default port
+// dropped, no fragment, and no slash at the end of the path. Two spellings
 // of one server share its tokens; two servers of one origin do not.
 func Resource(raw string) (string, error) {
 	u, err := url.Parse(raw)
@@ -166,8 +166,12 @@ func Resource(raw string) (string, error) {
 		}
 	}
 	u.Fragment, u.RawFragment, u.User = "", "", nil
-	u.Path = strings.TrimSuffix(u.Path, "/")
-	u.RawPath = strings.TrimSuffix(u.RawPath, "/")
+	ep := strings.TrimRight(u.EscapedPath(), "/")
+	p, err := url.PathUnescape(ep)
+	if err != nil {
+		return "", fmt.Errorf("not an http:// or https:// URL: %q", raw)
+	}
+	u.Path, u.RawPath = p, ep
 	return u.String(), nil
 }
 
