@@ -103,10 +103,10 @@ func (w *Workspace[P, R]) Login(ctx context.Context, name string, opts LoginOpti
 	environ := w.environ
 	client := signin.NewClient(environ)
 	l := &signin.Login{
-		Store: store, Server: name, Resource: res, OAuth: srv.OAuth, Client: client,
+		Store: store, Server: name, Resource: res, OAuth: srv.SignIn(), Client: client,
 		Show: opts.Show, Wait: cmp.Or(opts.Wait, signin.DefaultWait),
 	}
-	if v := srv.OAuth.ClientSecretEnvVar; v != "" {
+	if v := srv.SignIn().ClientSecretEnvVar; v != "" {
 		sec := userdir.Getenv(environ)(v)
 		if sec == "" {
 			return LoginResult{}, w.signInErr(name, "oauth.client_secret_env_var", fmt.Sprintf("the variable %s, which oauth.client_secret_env_var names, is not set", v), "export it, or remove client_secret_env_var for a public client")
@@ -210,8 +210,8 @@ func (w *Workspace[P, R]) signInStatus(ctx context.Context, srv config.MCPServer
 		return "a token of its own, from $" + srv.BearerTokenEnvVar
 	case hasAuthorization(srv.Headers):
 		return "a token of its own, in headers.Authorization"
-	case srv.OAuth.Grant == config.GrantClientCredentials:
-		return "a machine's credentials (client_credentials, as " + srv.OAuth.ClientID + "): no sign-in to keep"
+	case srv.SignIn().Grant == config.GrantClientCredentials:
+		return "a machine's credentials (client_credentials, as " + srv.SignIn().ClientID + "): no sign-in to keep"
 	}
 	store := w.signIns()
 	if store == nil {
@@ -270,7 +270,7 @@ func (w *Workspace[P, R]) signInServer(name string) (config.MCPServer, error) {
 		return srv, w.signInErr(name, "bearer_token_env_var", "the server is sent a token of its own, from $"+srv.BearerTokenEnvVar+": it does not sign in", "remove bearer_token_env_var to sign in instead")
 	case hasAuthorization(srv.Headers):
 		return srv, w.signInErr(name, "headers", "the server is sent a token of its own, in headers.Authorization: it does not sign in", "remove headers.Authorization to sign in instead")
-	case srv.OAuth.Grant == config.GrantClientCredentials:
+	case srv.SignIn().Grant == config.GrantClientCredentials:
 		return srv, w.signInErr(name, "oauth.grant", "the server is signed in to as a machine (client_credentials), at each run, without a browser: there is no sign-in to make", "")
 	}
 	return srv, nil

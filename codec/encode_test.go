@@ -35,6 +35,7 @@ func allUnsetServer() config.MCPServerPartial {
 		DisabledPrompts:   partial.List[string]{Base: partial.BaseDefault},
 		PromptNames:       partial.Map[partial.Value[string]]{Reset: true},
 		ToolNames:         layertest.UnsetValue[config.NameScheme](),
+		OAuth:             partial.Nested[config.OAuthPartial]{State: partial.Unset},
 	}
 }
 

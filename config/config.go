@@ -152,9 +152,10 @@ type MCPServer struct {
 	// without it such a URL is an error. Loopback needs no permission.
 	AllowHTTP bool `toml:"allow_http"`
 	// OAuth configures the sign-in to a remote server that needs one
-	// (strata login); a server that needs one signs in by discovery
-	// without it.
-	OAuth OAuth `toml:"oauth"`
+	// (strata login); nil when it sets nothing: a server that needs a
+	// sign-in is signed in to by discovery without it. See
+	// [MCPServer.SignIn].
+	OAuth *OAuth `toml:"oauth"`
 	// Enabled is false for a server that is configured but not used; nil
 	// means true. See [MCPServer.IsEnabled].
 	Enabled           *bool   `toml:"enabled"`
@@ -231,9 +232,12 @@ const (
 	GrantClientCredentials = "client_credentials"
 )
 
-// IsZero reports whether o sets nothing.
-func (o OAuth) IsZero() bool {
-	return o.ClientID == "" && o.ClientSecretEnvVar == "" && o.PrivateKeyFile == "" && o.ClientMetadataURL == "" && o.Scopes == nil && o.Grant == "" && o.CallbackPort == 0
+// SignIn returns the server's sign-in settings: its oauth table, or none.
+func (s MCPServer) SignIn() OAuth {
+	if s.OAuth == nil {
+		return OAuth{}
+	}
+	return *s.OAuth
 }
 
 // IsEnabled reports whether the server is used: its enabled setting, true

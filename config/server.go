@@ -55,7 +55,7 @@ func (s MCPServer) validate(p partial.Path) diag.Errors {
 			errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: p.Append("headers", k), Msg: "both headers.Authorization and bearer_token_env_var set the Authorization header", Hint: "keep one of them"})
 		}
 	}
-	errs = append(errs, s.OAuth.validate(p.Append("oauth"), s)...)
+	errs = append(errs, s.SignIn().validate(p.Append("oauth"), s)...)
 	if s.BearerTokenEnvVar != "" && !validVarName(s.BearerTokenEnvVar) {
 		add("bearer_token_env_var", fmt.Sprintf("%q is not a variable name", s.BearerTokenEnvVar), "write the name of the variable that holds the token, such as GITHUB_TOKEN")
 	}
@@ -105,7 +105,7 @@ func invalidAt(p partial.Path, errs *diag.Errors) func(key, msg, hint string) {
 func (o OAuth) validate(p partial.Path, s MCPServer) diag.Errors {
 	var errs diag.Errors
 	add := invalidAt(p, &errs)
-	if o.IsZero() || !s.Command.Empty() {
+	if s.OAuth == nil || !s.Command.Empty() {
 		return nil
 	}
 	switch o.Grant {
@@ -168,7 +168,7 @@ func (s MCPServer) remoteKeys() []string {
 	if s.AllowHTTP {
 		keys = append(keys, "allow_http")
 	}
-	if !s.OAuth.IsZero() {
+	if s.OAuth != nil {
 		keys = append(keys, "oauth")
 	}
 	return keys

@@ -263,7 +263,7 @@ func (r *Resolver) signIn(name string, srv config.MCPServer, environ []string) (
 		}
 	}
 	client := signin.NewClient(environ)
-	if o := srv.OAuth; o.Grant == config.GrantClientCredentials {
+	if o := srv.SignIn(); o.Grant == config.GrantClientCredentials {
 		var key *ecdsa.PrivateKey
 		secret := lookupEnv(environ, o.ClientSecretEnvVar)
 		switch {

@@ -30,7 +30,7 @@ var floors = map[string]int{
 	"protocol": 5, "resolve": 5, "export": 5, "budget": 5, "call": 5, "serve": 5, "lock": 5,
 	"internal/procs": 5, "internal/cache": 5,
 	"internal/mcpclient": 5, "internal/upstream": 5, "internal/discover": 5,
-	"internal/mcpserver": 5, "internal/gateway": 5,
+	"internal/mcpserver": 5, "internal/gateway": 5, "internal/signin": 5,
 	// 6: the Workspace.
 	"": 6,
 	// 7: the command.
