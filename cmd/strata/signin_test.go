@@ -134,6 +134,10 @@ func TestSignInEndToEnd(t *testing.T) {
 	if r.code != 0 || r.stdout != "signed out of remote: strata forgot its sign-in\n" {
 		t.Fatalf("logout: %v", r)
 	}
+	r = s.strata(t, "doctor")
+	if r.code != 1 || !strings.Contains(r.stdout, "fix: run strata login remote") || !strings.Contains(r.stdout, "sign-in: not signed in") {
+		t.Errorf("doctor after logout: %v", r)
+	}
 	// The tools are cached now: the call reaches the server, whose
 	// refusal is the call's outcome.
 	r = s.strata(t, "call", "echo", `{"text":"hi"}`)
@@ -254,6 +258,14 @@ func TestSignInServeHTTP(t *testing.T) {
 	got, isErr := callText("three")
 	if !isErr || !strings.Contains(got, "run strata login remote") {
 		t.Errorf("once the sign-in expired for good, want a tool error naming strata login, got %q (error %v)", got, isErr)
+	}
+	// The user signs in again, as the error says; the gateway takes the
+	// new sign-in at its next call, without a restart.
+	if r := s.strata(t, "login", "remote"); r.code != 0 {
+		t.Fatalf("login again: %v", r)
+	}
+	if got, isErr := callText("four"); isErr || got != "echo: four" {
+		t.Errorf("after signing in again: %q (error %v)", got, isErr)
 	}
 	s.outputs = append(s.outputs, got)
 	checkNoTokenLeak(t, s, s.home, s.tokenFile())

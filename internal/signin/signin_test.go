@@ -2,11 +2,19 @@ package signin
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -245,5 +253,56 @@ func TestCallbackTakesItsStateOnly(t *testing.T) {
 	}
 	if diff := cmp.Diff(&auth.AuthorizationResult{Code: "good", State: "right", Iss: "https://as.example"}, r.res); diff != "" {
 		t.Errorf("answer (-want +got):\n%s", diff)
+	}
+}
+
+// TestAssertion signs a client assertion (private_key_jwt) that the key's
+// public half verifies, for the authorization server, of the client.
+func TestAssertion(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := ParseKey(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &keyHandler{clientID: "ci", key: parsed}
+	jwt, err := h.assertion("https://as.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := strings.Split(jwt, ".")
+	if len(parts) != 3 {
+		t.Fatalf("not a JWT: %q", jwt)
+	}
+	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
+	if err != nil || len(sig) != 64 {
+		t.Fatalf("signature: %v, %d bytes", err, len(sig))
+	}
+	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	if !ecdsa.Verify(&key.PublicKey, sum[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
+		t.Error("the signature does not verify")
+	}
+	var header map[string]string
+	var claims map[string]any
+	for i, v := range []any{&header, &claims} {
+		b, _ := base64.RawURLEncoding.DecodeString(parts[i])
+		if err := json.Unmarshal(b, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if header["alg"] != "ES256" || claims["iss"] != "ci" || claims["sub"] != "ci" || claims["aud"] != "https://as.example" || claims["jti"] == "" {
+		t.Errorf("header %v, claims %v", header, claims)
+	}
+	if exp, iat := claims["exp"].(float64), claims["iat"].(float64); exp-iat != 60 {
+		t.Errorf("valid for %v s, want 60", exp-iat)
+	}
+	if _, err := ParseKey([]byte("-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----\n")); err == nil {
+		t.Error("an RSA key block is taken")
 	}
 }
