@@ -1,6 +1,6 @@
 // Package cli is strata's command line: its grammar, and every command
-// (config, merge, diff, schema over load; resolve, call, serve and trust
-// over the root's Workspace).
+// (config, merge, diff, schema over load; resolve, call, serve, trust,
+// login and logout over the root's Workspace).
 package cli
 
 import (

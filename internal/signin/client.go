@@ -71,6 +71,9 @@ func (b bounded) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// ErrNoBrowser is the error of [Browser] where no browser command starts.
+var ErrNoBrowser = errors.New("no browser to open")
+
 // Browser returns what opens a URL in the user's browser in a host of
 // environ: $BROWSER (a command, with %s where the URL goes, else the URL
 // last; several may be given, separated by ':'), else xdg-open (open on

@@ -2,7 +2,6 @@ package signin
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"html"
 	"net"
@@ -256,7 +255,3 @@ func (l *Login) callback(w http.ResponseWriter, r *http.Request) {
 	}
 	fmt.Fprintf(w, "<!doctype html><title>strata: %s</title><p>%s</p>\n", title, html.EscapeString(text))
 }
-
-// ErrNoBrowser is the error of [Browser] on a machine where no browser
-// command is known.
-var ErrNoBrowser = errors.New("no browser to open")
