@@ -345,3 +345,21 @@ func TestSignInTokenStaysWithItsServer(t *testing.T) {
 	}
 	checkNoTokenLeak(t, s, s.home, s.tokenFile())
 }
+
+// TestSignInRefusesAnotherIssuer: an answer to the browser that names
+// another authorization server than the one strata asked (RFC 9207's
+// iss, a mix-up attack) is refused, and no token is asked for or kept.
+func TestSignInRefusesAnotherIssuer(t *testing.T) {
+	s := newSignInSetup(t)
+	s.srv.WrongIssuer = "https://attacker.example"
+	r := s.strata(t, "login", "remote")
+	if r.code != 1 || !strings.Contains(r.stderr, `authorization response issuer "https://attacker.example" does not match expected issuer`) {
+		t.Errorf("login: %v", r)
+	}
+	if len(s.srv.Issued()) != 0 {
+		t.Errorf("tokens were issued: the code was exchanged")
+	}
+	if _, err := os.Stat(s.tokenFile()); err == nil {
+		t.Errorf("a sign-in was kept")
+	}
+}

@@ -34,6 +34,9 @@ type SignIn struct {
 	URL, Issuer string
 	// Scope is the scope the server requires.
 	Scope string
+	// WrongIssuer, when set, is the iss the authorization server puts in
+	// its answer to the browser instead of its own: a mix-up attack.
+	WrongIssuer string
 
 	mu        sync.Mutex
 	clients   map[string][]string // client_id -> redirect URIs
@@ -172,6 +175,9 @@ func (s *SignIn) authorize(w http.ResponseWriter, r *http.Request) {
 	v.Set("code", code)
 	v.Set("state", q.Get("state"))
 	v.Set("iss", s.Issuer)
+	if s.WrongIssuer != "" {
+		v.Set("iss", s.WrongIssuer)
+	}
 	back.RawQuery = v.Encode()
 	http.Redirect(w, r, back.String(), http.StatusFound)
 }
