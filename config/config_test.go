@@ -498,14 +498,14 @@ func TestValidate(t *testing.T) {
 		{
 			name: "a remote server's sign-in settings",
 			c: config.Config{MCPServers: config.MCPServers{
-				"ok": {URL: "https://example.com/mcp", StartupTimeoutSec: 1, ToolTimeoutSec: 1, OAuth: &config.OAuth{
+				"ok": {URL: secret.Plain("https://example.com/mcp"), StartupTimeoutSec: 1, ToolTimeoutSec: 1, OAuth: &config.OAuth{
 					ClientID: "c", ClientSecretEnvVar: "SECRET", Scopes: []string{"read"}, ClientMetadataURL: "https://example.com/strata.json", CallbackPort: 8765,
 				}},
-				"machine": {URL: "https://example.com/mcp", StartupTimeoutSec: 1, ToolTimeoutSec: 1, OAuth: &config.OAuth{Grant: "client_credentials", ClientID: "c"}},
-				"bad": {URL: "https://example.com/mcp", BearerTokenEnvVar: "T", StartupTimeoutSec: 1, ToolTimeoutSec: 1, OAuth: &config.OAuth{
+				"machine": {URL: secret.Plain("https://example.com/mcp"), StartupTimeoutSec: 1, ToolTimeoutSec: 1, OAuth: &config.OAuth{Grant: "client_credentials", ClientID: "c"}},
+				"bad": {URL: secret.Plain("https://example.com/mcp"), BearerTokenEnvVar: "T", StartupTimeoutSec: 1, ToolTimeoutSec: 1, OAuth: &config.OAuth{
 					Grant: "password", ClientSecretEnvVar: "A=B", PrivateKeyFile: "/k.pem", ClientMetadataURL: "http://example.com/", CallbackPort: 70000,
 				}},
-				"local": {Command: "npx", StartupTimeoutSec: 1, ToolTimeoutSec: 1, OAuth: &config.OAuth{ClientID: "c"}},
+				"local": {Command: secret.Plain("npx"), StartupTimeoutSec: 1, ToolTimeoutSec: 1, OAuth: &config.OAuth{ClientID: "c"}},
 			}},
 			want: []string{
 				`mcp_servers.bad.oauth.grant: expected authorization_code or client_credentials, found "password"`,
