@@ -26,8 +26,10 @@ var opens = map[string]string{
 	"lock.go Workspace.readLock":            "the lock, through the gate (load.Result.ReadFile)",
 	// The user's own files, at places the user (or the host) chose.
 	"trust/trust.go Store.read":                "the trust list, in the user's config directory, out of any workspace's reach",
-	"trust/lock_unix.go lock":                  "the trust list's lock file, beside the trust list",
-	"trust/lock_windows.go lock":               "the trust list's lock file, beside the trust list",
+	"internal/filelock/lock_unix.go Lock":      "the lock file of a list of the user's (the trust list, the sign-ins), beside that list",
+	"internal/filelock/lock_windows.go Lock":   "the lock file of a list of the user's (the trust list, the sign-ins), beside that list",
+	"internal/signin/store.go Store.read":      "the sign-ins, in the user's data directory, out of any workspace's reach",
+	"internal/discover/mcp.go Resolver.signIn": "a machine's private key (oauth.private_key_file) of the user's config; one in the workspace nobody trusted is refused before (untrusted.Workspace.Holds)",
 	"internal/gateway/token.go ReadToken":      "the bearer token of serve --http: a file the user names by flag, or one strata made in the user's cache directory",
 	"internal/cli/serve.go serveCmd.serveHTTP": "the call log, a file the user names by flag, opened to append",
 	"internal/cache/cache.go identify":         "what a launch runs, to key the cache: a launch in the workspace nobody trusted is refused before (untrusted.Workspace.Check)",

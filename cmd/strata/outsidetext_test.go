@@ -146,6 +146,13 @@ var everyCommand = map[string][]invocation{
 		{args: []string{"lock", "--trust", "--refresh", "--diff"}},
 	},
 	"doctor": {{args: []string{"doctor", "--trust"}}},
+	// A server's name is the config's text: a refusal to sign in to one
+	// that is started with a command names it.
+	"login": {
+		{args: []string{"login", "--trust", "key " + hostileText}},
+		{args: []string{"login", "--trust", "--list"}, quiet: true},
+	},
+	"logout": {{args: []string{"logout", "--trust", "key " + hostileText}}},
 	"trust": {
 		{args: []string{"trust", "--root", "ROOT"}, quiet: true},
 		{args: []string{"trust", "--pin", "mcp_servers.names"}, quiet: true},
@@ -254,7 +261,7 @@ func TestOutsideTextEscaped(t *testing.T) {
 			t.Errorf("strata %s is not run by TestOutsideTextEscaped: add its runs to everyCommand", name)
 		}
 	}
-	order := []string{"--version", "schema", "config", "merge", "diff", "resolve", "call", "serve", "doctor", "lock", "trust"}
+	order := []string{"--version", "schema", "config", "merge", "diff", "resolve", "call", "serve", "doctor", "login", "logout", "lock", "trust"}
 	for name := range everyCommand {
 		if !slices.Contains(order, name) {
 			t.Fatalf("everyCommand has %s, which order does not run", name)

@@ -267,6 +267,10 @@ func (r *Resolver) signIn(name string, srv config.MCPServer, environ []string) (
 		var key *ecdsa.PrivateKey
 		secret := lookupEnv(environ, o.ClientSecretEnvVar)
 		switch {
+		case o.PrivateKeyFile != "" && r.Untrusted.Holds(o.PrivateKeyFile):
+			// Where a file lies decides what it is: a key in the
+			// workspace nobody trusted is its content, never read.
+			return nil, r.Untrusted.Refuse(untrusted.KeyFile, o.PrivateKeyFile)
 		case o.PrivateKeyFile != "":
 			b, err := readfile.Regular(context.Background(), o.PrivateKeyFile, 64<<10, "the private key")
 			if err == nil {

@@ -219,6 +219,8 @@ const (
 	// Reference is a variable of another client's file, such as
 	// ${workspaceFolder}, whose value is the workspace or a path in it.
 	Reference What = "reference"
+	// KeyFile is a file a sign-in signs with (oauth.private_key_file).
+	KeyFile What = "private key file"
 )
 
 // Refused is a value refused because it resolves into the untrusted
@@ -269,6 +271,7 @@ func (r *Refused) Hint() string {
 		EnvFile:   "give the absolute path of a file outside it",
 		Reference: "write an absolute path outside it",
 		Tools:     "list a directory outside it",
+		KeyFile:   "keep the key outside it",
 	}[r.What]
 	return "trust the workspace, or " + fix
 }
