@@ -137,6 +137,8 @@ func TestTwoEverythings(t *testing.T) {
 			config: down + everythingAs(t, "ev2", "") + "\n[tools.echo]\ndescription = \"Say it back.\"\n",
 			want:   tools,
 			errs:   []string{"mcp_servers.ev1: cannot start " + "DIR/no-such-server: DIR/no-such-server: not found"},
+			// Never silent: the server that is down may have an echo too.
+			warnings: []string{"applied to the tool echo of the MCP server ev2, while the MCP server ev1, which did not answer and has never listed its tools, may have a tool of this name too"},
 		},
 	}
 	for _, tt := range tests {
