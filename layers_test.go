@@ -33,11 +33,11 @@ func TestWorkspaceOverridesUser(t *testing.T) {
 	// what the defaults give anyway (run = "ask").
 	overlay := merge.Layers(&user, &workspace)
 	want := config.Partial{}
-	want.Tools.Set("grep", config.ToolPartial{Run: partial.Of(config.RunUnattended)})
+	want.Tools.Set("grep", config.ToolPartial{Run: partial.Replace(config.RunRule{Mode: config.RunUnattended})})
 	if diff := cmp.Diff(want, *delta.Smallest(&user, overlay, config.Default())); diff != "" {
 		t.Errorf("smallest delta (-want +got):\n%s", diff)
 	}
-	want.Tools.Set("*", config.ToolPartial{Run: partial.Of(config.RunAsk)})
+	want.Tools.Set("*", config.ToolPartial{Run: partial.Replace(config.RunRule{Mode: config.RunAsk})})
 	if diff := cmp.Diff(want, *delta.Between(&user, overlay)); diff != "" {
 		t.Errorf("delta of the overlay (-want +got):\n%s", diff)
 	}

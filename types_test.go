@@ -79,6 +79,17 @@ var valueTypes = map[string]reflect.Type{
 	"config.QuestionPartial":     reflect.TypeFor[config.QuestionPartial](),
 	"config.ResultMode":          reflect.TypeFor[config.ResultMode](),
 	"config.RunMode":             reflect.TypeFor[config.RunMode](),
+	"config.Rule":                reflect.TypeFor[config.Rule[config.RunMode]](),
+	"config.RunRule":             reflect.TypeFor[config.RunRule](),
+	"config.ResultRule":          reflect.TypeFor[config.ResultRule](),
+	"config.Rules":               reflect.TypeFor[config.Rules[config.ResultMode]](),
+	"config.RunRules":            reflect.TypeFor[config.RunRules](),
+	"config.ResultRules":         reflect.TypeFor[config.ResultRules](),
+	"config.Matcher":             reflect.TypeFor[config.Matcher](),
+	"config.Position":            reflect.TypeFor[config.Position](),
+	"config.Policy":              reflect.TypeFor[config.Policy](),
+	"config.PolicyPartial":       reflect.TypeFor[config.PolicyPartial](),
+	"config.Shadow":              reflect.TypeFor[config.Shadow](),
 	"config.Source":              reflect.TypeFor[config.Source](),
 	"config.SourceKind":          reflect.TypeFor[config.SourceKind](),
 	"config.Target":              reflect.TypeFor[config.Target](),
@@ -178,6 +189,7 @@ var notValues = []string{
 	"strata.Option", "partial.Defaulter", "partial.Enum", "codec.Schemer", "partial.Validator",
 	"partial.ValueMarshaler", "partial.ValueUnmarshaler", "load.Rebaser", "load.Truster",
 	"call.MCPCaller", "call.Option", "assign.Option", "koanflayer.Option",
+	"config.Mode", "partial.Positioned", "partial.Shorthander", "codec.ShorthandSchemer",
 }
 
 // publicPackages are the directories of the packages a host imports.
@@ -385,7 +397,7 @@ options.nested = { a = 1.5 }
 	}
 	var built config.Partial
 	built.Tools.Set("grep", config.ToolPartial{
-		Run: partial.Of(config.RunAsk),
+		Run: partial.Replace(config.RunRule{Mode: config.RunAsk}),
 		Options: partial.Map[partial.Any]{Entries: map[string]*partial.Any{
 			"max":    ptr(partial.AnyOf(10)),
 			"flags":  ptr(partial.AnyOf([]any{"-i", 2})),

@@ -346,7 +346,7 @@ func TestHostWithoutTrustStore(t *testing.T) {
 	_, err := strata.Open[HostPartial](context.Background(), assistantDefaults(),
 		strata.Name("myapp"), strata.Mount("assistant"), strata.Dir(s.repo), strata.Environ(s.environ))
 	want := []string{
-		s.home + "/myapp/config.toml:4:1: assistant.tools.'*'.command: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set command on each tool",
+		s.home + "/myapp/config.toml:4:1: assistant.tools.'*'.command: not allowed in the '*' defaults; the '*' entry holds run, result, policy, enable and load; set command on each tool",
 		s.home + "/myapp/config.toml:2:1: assistant.tools.x.source: no MCP server named \"nope\" is configured; add [assistant.mcp_servers.nope]",
 	}
 	var got []string

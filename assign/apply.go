@@ -286,6 +286,9 @@ func (b *builder) target(base, l reflect.Value, t *shape.Type, strategy shape.St
 		case shape.Value:
 			return b.decode(b.textNode(b.a.Value, t.Elem), l, t, shape.Replace, true)
 		case shape.List:
+			if t.Elem.Shorthand { // run=ask: one item, not a comma-separated list
+				return b.decode(doc.NewString(b.a.Value), l, t, shape.Replace, false)
+			}
 			return b.decode(b.itemsNode(t.Elem), l, t, shape.Replace, false)
 		case shape.Any:
 			return b.decode(doc.NewString(b.a.Value), l, t, shape.Replace, false)

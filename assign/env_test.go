@@ -166,7 +166,7 @@ func TestEnvApplies(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ := partial.Finalize(&p, config.Default())
-	got := []any{c.Tools["fs_modify_file"].Run, c.Tools["grep"].Enable, c.MCPServers["fs"].Env, c.Discover.Dirs}
+	got := []any{fixed(c.Tools["fs_modify_file"].Run), c.Tools["grep"].Enable, c.MCPServers["fs"].Env, c.Discover.Dirs}
 	want := []any{config.RunUnattended, &config.Enable{State: layertest.Ptr(false), AllowToggle: config.ToggleAny}, map[string]secret.String{"LOG_LEVEL": secret.Plain("warn")}, []string{"a", "b"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -115,14 +115,14 @@ discover:
 				Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
 					"old": nil,
 					"*": {
-						Run:    partial.Of(config.RunAsk),
+						Run:    partial.Replace(config.RunRule{Mode: config.RunAsk}),
 						Enable: partial.NestedOf(config.EnablePartial{State: partial.Of(false), AllowToggle: partial.Of(config.ToggleIfNamed)}),
 					},
 					"grep": {
 						Source:  partial.Of(config.Source{Kind: config.SourceMCP, Server: "fs", Tool: "search"}),
 						Command: partial.Of(config.Command{Program: "rg", Args: []string{"--json"}, Shell: true}),
 						Summary: partial.Of("Search."),
-						Result:  partial.Of(config.ResultEdit),
+						Result:  partial.Replace(config.ResultRule{Mode: config.ResultEdit}),
 						Options: partial.Map[partial.Any]{Entries: map[string]*partial.Any{
 							"depth":  layertest.Ptr(partial.AnyOf(int64(3))),
 							"ratio":  layertest.Ptr(partial.AnyOf(0.5)),
@@ -399,7 +399,7 @@ func TestDecodeErrors(t *testing.T) {
 			name: "run mode of the wrong type",
 			src:  "[tools.grep]\nrun = true\n",
 			want: []layertest.Problem{{
-				Err: "f.toml:2:7: tools.grep.run: expected a string, found boolean true", Line: 2, Column: 7,
+				Err: "f.toml:2:7: tools.grep.run: expected a mode (ask, unattended, edit, skip) or a rule ({ arg, <matcher>, mode }), found boolean true", Line: 2, Column: 7,
 				Path: partial.Path{"tools", "grep", "run"}, Snippet: "run = true",
 			}},
 		},
@@ -439,7 +439,7 @@ func TestDecodeErrors(t *testing.T) {
 			name: "invalid parameter type with did-you-mean",
 			src:  "[tools.grep.parameters.p]\ntype = \"strin\"\n",
 			want: []layertest.Problem{{
-				Err: `f.toml:2:8: tools.grep.parameters.p.type: expected one of string, number, integer, boolean, array, object, null, found "strin"; did you mean string?`, Line: 2, Column: 8,
+				Err: `f.toml:2:8: tools.grep.parameters.p.type: expected one of string, number, integer, boolean, array, object, null, path, found "strin"; did you mean string?`, Line: 2, Column: 8,
 				Path: partial.Path{"tools", "grep", "parameters", "p", "type"}, Hint: "did you mean string?", Snippet: `type = "strin"`,
 			}},
 		},
@@ -447,7 +447,7 @@ func TestDecodeErrors(t *testing.T) {
 			name: "invalid parameter type in a list points at the item",
 			src:  "[tools.grep.parameters.p]\ntype = [\"string\", \"nul\"]\n",
 			want: []layertest.Problem{{
-				Err: `f.toml:2:19: tools.grep.parameters.p.type.1: unknown type "nul"; expected one of string, number, integer, boolean, array, object, null; did you mean null?`, Line: 2, Column: 19,
+				Err: `f.toml:2:19: tools.grep.parameters.p.type.1: unknown type "nul"; expected one of string, number, integer, boolean, array, object, null, path; did you mean null?`, Line: 2, Column: 19,
 				Path: partial.Path{"tools", "grep", "parameters", "p", "type", "1"}, Hint: "did you mean null?", Snippet: `type = ["string", "nul"]`,
 			}},
 		},
@@ -811,7 +811,7 @@ dirs = { value = ["a"], strategy = "apend" }
 				{Err: `f:5:7: tools.grep.run: expected one of ask, unattended, edit, skip, found "askk"; did you mean ask?`, Line: 5, Column: 7, Path: partial.Path{"tools", "grep", "run"}, Hint: "did you mean ask?", Snippet: `run = "askk"`},
 				{Err: `f:6:10: tools.grep.source: invalid source "mcp": an mcp source needs a server; write mcp.<server> or mcp.<server>.<tool>`, Line: 6, Column: 10, Path: partial.Path{"tools", "grep", "source"}, Hint: "write mcp.<server> or mcp.<server>.<tool>", Snippet: `source = "mcp"`},
 				{Err: `f:9:12: mcp_servers.fs.optional: expected a boolean, found string "yes"`, Line: 9, Column: 12, Path: partial.Path{"mcp_servers", "fs", "optional"}, Snippet: `optional = "yes"`},
-				{Err: `f:12:8: tools.grep.parameters.p.type: expected one of string, number, integer, boolean, array, object, null, found "strin"; did you mean string?`, Line: 12, Column: 8, Path: partial.Path{"tools", "grep", "parameters", "p", "type"}, Hint: "did you mean string?", Snippet: `type = "strin"`},
+				{Err: `f:12:8: tools.grep.parameters.p.type: expected one of string, number, integer, boolean, array, object, null, path, found "strin"; did you mean string?`, Line: 12, Column: 8, Path: partial.Path{"tools", "grep", "parameters", "p", "type"}, Hint: "did you mean string?", Snippet: `type = "strin"`},
 				{Err: "f:13:12: tools.grep.parameters.p.required: expected a boolean, found integer 1", Line: 13, Column: 12, Path: partial.Path{"tools", "grep", "parameters", "p", "required"}, Snippet: "required = 1"},
 				{Err: `f:16:36: discover.dirs.strategy: unknown list strategy "apend"; expected one of append, prepend, replace; did you mean append?`, Line: 16, Column: 36, Path: partial.Path{"discover", "dirs", "strategy"}, Hint: "did you mean append?", Snippet: `dirs = { value = ["a"], strategy = "apend" }`},
 			},
@@ -826,7 +826,7 @@ dirs = { value = ["a"], strategy = "apend" }
 }`,
 			want: []layertest.Problem{
 				{Err: "f:2:22: tools.grep.rnu: unknown key; did you mean run?", Line: 2, Column: 22, Path: partial.Path{"tools", "grep", "rnu"}, Hint: "did you mean run?", Snippet: `  "tools": {"grep": {"rnu": "ask", "run": 1}},`},
-				{Err: "f:2:43: tools.grep.run: expected a string, found integer 1", Line: 2, Column: 43, Path: partial.Path{"tools", "grep", "run"}, Snippet: `  "tools": {"grep": {"rnu": "ask", "run": 1}},`},
+				{Err: "f:2:43: tools.grep.run: expected a mode (ask, unattended, edit, skip) or a rule ({ arg, <matcher>, mode }), found number 1", Line: 2, Column: 43, Path: partial.Path{"tools", "grep", "run"}, Snippet: `  "tools": {"grep": {"rnu": "ask", "run": 1}},`},
 				{Err: `f:3:24: discover.dirs: expected an array or { value = [...], strategy = ... }, found string "x"`, Line: 3, Column: 24, Path: partial.Path{"discover", "dirs"}, Snippet: `  "discover": {"dirs": "x"},`},
 				{Err: "f:4:13: unset.0: cannot unset tools.grep.run.x: tools.grep.run is a single value; unset tools.grep.run as a whole", Line: 4, Column: 13, Path: partial.Path{"unset", "0"}, Hint: "unset tools.grep.run as a whole", Snippet: `  "unset": ["tools.grep.run.x", "mcp_servers.fs.comand"]`},
 				{Err: "f:4:33: unset.1: cannot unset mcp_servers.fs.comand: mcp_servers.fs has no key comand; did you mean mcp_servers.fs.command?", Line: 4, Column: 33, Path: partial.Path{"unset", "1"}, Hint: "did you mean mcp_servers.fs.command?", Snippet: `  "unset": ["tools.grep.run.x", "mcp_servers.fs.comand"]`},
@@ -875,7 +875,7 @@ func TestDecodeNullUnsets(t *testing.T) {
 			format: partial.JSON,
 			src:    `{"tools": {"grep": {"run": null, "summary": "s"}}}`,
 			want: config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
-				"grep": {Run: layertest.UnsetValue[config.RunMode](), Summary: partial.Of("s")},
+				"grep": {Run: partial.List[config.RunRule]{Base: partial.BaseDefault}, Summary: partial.Of("s")},
 			}}},
 		},
 		{
@@ -924,7 +924,7 @@ func TestDecodeNullUnsets(t *testing.T) {
 			format: partial.YAML,
 			src:    "tools:\n  grep:\n    run: null\n    result: ~\n    summary:\n",
 			want: config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
-				"grep": {Run: layertest.UnsetValue[config.RunMode](), Result: layertest.UnsetValue[config.ResultMode](), Summary: layertest.UnsetValue[string]()},
+				"grep": {Run: partial.List[config.RunRule]{Base: partial.BaseDefault}, Result: partial.List[config.ResultRule]{Base: partial.BaseDefault}, Summary: layertest.UnsetValue[string]()},
 			}}},
 		},
 	}
@@ -942,7 +942,7 @@ func TestDecodeNullUnsets(t *testing.T) {
 // entry that the same document redefines starts from.
 func TestDecodeUnsetList(t *testing.T) {
 	redefined := layertest.AllUnsetTool()
-	redefined.Run = partial.Of(config.RunEdit)
+	redefined.Run = partial.Replace(config.RunRule{Mode: config.RunEdit})
 	tests := []struct {
 		name string
 		src  string
@@ -952,21 +952,21 @@ func TestDecodeUnsetList(t *testing.T) {
 			name: "field unset",
 			src:  "unset = [\"tools.grep.run\"]\n",
 			want: config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
-				"grep": {Run: layertest.UnsetValue[config.RunMode]()},
+				"grep": {Run: partial.List[config.RunRule]{Base: partial.BaseDefault}},
 			}}},
 		},
 		{
 			name: "field unset next to fields the document sets",
 			src:  "unset = [\"tools.grep.run\"]\n[tools.grep]\nsummary = \"s\"\n",
 			want: config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
-				"grep": {Run: layertest.UnsetValue[config.RunMode](), Summary: partial.Of("s")},
+				"grep": {Run: partial.List[config.RunRule]{Base: partial.BaseDefault}, Summary: partial.Of("s")},
 			}}},
 		},
 		{
 			name: "field the document sets is not unset by its own unset",
 			src:  "unset = [\"tools.grep.run\"]\n[tools.grep]\nrun = \"skip\"\n",
 			want: config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
-				"grep": {Run: partial.Of(config.RunSkip)},
+				"grep": {Run: partial.Replace(config.RunRule{Mode: config.RunSkip})},
 			}}},
 		},
 		{
@@ -1024,7 +1024,7 @@ func TestDecodeUnsetList(t *testing.T) {
 			name: "quoted keys in unset paths",
 			src:  "unset = [\"tools.'a.b'.run\", 'tools.\"my tool\"']\n",
 			want: config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
-				"a.b":     {Run: layertest.UnsetValue[config.RunMode]()},
+				"a.b":     {Run: partial.List[config.RunRule]{Base: partial.BaseDefault}},
 				"my tool": nil,
 			}}},
 		},
@@ -1249,7 +1249,7 @@ run = "ask"
 		if err := d.Decode(&p); err != nil {
 			t.Fatalf("Decode after Take: %v", err)
 		}
-		want := config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{"grep": {Run: partial.Of(config.RunAsk)}}}}
+		want := config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{"grep": {Run: partial.Replace(config.RunRule{Mode: config.RunAsk})}}}}
 		if diff := cmp.Diff(want, p); diff != "" {
 			t.Errorf("decoded partial mismatch (-want +got):\n%s", diff)
 		}
@@ -1319,7 +1319,7 @@ func TestErrorRender(t *testing.T) {
 		{
 			name: "two-digit line number widens the gutter",
 			src:  strings.Repeat("\n", 10) + "[tools.grep]\nrun = 2\n",
-			want: "f.toml:12:7: tools.grep.run: expected a string, found integer 2\n" +
+			want: "f.toml:12:7: tools.grep.run: expected a mode (ask, unattended, edit, skip) or a rule ({ arg, <matcher>, mode }), found number 2\n" +
 				" 12 | run = 2\n" +
 				"    |       ^",
 		},
@@ -1451,7 +1451,7 @@ run = "edit"
 		t.Fatalf("Decode: %v", err)
 	}
 	var want hostPartial
-	want.Conversation.Tools = partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{"grep": {Run: partial.Of(config.RunEdit)}}}
+	want.Conversation.Tools = partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{"grep": {Run: partial.Replace(config.RunRule{Mode: config.RunEdit})}}}
 	want.Count = partial.Of(int8(-5))
 	want.Size = partial.Of(uint16(65535))
 	want.Limit = partial.Of(layertest.Ptr(7))

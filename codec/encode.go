@@ -320,6 +320,11 @@ func (enc *encoder) list(v reflect.Value, t *shape.Type, def shape.Strategy, pat
 		return tbl
 	}
 	switch {
+	case base == shape.BaseEmpty && tail.Len() == 1 && !dedup && t.Elem.Shorthand:
+		if x, ok := tail.Index(0).Interface().(partial.Shorthander).Shorthand(); ok {
+			return enc.anyPlain(x, path, true) // run = "ask"
+		}
+		return form(tail, shape.Replace)
 	case base == shape.BaseEmpty:
 		return form(tail, shape.Replace)
 	case head.Len() > 0 && tail.Len() > 0:

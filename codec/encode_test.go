@@ -41,7 +41,7 @@ func allUnsetServer() config.MCPServerPartial {
 
 func TestEncodePartial(t *testing.T) {
 	redefined := layertest.AllUnsetTool()
-	redefined.Run = partial.Of(config.RunEdit)
+	redefined.Run = partial.Replace(config.RunRule{Mode: config.RunEdit})
 	tests := []struct {
 		name string
 		p    config.Partial
@@ -58,8 +58,8 @@ func TestEncodePartial(t *testing.T) {
 			name: "unset list sorted first",
 			p: config.Partial{
 				Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
-					"zeta":  {Run: layertest.UnsetValue[config.RunMode]()},
-					"alpha": {Summary: layertest.UnsetValue[string](), Run: partial.Of(config.RunEdit)},
+					"zeta":  {Run: partial.List[config.RunRule]{Base: partial.BaseDefault}},
+					"alpha": {Summary: layertest.UnsetValue[string](), Run: partial.Replace(config.RunRule{Mode: config.RunEdit})},
 				}},
 				MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{"fs": nil}},
 				Discover:   config.DiscoverPartial{Dirs: partial.List[string]{Base: partial.BaseDefault}},
@@ -426,7 +426,7 @@ examples = "say \"hi\"\tnow\\"
 			name: "keys that need quotes",
 			p: config.Partial{
 				Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
-					"*":       {Run: partial.Of(config.RunEdit)},
+					"*":       {Run: partial.Replace(config.RunRule{Mode: config.RunEdit})},
 					"a.b":     {Summary: partial.Of("dotted"), Description: layertest.UnsetValue[string]()},
 					"my tool": {Enable: partial.NestedOf(config.EnablePartial{State: partial.Of(false), AllowToggle: partial.Of(config.ToggleAny)})},
 					"grep": {
@@ -499,8 +499,8 @@ enable = { state = false, allow_toggle = "any" }
 					Source:  partial.Of(config.Source{Kind: config.SourceLocal, Tool: "search"}),
 					Command: partial.Of(config.Command{Program: "jp-tools", Args: []string{"{{tool}}", "two words", "it's"}}),
 					Enable:  partial.NestedOf(config.EnablePartial{State: partial.Of(false), AllowToggle: partial.Of(config.ToggleNever)}),
-					Run:     partial.Of(config.RunUnattended),
-					Result:  partial.Of(config.ResultAsk),
+					Run:     partial.Replace(config.RunRule{Mode: config.RunUnattended}),
+					Result:  partial.Replace(config.ResultRule{Mode: config.ResultAsk}),
 					Parameters: partial.Map[config.ParameterPartial]{Entries: map[string]*config.ParameterPartial{
 						"path": {
 							Type:     partial.Of(config.Types{"string", "null"}),
@@ -648,7 +648,7 @@ command = { args = ["$HOME"], program = "echo", shell = true }
 }
 
 func TestEncodePartialByValue(t *testing.T) {
-	p := config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{"a": {Run: partial.Of(config.RunAsk)}}}}
+	p := config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{"a": {Run: partial.Replace(config.RunRule{Mode: config.RunAsk})}}}}
 	byPointer, err := codec.Encode(&p, partial.TOML)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,12 @@ type Schemer interface {
 	JSONSchema() map[string]any
 }
 
+// ShorthandSchemer is implemented by the items of a list that a scalar
+// stands for (see partial.Shorthander): the JSON Schema of that scalar.
+type ShorthandSchemer interface {
+	ShorthandSchema() map[string]any
+}
+
 // JSONSchema returns a JSON Schema (draft-07) of the layer files of
 // partial type P, for editors: every key with its description (the `doc`
 // struct tag), unknown keys refused, list strategies and the root unset
@@ -125,7 +131,11 @@ func (g *schemaGen) partial(t *shape.Type, strategy shape.Strategy) map[string]a
 		return g.plain(t.Elem)
 	case shape.List:
 		items := map[string]any{"type": "array", "items": g.plain(t.Elem)}
-		return map[string]any{"anyOf": []any{
+		var short []any
+		if s, ok := reflect.Zero(t.Elem.Go).Interface().(ShorthandSchemer); ok && t.Elem.Shorthand {
+			short = append(short, s.ShorthandSchema()) // run = "ask"
+		}
+		return map[string]any{"anyOf": append(short, []any{
 			items,
 			map[string]any{
 				"type":                 "object",
@@ -139,7 +149,7 @@ func (g *schemaGen) partial(t *shape.Type, strategy shape.Strategy) map[string]a
 				"properties":           map[string]any{"prepend": items, "append": items, "dedup": map[string]any{"type": "boolean"}},
 				"additionalProperties": false,
 			},
-		}}
+		}...)}
 	case shape.Map:
 		return map[string]any{"type": "object", "additionalProperties": orNull(g.partial(t.Elem, shape.Replace))}
 	case shape.Nested:

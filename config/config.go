@@ -63,8 +63,9 @@ type Tool struct {
 	Summary     string               `toml:"summary"`
 	Description string               `toml:"description"`
 	Examples    string               `toml:"examples"`
-	Run         RunMode              `toml:"run"`
-	Result      ResultMode           `toml:"result"`
+	Run         RunRules             `toml:"run"`
+	Result      ResultRules          `toml:"result"`
+	Policy      Policy               `toml:"policy"`
 	Parameters  map[string]Parameter `toml:"parameters"`
 	Options     map[string]any       `toml:"options"`
 	Questions   map[string]Question  `toml:"questions"`
@@ -288,8 +289,8 @@ func (c Config) DiscoverTimeoutSec(name string) float64 {
 // hands its result over unattended, and is on and toggleable.
 func Default() Config {
 	return Config{Tools: Tools{EveryTool: {
-		Run:    RunAsk,
-		Result: ResultUnattended,
+		Run:    RunRules{{Mode: RunAsk}},
+		Result: ResultRules{{Mode: ResultUnattended}},
 		Enable: &Enable{State: boolPtr(true), AllowToggle: ToggleAny},
 	}}}
 }
@@ -325,16 +326,6 @@ type EffectiveTool struct {
 	Tool Tool
 	// Inherited is the [EveryTool] entry it inherits from.
 	Inherited Tool
-}
-
-// Run returns the tool's run mode, inherited when it sets none.
-func (t EffectiveTool) Run() RunMode {
-	return first(t.Tool.Run, t.Inherited.Run, RunAsk)
-}
-
-// Result returns the tool's result mode, inherited when it sets none.
-func (t EffectiveTool) Result() ResultMode {
-	return first(t.Tool.Result, t.Inherited.Result, ResultUnattended)
 }
 
 // Enable returns the tool's enable setting with both fields set: each
@@ -464,10 +455,11 @@ func (c Config) ValidateAt(mount partial.Path) error {
 		p := mount.Append("tools", name)
 		if name == EveryTool {
 			for _, key := range t.setKeys() {
-				if key != "run" && key != "result" && key != "enable" && key != "load" {
-					errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: p.Append(key), Msg: "not allowed in the '*' defaults", Hint: "the '*' entry holds run, result, enable and load; set " + key + " on each tool"})
+				if key != "run" && key != "result" && key != "policy" && key != "enable" && key != "load" {
+					errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: p.Append(key), Msg: "not allowed in the '*' defaults", Hint: "the '*' entry holds run, result, policy, enable and load; set " + key + " on each tool"})
 				}
 			}
+			errs = append(errs, validatePolicy(t, p)...)
 			continue
 		}
 		if !t.Command.IsZero() && t.Source.Kind != "" && t.Source.Kind != SourceLocal {
@@ -483,6 +475,7 @@ func (c Config) ValidateAt(mount partial.Path) error {
 				errs = append(errs, e)
 			}
 		}
+		errs = append(errs, validatePolicy(t, p)...)
 		errs = append(errs, allowDash(t.Parameters, p.Append("parameters"), t.Command.IsZero())...)
 		if e := timeoutSec(t.DiscoverTimeoutSec, p.Append("discover_timeout_sec")); e != nil {
 			errs = append(errs, e)
@@ -567,8 +560,9 @@ func (t Tool) setKeys() []string {
 	add(t.Summary != "", "summary")
 	add(t.Description != "", "description")
 	add(t.Examples != "", "examples")
-	add(t.Run != "", "run")
-	add(t.Result != "", "result")
+	add(len(t.Run) > 0, "run")
+	add(len(t.Result) > 0, "result")
+	add(len(t.Policy.Run) > 0 || len(t.Policy.Result) > 0, "policy")
 	add(len(t.Parameters) > 0, "parameters")
 	add(len(t.Options) > 0, "options")
 	add(len(t.Questions) > 0, "questions")

@@ -210,8 +210,8 @@ func TestSourceStringAndName(t *testing.T) {
 
 func TestDefault(t *testing.T) {
 	want := config.Config{Tools: config.Tools{"*": {
-		Run:    config.RunAsk,
-		Result: config.ResultUnattended,
+		Run:    config.Always(config.RunAsk),
+		Result: config.Always(config.ResultUnattended),
 		Enable: &config.Enable{State: ptrTo(true), AllowToggle: config.ToggleAny},
 	}}}
 	a := config.Default()
@@ -251,9 +251,9 @@ func TestToolsNames(t *testing.T) {
 
 func TestEffectiveTool(t *testing.T) {
 	withDefaults := config.Tools{
-		"*":          {Run: config.RunEdit, Result: config.ResultAsk, Enable: &config.Enable{State: ptrTo(false), AllowToggle: config.ToggleNever}},
+		"*":          {Run: config.Always(config.RunEdit), Result: config.Always(config.ResultAsk), Enable: &config.Enable{State: ptrTo(false), AllowToggle: config.ToggleNever}},
 		"plain":      {},
-		"own":        {Run: config.RunSkip, Result: config.ResultEdit, Enable: &config.Enable{State: ptrTo(false), AllowToggle: config.ToggleAny}},
+		"own":        {Run: config.Always(config.RunSkip), Result: config.Always(config.ResultEdit), Enable: &config.Enable{State: ptrTo(false), AllowToggle: config.ToggleAny}},
 		"always":     {Enable: &config.Enable{State: ptrTo(true), AllowToggle: config.ToggleNever}},
 		"described":  {Description: "Long text."},
 		"summarized": {Summary: "Short.", Description: "Long text."},
@@ -369,7 +369,7 @@ func TestValidate(t *testing.T) {
 		{
 			name: "the defaults entry holds only inheritable settings",
 			c: config.Config{Tools: config.Tools{"*": {
-				Run: config.RunAsk, Result: config.ResultAsk, Enable: &config.Enable{State: ptrTo(true), AllowToggle: config.ToggleAny},
+				Run: config.Always(config.RunAsk), Result: config.Always(config.ResultAsk), Enable: &config.Enable{State: ptrTo(true), AllowToggle: config.ToggleAny},
 				Command:     config.Command{Program: "x"},
 				Description: "d",
 				Examples:    "e",
@@ -377,11 +377,11 @@ func TestValidate(t *testing.T) {
 				Questions:   map[string]config.Question{"q": {}},
 			}}},
 			want: []string{
-				"tools.'*'.command: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set command on each tool",
-				"tools.'*'.description: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set description on each tool",
-				"tools.'*'.examples: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set examples on each tool",
-				"tools.'*'.parameters: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set parameters on each tool",
-				"tools.'*'.questions: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set questions on each tool",
+				"tools.'*'.command: not allowed in the '*' defaults; the '*' entry holds run, result, policy, enable and load; set command on each tool",
+				"tools.'*'.description: not allowed in the '*' defaults; the '*' entry holds run, result, policy, enable and load; set description on each tool",
+				"tools.'*'.examples: not allowed in the '*' defaults; the '*' entry holds run, result, policy, enable and load; set examples on each tool",
+				"tools.'*'.parameters: not allowed in the '*' defaults; the '*' entry holds run, result, policy, enable and load; set parameters on each tool",
+				"tools.'*'.questions: not allowed in the '*' defaults; the '*' entry holds run, result, policy, enable and load; set questions on each tool",
 			},
 		},
 		{

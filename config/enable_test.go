@@ -263,7 +263,7 @@ func TestEnableDeltaRecordsOnlyTheChangedField(t *testing.T) {
 // ToPartial writes only the fields that differ from the defaults.
 func TestEnableToPartial(t *testing.T) {
 	c := config.Default()
-	c.Tools["*"] = config.Tool{Run: config.RunAsk, Result: config.ResultUnattended, Enable: &config.Enable{State: no, AllowToggle: config.ToggleAny}}
+	c.Tools["*"] = config.Tool{Run: config.Always(config.RunAsk), Result: config.Always(config.ResultUnattended), Enable: &config.Enable{State: no, AllowToggle: config.ToggleAny}}
 	c.Tools["t"] = config.Tool{Enable: &config.Enable{AllowToggle: config.ToggleNever}}
 	p := config.ToPartial(c)
 	text, err := codec.Encode(p, partial.TOML)

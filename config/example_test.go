@@ -15,10 +15,10 @@ import (
 func ExampleTools_Effective() {
 	off := false
 	tools := config.Tools{
-		config.EveryTool: {Run: config.RunUnattended, Enable: &config.Enable{AllowToggle: config.ToggleIfNamed}},
+		config.EveryTool: {Run: config.Always(config.RunUnattended), Enable: &config.Enable{AllowToggle: config.ToggleIfNamed}},
 		"fs_modify_file": {
 			Description: "Replace lines of a file.",
-			Run:         config.RunAsk,
+			Run:         config.Always(config.RunAsk),
 			Enable:      &config.Enable{State: &off}, // allow_toggle comes from '*'
 			Questions: map[string]config.Question{
 				"apply_changes": {Target: config.TargetUser, Answer: true},
@@ -98,7 +98,7 @@ source = "mcp.fs"
 		fmt.Println(e)
 	}
 	// Output:
-	// user.toml:3:1: tools.'*'.command: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set command on each tool
+	// user.toml:3:1: tools.'*'.command: not allowed in the '*' defaults; the '*' entry holds run, result, policy, enable and load; set command on each tool
 	// user.toml:6:1: tools.read.source: no MCP server named "fs" is configured; add [mcp_servers.fs]
 }
 

@@ -10,12 +10,31 @@ import (
 	"github.com/strata-config/strata/partial"
 )
 
-// jsonTypes are the JSON Schema type names.
-var jsonTypes = []string{"string", "number", "integer", "boolean", "array", "object", "null"}
+// jsonTypes are the type names a parameter takes: JSON Schema's, and
+// JP's path (RFD D25).
+var jsonTypes = []string{"string", "number", "integer", "boolean", "array", "object", "null", "path"}
 
 // Types is a parameter's JSON Schema type: one name, or a list of names.
-// In a file it is a string or an array of strings.
+// In a file it is a string or an array of strings. Besides JSON Schema's
+// names it takes JP's path (RFD D25): a string that names a file, which
+// the model sees as "string" and policy rules match as a path (see
+// [Types.Schema]).
 type Types []string
+
+// Schema returns the type names as JSON Schema writes them: path is
+// string (once).
+func (t Types) Schema() []string {
+	out := make([]string, 0, len(t))
+	for _, n := range t {
+		if n == "path" {
+			n = "string"
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
 
 // EnumValues lists the type names.
 func (Types) EnumValues() []string { return slices.Clone(jsonTypes) }

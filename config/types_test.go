@@ -304,7 +304,7 @@ func TestTypesUnmarshalValue(t *testing.T) {
 }
 
 func TestTypesUnmarshalValueErrors(t *testing.T) {
-	const names = "string, number, integer, boolean, array, object, null"
+	const names = "string, number, integer, boolean, array, object, null, path"
 	tests := []struct {
 		name string
 		in   any
@@ -362,7 +362,7 @@ func TestEnumValues(t *testing.T) {
 		{"result modes", config.ResultMode("").EnumValues, []string{"unattended", "ask", "edit", "skip"}},
 		{"targets", config.Target("").EnumValues, []string{"user", "assistant"}},
 		{"toggle policies", config.AllowToggle("").EnumValues, []string{"any", "never", "if_named", "if_named_or_group"}},
-		{"types", config.Types(nil).EnumValues, []string{"string", "number", "integer", "boolean", "array", "object", "null"}},
+		{"types", config.Types(nil).EnumValues, []string{"string", "number", "integer", "boolean", "array", "object", "null", "path"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -65,7 +65,8 @@ func trim(d, fa, fb reflect.Value, pt, rt *shape.Type) bool {
 	if shape.IsZero(d, pt) {
 		return true
 	}
-	if reflect.DeepEqual(fa.Interface(), fb.Interface()) {
+	if shape.EqualLeaf(fa, fb, rt) { // a rule's position is not part of it
+
 		d.Set(reflect.Zero(d.Type()))
 		return true
 	}
@@ -106,7 +107,7 @@ func trim(d, fa, fb reflect.Value, pt, rt *shape.Type) bool {
 			case !ea.IsValid():
 				drop = append(drop, k) // neither has it
 			case iter.Value().IsNil():
-				if reflect.DeepEqual(ea.Interface(), eb.Interface()) {
+				if shape.EqualLeaf(ea, eb, rt.Elem) {
 					drop = append(drop, k)
 				}
 			default:

@@ -45,6 +45,9 @@
 //	foreign              another client's file where a layer was expected (Codex's config.toml)
 //	usage                the host or the user asked for something strata cannot do: a source without a name, a call of no tool
 //	sign-in              a remote MCP server needs a sign-in strata does not hold (none, expired, or too few scopes): strata login
+//	unreachable          a policy rule can never match: an earlier rule takes every call it would (both are named)
+//	example              a policy rule's example (match, not_match) does not behave as the rule is written
+//	skipped              a call was not run because its run policy says skip (the rule, its place and reason are named)
 //	omitted              closes a list of problems cut short: how many more there were (its cause is an [*Omitted])
 package diag
 
@@ -111,6 +114,9 @@ const (
 	CodeForeign       Code = "foreign"
 	CodeUsage         Code = "usage"
 	CodeSignIn        Code = "sign-in"
+	CodeUnreachable   Code = "unreachable"
+	CodeExample       Code = "example"
+	CodeSkipped       Code = "skipped"
 	CodeOmitted       Code = "omitted"
 )
 
@@ -118,7 +124,7 @@ const (
 func Codes() []Code {
 	return []Code{CodeSyntax, CodeUnknownKey, CodeType, CodeBadValue, CodeInvalid, CodeNotFound, CodeOverride,
 		CodeNameCollision, CodeUntrusted, CodeRefused, CodePinChanged, CodeDiscovery, CodeServer, CodeLeftOut,
-		CodeChanged, CodeLimit, CodeRead, CodeWrite, CodeForeign, CodeUsage, CodeSignIn, CodeOmitted}
+		CodeChanged, CodeLimit, CodeRead, CodeWrite, CodeForeign, CodeUsage, CodeSignIn, CodeUnreachable, CodeExample, CodeSkipped, CodeOmitted}
 }
 
 // Error returns the code, so that a Code is an error errors.Is can look

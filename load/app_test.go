@@ -211,7 +211,7 @@ func TestWorkspaceRootAndDirectories(t *testing.T) {
 	if res.Root != filepath.Join(root, "outer/inner") {
 		t.Errorf("root = %s, want the nearest ancestor with .strata/", res.Root)
 	}
-	got := []any{res.Config.Tools["t"].Summary, res.Config.Tools["t"].Run}
+	got := []any{res.Config.Tools["t"].Summary, fixed(res.Config.Tools["t"].Run)}
 	if diff := cmp.Diff([]any{"inner", config.RunSkip}, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -254,7 +254,7 @@ func TestFormats(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := []any{res.Config.Tools["t"].Summary, res.Config.Tools["t"].Run}
+		got := []any{res.Config.Tools["t"].Summary, fixed(res.Config.Tools["t"].Run)}
 		if diff := cmp.Diff([]any{"json", config.RunSkip}, got); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
@@ -304,7 +304,7 @@ run = "ask"
 		t.Fatal(err)
 	}
 	tool := res.Config.Tools["t"]
-	got := []any{tool.Summary, tool.Examples, tool.Description, tool.Run, tool.Result, *tool.Enable.State}
+	got := []any{tool.Summary, tool.Examples, tool.Description, fixed(tool.Run), fixed(tool.Result), *tool.Enable.State}
 	want := []any{"workspace", "b", "a", config.RunSkip, config.ResultEdit, false}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -382,7 +382,7 @@ func TestCfg(t *testing.T) {
 			t.Fatal(err)
 		}
 		tool := res.Config.Tools["t"]
-		got := []any{tool.Summary, tool.Examples, tool.Run, tool.Result}
+		got := []any{tool.Summary, tool.Examples, fixed(tool.Run), fixed(tool.Result)}
 		if diff := cmp.Diff([]any{"cfg", "from a file", config.RunSkip, config.ResultAsk}, got); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
@@ -398,7 +398,7 @@ func TestCfg(t *testing.T) {
 		if _, ok := res.Config.Tools["u"]; !ok {
 			t.Error("the --cfg after NONE did not apply")
 		}
-		if got := res.Config.Tools[config.EveryTool].Run; got != config.RunAsk {
+		if got := res.Config.Tools[config.EveryTool].Run; len(got) != 1 || got[0].Mode != config.RunAsk {
 			t.Errorf("defaults dropped too: '*'.run = %q", got)
 		}
 		for _, l := range res.Layers[:len(res.Layers)-1] {
@@ -612,8 +612,14 @@ func TestUnknownEnv(t *testing.T) {
 		if len(res.Warnings) != tt.warnings {
 			t.Errorf("policy %d: warnings %v", tt.policy, res.Warnings)
 		}
-		if g, _ := res.Config.Tools.Effective("grep"); g.Tool.Run != config.RunAsk {
+		if g, _ := res.Config.Tools.Effective("grep"); len(g.Tool.Run) != 1 || g.Tool.Run[0].Mode != config.RunAsk {
 			t.Errorf("policy %d: the known variable did not apply", tt.policy)
 		}
 	}
+}
+
+// fixed is the mode of a policy that decides every call alike.
+func fixed[M config.Mode](rs config.Rules[M]) M {
+	m, _ := rs.Fixed()
+	return m
 }

@@ -157,7 +157,7 @@ func TestHostEnv(t *testing.T) {
 				t.Fatalf("problems (-want +got):\n%s", diff)
 			}
 			if err == nil {
-				if g, _ := res.Config.Tools.Effective("grep"); g.Tool.Run != config.RunAsk {
+				if g, _ := res.Config.Tools.Effective("grep"); g.Run() != config.RunAsk {
 					t.Errorf("strata's variable did not apply: %v", g.Tool.Run)
 				}
 			}

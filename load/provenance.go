@@ -306,6 +306,9 @@ func whole(v reflect.Value, t *shape.Type, at partial.Path) (string, bool, bool)
 		base := false
 		switch v.Field(t.At.Base).Uint() {
 		case shape.BaseEmpty:
+			if x, ok := shorthand(v, t); ok {
+				return "set " + show(x), true, true // run = "ask"
+			}
 			return "replace with " + show(tail.Interface()), true, true
 		case shape.BaseDefault:
 			parts, base = append(parts, "unset"), true
@@ -362,6 +365,16 @@ func whole(v reflect.Value, t *shape.Type, at partial.Path) (string, bool, bool)
 		return "set keys", false, true
 	}
 	return "", false, false
+}
+
+// shorthand returns the scalar a list that replaces with one item is
+// written as, when its items have one (see partial.Shorthander).
+func shorthand(v reflect.Value, t *shape.Type) (any, bool) {
+	tail := v.Field(t.At.Tail)
+	if !t.Elem.Shorthand || tail.Len() != 1 || v.Field(t.At.Dedup).Bool() {
+		return nil, false
+	}
+	return tail.Index(0).Interface().(partial.Shorthander).Shorthand()
 }
 
 // anyAction says what present free-form value v (of type t) at path at does, and

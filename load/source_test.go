@@ -164,7 +164,7 @@ func TestSourceProblemsAsInFiles(t *testing.T) {
 			},
 			file: "[discover]\ndir = [\"a\"]\n[tools.grep]\nrun = true\nsummary = [\"x\"]\n",
 			want: "koanf org: discover.dir: unknown key; did you mean dirs?\n" +
-				"koanf org: tools.grep.run: expected a string, found boolean true\n" +
+				"koanf org: tools.grep.run: expected a mode (ask, unattended, edit, skip) or a rule ({ arg, <matcher>, mode }), found boolean true\n" +
 				"koanf org: tools.grep.summary: expected a string, found an array",
 		},
 		{

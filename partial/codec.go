@@ -16,6 +16,27 @@ type ValueMarshaler interface {
 	MarshalValue() (any, error)
 }
 
+// Positioned is implemented (with a pointer receiver) by plain values
+// that keep where they were read, such as a policy rule, which names its
+// file and line when it decides a call: after reading one, the decoder
+// calls SetPosition with the document's name and the 1-based line and
+// column of the value. A position takes no part in what the value is: such
+// a type also has an Equal method that leaves it out, which merging,
+// deltas and go-cmp use.
+type Positioned interface {
+	SetPosition(source string, line, column int)
+}
+
+// Shorthander is implemented by the items of a list field that a scalar
+// stands for (a policy rule: run = "ask" is run = [{ mode = "ask" }]). A
+// string, number or boolean given where such a list goes is read, with
+// the item type's UnmarshalValue, as the one item of a list that replaces
+// what lower layers gave; and a list that replaces with one item whose
+// Shorthand is ok is written as that scalar.
+type Shorthander interface {
+	Shorthand() (any, bool)
+}
+
 // Enum is implemented by types whose text form is one of a fixed set of
 // values; decoding reports the set and a did-you-mean for other strings,
 // and the JSON Schema lists them. For a type whose underlying kind is

@@ -24,7 +24,7 @@ result = "ask"
 
 func ExampleFrom() {
 	cfg := config.Default()
-	cfg.Tools["grep"] = config.Tool{Source: config.Source{Kind: config.SourceLocal}, Run: config.RunUnattended}
+	cfg.Tools["grep"] = config.Tool{Source: config.Source{Kind: config.SourceLocal}, Run: config.Always(config.RunUnattended)}
 	p, _ := partial.From[config.Partial](cfg, config.Default())
 	text, _ := codec.Encode(p, partial.TOML)
 	fmt.Print(string(text))
@@ -36,7 +36,7 @@ func ExampleFrom() {
 
 func ExampleEncode() {
 	var p config.Partial
-	p.Tools.Set("grep", config.ToolPartial{Run: partial.Of(config.RunAsk)})
+	p.Tools.Set("grep", config.ToolPartial{Run: partial.Replace(config.RunRule{Mode: config.RunAsk})})
 	p.Tools.Remove("old")
 	p.Discover.Dirs = partial.Prepend("tools")
 	text, _ := codec.Encode(&p, partial.TOML)

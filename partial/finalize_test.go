@@ -14,7 +14,7 @@ import (
 )
 
 // starTool is the "*" entry of config.Default.
-var starTool = config.Tool{Run: config.RunAsk, Result: config.ResultUnattended, Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
+var starTool = config.Tool{Run: config.Always(config.RunAsk), Result: config.Always(config.ResultUnattended), Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
 
 // configWith returns config.Default changed by edit.
 func configWith(edit func(c *config.Config)) config.Config {
@@ -80,21 +80,21 @@ func TestFinalize(t *testing.T) {
 			name:  "a field the layer sets",
 			layer: "[tools.grep]\nrun = \"edit\"\nsummary = \"Search.\"\n",
 			want: configWith(func(c *config.Config) {
-				c.Tools["grep"] = config.Tool{Run: config.RunEdit, Summary: "Search."}
+				c.Tools["grep"] = config.Tool{Run: config.Always(config.RunEdit), Summary: "Search."}
 			}),
 		},
 		{
 			name:  "the defaults entry changed in place",
 			layer: "[tools.'*']\nrun = \"unattended\"\n",
 			want: configWith(func(c *config.Config) {
-				c.Tools["*"] = config.Tool{Run: config.RunUnattended, Result: config.ResultUnattended, Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
+				c.Tools["*"] = config.Tool{Run: config.Always(config.RunUnattended), Result: config.Always(config.ResultUnattended), Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
 			}),
 		},
 		{
 			name:  "an unset field returns to the default",
 			layer: "unset = [\"tools.'*'.run\"]\n[tools.'*']\nresult = \"skip\"\n",
 			want: configWith(func(c *config.Config) {
-				c.Tools["*"] = config.Tool{Run: config.RunAsk, Result: config.ResultSkip, Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
+				c.Tools["*"] = config.Tool{Run: config.Always(config.RunAsk), Result: config.Always(config.ResultSkip), Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
 			}),
 		},
 		{
@@ -111,7 +111,7 @@ func TestFinalize(t *testing.T) {
 			name:  "unset tools.'*' redefined starts from the defaults entry",
 			layer: "unset = [\"tools.'*'\"]\n[tools.'*']\nrun = \"edit\"\n",
 			want: configWith(func(c *config.Config) {
-				c.Tools["*"] = config.Tool{Run: config.RunEdit, Result: config.ResultUnattended, Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
+				c.Tools["*"] = config.Tool{Run: config.Always(config.RunEdit), Result: config.Always(config.ResultUnattended), Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
 			}),
 		},
 		{
@@ -359,16 +359,16 @@ func TestFinalizeValidation(t *testing.T) {
 			name:  "options on the defaults entry",
 			layer: "[tools.'*'.options]\nx = 1\n",
 			want: []layertest.Problem{{
-				Err:  "tools.'*'.options: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set options on each tool",
-				Path: partial.Path{"tools", "*", "options"}, Hint: "the '*' entry holds run, result, enable and load; set options on each tool",
+				Err:  "tools.'*'.options: not allowed in the '*' defaults; the '*' entry holds run, result, policy, enable and load; set options on each tool",
+				Path: partial.Path{"tools", "*", "options"}, Hint: "the '*' entry holds run, result, policy, enable and load; set options on each tool",
 			}},
 		},
 		{
 			name:  "several keys on the defaults entry in field order",
 			layer: "[tools.'*']\nsummary = \"s\"\nsource = \"builtin\"\nrun = \"edit\"\n",
 			want: []layertest.Problem{
-				{Err: "tools.'*'.source: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set source on each tool", Path: partial.Path{"tools", "*", "source"}, Hint: "the '*' entry holds run, result, enable and load; set source on each tool"},
-				{Err: "tools.'*'.summary: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set summary on each tool", Path: partial.Path{"tools", "*", "summary"}, Hint: "the '*' entry holds run, result, enable and load; set summary on each tool"},
+				{Err: "tools.'*'.source: not allowed in the '*' defaults; the '*' entry holds run, result, policy, enable and load; set source on each tool", Path: partial.Path{"tools", "*", "source"}, Hint: "the '*' entry holds run, result, policy, enable and load; set source on each tool"},
+				{Err: "tools.'*'.summary: not allowed in the '*' defaults; the '*' entry holds run, result, policy, enable and load; set summary on each tool", Path: partial.Path{"tools", "*", "summary"}, Hint: "the '*' entry holds run, result, policy, enable and load; set summary on each tool"},
 			},
 		},
 		{
@@ -442,7 +442,7 @@ command = "x"
 optional = true
 `,
 			want: []layertest.Problem{
-				{Err: "tools.'*'.examples: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set examples on each tool", Path: partial.Path{"tools", "*", "examples"}, Hint: "the '*' entry holds run, result, enable and load; set examples on each tool"},
+				{Err: "tools.'*'.examples: not allowed in the '*' defaults; the '*' entry holds run, result, policy, enable and load; set examples on each tool", Path: partial.Path{"tools", "*", "examples"}, Hint: "the '*' entry holds run, result, policy, enable and load; set examples on each tool"},
 				{Err: `tools.alpha.source: no MCP server named "nope" is configured; add [mcp_servers.nope]; configured servers: a, b`, Path: partial.Path{"tools", "alpha", "source"}, Hint: "add [mcp_servers.nope]; configured servers: a, b"},
 				{Err: `tools.zed.command: a builtin tool has no command; remove the command, or set source = "local"`, Path: partial.Path{"tools", "zed", "command"}, Hint: `remove the command, or set source = "local"`},
 				{Err: `mcp_servers.a: an MCP server needs a command (a program started over stdio) or a url (a remote server); write command = "npx" and its args, or url = "https://example.com/mcp"`, Path: partial.Path{"mcp_servers", "a"}, Hint: `write command = "npx" and its args, or url = "https://example.com/mcp"`},
@@ -464,7 +464,7 @@ optional = true
 				t.Errorf("problems mismatch (-want +got):\n%s", diff)
 			}
 			// The config is still returned, for tools that show it anyway.
-			if got.Tools[config.EveryTool].Run == "" {
+			if len(got.Tools[config.EveryTool].Run) == 0 {
 				t.Errorf("Finalize returned no config with its errors: %+v", got)
 			}
 		})
@@ -495,7 +495,7 @@ args = ["-y"]
 	// guaranteed); located, the problems come in document order.
 	got := layertest.Problems(codec.LocateErrors(err, d))
 	want := []layertest.Problem{
-		{Err: "layer.toml:2:1: tools.'*'.options: not allowed in the '*' defaults; the '*' entry holds run, result, enable and load; set options on each tool", Line: 2, Column: 1, Path: partial.Path{"tools", "*", "options"}, Hint: "the '*' entry holds run, result, enable and load; set options on each tool", Snippet: "options.x = 1"},
+		{Err: "layer.toml:2:1: tools.'*'.options: not allowed in the '*' defaults; the '*' entry holds run, result, policy, enable and load; set options on each tool", Line: 2, Column: 1, Path: partial.Path{"tools", "*", "options"}, Hint: "the '*' entry holds run, result, policy, enable and load; set options on each tool", Snippet: "options.x = 1"},
 		{Err: `layer.toml:5:1: tools.a.source: no MCP server named "gihub" is configured; did you mean github?`, Line: 5, Column: 1, Path: partial.Path{"tools", "a", "source"}, Hint: "did you mean github?", Snippet: `source = "mcp.gihub"`},
 		{Err: `layer.toml:6:1: tools.a.command: an MCP tool has no command; remove the command, or set source = "local"`, Line: 6, Column: 1, Path: partial.Path{"tools", "a", "command"}, Hint: `remove the command, or set source = "local"`, Snippet: `command = "x"`},
 		{Err: `layer.toml:8:14: mcp_servers.github: an MCP server needs a command (a program started over stdio) or a url (a remote server); write command = "npx" and its args, or url = "https://example.com/mcp"`, Line: 8, Column: 14, Path: partial.Path{"mcp_servers", "github"}, Hint: `write command = "npx" and its args, or url = "https://example.com/mcp"`, Snippet: "[mcp_servers.github]"},
@@ -634,13 +634,13 @@ func TestLocateErrorsAcrossDocuments(t *testing.T) {
 
 func TestFromAndToPartial(t *testing.T) {
 	rich := configWith(func(c *config.Config) {
-		c.Tools["*"] = config.Tool{Run: config.RunEdit, Result: config.ResultUnattended, Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
+		c.Tools["*"] = config.Tool{Run: config.Always(config.RunEdit), Result: config.Always(config.ResultUnattended), Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
 		c.Tools["grep"] = config.Tool{
 			Source:      config.Source{Kind: config.SourceMCP, Server: "fs", Tool: "search"},
 			Enable:      &config.Enable{State: layertest.Ptr(false), AllowToggle: config.ToggleNever},
 			Summary:     "Search.",
 			Description: "Searches.",
-			Result:      config.ResultAsk,
+			Result:      config.Always(config.ResultAsk),
 			Parameters: map[string]config.Parameter{"path": {
 				Type:       config.Types{"string", "null"},
 				Required:   layertest.Ptr(true),
@@ -673,10 +673,10 @@ func TestFromAndToPartial(t *testing.T) {
 		{
 			name: "only what differs from the defaults",
 			x: configWith(func(c *config.Config) {
-				c.Tools["*"] = config.Tool{Run: config.RunSkip, Result: config.ResultUnattended, Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
+				c.Tools["*"] = config.Tool{Run: config.Always(config.RunSkip), Result: config.Always(config.ResultUnattended), Enable: &config.Enable{State: layertest.Ptr(true), AllowToggle: config.ToggleAny}}
 			}),
 			want: config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
-				"*": {Run: partial.Of(config.RunSkip)},
+				"*": {Run: partial.Replace(config.RunRule{Mode: config.RunSkip})},
 			}}},
 		},
 		{
@@ -928,7 +928,7 @@ func TestFinalizeHostModel(t *testing.T) {
 			want: func() hostConfig {
 				c := hostConfig{Servers: map[string]hostServer{"main": {Port: 80, Hosts: []string{"a", "b"}}, "extra": {Port: 9}}, Limits: &hostLimits{Max: 3}}
 				c.Conversation.Tools = config.Default().Tools
-				c.Conversation.Tools["grep"] = config.Tool{Run: config.RunEdit}
+				c.Conversation.Tools["grep"] = config.Tool{Run: config.Always(config.RunEdit)}
 				return c
 			},
 		},

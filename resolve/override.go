@@ -134,13 +134,13 @@ func (o *overrides) param(v *validator, prop *jsonv.Value, ptr string, p config.
 		have := typesOf(prop)
 		if have == nil {
 			o.fail(path.Append("type"), "the discovered schema gives this parameter no type to narrow", "remove the type override")
-		} else if bad, ok := narrows(have, p.Type); !ok {
+		} else if bad, ok := narrows(have, p.Type.Schema()); !ok {
 			o.fail(path.Append("type"), fmt.Sprintf("cannot change the type to %s; the tool takes %s", bad, strings.Join(have, " or ")),
-				"an override may only narrow a list of types to some of them")
-		} else if len(p.Type) == 1 {
-			prop.Set("type", jsonv.MustOf(p.Type[0]))
+				"an override may only narrow a list of types to some of them (path narrows string)")
+		} else if ts := p.Type.Schema(); len(ts) == 1 {
+			prop.Set("type", jsonv.MustOf(ts[0]))
 		} else {
-			prop.Set("type", jsonv.MustOf([]string(p.Type)))
+			prop.Set("type", jsonv.MustOf(ts))
 		}
 	}
 	o.bounds(prop, p, path)

@@ -34,10 +34,10 @@ func fromConfig(params map[string]config.Parameter) *jsonv.Value {
 
 func configParam(p config.Parameter) *jsonv.Value {
 	s := jsonv.NewObject()
-	if len(p.Type) == 1 {
-		s.Set("type", jsonv.MustOf(p.Type[0]))
-	} else if len(p.Type) > 1 {
-		s.Set("type", jsonv.MustOf([]string(p.Type)))
+	if ts := p.Type.Schema(); len(ts) == 1 {
+		s.Set("type", jsonv.MustOf(ts[0]))
+	} else if len(ts) > 1 {
+		s.Set("type", jsonv.MustOf(ts))
 	}
 	if d := config.Join(p.Summary, p.Description); d != "" {
 		s.Set("description", jsonv.MustOf(d))

@@ -364,6 +364,17 @@ func (dec *decoder) list(n *doc.Node, v reflect.Value, t *shape.Type, strategy s
 			dec.fail(diag.CodeType, n.ValuePos(), path, "expected an array or { value = [...], strategy = ... }, found an empty table", "")
 			return
 		}
+	case doc.String, doc.Integer, doc.Float, doc.Bool:
+		if !t.Elem.Shorthand || !t.Elem.ValueCodec {
+			dec.fail(diag.CodeType, n.ValuePos(), path, "expected an array or { value = [...], strategy = ... }, found "+Describe(n), "")
+			return
+		}
+		// A scalar that stands for one item: it replaces the list.
+		items := reflect.MakeSlice(v.Field(t.At.Head).Type(), 1, 1)
+		if !dec.Leaf(n, items.Index(0), t.Elem, path) {
+			return
+		}
+		setList(v, t, shape.Replace, items)
 	default:
 		dec.fail(diag.CodeType, n.ValuePos(), path, "expected an array or { value = [...], strategy = ... }, found "+Describe(n), "")
 		return
@@ -564,6 +575,10 @@ func (dec *decoder) custom(n *doc.Node, v reflect.Value, t *shape.Type, path []s
 			return false
 		}
 		err = v.Addr().Interface().(partial.ValueUnmarshaler).UnmarshalValue(x)
+		if err == nil && t.Positioned && dec.Doc != nil && n.ValuePos() >= 0 {
+			line, col := dec.Doc.Position(n.ValuePos())
+			v.Addr().Interface().(partial.Positioned).SetPosition(dec.Source, line, col)
+		}
 	} else {
 		if n.Kind != doc.String {
 			return dec.mismatch(n, "a string", path)

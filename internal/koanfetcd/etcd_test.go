@@ -203,7 +203,7 @@ func TestOrganisationDefaultsInEtcd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	if got := w.Model().Tools["grep"].Run; got != config.RunUnattended {
-		t.Errorf("run = %q after the change in etcd, want unattended", got)
+	if got, _ := w.Model().Tools.Effective("grep"); got.Run() != config.RunUnattended {
+		t.Errorf("run = %q after the change in etcd, want unattended", got.Run())
 	}
 }

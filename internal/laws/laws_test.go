@@ -2,11 +2,15 @@ package laws
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/delta"
@@ -49,6 +53,8 @@ var samples = randpartial.Samples{
 	},
 	reflect.TypeFor[config.AllowToggle](): {config.ToggleAny, config.ToggleNever, config.ToggleIfNamed, config.ToggleIfNamedOrGroup},
 	reflect.TypeFor[config.RunMode]():     {config.RunAsk, config.RunUnattended, config.RunEdit, config.RunSkip},
+	reflect.TypeFor[config.RunRule]():     runRules,
+	reflect.TypeFor[config.ResultRule]():  resultRules,
 	reflect.TypeFor[config.LoadMode]():    {config.LoadAlways, config.LoadDeferred},
 	reflect.TypeFor[config.LockPolicy]():  {config.LockHold, config.LockWarn, config.LockOff},
 	reflect.TypeFor[config.ResultMode]():  {config.ResultUnattended, config.ResultAsk, config.ResultSkip},
@@ -62,6 +68,31 @@ var samples = randpartial.Samples{
 	reflect.TypeFor[secret.String](): {secret.Plain(""), secret.Plain("x"), secret.Plain("a b"), secret.Plain("-y"), secret.Plain("${env:X}")},
 }
 
+// runRules are the run rules layers draw from: catch-alls (one that a
+// mode alone writes, and one with a reason), every kind of matcher and
+// value (const = false, numbers, an enum, a nested pointer with an
+// escape), examples, and a rule with a position (which takes no part in
+// what the rule is).
+var runRules = []any{
+	config.RunRule{Mode: config.RunAsk},
+	config.RunRule{Mode: config.RunSkip, Reason: "nothing runs here"},
+	config.RunRule{Arg: "/path", Match: config.Matcher{Op: "prefix", Value: "src/"}, Mode: config.RunUnattended,
+		Matches: []map[string]any{{"path": "src/a.rs"}}, NotMatches: []map[string]any{{"path": "src-old/a.rs"}}},
+	config.RunRule{Arg: "/path", Match: config.Matcher{Op: "prefix", Value: ".env"}, Mode: config.RunSkip, Reason: "secrets", At: config.Position{Source: "a.toml", Line: 3, Column: 5}},
+	config.RunRule{Arg: "/patterns/paths", Match: config.Matcher{Op: "glob", Value: "**/*.lock"}, Mode: config.RunAsk},
+	config.RunRule{Arg: "/replace_using_regex", Match: config.Matcher{Op: "const", Value: false}, Mode: config.RunEdit},
+	config.RunRule{Arg: "/util", Match: config.Matcher{Op: "enum", Value: []any{"date", "wc", int64(3)}}, Mode: config.RunUnattended},
+	config.RunRule{Arg: "/start_line", Match: config.Matcher{Op: "exclusive_minimum", Value: 1000.5}, Mode: config.RunAsk},
+	config.RunRule{Arg: "/a~1b", Match: config.Matcher{Op: "pattern", Value: `^x\d+$`}, Mode: config.RunSkip},
+}
+
+// resultRules are the result rules layers draw from.
+var resultRules = []any{
+	config.ResultRule{Mode: config.ResultUnattended},
+	config.ResultRule{Arg: "/path", Match: config.Matcher{Op: "suffix", Value: ".env"}, Mode: config.ResultAsk, Reason: "a secret may be in it"},
+	config.ResultRule{Arg: "/n", Match: config.Matcher{Op: "maximum", Value: int64(10)}, Mode: config.ResultSkip},
+}
+
 var layers = randpartial.Of[config.Partial](samples)
 
 // hostDefaults are defaults as a host may have them: a tool with options,
@@ -69,7 +100,7 @@ var layers = randpartial.Of[config.Partial](samples)
 // nothing have something to differ from.
 func hostDefaults() config.Config {
 	c := config.Default()
-	c.Tools["a"] = config.Tool{Run: config.RunEdit, Options: map[string]any{
+	c.Tools["a"] = config.Tool{Run: config.Always(config.RunEdit), Options: map[string]any{
 		"a":     []any{int64(1), "x"},
 		"b":     "text",
 		"x.y":   map[string]any{"a": int64(1), "value": "v", "b": map[string]any{"strategy": true}},
@@ -333,4 +364,69 @@ func TestLawTextRoundTrip(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestLawRuleListsPrepend: a plain array of rules, as a file writes it,
+// goes before what the layers below give (the more specific rule first),
+// and a replace or a mode alone replaces them, however the layers are
+// grouped.
+func TestLawRuleListsPrepend(t *testing.T) {
+	rule := rapid.SampledFrom(runRules)
+	list := rapid.Custom(func(t *rapid.T) []config.RunRule {
+		n := rapid.IntRange(1, 3).Draw(t, "n")
+		out := make([]config.RunRule, n)
+		for i := range out {
+			out[i] = rule.Draw(t, "rule").(config.RunRule)
+		}
+		return out
+	})
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 4).Draw(t, "layers")
+		var ls []*config.Partial
+		var want config.RunRules
+		for range n {
+			items := list.Draw(t, "items")
+			texts := make([]string, len(items))
+			for i, r := range items {
+				s, err := codec.Text(r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				texts[i] = s
+			}
+			array := "[" + strings.Join(texts, ", ") + "]"
+			text := "[tools.x]\nrun = " + array + "\n"
+			switch rapid.IntRange(0, 2).Draw(t, "form") {
+			case 0:
+				want = append(slices.Clone(items), want...)
+			case 1:
+				text = "[tools.x]\nrun = { value = " + array + `, strategy = "replace" }` + "\n"
+				want = slices.Clone(items)
+			default:
+				if s, ok := items[0].Shorthand(); ok {
+					text = fmt.Sprintf("[tools.x]\nrun = %q\n", s)
+					want = items[:1]
+				} else {
+					want = append(slices.Clone(items), want...)
+				}
+			}
+			p := new(config.Partial)
+			if err := codec.Decode("layer.toml", []byte(text), partial.TOML, p); err != nil {
+				t.Fatalf("%v\n%s", err, text)
+			}
+			ls = append(ls, p)
+		}
+		got := final(merge.Layers(ls...)).Tools["x"].Run
+		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("rules of %d layers (-want +got):\n%s", n, diff)
+		}
+		// And grouped the other way.
+		folded := ls[len(ls)-1]
+		for i := len(ls) - 2; i >= 0; i-- {
+			folded = merge.Layers(ls[i], folded)
+		}
+		if diff := cmp.Diff(want, final(folded).Tools["x"].Run, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("rules of %d layers merged right to left (-want +got):\n%s", n, diff)
+		}
+	})
 }

@@ -20,7 +20,7 @@ import (
 // back as the needs_input envelope.
 func TestElicitation(t *testing.T) {
 	cfg := config.Default()
-	cfg.Tools["edit"] = config.Tool{Source: config.Source{Kind: config.SourceBuiltin}, Run: config.RunUnattended,
+	cfg.Tools["edit"] = config.Tool{Source: config.Source{Kind: config.SourceBuiltin}, Run: config.Always(config.RunUnattended),
 		Questions: map[string]config.Question{"apply_changes": {Target: config.TargetUser}}}
 	cat, err := resolve.Build(cfg, resolve.Found{Builtins: map[string]resolve.Discovered{"edit": {Name: "edit", InputSchema: resolve.MustSchema(`{"type":"object"}`)}}})
 	if err != nil {

@@ -154,7 +154,7 @@ func text(res *mcp.CallToolResult) string {
 // (it ended, or it is another session's) is refused, and nothing runs.
 func TestRelayUnknownState(t *testing.T) {
 	cfg := config.Default()
-	cfg.Tools["echo"] = config.Tool{Source: config.Source{Kind: config.SourceBuiltin}, Run: config.RunUnattended}
+	cfg.Tools["echo"] = config.Tool{Source: config.Source{Kind: config.SourceBuiltin}, Run: config.Always(config.RunUnattended)}
 	cat, err := resolve.Build(cfg, resolve.Found{Builtins: map[string]resolve.Discovered{"echo": {Name: "echo", InputSchema: resolve.MustSchema(`{"type":"object"}`)}}})
 	if err != nil {
 		t.Fatal(err)

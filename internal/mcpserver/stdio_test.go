@@ -29,7 +29,7 @@ import (
 func rawSession(t *testing.T, osPipe bool) (send func(string), recv func() map[string]any, fingerprint string) {
 	t.Helper()
 	cfg := config.Default()
-	cfg.Tools["echo"] = config.Tool{Source: config.Source{Kind: config.SourceBuiltin}, Run: config.RunUnattended}
+	cfg.Tools["echo"] = config.Tool{Source: config.Source{Kind: config.SourceBuiltin}, Run: config.Always(config.RunUnattended)}
 	cat, err := resolve.Build(cfg, resolve.Found{Builtins: map[string]resolve.Discovered{"echo": {Name: "echo", InputSchema: resolve.MustSchema(`{"type":"object"}`)}}})
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func TestUUID(t *testing.T) {
 // under way when the input ends included; then the server ends.
 func TestStdioAnswersBeforeEOF(t *testing.T) {
 	cfg := config.Default()
-	cfg.Tools["wait"] = config.Tool{Source: config.Source{Kind: config.SourceBuiltin}, Run: config.RunUnattended}
+	cfg.Tools["wait"] = config.Tool{Source: config.Source{Kind: config.SourceBuiltin}, Run: config.Always(config.RunUnattended)}
 	cat, err := resolve.Build(cfg, resolve.Found{Builtins: map[string]resolve.Discovered{"wait": {Name: "wait", InputSchema: resolve.MustSchema(`{"type":"object"}`)}}})
 	if err != nil {
 		t.Fatal(err)

@@ -37,7 +37,7 @@ enum = ["x", "y"]
 		{"tools.t.options.deep.a", shape.Any, 5, true}, // free-form tables
 		{"tools.t.options.deep.b", shape.Any, 4, false},
 		{"tools.u", shape.Map, 1, false},
-		{"tools.t.run", shape.Value, 3, true},
+		{"tools.t.run", shape.List, 3, true},
 	} {
 		t.Run(tt.path, func(t *testing.T) {
 			path, err := partial.ParsePath(tt.path)

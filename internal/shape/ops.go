@@ -261,8 +261,12 @@ func equalSlice(a, b reflect.Value, elem *Type) bool {
 	return true
 }
 
-// EqualLeaf reports whether two plain values are equal.
+// EqualLeaf reports whether two plain values are equal: with the type's
+// own Equal method where it has one (see [Type].Equals).
 func EqualLeaf(a, b reflect.Value, t *Type) bool {
+	if t.Equals {
+		return a.Method(t.equalMethod).Call([]reflect.Value{b})[0].Bool()
+	}
 	switch t.Kind {
 	case String:
 		return a.String() == b.String()

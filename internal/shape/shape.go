@@ -158,6 +158,17 @@ type Type struct {
 	Enum       []string // T implements EnumValues() []string
 	Comparable bool
 	Defaults   bool // *T implements SetDefaults()
+	// Equals says that T has a method Equal(T) bool, which compares its
+	// values (leaving out what is not part of one: where it was read);
+	// equalMethod is its index.
+	Equals      bool
+	equalMethod int
+	// Shorthand says that T has a method Shorthand() (any, bool): a
+	// scalar stands for a list of one T (see partial.Shorthander).
+	Shorthand bool
+	// Positioned says that *T has a method SetPosition(source string,
+	// line, column int): decoding tells a value where it was read.
+	Positioned bool
 }
 
 // Field describes a struct field.
@@ -201,6 +212,10 @@ type (
 	valueMarshaler   interface{ MarshalValue() (any, error) }
 	enum             interface{ EnumValues() []string }
 	defaulter        interface{ SetDefaults() }
+	shorthander      interface{ Shorthand() (any, bool) }
+	positioned       interface {
+		SetPosition(source string, line, column int)
+	}
 )
 
 var (
@@ -209,6 +224,8 @@ var (
 	textUnmarshalerType  = reflect.TypeFor[encoding.TextUnmarshaler]()
 	enumType             = reflect.TypeFor[enum]()
 	defaulterType        = reflect.TypeFor[defaulter]()
+	shorthanderType      = reflect.TypeFor[shorthander]()
+	positionedType       = reflect.TypeFor[positioned]()
 )
 
 var (
@@ -393,6 +410,11 @@ func (b *builder) fill(s *Type, t reflect.Type) error {
 	s.ValueCodec = pt.Implements(valueUnmarshalerType)
 	s.TextCodec = pt.Implements(textUnmarshalerType)
 	s.Marshals = t.Implements(valueMarshalerType)
+	s.Shorthand = t.Implements(shorthanderType)
+	s.Positioned = pt.Implements(positionedType)
+	if m, ok := t.MethodByName("Equal"); ok && m.Type.NumIn() == 2 && m.Type.In(1) == t && m.Type.NumOut() == 1 && m.Type.Out(0).Kind() == reflect.Bool {
+		s.Equals, s.equalMethod = true, m.Index
+	}
 	if t.Implements(enumType) {
 		s.Enum = reflect.Zero(t).Interface().(enum).EnumValues()
 	}
