@@ -69,7 +69,7 @@ func (w *Workspace[P, R]) Runner(ctx context.Context, tools ...string) (*call.Ru
 func (w *Workspace[P, R]) newRunner(cat *resolve.Catalog, confirm func(ctx context.Context, tool string, args json.RawMessage) (bool, error)) *call.Runner {
 	return &call.Runner{
 		Catalog: cat, Environ: w.environ, Pins: w.list.Pins, MCP: upstream.Caller{Servers: w.servers, Server: w.server},
-		Timeout: w.s.callTime, Ask: w.s.ask, Confirm: confirm, Builtin: w.s.builtin,
+		Timeout: w.s.callTime, Ask: w.s.ask, Confirm: confirm, Builtin: w.s.builtin, Admit: w.admit,
 	}
 }
 

@@ -269,8 +269,17 @@ run = "unattended"
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
-		if diff := cmp.Diff([]string{"client", "duration_ms", "outcome", "server", "time", "tool"}, keys); diff != "" {
+		if diff := cmp.Diff([]string{"client", "decision", "duration_ms", "outcome", "server", "time", "tool"}, keys); diff != "" {
 			t.Errorf("a call log line (no arguments) (-want +got):\n%s\n%s", diff, lines[0])
+		}
+		decision, _ := first["decision"].(map[string]any)
+		if decision["outcome"] != "run" || decision["tool"] != "echo" {
+			t.Errorf("the call log's decision: %v", first["decision"])
+		}
+		for _, line := range lines {
+			if strings.Contains(line, `"x"`) || strings.Contains(line, `-0"`) || strings.Contains(line, `-4"`) {
+				t.Errorf("a call log line without --log-arguments holds an argument: %s", line)
+			}
 		}
 	})
 

@@ -2,6 +2,7 @@ package strata
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -184,6 +185,9 @@ func (w *Workspace[P, R]) ServeHTTP(ctx context.Context, ln net.Listener, opts s
 		gc := gateway.Call{Time: c.Time, Client: c.Client, Tool: c.Tool, Server: c.Server, Duration: c.Duration, Outcome: c.Outcome}
 		if opts.LogArguments {
 			gc.Arguments = c.Arguments
+		}
+		if c.Decision != nil {
+			gc.Decision, _ = json.Marshal(c.Decision) // it holds no argument
 		}
 		obs.Record(gc)
 	}

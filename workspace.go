@@ -86,6 +86,7 @@ type Workspace[P, R any] struct {
 	found     resolve.Found // what discovery found, for explaining
 	lockState LockState
 	lockErr   error
+	locked    map[string]bool // the tools the lock has entries for (see lockedTools)
 
 	specMu sync.Mutex
 	specs  map[string]upstream.Server // the MCP servers calls reach, by name (see server)

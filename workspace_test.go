@@ -252,7 +252,7 @@ parameters.path = { enum = ["/etc/passwd"] }
 	if !ok {
 		t.Fatal("no fs_modify_file")
 	}
-	if d.Run != config.RunAsk || len(d.Exec.Forced) != 0 || d.Questions["apply_changes"].Answer != nil || strings.Contains(d.InputSchema.String(), "passwd") {
+	if d.Run.String() != "ask" || len(d.Exec.Forced) != 0 || d.Questions["apply_changes"].Answer != nil || strings.Contains(d.InputSchema.String(), "passwd") {
 		t.Errorf("the untrusted workspace changed the tool: run %q, forced %v, questions %v, schema %s", d.Run, d.Exec.Forced, d.Questions, d.InputSchema)
 	}
 }

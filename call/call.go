@@ -85,6 +85,12 @@ type Runner struct {
 	Confirm func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
 	// Builtin runs the host's builtin tools; nil has none.
 	Builtin func(ctx context.Context, pc protocol.Context) (protocol.Outcome, error)
+	// Admit, when not nil, adds to a call's decision what the host knows
+	// of the tool beyond its definition: the tool set that admitted it,
+	// its lock entry, the trust and pin of its launch. It may set the
+	// outcome to one that does not run (a launch that differs from its
+	// pin).
+	Admit func(ctx context.Context, def resolve.Definition, d *Decision)
 }
 
 // Equal reports whether r and o are the same runner: a runner is a
@@ -113,6 +119,8 @@ type Response struct {
 	Answers map[string]any
 	// Runs counts the runs of the tool, one more per question answered.
 	Runs int
+	// Decision is why the call ran, or did not (see [Runner.Decide]).
+	Decision *Decision
 }
 
 // Option changes one call; [Answers] makes one.
@@ -163,22 +171,42 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 	for _, opt := range opts {
 		opt.apply(&o)
 	}
-	def, ok := r.Catalog.Tool(name)
-	if !ok {
-		return nil, r.unknown(name)
-	}
-	args, err := r.prepare(def, args)
+	d, args, argMap, err := r.decide(ctx, name, args)
 	if err != nil {
 		return nil, err
 	}
-	res := &Response{Arguments: args, Answers: o.answers}
-	switch def.Run {
-	case config.RunSkip:
-		res.Outcome = protocol.Outcome{Type: protocol.Failure, Message: name + " was not run: the config says run = \"skip\""}
+	def, _ := r.Catalog.Tool(name)
+	ctx = context.WithValue(ctx, decisionKey{}, d)
+	res := &Response{Arguments: args, Answers: o.answers, Decision: d}
+	switch d.Outcome {
+	case VerdictUnknown:
+		e := r.unknown(name)
+		e.Decision = d
+		return nil, e
+	case VerdictRefused:
+		e := &Refusal{Tool: name, Msg: "invalid arguments", Decision: d}
+		for _, rs := range d.Reasons {
+			if rs.Kind == "argument" && rs.Key != "" {
+				e.Problems = append(e.Problems, Problem{Path: rs.Key, Msg: rs.Detail})
+			} else if rs.Kind == "argument" {
+				e.Msg = rs.Detail
+			}
+		}
+		return nil, e
+	case VerdictSkip:
+		why := "the config says skip"
+		if rule := d.DecidedBy("run"); rule != nil {
+			why += " (" + rule.Key
+			if rule.Reason != "" {
+				why += ": " + rule.Reason
+			}
+			why += ")"
+		}
+		res.Outcome = protocol.Outcome{Type: protocol.Failure, Message: name + " was not run: " + why}
 		return res, nil
-	case config.RunAsk, config.RunEdit:
+	case VerdictAsk:
 		if o.confirm == nil {
-			return nil, &Refusal{Tool: name, Msg: fmt.Sprintf("its run mode is %q, and the host has no way to ask", def.Run),
+			return nil, &Refusal{Tool: name, Msg: fmt.Sprintf("its run mode is %q, and the host has no way to ask", d.Run), Decision: d,
 				Hint: `set run = "unattended" for the tool, or give the host a way to ask: the option strata.Confirm (call.Runner.Confirm)`}
 		}
 		ok, err := o.confirm(ctx, name, args)
@@ -189,10 +217,10 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 			res.Outcome = protocol.Outcome{Type: protocol.Failure, Message: "the user declined to run " + name}
 			return res, nil
 		}
-	}
-	var argMap map[string]any
-	if err := decode(args, &argMap); err != nil {
-		return nil, err
+	case VerdictRun:
+	default: // what the host refused (a launch that differs from its pin, say)
+		res.Outcome = protocol.Outcome{Type: protocol.Failure, Message: name + " was not run: " + d.Message}
+		return res, nil
 	}
 	maxRounds := r.MaxRounds
 	if maxRounds <= 0 {
@@ -246,7 +274,7 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 }
 
 // unknown is the error of a call of a tool that is not in the catalog.
-func (r *Runner) unknown(name string) error {
+func (r *Runner) unknown(name string) *Refusal {
 	names := make([]string, len(r.Catalog.Tools))
 	for i, d := range r.Catalog.Tools {
 		names[i] = d.Name
@@ -408,6 +436,8 @@ type Refusal struct {
 	Hint string
 	// Problems are the problems of invalid arguments, each at its JSONPath.
 	Problems []Problem
+	// Decision is the call's decision, when one was made: what refused it.
+	Decision *Decision
 }
 
 // Problem is one way arguments fail a tool's schema: where, as a JSONPath

@@ -420,7 +420,7 @@ func TestRunModes(t *testing.T) {
 	root := workspace(t, map[string]string{"tools/echo": echoTool})
 	r := runner(t, root, "[discover]\ndirs = [\"tools\"]\n[tools.echo]\nrun = \"ask\"\n[tools.skipped]\ncommand = \"touch ran\"\nrun = \"skip\"\nparameters.x = { type = \"string\" }\n")
 	res, err := r.Call(context.Background(), "skipped", nil)
-	if err != nil || res.Type != protocol.Failure || res.Message != `skipped was not run: the config says run = "skip"` {
+	if err != nil || res.Type != protocol.Failure || res.Message != `skipped was not run: the config says skip (tools.skipped.run.0)` {
 		t.Errorf("skip: %+v, %v", res, err)
 	}
 	var confirmed json.RawMessage

@@ -292,8 +292,12 @@ func (rs Rules[M]) MarshalValue() (any, error) {
 	return out, nil
 }
 
-// MarshalJSON writes the rules as [Rules.MarshalValue] does.
+// MarshalJSON writes the rules as [Rules.MarshalValue] does; no rules
+// are null.
 func (rs Rules[M]) MarshalJSON() ([]byte, error) {
+	if len(rs) == 0 {
+		return []byte("null"), nil
+	}
 	v, _ := rs.MarshalValue()
 	return json.Marshal(v)
 }
@@ -574,8 +578,8 @@ type Shadow struct {
 	Rule, By int
 	// Why says how By takes what Rule would.
 	Why string
-	// at are their positions, for the message.
-	at, byAt Position
+	// At and ByAt are where the two were written.
+	At, ByAt Position
 }
 
 // Unreachable finds the rules of rs that can never match (JP RFD D25's
@@ -593,7 +597,7 @@ func Unreachable[M Mode](rs Rules[M], kind func(i int) (asString, asPath bool)) 
 		for i := 0; i < j; i++ {
 			asString, asPath := kind(j)
 			if why := shadows(rs[i], rs[j], asString, asPath); why != "" {
-				out = append(out, Shadow{Rule: j, By: i, Why: why, at: rs[j].At, byAt: rs[i].At})
+				out = append(out, Shadow{Rule: j, By: i, Why: why, At: rs[j].At, ByAt: rs[i].At})
 				break
 			}
 		}
@@ -628,14 +632,20 @@ func shadows[M Mode](earlier, later Rule[M], asString, asPath bool) string {
 // Error is the problem of the shadowed rule, in the list at key path p:
 // at the rule, naming both.
 func (s Shadow) Error(p partial.Path) *diag.Error {
-	by := p.Append(strconv.Itoa(s.By)).String()
-	if !s.byAt.IsZero() {
-		by += " (" + s.byAt.String() + ")"
+	return s.Problem(p.Append(strconv.Itoa(s.Rule)), p.Append(strconv.Itoa(s.By)))
+}
+
+// Problem is the problem of the shadowed rule, at key path rule, naming
+// the earlier rule by its key path by and its place.
+func (s Shadow) Problem(rule, by partial.Path) *diag.Error {
+	byText := by.String()
+	if !s.ByAt.IsZero() {
+		byText += " (" + s.ByAt.String() + ")"
 	}
-	e := &diag.Error{Code: diag.CodeUnreachable, Path: p.Append(strconv.Itoa(s.Rule)),
-		Msg:  fmt.Sprintf("this rule can never match: the earlier rule %s takes every call it would (%s)", by, s.Why),
+	e := &diag.Error{Code: diag.CodeUnreachable, Path: rule,
+		Msg:  fmt.Sprintf("this rule can never match: the earlier rule %s takes every call it would (%s)", byText, s.Why),
 		Hint: "put the narrower rule first (the first rule that holds decides), or remove it"}
-	return s.at.place(e)
+	return s.At.place(e)
 }
 
 // place positions e at p, where a rule was written.

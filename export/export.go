@@ -189,7 +189,7 @@ const searchToolSchema = `{"type":"object","properties":{"query":{"type":"string
 // lists it.
 func SearchDefinition() resolve.Definition {
 	return resolve.Definition{Name: SearchTool, Source: "strata", Summary: "Find tools that are not loaded yet, and load them.", Description: searchToolDescription,
-		InputSchema: resolve.MustSchema(searchToolSchema), Run: config.RunUnattended, Result: config.ResultUnattended}
+		InputSchema: resolve.MustSchema(searchToolSchema), Run: config.Always(config.RunUnattended), Result: config.Always(config.ResultUnattended)}
 }
 
 // AnthropicToolSearch is the server tool of Anthropic's tool search that

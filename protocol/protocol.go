@@ -78,6 +78,12 @@ const (
 	MetaContext = "computer.jp/context"
 )
 
+// MetaDecision is the _meta key, in strata's namespace, of the result of
+// every tool call strata serve answers: the call's decision (call.Decision
+// as JSON: the tool, what decided, the tool set, the lock, the trust and
+// pin), the same record strata call --dry-run prints.
+const MetaDecision = "strata/decision"
+
 // Meta returns the _meta payload of an MCP call: the tool and the context
 // under their keys. It returns nil when the call has no answers and no
 // options, so that a first call stays clean.

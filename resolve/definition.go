@@ -50,8 +50,14 @@ type Definition struct {
 	Annotations  json.RawMessage            `json:"annotations,omitempty"`
 	Options      map[string]any             `json:"options"`
 	Questions    map[string]config.Question `json:"questions"`
-	Run          config.RunMode             `json:"run"`
-	Result       config.ResultMode          `json:"result"`
+	// Run and Result are the tool's run and result policies as the config
+	// writes them (run = "ask", or rules): those that apply to the tool.
+	Run    config.RunRules    `json:"run"`
+	Result config.ResultRules `json:"result"`
+	// Policy is Run and Result made ready to decide calls, with where
+	// each rule was written; nil for a definition made by hand, which
+	// asks before every call.
+	Policy *Policies `json:"-"`
 	// Load is "deferred" for a tool a model finds with a search before it
 	// is given its definition, "" for one it is given with every request
 	// (see [Catalog.Select]).

@@ -110,7 +110,7 @@ func Build(c config.Config, f Found) (*Catalog, error) { return BuildAt(c, f, ni
 // ([assistant.tools.<name>]); their Path stays the model's, which the host
 // places (see config.Config.ValidateAt).
 func BuildAt(c config.Config, f Found, mount partial.Path) (*Catalog, error) {
-	b := &builder{c: c, f: f, mount: mount, described: map[string]Described{}}
+	b := &builder{c: c, f: f, mount: mount, described: map[string]Described{}, said: map[string]bool{}}
 	for name, d := range f.Described {
 		b.described[name] = d
 	}
@@ -188,6 +188,8 @@ type builder struct {
 	// warnShared).
 	shared      map[string]owners
 	sharedGiven map[string]bool
+	// said are the warnings given, which every tool of a '*' entry meets.
+	said map[string]bool
 }
 
 func (b *builder) fail(e *diag.Error) { b.errs = append(b.errs, e) }
@@ -206,7 +208,7 @@ func inherit(names []string, all bool) []string {
 func (b *builder) definition(name string, t config.EffectiveTool) (Definition, bool) {
 	path := partial.Path{"tools", name}
 	own := t.Tool // what overrides the discovered text and schema
-	d := Definition{Name: name, Examples: own.Examples, Options: own.Options, Questions: own.Questions, Run: t.Run(), Result: t.Result()}
+	d := Definition{Name: name, Examples: own.Examples, Options: own.Options, Questions: own.Questions}
 	exec := Exec{Dir: b.f.Dir, Private: b.f.Private, Root: b.f.Root, Untrusted: b.f.Untrusted, Key: path.String(), Env: t.Tool.Env, EnvVars: inherit(t.Tool.EnvVars, b.f.InheritEnv)}
 	var base Discovered
 	params := own.Parameters
@@ -381,6 +383,11 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		exec.Forced = o.forced
 		d.InputSchema = schemaOf(schema)
 	}
+	pol, ok := b.policyOf(t, d.InputSchema, t.Tool.Parameters)
+	if !ok {
+		return Definition{}, false
+	}
+	d.Policy, d.Run, d.Result = pol, pol.Run.Config(), pol.Result.Config()
 	d.Exec = exec
 	return d, true
 }

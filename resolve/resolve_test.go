@@ -48,7 +48,7 @@ func TestRenamesAndOverrides(t *testing.T) {
 			layer: "[mcp_servers.fs]\ncommand = \"x\"\nexpose = \"all\"\n[tools.read_file]\nrun = \"unattended\"\n",
 			tools: []string{"list.dir=mcp.fs", "read_file=mcp.fs", "word count=local", "write_file=mcp.fs"},
 			check: func(t *testing.T, c *resolve.Catalog) {
-				if d, _ := c.Tool("read_file"); d.Run != "unattended" || d.Exec.Server != "fs" {
+				if d, _ := c.Tool("read_file"); d.Run.String() != "unattended" || d.Exec.Server != "fs" {
 					t.Errorf("read_file: %+v", d)
 				}
 			},

@@ -50,7 +50,7 @@ func TestSchemaText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"name":"t","source":"","summary":"","description":"","examples":"","inputSchema":{"type":"object"},"options":null,"questions":null,"run":"","result":""}`
+	want := `{"name":"t","source":"","summary":"","description":"","examples":"","inputSchema":{"type":"object"},"options":null,"questions":null,"run":null,"result":null}`
 	if string(b) != want {
 		t.Errorf("definition\n got %s\nwant %s", b, want)
 	}

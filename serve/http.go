@@ -33,8 +33,9 @@ type HTTP struct {
 	// the same checks: a health or metrics endpoint.
 	Paths map[string]http.Handler
 	// CallLog, when not nil, receives one JSON object a line for every
-	// tool call: time, client (its session), tool, server, duration_ms
-	// and outcome; the arguments too with LogArguments, never otherwise.
+	// tool call: time, client (its session), tool, server, duration_ms,
+	// outcome and the call's decision (call.Decision, which holds no
+	// argument); the arguments too with LogArguments, never otherwise.
 	CallLog      io.Writer
 	LogArguments bool
 }

@@ -46,14 +46,13 @@ func (c *callCmd) Run(e *env) error {
 		a, err := prompt(e.Stderr, in, !terminal, tool, q)
 		return a, err == nil, err
 	}
-	var r *call.Runner // the catalog's, once resolved
-	confirm := func(_ context.Context, tool string, args json.RawMessage) (bool, error) {
+	confirm := func(ctx context.Context, tool string, args json.RawMessage) (bool, error) {
 		switch {
 		case c.Yes:
 			return true, nil
 		case !interactive:
-			return false, &diag.Error{Code: diag.CodeRefused, Msg: fmt.Sprintf("call %s: not run: its run mode is %q, so strata asks first, and stdin is not a terminal", tool, runMode(r, tool)),
-				Hint: fmt.Sprintf(`pass --yes to run it, or set run = "unattended" under [tools.%s]`, tomltext.Key(tool))}
+			return false, &diag.Error{Code: diag.CodeRefused, Msg: fmt.Sprintf("call %s: not run: %s, so strata asks first, and stdin is not a terminal", tool, askedBy(call.DecisionOf(ctx))),
+				Hint: fmt.Sprintf(`pass --yes to run it, or set run = "unattended" under [tools.%s] (or a rule that says unattended before the one that asks)`, tomltext.Key(tool))}
 		}
 		return confirmRun(e.Stderr, in, !terminal, tool, args)
 	}
@@ -62,9 +61,12 @@ func (c *callCmd) Run(e *env) error {
 		return err
 	}
 	defer w.Close()
+	if c.DryRun {
+		return dryRun(e, w, c.Name, args)
+	}
 	// Only what the tool needs is discovered: another tool that hangs
 	// does not hold the call up.
-	r, err = w.Runner(e.Ctx, c.Name)
+	r, err := w.Runner(e.Ctx, c.Name)
 	if r == nil {
 		return err
 	}
@@ -111,20 +113,78 @@ func (c *callCmd) Run(e *env) error {
 	if _, err := fmt.Fprintf(e.Stdout, "%s\n", termtext.JSON(b)); err != nil {
 		return err
 	}
+	if d := res.Decision; d != nil && d.Outcome == call.VerdictSkip {
+		return &diag.Error{Code: diag.CodeSkipped, Msg: fmt.Sprintf("call %s: not run: %s", c.Name, decidedBy(d, "run")),
+			Hint: "strata call --dry-run shows the decision; change the rule to run it"}
+	}
 	if res.Type != protocol.Success {
 		return exitStatus(1)
 	}
 	return nil
 }
 
-// runMode is the run mode of tool in the catalog of r, for a message.
-func runMode(r *call.Runner, tool string) config.RunMode {
-	if r != nil {
-		if d, ok := r.Catalog.Tool(tool); ok {
-			return d.Run
+// dryRunStatus is the exit status of strata call --dry-run for each
+// outcome of a decision (see the README's Policy section).
+var dryRunStatus = map[call.Verdict]int{
+	call.VerdictRun: 0, call.VerdictAsk: 3, call.VerdictSkip: 4, call.VerdictRefused: 5, call.VerdictHeld: 6,
+	call.VerdictLeftOut: 7, call.VerdictUnknown: 8, call.VerdictPinChanged: 9,
+}
+
+// dryRun prints the decision a call of name with args would meet, runs
+// nothing, and ends with the outcome's exit status.
+func dryRun(e *env, w *strataWorkspace, name string, args json.RawMessage) error {
+	d, err := w.Decide(e.Ctx, name, args)
+	if d == nil {
+		return err
+	}
+	warn(e, diag.All(err))
+	// What tools and the config wrote is data: escaped where a terminal
+	// would act on it.
+	if _, err := fmt.Fprintf(e.Stdout, "%s\n", termtext.JSON(d.JSON())); err != nil {
+		return err
+	}
+	status, ok := dryRunStatus[d.Outcome]
+	if !ok {
+		status = 1
+	}
+	if status == 0 {
+		return nil
+	}
+	return exitStatus(status)
+}
+
+// askedBy says what made a call ask first: its run mode and the rule that
+// gave it.
+func askedBy(d *call.Decision) string {
+	if d == nil {
+		return `its run mode is "ask"`
+	}
+	return decidedBy(d, "run")
+}
+
+// decidedBy names what decided a call's policy kind (run or result): the
+// rule, where it was written and its reason, or the implicit rule.
+func decidedBy(d *call.Decision, kind string) string {
+	for _, r := range d.Reasons {
+		switch r.Kind {
+		case kind + "-rule":
+			s := "the default rule " + r.Key
+			if r.At != "" {
+				s = "the rule " + r.Key + " (" + r.At + ")"
+			}
+			s += " says " + r.Mode
+			if r.Reason != "" {
+				s += ": " + r.Reason
+			}
+			return s
+		case kind + "-implicit":
+			if r.Key == "" {
+				return "no " + kind + ` policy is set: the implicit { mode = "ask" } applies`
+			}
+			return "no rule of " + r.Key + ` holds: the implicit { mode = "ask" } applies`
 		}
 	}
-	return config.RunAsk
+	return d.Message
 }
 
 // maxShownArgs bounds the arguments a confirmation shows: past it, the

@@ -129,6 +129,7 @@ type callCmd struct {
 	Answer       []string `placeholder:"ID=VALUE" help:"Answer the tool's question ID with VALUE (JSON, or else a string); repeatable."`
 	Ask          bool     `help:"Ask questions, and whether to run a tool whose run mode is ask, on stdin even when it is not a terminal."`
 	Yes          bool     `short:"y" help:"Run a tool whose run mode is ask or edit without asking (without a terminal, such a tool runs only with --yes)."`
+	DryRun       bool     `name:"dry-run" help:"Run nothing: print the call's decision as JSON (the rule that decides, where it is written and why; the bounds that refuse an argument; the tool set, lock, trust and pin), and exit with its outcome's status: 0 run, 3 ask, 4 skip, 5 refused, 6 held, 7 left-out, 8 unknown, 9 pin-changed."`
 	Name         string   `arg:"" help:"The tool to call."`
 	Args         string   `arg:"" optional:"" help:"Its arguments: a JSON object, or - to read it from stdin (default: {})."`
 }
@@ -152,7 +153,7 @@ type serveCmd struct {
 	NoToken      bool          `help:"With --http on a loopback address: take requests without a token (any program of this machine may then call; for test suites that cannot send one)."`
 	AllowRemote  bool          `help:"With --http: allow an ADDR that is not loopback (other machines can then reach it; put TLS in front)."`
 	AllowHost    []string      `help:"With --http: a host name clients may reach strata by (the Host header), besides the loopback names; repeatable." placeholder:"HOST"`
-	CallLog      string        `help:"With --http: append a JSON line for every tool call to FILE (- for stderr): time, client, tool, server, duration_ms, outcome." placeholder:"FILE"`
+	CallLog      string        `help:"With --http: append a JSON line for every tool call to FILE (- for stderr): time, client, tool, server, duration_ms, outcome, and the call's decision (what decided it, without the arguments)." placeholder:"FILE"`
 	LogArguments bool          `help:"With --call-log: log the calls' arguments too (they may hold what users typed, or secrets)."`
 	AllowOrigin  []string      `help:"With --http: a browser origin (scheme://host:port) allowed to call, besides strata's own; repeatable." placeholder:"ORIGIN"`
 }

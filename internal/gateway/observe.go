@@ -28,6 +28,9 @@ type Call struct {
 	// Arguments are the call's arguments, when the log was asked for
 	// them; nil otherwise.
 	Arguments json.RawMessage
+	// Decision is the call's decision (call.Decision as JSON, which holds
+	// no argument), when strata made one.
+	Decision json.RawMessage
 }
 
 // Observer keeps the counts a metrics scraper reads, and writes the call
@@ -73,7 +76,8 @@ func (o *Observer) Record(c Call) {
 		DurationMS float64         `json:"duration_ms"`
 		Outcome    string          `json:"outcome"`
 		Arguments  json.RawMessage `json:"arguments,omitempty"`
-	}{c.Time.UTC().Format(time.RFC3339Nano), c.Client, c.Tool, c.Server, float64(c.Duration.Microseconds()) / 1000, c.Outcome, c.Arguments})
+		Decision   json.RawMessage `json:"decision,omitempty"`
+	}{c.Time.UTC().Format(time.RFC3339Nano), c.Client, c.Tool, c.Server, float64(c.Duration.Microseconds()) / 1000, c.Outcome, c.Arguments, c.Decision})
 	if err == nil {
 		// Tool and server names are the config's and the servers' text:
 		// the same JSON, with what a terminal acts on escaped.

@@ -448,6 +448,9 @@ type Call struct {
 	// or "cancelled".
 	Outcome   string
 	Arguments json.RawMessage
+	// Decision is the call's decision, as its result's _meta has it; nil
+	// when strata made none (an error of the protocol).
+	Decision *call.Decision
 }
 
 // record tells OnCall a call.
@@ -464,6 +467,9 @@ func (s *Server) record(ctx context.Context, name string, req *mcp.CallToolReque
 		c.Server = d.Exec.Server
 	}
 	s.mu.Unlock()
+	if res != nil {
+		c.Decision, _ = res.Meta[protocol.MetaDecision].(*call.Decision)
+	}
 	switch {
 	case err != nil && ctx.Err() != nil:
 		c.Outcome = "cancelled"
@@ -485,7 +491,7 @@ func (s *Server) record(ctx context.Context, name string, req *mcp.CallToolReque
 var errRefused = errors.New("refused")
 
 // call runs a call of the tool name through the current catalog.
-func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest) (out *mcp.CallToolResult, _ error) {
 	s.mu.Lock()
 	r := s.current.Runner
 	s.mu.Unlock()
@@ -504,7 +510,7 @@ func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest
 	}
 	opts := []call.Option{call.Answers(given)}
 	if r.Confirm == nil {
-		opts = append(opts, call.Confirm(confirmer(r, req.Session)))
+		opts = append(opts, call.Confirm(confirmer(req.Session)))
 	}
 	res, err := r.Call(ctx, name, req.Params.Arguments, opts...)
 	var ce *call.Refusal
@@ -512,10 +518,11 @@ func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest
 	case errors.As(err, &ce):
 		// A refused call is the model's to fix: a tool error, not a
 		// protocol error.
-		return text(true, ce.Error()), errRefused
+		return withDecision(text(true, ce.Error()), ce.Decision), errRefused
 	case err != nil:
 		return nil, err
 	}
+	defer func() { withDecision(out, res.Decision) }()
 	if q := res.Question; res.Type == protocol.NeedsInput && q != nil && canElicit(req.Session) && forUser(r, name, q.ID) {
 		if _, asked := req.Params.InputResponses[q.ID]; !asked {
 			state, _ := json.Marshal(res.Answers)
@@ -525,21 +532,38 @@ func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest
 	return result(res), nil
 }
 
+// withDecision puts the call's decision in the result's _meta, under
+// protocol.MetaDecision, beside what the server's own result has there.
+func withDecision(res *mcp.CallToolResult, d *call.Decision) *mcp.CallToolResult {
+	if res == nil || d == nil {
+		return res
+	}
+	if res.Meta == nil {
+		res.Meta = mcp.Meta{}
+	}
+	res.Meta[protocol.MetaDecision] = d
+	return res
+}
+
 // confirmer asks the user of the client ss, through elicitation, before
 // a tool whose run mode is "ask" or "edit" runs; a client that cannot
 // elicit gets a refusal that says why and what to change. The request
 // goes through the call's [mcpclient.Downstream] (see relay.go), which
 // reaches clients of every protocol version.
-func confirmer(r *call.Runner, ss *mcp.ServerSession) func(ctx context.Context, tool string, args json.RawMessage) (bool, error) {
+func confirmer(ss *mcp.ServerSession) func(ctx context.Context, tool string, args json.RawMessage) (bool, error) {
 	return func(ctx context.Context, tool string, args json.RawMessage) (bool, error) {
-		mode := config.RunAsk
-		if d, ok := r.Catalog.Tool(tool); ok {
-			mode = d.Run
+		mode, why := config.RunAsk, ""
+		dec := call.DecisionOf(ctx)
+		if dec != nil {
+			mode = dec.Run
+			if r := dec.DecidedBy("run"); r != nil {
+				why = " (" + r.Key + ")"
+			}
 		}
 		d := mcpclient.DownstreamOf(ctx)
 		if !canElicit(ss) || d == nil {
-			return false, &call.Refusal{Tool: tool,
-				Msg:  fmt.Sprintf("not run: its run mode is %q, so strata asks the user first, and this client cannot be asked (it declared no elicitation)", mode),
+			return false, &call.Refusal{Tool: tool, Decision: dec,
+				Msg:  fmt.Sprintf("not run: its run mode is %q, so strata asks the user first, and this client cannot be asked (it declared no elicitation)%s", mode, why),
 				Hint: fmt.Sprintf(`to let it run when the client calls it (the client asks its user itself), set run = "unattended" under [tools.%s] (or [tools.'*'] for every tool)`, tomltext.Key(tool))}
 		}
 		res, err := d.Ask(ctx, confirmation(tool, args))

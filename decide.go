@@ -1,0 +1,125 @@
+package strata
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/strata-config/strata/call"
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/lock"
+	"github.com/strata-config/strata/resolve"
+	"github.com/strata-config/strata/trust"
+)
+
+// Decide returns the decision a call of the tool name with args would
+// meet, and runs nothing (see [call.Decision]): the tool and its source,
+// the rule of its run policy that decides (where it was written, and its
+// reason), the bounds of its schema that refuse an argument, the tool set
+// that admitted it, its lock entry, the trust of the workspace and the
+// pin of its launch. A tool the lock holds back, one the run's tool set
+// leaves out and one that is not enabled have a decision too; so has a
+// name no tool has (with the closest name). strata call --dry-run prints
+// it; strata serve gives the same record with each result.
+func (w *Workspace[P, R]) Decide(ctx context.Context, name string, args json.RawMessage) (*call.Decision, error) {
+	r, err := w.Runner(ctx, name)
+	if r == nil {
+		return nil, err
+	}
+	if _, ok := r.Catalog.Tool(name); ok {
+		return r.Decide(ctx, name, args)
+	}
+	if full, _ := w.resolveAll(ctx); full != nil {
+		if def, ok := full.Tool(name); ok {
+			d := &call.Decision{Tool: name, Source: def.Source, Server: def.Exec.Server, Upstream: def.Exec.Tool, Reasons: []call.Reason{}}
+			if d.Upstream == name {
+				d.Upstream = ""
+			}
+			w.admit(ctx, def, d)
+			switch {
+			case d.Lock != nil && d.Lock.Held:
+				d.Outcome, d.Code = call.VerdictHeld, diag.CodeRefused
+				d.Message = name + " is held back by the lock " + d.Lock.Path + ": " + d.Lock.Change
+			default:
+				d.Outcome, d.Code = call.VerdictLeftOut, diag.CodeLeftOut
+				d.Message = name + " is left out of the run's tool set " + d.Toolset.Name + " (" + d.Toolset.Why + ")"
+			}
+			return d, nil
+		}
+	}
+	if t, ok := w.model.Tools.Effective(name); ok && !t.Enabled() {
+		return &call.Decision{Tool: name, Outcome: call.VerdictLeftOut, Code: diag.CodeLeftOut, Reasons: []call.Reason{},
+			Message: name + " is not enabled; set enable = true for it"}, nil
+	}
+	return r.Decide(ctx, name, args) // unknown, with the closest name
+}
+
+// admit adds to a call's decision what the workspace knows of the tool
+// beyond its definition (see [call.Runner].Admit).
+func (w *Workspace[P, R]) admit(ctx context.Context, def resolve.Definition, d *call.Decision) {
+	ch := resolve.Choose(w.model, w.ToolSet(), def)
+	d.Toolset = &call.Admission{Name: ch.Set, In: ch.In, Why: ch.Why}
+	w.mu.Lock()
+	st := w.lockState
+	w.mu.Unlock()
+	l := &call.LockEntry{Path: st.Path, Policy: string(w.model.Lock.Policy.Or())}
+	if st.Path != "" {
+		l.Locked = w.lockedTools()[def.Name]
+	}
+	for _, c := range st.Changes {
+		if c.Tool == def.Name {
+			l.Change, l.Held = c.String(), c.Held() && st.Policy == config.LockHold
+		}
+	}
+	d.Lock = l
+	t := &call.TrustState{Workspace: "trusted", Pin: "none", PinKey: def.Exec.Key}
+	switch {
+	case w.loaded.Root == "":
+		t.Workspace = "none"
+	case !w.trusted:
+		t.Workspace = "untrusted"
+	}
+	if pin, ok := w.list.Pins[def.Exec.Key]; ok && def.Exec.Key != "" {
+		t.Pin = "holds"
+		launch, err := w.launchOf(ctx, def)
+		if err == nil {
+			err = pin.Check(launch)
+		}
+		if err != nil {
+			t.Pin, t.Detail = "changed", err.Error()
+			if d.Outcome.Runs() {
+				d.Outcome, d.Code = call.VerdictPinChanged, diag.CodePinChanged
+				d.Message = def.Name + " is not run: its launch differs from its pin " + def.Exec.Key + ": " + err.Error()
+			}
+		}
+	}
+	d.Trust = t
+}
+
+// launchOf is the launch of what runs def, as its pin holds it.
+func (w *Workspace[P, R]) launchOf(ctx context.Context, def resolve.Definition) (trust.Launch, error) {
+	if def.Exec.Kind == resolve.ExecDescribe {
+		return trust.Launch{Program: def.Exec.Path, Env: trust.LaunchEnv(def.Exec.Env, def.Exec.EnvVars), Dir: def.Exec.Dir}, nil
+	}
+	return w.Launch(ctx, w.key(def.Exec.Key))
+}
+
+// lockedTools returns the names of the tools the lock that applies has
+// entries for, read once.
+func (w *Workspace[P, R]) lockedTools() map[string]bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.locked != nil {
+		return w.locked
+	}
+	w.locked = map[string]bool{}
+	if w.lockState.Path == "" {
+		return w.locked
+	}
+	if f, err := lock.Read(context.Background(), w.lockState.Path, w.s.Limits); err == nil && f != nil {
+		for _, e := range f.Tools {
+			w.locked[e.Name] = true
+		}
+	}
+	return w.locked
+}
