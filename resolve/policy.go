@@ -11,6 +11,7 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/rules"
+	"github.com/strata-config/strata/internal/suggest"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -219,7 +220,7 @@ func compile[M config.Mode](b *builder, name string, rs config.Rules[M], key par
 				} else if !strings.HasPrefix(why, "arrays") {
 					at = r.Match.Op
 				}
-				errs = append(errs, r.Place(&diag.Error{Code: code, Path: rk.Append(at), Msg: why, Hint: argHint(why, root)}))
+				errs = append(errs, r.Place(&diag.Error{Code: code, Path: rk.Append(at), Msg: why, Hint: argHint(why, r.Arg, root)}))
 				continue
 			}
 		}
@@ -285,14 +286,14 @@ func examples[M config.Mode](b *builder, name string, rs RuleList[M], defaults b
 			if d.Rule == r {
 				continue
 			}
-			by := fmt.Sprintf("no rule takes it (the implicit { mode = %q } would)", implicit[M]())
-			if d.Rule != nil {
+			var by string
+			switch {
+			case r.Holds(ex):
 				by = "the earlier rule " + ruleName(d.Rule.Key, d.Rule.At) + " takes it first"
-				if !d.Rule.IsCatchAll() && !r.Holds(ex) {
-					by = "this rule's condition does not hold for it, and " + by
-				}
-			} else if !r.Holds(ex) {
-				by = "this rule's condition does not hold for it: " + by
+			case d.Rule == nil:
+				by = fmt.Sprintf("its condition does not hold for it, and no rule takes it (the implicit { mode = %q } would)", implicit[M]())
+			default:
+				by = "its condition does not hold for it, and the rule " + ruleName(d.Rule.Key, d.Rule.At) + " takes it"
 			}
 			fail(r, r.Key.Append("match", strconv.Itoa(j)), fmt.Sprintf("the example %s is not decided by this rule: %s", jsonText(ex), by))
 		}
@@ -460,11 +461,11 @@ func fits(m config.Matcher, types []string) string {
 	switch {
 	case rules.ForStrings(m.Op):
 		if !has("string") {
-			return fmt.Sprintf("%s tests strings, and the argument is %s", m.Op, what)
+			return fmt.Sprintf("%s tests strings, and the argument is of type %s", m.Op, what)
 		}
 	case rules.ForNumbers(m.Op):
 		if !has("number", "integer") {
-			return fmt.Sprintf("%s tests numbers, and the argument is %s", m.Op, what)
+			return fmt.Sprintf("%s tests numbers, and the argument is of type %s", m.Op, what)
 		}
 	default:
 		vals := []any{m.Value}
@@ -478,7 +479,7 @@ func fits(m config.Matcher, types []string) string {
 				ok = false // arrays are walked: their items are tested
 			}
 			if !ok {
-				return fmt.Sprintf("%s %s can never be the argument, which is %s", m.Op, jsonText(v), what)
+				return fmt.Sprintf("%s %s can never be the argument, which is of type %s", m.Op, jsonText(v), what)
 			}
 		}
 	}
@@ -497,7 +498,7 @@ func jsonText(v any) string {
 func pointerText(segs []string) string { return pointer(segs...) }
 
 // argHint is the fix of a rule whose argument is not one the tool has.
-func argHint(why string, root *jsonv.Value) string {
+func argHint(why, arg string, root *jsonv.Value) string {
 	if !strings.HasPrefix(why, "the tool has no parameter") {
 		if strings.HasPrefix(why, "arrays") {
 			return "leave out the index: /patterns/paths tests the paths of every pattern"
@@ -511,6 +512,9 @@ func argHint(why string, root *jsonv.Value) string {
 	slices.Sort(names)
 	if len(names) == 0 {
 		return "it takes no parameters"
+	}
+	if c := suggest.Closest(arg, names); c != "" {
+		return "did you mean " + c + "?"
 	}
 	return "its parameters are " + strings.Join(names, ", ")
 }

@@ -403,32 +403,30 @@ func compPrefix(prefix, value []string) bool {
 // globMatch matches the parts of a glob against those of a value: each
 // part as path.Match does (* any run of characters but /, ? one, [abc]),
 // ** any number of parts. With path, a .. of the value is matched only by
-// a .. of the glob.
+// a .. of the glob. It takes time in the product of the two lengths,
+// whatever the glob: a value the model gives cannot make it backtrack.
 func globMatch(glob, value []string, isPath bool) bool {
-	if len(glob) == 0 {
-		return len(value) == 0
-	}
-	if glob[0] == "**" {
-		for i := 0; i <= len(value); i++ {
-			if i > 0 && isPath && value[i-1] == ".." {
-				return false
+	next := make([]bool, len(value)+1) // glob[i+1:] against value[j:]
+	next[len(value)] = true
+	cur := make([]bool, len(value)+1)
+	for i := len(glob) - 1; i >= 0; i-- {
+		g := glob[i]
+		cur[len(value)] = g == "**" && next[len(value)]
+		for j := len(value) - 1; j >= 0; j-- {
+			v := value[j]
+			if g == "**" {
+				cur[j] = next[j] || !(isPath && v == "..") && cur[j+1]
+				continue
 			}
-			if globMatch(glob[1:], value[i:], isPath) {
-				return true
+			ok := next[j+1] && !(isPath && v == ".." && g != "..")
+			if ok {
+				ok, _ = path.Match(g, v)
 			}
+			cur[j] = ok
 		}
-		return false
+		next, cur = cur, next
 	}
-	if len(value) == 0 {
-		return false
-	}
-	if isPath && value[0] == ".." && glob[0] != ".." {
-		return false
-	}
-	if ok, _ := path.Match(glob[0], value[0]); !ok {
-		return false
-	}
-	return globMatch(glob[1:], value[1:], isPath)
+	return next[0]
 }
 
 // Rat returns a number of the arguments or of a document exactly: an
