@@ -78,7 +78,7 @@ func TestRulesProblems(t *testing.T) {
 		want []layertest.Problem
 	}{
 		{"two matchers", `run = [{ arg = "/path", prefix = "src/", suffix = ".rs", mode = "ask" }]`, []layertest.Problem{{
-			Err: "c.toml:2:42: tools.t.run.0.suffix: a rule has one matcher, and this one has prefix and suffix; write one rule for each (the first that holds decides); a rule that needs both is not supported (JP RFD D25: compound conditions)",
+			Err:  "c.toml:2:42: tools.t.run.0.suffix: a rule has one matcher, and this one has prefix and suffix; write one rule for each (the first that holds decides); a rule that needs both is not supported (JP RFD D25: compound conditions)",
 			Line: 2, Column: 42, Path: partial.Path{"tools", "t", "run", "0", "suffix"}, Hint: "write one rule for each (the first that holds decides); a rule that needs both is not supported (JP RFD D25: compound conditions)",
 		}}},
 		{"no mode", `run = [{ arg = "/path", prefix = "src/" }]`, []layertest.Problem{{
