@@ -3,11 +3,15 @@ package strata
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/lock"
+	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/resolve"
 	"github.com/strata-config/strata/trust"
 )
@@ -94,6 +98,65 @@ func (w *Workspace[P, R]) admit(ctx context.Context, def resolve.Definition, d *
 		}
 	}
 	d.Trust = t
+	w.bounds(def, d)
+}
+
+// keywords are the JSON Schema keywords whose problems the arguments'
+// check names first ("maximum: got 11, want 10"), by the config key of the
+// bound.
+var keywords = map[string]string{
+	"minimum": "minimum", "maximum": "maximum", "exclusiveMinimum": "exclusive_minimum", "exclusiveMaximum": "exclusive_maximum",
+	"multipleOf": "multiple_of", "minLength": "min_length", "maxLength": "max_length", "minItems": "min_items", "maxItems": "max_items",
+}
+
+// bounds names, for each argument the schema refused, the bound of the
+// config that refused it and where it was written, when the config set
+// it (the tool's own bounds are the tool's).
+func (w *Workspace[P, R]) bounds(def resolve.Definition, d *call.Decision) {
+	for i := range d.Reasons {
+		r := &d.Reasons[i]
+		if r.Kind != "argument" || !strings.HasPrefix(r.Key, "$.") {
+			continue
+		}
+		kw, _, _ := strings.Cut(r.Detail, ":")
+		key, ok := keywords[kw]
+		switch {
+		case strings.HasPrefix(r.Detail, "value must be one of"):
+			key, ok = "enum", true
+		case strings.Contains(r.Detail, "does not match pattern"):
+			key, ok = "pattern", true
+		}
+		if !ok {
+			continue
+		}
+		path := partial.Path{"tools", def.Name, "parameters"}
+		for i, part := range strings.Split(strings.TrimPrefix(r.Key, "$."), ".") {
+			name, rest, _ := strings.Cut(part, "[")
+			if i > 0 {
+				path = path.Append("properties")
+			}
+			path = path.Append(name)
+			for range strings.Count(rest, "[") + min(len(rest), 1) {
+				path = path.Append("items")
+			}
+		}
+		path = path.Append(key)
+		ex, err := w.loaded.Explain(w.key(path.String()))
+		if err != nil || len(ex.Steps) == 0 {
+			continue
+		}
+		for _, s := range slices.Backward(ex.Steps) {
+			if s.Wins {
+				r.Bound = path.String()
+				if s.Line > 0 {
+					r.At = s.Name + ":" + strconv.Itoa(s.Line) + ":" + strconv.Itoa(s.Column)
+				} else {
+					r.At = string(s.Kind) + " " + s.Name
+				}
+				break
+			}
+		}
+	}
 }
 
 // launchOf is the launch of what runs def, as its pin holds it.

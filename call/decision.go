@@ -105,6 +105,10 @@ type Reason struct {
 	// Detail says more: why a rule does not apply; the problem of an
 	// argument, at its JSONPath.
 	Detail string `json:"detail,omitempty"`
+	// Bound is the config key of the bound that refused an argument,
+	// when the config set it (tools.x.parameters.n.maximum; At is where);
+	// "" for a bound of the tool's own schema.
+	Bound string `json:"bound,omitempty"`
 }
 
 // Admission is whether the run's tool set holds the tool.

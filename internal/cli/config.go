@@ -42,6 +42,7 @@ func (c *configCmd) Run(e *env) error {
 			return usageError{err}
 		}
 		text := ex.String()
+		rulesAt := ex.Path
 		if from := inheritedFrom(ex); from != nil {
 			// Nothing sets it for the tool: it is what tools.'*' gives.
 			all, err := res.Explain(from.String())
@@ -49,7 +50,9 @@ func (c *configCmd) Run(e *env) error {
 				return err
 			}
 			text = fmt.Sprintf("%s = %s  (inherited from %s: no layer sets it for the tool)\n%s", ex.Path, cmp.Or(all.Value, "(not set)"), from, all.String())
+			rulesAt = from
 		}
+		text += rulesText(res.Config, rulesAt)
 		_, err = fmt.Fprint(e.Stdout, relativeText(text))
 		return err
 	case c.Sources:
@@ -60,7 +63,59 @@ func (c *configCmd) Run(e *env) error {
 
 // inherited are the settings of a tool that it takes from tools.'*' when
 // its own entry says nothing of them (config.EffectiveTool).
-var inherited = map[string]bool{"run": true, "result": true, "enable": true, "enable.state": true, "enable.allow_toggle": true}
+var inherited = map[string]bool{"run": true, "result": true, "policy.run": true, "policy.result": true, "enable": true, "enable.state": true, "enable.allow_toggle": true}
+
+// rulesText lists the rules of the policy at path (tools.<name>.run,
+// .result, .policy.run or .policy.result) in the order they are tried,
+// each with where it was written; "" for another path.
+func rulesText(c config.Config, path partial.Path) string {
+	if len(path) < 3 || path[0] != "tools" {
+		return ""
+	}
+	t, ok := c.Tools[path[1]]
+	if !ok {
+		return ""
+	}
+	var list []string
+	var at []config.Position
+	catchAll := false
+	add := func(s string, p config.Position, all bool) {
+		list, at, catchAll = append(list, s), append(at, p), catchAll || all
+	}
+	switch strings.Join(path[2:], ".") {
+	case "run":
+		for _, r := range t.Run {
+			add(r.String(), r.At, r.IsCatchAll())
+		}
+	case "result":
+		for _, r := range t.Result {
+			add(r.String(), r.At, r.IsCatchAll())
+		}
+	case "policy.run":
+		for _, r := range t.Policy.Run {
+			add(r.String(), r.At, r.IsCatchAll())
+		}
+	case "policy.result":
+		for _, r := range t.Policy.Result {
+			add(r.String(), r.At, r.IsCatchAll())
+		}
+	default:
+		return ""
+	}
+	if len(list) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("rules, in the order they are tried (the first that holds decides):\n")
+	for i, r := range list {
+		where := cmp.Or(at[i].String(), "default")
+		fmt.Fprintf(&b, "  %d  %s: %s\n", i, where, r)
+	}
+	if !catchAll {
+		b.WriteString(`  then the implicit { mode = "ask" }` + "\n")
+	}
+	return b.String()
+}
 
 // inheritedFrom returns the tools.'*' path that ex's value comes from:
 // ex is a tool's inherited setting that no layer sets for the tool; nil

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/export"
 	"github.com/strata-config/strata/lock"
+	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/resolve"
 )
 
@@ -123,6 +125,11 @@ func explanationText(ex strata.ToolExplanation, tokens string, now time.Time) st
 	field("outputSchema", lock.Canonical(d.OutputSchema.JSON()), base.output, nil)
 	field("annotations", lock.Canonical(d.Annotations), base.annotations, nil)
 	fmt.Fprintf(&b, "  run: %s\n  result: %s\n", d.Run, d.Result)
+	if d.Policy != nil {
+		b.WriteString("policy:\n")
+		policyText(&b, "run", d.Policy.Run.Key, d.Policy.Run.Skipped, d.Policy.Run.Rules)
+		policyText(&b, "result", d.Policy.Result.Key, d.Policy.Result.Skipped, d.Policy.Result.Rules)
+	}
 	if len(ex.Tightened) > 0 {
 		b.WriteString("tightened:\n")
 		for _, t := range ex.Tightened {
@@ -165,6 +172,28 @@ func explanationText(ex strata.ToolExplanation, tokens string, now time.Time) st
 	fmt.Fprintf(&b, "  load: %s (%s)\n", ch.Load, ch.LoadFrom)
 	fmt.Fprintf(&b, "  tokens: %s\n", tokens)
 	return b.String()
+}
+
+// policyText lists the rules of a tool's policy kind, written at key, in
+// the order they are tried, each with where it was written, and the rules
+// of '*' that do not apply to it.
+func policyText[M config.Mode](b *strings.Builder, kind string, key partial.Path, skipped []resolve.Skipped, rules []resolve.PolicyRule[M]) {
+	if len(key) == 0 {
+		fmt.Fprintf(b, "  %s: no rule: the implicit { mode = \"ask\" }\n", kind)
+		return
+	}
+	fmt.Fprintf(b, "  %s (%s), the first that holds decides:\n", kind, key)
+	catchAll := false
+	for _, r := range rules {
+		fmt.Fprintf(b, "    %s %s: %s\n", r.Key[len(r.Key)-1], relativeText(cmp.Or(r.At.String(), "default")), r.Rule)
+		catchAll = catchAll || r.IsCatchAll()
+	}
+	if !catchAll {
+		b.WriteString("    then the implicit { mode = \"ask\" }\n")
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(b, "    left out: %s (%s): %s\n", s.Key, relativeText(cmp.Or(s.At.String(), "default")), s.Why)
+	}
 }
 
 // quote writes s as a JSON string; "" stays "".

@@ -83,8 +83,10 @@ func (c *resolveCmd) Run(e *env) error {
 	warnVerbose(e, cat.Warnings, c.Verbose)
 	if c.check {
 		// strata config --check: the problems above, and what resolved.
-		warn(e, diag.All(err))
 		if err != nil {
+			for _, p := range bounded(err) {
+				fmt.Fprintf(e.Stderr, "strata: %s\n", line(p)) // errors, not warnings: the check fails
+			}
 			return exitStatus(1)
 		}
 		_, err := fmt.Fprintf(e.Stdout, "%d tools resolve; %d warnings\n", len(cat.Tools), len(cat.Warnings))

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/protocol"
+)
+
+// Policy (issue 37): server-filesystem's write_file and JP's
+// fs_modify_file under the same run policy (fixtures/policy): .env is
+// skipped with a reason, src/ runs unattended, everything else asks.
+
+// policyWorkspace copies fixtures/policy into a new directory, beside
+// links to fixtures/mcp and fixtures/workspace (which its relative paths
+// name), and returns the copy's root and an environment of the test's.
+func policyWorkspace(t *testing.T) (root string, environ []string) {
+	t.Helper()
+	requireNode(t)
+	dir := t.TempDir()
+	root = filepath.Join(dir, "policy")
+	if err := os.CopyFS(root, os.DirFS(filepath.Join(repoRoot, "fixtures/policy"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"mcp", "workspace"} {
+		if err := os.Symlink(filepath.Join(repoRoot, "fixtures", name), filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := filepath.Join(dir, "home")
+	environ = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, "cache"), "STRATA_CONFIG_HOME=" + filepath.Join(home, "strata")}
+	return root, environ
+}
+
+// policyCall is one call of the done-when scenario.
+type policyCall struct {
+	name, tool, args string
+}
+
+// policyCalls are the six calls: each tool, in src/, .env and README.md.
+var policyCalls = []policyCall{
+	{"write_file in src", "write_file", `{"path": "src/a.txt", "content": "written\n"}`},
+	{"fs_modify_file in src", "fs_modify_file", `{"path": "src/a.txt", "start_line": 1, "end_line": 1, "content": "modified"}`},
+	{"write_file of .env", "write_file", `{"path": ".env", "content": "TOKEN=stolen\n"}`},
+	{"fs_modify_file of .env", "fs_modify_file", `{"path": ".env", "start_line": 1, "end_line": 1, "content": "TOKEN=stolen"}`},
+	{"write_file of README.md", "write_file", `{"path": "README.md", "content": "gone\n"}`},
+	{"fs_modify_file of README.md", "fs_modify_file", `{"path": "README.md", "start_line": 1, "end_line": 1, "content": "gone"}`},
+}
+
+// read returns the text of a file of the workspace.
+func read(t *testing.T, root, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestPolicyDryRunGolden: strata call --dry-run prints a call's decision
+// and runs nothing, with an exit status for each outcome.
+func TestPolicyDryRunGolden(t *testing.T) {
+	root, environ := policyWorkspace(t)
+	dir := filepath.Dir(root)
+	run := func(name string, args ...string) {
+		t.Helper()
+		stdout, stderr, code := strataIn(t, root, environ, append([]string{"call", "--trust", "--dry-run"}, args...)...)
+		golden(t, name, result{code: code, stdout: strings.ReplaceAll(stdout, dir, "<dir>"), stderr: strings.ReplaceAll(stderr, dir, "<dir>")})
+	}
+	run("policy-dry-run-allowed", "write_file", `{"path": "src/a.txt", "content": "x"}`)
+	run("policy-dry-run-asked", "write_file", `{"path": "README.md", "content": "x"}`)
+	run("policy-dry-run-skipped", "fs_modify_file", `{"path": "./src/../.env", "start_line": 1, "end_line": 1, "content": "x"}`)
+	run("policy-dry-run-bound-refused", "fs_modify_file", `{"path": "src/a.txt", "start_line": 0, "end_line": 1, "content": "x"}`)
+	run("policy-dry-run-unknown", "write_fil", `{}`)
+	// The lock holds a tool back once its definition changed.
+	if _, stderr, code := strataIn(t, root, environ, "lock", "--trust"); code != 0 {
+		t.Fatalf("strata lock: %s", stderr)
+	}
+	run("policy-dry-run-lock-held", "--cfg", "tools.fs_modify_file.summary=Replace some lines.", "fs_modify_file", `{"path": "src/a.txt", "start_line": 1, "end_line": 1, "content": "x"}`)
+	for name, want := range map[string]string{"src/a.txt": "one\n", ".env": "TOKEN=not-a-secret\n", "README.md": "# A project\n"} {
+		if got := read(t, root, name); got != want {
+			t.Errorf("a dry run changed %s: %q", name, got)
+		}
+	}
+}
+
+// TestPolicyCall: strata call without a terminal runs what src/ holds
+// without --yes, refuses .env naming the rule's place and reason, and
+// refuses README.md without --yes; through strata serve, the same three
+// with a real MCP client (a tool error, or an elicitation for ask), each
+// result's _meta holding the decision that strata call --dry-run prints.
+func TestPolicyCall(t *testing.T) {
+	root, environ := policyWorkspace(t)
+	const config = ".strata/config.toml" // as messages print it, relative to where strata runs
+	if _, stderr, code := strataIn(t, root, environ, "config", "--trust", "--check"); code != 0 {
+		t.Fatalf("strata config --check: %s", stderr)
+	}
+	t.Run("strata call", func(t *testing.T) {
+		for _, c := range policyCalls {
+			stdout, stderr, code := strataIn(t, root, environ, "call", "--trust", c.tool, c.args)
+			switch {
+			case strings.Contains(c.args, "src/"):
+				if code != 0 || stderr != "" {
+					t.Errorf("%s: exit %d, %s%s", c.name, code, stdout, stderr)
+				}
+			case strings.Contains(c.args, ".env"):
+				policy := "tools." + c.tool + ".policy.run.0"
+				want := fmt.Sprintf("strata: call %s: not run: the rule %s (%s:%d:3) says skip: secrets stay out of the model's reach; strata call --dry-run shows the decision; change the rule to run it\n",
+					c.tool, policy, config, map[string]int{"write_file": 17, "fs_modify_file": 38}[c.tool])
+				if code != 1 || stderr != want {
+					t.Errorf("%s: exit %d, stderr:\n%s\nwant:\n%s", c.name, code, stderr, want)
+				}
+			default:
+				want := fmt.Sprintf("strata: call %s: not run: the rule tools.%s.policy.run.2 (%s:%d:3) says ask, so strata asks first, and stdin is not a terminal; pass --yes to run it, or set run = \"unattended\" under [tools.%s] (or a rule that says unattended before the one that asks)\n",
+					c.tool, c.tool, config, map[string]int{"write_file": 19, "fs_modify_file": 40}[c.tool], c.tool)
+				if code != 1 || stdout != "" || stderr != want {
+					t.Errorf("%s: exit %d, %s, stderr:\n%s\nwant:\n%s", c.name, code, stdout, stderr, want)
+				}
+			}
+		}
+		if got := read(t, root, "src/a.txt"); got != "modified\n" {
+			t.Errorf("src/a.txt is %q: the calls in src/ did not both run", got)
+		}
+		if got := read(t, root, ".env"); got != "TOKEN=not-a-secret\n" {
+			t.Errorf(".env was written: %q", got)
+		}
+		if got := read(t, root, "README.md"); got != "# A project\n" {
+			t.Errorf("README.md was written: %q", got)
+		}
+	})
+
+	t.Run("strata serve", func(t *testing.T) {
+		for _, elicit := range []bool{false, true} {
+			if err := os.WriteFile(filepath.Join(root, "src/a.txt"), []byte("one\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var asked []string
+			opts := &mcp.ClientOptions{}
+			if elicit {
+				opts.ElicitationHandler = func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					asked = append(asked, req.Params.Message)
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"run": true}}, nil
+				}
+			}
+			cmd := exec.Command(strataBin, "serve", "--trust")
+			cmd.Dir, cmd.Env = root, environ
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "policy-test", Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+			if err != nil {
+				cancel()
+				t.Fatalf("%v; stderr:\n%s", err, stderr.String())
+			}
+			for _, c := range policyCalls {
+				if elicit && !strings.Contains(c.args, "README") {
+					continue // a client that elicits changes only what asks
+				}
+				var args map[string]any
+				if err := json.Unmarshal([]byte(c.args), &args); err != nil {
+					t.Fatal(err)
+				}
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: args})
+				if err != nil {
+					t.Fatalf("%s: %v; stderr:\n%s", c.name, err, stderr.String())
+				}
+				text := res.Content[0].(*mcp.TextContent).Text
+				switch {
+				case strings.Contains(c.args, "src/"), elicit:
+					if res.IsError {
+						t.Errorf("%s (elicitation %v): a tool error: %s", c.name, elicit, text)
+					}
+				case strings.Contains(c.args, ".env"):
+					if !res.IsError || !strings.Contains(text, "was not run: the config says skip (tools."+c.tool+".policy.run.0: secrets stay out of the model's reach)") {
+						t.Errorf("%s: isError %v, %s", c.name, res.IsError, text)
+					}
+				default:
+					if want := "not run: its run mode is \"ask\", so strata asks the user first, and this client cannot be asked (it declared no elicitation) (tools." + c.tool + ".policy.run.2)"; !res.IsError || !strings.Contains(text, want) {
+						t.Errorf("%s: isError %v, %s\nwant it to hold %s", c.name, res.IsError, text, want)
+					}
+				}
+				// The decision the client gets is the one strata call
+				// --dry-run prints.
+				stdout, _, _ := strataIn(t, root, environ, "call", "--trust", "--dry-run", c.tool, c.args)
+				var want, got any
+				if err := json.Unmarshal([]byte(stdout), &want); err != nil {
+					t.Fatalf("%s: the dry run printed %q: %v", c.name, stdout, err)
+				}
+				b, _ := json.Marshal(res.Meta[protocol.MetaDecision])
+				if err := json.Unmarshal(b, &got); err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s: the _meta decision differs from the dry run's (-dry-run +_meta):\n%s", c.name, diff)
+				}
+			}
+			cs.Close()
+			cancel()
+			if elicit {
+				if len(asked) != 2 || read(t, root, "README.md") != "gone\n" {
+					t.Errorf("elicitation: asked %q, README.md %q", asked, read(t, root, "README.md"))
+				}
+				continue
+			}
+			if read(t, root, "src/a.txt") != "modified\n" || read(t, root, ".env") != "TOKEN=not-a-secret\n" || read(t, root, "README.md") != "# A project\n" {
+				t.Errorf("files after serve: src/a.txt %q, .env %q, README.md %q", read(t, root, "src/a.txt"), read(t, root, ".env"), read(t, root, "README.md"))
+			}
+		}
+	})
+}
+
+// TestPolicyLoadErrors: a rule after a broader one that can never match
+// fails strata config, naming both; an example that does not behave as
+// written fails the catalog (strata config --check, resolve, call, serve).
+func TestPolicyLoadErrors(t *testing.T) {
+	root, environ := policyWorkspace(t)
+	dir := filepath.Dir(root)
+	layer := filepath.Join(root, ".strata.toml")
+	for _, c := range []struct {
+		name, layer string
+		args        []string
+	}{
+		{"policy-unreachable", "[tools.write_file]\npolicy.run = [{ arg = \"/path\", prefix = \"src/\", mode = \"ask\" }, { arg = \"/path\", prefix = \"src/gen/\", mode = \"skip\" }]\n", []string{"config", "--trust"}},
+		{"policy-not-match", "[tools.write_file]\npolicy.run = [{ arg = \"/path\", prefix = \"docs/\", mode = \"ask\", not_match = [{ path = \"./docs/b\" }] }]\n", []string{"config", "--trust", "--check"}},
+	} {
+		if err := os.WriteFile(layer, []byte(c.layer), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		stdout, stderr, code := strataIn(t, root, environ, c.args...)
+		if c.name == "policy-not-match" {
+			stdout = "" // the count of tools
+		}
+		golden(t, c.name, result{code: code, stdout: stdout, stderr: strings.ReplaceAll(stderr, dir, "<dir>")})
+	}
+}
