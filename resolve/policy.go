@@ -34,10 +34,12 @@ func (p *Policies) Equal(o *Policies) bool {
 	if p == nil || o == nil {
 		return p == o
 	}
-	return p.Run.equal(o.Run) && p.Result.equal(o.Result)
+	return p.Run.Equal(o.Run) && p.Result.Equal(o.Result)
 }
 
-func (rs RuleList[M]) equal(o RuleList[M]) bool {
+// Equal reports whether rs and o are the same rules, written at the same
+// keys, leaving out the same rules of '*'.
+func (rs RuleList[M]) Equal(o RuleList[M]) bool {
 	return slices.Equal(rs.Key, o.Key) &&
 		slices.EqualFunc(rs.Skipped, o.Skipped, func(a, b Skipped) bool { return slices.Equal(a.Key, b.Key) && a.At == b.At && a.Why == b.Why }) &&
 		slices.EqualFunc(rs.Rules, o.Rules, PolicyRule[M].Equal)
@@ -61,6 +63,9 @@ type RuleList[M config.Mode] struct {
 	// because it does not have their argument (or not of a type their
 	// matcher takes): JP RFD D25's open question 5.
 	Skipped []Skipped
+	// written are the rules as the config has them, when none is left
+	// out (see Config).
+	written config.Rules[M]
 }
 
 // PolicyRule is one rule, ready to decide.
@@ -126,6 +131,9 @@ func (rs RuleList[M]) Config() config.Rules[M] {
 	if len(rs.Rules) == 0 {
 		return config.Always(implicit[M]())
 	}
+	if len(rs.written) == len(rs.Rules) {
+		return rs.written
+	}
 	out := make(config.Rules[M], len(rs.Rules))
 	for i, r := range rs.Rules {
 		out[i] = r.Rule
@@ -138,22 +146,31 @@ func (rs RuleList[M]) Config() config.Rules[M] {
 // say what is a path. Problems of the tool's own rules are errors;
 // problems of the '*' entry's rules leave them out for this tool.
 func (b *builder) policyOf(t config.EffectiveTool, schema Schema, params map[string]config.Parameter) (*Policies, bool) {
-	root, err := schema.Checker().Value()
-	if err != nil {
-		root = jsonv.NewObject()
+	// The schema is read only for a rule that looks at an argument: most
+	// tools have none, and a schema is read once, when something needs
+	// more than its text.
+	var root *jsonv.Value
+	read := func() *jsonv.Value {
+		if root == nil {
+			var err error
+			if root, err = schema.Checker().Value(); err != nil || root == nil {
+				root = jsonv.NewObject()
+			}
+		}
+		return root
 	}
 	p := &Policies{}
 	before := len(b.errs)
 	runs, runKey := t.RunRules()
-	p.Run = compile(b, t.Name, runs, runKey, root, params)
+	p.Run = compile(b, t.Name, runs, runKey, read, params)
 	results, resultKey := t.ResultRules()
-	p.Result = compile(b, t.Name, results, resultKey, root, params)
-	for _, entry := range []struct {
+	p.Result = compile(b, t.Name, results, resultKey, read, params)
+	for _, entry := range [...]struct {
 		name string
 		t    config.Tool
 	}{{t.Name, t.Tool}, {config.EveryTool, t.Inherited}} {
-		b.ignored(entry.name, rulesAt(entry.t.Policy.Run), rulesAt(entry.t.Run), "run")
-		b.ignored(entry.name, rulesAt(entry.t.Policy.Result), rulesAt(entry.t.Result), "result")
+		b.ignored(entry.name, len(entry.t.Policy.Run) > 0, written(entry.t.Run), "run")
+		b.ignored(entry.name, len(entry.t.Policy.Result) > 0, written(entry.t.Result), "result")
 	}
 	return p, len(b.errs) == before
 }
@@ -161,9 +178,8 @@ func (b *builder) policyOf(t config.EffectiveTool, schema Schema, params map[str
 // ignored warns, once, of a top-level run or result of a tool's own entry
 // that a layer wrote and that its policy.run or policy.result sets aside
 // (JP RFD D25: policy.run wins, with a warning).
-func (b *builder) ignored(name string, policy, top []config.Position, key string) {
-	i := slices.IndexFunc(top, func(p config.Position) bool { return !p.IsZero() })
-	if len(policy) == 0 || i < 0 {
+func (b *builder) ignored(name string, policy bool, top config.Position, key string) {
+	if !policy || top.IsZero() {
 		return // the defaults' rules are no layer's
 	}
 	k := partial.Path{"tools", name, key}.String()
@@ -174,23 +190,43 @@ func (b *builder) ignored(name string, policy, top []config.Position, key string
 	e := &diag.Error{Code: diag.CodeInvalid, Severity: diag.SeverityWarning, Path: partial.Path{"tools", name, key},
 		Msg:  fmt.Sprintf("ignored: %s is set too, and takes its place (JP RFD D25)", partial.Path{"tools", name, "policy", key}),
 		Hint: "remove one of the two; policy." + key + " is the place for rules"}
-	e.Source, e.Line, e.Column = top[i].Source, top[i].Line, top[i].Column
+	e.Source, e.Line, e.Column = top.Source, top.Line, top.Column
 	b.warnings = append(b.warnings, e)
 }
 
-// rulesAt returns the positions of a list of rules of either mode.
-func rulesAt[M config.Mode](list config.Rules[M]) []config.Position {
-	out := make([]config.Position, len(list))
-	for i, r := range list {
-		out[i] = r.At
+// written returns where the first rule of list that a layer wrote was
+// written; zero when none was.
+func written[M config.Mode](list config.Rules[M]) config.Position {
+	for _, r := range list {
+		if !r.At.IsZero() {
+			return r.At
+		}
 	}
-	return out
+	return config.Position{}
 }
 
 // compile makes the rules rs, written at key, ready for the tool name.
-func compile[M config.Mode](b *builder, name string, rs config.Rules[M], key partial.Path, root *jsonv.Value, params map[string]config.Parameter) RuleList[M] {
-	out := RuleList[M]{Key: key}
+func compile[M config.Mode](b *builder, name string, rs config.Rules[M], key partial.Path, schema func() *jsonv.Value, params map[string]config.Parameter) RuleList[M] {
 	defaults := config.Inherits(key)
+	conditional := slices.ContainsFunc(rs, func(r config.Rule[M]) bool { return !r.IsCatchAll() })
+	if !defaults || conditional {
+		return compileList(b, name, rs, key, schema, params)
+	}
+	// The '*' entry's rules without conditions are the same for every
+	// tool: made once.
+	k := key.String()
+	if l, ok := b.sharedPolicy[k].(RuleList[M]); ok {
+		return l
+	}
+	l := compileList(b, name, rs, key, schema, params)
+	b.sharedPolicy[k] = l
+	return l
+}
+
+// compileList is compile without sharing.
+func compileList[M config.Mode](b *builder, name string, rs config.Rules[M], key partial.Path, schema func() *jsonv.Value, params map[string]config.Parameter) RuleList[M] {
+	defaults := config.Inherits(key)
+	out := RuleList[M]{Key: key, written: rs}
 	var errs diag.Errors
 	for i, r := range rs {
 		rk := key.Append(strconv.Itoa(i))
@@ -198,6 +234,7 @@ func compile[M config.Mode](b *builder, name string, rs config.Rules[M], key par
 		if !r.IsCatchAll() {
 			segs, _ := rules.ParsePointer(r.Arg) // read at load
 			c.segs = segs
+			root := schema()
 			types, isPath, why := argType(root, params, segs)
 			if why == "" {
 				why = fits(r.Match, types)

@@ -110,7 +110,7 @@ func Build(c config.Config, f Found) (*Catalog, error) { return BuildAt(c, f, ni
 // ([assistant.tools.<name>]); their Path stays the model's, which the host
 // places (see config.Config.ValidateAt).
 func BuildAt(c config.Config, f Found, mount partial.Path) (*Catalog, error) {
-	b := &builder{c: c, f: f, mount: mount, described: map[string]Described{}, said: map[string]bool{}}
+	b := &builder{c: c, f: f, mount: mount, described: map[string]Described{}, said: map[string]bool{}, sharedPolicy: map[string]any{}}
 	for name, d := range f.Described {
 		b.described[name] = d
 	}
@@ -190,6 +190,9 @@ type builder struct {
 	sharedGiven map[string]bool
 	// said are the warnings given, which every tool of a '*' entry meets.
 	said map[string]bool
+	// sharedPolicy are the policies of the '*' entry that are the same
+	// for every tool, by key path.
+	sharedPolicy map[string]any
 }
 
 func (b *builder) fail(e *diag.Error) { b.errs = append(b.errs, e) }

@@ -249,8 +249,12 @@ func TestServeSlowClientFlood(t *testing.T) {
 		t.Fatalf("no answer to the call; stderr:\n%s", s.stderr)
 	}
 	t.Logf("relayed %d log messages (%d dropped) and %d progress notifications (%d dropped)", logs, droppedLogs, progress, droppedProgress)
-	if want := fmt.Sprintf(`{"content":[{"type":"text","text":"flood: sent %d"}]}`, n); answer.Error != nil || string(answer.Result) != want {
-		t.Errorf("the call answered %s %s, want %s", answer.Result, answer.Error, want)
+	var got struct {
+		Meta    map[string]json.RawMessage `json:"_meta"`
+		Content json.RawMessage            `json:"content"`
+	}
+	if want := fmt.Sprintf(`[{"type":"text","text":"flood: sent %d"}]`, n); answer.Error != nil || json.Unmarshal(answer.Result, &got) != nil || string(got.Content) != want || len(got.Meta) != 1 || got.Meta["strata/decision"] == nil {
+		t.Errorf("the call answered %s %s, want the content %s and the call's decision in _meta", answer.Result, answer.Error, want)
 	}
 	if logs+droppedLogs != n || progress+droppedProgress != n {
 		t.Errorf("%d log messages relayed and %d dropped, %d progress relayed and %d dropped; want %d of each in all", logs, droppedLogs, progress, droppedProgress, n)

@@ -102,8 +102,8 @@ func rulesText(c config.Config, path partial.Path) string {
 	default:
 		return ""
 	}
-	if len(list) == 0 {
-		return ""
+	if len(list) == 0 || len(list) == 1 && catchAll {
+		return "" // a mode alone: the line above says it all
 	}
 	var b strings.Builder
 	b.WriteString("rules, in the order they are tried (the first that holds decides):\n")

@@ -125,7 +125,9 @@ func explanationText(ex strata.ToolExplanation, tokens string, now time.Time) st
 	field("outputSchema", lock.Canonical(d.OutputSchema.JSON()), base.output, nil)
 	field("annotations", lock.Canonical(d.Annotations), base.annotations, nil)
 	fmt.Fprintf(&b, "  run: %s\n  result: %s\n", d.Run, d.Result)
-	if d.Policy != nil {
+	if p := d.Policy; p != nil && (len(p.Run.Rules) > 1 || len(p.Result.Rules) > 1 || len(p.Run.Skipped)+len(p.Result.Skipped) > 0 ||
+		!d.Run[0].IsCatchAll() || !d.Result[0].IsCatchAll()) {
+		// Rules beyond a mode alone: each, and where it was written.
 		b.WriteString("policy:\n")
 		policyText(&b, "run", d.Policy.Run.Key, d.Policy.Run.Skipped, d.Policy.Run.Rules)
 		policyText(&b, "result", d.Policy.Result.Key, d.Policy.Result.Skipped, d.Policy.Result.Rules)

@@ -575,9 +575,14 @@ func (dec *decoder) custom(n *doc.Node, v reflect.Value, t *shape.Type, path []s
 			return false
 		}
 		err = v.Addr().Interface().(partial.ValueUnmarshaler).UnmarshalValue(x)
-		if err == nil && t.Positioned && dec.Doc != nil && n.ValuePos() >= 0 {
-			line, col := dec.Doc.Position(n.ValuePos())
-			v.Addr().Interface().(partial.Positioned).SetPosition(dec.Source, line, col)
+		if err == nil && t.Positioned {
+			line, col := 0, 0 // a value of an override or a variable: its source alone
+			if dec.Doc != nil && n.ValuePos() >= 0 {
+				line, col = dec.Doc.Position(n.ValuePos())
+			}
+			if dec.Source != "" {
+				v.Addr().Interface().(partial.Positioned).SetPosition(dec.Source, line, col)
+			}
 		}
 	} else {
 		if n.Kind != doc.String {
