@@ -274,7 +274,8 @@ func ruleReason[M config.Mode](kind string, key partial.Path, rule *resolve.Poli
 	if rule == nil {
 		return Reason{Kind: kind + "-implicit", Key: key.String(), Rule: fmt.Sprintf("{ mode = %q }", mode), Mode: mode}
 	}
-	return Reason{Kind: kind + "-rule", Key: rule.Key.String(), At: rule.At.String(), Rule: rule.Rule.String(), Mode: mode, Reason: rule.Reason}
+	k, at, text := rule.Texts()
+	return Reason{Kind: kind + "-rule", Key: k, At: at, Rule: text, Mode: mode, Reason: rule.Reason}
 }
 
 // ruleText names what decided, for a message: the rule by its key and
@@ -285,8 +286,10 @@ func ruleText[M config.Mode](key partial.Path, rule *resolve.PolicyRule[M]) stri
 		return `no run policy is set, and a call is asked (the implicit { mode = "ask" })`
 	case rule == nil:
 		return fmt.Sprintf(`no rule of %s holds, and a call no rule takes is asked (the implicit { mode = "ask" })`, key)
-	case rule.At.IsZero():
-		return "the default rule " + rule.Key.String()
 	}
-	return "the rule " + rule.Key.String() + " (" + rule.At.String() + ")"
+	k, at, _ := rule.Texts()
+	if at == "" {
+		return "the default rule " + k
+	}
+	return "the rule " + k + " (" + at + ")"
 }

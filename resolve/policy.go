@@ -77,6 +77,19 @@ type PolicyRule[M config.Mode] struct {
 	match *rules.Matcher
 	// Path says that the rule's argument is a path.
 	Path bool
+	// texts are Key, At and the rule as text, written once for the
+	// decisions of every call (see Texts).
+	texts [3]string
+}
+
+// Texts returns the rule's key path, where it was written ("" for a
+// default) and the rule as the config writes it: what a decision names,
+// written once.
+func (r *PolicyRule[M]) Texts() (key, at, rule string) {
+	if r.texts[0] == "" {
+		return r.Key.String(), r.At.String(), r.Rule.String()
+	}
+	return r.texts[0], r.texts[1], r.texts[2]
 }
 
 // Skipped is a rule of the '*' entry that does not apply to a tool.
@@ -230,7 +243,7 @@ func compileList[M config.Mode](b *builder, name string, rs config.Rules[M], key
 	var errs diag.Errors
 	for i, r := range rs {
 		rk := key.Append(strconv.Itoa(i))
-		c := PolicyRule[M]{Rule: r, Key: rk}
+		c := PolicyRule[M]{Rule: r, Key: rk, texts: [3]string{rk.String(), r.At.String(), r.String()}}
 		if !r.IsCatchAll() {
 			segs, _ := rules.ParsePointer(r.Arg) // read at load
 			c.segs = segs

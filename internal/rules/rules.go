@@ -119,6 +119,10 @@ type Matcher struct {
 	vals []any // const (one) and enum
 	lo   bound // the interval of a numeric matcher
 	hi   bound
+	// ints says that the interval's ends, loI and hiI, are integers: an
+	// integer argument is compared without big.Rat.
+	ints     bool
+	loI, hiI int64
 }
 
 // bound is one end of an interval of numbers; a nil value is no bound.
@@ -142,7 +146,7 @@ func Compile(op string, value any, isPath bool) (*Matcher, error) {
 		switch op {
 		case "prefix":
 			if isPath {
-				m.comp = comps(s)
+				m.comp, m.str = comps(s), Clean(s)
 			}
 		case "suffix":
 			if isPath {
@@ -185,6 +189,10 @@ func Compile(op string, value any, isPath bool) (*Matcher, error) {
 			m.lo = b
 		} else {
 			m.hi = b
+		}
+		if r.IsInt() && r.Num().IsInt64() {
+			m.ints = true
+			m.loI, m.hiI = r.Num().Int64(), r.Num().Int64()
 		}
 	default:
 		return nil, fmt.Errorf("unknown matcher %q", op)
@@ -239,7 +247,7 @@ func (m *Matcher) Match(v any) bool {
 		switch m.op {
 		case "prefix":
 			if m.path {
-				return compPrefix(m.comp, comps(s))
+				return pathPrefix(m.str, Clean(s))
 			}
 			return strings.HasPrefix(s, m.str)
 		case "suffix":
@@ -266,9 +274,27 @@ func (m *Matcher) Match(v any) bool {
 		}
 		return false
 	}
+	if n, ok := int64Of(v); ok && m.ints {
+		return (!m.lo.set() || n > m.loI || n == m.loI && !m.lo.open) && (!m.hi.set() || n < m.hiI || n == m.hiI && !m.hi.open)
+	}
 	r, ok := Rat(v)
 	return ok && m.holds(r)
 }
+
+// int64Of returns an integer of the arguments or a document that fits
+// int64.
+func int64Of(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case interface{ Int64() (int64, error) }: // json.Number
+		n, err := x.Int64()
+		return n, err == nil
+	}
+	return 0, false
+}
+
+func (b bound) set() bool { return b.v != nil }
 
 // equal compares a value of the matcher with an argument: as paths when
 // both are strings of a path argument.
@@ -389,6 +415,25 @@ func comps(s string) []string {
 		return append([]string{"/"}, strings.Split(rest, "/")...)
 	}
 	return append([]string{"."}, strings.Split(c, "/")...)
+}
+
+// pathPrefix is compPrefix of two paths made lexical, without splitting
+// them: after Clean, a .. can only lead a relative path.
+func pathPrefix(prefix, value string) bool {
+	switch prefix {
+	case ".":
+		return !strings.HasPrefix(value, "/") && value != ".." && !strings.HasPrefix(value, "../")
+	case "/":
+		return strings.HasPrefix(value, "/")
+	}
+	if value == prefix {
+		return true
+	}
+	if !strings.HasPrefix(value, prefix) || value[len(prefix)] != '/' {
+		return false
+	}
+	rest := value[len(prefix)+1:] // a prefix of ..: the value may climb further
+	return rest != ".." && !strings.HasPrefix(rest, "../")
 }
 
 // compPrefix reports whether path components prefix lead value: a value
