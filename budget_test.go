@@ -103,3 +103,35 @@ func sortedNames(names []string) []string {
 	slices.Sort(names)
 	return names
 }
+
+// TestServeDeferredToolFollowsItsRules: a deferred tool a client found
+// with search_tools and calls by its own name is decided by its own rules
+// on its own arguments, with the decision in the result's _meta.
+func TestServeDeferredToolFollowsItsRules(t *testing.T) {
+	s := newSetup(t, nil)
+	s.writeRepoConfig(t, budgetConfig(t)+`
+[tools.echo.policy]
+run = [{ arg = "/message", prefix = "secret", mode = "skip", reason = "no secrets" }, { mode = "unattended" }]
+`)
+	cs := s.serveProcess(t, nil)
+	ctx := context.Background()
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_tools", Arguments: map[string]any{"query": "echo back the message"}}); err != nil || res.IsError {
+		t.Fatalf("search_tools: %v %s", err, textOf(res))
+	}
+	for _, c := range []struct {
+		message, outcome string
+		isError          bool
+	}{{"secret plans", "skip", true}, {"hello", "run", false}} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": c.message}})
+		if err != nil || res.IsError != c.isError {
+			t.Fatalf("echo %q: %v, isError %v: %s", c.message, err, res.IsError, textOf(res))
+		}
+		if c.isError && !strings.Contains(textOf(res), "the config says skip (tools.echo.policy.run.0: no secrets)") {
+			t.Errorf("echo %q: %s", c.message, textOf(res))
+		}
+		d, _ := res.Meta["strata/decision"].(map[string]any)
+		if d["outcome"] != c.outcome || d["tool"] != "echo" || d["source"] != "mcp.everything" {
+			t.Errorf("echo %q: the decision in _meta: %v", c.message, res.Meta["strata/decision"])
+		}
+	}
+}

@@ -208,3 +208,47 @@ questions.apply_changes = { target = "assistant" }
 	// needs_input apply_changes boolean
 	// success changed notes.txt
 }
+
+// Decide says what a call would meet, and runs nothing: here the rule of
+// the tool's run policy that decides each call, with its place and
+// reason. A host shows it, or branches on its outcome.
+func ExampleRunner_Decide() {
+	p := config.Partial{}
+	if err := codec.Decode("config.toml", []byte(`
+[tools.write]
+source = "builtin"
+parameters.path.type = "path"
+run = [
+  { arg = "/path", prefix = ".env", mode = "skip", reason = "secrets stay out" },
+  { arg = "/path", prefix = "src/", mode = "unattended" },
+  { mode = "ask" },
+]
+`), partial.TOML, &p); err != nil {
+		fmt.Println(err)
+		return
+	}
+	cfg, err := config.Finalize(&p)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	write := resolve.Discovered{Name: "write", InputSchema: resolve.MustSchema(`{"type":"object","properties":{"path":{"type":"string"}}}`)}
+	cat, err := resolve.Build(cfg, resolve.Found{Builtins: map[string]resolve.Discovered{"write": write}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r := &call.Runner{Catalog: cat}
+	for _, path := range []string{"src/main.go", "./src/../.env", "README.md"} {
+		d, err := r.Decide(context.Background(), "write", json.RawMessage(`{"path": "`+path+`"}`))
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%s: %s (%s)\n", path, d.Outcome, d.Message)
+	}
+	// Output:
+	// src/main.go: run (write runs without asking: the rule tools.write.run.1 (config.toml:7:3) says unattended)
+	// ./src/../.env: skip (write is not run: the rule tools.write.run.0 (config.toml:6:3) says skip (secrets stay out))
+	// README.md: ask (write runs once the user says yes: the rule tools.write.run.2 (config.toml:8:3) says ask)
+}

@@ -6,6 +6,7 @@ import (
 	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/secret"
 )
@@ -158,4 +159,39 @@ func ExampleNameScheme() {
 	// mcp__{server}__{tool}  mcp__github__create_issue   create_issue
 	// gh_{tool}              gh_create_issue             create_issue
 	// invalid tool_names "{server}:{tool}": ':' is not in a tool name: a name is letters, digits, '_', '-' and '.' (and OpenAI and Anthropic take no '.'); write a template of {tool} (the tool's name on its server) and {server} (the server's name), such as "{server}__{tool}"; "{tool}" keeps the servers' names
+}
+
+// A tool's run policy is rules tried in order (JP RFD D25). A higher
+// layer's plain array goes before the rules of the layers below it: the
+// more specific rule first. Each rule keeps where it was written.
+func ExampleEffectiveTool_RunRules() {
+	var user, workspace config.Partial
+	if err := codec.Decode("user.toml", []byte(`
+[tools.edit]
+run = [{ arg = "/path", prefix = "src/", mode = "unattended" }, "ask"]
+`), partial.TOML, &user); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := codec.Decode("workspace.toml", []byte(`
+[tools.edit]
+run = [{ arg = "/path", prefix = "src/gen/", mode = "skip", reason = "generated" }]
+`), partial.TOML, &workspace); err != nil {
+		fmt.Println(err)
+		return
+	}
+	cfg, err := config.Finalize(merge.Layers(&user, &workspace))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	edit, _ := cfg.Tools.Effective("edit")
+	rules, key := edit.RunRules()
+	for i, r := range rules {
+		fmt.Printf("%s.%d %s: %s\n", key, i, r.At, r)
+	}
+	// Output:
+	// tools.edit.run.0 workspace.toml:3:8: { arg = "/path", prefix = "src/gen/", mode = "skip", reason = "generated" }
+	// tools.edit.run.1 user.toml:3:8: { arg = "/path", prefix = "src/", mode = "unattended" }
+	// tools.edit.run.2 user.toml:3:65: ask
 }

@@ -36,8 +36,8 @@ const policyRules = `run = [
 // decision and the builtin's answer) whose run policy is run =
 // "unattended" (none) against ten rules whose ninth decides (rules), in
 // process through call.Runner and through the server of strata serve
-// over the SDK's in-memory transport. x-none is a case's time over the
-// none case's in the same iterations (the ratio the README gives).
+// over the SDK's in-memory transport. Compare rules with none in the same
+// run (benchstat): their ratio is the cost CONTRIBUTING gives.
 func BenchmarkPolicy(b *testing.B) {
 	const schema = `{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer","default":10},"tags":{"type":"array","items":{"type":"string"}}},"required":["path"]}`
 	args := json.RawMessage(`{"path":"src/a.txt","limit":5,"tags":["x","y"]}`)
