@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/rules"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -318,23 +319,7 @@ func asBool(x any, path partial.Path) (bool, error) {
 }
 
 // describe names a plain value's kind and value for messages.
-func describe(v any) string {
-	switch v := v.(type) {
-	case string:
-		return fmt.Sprintf("string %q", v)
-	case bool:
-		return fmt.Sprintf("boolean %v", v)
-	case int64, float64:
-		return fmt.Sprintf("number %v", v)
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "a table"
-	case nil:
-		return "nothing"
-	}
-	return fmt.Sprintf("%T", v)
-}
+func describe(v any) string { return rules.Describe(v) }
 
 var enumRunMode = []string{"ask", "unattended", "edit", "skip"}
 

@@ -569,19 +569,22 @@ func Kind(v any) string {
 	return "unknown"
 }
 
-// Describe names a value's kind and value for messages.
+// Describe names a plain value's kind and value for messages: string
+// "x", number 3, an array.
 func Describe(v any) string {
 	switch x := v.(type) {
 	case string:
 		return "string " + strconv.Quote(x)
+	case bool:
+		return "boolean " + strconv.FormatBool(x)
+	case int64, float64:
+		return fmt.Sprintf("number %v", x)
 	case []any:
 		return "an array"
 	case map[string]any:
 		return "a table"
 	case nil:
 		return "nothing"
-	case bool:
-		return "boolean " + strconv.FormatBool(x)
 	}
-	return fmt.Sprintf("number %v", v)
+	return fmt.Sprintf("%T", v)
 }
