@@ -135,6 +135,9 @@ func (o *overrides) param(v *validator, prop *jsonv.Value, ptr string, p config.
 		if have == nil {
 			o.fail(path.Append("type"), "the discovered schema gives this parameter no type to narrow", "remove the type override")
 		} else if bad, ok := narrows(have, p.Type.Schema()); !ok {
+			if bad == "string" && !p.Type.Has("string") {
+				bad = "path" // the name the config gave
+			}
 			o.fail(path.Append("type"), fmt.Sprintf("cannot change the type to %s; the tool takes %s", bad, strings.Join(have, " or ")),
 				"an override may only narrow a list of types to some of them (path narrows string)")
 		} else if ts := p.Type.Schema(); len(ts) == 1 {

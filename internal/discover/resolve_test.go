@@ -203,7 +203,9 @@ func TestOverrideRules(t *testing.T) {
 		{name: "required cannot loosen", toml: "[tools.tool.parameters.path]\nrequired = false", errs: []string{"tools.tool.parameters.path.required: cannot make a required parameter optional; an override may only make parameters required; remove required = false"}},
 		{name: "type narrows", toml: "[tools.tool.parameters.mode]\ntype = \"string\"", schema: strings.Replace(params, `"type":["string","null"]`, `"type":"string"`, 1)},
 		{name: "integer narrows number", toml: "[tools.tool.parameters.count]\ntype = \"integer\"", schema: strings.Replace(params, `"count":{"type":"number"`, `"count":{"type":"integer"`, 1)},
-		{name: "type cannot change", toml: "[tools.tool.parameters.path]\ntype = \"integer\"", errs: []string{"tools.tool.parameters.path.type: cannot change the type to integer; the tool takes string; an override may only narrow a list of types to some of them"}},
+		{name: "type cannot change", toml: "[tools.tool.parameters.path]\ntype = \"integer\"", errs: []string{"tools.tool.parameters.path.type: cannot change the type to integer; the tool takes string; an override may only narrow a list of types to some of them (path narrows string)"}},
+		{name: "path narrows a string (JP RFD D25)", toml: "[tools.tool.parameters.path]\ntype = \"path\"", schema: params},
+		{name: "path narrows no integer", toml: "[tools.tool.parameters.count]\ntype = \"path\"", errs: []string{"tools.tool.parameters.count.type: cannot change the type to path; the tool takes number; an override may only narrow a list of types to some of them (path narrows string)"}},
 		{name: "no type to narrow", toml: "[tools.tool.parameters.any]\ntype = \"string\"", errs: []string{"tools.tool.parameters.any.type: the discovered schema gives this parameter no type to narrow; remove the type override"}},
 		{name: "enum shrinks", toml: "[tools.tool.parameters.mode]\nenum = [\"a\", \"c\"]", schema: strings.Replace(params, `"enum":["a","b","c"]`, `"enum":["a","c"]`, 1)},
 		{name: "enum cannot grow", toml: "[tools.tool.parameters.mode]\nenum = [\"a\", \"z\"]", errs: []string{`tools.tool.parameters.mode.enum: "z" is not one of the tool's values ("a", "b", "c"); an override may only narrow an enum to some of its values`}},
@@ -221,7 +223,7 @@ func TestOverrideRules(t *testing.T) {
 		{name: "every violation at once", toml: "[tools.tool.parameters.path]\nrequired = false\ntype = \"integer\"\n[tools.tool.parameters.count]\ndefault = -1", errs: []string{
 			"tools.tool.parameters.count.default: the default -1 does not fit the parameter's schema: minimum: got -1, want 0; give a default the tool accepts",
 			"tools.tool.parameters.path.required: cannot make a required parameter optional; an override may only make parameters required; remove required = false",
-			"tools.tool.parameters.path.type: cannot change the type to integer; the tool takes string; an override may only narrow a list of types to some of them",
+			"tools.tool.parameters.path.type: cannot change the type to integer; the tool takes string; an override may only narrow a list of types to some of them (path narrows string)",
 		}},
 	}
 	for _, tt := range tests {
