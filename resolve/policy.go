@@ -132,7 +132,7 @@ func (r *PolicyRule[M]) Holds(args any) bool {
 	if r.match == nil {
 		return true
 	}
-	return rules.Any(args, r.segs, r.match.Match)
+	return r.match.Holds(args, r.segs)
 }
 
 // MarshalJSON writes the rules that apply as a file would.

@@ -1,9 +1,11 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -36,8 +38,10 @@ const policyRules = `run = [
 // decision and the builtin's answer) whose run policy is run =
 // "unattended" (none) against ten rules whose ninth decides (rules), in
 // process through call.Runner and through the server of strata serve
-// over the SDK's in-memory transport. Compare rules with none in the same
-// run (benchstat): their ratio is the cost CONTRIBUTING gives.
+// over the SDK's in-memory transport. The ratio cases call both in each
+// iteration, alternately, and report x-none, the time of the calls with
+// rules over the time of those without in the same iterations, so that
+// other work on the machine moves both alike.
 func BenchmarkPolicy(b *testing.B) {
 	const schema = `{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer","default":10},"tags":{"type":"array","items":{"type":"string"}}},"required":["path"]}`
 	args := json.RawMessage(`{"path":"src/a.txt","limit":5,"tags":["x","y"]}`)
@@ -71,6 +75,77 @@ func BenchmarkPolicy(b *testing.B) {
 				}
 			})
 		}
+	})
+	b.Run("decide", func(b *testing.B) {
+		// The rules alone: what deciding one call's run policy takes.
+		def, _ := runner(b, cases[1].rules).Catalog.Tool("echo")
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(args))
+		dec.UseNumber() // as a call decodes its arguments
+		if err := dec.Decode(&v); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if d := def.Policy.Run.Decide(v); d.Rule == nil || d.Rule.Key[len(d.Rule.Key)-1] != "8" {
+				b.Fatalf("decided by %+v", d.Rule)
+			}
+		}
+	})
+	b.Run("runner-ratio", func(b *testing.B) {
+		none, rules := runner(b, cases[0].rules), runner(b, cases[1].rules)
+		var tNone, tRules time.Duration
+		for b.Loop() {
+			for i, r := range []*call.Runner{none, rules, rules, none} { // each first as often
+				start := time.Now()
+				res, err := r.Call(context.Background(), "echo", args)
+				d := time.Since(start)
+				if err != nil || res.Decision.Outcome != call.VerdictRun {
+					b.Fatalf("%v: %+v", err, res)
+				}
+				if i == 0 || i == 3 {
+					tNone += d
+				} else {
+					tRules += d
+				}
+			}
+		}
+		b.ReportMetric(float64(tRules)/float64(tNone), "x-none")
+	})
+	b.Run("serve-ratio", func(b *testing.B) {
+		var sessions []*mcp.ClientSession
+		for _, c := range cases {
+			r := runner(b, c.rules)
+			s := &mcpserver.Server{Load: func(context.Context) (*mcpserver.Snapshot, error) { return &mcpserver.Snapshot{Runner: r}, nil }}
+			ct, st := mcp.NewInMemoryTransports()
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- s.Run(ctx, st) }()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer func() { cs.Close(); cancel(); <-done }()
+			sessions = append(sessions, cs)
+		}
+		params := &mcp.CallToolParams{Name: "echo", Arguments: args}
+		var tNone, tRules time.Duration
+		for b.Loop() {
+			for i, cs := range []*mcp.ClientSession{sessions[0], sessions[1], sessions[1], sessions[0]} {
+				start := time.Now()
+				res, err := cs.CallTool(context.Background(), params)
+				d := time.Since(start)
+				if err != nil || res.IsError {
+					b.Fatalf("%v: %+v", err, res)
+				}
+				if i == 0 || i == 3 {
+					tNone += d
+				} else {
+					tRules += d
+				}
+			}
+		}
+		b.ReportMetric(float64(tRules)/float64(tNone), "x-none")
 	})
 	b.Run("serve", func(b *testing.B) {
 		for _, c := range cases {

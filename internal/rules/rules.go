@@ -18,6 +18,7 @@ package rules
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"path"
 	"regexp"
@@ -83,30 +84,27 @@ func ParsePointer(s string) ([]string, error) {
 	return parts, nil
 }
 
-// Any reports whether f holds for any value at the end of pointer segs in
+// Holds reports whether m takes any value at the end of pointer segs in
 // v (arguments as decoded from JSON: maps, slices, strings, numbers,
 // booleans). An array met on the way, or at the end, stands for each of
 // its items; a key that is not there holds nothing.
-func Any(v any, segs []string, f func(any) bool) bool {
+func (m *Matcher) Holds(v any, segs []string) bool {
 	switch x := v.(type) {
 	case []any:
 		for _, item := range x {
-			if Any(item, segs, f) {
+			if m.Holds(item, segs) {
 				return true
 			}
 		}
 		return false
 	case map[string]any:
 		if len(segs) == 0 {
-			return f(x)
+			return m.Match(x)
 		}
 		next, ok := x[segs[0]]
-		return ok && Any(next, segs[1:], f)
+		return ok && m.Holds(next, segs[1:])
 	}
-	if len(segs) > 0 {
-		return false
-	}
-	return f(v)
+	return len(segs) == 0 && m.Match(v)
 }
 
 // Matcher is one compiled condition: a keyword and its value.
@@ -287,6 +285,11 @@ func int64Of(v any) (int64, bool) {
 	switch x := v.(type) {
 	case int64:
 		return x, true
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int64(x), true
+		}
+		return 0, false
 	case interface{ Int64() (int64, error) }: // json.Number
 		n, err := x.Int64()
 		return n, err == nil

@@ -58,7 +58,7 @@ func args(t *testing.T, s string) any {
 
 // TestAnyWalksArrays: an array on the pointer's way, or at its end,
 // stands for each of its items (JP RFD D25's example).
-func TestAnyWalksArrays(t *testing.T) {
+func TestHoldsWalksArrays(t *testing.T) {
 	doc := args(t, `{"patterns": [{"old": "foo", "paths": ["src/a.rs"]}, {"old": "x", "paths": [".env"]}], "path": "a", "tags": [["deep", "x"]]}`)
 	tests := []struct {
 		name  string
@@ -81,8 +81,12 @@ func TestAnyWalksArrays(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := Any(doc, segs, func(v any) bool { return v == tt.value }); got != tt.want {
-				t.Errorf("Any(%s, %q) = %v, want %v", tt.ptr, tt.value, got, tt.want)
+			m, err := Compile("const", tt.value, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.Holds(doc, segs); got != tt.want {
+				t.Errorf("Holds(%s, %q) = %v, want %v", tt.ptr, tt.value, got, tt.want)
 			}
 		})
 	}
