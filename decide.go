@@ -10,7 +10,6 @@ import (
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
-	"github.com/strata-config/strata/lock"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/resolve"
 	"github.com/strata-config/strata/trust"
@@ -179,7 +178,7 @@ func (w *Workspace[P, R]) lockedTools() map[string]bool {
 	if w.lockState.Path == "" {
 		return w.locked
 	}
-	if f, err := lock.Read(context.Background(), w.lockState.Path, w.s.Limits); err == nil && f != nil {
+	if f, err := w.readLock(context.Background(), w.lockState.Path); err == nil && f != nil {
 		for _, e := range f.Tools {
 			w.locked[e.Name] = true
 		}

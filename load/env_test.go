@@ -61,14 +61,14 @@ func TestEveryProblemAtOnce(t *testing.T) {
 			user:    "[tools.grep]\noptions.max = 5\n",
 			ws:      "[tools.grep]\noptions.max = [1]\nrun = 1\n",
 			environ: []string{"STRATA_TOOLS_GREP_OPTIONS_MAX=+x"},
-			want:    []string{"ROOT/w/.strata/config.toml:3:7: tools.grep.run: expected a string, found integer 1"},
+			want:    []string{"ROOT/w/.strata/config.toml:3:7: tools.grep.run: expected a mode (ask, unattended, edit, skip) or a rule ({ arg, <matcher>, mode }), found number 1"},
 		},
 		{
 			name: "an override past the end of a list, past a file that failed",
 			user: "[tools.grep]\ncommand = { program = \"rg\", args = [\"-n\"] }\n",
 			ws:   "[tools.grep]\ncommand = { program = \"rg\", args = [\"-n\", \"-w\"] }\nrun = 1\n",
 			cfg:  []string{"tools.grep.command.args.1=-x"},
-			want: []string{"ROOT/w/.strata/config.toml:3:7: tools.grep.run: expected a string, found integer 1"},
+			want: []string{"ROOT/w/.strata/config.toml:3:7: tools.grep.run: expected a mode (ask, unattended, edit, skip) or a rule ({ arg, <matcher>, mode }), found number 1"},
 		},
 		{
 			name: "an override past the end of a list",
@@ -80,7 +80,7 @@ func TestEveryProblemAtOnce(t *testing.T) {
 			name:    "a name settled by a file that failed",
 			user:    "[tools.grep]\nrun = 1\n[tools.a.options.b]\n",
 			environ: []string{"STRATA_TOOLS_A_OPTIONS_B_C=1"},
-			want:    []string{"ROOT/home/config.toml:2:7: tools.grep.run: expected a string, found integer 1"},
+			want:    []string{"ROOT/home/config.toml:2:7: tools.grep.run: expected a mode (ask, unattended, edit, skip) or a rule ({ arg, <matcher>, mode }), found number 1"},
 		},
 		{
 			name:    "a name no layer settles",
@@ -98,7 +98,7 @@ func TestEveryProblemAtOnce(t *testing.T) {
 			user: "[tools.grep]\nrun = 1\n",
 			cfg:  []string{"tools.grep.command.args.0=-w", "tools.grep.rnu=ask"},
 			want: []string{
-				"ROOT/home/config.toml:2:7: tools.grep.run: expected a string, found integer 1",
+				"ROOT/home/config.toml:2:7: tools.grep.run: expected a mode (ask, unattended, edit, skip) or a rule ({ arg, <matcher>, mode }), found number 1",
 				"--cfg #2: tools.grep.rnu: unknown key; did you mean run?",
 			},
 		},
