@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/internal/mcptest"
 )
 
 // budgetConfig is a workspace of server-everything, whose tools load
@@ -47,13 +49,13 @@ func TestServeFindsDeferredTool(t *testing.T) {
 	ctx := context.Background()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_tools", Arguments: map[string]any{"query": "echo back the message"}})
 	if err != nil || res.IsError {
-		t.Fatalf("search_tools: %v %s", err, textOf(res))
+		t.Fatalf("search_tools: %v %s", err, mcptest.Text(res))
 	}
 	var found struct {
 		Found []struct{ Name, Summary string }
 		Tools []json.RawMessage
 	}
-	if err := json.Unmarshal([]byte(textOf(res)), &found); err != nil || len(found.Found) == 0 || found.Found[0].Name != "echo" || len(found.Tools) != len(found.Found) {
+	if err := json.Unmarshal([]byte(mcptest.Text(res)), &found); err != nil || len(found.Found) == 0 || found.Found[0].Name != "echo" || len(found.Tools) != len(found.Found) {
 		t.Fatalf("search_tools found %+v (%v)", found, err)
 	}
 	select {
@@ -65,8 +67,8 @@ func TestServeFindsDeferredTool(t *testing.T) {
 		t.Fatalf("tools after the search: %v", names)
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "deferred"}})
-	if err != nil || res.IsError || !strings.Contains(textOf(res), "deferred") {
-		t.Fatalf("echo: %v %s", err, textOf(res))
+	if err != nil || res.IsError || !strings.Contains(mcptest.Text(res), "deferred") {
+		t.Fatalf("echo: %v %s", err, mcptest.Text(res))
 	}
 }
 

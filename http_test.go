@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/internal/mcpserver"
+	"github.com/strata-config/strata/internal/mcptest"
 	"github.com/strata-config/strata/internal/proctest"
 )
 
@@ -72,24 +73,12 @@ func (s *setup) serveHTTP(t *testing.T, args ...string) *httpServe {
 	return h
 }
 
-// bearer adds a bearer token to every request.
-type bearer struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.base.RoundTrip(r)
-}
-
 // connect connects the Go SDK's client on protocol version to h.
 func (h *httpServe) connect(t *testing.T, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	tr := &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: &http.Client{Transport: bearer{h.token, http.DefaultTransport}}}
+	tr := &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: &http.Client{Transport: mcptest.Bearer{Token: h.token}}}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "1"}, opts).Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("%v; strata said:\n%s", err, h.stderr)
@@ -187,7 +176,7 @@ run = "unattended"
 					if err != nil {
 						got = append(got, err.Error())
 					} else {
-						got = append(got, textOf(res))
+						got = append(got, mcptest.Text(res))
 					}
 					mu.Unlock()
 				}
@@ -303,8 +292,8 @@ run = "unattended"
 				break
 			}
 		}
-		if err != nil || textOf(res) != `{"arguments":{"x":"again"},"_meta":null}` {
-			t.Errorf("after the server ended: %v, %s", err, textOf(res))
+		if err != nil || mcptest.Text(res) != `{"arguments":{"x":"again"},"_meta":null}` {
+			t.Errorf("after the server ended: %v, %s", err, mcptest.Text(res))
 		}
 		if n := len(starts(t, log)); n != 2 {
 			t.Errorf("%d starts, want 2", n)
@@ -346,7 +335,7 @@ run = "unattended"
 			for round := range 20 {
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "flood", Meta: meta})
 				if err != nil || res.IsError {
-					t.Fatalf("round %d: %v %s", round, err, textOf(res))
+					t.Fatalf("round %d: %v %s", round, err, mcptest.Text(res))
 				}
 				for i := range 3 {
 					select {

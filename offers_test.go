@@ -455,7 +455,7 @@ func TestServeRelaysTitledMultiSelect(t *testing.T) {
 	if !strings.Contains(string(schema), `"titledMulti":{"items":{"anyOf":[{"const":"value1","title":"First Option"}`) {
 		t.Errorf("the client was asked with the schema %s", schema)
 	}
-	if got := textOf(res); res.IsError || !strings.Contains(got, "action=decline") {
+	if got := mcptest.Text(res); res.IsError || !strings.Contains(got, "action=decline") {
 		t.Errorf("the tool gave %q (error %v)", got, res.IsError)
 	}
 }
@@ -553,7 +553,7 @@ func TestServeRelaysRoots(t *testing.T) {
 				h := s.serveHTTP(t)
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				defer cancel()
-				tr := &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: &http.Client{Transport: bearer{h.token, http.DefaultTransport}}}
+				tr := &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: &http.Client{Transport: mcptest.Bearer{Token: h.token}}}
 				var err error
 				if cs, err = client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: tt.version}); err != nil {
 					t.Fatal(err)
@@ -568,7 +568,7 @@ func TestServeRelaysRoots(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := textOf(res); !strings.Contains(got, "URI: file:///work/project") {
+			if got := mcptest.Text(res); !strings.Contains(got, "URI: file:///work/project") {
 				t.Errorf("get-roots-list gave %q", got)
 			}
 		})

@@ -127,16 +127,6 @@ func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
 	return names
 }
 
-func textOf(res *mcp.CallToolResult) string {
-	var parts []string
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			parts = append(parts, tc.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
-
 // TestServeRelays drives strata serve, a real process, with the Go SDK's
 // client, in front of a real server that logs, reports progress and asks
 // for sampling and elicitation (server-everything over stdio): what the
@@ -198,7 +188,7 @@ func TestServeRelays(t *testing.T) {
 			t.Fatal(err)
 		}
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "toggle-simulated-logging"})
-		if err != nil || !strings.HasPrefix(textOf(res), "Started simulated") {
+		if err != nil || !strings.HasPrefix(mcptest.Text(res), "Started simulated") {
 			t.Fatalf("%v: %+v", err, res)
 		}
 		m := receive(t, ctx, logs, "log message")
@@ -219,7 +209,7 @@ func TestServeRelays(t *testing.T) {
 		if text, _ := p.Messages[0].Content.(*mcp.TextContent); text == nil || text.Text != "Resource trigger-sampling-request context: Say hi" || p.MaxTokens != 5 || p.SystemPrompt != "You are a helpful test server." {
 			t.Errorf("sampling request %+v", p)
 		}
-		if got := textOf(res); !strings.Contains(got, "Hi from the client") || !strings.Contains(got, "test-model") {
+		if got := mcptest.Text(res); !strings.Contains(got, "Hi from the client") || !strings.Contains(got, "test-model") {
 			t.Errorf("the server did not get the client's answer: %s", got)
 		}
 	})
@@ -233,7 +223,7 @@ func TestServeRelays(t *testing.T) {
 		if p.Message != "Please provide inputs for the following fields:" {
 			t.Errorf("elicitation request %+v", p)
 		}
-		if got := textOf(res); !strings.Contains(got, "- Name: Ada Lovelace") || !strings.Contains(got, "- Agreed to terms: true") {
+		if got := mcptest.Text(res); !strings.Contains(got, "- Name: Ada Lovelace") || !strings.Contains(got, "- Agreed to terms: true") {
 			t.Errorf("the server did not get the client's answer: %s", got)
 		}
 	})
@@ -263,11 +253,11 @@ expose = "all"
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := textOf(res), `error: {"code":-32602,"message":"client does not support elicitation"}`; got != want {
+		if got, want := mcptest.Text(res), `error: {"code":-32602,"message":"client does not support elicitation"}`; got != want {
 			t.Errorf("the server got %s, want %s", got, want)
 		}
 		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "still here"}})
-		if err != nil || textOf(res) != "Echo: still here" {
+		if err != nil || mcptest.Text(res) != "Echo: still here" {
 			t.Errorf("after: %v, %+v", err, res)
 		}
 	})
@@ -283,7 +273,7 @@ expose = "all"
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := textOf(res), `result: {"action":"accept","content":{"answer":"yes: mcpfake asks"}}`; got != want {
+		if got, want := mcptest.Text(res), `result: {"action":"accept","content":{"answer":"yes: mcpfake asks"}}`; got != want {
 			t.Errorf("the server got %s, want %s", got, want)
 		}
 	})
@@ -326,13 +316,13 @@ func TestServeRelaysAfterTheFirstCall(t *testing.T) {
 				t.Fatalf("protocol %s, want %s", v, version)
 			}
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "first"}})
-			if err != nil || textOf(res) != "Echo: first" {
+			if err != nil || mcptest.Text(res) != "Echo: first" {
 				t.Fatalf("first call: %v, %+v", err, res)
 			}
 			for i := range 2 {
 				res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "trigger-sampling-request", Arguments: map[string]any{"prompt": "Say hi", "maxTokens": 5}})
-				if err != nil || res.IsError || !strings.Contains(textOf(res), "Hi from the client") {
-					t.Fatalf("sampling after the first call (%d): %v, %s", i, err, textOf(res))
+				if err != nil || res.IsError || !strings.Contains(mcptest.Text(res), "Hi from the client") {
+					t.Fatalf("sampling after the first call (%d): %v, %s", i, err, mcptest.Text(res))
 				}
 				receive(t, ctx, sampled, "sampling request")
 			}

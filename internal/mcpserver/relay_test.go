@@ -108,12 +108,12 @@ func TestRelayProtocols(t *testing.T) {
 			}
 
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "trigger-elicitation-request"})
-			if err != nil || !strings.Contains(text(res), "- Name: Grace") || elicitations != 1 {
-				t.Errorf("elicitation: %v, %d asked: %s", err, elicitations, text(res))
+			if err != nil || !strings.Contains(mcptest.Text(res), "- Name: Grace") || elicitations != 1 {
+				t.Errorf("elicitation: %v, %d asked: %s", err, elicitations, mcptest.Text(res))
 			}
 			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "trigger-sampling-request", Arguments: map[string]any{"prompt": "p"}})
-			if err != nil || !strings.Contains(text(res), "sampled Resource trigger-sampling-request context: p") || samplings != 1 {
-				t.Errorf("sampling: %v, %d asked: %s", err, samplings, text(res))
+			if err != nil || !strings.Contains(mcptest.Text(res), "sampled Resource trigger-sampling-request context: p") || samplings != 1 {
+				t.Errorf("sampling: %v, %d asked: %s", err, samplings, mcptest.Text(res))
 			}
 			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "trigger-long-running-operation", Arguments: map[string]any{"duration": 0.2, "steps": 2}, Meta: mcp.Meta{"progressToken": 42}})
 			if err != nil || res.IsError {
@@ -135,19 +135,6 @@ func TestRelayProtocols(t *testing.T) {
 			}
 		})
 	}
-}
-
-func text(res *mcp.CallToolResult) string {
-	if res == nil {
-		return ""
-	}
-	var parts []string
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			parts = append(parts, tc.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }
 
 // TestRelayUnknownState: a retry whose request state names no waiting call
@@ -181,7 +168,7 @@ func TestRelayUnknownState(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "the request state names no call under way") || ran != 0 {
 		t.Errorf("error %v, %d runs", err, ran)
 	}
-	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo"}); err != nil || text(res) != "ok" || ran != 1 {
-		t.Errorf("after: %v, %s", err, text(res))
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo"}); err != nil || mcptest.Text(res) != "ok" || ran != 1 {
+		t.Errorf("after: %v, %s", err, mcptest.Text(res))
 	}
 }

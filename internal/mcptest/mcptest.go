@@ -1,4 +1,5 @@
-// Package mcptest starts the real npm MCP servers the tests talk to.
+// Package mcptest starts the real npm MCP servers the tests talk to, and
+// helps the tests talk to MCP servers (a bearer token, a result's text).
 package mcptest
 
 import (

@@ -28,7 +28,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,6 +35,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/internal/bench"
 )
 
 func main() {
@@ -123,8 +124,8 @@ func main() {
 		}
 	}
 	fmt.Printf("tools/call, %d each way: straight p50 %v p99 %v; bare proxy p50 %v p99 %v; through strata p50 %v p99 %v; x-direct (p50) %.2f, x-bare (p50) %.2f\n",
-		*calls, pct(d, 50), pct(d, 99), pct(b, 50), pct(b, 99), pct(s, 50), pct(s, 99),
-		float64(pct(s, 50))/float64(pct(d, 50)), float64(pct(s, 50))/float64(pct(b, 50)))
+		*calls, bench.Percentile(d, 50), bench.Percentile(d, 99), bench.Percentile(b, 50), bench.Percentile(b, 99), bench.Percentile(s, 50), bench.Percentile(s, 99),
+		float64(bench.Percentile(s, 50))/float64(bench.Percentile(d, 50)), float64(bench.Percentile(s, 50))/float64(bench.Percentile(b, 50)))
 	perCall := func(pid int, before time.Duration) time.Duration {
 		return ((cpuTime(pid) - before) / time.Duration(*calls)).Round(time.Microsecond)
 	}
@@ -162,8 +163,8 @@ func main() {
 		}
 		wg.Wait()
 		fmt.Printf("%d sessions x %d calls %s in %v: p50 %v p99 %v, %d errors; connections to the reference server closed by their client: %d; peak RSS: strata %s, bare proxy %s, reference server %s\n",
-			*sessions, *perSession, target.name, time.Since(t0).Round(time.Millisecond), pct(lat, 50), pct(lat, 99), errs, timeWaits(port)-closed0,
-			vmHWM(st.Process.Pid), vmHWM(bare.Process.Pid), vmHWM(ref.Process.Pid))
+			*sessions, *perSession, target.name, time.Since(t0).Round(time.Millisecond), bench.Percentile(lat, 50), bench.Percentile(lat, 99), errs, timeWaits(port)-closed0,
+			bench.Status(st.Process.Pid, "VmHWM"), bench.Status(bare.Process.Pid, "VmHWM"), bench.Status(ref.Process.Pid, "VmHWM"))
 	}
 }
 
@@ -190,28 +191,6 @@ func connect(ctx context.Context, url string) *mcp.ClientSession {
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "load", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	check(err)
 	return cs
-}
-
-func pct(d []time.Duration, p int) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[(len(s)-1)*p/100].Round(time.Microsecond)
-}
-
-func vmHWM(pid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return "?"
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "?"
 }
 
 // cpuTime is the CPU time (user and system) the process pid has taken.
