@@ -14,7 +14,10 @@ import (
 // from where. Every request must carry the bearer token (401 otherwise),
 // name one of Hosts in its Host header and, when a browser sent it, come
 // from the server's own origin or one of Origins (403 otherwise, against
-// DNS rebinding and pages that reach a local server).
+// DNS rebinding and pages that reach a local server). A refused request
+// closes its connection, its body unread; the connections, the sessions,
+// and what each session keeps of its client are bounded (see
+// CONTRIBUTING's table of the HTTP server's bounds).
 type HTTP struct {
 	// Token is the bearer token every request must carry; it must not be
 	// empty unless NoToken.

@@ -315,6 +315,23 @@ func serveHTTPStop(t *testing.T, strata, root string, environ []string, args ...
 	t.Helper()
 	cmd = exec.Command(strata, append([]string{"serve", "--root", root, "--trust", "--http", "127.0.0.1:0"}, args...)...)
 	cmd.Env = environ
+	url, _, stop = startServeHTTPStop(t, cmd)
+	return url, cmd, stop
+}
+
+// startServeHTTP starts cmd, a strata serve --http, and returns where it
+// serves once it says so, and what it says (logged if the test fails);
+// it is stopped when the test ends.
+func startServeHTTP(t *testing.T, cmd *exec.Cmd) (string, *proctest.Buffer) {
+	t.Helper()
+	url, stderr, _ := startServeHTTPStop(t, cmd)
+	return url, stderr
+}
+
+// startServeHTTPStop is startServeHTTP that also returns a function that
+// stops strata (SIGTERM) and returns all it wrote to stderr.
+func startServeHTTPStop(t *testing.T, cmd *exec.Cmd) (url string, stderr *proctest.Buffer, stop func() string) {
+	t.Helper()
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -322,7 +339,7 @@ func serveHTTPStop(t *testing.T, strata, root string, environ []string, args ...
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var stderr proctest.Buffer
+	stderr = &proctest.Buffer{}
 	read := make(chan struct{}) // closed once stderr is read to its end
 	stopped := false
 	stop = func() string {
@@ -341,7 +358,7 @@ func serveHTTPStop(t *testing.T, strata, root string, environ []string, args ...
 	})
 	lines := bufio.NewScanner(pipe)
 	for url == "" && lines.Scan() {
-		io.WriteString(&stderr, lines.Text()+"\n")
+		io.WriteString(stderr, lines.Text()+"\n")
 		if u, ok := strings.CutPrefix(lines.Text(), "strata: serving MCP on "); ok {
 			url = u
 		}
@@ -349,13 +366,13 @@ func serveHTTPStop(t *testing.T, strata, root string, environ []string, args ...
 	go func() {
 		defer close(read)
 		for lines.Scan() {
-			io.WriteString(&stderr, lines.Text()+"\n")
+			io.WriteString(stderr, lines.Text()+"\n")
 		}
 	}()
 	if url == "" {
 		t.Fatalf("strata did not say where it serves:\n%s", stderr.String())
 	}
-	return url, cmd, stop
+	return url, stderr, stop
 }
 
 // rawToolsListHTTP is rawToolsList over streamable HTTP: the result of

@@ -6,12 +6,14 @@
 package gateway
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // Guard admits the requests of clients that may use the gateway and
@@ -19,6 +21,11 @@ import (
 // rebinding: a name the attacker controls, resolving to this machine) or
 // an Origin other than its own and those allowed (a page in a browser),
 // 401 (with WWW-Authenticate: Bearer) for a request without the token.
+// A refusal closes the connection (Connection: close), before any of the
+// request's body is read: a client without the token holds no connection
+// and sends nothing strata reads but its headers. An admitted request
+// carries its token's [Principal], and its connection is marked admitted
+// for [Conns].
 type Guard struct {
 	// Token is the bearer token every request must carry; when empty,
 	// every request is refused, unless NoToken.
@@ -42,23 +49,48 @@ var LoopbackHosts = []string{"localhost", "127.0.0.1", "::1"}
 // Wrap returns next behind g.
 func (g *Guard) Wrap(next http.Handler) http.Handler {
 	want := sha256.Sum256([]byte("Bearer " + g.Token))
+	principal := ""
+	if !g.NoToken {
+		principal = string(want[:])
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !g.hostAllowed(r.Host) {
-			http.Error(w, "Forbidden: this server does not serve the host "+quote(r.Host), http.StatusForbidden)
+			refuse(w, "Forbidden: this server does not serve the host "+quote(r.Host), http.StatusForbidden)
 			return
 		}
 		if o := r.Header.Get("Origin"); o != "" && !g.originAllowed(o, r) {
-			http.Error(w, "Forbidden: requests from the origin "+quote(o)+" are not allowed", http.StatusForbidden)
+			refuse(w, "Forbidden: requests from the origin "+quote(o)+" are not allowed", http.StatusForbidden)
 			return
 		}
 		got := sha256.Sum256([]byte(r.Header.Get("Authorization")))
 		if !g.NoToken && (g.Token == "" || subtle.ConstantTimeCompare(got[:], want[:]) != 1) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="strata"`)
-			http.Error(w, "Unauthorized: send the token of strata serve as Authorization: Bearer <token>", http.StatusUnauthorized)
+			refuse(w, "Unauthorized: send the token of strata serve as Authorization: Bearer <token>", http.StatusUnauthorized)
 			return
 		}
-		next.ServeHTTP(w, r)
+		admit(r.Context())
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, principal)))
 	})
+}
+
+// refuse answers a request the guard refuses, and closes its connection
+// without reading any of its body (net/http would read some, to find its
+// end, however long the client takes to send it).
+func refuse(w http.ResponseWriter, msg string, code int) {
+	w.Header().Set("Connection", "close")
+	http.Error(w, msg, code)
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+}
+
+type principalKey struct{}
+
+// Principal is who the token of a request a Guard admitted says it is:
+// the same value for every request with the same token ("" when the
+// gateway takes requests without one); ok is false for a request no
+// Guard admitted. It is a key (a hash of the token), not text to print.
+func Principal(ctx context.Context) (p string, ok bool) {
+	p, ok = ctx.Value(principalKey{}).(string)
+	return p, ok
 }
 
 // hostAllowed reports whether the Host header names the gateway.

@@ -5,15 +5,21 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/internal/gateway"
 )
 
-// Bounds of the HTTP server.
+// Bounds of the HTTP server. What a client without the token may cost is
+// bounded by the guard in front (see [gateway.Guard]: it reads headers
+// only, and closes the connection it refuses) and by the connections
+// ([gateway.Conns]); what follows bounds a client with it.
 const (
 	// MaxRequestBody bounds the body of one request (one JSON-RPC message
 	// or batch): the SDK's default.
@@ -22,13 +28,43 @@ const (
 	// is kept: its state (its log level, the calls it may resume) is
 	// dropped after.
 	SessionIdle = 30 * time.Minute
-	// readHeaderTimeout bounds how long a client may take to send a
-	// request's headers (slowloris).
-	readHeaderTimeout = 10 * time.Second
-	// shutdownGrace is how long the requests under way may take to end
-	// once the server stops.
-	shutdownGrace = 5 * time.Second
+	// MaxSessions bounds the sessions kept at once, and MaxTokenSessions
+	// those of one token (strata serve takes one token, which its
+	// clients share, so the two are the same): past either, the session
+	// of that scope idle the longest is closed to make room, and Warn is
+	// told; when every session has a request under way, the new one is
+	// refused (503).
+	MaxSessions      = 1000
+	MaxTokenSessions = MaxSessions
+	// MaxInitializeParams bounds what a session keeps of its client's
+	// initialize (clientInfo, capabilities): the JSON of larger params
+	// is refused with an error that says so.
+	MaxInitializeParams = 16 << 10
 )
+
+// httpLimits are the timeouts of the HTTP server.
+type httpLimits struct {
+	// readHeader bounds how long a client may take to send a request's
+	// headers (slowloris), the first of a connection included.
+	readHeader time.Duration
+	// request bounds how long a client may take to send a request's body,
+	// and to read a response that is not an event stream (a refusal,
+	// /health, /metrics): MCP's streams last as long as their calls, and
+	// a client that reads one slowly costs itself alone (see
+	// mcpclient's relay queues).
+	request time.Duration
+	// idle bounds how long a connection waits for its next request:
+	// longer than clients keep an idle connection (Go's 90 s, Node's
+	// 4 s), so that a client does not send a request on a connection
+	// strata is closing.
+	idle time.Duration
+}
+
+var defaultLimits = httpLimits{readHeader: 10 * time.Second, request: time.Minute, idle: 2 * time.Minute}
+
+// shutdownGrace is how long the requests under way may take to end once
+// the server stops.
+const shutdownGrace = 5 * time.Second
 
 // ServeHTTP serves over streamable HTTP on ln, at the path /mcp, until ctx
 // is done: every client a session of its own, all of them one catalog,
@@ -36,10 +72,11 @@ const (
 // of protocol 2026-07-28 or later is served statelessly (server/discover,
 // and a request carries what the client is), any other with sessions
 // (initialize, Mcp-Session-Id, the server's requests on the request's
-// event stream). handler makes the server's handler from the MCP
-// endpoint's (it adds what guards it, and other paths); nil serves the
-// MCP endpoint alone. The Host header is not checked here: handler does
-// it.
+// event stream), at most [MaxSessions]. handler makes the server's
+// handler from the MCP endpoint's (it adds what guards it, a
+// [gateway.Guard], and other paths); nil serves the MCP endpoint alone.
+// The Host header is not checked here: handler does it. The connections
+// are bounded by [gateway.NewConns].
 func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, handler func(mcpEndpoint http.Handler) http.Handler) error {
 	ctx, end, err := s.begin(ctx)
 	if err != nil {
@@ -58,10 +95,22 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, handler func(mc
 		MaxRequestBodyBytes:          MaxRequestBody,
 		PropagateRequestCancellation: true,
 	})
+	bound := &sessionBound{max: MaxSessions, perToken: MaxTokenSessions, server: s.mcp, warn: s.warn, token: func(r *http.Request) string { p, _ := gateway.Principal(r.Context()); return p }}
 	endpoint := http.NewServeMux()
 	endpoint.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := readBody(w, r)
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
+			} else {
+				http.Error(w, "reading the request: "+err.Error(), http.StatusBadRequest)
+			}
+			return
+		}
+		unbounded(w)
 		w = escapeResponses(w)
-		if id, ok := identityRequest(w, r); ok {
+		if id, ok := identityRequest(body); ok {
 			// Seed 002's server/identity, beside MCP, which the SDK
 			// does not know: answered here, as over stdio.
 			w.Header().Set("Content-Type", "application/json")
@@ -72,22 +121,17 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, handler func(mc
 			}{"2.0", id, s.identity()})
 			return
 		}
-		if statelessRequest(w, r) {
+		if statelessRequest(r, body) {
 			stateless.ServeHTTP(w, r)
 			return
 		}
-		sessions.ServeHTTP(w, r)
+		bound.serve(sessions, w, r)
 	}))
 	var h http.Handler = endpoint
 	if handler != nil {
 		h = handler(endpoint)
 	}
-	hs := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: readHeaderTimeout,
-		MaxHeaderBytes:    64 << 10,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-	}
+	hs := newHTTPServer(ctx, h, gateway.NewConns(), defaultLimits)
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
@@ -106,25 +150,56 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, handler func(mc
 	return err
 }
 
-// peekBody returns the body of a POST, read within MaxRequestBody and put
-// back for the handler that reads it next; nil when there is none or it
-// cannot be read (the handler reads the same error).
-func peekBody(w http.ResponseWriter, r *http.Request) []byte {
+// newHTTPServer is the server of h, within the limits and the connections
+// of conns. Every request must be read, and its response written, within
+// lim.request, unless its handler says otherwise (an event stream).
+func newHTTPServer(ctx context.Context, h http.Handler, conns *gateway.Conns, lim httpLimits) *http.Server {
+	return &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// Per request, not the server's ReadTimeout and WriteTimeout,
+			// which a handler could not lift for a stream (past its read
+			// deadline, net/http would cancel the request's context).
+			rc := http.NewResponseController(w)
+			deadline := time.Now().Add(lim.request)
+			_ = rc.SetReadDeadline(deadline)
+			_ = rc.SetWriteDeadline(deadline)
+			h.ServeHTTP(w, r)
+		}),
+		ReadHeaderTimeout: lim.readHeader,
+		IdleTimeout:       lim.idle,
+		MaxHeaderBytes:    64 << 10,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ConnState:         conns.Track,
+		ConnContext:       conns.Context,
+	}
+}
+
+// unbounded lifts the deadlines of an admitted request whose body was
+// read: its response may be an event stream, which lasts as long as its
+// call.
+func unbounded(w http.ResponseWriter) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Time{})
+}
+
+// readBody reads the body of a POST within MaxRequestBody, and puts it
+// back for the handler that reads it next; nil when there is none.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if r.Method != http.MethodPost || r.Body == nil {
-		return nil
+		return nil, nil
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBody))
-	r.Body = io.NopCloser(bytes.NewReader(body))
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	return body
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return body, nil
 }
 
 // identityRequest reports whether r is a server/identity request
 // ([IdentityMethod]), and returns its id.
-func identityRequest(w http.ResponseWriter, r *http.Request) (id json.RawMessage, ok bool) {
-	body := peekBody(w, r)
+func identityRequest(body []byte) (id json.RawMessage, ok bool) {
 	if body == nil {
 		return nil, false
 	}
@@ -138,19 +213,17 @@ func identityRequest(w http.ResponseWriter, r *http.Request) (id json.RawMessage
 	return msg.ID, true
 }
 
-// statelessRequest reports whether r is of protocol 2026-07-28 or later:
-// its MCP-Protocol-Version header says so, or, for a POST without one
-// and without a session (server/discover, the first request), the
-// protocol version in the _meta of its message. The body read is put
-// back, within MaxRequestBody.
-func statelessRequest(w http.ResponseWriter, r *http.Request) bool {
+// statelessRequest reports whether r, whose body is body, is of protocol
+// 2026-07-28 or later: its MCP-Protocol-Version header says so, or, for a
+// POST without one and without a session (server/discover, the first
+// request), the protocol version in the _meta of its message.
+func statelessRequest(r *http.Request, body []byte) bool {
 	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" {
 		return v >= "2026-07-28"
 	}
 	if r.Header.Get("Mcp-Session-Id") != "" {
 		return false
 	}
-	body := peekBody(w, r)
 	if body == nil {
 		return false
 	}

@@ -244,7 +244,7 @@ func (s *Server) begin(ctx context.Context) (_ context.Context, end func(), _ er
 		SubscribeHandler:   s.subscribe,
 		UnsubscribeHandler: s.unsubscribe,
 	})
-	s.mcp.AddReceivingMiddleware(s.fingerprintMiddleware, s.clientRelay, s.offersMiddleware)
+	s.mcp.AddReceivingMiddleware(boundInitialize, s.fingerprintMiddleware, s.clientRelay, s.offersMiddleware)
 	s.mcp.AddSendingMiddleware(asIs)
 	s.install(cat)
 

@@ -148,13 +148,18 @@ func PeakRSS(pid int) (bytes int64, ok bool) {
 // Buffer is a buffer that the goroutine copying a process's output and a
 // test reading it meanwhile may share.
 type Buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	written chan struct{} // closed at the next write
 }
 
 func (l *Buffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.written != nil {
+		close(l.written)
+		l.written = nil
+	}
 	return l.b.Write(p)
 }
 
@@ -162,4 +167,28 @@ func (l *Buffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// Await waits until the buffer holds text, and reports whether it came
+// within safety (a safety net, no measure: see [Returns]).
+func (l *Buffer) Await(text string, safety time.Duration) bool {
+	timer := time.NewTimer(safety)
+	defer timer.Stop()
+	for {
+		l.mu.Lock()
+		if strings.Contains(l.b.String(), text) {
+			l.mu.Unlock()
+			return true
+		}
+		if l.written == nil {
+			l.written = make(chan struct{})
+		}
+		written := l.written
+		l.mu.Unlock()
+		select {
+		case <-written:
+		case <-timer.C:
+			return false
+		}
+	}
 }
