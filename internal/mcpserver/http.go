@@ -60,7 +60,12 @@ type httpLimits struct {
 	idle time.Duration
 }
 
-var defaultLimits = httpLimits{readHeader: 10 * time.Second, request: time.Minute, idle: 2 * time.Minute}
+// The limits of the HTTP server (see httpLimits).
+const (
+	readHeaderTimeout = 10 * time.Second
+	requestTimeout    = time.Minute
+	idleTimeout       = 2 * time.Minute
+)
 
 // shutdownGrace is how long the requests under way may take to end once
 // the server stops.
@@ -95,7 +100,7 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, handler func(mc
 		MaxRequestBodyBytes:          MaxRequestBody,
 		PropagateRequestCancellation: true,
 	})
-	bound := &sessionBound{max: MaxSessions, perToken: MaxTokenSessions, server: s.mcp, warn: s.warn, token: func(r *http.Request) string { p, _ := gateway.Principal(r.Context()); return p }}
+	bound := &sessionBound{max: MaxSessions, perToken: MaxTokenSessions, server: s.mcp, warn: s.warn, token: func(r *http.Request) string { t, _ := tokenOf(r.Context()); return t }}
 	endpoint := http.NewServeMux()
 	endpoint.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := readBody(w, r)
@@ -110,6 +115,9 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, handler func(mc
 		}
 		unbounded(w)
 		w = escapeResponses(w)
+		// Who sent it: its session's, or its own when it has none.
+		token, _ := gateway.Principal(r.Context())
+		r = r.WithContext(context.WithValue(r.Context(), tokenKey{}, token))
 		if id, ok := identityRequest(body); ok {
 			// Seed 002's server/identity, beside MCP, which the SDK
 			// does not know: answered here, as over stdio.
@@ -131,7 +139,7 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, handler func(mc
 	if handler != nil {
 		h = handler(endpoint)
 	}
-	hs := newHTTPServer(ctx, h, gateway.NewConns(), defaultLimits)
+	hs := newHTTPServer(ctx, h, gateway.NewConns(), httpLimits{readHeader: readHeaderTimeout, request: requestTimeout, idle: idleTimeout})
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
@@ -172,6 +180,19 @@ func newHTTPServer(ctx context.Context, h http.Handler, conns *gateway.Conns, li
 		ConnState:         conns.Track,
 		ConnContext:       conns.Context,
 	}
+}
+
+// tokenKey is the context key of a request of the HTTP server: its value
+// is the token the request was admitted with (see gateway.Principal; ""
+// without a guard, or without a token).
+type tokenKey struct{}
+
+// tokenOf is the token of a request that came over HTTP (in the context
+// of its handler, or of its session's); ok is false for one that did not
+// (stdio).
+func tokenOf(ctx context.Context) (token string, ok bool) {
+	token, ok = ctx.Value(tokenKey{}).(string)
+	return token, ok
 }
 
 // unbounded lifts the deadlines of an admitted request whose body was

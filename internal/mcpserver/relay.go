@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -181,7 +182,8 @@ func (s *Server) relay(ctx context.Context, req *mcp.CallToolRequest, run func(c
 	// The call may outlive this request: it waits for the client's
 	// answers, which come with the client's retries.
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	p := &pending{ctx: cctx, cancel: cancel, asks: make(chan *asked), done: make(chan called, 1), waiting: map[string]*asked{}}
+	p := &pending{ctx: cctx, cancel: cancel, asks: make(chan *asked), done: make(chan called, 1), waiting: map[string]*asked{},
+		owner: ownerOf(ctx, ss), call: callOf(req)}
 	d := &downstream{ss: ss, meta: req.Params.Meta, ask: p.ask}
 	go func() {
 		res, err := run(mcpclient.WithDownstream(cctx, d))
@@ -195,6 +197,8 @@ func (s *Server) relay(ctx context.Context, req *mcp.CallToolRequest, run func(c
 // server across the client's retries.
 type pending struct {
 	id     string
+	owner  any             // who may resume it (see ownerOf)
+	call   [32]byte        // what it is (see callOf)
 	ctx    context.Context // the call's
 	cancel context.CancelFunc
 	asks   chan *asked // requests of upstream servers for the client
@@ -280,12 +284,15 @@ func (s *Server) await(ctx context.Context, p *pending) (*mcp.CallToolResult, er
 	}
 }
 
-// resume gives a waiting call the client's answers, and waits on it again.
+// resume gives a waiting call the client's answers, and waits on it
+// again. The call must be the asking session's, and the request a retry
+// of it (the same tool and arguments); otherwise it is not named, and the
+// call still waits for its own client.
 func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, id string) (*mcp.CallToolResult, error) {
 	s.pmu.Lock()
 	p := s.pendings[id]
 	s.pmu.Unlock()
-	if p == nil {
+	if p == nil || req.Session == nil || p.owner != ownerOf(ctx, req.Session) || p.call != callOf(req) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the request state names no call under way: it ended, or it is another session's"}
 	}
 	p.mu.Lock()
@@ -299,6 +306,38 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, id string
 	}
 	p.mu.Unlock()
 	return s.await(ctx, p)
+}
+
+// ownerOf is who may resume a call that the request of the session ss
+// (with the context ctx) started: that session, by its id over HTTP or
+// itself over stdio (one client); for a request without a session
+// (protocol 2026-07-28 over HTTP, where the request is its own session),
+// the token it was admitted with (see tokenOf), which is all that tells
+// its client.
+func ownerOf(ctx context.Context, ss *mcp.ServerSession) any {
+	if id := ss.ID(); id != "" {
+		return "session " + id
+	}
+	if t, ok := tokenOf(ctx); ok {
+		return "token " + t
+	}
+	return ss
+}
+
+// callOf is what a call is: its tool and its arguments (as values, in
+// whatever order and spacing they came). A client retries a call that
+// asks for input with the same ones (multi round-trip requests).
+func callOf(req *mcp.CallToolRequest) [32]byte {
+	args := []byte(req.Params.Arguments)
+	var v any
+	if json.Unmarshal(args, &v) == nil {
+		args, _ = json.Marshal(v) // keys sorted
+	}
+	h := sha256.New()
+	h.Write([]byte(req.Params.Name))
+	h.Write([]byte{0})
+	h.Write(args)
+	return [32]byte(h.Sum(nil))
 }
 
 // relayID returns the id of the waiting call a request state names.

@@ -125,9 +125,14 @@ type Server struct {
 	pendings   map[string]*pending // relayed calls waiting for the client
 
 	// deferred are the tools a client finds with search_tools, not
-	// listed until it does; revealed, the names it found (see search.go).
-	deferred []resolve.Definition
-	revealed map[string]bool
+	// listed to a session until it does (see search.go), isDeferred
+	// their names; toolsGen counts the changes of the tools served, and
+	// views are what each session found and was told.
+	deferred   []resolve.Definition
+	isDeferred map[string]bool
+	searchTool *mcp.Tool
+	toolsGen   uint64
+	views      map[*mcp.ServerSession]*view
 
 	// What the SDK's server holds of the offers (see offers.go).
 	omu          sync.Mutex
@@ -245,7 +250,7 @@ func (s *Server) begin(ctx context.Context) (_ context.Context, end func(), _ er
 		UnsubscribeHandler: s.unsubscribe,
 	})
 	s.mcp.AddReceivingMiddleware(boundInitialize, s.fingerprintMiddleware, s.clientRelay, s.offersMiddleware)
-	s.mcp.AddSendingMiddleware(asIs)
+	s.mcp.AddSendingMiddleware(asIs, s.toolsChangedFilter)
 	s.install(cat)
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -332,13 +337,10 @@ func (s *Server) install(cat *Snapshot) {
 	wantJSON := map[string]string{}
 	wire := map[string]json.RawMessage{}
 	var deferred []resolve.Definition
+	isDeferred := map[string]bool{}
 	for _, d := range cat.Runner.Catalog.Tools {
 		if w := export.Refused(export.MCP, d); w != nil {
 			s.warn(w)
-			continue
-		}
-		if d.Load == config.LoadDeferred && !s.revealed[d.Name] {
-			deferred = append(deferred, d)
 			continue
 		}
 		w := export.MCPToolJSON(d)
@@ -347,10 +349,14 @@ func (s *Server) install(cat *Snapshot) {
 			s.warn(err)
 			continue
 		}
+		if d.Load == config.LoadDeferred {
+			deferred = append(deferred, d)
+			isDeferred[d.Name] = true
+		}
 		wire[d.Name] = w
 		want[d.Name], wantJSON[d.Name] = t, string(w)
 	}
-	s.deferred = deferred
+	s.deferred, s.isDeferred = deferred, isDeferred
 	if len(deferred) > 0 {
 		s.addSearchTool(want, wantJSON, wire)
 	}
@@ -362,14 +368,17 @@ func (s *Server) install(cat *Snapshot) {
 	}
 	if len(gone) > 0 {
 		s.mcp.RemoveTools(gone...)
+		s.toolsGen++
 	}
 	for name, t := range want {
 		if s.served[name] != wantJSON[name] {
 			h := s.handler(name)
 			if name == export.SearchTool && len(deferred) > 0 {
 				h = s.searchHandler
+				s.searchTool = t
 			}
 			s.mcp.AddTool(t, h)
+			s.toolsGen++
 		}
 	}
 	s.served, s.wire = wantJSON, wire
@@ -687,9 +696,11 @@ func text(isError bool, s string) *mcp.CallToolResult {
 // version of serverInfo (in the result of initialize, and in the _meta of
 // every result of protocol 2026-07-28, which has no handshake) is its
 // fingerprint, and tools/list results carry it in _meta. The catalog may
-// have been resolved again since the SDK's server was made.
+// have been resolved again since the SDK's server was made. A tools/list
+// leaves out the deferred tools the session did not find (search.go).
 func (s *Server) fingerprintMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		s.watchTools(method, req)
 		res, err := next(ctx, method, req)
 		if err != nil || res == nil {
 			return res, err
@@ -705,6 +716,7 @@ func (s *Server) fingerprintMiddleware(next mcp.MethodHandler) mcp.MethodHandler
 				r.ServerInfo = &info
 			}
 		case *mcp.ListToolsResult:
+			r.Tools = s.listedTo(req.GetSession(), r.Tools)
 			if r.Meta == nil {
 				r.Meta = mcp.Meta{}
 			}
