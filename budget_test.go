@@ -118,7 +118,7 @@ run = [{ arg = "/message", prefix = "secret", mode = "skip", reason = "no secret
 	cs := s.serveProcess(t, nil)
 	ctx := context.Background()
 	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_tools", Arguments: map[string]any{"query": "echo back the message"}}); err != nil || res.IsError {
-		t.Fatalf("search_tools: %v %s", err, textOf(res))
+		t.Fatalf("search_tools: %v %s", err, mcptest.Text(res))
 	}
 	for _, c := range []struct {
 		message, outcome string
@@ -126,10 +126,10 @@ run = [{ arg = "/message", prefix = "secret", mode = "skip", reason = "no secret
 	}{{"secret plans", "skip", true}, {"hello", "run", false}} {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": c.message}})
 		if err != nil || res.IsError != c.isError {
-			t.Fatalf("echo %q: %v, isError %v: %s", c.message, err, res.IsError, textOf(res))
+			t.Fatalf("echo %q: %v, isError %v: %s", c.message, err, res.IsError, mcptest.Text(res))
 		}
-		if c.isError && !strings.Contains(textOf(res), "the config says skip (tools.echo.policy.run.0: no secrets)") {
-			t.Errorf("echo %q: %s", c.message, textOf(res))
+		if c.isError && !strings.Contains(mcptest.Text(res), "the config says skip (tools.echo.policy.run.0: no secrets)") {
+			t.Errorf("echo %q: %s", c.message, mcptest.Text(res))
 		}
 		d, _ := res.Meta["strata/decision"].(map[string]any)
 		if d["outcome"] != c.outcome || d["tool"] != "echo" || d["source"] != "mcp.everything" {
