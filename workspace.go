@@ -218,6 +218,11 @@ func privateBase(cacheDir, name string, environ []string) string {
 // read from environ; "" when neither is set.
 func DefaultCacheDir(name string, environ []string) string { return cache.DefaultDir(name, environ) }
 
+// CacheDir returns the directory of the workspace's cache ([CacheDir]):
+// discovery's answers and the token counts of definitions
+// (budget.OpenCounts) are kept there; "" when there is none.
+func (w *Workspace[P, R]) CacheDir() string { return w.s.cacheDir }
+
 // Config returns the resolved config: the host's whole config.
 func (w *Workspace[P, R]) Config() R { return w.loaded.Config }
 

@@ -28,12 +28,16 @@ func explainTool(e *env, w *strataWorkspace, c *resolveCmd) error {
 	}
 	// What tools and servers wrote is data: escaped where a terminal would
 	// act on it.
-	_, err = io.WriteString(e.Stdout, explanationText(ex, tokensText(ex, c.Export), time.Now()))
+	counts := budget.OpenCounts(w.CacheDir())
+	cost := tokensText(ex, c.Export, counts)
+	writeCounts(e, counts)
+	_, err = io.WriteString(e.Stdout, explanationText(ex, cost, time.Now()))
 	return err
 }
 
-// tokensText says what the tool's definition costs in the export format.
-func tokensText(ex strata.ToolExplanation, format string) string {
+// tokensText says what the tool's definition costs in the export format,
+// counted with counts.
+func tokensText(ex strata.ToolExplanation, format string, counts *budget.Counts) string {
 	d := ex.Definition
 	d.Load = ""
 	if ex.Choice.Load == config.LoadDeferred {
@@ -44,7 +48,7 @@ func tokensText(ex strata.ToolExplanation, format string) string {
 	if err != nil || len(written.Entries) == 0 || written.Entries[0].Name == export.SearchTool {
 		return fmt.Sprintf("not written in %s (its name is not one %s takes)", format, format)
 	}
-	st := budget.Measure(&export.Written{Dialect: written.Dialect, Entries: written.Entries[:1]}, config.Budget{})
+	st := counts.Measure(&export.Written{Dialect: written.Dialect, Entries: written.Entries[:1]}, config.Budget{})
 	return fmt.Sprintf("%d in %s", st.Total+st.Deferred, format)
 }
 

@@ -107,7 +107,9 @@ func (c *resolveCmd) Run(e *env) error {
 	warn(e, written.Notes)
 	var out []byte
 	if c.Stats || b.Tokens > 0 {
-		stats := budget.Measure(written, b)
+		counts := budget.OpenCounts(w.CacheDir())
+		stats := counts.Measure(written, b)
+		writeCounts(e, counts)
 		if w := stats.Check(); w != nil {
 			warn(e, diag.Errors{w})
 		}
@@ -129,6 +131,14 @@ func (c *resolveCmd) Run(e *env) error {
 		return werr
 	}
 	return err
+}
+
+// writeCounts keeps the token counts made in the cache; a cache that
+// cannot be written is a warning (the counts are made again next time).
+func writeCounts(e *env, counts *budget.Counts) {
+	if err := counts.Write(); err != nil {
+		warn(e, diag.Errors{{Code: diag.CodeWrite, Severity: diag.SeverityWarning, Source: "cache", Msg: err.Error(), Err: err}})
+	}
 }
 
 // statsText is the table of --stats: the total, each tool (the most
