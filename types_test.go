@@ -53,6 +53,7 @@ var valueTypes = map[string]reflect.Type{
 	"config.Toolsets":            reflect.TypeFor[config.Toolsets](),
 	"config.ToolsetsPartial":     reflect.TypeFor[config.ToolsetsPartial](),
 	"budget.Stats":               reflect.TypeFor[budget.Stats](),
+	"budget.Counts":              reflect.TypeFor[*budget.Counts](),
 	"budget.ToolCost":            reflect.TypeFor[budget.ToolCost](),
 	"budget.ServerCost":          reflect.TypeFor[budget.ServerCost](),
 	"export.ToolEntry":           reflect.TypeFor[export.ToolEntry](),
@@ -284,6 +285,7 @@ var handles = map[reflect.Type]bool{
 	reflect.TypeFor[*strata.Workspace[config.Partial, config.Config]](): true,
 	reflect.TypeFor[*call.Runner]():                                     true,
 	reflect.TypeFor[*serve.Server]():                                    true,
+	reflect.TypeFor[*budget.Counts]():                                   true,
 }
 
 // fill returns a value of typ with every exported field set, from seed;
