@@ -103,7 +103,7 @@ func TestAnswersUnreadable(t *testing.T) {
 		{"truncated", func(t *testing.T, path string, whole []byte) { write(t, path, whole[:len(whole)/2]) }},
 		{"garbage", func(t *testing.T, path string, _ []byte) { write(t, path, []byte("\x00\x01garbage")) }},
 		{"another version", func(t *testing.T, path string, whole []byte) {
-			write(t, path, []byte(strings.Replace(string(whole), `"version":3`, `"version":2`, 1)))
+			write(t, path, []byte(strings.Replace(string(whole), `"version":4`, `"version":3`, 1)))
 		}},
 		{"another directory's, renamed", func(t *testing.T, path string, _ []byte) {
 			c := &Cache{Dir: t.TempDir()}

@@ -29,8 +29,8 @@ func TestFailed(t *testing.T) {
 		{name: "past the ttl", get: key, now: at.Add(FailureTTL)},
 		{name: "before it failed (a clock set back)", get: key, now: at.Add(-time.Minute)},
 		{name: "another key", get: other, now: at},
-		{name: "corrupt", corrupt: `{"version":3,"key":"x"`, get: key, now: at},
-		{name: "an entry of another key renamed", corrupt: `{"version":3,"key":"0000","failed":{"error":"x","at":"2026-11-25T20:00:00Z"}}`, get: key, now: at},
+		{name: "corrupt", corrupt: `{"version":4,"key":"x"`, get: key, now: at},
+		{name: "an entry of another key renamed", corrupt: `{"version":4,"key":"0000","failed":{"error":"x","at":"2026-11-25T20:00:00Z"}}`, get: key, now: at},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -248,50 +248,69 @@ func writeString(b *bytes.Buffer, s string) {
 func (v *Value) String() string { return string(v.JSON()) }
 
 // Equal reports whether a and b are the same JSON value: same keys and
-// values, in any order, numbers compared by value.
+// values, in any order, numbers compared by value, strings by what they
+// say. It walks the two values as they are (nothing is converted or
+// written): what is written the same is compared as bytes, and objects
+// whose keys come in the same order key by key.
 func Equal(a, b *Value) bool {
-	if a == nil || b == nil {
-		return a == b
+	if a == b {
+		return true
 	}
-	return jsonEqual(a.Interface(), b.Interface())
-}
-
-func jsonEqual(a, b any) bool {
-	switch a := a.(type) {
-	case map[string]any:
-		bm, ok := b.(map[string]any)
-		if !ok || len(a) != len(bm) {
+	if a == nil || b == nil || a.kind != b.kind {
+		return false
+	}
+	switch a.kind {
+	case Object:
+		if len(a.keys) != len(b.keys) {
 			return false
 		}
-		for k, x := range a {
-			y, ok := bm[k]
-			if !ok || !jsonEqual(x, y) {
+		for i, k := range a.keys {
+			if b.keys[i] != k {
+				return sameMembers(a, b)
+			}
+			if !Equal(a.items[i], b.items[i]) {
 				return false
 			}
 		}
 		return true
-	case []any:
-		ba, ok := b.([]any)
-		if !ok || len(a) != len(ba) {
+	case Array:
+		if len(a.items) != len(b.items) {
 			return false
 		}
-		for i := range a {
-			if !jsonEqual(a[i], ba[i]) {
+		for i := range a.items {
+			if !Equal(a.items[i], b.items[i]) {
 				return false
 			}
 		}
 		return true
-	case json.Number:
-		bn, ok := b.(json.Number)
-		if !ok {
-			return false
-		}
-		if a == bn {
+	case String:
+		return bytes.Equal(a.raw, b.raw) || unquote(a.raw) == unquote(b.raw)
+	case Number:
+		if bytes.Equal(a.raw, b.raw) {
 			return true
 		}
-		x, okx := new(big.Rat).SetString(string(a))
-		y, oky := new(big.Rat).SetString(string(bn))
+		x, okx := new(big.Rat).SetString(string(a.raw))
+		y, oky := new(big.Rat).SetString(string(b.raw))
 		return okx && oky && x.Cmp(y) == 0
 	}
-	return a == b
+	return bytes.Equal(a.raw, b.raw) // true, false, null
+}
+
+// sameMembers reports whether the objects a and b, of as many keys, have
+// the same members in another order.
+func sameMembers(a, b *Value) bool {
+	at := make(map[string]*Value, len(a.keys))
+	for i, k := range a.keys {
+		at[k] = a.items[i]
+	}
+	if len(at) != len(b.keys) {
+		return false // a key given twice (a value built with Set cannot be)
+	}
+	for i, k := range b.keys {
+		x, ok := at[k]
+		if !ok || !Equal(x, b.items[i]) {
+			return false
+		}
+	}
+	return true
 }

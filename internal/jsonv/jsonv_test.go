@@ -227,11 +227,26 @@ func TestEqual(t *testing.T) {
 		{"different", `{"a":1}`, `{"a":2}`, false},
 		{"array order", `[1,2]`, `[2,1]`, false},
 		{"types", `"1"`, `1`, false},
+		{"escapes", `{"\u0061":"\u00e9\n"}`, `{"a":"é\n"}`, true},
+		{"string", `"a"`, `"b"`, false},
+		{"nested key order", `{"p":{"x":[{"a":1,"b":[true,null]}],"y":"s"},"q":0}`, `{"q":0.0,"p":{"y":"s","x":[{"b":[true,null],"a":1}]}}`, true},
+		{"nested difference", `{"p":{"x":[{"a":1,"b":[true,null]}]}}`, `{"p":{"x":[{"b":[true,false],"a":1}]}}`, false},
+		{"other keys, as many", `{"a":1,"b":2}`, `{"a":1,"c":2}`, false},
+		{"other keys, reordered", `{"b":2,"a":1}`, `{"a":1,"c":2}`, false},
+		{"a key more", `{"a":1}`, `{"a":1,"b":2}`, false},
+		{"true and false", `true`, `false`, false},
+		{"null and false", `null`, `false`, false},
+		{"an item more", `[1]`, `[1,1]`, false},
+		{"negative zero", `-0`, `0`, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Equal(MustParse(tt.a), MustParse(tt.b)); got != tt.want {
+			a, b := MustParse(tt.a), MustParse(tt.b)
+			if got := Equal(a, b); got != tt.want {
 				t.Errorf("Equal(%s, %s) = %v", tt.a, tt.b, got)
+			}
+			if got := Equal(b, a); got != tt.want {
+				t.Errorf("Equal(%s, %s) = %v", tt.b, tt.a, got)
 			}
 		})
 	}

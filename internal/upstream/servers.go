@@ -526,18 +526,19 @@ func (p *Servers) revalidate(l *live, a Answer) {
 	if l.spec.Key == nil || p.Cache == nil {
 		return // nothing cached to compare with
 	}
-	answer, err := json.Marshal(a)
-	if err != nil {
-		return
+	put := func() {
+		if answer, err := json.Marshal(a); err == nil {
+			_ = p.Cache.Put(*l.spec.Key, answer)
+		}
 	}
 	cached := p.cached(l.spec)
 	if cached != nil && SameTools(*cached, a) {
 		if (cached.Identity == nil) != (a.Identity == nil) || (a.Identity != nil && *a.Identity != *cached.Identity) {
-			_ = p.Cache.Put(*l.spec.Key, answer) // the same tools, under the identity given now
+			put() // the same tools, under the identity given now
 		}
 		return
 	}
-	_ = p.Cache.Put(*l.spec.Key, answer)
+	put()
 	if cached == nil {
 		return // nothing was cached: nothing resolved from it
 	}

@@ -112,31 +112,151 @@ type Answer struct {
 // Cached returns the tools of the server of s that c holds, or nil: none,
 // or an answer larger than the budget of s allows, which an earlier
 // strata, without a budget, may have written (more tools, or more than
-// four times the budget's bytes: an answer writes each tool twice, its
-// fields and as listed). That is listed again, within the budget.
+// twice the budget's bytes). That is listed again, within the budget.
 func Cached(c *cache.Cache, s Server) *Answer {
 	if s.Key == nil || c == nil {
 		return nil
 	}
 	b := s.Budget.WithDefaults()
 	data, ok := c.Get(*s.Key)
-	if !ok || int64(len(data)) > 4*b.Bytes {
+	if !ok || int64(len(data)) > 2*b.Bytes {
 		return nil
 	}
 	var a Answer
-	if json.Unmarshal(data, &a) != nil || len(a.Tools) > b.Tools {
+	if a.UnmarshalJSON(data) != nil || len(a.Tools) > b.Tools {
 		return nil
 	}
 	return &a
 }
 
+// answerJSON is how an [Answer] is kept: each tool once, as the server
+// listed it (its raw JSON, whose members give the tool's fields), or, for
+// an answer Decoded from what the SDK decoded (a transport that hides the
+// raw listing), its fields as an MCP tool.
+type answerJSON struct {
+	ServerInfo *mcp.Implementation `json:"serverInfo,omitempty"`
+	Tools      []*jsonv.Value      `json:"tools"`
+	Decoded    bool                `json:"decoded,omitempty"`
+	Identity   *mcpclient.Identity `json:"identity,omitempty"`
+	Cut        *mcpclient.Cut      `json:"cut,omitempty"`
+}
+
+// MarshalJSON writes the answer as the cache keeps it: each tool once,
+// as the server listed it (see [Answer.UnmarshalJSON]).
+func (a Answer) MarshalJSON() ([]byte, error) {
+	f := answerJSON{ServerInfo: a.ServerInfo, Tools: make([]*jsonv.Value, len(a.Tools)), Identity: a.Identity, Cut: a.Cut}
+	for _, t := range a.Tools {
+		if t.Raw == nil {
+			f.Decoded = true
+		}
+	}
+	for i, t := range a.Tools {
+		if !f.Decoded {
+			f.Tools[i] = t.Raw
+			continue
+		}
+		v := jsonv.NewObject()
+		v.Set("name", jsonv.MustOf(t.Name))
+		if t.Title != "" {
+			v.Set("title", jsonv.MustOf(t.Title))
+		}
+		if t.Description != "" {
+			v.Set("description", jsonv.MustOf(t.Description))
+		}
+		v.Set("inputSchema", orNull(t.InputSchema))
+		if t.OutputSchema != nil {
+			v.Set("outputSchema", t.OutputSchema)
+		}
+		if t.Annotations != nil {
+			v.Set("annotations", t.Annotations)
+		}
+		f.Tools[i] = v
+	}
+	return json.Marshal(f)
+}
+
+// orNull is v, or JSON null for nil.
+func orNull(v *jsonv.Value) *jsonv.Value {
+	if v == nil {
+		return jsonv.MustParse("null")
+	}
+	return v
+}
+
+// UnmarshalJSON reads what [Answer.MarshalJSON] wrote, in one pass of the
+// JSON tokenizer: a tool's fields are members of its raw value, not
+// copies of them.
+func (a *Answer) UnmarshalJSON(b []byte) error {
+	v, err := jsonv.Parse(b)
+	if err != nil {
+		return err
+	}
+	if v.Kind() != jsonv.Object {
+		return errors.New("an answer is not a JSON object")
+	}
+	var out Answer
+	for key, x := range map[string]any{"serverInfo": &out.ServerInfo, "identity": &out.Identity, "cut": &out.Cut} {
+		if m := v.Get(key); m != nil {
+			if err := json.Unmarshal(m.JSON(), x); err != nil {
+				return fmt.Errorf("%s: %w", key, err)
+			}
+		}
+	}
+	decoded := false
+	if d := v.Get("decoded"); d != nil {
+		decoded = d.String() == "true"
+	}
+	tools := v.Get("tools")
+	if tools == nil || tools.Kind() != jsonv.Array {
+		return errors.New("an answer has no tools array")
+	}
+	out.Tools = make([]mcpclient.Tool, 0, len(tools.Items()))
+	for _, t := range tools.Items() {
+		if t.Kind() != jsonv.Object {
+			return errors.New("a tool is not a JSON object")
+		}
+		name, ok := t.Get("name").Str()
+		if !ok || name == "" {
+			return errors.New("a tool has no name")
+		}
+		title, _ := t.Get("title").Str()
+		desc, _ := t.Get("description").Str()
+		tool := mcpclient.Tool{Name: name, Title: title, Description: desc, InputSchema: t.Get("inputSchema"), OutputSchema: t.Get("outputSchema"), Annotations: t.Get("annotations")}
+		if !decoded {
+			tool.Raw = t
+		}
+		out.Tools = append(out.Tools, tool)
+	}
+	*a = out
+	return nil
+}
+
 // SameTools reports whether a and b list the same tools of the same
-// server, whatever identity each was given with.
+// server, whatever identity each was given with. They are compared as
+// values (see [jsonv.Equal]): nothing is written or read again.
 func SameTools(a, b Answer) bool {
-	a.Identity, b.Identity = nil, nil
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && jsonv.Equal(jsonv.MustParse(string(ja)), jsonv.MustParse(string(jb)))
+	if len(a.Tools) != len(b.Tools) || (a.Cut == nil) != (b.Cut == nil) || a.Cut != nil && *a.Cut != *b.Cut {
+		return false
+	}
+	if (a.ServerInfo == nil) != (b.ServerInfo == nil) {
+		return false
+	}
+	if a.ServerInfo != nil {
+		ia, err1 := json.Marshal(a.ServerInfo)
+		ib, err2 := json.Marshal(b.ServerInfo)
+		if err1 != nil || err2 != nil || !jsonv.Equal(jsonv.MustParse(string(ia)), jsonv.MustParse(string(ib))) {
+			return false
+		}
+	}
+	for i := range a.Tools {
+		x, y := &a.Tools[i], &b.Tools[i]
+		if x.Name != y.Name || x.Title != y.Title || x.Description != y.Description ||
+			!jsonv.Equal(x.InputSchema, y.InputSchema) || !jsonv.Equal(x.OutputSchema, y.OutputSchema) ||
+			!jsonv.Equal(x.Annotations, y.Annotations) || !jsonv.Equal(x.Raw, y.Raw) {
+			return false
+		}
+	}
+	return true
 }
 
 // EnvNames returns the names of the variables the server's process
