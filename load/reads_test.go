@@ -37,6 +37,7 @@ var opens = map[string]string{
 	"internal/cache/cache.go Cache.Failed":     "the cache directory, the user's",
 	"internal/cache/cache.go holds":            "the cache directory, the user's",
 	"internal/cache/answers.go Answers.read":   "the cache directory, the user's",
+	"internal/cache/counts.go Counts.read":     "the cache directory, the user's",
 	"internal/cache/npx.go addVersion":         "the package.json of what an npx launch runs, to key the cache, through the bounded reader: found from the launch's directory, a private one while the workspace is untrusted",
 	"internal/exe/exe.go Sum":                  "a program or an interpreter's script, hashed for a pin: what a launch runs, which untrusted.Workspace.Check decides",
 	"internal/procs/private.go SweepPrivate":   "the base of the private directories, the user's, swept of what a crash left",
