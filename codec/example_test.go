@@ -18,7 +18,7 @@ func ExampleLimits() {
 	_, err := strict.Parse("deep.toml", []byte("a.b.c.d = 1\n"), partial.TOML)
 	fmt.Println(err)
 	// Output:
-	// {Depth:5000 FileSize:1048576 Files:64 Problems:100 Quote:100 Total:8388608 Values:250000 ServerTools:10000 ServerListing:4194304}
+	// {Depth:5000 FileSize:1048576 Files:64 Problems:100 Quote:100 Total:8388608 Values:320000 ServerTools:10000 ServerListing:4194304}
 	// deep.toml:1:7: tables and arrays nest deeper than 3 levels, the limit
 }
 

@@ -41,7 +41,7 @@ type Limits struct {
 	// Values is how many values (tables, arrays and scalars) all the
 	// layer files of one load may hold together. Memory follows values
 	// more than bytes: 1 MiB holds half a million numbers. Default
-	// 250,000.
+	// 320,000: 10,000 described tools (the most one MCP server lists).
 	Values int
 	// ServerTools is how many tools of one MCP server are kept, all the
 	// pages of its tools/list together; a list past it keeps its first

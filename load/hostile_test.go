@@ -272,7 +272,7 @@ func TestProblemsLimitAcrossFiles(t *testing.T) {
 }
 
 func TestLimitsWithDefaults(t *testing.T) {
-	want := codec.Limits{Depth: 1000, FileSize: 1 << 20, Files: 64, Problems: 100, Quote: 100, Total: 8 << 20, Values: 250_000, ServerTools: 10_000, ServerListing: 4 << 20}
+	want := codec.Limits{Depth: 1000, FileSize: 1 << 20, Files: 64, Problems: 100, Quote: 100, Total: 8 << 20, Values: 320_000, ServerTools: 10_000, ServerListing: 4 << 20}
 	if diff := cmp.Diff(want, codec.Limits{}.WithDefaults()); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}

@@ -57,3 +57,41 @@ func Files(dir string, layers, tools int) ([]string, error) {
 	}
 	return paths, nil
 }
+
+// SmallLayers writes n small tools (a command, a summary and a run mode
+// each: four values with the tool's table) under dir, if missing, in as
+// few files as the file limit allows (at most 900 KB each), and returns
+// their paths: a catalog of many tools, each set once.
+func SmallLayers(dir string, n int) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var paths []string
+	var b strings.Builder
+	flush := func() error {
+		p := filepath.Join(dir, fmt.Sprintf("small-%dtools-%d.toml", n, len(paths)+1))
+		paths = append(paths, p)
+		if _, err := os.Stat(p); err == nil {
+			b.Reset()
+			return nil
+		}
+		err := os.WriteFile(p, []byte(b.String()), 0o644)
+		b.Reset()
+		return err
+	}
+	runs := []string{"ask", "unattended", "edit", "skip"}
+	for i := range n {
+		fmt.Fprintf(&b, "[tools.tool_%05d]\ncommand = \"tool-%05d {{tool}}\"\nsummary = \"Tool %d.\"\nrun = %q\n\n", i, i, i, runs[i%4])
+		if b.Len() > 900_000 {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if b.Len() > 0 {
+		if err := flush(); err != nil {
+			return nil, err
+		}
+	}
+	return paths, nil
+}

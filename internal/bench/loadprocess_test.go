@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +19,9 @@ import (
 // (maxRSS-MB) besides its time: strata merge of the five files (decode,
 // merge, and the merged layer printed), strata config with the five files
 // as --cfg layers (decode, merge and finalize, printing only the list of
-// layers), and koanf loading them (koanfload). Each iteration also runs
+// layers), and koanf loading them (koanfload); and strata config of 1,000,
+// 10,000 and 50,000 small tools (SmallLayers: four values a tool, in files
+// of at most 900 KB), a catalog of many tools. Each iteration also runs
 // the floor, floortoml (go-toml/v2 decoding the same bytes into typed
 // structs, as BenchmarkLoad/floor-gotoml), untimed: floor-maxRSS-MB is its
 // largest resident set, x-floor-maxRSS the ratio of the two largest, and
@@ -55,22 +58,39 @@ func BenchmarkLoadProcess(b *testing.B) {
 	for _, p := range paths {
 		config = append(config, "--cfg", p)
 	}
-	for _, c := range []struct {
+	type run struct {
 		name   string
 		args   []string
-		minOut int // bytes the command prints at least
-	}{
-		{"strata-merge", append([]string{bins[self], "merge"}, paths...), 500_000},
-		{"strata-config", append([]string{bins[self]}, config...), 100},
-		{"koanf", append([]string{bins[koanf]}, paths...), 1},
-	} {
+		floor  []string // the floor's files
+		minOut int      // bytes the command prints at least
+	}
+	runs := []run{
+		{"strata-merge", append([]string{bins[self], "merge"}, paths...), paths, 500_000},
+		{"strata-config", append([]string{bins[self]}, config...), paths, 100},
+		{"koanf", append([]string{bins[koanf]}, paths...), paths, 1},
+	}
+	for _, n := range []int{1_000, 10_000, 50_000} {
+		small, err := SmallLayers("testdata", n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		args := []string{bins[self], "config", "--sources"}
+		for i, p := range small {
+			if small[i], err = filepath.Abs(p); err != nil {
+				b.Fatal(err)
+			}
+			args = append(args, "--cfg", small[i])
+		}
+		runs = append(runs, run{fmt.Sprintf("strata-config-%dk-small", n/1000), args, small, 100})
+	}
+	for _, c := range runs {
 		b.Run(c.name, func(b *testing.B) {
 			var most, floorMost int
 			var took, floorTook time.Duration
 			for b.Loop() {
 				rss, d := runRSS(b, c.args, environ, work, c.minOut)
 				b.StopTimer()
-				frss, fd := runRSS(b, append([]string{bins[floor]}, paths...), environ, work, 1)
+				frss, fd := runRSS(b, append([]string{bins[floor]}, c.floor...), environ, work, 1)
 				b.StartTimer()
 				most, floorMost = max(most, rss), max(floorMost, frss)
 				took, floorTook = took+d, floorTook+fd

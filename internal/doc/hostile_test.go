@@ -493,10 +493,10 @@ func TestValues(t *testing.T) {
 	}
 	t.Run("default limit", func(t *testing.T) {
 		for _, r := range readers {
-			src := map[Format]string{TOML: "a = [" + ones(250_000) + "]", JSON: `{"a": [` + ones(250_000) + "]}", YAML: "a: [" + ones(250_000) + "]"}[r.format]
+			src := map[Format]string{TOML: "a = [" + ones(320_000) + "]", JSON: `{"a": [` + ones(320_000) + "]}", YAML: "a: [" + ones(320_000) + "]"}[r.format]
 			_, errs := r.read(Options{}, []byte(src))
-			if len(errs) != 1 || !strings.Contains(errs[0].Msg, "more than 250,000 values") {
-				t.Errorf("%s: %v, want the default limit of 250,000 values", r.format, errs)
+			if len(errs) != 1 || !strings.Contains(errs[0].Msg, "more than 320,000 values") {
+				t.Errorf("%s: %v, want the default limit of 320,000 values", r.format, errs)
 			}
 		}
 	})

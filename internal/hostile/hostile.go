@@ -126,11 +126,11 @@ func Inputs() []Input {
 				}
 				return files
 			}},
-		{Name: "dense-yaml", Layer: "config.yaml", Where: AtLine, Want: "the file holds more than 250,000 values",
+		{Name: "dense-yaml", Layer: "config.yaml", Where: AtLine, Want: "the file holds more than 320,000 values",
 			// Half a million numbers in 1 MiB: memory follows values,
 			// not bytes.
 			Content: func() []byte { return []byte("tools:\n  x:\n    options:\n      a: [" + numbers(1<<19-100) + "]\n") }},
-		{Name: "dense-files", Layer: "config.toml", Where: AtLine, Want: "the layer files of this load hold more than 250,000 values", At: "dense/1",
+		{Name: "dense-files", Layer: "config.toml", Where: AtLine, Want: "the layer files of this load hold more than 320,000 values", At: "dense/1",
 			Content: func() []byte { return []byte("extends = [\"dense/*.json\"]\n") },
 			Files: func() map[string][]byte {
 				// Files within every limit of their own, past the

@@ -28,7 +28,7 @@ const (
 	Total = 8 << 20
 	// Values is how many values (tables, arrays and scalars) the layer
 	// files of one load hold together.
-	Values = 250_000
+	Values = 320_000
 	// ServerTools is how many tools of one MCP server are kept, all pages
 	// of its tools/list together.
 	ServerTools = 10_000
