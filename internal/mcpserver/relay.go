@@ -40,9 +40,14 @@ const relayKey = "strata/relay"
 // host the log level the client asks for.
 func (s *Server) clientRelay(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && s.Client != nil {
+		// Only the first request that says who the client is counts: the
+		// later ones are not decoded again (a request of protocol
+		// 2026-07-28 carries the client's capabilities in its _meta,
+		// which the SDK decodes anew at each asking).
+		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && s.Client != nil && !s.clientSeen.Load() {
 			if client, ok := clientOf(method, req); ok {
 				s.clientOnce.Do(func() {
+					defer s.clientSeen.Store(true)
 					if s.Client(ctx, client, ss) {
 						// Requests are handled in order until this one
 						// is answered, so the client's first tools/list

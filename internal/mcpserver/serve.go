@@ -121,6 +121,7 @@ type Server struct {
 	watch      *watcher
 	loadMu     sync.Mutex // one resolution at a time, installed in order
 	clientOnce sync.Once
+	clientSeen atomic.Bool // clientOnce has run
 	pmu        sync.Mutex
 	pendings   map[string]*pending // relayed calls waiting for the client
 
