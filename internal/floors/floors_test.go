@@ -48,12 +48,20 @@ var floors = map[string]int{
 var core = []string{"diag", "secret", "partial", "merge", "delta", "assign", "config", "load", "trust"}
 
 // notInCore are what the core never links: a process runner, the
-// network, the MCP SDK.
+// network, the MCP SDK, the tokenizer (and its regular expressions), the
+// JSON Schema validators (and x/text, which one brings): a host that only
+// loads configuration pays none of their weight or initialisation.
 func notInCore(p string) bool {
-	switch {
-	case p == "os/exec", p == "net", p == "net/http", p == "crypto/tls",
-		p == module+"/internal/procs",
-		p == "github.com/modelcontextprotocol/go-sdk", strings.HasPrefix(p, "github.com/modelcontextprotocol/go-sdk/"):
+	for _, m := range []string{
+		"github.com/modelcontextprotocol/go-sdk", "github.com/tiktoken-go/tokenizer", "github.com/dlclark/regexp2",
+		"github.com/santhosh-tekuri/jsonschema", "github.com/google/jsonschema-go", "golang.org/x/text",
+	} {
+		if p == m || strings.HasPrefix(p, m+"/") {
+			return true
+		}
+	}
+	switch p {
+	case "os/exec", "net", "net/http", "crypto/tls", module + "/internal/procs", module + "/internal/tokens", module + "/internal/schemacheck":
 		return true
 	}
 	return false
