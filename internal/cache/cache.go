@@ -1,5 +1,6 @@
 // Package cache keeps the answers of discovery on disk, so that resolving
-// again runs nothing.
+// again runs nothing, and the token counts of definitions ([Counts]), so
+// that measuring them again counts nothing.
 package cache
 
 import (
