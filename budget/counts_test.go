@@ -17,14 +17,7 @@ import (
 // referenceWritten is the reference set as one catalog written: each
 // definition an entry, the last one's text changed when change is set.
 func referenceWritten(t *testing.T, change bool) *export.Written {
-	b, err := os.ReadFile("testdata/reference.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var refs []reference
-	if err := json.Unmarshal(b, &refs); err != nil {
-		t.Fatal(err)
-	}
+	refs := references(t)
 	w := &export.Written{Dialect: export.OpenAI}
 	for i, r := range refs {
 		if change && i == len(refs)-1 {

@@ -37,14 +37,7 @@ type reference struct {
 // them, and hostile text (long names, scripts other than Latin, emoji,
 // long runs).
 func TestCountsAgainstReference(t *testing.T) {
-	b, err := os.ReadFile("testdata/reference.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var refs []reference
-	if err := json.Unmarshal(b, &refs); err != nil {
-		t.Fatal(err)
-	}
+	refs := references(t)
 	if len(refs) < 100 {
 		t.Fatalf("%d reference definitions; the set has more", len(refs))
 	}
@@ -68,6 +61,19 @@ func TestCountsAgainstReference(t *testing.T) {
 		}
 	}
 	t.Logf("%d definitions, %d tokens (reference %d)", len(refs), total, want)
+}
+
+// references reads the reference set, testdata/reference.json.
+func references(t *testing.T) []reference {
+	b, err := os.ReadFile("testdata/reference.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []reference
+	if err := json.Unmarshal(b, &refs); err != nil {
+		t.Fatal(err)
+	}
+	return refs
 }
 
 // TestWriteDefinitions writes the definitions of the reference set, with

@@ -88,12 +88,12 @@ func (a *Answers) Path() string { return a.name }
 func (a *Answers) read() {
 	a.load.Do(func() {
 		a.entries = map[string]answerEntry{}
-		b, err := readfile.Regular(context.Background(), a.name, MaxAnswers, "a cache file")
-		if err != nil {
+		var f answersFile
+		found, ok := readJSON(a.name, MaxAnswers, &f)
+		if !found {
 			return
 		}
-		var f answersFile
-		if json.Unmarshal(b, &f) != nil || f.Version != cacheVersion || f.Dir != a.id {
+		if !ok || f.Version != cacheVersion || f.Dir != a.id {
 			a.changed = true // written again, whole
 			return
 		}
@@ -181,6 +181,17 @@ func (a *Answers) Write(programs []string) error {
 	}
 	a.changed = false
 	return nil
+}
+
+// readJSON reads the JSON file name, of at most max bytes, into v: found
+// is false when there is no file to read, ok false when what it holds
+// cannot be read whole.
+func readJSON(name string, max int64, v any) (found, ok bool) {
+	b, err := readfile.Regular(context.Background(), name, max, "a cache file")
+	if err != nil {
+		return false, false
+	}
+	return true, json.Unmarshal(b, v) == nil
 }
 
 // writeFile writes b to the file name in dir, atomically: readers see the

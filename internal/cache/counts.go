@@ -2,7 +2,6 @@ package cache
 
 import (
 	"cmp"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,8 +11,6 @@ import (
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/strata-config/strata/internal/readfile"
 )
 
 // Counts are the token counts of texts (tool definitions as an export
@@ -78,12 +75,12 @@ func (t *Counts) Path() string { return t.name }
 func (t *Counts) read() {
 	t.load.Do(func() {
 		t.entries = map[string]countEntry{}
-		b, err := readfile.Regular(context.Background(), t.name, maxCountsFile, "a cache file")
-		if err != nil {
+		var f countsFile
+		found, ok := readJSON(t.name, maxCountsFile, &f)
+		if !found {
 			return
 		}
-		var f countsFile
-		if json.Unmarshal(b, &f) != nil || f.Version != cacheVersion || f.Encoding != t.encoding {
+		if !ok || f.Version != cacheVersion || f.Encoding != t.encoding {
 			t.changed = true // written again, whole
 			return
 		}
