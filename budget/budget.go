@@ -84,7 +84,7 @@ type Counts struct{ c *cache.Counts }
 // workspace's, see the root package's CacheDir); "" keeps none. The
 // counts are read on first use; [Counts.Write] writes the new ones.
 func OpenCounts(dir string) *Counts {
-	c := (&cache.Cache{Dir: dir}).Counts(Encoding)
+	c := (&cache.Cache{Dir: dir}).Counts(Encoding, tokens.Counter())
 	if c == nil {
 		return nil
 	}

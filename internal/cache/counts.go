@@ -27,6 +27,7 @@ type Counts struct {
 	name     string // the file
 	dir      string
 	encoding string
+	counter  string // the counter's module and version
 	today    int64 // days since 1970, when entries were used
 
 	load    sync.Once
@@ -43,6 +44,7 @@ type countEntry [2]int64
 type countsFile struct {
 	Version  int                   `json:"version"`
 	Encoding string                `json:"encoding"`
+	Counter  string                `json:"counter,omitempty"`
 	Counts   map[string]countEntry `json:"counts"`
 }
 
@@ -56,14 +58,15 @@ const MaxCounts = 40_000
 // 50 bytes, twice over.
 const maxCountsFile = 4 << 20
 
-// Counts returns the token counts of the encoding kept in the cache; nil
-// without a cache (a nil Counts counts every text).
-func (c *Cache) Counts(encoding string) *Counts {
+// Counts returns the token counts of the encoding kept in the cache, as
+// counter (a module and its version) counted them: counts another counter
+// made are not used; nil without a cache (a nil Counts counts every text).
+func (c *Cache) Counts(encoding, counter string) *Counts {
 	if c == nil || c.Dir == "" {
 		return nil
 	}
 	return &Counts{
-		name: filepath.Join(c.Dir, "tokens-"+encoding+".json"), dir: c.Dir, encoding: encoding,
+		name: filepath.Join(c.Dir, "tokens-"+encoding+".json"), dir: c.Dir, encoding: encoding, counter: counter,
 		today: time.Now().Unix() / 86400,
 	}
 }
@@ -80,7 +83,7 @@ func (t *Counts) read() {
 		if !found {
 			return
 		}
-		if !ok || f.Version != cacheVersion || f.Encoding != t.encoding {
+		if !ok || f.Version != cacheVersion || f.Encoding != t.encoding || f.Counter != t.counter {
 			t.changed = true // written again, whole
 			return
 		}
@@ -153,7 +156,7 @@ func (t *Counts) Write() error {
 			delete(t.entries, k)
 		}
 	}
-	b, err := json.Marshal(countsFile{Version: cacheVersion, Encoding: t.encoding, Counts: t.entries})
+	b, err := json.Marshal(countsFile{Version: cacheVersion, Encoding: t.encoding, Counter: t.counter, Counts: t.entries})
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}

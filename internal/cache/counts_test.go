@@ -35,14 +35,15 @@ func TestCounts(t *testing.T) {
 		{name: "a new text is counted", texts: []string{"a", "ccc"}, calls: 1, rewrite: true},
 		{name: "a changed text is counted", texts: []string{"a", "bB"}, calls: 1, rewrite: true},
 		{name: "a day later, used again", later: 1, texts: []string{"a"}, rewrite: true},
-		{name: "a cut file", spoil: `{"version":4,"encoding":"o200k_base","counts":{`, texts: []string{"a", "bb"}, calls: 2, rewrite: true},
-		{name: "another encoding's", spoil: `{"version":4,"encoding":"cl100k_base","counts":{}}`, texts: []string{"a"}, calls: 1, rewrite: true},
-		{name: "a key of another form", spoil: `{"version":4,"encoding":"o200k_base","counts":{"a":[1,1]}}`, texts: []string{"a"}, calls: 1, rewrite: true},
+		{name: "a cut file", spoil: `{"version":4,"encoding":"o200k_base","counter":"tok@v1","counts":{`, texts: []string{"a", "bb"}, calls: 2, rewrite: true},
+		{name: "another encoding's", spoil: `{"version":4,"encoding":"cl100k_base","counter":"tok@v1","counts":{}}`, texts: []string{"a"}, calls: 1, rewrite: true},
+		{name: "another counter's", spoil: `{"version":4,"encoding":"o200k_base","counter":"tok@v0","counts":{"ca978112ca1bbdcafac231b39a23dc4d":[9,20000]}}`, texts: []string{"a"}, calls: 1, rewrite: true},
+		{name: "a key of another form", spoil: `{"version":4,"encoding":"o200k_base","counter":"tok@v1","counts":{"a":[1,1]}}`, texts: []string{"a"}, calls: 1, rewrite: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &Cache{Dir: t.TempDir()}
-			first := c.Counts("o200k_base")
+			first := c.Counts("o200k_base", "tok@v1")
 			first.today = day
 			var cnt counter
 			for _, s := range []string{"a", "bb"} {
@@ -62,7 +63,7 @@ func TestCounts(t *testing.T) {
 			if err := os.Chtimes(first.Path(), old, old); err != nil {
 				t.Fatal(err)
 			}
-			second := c.Counts("o200k_base")
+			second := c.Counts("o200k_base", "tok@v1")
 			second.today = day + tt.later
 			cnt.calls.Store(0)
 			for _, s := range tt.texts {
@@ -84,7 +85,7 @@ func TestCounts(t *testing.T) {
 				t.Errorf("the file written again: %v, want %v", rewrote, tt.rewrite)
 			}
 			// What was written reads back, counting nothing.
-			third := c.Counts("o200k_base")
+			third := c.Counts("o200k_base", "tok@v1")
 			cnt.calls.Store(0)
 			for _, s := range tt.texts {
 				third.Count(s, cnt.count)
@@ -99,7 +100,7 @@ func TestCounts(t *testing.T) {
 // TestCountsBounded: past MaxCounts, the counts used longest ago go.
 func TestCountsBounded(t *testing.T) {
 	c := &Cache{Dir: t.TempDir()}
-	first := c.Counts("o200k_base")
+	first := c.Counts("o200k_base", "tok@v1")
 	first.today = 100
 	var cnt counter
 	for i := range MaxCounts {
@@ -108,14 +109,14 @@ func TestCountsBounded(t *testing.T) {
 	if err := first.Write(); err != nil {
 		t.Fatal(err)
 	}
-	second := c.Counts("o200k_base")
+	second := c.Counts("o200k_base", "tok@v1")
 	second.today = 101
 	second.Count("0", cnt.count) // used again
 	second.Count("new", cnt.count)
 	if err := second.Write(); err != nil {
 		t.Fatal(err)
 	}
-	third := c.Counts("o200k_base")
+	third := c.Counts("o200k_base", "tok@v1")
 	third.read()
 	if got := len(third.entries); got != MaxCounts {
 		t.Errorf("%d counts kept, want %d", got, MaxCounts)
@@ -140,7 +141,7 @@ func TestCountsBounded(t *testing.T) {
 // are all kept.
 func TestCountsConcurrent(t *testing.T) {
 	c := &Cache{Dir: t.TempDir()}
-	counts := c.Counts("o200k_base")
+	counts := c.Counts("o200k_base", "tok@v1")
 	var cnt counter
 	done := make(chan int)
 	for g := range 4 {
@@ -159,7 +160,7 @@ func TestCountsConcurrent(t *testing.T) {
 	if err := counts.Write(); err != nil {
 		t.Fatal(err)
 	}
-	again := c.Counts("o200k_base")
+	again := c.Counts("o200k_base", "tok@v1")
 	cnt.calls.Store(0)
 	got := 0
 	for g := range 4 {

@@ -11,6 +11,7 @@
 package tokens
 
 import (
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -24,6 +25,31 @@ var (
 	once  sync.Once
 	enc   *codec.Codec
 	built atomic.Bool
+)
+
+// Counter names what counts: the tokenizer's module and its version, as
+// the program's build records it (a test binary records none), so that
+// counts kept by another version are not taken for this one's.
+func Counter() string {
+	counterOnce.Do(func() {
+		counter = module
+		if info, ok := debug.ReadBuildInfo(); ok {
+			for _, d := range info.Deps {
+				if d.Path == module {
+					counter = module + "@" + d.Version
+				}
+			}
+		}
+	})
+	return counter
+}
+
+// module is the tokenizer's module.
+const module = "github.com/tiktoken-go/tokenizer"
+
+var (
+	counterOnce sync.Once
+	counter     string
 )
 
 // Built reports whether the vocabulary was built: whether anything was
