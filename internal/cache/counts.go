@@ -28,7 +28,7 @@ type Counts struct {
 	dir      string
 	encoding string
 	counter  string // the counter's module and version
-	today    int64 // days since 1970, when entries were used
+	today    int64  // days since 1970, when entries were used
 
 	load    sync.Once
 	mu      sync.Mutex
