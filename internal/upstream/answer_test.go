@@ -2,6 +2,7 @@ package upstream_test
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -139,5 +140,25 @@ func TestAnswerKept(t *testing.T) {
 				t.Errorf("read back (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestAnswerFieldsKept: the cache's form of an answer (Answer.MarshalJSON)
+// names each field of Answer and of a tool; a field added to either must
+// be kept there too, and listed here.
+func TestAnswerFieldsKept(t *testing.T) {
+	fields := func(v any) []string {
+		var out []string
+		typ := reflect.TypeOf(v)
+		for i := range typ.NumField() {
+			out = append(out, typ.Field(i).Name)
+		}
+		return out
+	}
+	if diff := cmp.Diff([]string{"ServerInfo", "Tools", "Identity", "Cut"}, fields(upstream.Answer{})); diff != "" {
+		t.Errorf("Answer's fields (-kept +declared):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"Name", "Title", "Description", "InputSchema", "OutputSchema", "Annotations", "Raw"}, fields(mcpclient.Tool{})); diff != "" {
+		t.Errorf("a tool's fields (-kept +declared):\n%s", diff)
 	}
 }
