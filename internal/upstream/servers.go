@@ -205,13 +205,44 @@ type live struct {
 	sess  *mcpclient.Session
 	err   error
 
-	mu     sync.Mutex // serializes listings (the session reads one at a time)
-	answer Answer     // its tools, as last listed
+	mu sync.Mutex // serializes listings (the session reads one at a time)
+	// listed are its tools, as last listed, in the cache's form
+	// ([Answer.MarshalJSON]): a server's listing is kept as the bytes it
+	// came in, not as values, while the server runs (10,000 tools are
+	// about 3 MB so, and 50 MB as values); it is read again when asked for.
+	listed []byte
+	// first is the listing the server started with, as values, for the
+	// one who started it (Tools, Call), until taken.
+	first *Answer
 	// called says a call went to the server: it gets the grace of a
 	// server that may have work to finish when it stops. A server that
 	// only listed its tools (a one-shot strata resolve) is idle: it is
 	// sent SIGTERM as its stdin closes, and has ListGrace to exit.
 	called atomic.Bool
+}
+
+// keep keeps a as the server's last listing.
+func (l *live) keep(a Answer) {
+	l.first = nil
+	b, err := json.Marshal(a)
+	if err != nil {
+		b = nil // read back as no listing: listed again when asked
+	}
+	l.listed = b
+}
+
+// answer returns the server's last listing: the one it started with,
+// when not taken yet, else read again.
+func (l *live) answer() Answer {
+	if a := l.first; a != nil {
+		l.first = nil
+		return *a
+	}
+	var a Answer
+	if l.listed != nil && a.UnmarshalJSON(l.listed) != nil {
+		return Answer{}
+	}
+	return a
 }
 
 // idle reports whether the server only listed its tools: it has nothing
@@ -336,13 +367,16 @@ func (p *Servers) Tools(ctx context.Context, s Server, known *Answer) (a Answer,
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !started {
-		last := l.answer
-		if fresh, _, err := list(ctx, l.sess, s, &last); err == nil {
-			l.answer = fresh
-		}
+	if started {
+		return l.answer(), true, nil
 	}
-	return l.answer, started, nil
+	last := l.answer()
+	fresh, _, err := list(ctx, l.sess, s, &last)
+	if err != nil {
+		return last, false, nil
+	}
+	l.keep(fresh)
+	return fresh, false, nil
 }
 
 // Call calls tool of the server of s with args (a JSON object) and the
@@ -367,7 +401,7 @@ func (p *Servers) Call(ctx context.Context, s Server, tool string, args json.Raw
 	l.called.Store(true)
 	if started {
 		l.mu.Lock()
-		a := l.answer
+		a := l.answer()
 		l.mu.Unlock()
 		p.revalidate(l, a)
 	}
@@ -427,7 +461,10 @@ func (p *Servers) start(id string, l *live, relay *mcpclient.Relay, known func()
 	if l.err != nil {
 		l.err = startFailed(l.spec, l.err)
 	} else {
-		l.answer, _, l.err = list(ctx, l.sess, l.spec, known())
+		var a Answer
+		a, _, l.err = list(ctx, l.sess, l.spec, known())
+		l.keep(a)
+		l.first = &a
 		if l.err != nil {
 			_ = l.sess.Close()
 			l.sess = nil
@@ -470,7 +507,7 @@ func (p *Servers) followServer(id string, l *live) {
 			l.mu.Lock()
 			a, _, err := list(context.Background(), l.sess, l.spec, nil)
 			if err == nil {
-				l.answer = a
+				l.keep(a)
 			}
 			l.mu.Unlock()
 			if err == nil {
