@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/exe"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/suggest"
@@ -248,7 +249,7 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 		q := *out.Question
 		asked[q.ID]++
 		if res.Runs >= maxRounds {
-			return nil, &Refusal{Tool: name, Msg: fmt.Sprintf("the tool kept asking: %d runs, the question %s asked %d times; the answers given do not satisfy it", res.Runs, q.ID, asked[q.ID])}
+			return nil, &Refusal{Tool: name, Msg: fmt.Sprintf("the tool kept asking: %s, the question %s asked %s; the answers given do not satisfy it", diag.Counted(res.Runs, "run"), q.ID, diag.Counted(asked[q.ID], "time"))}
 		}
 		cq := def.Questions[q.ID]
 		if cq.Answer != nil {
@@ -415,7 +416,7 @@ func trace(stderr []byte) []string {
 	}
 	lines := strings.Split(s, "\n")
 	if len(lines) > keep {
-		lines = append([]string{fmt.Sprintf("(%d lines before)", len(lines)-keep)}, lines[len(lines)-keep:]...)
+		lines = append([]string{"(" + diag.Counted(len(lines)-keep, "line") + " before)"}, lines[len(lines)-keep:]...)
 	}
 	return lines
 }

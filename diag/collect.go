@@ -12,12 +12,7 @@ import (
 // out.
 type Omitted struct{ N int }
 
-func (o *Omitted) Error() string {
-	if o.N == 1 {
-		return "1 more problem"
-	}
-	return Count(o.N) + " more problems"
-}
+func (o *Omitted) Error() string { return Counted(o.N, "more problem") }
 
 // omitted returns how many problems e stands for when it closes a list
 // cut short, or 0.
@@ -52,6 +47,15 @@ func Count(n int) string {
 		s = "-" + s
 	}
 	return s
+}
+
+// Counted writes n as [Count] does, then noun, with an s past one: "1
+// tool", "0 tools", "1,234 more problems".
+func Counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return Count(n) + " " + noun + "s"
 }
 
 // Collector gathers the problems of one pass. It keeps the first Max of

@@ -364,13 +364,10 @@ func (es Errors) Error() string {
 	if n := omitted(es[len(es)-1]); n > 0 && len(es) > 1 {
 		more += n - 1
 	}
-	switch more {
-	case 0:
+	if more == 0 {
 		return es[0].Error()
-	case 1:
-		return es[0].Error() + " (and 1 more problem)"
 	}
-	return fmt.Sprintf("%s (and %s more problems)", es[0].Error(), Count(more))
+	return fmt.Sprintf("%s (and %s)", es[0].Error(), Counted(more, "more problem"))
 }
 
 // Render renders every problem for people.

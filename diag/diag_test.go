@@ -193,6 +193,26 @@ func TestCount(t *testing.T) {
 	}
 }
 
+// TestCounted: a count and its noun, singular for one alone ("62 tokens
+// in 1 tools" was written).
+func TestCounted(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		noun string
+		want string
+	}{
+		{0, "tool", "0 tools"},
+		{1, "tool", "1 tool"},
+		{2, "tool", "2 tools"},
+		{1, "more problem", "1 more problem"},
+		{1234, "token", "1,234 tokens"},
+	} {
+		if got := diag.Counted(c.n, c.noun); got != c.want {
+			t.Errorf("Counted(%d, %q) = %q, want %q", c.n, c.noun, got, c.want)
+		}
+	}
+}
+
 func TestErrorsSummaryAndAll(t *testing.T) {
 	a := &diag.Error{Msg: "a"}
 	b := &diag.Error{Msg: "b"}

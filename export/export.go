@@ -255,7 +255,7 @@ func Write(c *resolve.Catalog, f Dialect, b config.Budget) (*Written, error) {
 	}
 	if deferred > 0 && f != Strata {
 		if other, ok := names[SearchTool]; ok && f != Anthropic {
-			return w, &diag.Error{Code: diag.CodeNameCollision, Path: partial.Path{"tools", other}, Msg: fmt.Sprintf("%d tools are deferred, and this tool has the name of the tool that finds them, %s", deferred, SearchTool), Hint: "rename it: [tools.other_name] source = ..., or load every tool always"}
+			return w, &diag.Error{Code: diag.CodeNameCollision, Path: partial.Path{"tools", other}, Msg: fmt.Sprintf("%s deferred, and this tool has the name of the tool that finds deferred tools, %s", diag.Counted(deferred, "tool"), SearchTool), Hint: "rename it: [tools.other_name] source = ..., or load every tool always"}
 		}
 		e := ToolEntry{Name: SearchTool, Source: "strata", JSON: entryJSON(f, SearchDefinition())}
 		if f == Anthropic {
@@ -264,7 +264,7 @@ func Write(c *resolve.Catalog, f Dialect, b config.Budget) (*Written, error) {
 		w.Entries = append(w.Entries, e)
 	}
 	if n := w.loaded(); lim.Tools > 0 && n > lim.Tools {
-		return w, &diag.Error{Code: diag.CodeLimit, Path: partial.Path{"budget", string(f), "tools"}, Msg: fmt.Sprintf("%d tools for %s, which takes at most %d in one request", n, f, lim.Tools),
+		return w, &diag.Error{Code: diag.CodeLimit, Path: partial.Path{"budget", string(f), "tools"}, Msg: fmt.Sprintf("%s for %s, which takes at most %d in one request", diag.Counted(n, "tool"), f, lim.Tools),
 			Hint: `choose a smaller tool set (--toolset NAME, [toolsets.NAME] tools = [...]), load some tools when a search finds them (load = "deferred"), or turn tools off (enable = false)`}
 	}
 	return w, nil

@@ -370,6 +370,12 @@ func TestForeignProblems(t *testing.T) {
 			},
 		},
 		{
+			name:  "a file of mcpServers whose client its name does not tell: an unknown key",
+			files: map[string]string{"servers.json": `{"mcpServers": {"a": {"command": "x", "arg": []}}}`},
+			cfg:   "servers.json",
+			want:  []string{"servers.json:1:39: mcpServers.a.arg: unknown key of an mcpServers server; did you mean args?"},
+		},
+		{
 			name: "types: what a server has must fit its type",
 			files: map[string]string{".mcp.json": `{"mcpServers": {
   "a": {"type": "http", "command": "x"},

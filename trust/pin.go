@@ -210,7 +210,7 @@ func (p Pin) Check(l Launch) error {
 // argsDiffer says which arguments differ, by position, or "".
 func argsDiffer(pinned, now []string) string {
 	if len(pinned) != len(now) {
-		return fmt.Sprintf("%d arguments, pinned %d", len(now), len(pinned))
+		return fmt.Sprintf("%s, pinned %d", diag.Counted(len(now), "argument"), len(pinned))
 	}
 	var d []string
 	for i := range now {

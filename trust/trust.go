@@ -292,5 +292,5 @@ func (s *Store) write(l List) error {
 
 // String describes the list for messages.
 func (l List) String() string {
-	return fmt.Sprintf("%d workspaces, %d recursive, %d pins", len(l.Workspaces), len(l.Recursive), len(l.Pins))
+	return fmt.Sprintf("%s, %d recursive, %s", diag.Counted(len(l.Workspaces), "workspace"), len(l.Recursive), diag.Counted(len(l.Pins), "pin"))
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/termtext"
+	"github.com/strata-config/strata/diag"
 )
 
 // Run runs strata doctor: every enabled MCP server of the config is
@@ -39,7 +40,7 @@ func (c *doctorCmd) Run(e *env) error {
 			}
 			fmt.Fprintf(e.Stdout, "FAIL %s (%v): %s\n     fix: %s\n", termtext.Line(r.Name), r.Duration.Round(time.Millisecond), termtext.Line(msg), termtext.Line(r.Fix))
 		} else {
-			fmt.Fprintf(e.Stdout, "ok   %s: %d tools in %v\n", termtext.Line(r.Name), r.Tools, r.Duration.Round(time.Millisecond))
+			fmt.Fprintf(e.Stdout, "ok   %s: %s in %v\n", termtext.Line(r.Name), diag.Counted(r.Tools, "tool"), r.Duration.Round(time.Millisecond))
 		}
 		if r.SignIn != "" {
 			fmt.Fprintf(e.Stdout, "     sign-in: %s\n", termtext.Line(r.SignIn))

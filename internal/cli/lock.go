@@ -45,7 +45,7 @@ func (c *lockCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(e.Stdout, "locked %s in %s%s\n", count(len(wrote.Tools), "tool"), rel(wrote.Path), accepted(wrote.Changes))
+	_, err = fmt.Fprintf(e.Stdout, "locked %s in %s%s\n", diag.Counted(len(wrote.Tools), "tool"), rel(wrote.Path), accepted(wrote.Changes))
 	return err
 }
 
@@ -69,13 +69,6 @@ func accepted(changes []lock.Change) string {
 		return ""
 	}
 	return termtext.Line(" (" + strings.Join(parts, "; ") + ")")
-}
-
-func count(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // heldBack is the error of a call of a tool that the lock holds back, or

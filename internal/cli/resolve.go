@@ -89,7 +89,7 @@ func (c *resolveCmd) Run(e *env) error {
 			}
 			return exitStatus(1)
 		}
-		_, err := fmt.Fprintf(e.Stdout, "%d tools resolve; %d warnings\n", len(cat.Tools), len(cat.Warnings))
+		_, err := fmt.Fprintf(e.Stdout, "%s resolved; %s\n", diag.Counted(len(cat.Tools), "tool"), diag.Counted(len(cat.Warnings), "warning"))
 		return err
 	}
 	b := w.Model().Budget
@@ -151,15 +151,15 @@ func statsText(s budget.Stats) []byte {
 			loaded++
 		}
 	}
-	fmt.Fprintf(&b, "%s: %d tokens in %d tools (%s)", s.Format, s.Total, loaded, budget.Encoding)
+	fmt.Fprintf(&b, "%s: %s in %s (%s)", s.Format, diag.Counted(s.Total, "token"), diag.Counted(loaded, "tool"), budget.Encoding)
 	if s.Budget > 0 {
-		fmt.Fprintf(&b, ", budget %d", s.Budget)
+		fmt.Fprintf(&b, ", budget %s", diag.Count(s.Budget))
 		if s.Total > s.Budget {
-			fmt.Fprintf(&b, ": over by %d", s.Total-s.Budget)
+			fmt.Fprintf(&b, ": over by %s", diag.Count(s.Total-s.Budget))
 		}
 	}
 	if s.Deferred > 0 {
-		fmt.Fprintf(&b, "; deferred: %d tokens in %d tools", s.Deferred, len(s.Tools)-loaded)
+		fmt.Fprintf(&b, "; deferred: %s in %s", diag.Counted(s.Deferred, "token"), diag.Counted(len(s.Tools)-loaded, "tool"))
 	}
 	b.WriteString("\n\n")
 	width := len("tool")

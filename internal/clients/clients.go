@@ -133,19 +133,20 @@ func detectForeign(d *document, declared func(key string) bool) Format {
 // JSONC reports whether the client reads its file as JSONC.
 func (f Format) JSONC() bool { return f == VSCode || f == Cursor }
 
-// client names the client that writes f, for messages.
-func (f Format) client() string {
+// aClient names the client that writes f with its article ("a Claude
+// Code", "an mcpServers"), for messages.
+func (f Format) aClient() string {
 	switch f {
 	case Claude:
-		return "Claude Desktop"
+		return "a Claude Desktop"
 	case ClaudeCode:
-		return "Claude Code"
+		return "a Claude Code"
 	case Cursor:
-		return "Cursor"
+		return "a Cursor"
 	case VSCode:
-		return "VS Code"
+		return "a VS Code"
 	case Codex:
-		return "Codex"
+		return "a Codex"
 	}
 	return "an mcpServers"
 }
@@ -443,7 +444,7 @@ func (fi *foreignFile) unknownKey(e *doc.Node, p partial.Path, rules map[string]
 	} else if fi.f == mcpServers {
 		hint = "if another client wrote this file, name it: --cfg cursor:PATH or claude-code:PATH"
 	}
-	fi.failKey(diag.CodeUnknownKey, e, p.Append(e.Key), fmt.Sprintf("unknown key of a %s server", fi.f.client()), hint)
+	fi.failKey(diag.CodeUnknownKey, e, p.Append(e.Key), fmt.Sprintf("unknown key of %s server", fi.f.aClient()), hint)
 }
 
 // envStrings turns the numbers of an env table into strings, as the clients

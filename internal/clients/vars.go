@@ -165,7 +165,7 @@ func (fi *foreignFile) resolver(n *doc.Node, p partial.Path) func(string) (strin
 			if c := suggest.Closest(body, editorVarNames); c != "" {
 				hint = "did you mean ${" + c + "}?"
 			}
-			fi.warnings = append(fi.warnings, fi.d.errAt(diag.CodeBadValue, n, p, fmt.Sprintf("${%s} is not a %s variable; it is passed as written", body, fi.f.client()), hint))
+			fi.warnings = append(fi.warnings, fi.d.errAt(diag.CodeBadValue, n, p, fmt.Sprintf("${%s} is not %s variable; it is passed as written", body, fi.f.aClient()), hint))
 		}
 		return v, ok, err
 	}

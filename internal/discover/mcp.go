@@ -381,28 +381,19 @@ func (s *session) cut(name string, cut *mcpclient.Cut) {
 	if cut == nil {
 		return
 	}
-	bound, setting := fmt.Sprintf("%s tools", thousands(cut.Bound)), "ServerTools"
+	bound, setting := diag.Counted(int(cut.Bound), "tool"), "ServerTools"
 	if cut.By == "bytes" {
 		bound, setting = fmt.Sprintf("%d MiB", cut.Bound>>20), "ServerListing"
 		if cut.Bound%(1<<20) != 0 {
-			bound = fmt.Sprintf("%s bytes", thousands(cut.Bound))
+			bound = diag.Counted(int(cut.Bound), "byte")
 		}
 	}
 	s.warn(&diag.Error{
 		Code: diag.CodeLimit,
 		Path: partial.Path{"mcp_servers", name},
-		Msg:  fmt.Sprintf("the server's tool list goes past %s: strata keeps its first %s tools (%.1f MiB) and leaves out the rest", bound, thousands(int64(cut.Kept)), float64(cut.Bytes)/(1<<20)),
+		Msg:  fmt.Sprintf("the server's tool list goes past %s: strata keeps its first %s (%.1f MiB) and leaves out the rest", bound, diag.Counted(cut.Kept, "tool"), float64(cut.Bytes)/(1<<20)),
 		Hint: "a host raises the bound with codec.Limits." + setting,
 	})
-}
-
-// thousands writes n with commas between thousands.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // keep caches a server's answer a, where known was cached before, and

@@ -370,6 +370,9 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if e.More > 0 {
+		if e.More == 1 {
+			return "and 1 more problem"
+		}
 		return fmt.Sprintf("and %d more problems", e.More)
 	}
 	return e.Msg

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/export"
 	"github.com/strata-config/strata/resolve"
 )
@@ -122,7 +123,7 @@ func (s *Server) tell(ss *mcp.ServerSession) bool {
 // Warn says so).
 func (s *Server) addSearchTool(want map[string]*mcp.Tool, wantJSON map[string]string, wire map[string]json.RawMessage) {
 	if _, taken := want[export.SearchTool]; taken {
-		s.warn(fmt.Errorf("%d tools are deferred, and a tool of the catalog is named %s: they cannot be found; rename that tool", len(s.deferred), export.SearchTool))
+		s.warn(fmt.Errorf("%s deferred, and a tool of the catalog is named %s: deferred tools cannot be found; rename that tool", diag.Counted(len(s.deferred), "tool"), export.SearchTool))
 		return
 	}
 	d := export.SearchDefinition()
