@@ -26,7 +26,7 @@ type ServerCheck struct {
 
 // CheckServers starts each enabled MCP server of the config (or connects
 // to it), lists its tools and stops it, one after the other, in the order
-// of their names, bypassing the cache.
+// of their names, bypassing the cache. Each start is told to [Progress].
 func (w *Workspace[P, R]) CheckServers(ctx context.Context) []ServerCheck {
 	var names []string
 	for name, srv := range w.model.MCPServers {
@@ -38,8 +38,13 @@ func (w *Workspace[P, R]) CheckServers(ctx context.Context) []ServerCheck {
 	var out []ServerCheck
 	for _, name := range names {
 		spec, _ := w.server(name)
+		done := func() {}
+		if w.s.progress != nil {
+			done = w.s.progress(spec.Waiting())
+		}
 		t0 := time.Now()
 		a, err := upstream.List(ctx, spec, nil)
+		done()
 		c := ServerCheck{Name: name, Tools: len(a.Tools), Duration: time.Since(t0), Err: err}
 		if srv := w.model.MCPServers[name]; srv.IsRemote() {
 			c.SignIn = w.signInStatus(ctx, srv)
@@ -53,9 +58,13 @@ func (w *Workspace[P, R]) CheckServers(ctx context.Context) []ServerCheck {
 }
 
 // fixOf names what to change for a server that failed with err, started
-// with the environment of the host environ.
+// with the environment of the host environ: the fix the failure names
+// itself, where it has one (what to delete of a copy an install left
+// broken, the setting to raise in the file that configures the server),
+// else what to check.
 func fixOf(key string, spec upstream.Server, err error, environ []string) string {
 	var refused *untrusted.Refused
+	var ue *upstream.Error
 	msg := err.Error()
 	if fix := signInFix(err); fix != "" {
 		return fix
@@ -63,8 +72,8 @@ func fixOf(key string, spec upstream.Server, err error, environ []string) string
 	switch {
 	case errors.As(err, &refused):
 		return "trust the workspace (strata trust), or point " + key + " outside it"
-	case strings.Contains(msg, "did not start within"):
-		return "raise " + key + ".startup_timeout_sec, or run its command by hand to see why it is slow"
+	case errors.As(err, &ue) && ue.Hint != "":
+		return ue.Hint
 	case strings.Contains(msg, "needs credentials"), strings.Contains(msg, "bearer_token_env_var"):
 		return "set " + key + ".bearer_token_env_var to a variable that holds its token, and export it"
 	case !spec.Remote.URL.Empty():

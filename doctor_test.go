@@ -43,7 +43,7 @@ enabled = false
 	if got[1].Err != nil || got[1].Tools != 3 || got[1].Duration <= 0 {
 		t.Errorf("good: %+v", got[1])
 	}
-	if got[0].Err == nil || !strings.Contains(got[0].Err.Error(), "cannot reach the database") || !strings.Contains(got[0].Fix, "mcp_servers.down.command") {
+	if got[0].Err == nil || !strings.Contains(got[0].Err.Error(), "cannot reach the database") || !strings.Contains(got[0].Fix, "check command and args under [mcp_servers.down] in "+filepath.Join(s.dir, "home/strata/config.toml")) {
 		t.Errorf("down: %+v", got[0])
 	}
 	// A server that fails is told of the credentials it was not given.

@@ -249,10 +249,20 @@ func (s MCPServer) IsEnabled() bool { return s.Enabled == nil || *s.Enabled }
 // rather than started over stdio.
 func (s MCPServer) IsRemote() bool { return !s.URL.Empty() }
 
-// Default timeouts of an MCP server.
+// Default timeouts of an MCP server. A server whose startup_timeout_sec
+// no layer sets is given DefaultStartupTimeoutSec, or, when its command is
+// a launcher that installs the package it runs (npx, npm exec, bunx, pnpm
+// dlx, yarn dlx, uvx, uv tool run, pipx run, docker run, podman run),
+// LauncherStartupTimeoutSec, and InstallStartupTimeoutSec when the launch
+// will install first (npx: the package is not in its cache; the others:
+// strata has not listed the server's tools before). Whatever the
+// timeout, time npx spends installing is not counted: a start ends only
+// once its install has.
 const (
-	DefaultStartupTimeoutSec = 10
-	DefaultToolTimeoutSec    = 60
+	DefaultStartupTimeoutSec  = 10
+	LauncherStartupTimeoutSec = 60
+	InstallStartupTimeoutSec  = 300
+	DefaultToolTimeoutSec     = 60
 )
 
 // SetDefaults gives a new server the default timeouts. (Its Expose is

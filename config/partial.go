@@ -119,7 +119,7 @@ type MCPServerPartial struct {
 	OAuth             partial.Nested[OAuthPartial]              `toml:"oauth" doc:"How strata signs in to a remote server that needs it (strata login); every key is optional: without any, the authorization server is discovered and strata registers itself there."`
 	Enabled           partial.Value[bool]                       `toml:"enabled" doc:"When false, the server is not used (default true)."`
 	Optional          partial.Value[bool]                       `toml:"optional" doc:"When true, a server that fails to start is reported and its tools left out."`
-	StartupTimeoutSec partial.Value[float64]                    `toml:"startup_timeout_sec" doc:"Seconds to wait for the server to start (default 10)."`
+	StartupTimeoutSec partial.Value[float64]                    `toml:"startup_timeout_sec" doc:"Seconds to wait for the server to start (default 10; for a launcher that installs what it runs, such as npx or uvx, 60, and 300 when it installs first). strata never stops npx midway through an install: past this time it waits for the install to end."`
 	ToolTimeoutSec    partial.Value[float64]                    `toml:"tool_timeout_sec" doc:"Seconds a tool call may take (default 60)."`
 	Expose            partial.Value[Expose]                     `toml:"expose" doc:"Tools of the server that join the catalog under their own names: \"all\" (the default), \"none\" (its tools come in only through a tool's source = \"mcp.<server>.<tool>\") or a list; enabled_tools and disabled_tools narrow it further."`
 	EnabledTools      partial.Value[ToolNames]                  `toml:"enabled_tools" doc:"Only these tools of the server are used (Codex's allow list); [] allows none."`

@@ -319,6 +319,11 @@ type Layer[P any] struct {
 	Partial *P
 	// Doc is the layer's document, for file layers.
 	Doc *codec.Document
+	// Client names the client whose MCP server file the layer was read
+	// from (claude, claude-code, cursor, vscode, codex; mcpServers for a
+	// file of mcpServers whose client its name does not tell); "" for a
+	// layer in the host's own format.
+	Client string
 	// Dropped is set on layers that a later --cfg NONE dropped.
 	Dropped bool
 }
@@ -386,7 +391,7 @@ func (r *Result[P, R]) Equal(o *Result[P, R]) bool {
 	}
 	for i := range r.Layers {
 		a, b := r.Layers[i], o.Layers[i]
-		if !a.Doc.Equal(b.Doc) || a.Kind != b.Kind || a.Name != b.Name || a.Dropped != b.Dropped ||
+		if !a.Doc.Equal(b.Doc) || a.Kind != b.Kind || a.Name != b.Name || a.Client != b.Client || a.Dropped != b.Dropped ||
 			!slices.Equal(a.Extends, b.Extends) || !reflect.DeepEqual(a.Partial, b.Partial) {
 			return false
 		}

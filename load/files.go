@@ -100,6 +100,7 @@ type fileRead[P any] struct {
 	d      *codec.Document
 	p      *P
 	exts   []codec.Extend
+	client clients.Format
 	failed bool
 }
 
@@ -138,7 +139,7 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 		}
 		r.extend(ctx, kind, fr.d, e, inner)
 	}
-	r.push(Layer[P]{Kind: kind, Name: path, Extends: chain, Partial: fr.p, Doc: fr.d})
+	r.push(Layer[P]{Kind: kind, Name: path, Extends: chain, Partial: fr.p, Doc: fr.d, Client: string(fr.client)})
 	for _, e := range after {
 		r.extend(ctx, kind, fr.d, e, inner)
 	}
@@ -233,7 +234,7 @@ func (r *reader[P, R]) read(ctx context.Context, kind Kind, path, abs string, ch
 	if f == "" {
 		d.Release() // a foreign file's tree is its mapping, not what was read
 	}
-	*fr = fileRead[P]{d: d, p: p, exts: exts}
+	*fr = fileRead[P]{d: d, p: p, exts: exts, client: f}
 	return fr
 }
 

@@ -37,6 +37,7 @@ var opens = map[string]string{
 	"internal/cache/cache.go Cache.Failed":     "the cache directory, the user's",
 	"internal/cache/cache.go holds":            "the cache directory, the user's",
 	"internal/cache/answers.go readJSON":       "the cache directory, the user's (discovery's answers, token counts)",
+	"internal/launcher/npx.go missingDeps":     "the package.json files of npx's copy of a server, in npm's cache (its _npx directory), read only to name what an install that was stopped left missing, after a start failed; through the bounded reader",
 	"internal/cache/npx.go addVersion":         "the package.json of what an npx launch runs, to key the cache, through the bounded reader: found from the launch's directory, a private one while the workspace is untrusted",
 	"internal/exe/exe.go Sum":                  "a program or an interpreter's script, hashed for a pin: what a launch runs, which untrusted.Workspace.Check decides",
 	"internal/procs/private.go SweepPrivate":   "the base of the private directories, the user's, swept of what a crash left",

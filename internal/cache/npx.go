@@ -2,20 +2,14 @@ package cache
 
 import (
 	"context"
-	"crypto/sha512"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
-	"regexp"
-	"runtime"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/strata-config/strata/codec"
+	"github.com/strata-config/strata/internal/launcher"
 )
 
 // AddPackage records, for a program run through npx (or npm exec), what
@@ -70,25 +64,18 @@ func NpxPackages(program string, args []string, dir string, environ []string) ma
 	default:
 		return nil
 	}
-	inv, ok := parseNpx(args)
+	inv, ok := launcher.ParseNpx(args)
 	if !ok {
 		return nil
 	}
 	out := map[string]string{}
-	if inv.command != "" && len(inv.flagPackages) == 0 {
-		addBin(out, inv.command, dir)
+	if inv.Command != "" && len(inv.FlagPackages) == 0 {
+		addBin(out, inv.Command, dir)
 	}
-	cacheDir := inv.cache
-	if cacheDir == "" {
-		cacheDir = npmCache(environ)
-	}
-	var npxDir string
-	if cacheDir != "" {
-		npxDir = filepath.Join(cacheDir, "_npx", NpxHash(inv.packages))
-	}
-	prefix := localPrefix(dir)
-	for _, spec := range inv.packages {
-		name, ok := npmName(spec)
+	npxDir := launcher.NpxDir(inv, environ)
+	prefix := launcher.LocalPrefix(dir)
+	for _, spec := range inv.Packages {
+		name, ok := launcher.NpmName(spec)
 		if !ok {
 			continue
 		}
@@ -105,194 +92,31 @@ func NpxPackages(program string, args []string, dir string, environ []string) ma
 	return out
 }
 
-// npxInvocation is what npx's arguments ask for.
-type npxInvocation struct {
-	packages     []string // the package specs: -p's, or the command
-	flagPackages []string // -p's
-	command      string
-	cache        string // --cache
-}
-
-// npxValueFlags are the options of npx and npm that take the next
-// argument as their value.
-var npxValueFlags = map[string]bool{
-	"--registry": true, "--prefix": true, "--userconfig": true, "--globalconfig": true,
-	"-w": true, "--workspace": true, "--loglevel": true, "--node-options": true, "--script-shell": true,
-}
-
-// parseNpx reads npx's options and its command; false means arguments it
-// cannot follow (a -c command, a missing value).
-func parseNpx(args []string) (npxInvocation, bool) {
-	var inv npxInvocation
-	i := 0
-loop:
-	for i < len(args) {
-		a := args[i]
-		value := func() (string, bool) {
-			if i+1 >= len(args) {
-				return "", false
-			}
-			i += 2
-			return args[i-1], true
-		}
-		switch {
-		case a == "--":
-			i++
-			break loop
-		case a == "-p" || a == "--package":
-			v, ok := value()
-			if !ok {
-				return inv, false
-			}
-			inv.flagPackages = append(inv.flagPackages, v)
-		case strings.HasPrefix(a, "--package="):
-			inv.flagPackages = append(inv.flagPackages, strings.TrimPrefix(a, "--package="))
-			i++
-		case a == "-c" || a == "--call" || strings.HasPrefix(a, "--call="):
-			return inv, false
-		case a == "--cache":
-			v, ok := value()
-			if !ok {
-				return inv, false
-			}
-			inv.cache = v
-		case strings.HasPrefix(a, "--cache="):
-			inv.cache = strings.TrimPrefix(a, "--cache=")
-			i++
-		case npxValueFlags[a]:
-			if _, ok := value(); !ok {
-				return inv, false
-			}
-		case strings.HasPrefix(a, "-") && a != "-":
-			i++ // a flag: -y, --yes, --quiet, --prefer-offline, --x=y
-		default:
-			break loop
-		}
-	}
-	if i < len(args) {
-		inv.command = args[i]
-	}
-	inv.packages = inv.flagPackages
-	if len(inv.packages) == 0 && inv.command != "" {
-		inv.packages = []string{inv.command}
-	}
-	return inv, len(inv.packages) > 0
-}
-
-// NpxHash names the directory of npx's cache that holds the packages of
-// specs: the first 16 hex digits of the SHA-512 of the specs, sorted,
-// joined by newlines (libnpmexec). npm sorts with the English locale's
-// collation; specs are sorted here by their bytes, which agree for one
-// spec and for names of lowercase letters and digits.
-func NpxHash(specs []string) string {
-	s := append([]string(nil), specs...)
-	sort.Strings(s)
-	sum := sha512.Sum512([]byte(strings.Join(s, "\n")))
-	return hex.EncodeToString(sum[:])[:16]
-}
-
-// npmNamePattern is a registry package name, scoped or not. It is
-// compiled on first use, not at start-up.
-var npmNamePattern = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(@[A-Za-z0-9][A-Za-z0-9._~-]*/)?[A-Za-z0-9][A-Za-z0-9._~-]*$`)
-})
-
-// npmName returns the package name of a registry spec (name,
-// name@version, @scope/name@range, name@tag); false for other specs.
-func npmName(spec string) (string, bool) {
-	name, version := spec, ""
-	if at := strings.LastIndex(spec, "@"); at > 0 {
-		name, version = spec[:at], spec[at+1:]
-	}
-	if !npmNamePattern().MatchString(name) || len(name) > 214 || strings.ContainsAny(version, ":/\\") {
-		return "", false
-	}
-	return name, true
-}
-
-// npmCache returns npm's cache directory as environ sets it.
-func npmCache(environ []string) string {
-	get := func(name string) string {
-		v := ""
-		for _, kv := range environ {
-			if k, val, ok := strings.Cut(kv, "="); ok && strings.EqualFold(k, name) {
-				v = val
-			}
-		}
-		return v
-	}
-	if c := get("npm_config_cache"); c != "" {
-		return c
-	}
-	if runtime.GOOS == "windows" {
-		if l := get("LOCALAPPDATA"); l != "" {
-			return filepath.Join(l, "npm-cache")
-		}
-		return ""
-	}
-	if h := get("HOME"); h != "" {
-		return filepath.Join(h, ".npm")
-	}
-	return ""
-}
-
-// localPrefix returns npm's local prefix for dir: the nearest directory,
-// dir or one above it, with a package.json or a node_modules; "" when
-// there is none.
-func localPrefix(dir string) string {
-	if dir == "" {
-		return ""
-	}
-	for d := filepath.Clean(dir); ; {
-		if _, err := os.Stat(filepath.Join(d, "package.json")); err == nil {
-			return d
-		}
-		if info, err := os.Stat(filepath.Join(d, "node_modules")); err == nil && info.IsDir() {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
-	}
-}
-
 // addBin records the program node_modules/.bin/<command> of dir or the
 // nearest directory above it that has one: the identity of the file it
 // links to, and the version of the package that holds that file.
 func addBin(out map[string]string, command, dir string) {
-	if dir == "" || command == "." || command == ".." || strings.ContainsAny(command, `/\`) {
+	bin, nodeModules := launcher.LocalBin(command, dir)
+	if bin == "" {
 		return
 	}
-	for d := filepath.Clean(dir); ; {
-		bin := filepath.Join(d, "node_modules", ".bin", command)
-		if _, err := os.Lstat(bin); err == nil {
-			target, err := filepath.EvalSymlinks(bin)
-			if err != nil {
-				return
-			}
-			if id, info, err := identify(target); err == nil {
-				out["bin "+bin] = fmt.Sprintf("%d:%d:%s%s", info.Size(), info.ModTime().UnixNano(), id.identity, id.sha256)
-			}
-			// The package that holds the program: the nearest package.json
-			// above it, under the node_modules it was found in.
-			top, err := filepath.EvalSymlinks(filepath.Join(d, "node_modules"))
-			if err != nil {
-				return
-			}
-			for p := filepath.Dir(target); strings.HasPrefix(p, top+string(filepath.Separator)); p = filepath.Dir(p) {
-				if addVersion(out, "bin", filepath.Join(p, "package.json")) {
-					break
-				}
-			}
-			return
+	target, err := filepath.EvalSymlinks(bin)
+	if err != nil {
+		return
+	}
+	if id, info, err := identify(target); err == nil {
+		out["bin "+bin] = fmt.Sprintf("%d:%d:%s%s", info.Size(), info.ModTime().UnixNano(), id.identity, id.sha256)
+	}
+	// The package that holds the program: the nearest package.json
+	// above it, under the node_modules it was found in.
+	top, err := filepath.EvalSymlinks(nodeModules)
+	if err != nil {
+		return
+	}
+	for p := filepath.Dir(target); strings.HasPrefix(p, top+string(filepath.Separator)); p = filepath.Dir(p) {
+		if addVersion(out, "bin", filepath.Join(p, "package.json")) {
+			break
 		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return
-		}
-		d = parent
 	}
 }
 

@@ -3,25 +3,14 @@ package cache
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-)
 
-// TestNpxHash: the directory npx (npm 11) made in its cache for
-// `npx -y @modelcontextprotocol/server-everything@2026.8.31`, whatever the
-// order of the specs.
-func TestNpxHash(t *testing.T) {
-	if got := NpxHash([]string{"@modelcontextprotocol/server-everything@2026.8.31"}); got != "a705c79b42eea4c8" {
-		t.Errorf("NpxHash = %s", got)
-	}
-	if NpxHash([]string{"a", "b"}) != NpxHash([]string{"b", "a"}) {
-		t.Error("the order of the specs counts")
-	}
-}
+	"github.com/strata-config/strata/internal/launcher"
+)
 
 // writeFiles writes files under dir; a content "-> target" makes a
 // symbolic link.
@@ -51,14 +40,14 @@ func pkgJSON(name, version string) string {
 func TestNpxPackages(t *testing.T) {
 	root := t.TempDir()
 	home := filepath.Join(root, "home")
-	npx := func(specs ...string) string { return filepath.Join(home, ".npm", "_npx", NpxHash(specs)) }
+	npx := func(specs ...string) string { return filepath.Join(home, ".npm", "_npx", launcher.NpxHash(specs)) }
 	writeFiles(t, root, map[string]string{
 		// npx's cache, for three invocations
 		strings.TrimPrefix(npx("srv"), root) + "/node_modules/srv/package.json":                            pkgJSON("srv", "1.4.0"),
 		strings.TrimPrefix(npx("@scope/srv@^2"), root) + "/node_modules/@scope/srv/package.json":           pkgJSON("@scope/srv", "2.3.1"),
 		strings.TrimPrefix(npx("@scope/srv@^2", "helper"), root) + "/node_modules/@scope/srv/package.json": pkgJSON("@scope/srv", "2.0.0"),
 		// another cache
-		"othercache/_npx/" + NpxHash([]string{"srv"}) + "/node_modules/srv/package.json": pkgJSON("srv", "9.9.9"),
+		"othercache/_npx/" + launcher.NpxHash([]string{"srv"}) + "/node_modules/srv/package.json": pkgJSON("srv", "9.9.9"),
 		// a project with srv installed, and a bin of another package
 		"project/package.json":                   `{"name":"project"}`,
 		"project/node_modules/srv/package.json":  pkgJSON("srv", "1.2.0"),
@@ -106,9 +95,9 @@ func TestNpxPackages(t *testing.T) {
 			want: map[string]string{"npx " + npx("srv") + "/node_modules/srv/package.json": "1.4.0"}},
 		{name: "npm run is not npx", program: "npm", args: []string{"run", "srv"}, dir: project},
 		{name: "cache flag", program: "npx", args: []string{"--cache", filepath.Join(root, "othercache"), "srv"}, dir: filepath.Join(root, "elsewhere"),
-			want: map[string]string{"npx " + filepath.Join(root, "othercache/_npx", NpxHash([]string{"srv"})) + "/node_modules/srv/package.json": "9.9.9"}},
+			want: map[string]string{"npx " + filepath.Join(root, "othercache/_npx", launcher.NpxHash([]string{"srv"})) + "/node_modules/srv/package.json": "9.9.9"}},
 		{name: "cache variable", program: "npx", args: []string{"srv"}, dir: filepath.Join(root, "elsewhere"), environ: []string{"HOME=" + home, "NPM_CONFIG_CACHE=" + filepath.Join(root, "othercache")},
-			want: map[string]string{"npx " + filepath.Join(root, "othercache/_npx", NpxHash([]string{"srv"})) + "/node_modules/srv/package.json": "9.9.9"}},
+			want: map[string]string{"npx " + filepath.Join(root, "othercache/_npx", launcher.NpxHash([]string{"srv"})) + "/node_modules/srv/package.json": "9.9.9"}},
 		{name: "nothing installed", program: "npx", args: []string{"-y", "other"}, dir: filepath.Join(root, "elsewhere")},
 		{name: "a call", program: "npx", args: []string{"-c", "srv --port 1"}, dir: project},
 		{name: "a git spec", program: "npx", args: []string{"github:someone/srv"}, dir: project},
@@ -136,7 +125,7 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // version npx would run does, and says so.
 func TestAddPackage(t *testing.T) {
 	home := t.TempDir()
-	pkg := filepath.Join(home, ".npm", "_npx", NpxHash([]string{"srv"}), "node_modules", "srv", "package.json")
+	pkg := filepath.Join(home, ".npm", "_npx", launcher.NpxHash([]string{"srv"}), "node_modules", "srv", "package.json")
 	writeFiles(t, "/", map[string]string{pkg: pkgJSON("srv", "1.0.0")})
 	environ := []string{"HOME=" + home}
 	var k Key
@@ -159,32 +148,4 @@ func TestAddPackage(t *testing.T) {
 	if plain.Packages != nil {
 		t.Errorf("a program that is not npx: %v", plain.Packages)
 	}
-}
-
-// FuzzParseNpx: any arguments are read without a panic; the command is
-// one of them, and so is every package of a -p.
-func FuzzParseNpx(f *testing.F) {
-	for _, args := range []string{"-y srv", "-p a --package=b cmd", "--cache /c -- srv x", "-c x", "-p", "--registry", "--x=y -q @s/n@1"} {
-		f.Add(args)
-	}
-	f.Fuzz(func(t *testing.T, line string) {
-		args := strings.Fields(line)
-		inv, ok := parseNpx(args)
-		if inv.command != "" && !slices.Contains(args, inv.command) {
-			t.Fatalf("command %q is not an argument of %q", inv.command, args)
-		}
-		for _, p := range inv.flagPackages {
-			if !slices.Contains(args, p) && !slices.Contains(args, "--package="+p) {
-				t.Fatalf("package %q is not an argument of %q", p, args)
-			}
-		}
-		if ok && len(inv.packages) == 0 {
-			t.Fatalf("ok with no packages: %q", args)
-		}
-		for _, p := range inv.packages {
-			if name, ok := npmName(p); ok && (name == "" || !strings.HasPrefix(p, name)) {
-				t.Fatalf("name %q of spec %q", name, p)
-			}
-		}
-	})
 }

@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/termtext"
-	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/upstream"
 )
 
 // Run runs strata doctor: every enabled MCP server of the config is
@@ -34,11 +36,14 @@ func (c *doctorCmd) Run(e *env) error {
 			// Every text here is the server's or the config's: one line
 			// each, escaped by the writer. The server's stderr is for the
 			// local user who runs doctor.
-			msg := r.Err.Error()
-			if text := mcpclient.StderrText(mcpclient.StderrOf(r.Err)); text != "" {
-				msg += "; " + text
+			problem := r.Err.Error()
+			if ue := (*upstream.Error)(nil); errors.As(r.Err, &ue) && ue.Hint == r.Fix {
+				problem = ue.Msg // the fix follows
 			}
-			fmt.Fprintf(e.Stdout, "FAIL %s (%v): %s\n     fix: %s\n", termtext.Line(r.Name), r.Duration.Round(time.Millisecond), termtext.Line(msg), termtext.Line(r.Fix))
+			if text := mcpclient.StderrText(mcpclient.StderrOf(r.Err)); text != "" {
+				problem += "; " + text
+			}
+			fmt.Fprintf(e.Stdout, "FAIL %s (%v): %s\n     fix: %s\n", termtext.Line(r.Name), r.Duration.Round(time.Millisecond), termtext.Line(problem), termtext.Line(r.Fix))
 		} else {
 			fmt.Fprintf(e.Stdout, "ok   %s: %s in %v\n", termtext.Line(r.Name), diag.Counted(r.Tools, "tool"), r.Duration.Round(time.Millisecond))
 		}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
@@ -12,40 +13,76 @@ import (
 	"github.com/strata-config/strata/internal/termtext"
 )
 
-// progressAfter is how long a program that discovery started may run
-// before the command line says that it waits for it: most answer well
-// within it, and a line for each would be noise.
-const progressAfter = time.Second
+// How long a program that discovery started (or doctor checks) may run
+// before the command line says that it waits for it, and how often it
+// says so again while it waits. On a terminal the first line comes after
+// a second: most programs answer well within it, and a line for each
+// would be noise. Without one (CI, a pipe, a log) after ten seconds, the
+// default start-up timeout, which only a server given more time (a
+// launcher that installs, a timeout of its own) waits past: a log stays
+// as it was for the runs that went as usual, and a first install of an
+// npm server (which took minutes without a line) is said while it runs.
+const (
+	progressTerminal = time.Second
+	progressLog      = 10 * time.Second
+	progressEvery    = 30 * time.Second
+)
 
-// progress returns the option that says on stderr, when it is a
-// terminal, what discovery waits for: each program or server that has
-// not answered after progressAfter, once, with its timeout. Without a
-// terminal (a script, a log, an MCP client reading stderr) it is nil:
-// nothing is said.
+// progress returns the option that says on stderr what discovery (and
+// doctor) waits for: each program or server that has not answered after
+// progressTerminal on a terminal, progressLog otherwise, and again every
+// progressEvery with the time it has waited.
 func progress(e *env) strata.Option {
-	w := e.Stderr
+	first := progressLog
+	if isTerminalWriter(e.Stderr) {
+		first = progressTerminal
+	}
+	return strata.Progress(waiting(e.Stderr, first, progressEvery))
+}
+
+// isTerminalWriter reports whether w (or the writer a termtext.Writer
+// writes to) is a terminal.
+func isTerminalWriter(w io.Writer) bool {
 	if tw, ok := w.(*termtext.Writer); ok {
 		w = tw.W
 	}
 	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil
-	}
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// waiting returns the progress function that writes to w "strata:
+// waiting for WHAT" once WHAT has run for first, and "strata: still
+// waiting for WHAT (1m0s)" every every after that, until done.
+func waiting(w io.Writer, first, every time.Duration) func(what string) func() {
 	var mu sync.Mutex // one line at a time
-	return strata.Progress(func(what string) func() {
+	return func(what string) func() {
+		start := time.Now()
 		stopped := false
-		t := time.AfterFunc(progressAfter, func() {
+		var t *time.Timer
+		var tick func()
+		said := false
+		tick = func() {
 			mu.Lock()
 			defer mu.Unlock()
-			if !stopped {
-				fmt.Fprintf(e.Stderr, "strata: waiting for %s\n", termtext.Line(what))
+			if stopped {
+				return
 			}
-		})
+			if !said {
+				fmt.Fprintf(w, "strata: waiting for %s\n", termtext.Line(what))
+				said = true
+			} else {
+				fmt.Fprintf(w, "strata: still waiting for %s (%v)\n", termtext.Line(what), time.Since(start).Round(time.Second))
+			}
+			t = time.AfterFunc(every, tick)
+		}
+		mu.Lock()
+		t = time.AfterFunc(first, tick)
+		mu.Unlock()
 		return func() {
-			t.Stop()
 			mu.Lock()
 			stopped = true // a line being written ends before done returns
+			t.Stop()
 			mu.Unlock()
 		}
-	})
+	}
 }

@@ -33,9 +33,7 @@ func open(e *env, f OpenFlags, opts ...strata.Option) (*strataWorkspace, error) 
 	if s.Input != nil {
 		base = append(base, strata.Input(s.Input))
 	}
-	if p := progress(e); p != nil {
-		base = append(base, p)
-	}
+	base = append(base, progress(e))
 	w, err := strata.Open[config.Partial](e.Ctx, config.Default(), append(base, opts...)...)
 	if err != nil {
 		return nil, err

@@ -25,6 +25,7 @@ import (
 	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/command"
 	"github.com/strata-config/strata/internal/exe"
+	"github.com/strata-config/strata/internal/launcher"
 	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/procs"
@@ -206,6 +207,23 @@ func (r *Resolver) Server(name string, srv config.MCPServer, dir, root string) u
 		key.AddPackage(program, args, spec.Dir, key.Env)
 		spec.Key = &key
 	}
+	if l, ok := launcher.Of(program, args, spec.Dir, secret.Values(spec.Env)); ok && !srv.IsRemote() && r.MCPTransport == nil {
+		spec.Launcher = &l
+		known := false
+		if spec.Key != nil && r.Cache != nil {
+			_, _, known = r.Cache.Entry(*spec.Key)
+		}
+		spec.Installs = l.WillInstall(known)
+		if r.StartupSet != nil && !r.StartupSet(name) {
+			spec.Startup = seconds(config.LauncherStartupTimeoutSec, 0)
+			if spec.Installs {
+				spec.Startup = seconds(config.InstallStartupTimeoutSec, 0)
+			}
+		}
+	}
+	if r.Setting != nil {
+		spec.Setting = func(key, value string) string { return r.Setting(name, key, value) }
+	}
 	if spec.Key != nil && spec.Budget != (mcpclient.Budget{}).WithDefaults() {
 		// A list is cut by the budget it was listed within.
 		spec.Key.Budget = fmt.Sprintf("tools=%d bytes=%d", spec.Budget.Tools, spec.Budget.Bytes)
@@ -360,7 +378,7 @@ func (s *session) mcpServer(ctx context.Context, name string, srv config.MCPServ
 	}
 	s.origin(task{path: partial.Path{"mcp_servers", name}}, origin)
 	if s.r.Progress != nil {
-		done := s.r.Progress(fmt.Sprintf("the MCP server %s to start and list its tools (timeout %s)", name, spec.Startup))
+		done := s.r.Progress(spec.Waiting())
 		defer done()
 	}
 	a, started, err := s.r.Servers.Tools(ctx, spec, nil)

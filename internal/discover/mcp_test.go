@@ -236,7 +236,7 @@ expose = "all"
 			stderr: []string{"fatal: no config"}},
 		{name: "hang", args: `"-hang-init"`, extra: "startup_timeout_sec = 0.3",
 			want: "mcp_servers.bad: cannot start MCPFAKE -hang-init: did not start within 300ms; " +
-				"if it is only slow to start (npx installs a package on its first run), raise startup_timeout_sec under [mcp_servers.bad] (it is 0.3); if it never starts, check its command and args"},
+				"if it is only slow to start, raise its startup timeout (300ms): startup_timeout_sec = 60 under [mcp_servers.bad]; if it never starts, check its command and args"},
 		{name: "repeated cursor", args: `"-tools", "5", "-page-size", "2", "-repeat-cursor"`,
 			want: `mcp_servers.bad: MCPFAKE -tools 5 -page-size 2 -repeat-cursor: tools/list repeats the cursor "same-cursor"`},
 	}

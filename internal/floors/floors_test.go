@@ -20,7 +20,7 @@ var floors = map[string]int{
 	"internal/envfile": 1, "internal/origin": 1, "internal/jsonv": 1,
 	"internal/untrusted": 1, "internal/pollfile": 1, "internal/filelock": 1, "internal/schemacheck": 1,
 	"internal/doc": 1, "secret": 1, "internal/command": 1, "internal/exe": 1, "internal/tokens": 1,
-	"internal/rules": 1,
+	"internal/rules": 1, "internal/launcher": 1,
 	// 2: partials and what works on them.
 	"internal/shape": 2, "partial": 2, "merge": 2, "delta": 2,
 	// 3: decoding layers, assignments, the tools model.

@@ -82,6 +82,12 @@ type Local struct {
 	// Relay, when not nil, relays what the server sends for the client
 	// strata serves.
 	Relay *Relay
+	// Installing, when not nil, reports whether the launcher the server
+	// is run through is installing it now: while it is when the startup
+	// time is over, the start waits for the install to end (at most
+	// [MaxInstallWait]), then gives the server the startup time again.
+	// An install killed midway can leave a copy that never works (npx's).
+	Installing func() bool
 }
 
 // secrets are the secrets of l that its errors and its stderr may quote:
@@ -98,6 +104,12 @@ func (l Local) secrets() []secret.String {
 	}
 	return out
 }
+// MaxInstallWait bounds how long a start waits, past its startup time,
+// for a launcher that goes on installing (see [Local].Installing): npm
+// gives up on a registry that does not answer well before it (its fetch
+// timeout is 5 minutes, with two retries of a request, each started
+// afresh).
+const MaxInstallWait = 10 * time.Minute
 
 // DefaultGrace is how long a server may take to exit once asked.
 const DefaultGrace = 300 * time.Millisecond
@@ -280,7 +292,7 @@ func Start(ctx context.Context, spec Local, startup time.Duration) (*Session, er
 	}
 	in := &serverStdin{WriteCloser: stdin, cmd: cmd}
 	in.grace.Store(int64(grace))
-	cctx, cancel := withStartup(ctx, startup)
+	cctx, cancel := withInstall(ctx, startup, spec.Installing, time.Second)
 	defer cancel()
 	s, err := connect(ctx, cctx, &mcp.IOTransport{Reader: io.NopCloser(stdout), Writer: in}, startup, nil, spec.Relay)
 	if err != nil {
@@ -387,6 +399,54 @@ func Connect(ctx context.Context, t mcp.Transport, startup time.Duration) (*Sess
 	return connect(ctx, cctx, t, startup, nil, nil)
 }
 
+// withInstall returns ctx bounded by startup, as withStartup does, but
+// for the time installing reports an install under way when startup is
+// over: the bound then waits for the install to end (asking every
+// check, at most MaxInstallWait), and starts again. nil installing is
+// withStartup.
+func withInstall(ctx context.Context, startup time.Duration, installing func() bool, check time.Duration) (context.Context, context.CancelFunc) {
+	if startup <= 0 || installing == nil {
+		return withStartup(ctx, startup)
+	}
+	cctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		limit := time.NewTimer(startup + MaxInstallWait)
+		defer limit.Stop()
+		bound := time.NewTimer(startup)
+		defer bound.Stop()
+		tick := time.NewTicker(check)
+		defer tick.Stop()
+		// next waits for c: false when the start is over first (done, or
+		// past the limit).
+		next := func(c <-chan time.Time) bool {
+			select {
+			case <-cctx.Done():
+				return false
+			case <-limit.C:
+				cancel(context.DeadlineExceeded)
+				return false
+			case <-c:
+				return true
+			}
+		}
+		for next(bound.C) {
+			if !installing() {
+				cancel(context.DeadlineExceeded)
+				return
+			}
+			// The install goes on: wait for its end, then give the
+			// server its startup time.
+			for installing() {
+				if !next(tick.C) {
+					return
+				}
+			}
+			bound.Reset(startup)
+		}
+	}()
+	return cctx, func() { cancel(context.Canceled) }
+}
+
 // withStartup returns ctx bounded by startup (0: not bounded).
 func withStartup(ctx context.Context, startup time.Duration) (context.Context, context.CancelFunc) {
 	if startup > 0 {
@@ -462,7 +522,7 @@ func connect(ctx, cctx context.Context, t mcp.Transport, startup time.Duration, 
 	defer context.AfterFunc(cctx, lcancel)()
 	cs, err := client.Connect(lctx, t, &mcp.ClientSessionOptions{ProtocolVersion: UpstreamProtocol})
 	if err != nil {
-		if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		if errors.Is(context.Cause(cctx), context.DeadlineExceeded) && ctx.Err() == nil {
 			return nil, TimeoutError(startup)
 		}
 		return nil, fmt.Errorf("cannot connect: %w", err)

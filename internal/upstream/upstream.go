@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/exe"
 	"github.com/strata-config/strata/internal/jsonv"
+	"github.com/strata-config/strata/internal/launcher"
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/signin"
 	"github.com/strata-config/strata/internal/tomltext"
@@ -82,6 +84,19 @@ type Server struct {
 	// Offer is how strata serve offers the server's resources and
 	// prompts (see [Aggregate]).
 	Offer Naming
+	// Launcher, when not nil, is the launcher Command is (npx, uvx, ...):
+	// while npx installs the server, its start waits (see
+	// [mcpclient.Local].Installing), and a start that fails says what to
+	// delete when an install that was stopped left npx's copy broken.
+	Launcher *launcher.Launch
+	// Installs reports that the start installs the server first.
+	Installs bool
+	// Setting says how to give the server's key (startup_timeout_sec)
+	// the value in the file that configures the server, and, for key "",
+	// where the server is configured ("under [mcp_servers.fs] in
+	// .strata/config.toml", "of mcpServers.fs in .mcp.json"), for the
+	// fixes messages name; nil says "under [mcp_servers.<name>]".
+	Setting func(key, value string) string
 }
 
 // Refused returns why the server may not start, a [*untrusted.Refused]:
@@ -308,6 +323,38 @@ func (s Server) id() string {
 // ID returns what identifies the running server of s.
 func (s Server) ID() string { return s.id() }
 
+// InstallGrace is how long a server that installs as it starts may take
+// to exit once its stdin closes, and again after SIGTERM: npm undoes an
+// install it was told to stop (see [Server].Installs).
+const InstallGrace = 2 * time.Second
+
+// Waiting says what a start of the server waits for, for progress: "the
+// MCP server fs to start and list its tools (timeout 10s)", and what it
+// installs first.
+func (s Server) Waiting() string {
+	what := "the MCP server " + s.Name + " to start and list its tools"
+	if s.Installs && s.Launcher != nil && s.Launcher.Package != "" {
+		what = fmt.Sprintf("the MCP server %s to start: %s installs %s first", s.Name, s.Launcher.Launcher, s.Launcher.Package)
+	}
+	if s.Installs && s.Launcher != nil && s.Launcher.Dir != "" {
+		return fmt.Sprintf("%s (timeout %v, longer while npx installs)", what, s.Startup)
+	}
+	return fmt.Sprintf("%s (timeout %v)", what, s.Startup)
+}
+
+// setting says how to give key of the server of s the value: as
+// s.Setting says, else under its table.
+func (s Server) setting(key, value string) string {
+	if s.Setting != nil {
+		return s.Setting(key, value)
+	}
+	table := "under [" + tomltext.Path(partial.Path{"mcp_servers", s.Name}) + "]"
+	if key == "" {
+		return table
+	}
+	return key + " = " + value + " " + table
+}
+
 // ListGrace is how long a server that only listed its tools may take to
 // exit after SIGTERM: it has nothing to finish, and resolution waits for
 // it, so it is sent SIGTERM as its stdin closes (see
@@ -355,7 +402,17 @@ func Start(ctx context.Context, s Server, relay *mcpclient.Relay) (*mcpclient.Se
 			return nil, err
 		}
 	}
-	return mcpclient.Start(ctx, mcpclient.Local{Command: s.Command, Args: s.Args, Dir: s.Dir, Private: s.Private, Env: s.Env, Relay: relay}, s.Startup)
+	local := mcpclient.Local{Command: s.Command, Args: s.Args, Dir: s.Dir, Private: s.Private, Env: s.Env, Relay: relay}
+	if l := s.Launcher; l != nil && l.Dir != "" {
+		local.Installing = func() bool { return l.Installing(time.Now()) }
+	}
+	if s.Installs {
+		// Stopped midway (the user's interrupt, MaxInstallWait), the
+		// launcher has time to undo what it installed (npm does, on
+		// SIGTERM).
+		local.Grace = InstallGrace
+	}
+	return mcpclient.Start(ctx, local, s.Startup)
 }
 
 // List starts the server, lists its tools and stops it. known, when not
@@ -462,27 +519,32 @@ func call(ctx context.Context, sess *mcpclient.Session, s Server, tool string, a
 }
 
 // startFailed is the error of the server of s that did not start (err):
-// what it did and what it wrote to stderr (err says), and the setting
-// that changes it, under the server's own key.
+// what it did and what it wrote to stderr (err says), and the fix: what
+// to delete of a copy an install left broken, else the setting that
+// changes it, written for the file that configures the server.
 func startFailed(s Server, err error) error {
 	if e := signInError(err); e != nil {
 		return e
 	}
-	key := "[" + tomltext.Path(partial.Path{"mcp_servers", s.Name}) + "]"
 	e := &Error{Msg: fmt.Sprintf("cannot start %s: %v", s.CommandLine(), err), Err: err}
 	var timeout mcpclient.TimeoutError
 	var start *mcpclient.StartError
 	var exit *exec.Error
+	if fix := s.Broken(err); fix != "" {
+		e.Hint = fix
+		return e
+	}
 	switch {
 	case errors.As(err, &timeout):
-		e.Hint = fmt.Sprintf("if it is only slow to start (npx installs a package on its first run), raise startup_timeout_sec under %s (it is %v)", key, s.Startup.Seconds())
+		raise := strconv.FormatFloat(max(2*s.Startup.Seconds(), 60), 'f', -1, 64)
+		e.Hint = fmt.Sprintf("if it is only slow to start, raise its startup timeout (%v): %s", s.Startup, s.setting("startup_timeout_sec", raise))
 		if s.Remote.URL.Empty() {
 			e.Hint += "; if it never starts, check its command and args"
 		}
 	case errors.As(err, &exit), errors.Is(err, fs.ErrNotExist):
-		e.Hint = "check command under " + key + ": a program in PATH, or its path"
+		e.Hint = "check command " + s.setting("", "") + ": a program in PATH, or its path"
 	case errors.As(err, &start):
-		e.Hint = "check command and args under " + key + "; run that command line yourself to see it fail"
+		e.Hint = "check command and args " + s.setting("", "") + "; run that command line yourself to see it fail"
 	}
 	return e
 }
@@ -496,6 +558,26 @@ func signInError(err error) error {
 		return &Error{Msg: ns.Error(), Err: ns}
 	}
 	return nil
+}
+
+// Broken returns the fix of a start of the server that failed with err
+// because an install that was stopped left npx's copy of it broken:
+// what to delete, and why; "" when nothing says so (see
+// [launcher.Launch.Broken]).
+func (s Server) Broken(err error) string {
+	if s.Launcher == nil || s.Launcher.Dir == "" || err == nil {
+		return ""
+	}
+	var said []string
+	var start *mcpclient.StartError
+	if errors.As(err, &start) {
+		said = start.Stderr
+	}
+	why := s.Launcher.Broken(context.Background(), time.Now(), said)
+	if why == "" {
+		return ""
+	}
+	return "delete " + s.Launcher.Dir + " (rm -rf " + shellquote.Join(s.Launcher.Dir) + "), and npx installs it again at the next start: " + why
 }
 
 // Error is a server's failure, with its cause, and the fix where it is
