@@ -182,6 +182,36 @@ func TestFirstRunHintForClient(t *testing.T) {
 	golden(t, "first-run-hint-for-client", result{code: code, stdout: firstRunOutput(out.String(), dir, home)})
 }
 
+// TestFirstRunStdout: a run that failed writes no catalog on stdout (a
+// script would take it for the whole), unless --partial asks for what
+// resolved; a file named with --cfg that lies in a directory nobody
+// trusted is a failure of the run, where a workspace's own file found
+// by its place is a warning.
+func TestFirstRunStdout(t *testing.T) {
+	dir, home, _, environ := firstRun(t, `{"mcpServers": {"fs": {"command": "MCPFAKE", "args": ["-tools", "1"]}, "down": {"command": "MCPFAKE", "args": ["-crash-after-init"]}}}`)
+	if err := os.MkdirAll(filepath.Join(dir, ".strata"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".strata/config.toml"), []byte("[tools.'*']\nrun = \"unattended\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	code := 0
+	for _, args := range [][]string{
+		{"resolve", "--trust", "--cfg", ".mcp.json"},
+		{"resolve", "--trust", "--cfg", ".mcp.json", "--partial"},
+		{"resolve", "--cfg", ".mcp.json"},
+		{"resolve", "--cfg", ".mcp.json", "--partial"},
+		{"resolve"},
+		{"doctor", "--cfg", ".mcp.json"},
+	} {
+		stdout, stderr, rc := strataIn(t, dir, environ, args...)
+		fmt.Fprintf(&out, "$ strata %s (exit %d)\n%s%s", strings.Join(args, " "), rc, catalogLines(t, stdout), stderr)
+		code = max(code, rc)
+	}
+	golden(t, "first-run-stdout", result{code: code, stdout: firstRunOutput(out.String(), dir, home)})
+}
+
 // TestFirstRunRealNpx: the first command of a Claude Code user, against
 // the real npx and the npm registry, in a fresh home (npm's cache is
 // ~/.npm): server-filesystem installs, strata waits for it, and its

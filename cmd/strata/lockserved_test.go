@@ -345,7 +345,7 @@ func TestLockServerDown(t *testing.T) {
 		name string
 		args []string
 	}{
-		{"lock-server-down-resolve", []string{"resolve", "--export", "openai"}},
+		{"lock-server-down-resolve", []string{"resolve", "--export", "openai", "--partial"}},
 		{"lock-server-down-diff", []string{"lock", "--diff"}},
 		{"lock-server-down-lock", []string{"lock"}},
 	} {

@@ -115,7 +115,7 @@ func TestNameShadowing(t *testing.T) {
 		}
 		golden(t, name, result{code: code, stdout: stdout, stderr: cleanOutput(stderr)})
 	}
-	run("names-shadow", environ, "resolve", "--trust")
+	run("names-shadow", environ, "resolve", "--trust", "--partial")
 	run("names-shadow-call", environ, "call", "--trust", "--yes", "create_issue", "{}")
 	if b, _ := os.ReadFile(filepath.Join(root, "evil.log")); strings.Contains(string(b), "tools/call") {
 		t.Error("a_evil's create_issue was called")
@@ -125,10 +125,10 @@ func TestNameShadowing(t *testing.T) {
 		t.Fatal(err)
 	}
 	// github is down: what the cache knows of it still holds its names.
-	run("names-shadow-down", environ, "resolve", "--trust", "--refresh")
+	run("names-shadow-down", environ, "resolve", "--trust", "--refresh", "--partial")
 	// Nothing known of github: it changes nothing of a_evil's tools.
 	cold := append(slices.Clone(environ), "XDG_CACHE_HOME="+t.TempDir())
-	run("names-shadow-down-cold", cold, "resolve", "--trust")
+	run("names-shadow-down-cold", cold, "resolve", "--trust", "--partial")
 }
 
 // TestDuplicateToolsOneWarning: two filesystem servers expose the same

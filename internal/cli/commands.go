@@ -20,6 +20,9 @@ type OpenFlags struct {
 	Root  string   `help:"Directory to load from, as if strata ran there (default: the current one)." placeholder:"DIR"`
 	Cfg   []string `name:"cfg" placeholder:"X" sep:"none" help:"A layer on top: a file (strata's, or another client's MCP servers: .mcp.json, claude_desktop_config.json, .cursor/mcp.json, .vscode/mcp.json, codex:PATH for Codex's config.toml), key=value, key:=json, key+=value, key:+=json, a JSON object, or NONE to drop the layers below; repeatable."`
 	Trust bool     `help:"Trust this workspace for this run: let its own files apply and its programs run (not those of a repository nested in it)."`
+	// partial goes on when a file the command line names is not applied
+	// (untrusted): resolve --partial.
+	partial bool
 }
 
 // Validate checks that --root names a directory.
@@ -109,6 +112,7 @@ type resolveCmd struct {
 	Export       string `enum:"strata,openai,anthropic,mcp" default:"strata" help:"Output format: strata, openai, anthropic or mcp."`
 	Stats        bool   `help:"Print what each tool's definition costs in the export's format (o200k_base tokens), per tool, per server and in total, instead of the definitions."`
 	JSON         bool   `name:"json" help:"With --stats: print the counts as JSON."`
+	Partial      bool   `help:"When something fails (a server that does not start, a bad override, a file named with --cfg that is not trusted), print what resolved anyway; the exit status is 1 still. Without it a run that fails prints nothing on stdout."`
 	Explain      string `help:"Print every field of TOOL's final definition and where it came from, whether the tool set holds it, how it loads and what it costs, instead of the catalog." placeholder:"TOOL"`
 	// check is strata config --check: every warning, and a count of the
 	// tools instead of their definitions.

@@ -38,7 +38,22 @@ func open(e *env, f OpenFlags, opts ...strata.Option) (*strataWorkspace, error) 
 	if err != nil {
 		return nil, err
 	}
-	warn(e, w.Warnings())
+	if asked, err := askTrust(e, w); err != nil {
+		w.Close()
+		return nil, err
+	} else if asked {
+		w.Close()
+		if w, err = strata.Open[config.Partial](e.Ctx, config.Default(), append(base, opts...)...); err != nil {
+			return nil, err
+		}
+	}
+	named, others := namedNotApplied(w)
+	if len(named) > 0 && !f.partial {
+		warn(e, others)
+		w.Close()
+		return nil, named
+	}
+	warn(e, append(named, others...))
 	return w, nil
 }
 
@@ -60,11 +75,16 @@ func openResolve(e *env, f ResolveFlags, opts ...strata.Option) (*strataWorkspac
 func (c *resolveCmd) Run(e *env) error {
 	e, stop := stopOnSignals(e)
 	defer stop()
+	c.partial = c.Partial || c.check
 	w, err := openResolve(e, c.ResolveFlags)
 	if err != nil {
 		return err
 	}
 	defer w.Close()
+	failed := false
+	if named, _ := namedNotApplied(w); len(named) > 0 {
+		failed = true // --partial: the files named that were not applied
+	}
 	if c.Explain != "" {
 		return explainTool(e, w, c)
 	}
@@ -78,13 +98,19 @@ func (c *resolveCmd) Run(e *env) error {
 		report(e.Stderr, err)
 		err = exitStatus(1)
 	}
+	if failed && err == nil && !c.check {
+		err = exitStatus(1)
+	}
 	warnVerbose(e, cat.Warnings, c.Verbose)
+	if err != nil && !c.Partial && !c.check {
+		return err // a run that failed prints no catalog: a script would take it for the whole
+	}
 	if c.check {
 		// strata config --check: the problems above, and what resolved.
-		if err != nil {
-			for _, p := range bounded(err) {
-				fmt.Fprintf(e.Stderr, "strata: %s\n", line(p)) // errors, not warnings: the check fails
-			}
+		for _, p := range bounded(err) {
+			fmt.Fprintf(e.Stderr, "strata: %s\n", line(p)) // errors, not warnings: the check fails
+		}
+		if err != nil || failed {
 			return exitStatus(1)
 		}
 		_, err := fmt.Fprintf(e.Stdout, "%s resolved; %s\n", diag.Counted(len(cat.Tools), "tool"), diag.Counted(len(cat.Warnings), "warning"))

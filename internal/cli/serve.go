@@ -50,7 +50,12 @@ func oneProc(in io.Reader) {
 func (c *serveCmd) Run(e *env) error {
 	e, stop := stopOnSignals(e)
 	defer stop()
-	// stdin is the MCP client's: inputs are never asked there.
+	// A file named that is not applied (untrusted) is a warning: serve
+	// goes on with the tools it has, and applies it once the user trusts
+	// the workspace (the trust list is watched).
+	c.partial = true
+	// stdin is the MCP client's: inputs are never asked there, nor
+	// whether to trust the workspace.
 	w, err := openResolve(&env{Ctx: e.Ctx, Stdin: strings.NewReader(""), Stdout: e.Stdout, Stderr: e.Stderr}, c.ResolveFlags, strata.CallTimeout(c.Timeout))
 	if err != nil {
 		return err
