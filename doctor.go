@@ -61,7 +61,7 @@ func (w *Workspace[P, R]) CheckServers(ctx context.Context) []ServerCheck {
 // with the environment of the host environ: the fix the failure names
 // itself, where it has one (what to delete of a copy an install left
 // broken, the setting to raise in the file that configures the server),
-// else what to check.
+// else what to check, where the server is configured.
 func fixOf(key string, spec upstream.Server, err error, environ []string) string {
 	var refused *untrusted.Refused
 	var ue *upstream.Error
@@ -69,19 +69,24 @@ func fixOf(key string, spec upstream.Server, err error, environ []string) string
 	if fix := signInFix(err); fix != "" {
 		return fix
 	}
+	place := "under [" + key + "]"
+	setting := func(k, v string) string { return k + " = " + v + " " + place }
+	if spec.Setting != nil {
+		place, setting = spec.Setting("", ""), spec.Setting
+	}
 	switch {
 	case errors.As(err, &refused):
 		return "trust the workspace (strata trust), or point " + key + " outside it"
 	case errors.As(err, &ue) && ue.Hint != "":
 		return ue.Hint
 	case strings.Contains(msg, "needs credentials"), strings.Contains(msg, "bearer_token_env_var"):
-		return "set " + key + ".bearer_token_env_var to a variable that holds its token, and export it"
+		return "export its token in a variable, and name the variable: " + setting("bearer_token_env_var", `"TOKEN_VARIABLE"`)
 	case !spec.Remote.URL.Empty():
-		return "check that " + spec.Remote.URL.String() + " answers, and " + key + ".url"
+		return "check that " + spec.Remote.URL.String() + " answers, and its url " + place
 	case strings.Contains(msg, "executable file not found"), strings.Contains(msg, "no such file"):
-		return "install the program, or fix " + key + ".command"
+		return "install the program, or fix its command " + place
 	}
-	return "run its command by hand (" + spec.CommandLine() + ") and fix " + key + ".command and .args" + leftOutEnv(key, spec, environ)
+	return "run its command by hand (" + spec.CommandLine() + ") and fix its command and args " + place + leftOutEnv(key, spec, environ)
 }
 
 // leftOutEnv says, for a server started without the whole environment,

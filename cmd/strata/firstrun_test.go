@@ -72,8 +72,8 @@ exec MCPFAKE "$@"
 	}
 }
 
-// regexpDuration is a time a line reports: doctor's "(807ms)".
-var regexpDuration = regexp.MustCompile(`\(\d[0-9.hmµn]*s\)`)
+// regexpDuration is the time a line of doctor reports: "FAIL fs (807ms)".
+var regexpDuration = regexp.MustCompile(`(FAIL \S+) \(\d[0-9.hmµn]*s\)`)
 
 // firstRunOutput makes what a first run printed the same on every
 // machine: the project, home, the launchers' directory and mcpfake by
@@ -156,15 +156,15 @@ func TestFirstRunBrokenCopy(t *testing.T) {
 		code = max(code, rc)
 	}
 	got := strings.ReplaceAll(firstRunOutput(out.String(), dir, home), launcher.NpxHash([]string{"@fake/server-fs"}), "<hash>")
-	golden(t, "first-run-broken-copy", result{code: code, stdout: regexpDuration.ReplaceAllString(got, "(<time>)")})
+	golden(t, "first-run-broken-copy", result{code: code, stdout: regexpDuration.ReplaceAllString(got, "$1 (<time>)")})
 }
 
 // TestFirstRunHintForClient: a Claude Code server that does not start in
 // time gets a fix that Claude Code's JSON can take: --cfg for one run,
 // the user file for good; a server of strata's own TOML, the key in that
-// file.
+// file. doctor names a server's place by the client's key.
 func TestFirstRunHintForClient(t *testing.T) {
-	dir, home, _, environ := firstRun(t, `{"mcpServers": {"slow": {"command": "MCPFAKE", "args": ["-hang-init"]}}}`)
+	dir, home, _, environ := firstRun(t, `{"mcpServers": {"slow": {"command": "MCPFAKE", "args": ["-hang-init"]}, "web": {"type": "http", "url": "http://127.0.0.1:1/mcp"}}}`)
 	toml := filepath.Join(dir, "servers.toml")
 	if err := os.WriteFile(toml, []byte("[mcp_servers.slow]\ncommand = \""+mcpfake+"\"\nargs = [\"-hang-init\"]\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -174,12 +174,13 @@ func TestFirstRunHintForClient(t *testing.T) {
 	for _, args := range [][]string{
 		{"resolve", "--trust", "--cfg", ".mcp.json", "--cfg", "mcp_servers.slow.startup_timeout_sec=0.5"},
 		{"resolve", "--trust", "--cfg", "servers.toml", "--cfg", "mcp_servers.slow.startup_timeout_sec=0.5"},
+		{"doctor", "--trust", "--cfg", ".mcp.json", "--cfg", "mcp_servers.slow.startup_timeout_sec=0.5"},
 	} {
 		stdout, stderr, rc := strataIn(t, dir, environ, args...)
 		fmt.Fprintf(&out, "$ strata %s (exit %d)\n%s%s", strings.Join(args, " "), rc, stdout, stderr)
 		code = max(code, rc)
 	}
-	golden(t, "first-run-hint-for-client", result{code: code, stdout: firstRunOutput(out.String(), dir, home)})
+	golden(t, "first-run-hint-for-client", result{code: code, stdout: regexpDuration.ReplaceAllString(firstRunOutput(out.String(), dir, home), "$1 (<time>)")})
 }
 
 // TestFirstRunStdout: a run that failed writes no catalog on stdout (a
