@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/internal/upstream"
 )
@@ -78,6 +79,10 @@ func fixOf(key string, spec upstream.Server, err error, environ []string) string
 	case errors.As(err, &refused):
 		return "trust the workspace (strata trust), or point " + key + " outside it"
 	case errors.As(err, &ue) && ue.Hint != "":
+		if start := (*mcpclient.StartError)(nil); errors.As(err, &start) {
+			// It exited during its start: perhaps for want of a variable.
+			return ue.Hint + leftOutEnv(key, spec, environ)
+		}
 		return ue.Hint
 	case strings.Contains(msg, "needs credentials"), strings.Contains(msg, "bearer_token_env_var"):
 		return "export its token in a variable, and name the variable: " + setting("bearer_token_env_var", `"TOKEN_VARIABLE"`)
