@@ -104,6 +104,7 @@ func (l Local) secrets() []secret.String {
 	}
 	return out
 }
+
 // MaxInstallWait bounds how long a start waits, past its startup time,
 // for a launcher that goes on installing (see [Local].Installing): npm
 // gives up on a registry that does not answer well before it (its fetch
