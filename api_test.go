@@ -89,12 +89,48 @@ func modulePackages(t *testing.T) ([]string, map[string]string) {
 	return pkgs, exports
 }
 
+// TestNoInternalTypeInPublicAPI walks the exported API of every public
+// package as TestNoSDKTypeInPublicAPI does and fails on any type of an
+// internal package of the module: a host can name every type it is given
+// (and errors.As to it), and strata's internals change without breaking
+// it.
+func TestNoInternalTypeInPublicAPI(t *testing.T) {
+	pkgs, exports := modulePackages(t)
+	fset := token.NewFileSet()
+	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		return os.Open(exports[path])
+	})
+	var found []string
+	for _, path := range pkgs {
+		pkg, err := imp.Import(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found = append(found, typesIn(pkg, findInternal)...)
+	}
+	if len(found) > 0 {
+		t.Errorf("the public API shows internal types:\n%s", strings.Join(found, "\n"))
+	}
+}
+
+// findInternal returns the first type of an internal package of the
+// module that typ shows to a user of its package, "" when none.
+func findInternal(typ types.Type, seen map[types.Type]bool) string {
+	return find(typ, seen, func(path string) bool {
+		return strings.HasPrefix(path, "github.com/strata-config/strata/") && strings.Contains(path+"/", "/internal/")
+	}, false)
+}
+
 // sdkTypesIn returns each exported declaration of pkg whose type shows a
 // type of the SDK, with that type.
-func sdkTypesIn(pkg *types.Package) []string {
+func sdkTypesIn(pkg *types.Package) []string { return typesIn(pkg, findSDK) }
+
+// typesIn returns each exported declaration of pkg whose type shows a
+// type that find finds, with that type.
+func typesIn(pkg *types.Package, find func(types.Type, map[types.Type]bool) string) []string {
 	var out []string
 	report := func(what string, typ types.Type) {
-		if sdk := findSDK(typ, map[types.Type]bool{}); sdk != "" {
+		if sdk := find(typ, map[types.Type]bool{}); sdk != "" {
 			out = append(out, what+": "+sdk)
 		}
 	}
@@ -132,6 +168,14 @@ func sdkTypesIn(pkg *types.Package) []string {
 // and methods, type arguments, and the named types of strata's internal
 // packages (whose API is shown through the public one); "" when none.
 func findSDK(typ types.Type, seen map[types.Type]bool) string {
+	return find(typ, seen, func(path string) bool { return path == sdkPath || strings.HasPrefix(path, sdkPath+"/") }, true)
+}
+
+// find returns the first named type of a package that match matches that
+// typ shows to a user of its package, looking through the named types of
+// internal packages when through is true; "" when none.
+func find(typ types.Type, seen map[types.Type]bool, match func(path string) bool, through bool) string {
+	findSDK := func(typ types.Type, seen map[types.Type]bool) string { return find(typ, seen, match, through) }
 	if seen[typ] {
 		return ""
 	}
@@ -141,10 +185,10 @@ func findSDK(typ types.Type, seen map[types.Type]bool) string {
 		return findSDK(types.Unalias(t), seen)
 	case *types.Named:
 		if obj := t.Obj(); obj.Pkg() != nil {
-			if path := obj.Pkg().Path(); path == sdkPath || strings.HasPrefix(path, sdkPath+"/") {
+			if match(obj.Pkg().Path()) {
 				return t.String()
 			}
-			if strings.Contains(obj.Pkg().Path()+"/", "/internal/") {
+			if through && strings.Contains(obj.Pkg().Path()+"/", "/internal/") {
 				if s := findSDK(t.Underlying(), seen); s != "" {
 					return s
 				}

@@ -118,7 +118,7 @@ func (w *Workspace[P, R]) server(name string) (upstream.Server, bool) {
 // runnerFor returns a runner for calls of tools alone (see Runner); ok is
 // false when a tool was not found: the whole catalog is needed.
 func (w *Workspace[P, R]) runnerFor(ctx context.Context, tools []string) (*call.Runner, bool, error) {
-	if w.ToolSet() != "" || w.lockMayApply() {
+	if w.Toolset() != "" || w.lockMayApply() {
 		// What the tool set leaves out and what the lock holds back are
 		// decided over the whole catalog.
 		return nil, false, nil

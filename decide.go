@@ -60,7 +60,7 @@ func (w *Workspace[P, R]) Decide(ctx context.Context, name string, args json.Raw
 // admit adds to a call's decision what the workspace knows of the tool
 // beyond its definition (see [call.Runner].Admit).
 func (w *Workspace[P, R]) admit(ctx context.Context, def resolve.Definition, d *call.Decision) {
-	ch := resolve.Choose(w.model, w.ToolSet(), def)
+	ch := resolve.Choose(w.model, w.Toolset(), def)
 	d.Toolset = &call.Admission{Name: ch.Set, In: ch.In, Why: ch.Why}
 	w.mu.Lock()
 	st := w.lockState

@@ -136,7 +136,7 @@ func (w *Workspace[P, R]) ExplainTool(ctx context.Context, name string) (ToolExp
 			ex.Lock.Change = &c
 		}
 	}
-	ex.Choice = resolve.Choose(w.model, w.ToolSet(), d)
+	ex.Choice = resolve.Choose(w.model, w.Toolset(), d)
 	return ex, nil
 }
 

@@ -34,7 +34,7 @@ func TestHostHintsMounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	problems := append(slices.Clone(w.Warnings()), cat.Warnings...)
+	problems := append(diag.Errors(w.Warnings()), cat.Warnings...)
 	var codes []diag.Code
 	unmounted := regexp.MustCompile(`(^|[^.\w])(tools|mcp_servers|discover)\.`)
 	for _, p := range problems {

@@ -35,7 +35,7 @@ import (
 // names the fix (run = "unattended", for tools the client's own approval
 // is enough for).
 func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer, warn func(error)) error {
-	var clientSet clientToolSet
+	var clientSet clientToolset
 	srv := w.mcpServer(warn, &clientSet)
 	// The MCP servers relay for the client: they are declared its
 	// sampling and elicitation capabilities (and resolved again with
@@ -65,7 +65,7 @@ func (w *Workspace[P, R]) watchSources(ctx context.Context, srv *mcpserver.Serve
 
 // mcpServer is the server of the workspace's catalog, resolved again
 // when a watched file changes or an MCP server's tools do.
-func (w *Workspace[P, R]) mcpServer(warn func(error), clientSet *clientToolSet) *mcpserver.Server {
+func (w *Workspace[P, R]) mcpServer(warn func(error), clientSet *clientToolset) *mcpserver.Server {
 	report := func(err error) {
 		if warn != nil && err != nil {
 			warn(err)
@@ -179,7 +179,7 @@ func (w *Workspace[P, R]) ServeHTTP(ctx context.Context, ln net.Listener, opts s
 	// outside calls, it is answered with an error (whose roots would they
 	// be?).
 	w.servers.Serve(upstream.Client{Capabilities: relayed()})
-	srv := w.mcpServer(warn, &clientToolSet{}) // one catalog: the run's tool set
+	srv := w.mcpServer(warn, &clientToolset{}) // one catalog: the run's tool set
 	obs := &gateway.Observer{Log: opts.CallLog}
 	srv.OnCall = func(c mcpserver.Call) {
 		gc := gateway.Call{Time: c.Time, Client: c.Client, Tool: c.Tool, Server: c.Server, Duration: c.Duration, Outcome: c.Outcome}
@@ -274,32 +274,32 @@ func diagOrNil(err error) error {
 	return err
 }
 
-// clientToolSet is the tool set the MCP client's name chose (see
-// [Workspace.ToolSetFor]); each resolution of the server holds to it.
-type clientToolSet struct {
+// clientToolset is the tool set the MCP client's name chose (see
+// [Workspace.ToolsetFor]); each resolution of the server holds to it.
+type clientToolset struct {
 	mu  sync.Mutex
 	set string
 }
 
 // choose chooses the client's set, and reports whether it is not the
 // run's: the catalog is then resolved again for it.
-func (c *clientToolSet) choose(w interface {
-	ToolSet() string
-	ToolSetFor(string) string
+func (c *clientToolset) choose(w interface {
+	Toolset() string
+	ToolsetFor(string) string
 }, client *mcp.InitializeParams) bool {
 	name := ""
 	if client.ClientInfo != nil {
 		name = client.ClientInfo.Name
 	}
-	set := w.ToolSetFor(name)
+	set := w.ToolsetFor(name)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.set = set
-	return set != w.ToolSet()
+	return set != w.Toolset()
 }
 
 // apply makes the client's set the one w selects.
-func (c *clientToolSet) apply(w interface{ setClient(string) }) {
+func (c *clientToolset) apply(w interface{ setClient(string) }) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	w.setClient(c.set)

@@ -245,8 +245,9 @@ func (w *Workspace[P, R]) Trusted() bool { return w.trusted }
 
 // Warnings returns the problems of loading that did not fail it: files of
 // an untrusted workspace not applied, servers of another tool's file that
-// cannot start.
-func (w *Workspace[P, R]) Warnings() diag.Errors { return w.loaded.Warnings }
+// cannot start. Each has [diag.SeverityWarning]. It is a list, not an
+// error: none is an empty list, never an error value that is not nil.
+func (w *Workspace[P, R]) Warnings() []*diag.Error { return slices.Clip(w.loaded.Warnings) }
 
 // Explain says which layers set the key (a dotted key path of the host's
 // config, such as "assistant.tools.grep.run"), in order, and which wins.
@@ -300,7 +301,7 @@ func (w *Workspace[P, R]) untrusted() untrusted.Workspace {
 // return the same.
 //
 // The catalog holds the tools of the tool set the run selects (see
-// [Toolset] and [Workspace.ToolSet]), each with its load decided (see
+// [Toolset] and [Workspace.Toolset]), each with its load decided (see
 // [resolve.Choose]).
 func (w *Workspace[P, R]) Resolve(ctx context.Context) (*resolve.Catalog, error) {
 	full, err := w.resolveAll(ctx)
@@ -357,10 +358,10 @@ func (w *Workspace[P, R]) resolveAll(ctx context.Context) (*resolve.Catalog, err
 	return w.full, w.fullErrs
 }
 
-// ToolSet returns the tool set the run selects: the [Toolset] option's,
+// Toolset returns the tool set the run selects: the [Toolset] option's,
 // else the one an MCP client's name chose (serve), else the config's
 // toolset key; "" is every tool.
-func (w *Workspace[P, R]) ToolSet() string {
+func (w *Workspace[P, R]) Toolset() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.toolSet()
@@ -387,13 +388,13 @@ func (w *Workspace[P, R]) setClient(set string) {
 	}
 }
 
-// ToolSetFor returns the tool set of an MCP client: the first set (by
+// ToolsetFor returns the tool set of an MCP client: the first set (by
 // name) whose clients patterns match the name it gives itself
-// (clientInfo.name), else the run's (see [Workspace.ToolSet]). The
+// (clientInfo.name), else the run's (see [Workspace.Toolset]). The
 // [Toolset] option, when given, holds for every client. It is the hook
 // by which strata serve gives each client its set; a server over HTTP may
 // choose by the request's path the same way.
-func (w *Workspace[P, R]) ToolSetFor(client string) string {
+func (w *Workspace[P, R]) ToolsetFor(client string) string {
 	if w.s.toolset != nil {
 		return *w.s.toolset
 	}

@@ -19,7 +19,8 @@ import (
 )
 
 // Apply applies the assignments in order to layer p, a pointer to a
-// partial struct: usually the merge of the layers below the overrides. An
+// partial struct: usually the merge of the layers below the overrides.
+// It is JP's AssignKeyValue (assign_key_value), for many at once. An
 // assignment that fails leaves p exactly as it was; the others still apply,
 // and every problem is returned.
 //

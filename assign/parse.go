@@ -1,5 +1,6 @@
 // Package assign changes layers with key=value overrides, the way users
-// write them on a command line (--cfg) and in the environment.
+// write them on a command line (--cfg) and in the environment: JP's
+// AssignKeyValue is [Parse] then [Apply].
 //
 // The grammar:
 //

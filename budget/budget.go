@@ -33,7 +33,9 @@ const Encoding = tokens.Encoding
 
 // Stats are the token counts of a catalog in one dialect.
 type Stats struct {
-	Format string `json:"format"`
+	// Dialect is the export's dialect the counts are of (see
+	// export.Dialect): strata, openai, anthropic or mcp.
+	Dialect string `json:"dialect"`
 	// Total is what the tools a request carries cost: every tool but
 	// the deferred ones.
 	Total int `json:"total"`
@@ -122,7 +124,7 @@ func (c *Counts) Measure(w *export.Written, b config.Budget) Stats {
 		})
 	}
 	wg.Wait()
-	s := Stats{Format: string(w.Dialect), Budget: b.Tokens, Tools: make([]ToolCost, 0, len(w.Entries)), Servers: []ServerCost{}}
+	s := Stats{Dialect: string(w.Dialect), Budget: b.Tokens, Tools: make([]ToolCost, 0, len(w.Entries)), Servers: []ServerCost{}}
 	servers := map[string]*ServerCost{}
 	for i, e := range w.Entries {
 		t := ToolCost{Name: e.Name, Source: e.Source, Tokens: n[i]}
@@ -181,6 +183,6 @@ func (s Stats) Check() *diag.Error {
 		top = append(top, fmt.Sprintf("%s (%d)", t.Name, t.Tokens))
 	}
 	return &diag.Error{Code: diag.CodeLimit, Severity: diag.SeverityWarning, Path: partial.Path{"budget", "tokens"},
-		Msg:  fmt.Sprintf("the %s definitions cost %d tokens, over the budget of %d; the most costly: %s", s.Format, s.Total, s.Budget, strings.Join(top, ", ")),
+		Msg:  fmt.Sprintf("the %s definitions cost %d tokens, over the budget of %d; the most costly: %s", s.Dialect, s.Total, s.Budget, strings.Join(top, ", ")),
 		Hint: `choose a tool set (--toolset NAME, [toolsets.NAME] tools = [...]), load tools when a search finds them (load = "deferred" on a tool, a server or a set), or turn tools off (enable = false)`}
 }

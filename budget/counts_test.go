@@ -73,7 +73,7 @@ func TestCountsKept(t *testing.T) {
 		}
 		var r countsRun
 		for _, line := range bytes.Split(out, []byte("\n")) {
-			if json.Unmarshal(line, &r) == nil && r.Stats.Format != "" {
+			if json.Unmarshal(line, &r) == nil && r.Stats.Dialect != "" {
 				return r
 			}
 		}

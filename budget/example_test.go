@@ -32,7 +32,7 @@ func ExampleOpenCounts() {
 		if err := counts.Write(); err != nil {
 			panic(err)
 		}
-		fmt.Println(st.Format, st.Total, "tokens")
+		fmt.Println(st.Dialect, st.Total, "tokens")
 	}
 	// Output:
 	// openai 34 tokens

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/strata-config/strata/internal/jsonv"
+	"github.com/strata-config/strata/internal/schemacheck"
 	"github.com/strata-config/strata/resolve"
 )
 
@@ -26,7 +27,7 @@ func (r *Runner) prepare(def resolve.Definition, args json.RawMessage) (json.Raw
 	}
 	// The schema's value and compiled form are made once for the
 	// definition, by its first call, and shared by the calls after it.
-	doc := def.InputSchema.Checker()
+	doc := schemacheck.DocOf(def.InputSchema)
 	if doc == nil {
 		return nil, &Refusal{Tool: def.Name, Msg: "it has no input schema"}
 	}

@@ -161,7 +161,8 @@ func Answers(answers map[string]any) Option { return answersOption(answers) }
 
 // Call runs the tool name with args, a JSON object (empty: no arguments).
 // The error is an [*Refusal] when the call is refused (an unknown tool,
-// invalid arguments, a tool that keeps asking), the error of Ask or
+// invalid arguments, a tool that keeps asking, a call Confirm declined:
+// errors.Is(err, [ErrDeclined])), the error of Ask or
 // Confirm, or the context's error when it is done; a tool that fails
 // gives an error outcome, not an error.
 func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, opts ...Option) (*Response, error) {
@@ -215,8 +216,7 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 			return nil, err
 		}
 		if !ok {
-			res.Outcome = protocol.Outcome{Type: protocol.Failure, Message: "the user declined to run " + name}
-			return res, nil
+			return nil, &Refusal{Tool: name, Msg: "the user declined to run it", Decision: d, Declined: true}
 		}
 	case VerdictRun:
 	default: // what the host refused (a launch that differs from its pin, say)
@@ -426,8 +426,12 @@ func firstLine(s string) string {
 	return s
 }
 
-// Refusal is a call refused: an unknown tool, invalid arguments, or a tool
-// that keeps asking.
+// ErrDeclined is what a call that the host's Confirm declined is:
+// errors.Is(err, ErrDeclined) holds for its [*Refusal], and for no other.
+var ErrDeclined = errors.New("declined")
+
+// Refusal is a call refused: an unknown tool, invalid arguments, a tool
+// that keeps asking, or a call the user declined ([Refusal.Declined]).
 type Refusal struct {
 	// Tool is the tool called.
 	Tool string
@@ -439,7 +443,13 @@ type Refusal struct {
 	Problems []Problem
 	// Decision is the call's decision, when one was made: what refused it.
 	Decision *Decision
+	// Declined is true when the host's Confirm said no: the tool did not
+	// run because its user chose so, not because anything is wrong.
+	Declined bool
 }
+
+// Is reports whether target is [ErrDeclined] and the call was declined.
+func (e *Refusal) Is(target error) bool { return target == ErrDeclined && e.Declined }
 
 // Problem is one way arguments fail a tool's schema: where, as a JSONPath
 // ($ for the arguments, $.a.b[0] inside them), and what is wrong.

@@ -428,8 +428,11 @@ func TestRunModes(t *testing.T) {
 		confirmed = args
 		return false, nil
 	}
+	// A declined call is a typed error, not a response that failed.
 	res, err = r.Call(context.Background(), "echo", json.RawMessage(`{"path":"p"}`))
-	if err != nil || res.Type != protocol.Failure || res.Message != "the user declined to run echo" || string(confirmed) != `{"path":"p","count":3}` {
+	var refusal *call.Refusal
+	if res != nil || !errors.Is(err, call.ErrDeclined) || !errors.As(err, &refusal) || !refusal.Declined || refusal.Decision == nil ||
+		err.Error() != "call echo: the user declined to run it" || string(confirmed) != `{"path":"p","count":3}` {
 		t.Errorf("declined: %+v, %v, confirmed %s", res, err, confirmed)
 	}
 	r.Confirm = func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }
@@ -438,7 +441,7 @@ func TestRunModes(t *testing.T) {
 	}
 	// A call's own confirm is asked instead of the runner's.
 	no := call.Confirm(func(context.Context, string, json.RawMessage) (bool, error) { return false, nil })
-	if res, err = r.Call(context.Background(), "echo", json.RawMessage(`{"path":"p"}`), no); err != nil || res.Type != protocol.Failure {
+	if res, err = r.Call(context.Background(), "echo", json.RawMessage(`{"path":"p"}`), no); res != nil || !errors.Is(err, call.ErrDeclined) {
 		t.Errorf("declined by the call's confirm: %+v, %v", res, err)
 	}
 	r.Confirm = nil

@@ -1187,8 +1187,8 @@ func TestDocumentErrorf(t *testing.T) {
 			if e.Source != "layer.toml" || e.Msg != tt.msg {
 				t.Errorf("Source, Msg = %q, %q; want layer.toml, %q", e.Source, e.Msg, tt.msg)
 			}
-			if got := e.Render(); got != tt.wantRender {
-				t.Errorf("Render() mismatch (-want +got):\n%s", cmp.Diff(tt.wantRender, got))
+			if got, want := e.Render(), "error: "+tt.wantRender; got != want {
+				t.Errorf("Render() mismatch (-want +got):\n%s", cmp.Diff(want, got))
 			}
 		})
 	}
@@ -1338,8 +1338,8 @@ func TestErrorRender(t *testing.T) {
 			if len(es) == 0 {
 				t.Fatal("Decode succeeded, want an error")
 			}
-			if got := es[0].Render(); got != tt.want {
-				t.Errorf("Render() mismatch (-want +got):\n%s", cmp.Diff(tt.want, got))
+			if got, want := es[0].Render(), "error: "+tt.want; got != want {
+				t.Errorf("Render() mismatch (-want +got):\n%s", cmp.Diff(want, got))
 			}
 		})
 	}
@@ -1369,8 +1369,8 @@ func TestErrorWithoutPosition(t *testing.T) {
 			if got := tt.err.Error(); got != tt.wantError {
 				t.Errorf("Error() = %q, want %q", got, tt.wantError)
 			}
-			if got := tt.err.Render(); got != tt.wantRender {
-				t.Errorf("Render() = %q, want %q", got, tt.wantRender)
+			if got, want := tt.err.Render(), "error: "+tt.wantRender; got != want {
+				t.Errorf("Render() = %q, want %q", got, want)
 			}
 		})
 	}
@@ -1387,9 +1387,9 @@ func TestErrorsSummary(t *testing.T) {
 		wantRender string
 	}{
 		{"none", diag.Errors{}, "no errors", ""},
-		{"one", diag.Errors{a}, "a.toml:1:1: first", "a.toml:1:1: first\n 1 | x = 1\n   | ^"},
-		{"two", diag.Errors{a, b}, "a.toml:1:1: first (and 1 more problem)", "a.toml:1:1: first\n 1 | x = 1\n   | ^\na.toml:2:5: second\n 2 | y = 2\n   |     ^"},
-		{"three", diag.Errors{a, b, c}, "a.toml:1:1: first (and 2 more problems)", "a.toml:1:1: first\n 1 | x = 1\n   | ^\na.toml:2:5: second\n 2 | y = 2\n   |     ^\nthird"},
+		{"one", diag.Errors{a}, "a.toml:1:1: first", "error: a.toml:1:1: first\n 1 | x = 1\n   | ^"},
+		{"two", diag.Errors{a, b}, "a.toml:1:1: first (and 1 more problem)", "error: a.toml:1:1: first\n 1 | x = 1\n   | ^\nerror: a.toml:2:5: second\n 2 | y = 2\n   |     ^"},
+		{"three", diag.Errors{a, b, c}, "a.toml:1:1: first (and 2 more problems)", "error: a.toml:1:1: first\n 1 | x = 1\n   | ^\nerror: a.toml:2:5: second\n 2 | y = 2\n   |     ^\nerror: third"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

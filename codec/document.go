@@ -63,10 +63,7 @@ type Document struct {
 	checked partial.Path
 }
 
-// Tree returns the document's tree, read again if it was released, for
-// the packages of this module that rewrite a layer's tree (another
-// client's file read as a layer).
-func (d *Document) Tree() *doc.Doc { return d.tree() }
+func init() { doc.TreeOf = func(d any) *doc.Doc { return d.(*Document).tree() } }
 
 // tree returns the document's tree, reading it again if it was released.
 func (d *Document) tree() *doc.Doc {

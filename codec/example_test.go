@@ -39,3 +39,22 @@ result = "sometimes"
 	// unknown-key tools.toml:4:1: tools.grep.rnu: unknown key; did you mean run?
 	// bad-value tools.toml:5:10: tools.grep.result: expected one of unattended, ask, edit, skip, found "sometimes"
 }
+
+// Encode writes a layer as the file it would be read from: an unset and
+// a strategy included.
+func ExampleEncode() {
+	var p config.Partial
+	p.Tools.Set("grep", config.ToolPartial{Run: partial.Replace(config.RunRule{Mode: config.RunAsk})})
+	p.Tools.Remove("old")
+	p.Discover.Dirs = partial.Prepend("tools")
+	text, _ := codec.Encode(&p, partial.TOML)
+	fmt.Print(string(text))
+	// Output:
+	// unset = ["tools.old"]
+	//
+	// [tools.grep]
+	// run = "ask"
+	//
+	// [discover]
+	// dirs = { value = ["tools"], strategy = "prepend" }
+}

@@ -119,7 +119,7 @@ options.o = "K"
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree := d.Tree()
+	tree := doc.TreeOf(d)
 	srv := tree.Root.Get("mcp_servers").Get("s")
 	tree.Secrets = map[*doc.Node]string{srv.Get("args").Entries[1]: "${env:K}"}
 	var p config.Partial

@@ -1,4 +1,5 @@
-// Package delta computes the difference between two partial layers, exact
+// Package delta computes the difference between two partial layers (JP's
+// PartialConfigDelta is [Between]), exact
 // after finalize: the layer that, merged over the first, gives what
 // finalizes to the same config as the second.
 //
@@ -32,8 +33,9 @@ import (
 	"github.com/strata-config/strata/internal/shape"
 )
 
-// Between returns the layer that turns from into to. The inputs are not
-// modified and the result shares no map or list with them.
+// Between returns the layer that turns from into to: JP's
+// PartialConfigDelta (partial_config_delta), removals included. The inputs
+// are not modified and the result shares no map or list with them.
 func Between[P any](from, to *P) *P {
 	t, err := shape.OfPartial(reflect.TypeFor[P]())
 	if err != nil {

@@ -295,10 +295,16 @@ func (e *Error) snippet() (string, int) {
 	return b.String(), caret
 }
 
-// Render renders e for people, over several lines, with the offending
-// source line and a caret under the column.
+// Render renders e for people, over several lines: its severity ("error: "
+// or "warning: "), the line of [Error.Error], then the offending source
+// line and a caret under the column.
+//
+//	error: tools.toml:2:10: tools.grep.source: invalid source "mcp"; ...
+//	 2 | source = "mcp"
+//	   |          ^
 func (e *Error) Render() string {
 	var b strings.Builder
+	b.WriteString(e.Severity.String() + ": ")
 	b.WriteString(e.Error())
 	if s, caret := e.snippet(); s != "" && e.Line > 0 {
 		gutter := strconv.Itoa(e.Line)

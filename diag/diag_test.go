@@ -22,7 +22,7 @@ func TestErrorText(t *testing.T) {
 			name: "everything",
 			err:  withText(&diag.Error{Source: "a.toml", Line: 2, Column: 5, Path: partial.Path{"tools", "a.b", "rnu"}, Msg: "unknown key", Hint: "did you mean run?"}, "[tools.'a.b']\n    rnu = 1\n", 18),
 			one:  "a.toml:2:5: tools.'a.b'.rnu: unknown key; did you mean run?",
-			multi: "a.toml:2:5: tools.'a.b'.rnu: unknown key; did you mean run?\n" +
+			multi: "error: a.toml:2:5: tools.'a.b'.rnu: unknown key; did you mean run?\n" +
 				" 2 |     rnu = 1\n" +
 				"   |     ^",
 		},
@@ -30,19 +30,25 @@ func TestErrorText(t *testing.T) {
 			name:  "source without position",
 			err:   &diag.Error{Source: "--cfg #2", Path: partial.Path{"tools"}, Msg: "expected a table"},
 			one:   "--cfg #2: tools: expected a table",
-			multi: "--cfg #2: tools: expected a table",
+			multi: "error: --cfg #2: tools: expected a table",
 		},
 		{
 			name:  "message only",
 			err:   &diag.Error{Msg: "nothing to say"},
 			one:   "nothing to say",
-			multi: "nothing to say",
+			multi: "error: nothing to say",
+		},
+		{
+			name:  "a warning says so",
+			err:   &diag.Error{Severity: diag.SeverityWarning, Source: "/w", Msg: "workspace layers not applied: untrusted"},
+			one:   "/w: workspace layers not applied: untrusted",
+			multi: "warning: /w: workspace layers not applied: untrusted",
 		},
 		{
 			name:  "what a hostile server said is escaped",
 			err:   &diag.Error{Path: partial.Path{"mcp_servers", "evil"}, Msg: "cannot start: it said: \x1b[2J\x1b]0;pwned\x07\x1b]52;c;cm0g\x07\u009b31m\u202e\rstrata: all OK\nstrata: ok\xff", Hint: "fix\x1b[0m it"},
 			one:   `mcp_servers.evil: cannot start: it said: \x1b[2J\x1b]0;pwned\x07\x1b]52;c;cm0g\x07\u009b31m\u202e\rstrata: all OK strata: ok\xff; fix\x1b[0m it`,
-			multi: `mcp_servers.evil: cannot start: it said: \x1b[2J\x1b]0;pwned\x07\x1b]52;c;cm0g\x07\u009b31m\u202e\rstrata: all OK strata: ok\xff; fix\x1b[0m it`,
+			multi: `error: mcp_servers.evil: cannot start: it said: \x1b[2J\x1b]0;pwned\x07\x1b]52;c;cm0g\x07\u009b31m\u202e\rstrata: all OK strata: ok\xff; fix\x1b[0m it`,
 		},
 	}
 	for _, tt := range tests {

@@ -18,7 +18,7 @@ func ExampleError_SetText() {
 	e.SetText(text, 13)
 	fmt.Println(e.Render())
 	// Output:
-	// config.toml:2:1: tools.grep.rnu: unknown key; did you mean run?
+	// error: config.toml:2:1: tools.grep.rnu: unknown key; did you mean run?
 	//  2 | rnu = "ask"
 	//    | ^
 }
@@ -50,7 +50,7 @@ func ExampleError_Render() {
 	fmt.Println(e.Render())
 	fmt.Println(e.Code, errors.Is(err, diag.CodeBadValue))
 	// Output:
-	// tools.toml:2:10: tools.grep.source: invalid source "mcp": an mcp source needs a server; write mcp.<server> or mcp.<server>.<tool>
+	// error: tools.toml:2:10: tools.grep.source: invalid source "mcp": an mcp source needs a server; write mcp.<server> or mcp.<server>.<tool>
 	//  2 | source = "mcp"
 	//    |          ^
 	// bad-value true

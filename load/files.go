@@ -15,6 +15,7 @@ import (
 	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/clients"
+	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/internal/readfile"
 	"github.com/strata-config/strata/internal/shape"
 )
@@ -198,14 +199,14 @@ func (r *reader[P, R]) read(ctx context.Context, kind Kind, path, abs string, ch
 		return fr
 	}
 	if f == "" && r.app.MCPServers != nil {
-		f = clients.Detect(d.Tree(), rootDeclares[P])
+		f = clients.Detect(doc.TreeOf(d), rootDeclares[P])
 	}
 	if f != "" {
 		if r.app.MCPServers == nil {
 			r.add(&diag.Error{Code: diag.CodeUsage, Source: path, Msg: fmt.Sprintf("this application does not read %s files", f)})
 			return fr
 		}
-		warnings, err := clients.Translate(ctx, d.Name(), d.Tree(), f, r.app.MCPServers, r.importer())
+		warnings, err := clients.Translate(ctx, d.Name(), doc.TreeOf(d), f, r.app.MCPServers, r.importer())
 		if err != nil {
 			r.add(err)
 			return fr
@@ -223,7 +224,7 @@ func (r *reader[P, R]) read(ctx context.Context, kind Kind, path, abs string, ch
 	d.StrictUnder(r.app.Checked)
 	if err := d.Decode(p); err != nil {
 		if f == "" {
-			err = clients.CodexProblems(d.Name(), d.Tree(), err, r.app.Name)
+			err = clients.CodexProblems(d.Name(), doc.TreeOf(d), err, r.app.Name)
 		}
 		r.add(err)
 		return fr

@@ -34,23 +34,6 @@ func ExampleFrom() {
 	// run = "unattended"
 }
 
-func ExampleEncode() {
-	var p config.Partial
-	p.Tools.Set("grep", config.ToolPartial{Run: partial.Replace(config.RunRule{Mode: config.RunAsk})})
-	p.Tools.Remove("old")
-	p.Discover.Dirs = partial.Prepend("tools")
-	text, _ := codec.Encode(&p, partial.TOML)
-	fmt.Print(string(text))
-	// Output:
-	// unset = ["tools.old"]
-	//
-	// [tools.grep]
-	// run = "ask"
-	//
-	// [discover]
-	// dirs = { value = ["tools"], strategy = "prepend" }
-}
-
 // A host application mounts the tools model in its own config, here under
 // conversation.tools: Finalize fills its layer in over its defaults, and
 // From gives back only what differs from them.

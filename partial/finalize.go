@@ -57,7 +57,8 @@ func Finalize[P, R any](p *P, defaults R) (R, error) {
 	return out.Interface().(R), nil
 }
 
-// From returns the layer that turns defaults into x: ToPartial. Fields of x
+// From returns the layer that turns defaults into x: JP's ToPartial
+// (to_partial), for any host type (config.ToPartial is strata's). Fields of x
 // equal to the defaults are left out, so From(Finalize(empty)) is empty and
 // Finalize(From(x)) equals x for any x that Finalize produced.
 func From[P, R any](x, defaults R) (*P, error) {

@@ -166,7 +166,7 @@ func (b *builder) policyOf(t config.EffectiveTool, schema Schema, params map[str
 	read := func() *jsonv.Value {
 		if root == nil {
 			var err error
-			if root, err = schema.Checker().Value(); err != nil || root == nil {
+			if root, err = schema.checker().Value(); err != nil || root == nil {
 				root = jsonv.NewObject()
 			}
 		}

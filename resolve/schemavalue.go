@@ -87,8 +87,10 @@ func (s *Schema) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Checker returns the schema as strata's own packages read it (its
+// checker returns the schema as strata's own packages read it (its
 // ordered value, its compiled form, each made once and shared by every
-// copy of s); nil for no schema. Hosts have no use for it: they read the
-// schema's text ([Schema.JSON]).
-func (s Schema) Checker() *schemacheck.Doc { return s.d }
+// copy of s); nil for no schema. Package call reaches it through
+// schemacheck.DocOf.
+func (s Schema) checker() *schemacheck.Doc { return s.d }
+
+func init() { schemacheck.DocOf = func(s any) *schemacheck.Doc { return s.(Schema).d } }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/strata-config/strata/internal/schemacheck"
 	"github.com/strata-config/strata/resolve"
 )
 
@@ -69,7 +70,7 @@ func TestSchemaReadOnce(t *testing.T) {
 	}
 	f := found()
 	discovered := f.Servers["fs"]["read_file"].InputSchema
-	before, err := discovered.Checker().Value() // read before the build: shared
+	before, err := schemacheck.DocOf(discovered).Value() // read before the build: shared
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,19 +86,19 @@ func TestSchemaReadOnce(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			a, _ := c.Tool(name)
 			b, _ := c.Tool(name)
-			va, err := a.InputSchema.Checker().Value()
+			va, err := schemacheck.DocOf(a.InputSchema).Value()
 			if err != nil {
 				t.Fatal(err)
 			}
-			vb, _ := b.InputSchema.Checker().Value()
+			vb, _ := schemacheck.DocOf(b.InputSchema).Value()
 			if va != vb {
 				t.Error("two copies of a definition read its schema twice")
 			}
-			ca, err := a.InputSchema.Checker().Compiled()
+			ca, err := schemacheck.DocOf(a.InputSchema).Compiled()
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cb, _ := b.InputSchema.Checker().Compiled(); ca != cb {
+			if cb, _ := schemacheck.DocOf(b.InputSchema).Compiled(); ca != cb {
 				t.Error("two copies of a definition compiled its schema twice")
 			}
 			if va.String() != a.InputSchema.String() {

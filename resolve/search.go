@@ -167,7 +167,7 @@ func paramNames(d Definition) []string {
 	if d.InputSchema.IsZero() {
 		return nil
 	}
-	v, err := d.InputSchema.Checker().Value()
+	v, err := d.InputSchema.checker().Value()
 	if err != nil {
 		return nil
 	}

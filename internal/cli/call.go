@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -100,6 +101,11 @@ func (c *callCmd) Run(e *env) error {
 	warn(e, diag.All(err))
 	warnVerbose(e, r.Catalog.Warnings, c.Verbose)
 	res, err := r.Call(e.Ctx, c.Name, args, call.Answers(answers))
+	if errors.Is(err, call.ErrDeclined) {
+		// The user said no: printed as the outcome a tool that failed
+		// gives, with its exit status.
+		res, err = &call.Response{Outcome: protocol.Outcome{Type: protocol.Failure, Message: "the user declined to run " + c.Name}}, nil
+	}
 	if err != nil {
 		return err
 	}

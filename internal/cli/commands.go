@@ -109,8 +109,8 @@ type ResolveFlags struct {
 // resolveCmd is strata resolve.
 type resolveCmd struct {
 	ResolveFlags `embed:""`
-	Export       string `enum:"strata,openai,anthropic,mcp" default:"strata" help:"Output format: strata, openai, anthropic or mcp."`
-	Stats        bool   `help:"Print what each tool's definition costs in the export's format (o200k_base tokens), per tool, per server and in total, instead of the definitions."`
+	Export       string `enum:"strata,openai,anthropic,mcp" default:"strata" help:"Output dialect: strata, openai, anthropic or mcp."`
+	Stats        bool   `help:"Print what each tool's definition costs in the export's dialect (o200k_base tokens), per tool, per server and in total, instead of the definitions."`
 	JSON         bool   `name:"json" help:"With --stats: print the counts as JSON."`
 	Partial      bool   `help:"When something fails (a server that does not start, a bad override, a file named with --cfg that is not trusted), print what resolved anyway; the exit status is 1 still. Without it a run that fails prints nothing on stdout."`
 	Explain      string `help:"Print every field of TOOL's final definition and where it came from, whether the tool set holds it, how it loads and what it costs, instead of the catalog." placeholder:"TOOL"`

@@ -35,7 +35,7 @@ func explainTool(e *env, w *strataWorkspace, c *resolveCmd) error {
 	return err
 }
 
-// tokensText says what the tool's definition costs in the export format,
+// tokensText says what the tool's definition costs in the export dialect,
 // counted with counts.
 func tokensText(ex strata.ToolExplanation, format string, counts *budget.Counts) string {
 	d := ex.Definition

@@ -175,7 +175,7 @@ func statsText(s budget.Stats) []byte {
 			loaded++
 		}
 	}
-	fmt.Fprintf(&b, "%s: %s in %s (%s)", s.Format, diag.Counted(s.Total, "token"), diag.Counted(loaded, "tool"), budget.Encoding)
+	fmt.Fprintf(&b, "%s: %s in %s (%s)", s.Dialect, diag.Counted(s.Total, "token"), diag.Counted(loaded, "tool"), budget.Encoding)
 	if s.Budget > 0 {
 		fmt.Fprintf(&b, ", budget %s", diag.Count(s.Budget))
 		if s.Total > s.Budget {

@@ -544,3 +544,9 @@ func invalidUTF8(data []byte) int {
 	}
 	return -1
 }
+
+// TreeOf returns the tree of a *codec.Document, read again if it was
+// released, for the packages of the module that rewrite a layer's tree
+// (another client's file read as a layer). Package codec sets it: the
+// public API does not show the tree.
+var TreeOf func(document any) *Doc

@@ -525,7 +525,11 @@ func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest
 	res, err := r.Call(ctx, name, req.Params.Arguments, opts...)
 	var ce *call.Refusal
 	switch {
-	case errors.As(err, &ce):
+	case errors.As(err, &ce) && ce.Declined:
+		// The user said no: the model is told so as a failed outcome,
+		// as a tool that failed would tell it.
+		return withDecision(result(&call.Response{Outcome: declined(name)}), ce.Decision), nil
+	case ce != nil:
 		// A refused call is the model's to fix: a tool error, not a
 		// protocol error.
 		return withDecision(text(true, ce.Error()), ce.Decision), errRefused
@@ -540,6 +544,11 @@ func (s *Server) call(ctx context.Context, name string, req *mcp.CallToolRequest
 		}
 	}
 	return result(res), nil
+}
+
+// declined is the outcome the model is given of a call its user declined.
+func declined(name string) protocol.Outcome {
+	return protocol.Outcome{Type: protocol.Failure, Message: "the user declined to run " + name}
 }
 
 // withDecision puts the call's decision in the result's _meta, under

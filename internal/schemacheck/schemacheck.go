@@ -308,3 +308,8 @@ func (d *Doc) Compiled() (*Schema, error) {
 	})
 	return d.compiled, d.err
 }
+
+// DocOf returns the Doc of a resolve.Schema (nil for no schema), for the
+// packages of the module that check values against it. Package resolve
+// sets it: the public API does not show a Doc.
+var DocOf func(schema any) *Doc

@@ -1,0 +1,147 @@
+package strata_test
+
+import (
+	"context"
+	"go/ast"
+	"go/doc"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/strata-config/strata"
+	"github.com/strata-config/strata/config"
+)
+
+// TestDesignOperationsFindable: the operations of JP's config engine that
+// DESIGN.md names (AssignKeyValue, PartialConfigDelta, ToPartial) are
+// named in the doc comment of what does them, so that go doc -all and a
+// search of the docs find them.
+func TestDesignOperationsFindable(t *testing.T) {
+	tests := []struct{ name, dir, decl string }{
+		{"AssignKeyValue", "assign", "Apply"},
+		{"PartialConfigDelta", "delta", "Between"},
+		{"ToPartial", "partial", "From"},
+		{"ToPartial", "config", "ToPartial"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+" "+tt.dir, func(t *testing.T) {
+			p := docPackage(t, tt.dir)
+			var text string
+			for _, f := range p.Funcs {
+				if f.Name == tt.decl {
+					text = f.Doc
+				}
+			}
+			for _, typ := range p.Types {
+				for _, f := range typ.Funcs {
+					if f.Name == tt.decl {
+						text = f.Doc
+					}
+				}
+			}
+			if !strings.Contains(text, tt.name) && tt.decl != tt.name {
+				t.Errorf("the doc of %s.%s does not name %s:\n%s", tt.dir, tt.decl, tt.name, text)
+			}
+		})
+	}
+}
+
+// TestExamplesAttached: every Example function of a public package is
+// attached to an exported identifier of it (or to the package), so that
+// the documentation shows it beside what it shows.
+func TestExamplesAttached(t *testing.T) {
+	for _, dir := range publicPackages {
+		fset := token.NewFileSet()
+		pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool { return strings.HasSuffix(fi.Name(), "_test.go") }, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var files []*ast.File
+		for _, p := range pkgs {
+			for _, f := range p.Files {
+				files = append(files, f)
+			}
+		}
+		p := docPackage(t, dir)
+		attached := map[string]bool{}
+		add := func(exs []*doc.Example) {
+			for _, ex := range exs {
+				attached["Example"+ex.Name] = true
+			}
+		}
+		add(p.Examples)
+		for _, f := range p.Funcs {
+			add(f.Examples)
+		}
+		for _, typ := range p.Types {
+			add(typ.Examples)
+			for _, f := range append(slices.Clone(typ.Funcs), typ.Methods...) {
+				add(f.Examples)
+			}
+		}
+		for _, ex := range doc.Examples(files...) {
+			if name := "Example" + ex.Name; !attached[name] {
+				t.Errorf("%s: %s is attached to no exported identifier", dir, name)
+			}
+		}
+	}
+}
+
+// docPackage returns the documentation of the public package in dir,
+// with its examples.
+func docPackage(t *testing.T, dir string) *doc.Package {
+	t.Helper()
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, dir, nil, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files, tests []*ast.File
+	name := ""
+	for _, p := range pkgs {
+		for path, f := range p.Files {
+			switch {
+			case !strings.HasSuffix(path, "_test.go"):
+				files = append(files, f)
+				name = p.Name
+			default:
+				tests = append(tests, f)
+			}
+		}
+	}
+	p, err := doc.NewFromFiles(fset, append(files, tests...), "github.com/strata-config/strata/"+filepath.ToSlash(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != name {
+		t.Fatalf("%s: package %s, want %s", dir, p.Name, name)
+	}
+	return p
+}
+
+// TestWarningsIsNoError: Workspace.Warnings returns a list that cannot be
+// kept as an error (a nil diag.Errors in an error is not nil), and a
+// workspace without warnings gives an empty one.
+func TestWarningsIsNoError(t *testing.T) {
+	m, ok := reflect.TypeFor[*strata.Workspace[config.Partial, config.Config]]().MethodByName("Warnings")
+	if !ok {
+		t.Fatal("no method Warnings")
+	}
+	if got := m.Type.Out(0); got.Implements(reflect.TypeFor[error]()) {
+		t.Errorf("Warnings returns a %s, which is an error", got)
+	}
+	w, err := strata.Open[config.Partial](context.Background(), config.Default(), strata.Dir(t.TempDir()),
+		strata.Environ([]string{"HOME=" + t.TempDir()}), strata.ConfigHome(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if ws := w.Warnings(); len(ws) != 0 {
+		t.Errorf("Warnings() = %v, want none", ws)
+	}
+}
