@@ -11,15 +11,16 @@ import (
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/internal/upstream"
+	"github.com/strata-config/strata/resolve"
 )
 
 // ServerCheck is what [Workspace.CheckServers] found of one MCP server.
 type ServerCheck struct {
 	Name     string
-	Tools    int           // the tools it listed
-	Duration time.Duration // to start it and list them
-	Err      error         // why it failed, or nil
-	Fix      string        // what to change, when it failed
+	Tools    int                  // the tools it listed
+	Duration time.Duration        // to start it and list them
+	Err      *resolve.ServerError // why it failed, or nil
+	Fix      string               // what to change, when it failed (Err.Fix)
 	// SignIn says how strata signs in to a remote server (see
 	// [SignInStatus]); "" for a server strata starts.
 	SignIn string
@@ -46,16 +47,30 @@ func (w *Workspace[P, R]) CheckServers(ctx context.Context) []ServerCheck {
 		t0 := time.Now()
 		a, err := upstream.List(ctx, spec, nil)
 		done()
-		c := ServerCheck{Name: name, Tools: len(a.Tools), Duration: time.Since(t0), Err: err}
+		c := ServerCheck{Name: name, Tools: len(a.Tools), Duration: time.Since(t0)}
 		if srv := w.model.MCPServers[name]; srv.IsRemote() {
 			c.SignIn = w.signInStatus(ctx, srv)
 		}
 		if err != nil {
 			c.Fix = fixOf(w.key("mcp_servers."+name), spec, err, w.environ)
+			c.Err = serverError(name, err, c.Fix)
 		}
 		out = append(out, c)
 	}
 	return out
+}
+
+// serverError is the failure err of the server name, whose fix is fix:
+// what happened, without the fix where the server's error named it.
+func serverError(name string, err error, fix string) *resolve.ServerError {
+	se := &resolve.ServerError{Server: name, Msg: err.Error(), Fix: fix, Stderr: mcpclient.StderrOf(err), Err: err}
+	if ue := (*upstream.Error)(nil); errors.As(err, &ue) {
+		se.Stderr = ue.ServerStderr()
+		if ue.Hint == fix {
+			se.Msg = ue.Msg
+		}
+	}
+	return se
 }
 
 // fixOf names what to change for a server that failed with err, started

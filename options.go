@@ -257,9 +257,24 @@ func Ask(f func(ctx context.Context, tool string, q protocol.Inquiry, target con
 // Confirm is asked before a tool whose run mode is "ask" or "edit" runs
 // (see call.Runner.Confirm); without it, such calls are refused, but for
 // Serve's, which ask the client's user through elicitation when the
-// client can be asked.
+// client can be asked. See [Unattended] for a host with nobody to ask.
 func Confirm(f func(ctx context.Context, tool string, args json.RawMessage) (bool, error)) Option {
 	return option(func(s *settings) { s.confirm = f })
+}
+
+// Unattended is the one choice of a host with no way to ask its user
+// (a batch job, an agent that runs on its own): a tool whose run mode is
+// "ask" (the default) or "edit" runs without asking, as one whose mode is
+// "unattended" does; "skip" and every rule of a run policy still hold.
+// Without
+// it, and without [Confirm], a call of such a tool is refused: a
+// *call.Refusal that names both fixes (run = "unattended" for the tool,
+// or this option). [Workspace.Serve] then runs such calls without asking
+// the client's user either.
+func Unattended() Option {
+	return option(func(s *settings) {
+		s.confirm = func(context.Context, string, json.RawMessage) (bool, error) { return true, nil }
+	})
 }
 
 // Input asks the user for the value of an input another client's file

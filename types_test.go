@@ -42,6 +42,8 @@ import (
 var valueTypes = map[string]reflect.Type{
 	"strata.Workspace":           reflect.TypeFor[*strata.Workspace[config.Partial, config.Config]](),
 	"strata.ServerCheck":         reflect.TypeFor[strata.ServerCheck](),
+	"strata.PartialError":        reflect.TypeFor[strata.PartialError](),
+	"resolve.ServerError":        reflect.TypeFor[resolve.ServerError](),
 	"config.Budget":              reflect.TypeFor[config.Budget](),
 	"config.BudgetPartial":       reflect.TypeFor[config.BudgetPartial](),
 	"config.ExportLimits":        reflect.TypeFor[config.ExportLimits](),

@@ -296,9 +296,10 @@ func (w *Workspace[P, R]) untrusted() untrusted.Workspace {
 // Resolve returns the catalog of the workspace's tools: discovered (from
 // the cache when it has them) and overridden by the config, less the tools
 // the lock holds back (see [Workspace.Lock]). It returns the catalog of
-// the tools that resolved even when others failed; the error then lists
-// every problem, positioned. The catalog is resolved once; later calls
-// return the same.
+// the tools that resolved even when others failed; the error is then a
+// [*PartialError], which lists every problem, positioned, and the servers
+// that failed. With a nil catalog, the error says why nothing resolved.
+// The catalog is resolved once; later calls return the same.
 //
 // The catalog holds the tools of the tool set the run selects (see
 // [Toolset] and [Workspace.Toolset]), each with its load decided (see
@@ -330,8 +331,49 @@ func (w *Workspace[P, R]) Resolve(ctx context.Context) (*resolve.Catalog, error)
 	if serr != nil {
 		return nil, w.place(serr)
 	}
-	w.catalog, w.errs = sel, err
+	w.catalog, w.errs = sel, partialOf(sel, err)
 	return w.catalog, w.errs
+}
+
+// PartialError is the error [Workspace.Resolve] returns beside a catalog:
+// the catalog holds every tool that resolved, and the error says what did
+// not. A host may give the model the catalog as it is (its tools do not
+// depend on what failed: a server that is down never changes which tools
+// another gives), tell its user the problems, and resolve again later.
+// Resolve's error is a *PartialError exactly when its catalog is not nil;
+// errors.Is and errors.As see the problems through it (diag.All lists
+// them).
+type PartialError struct {
+	// Catalog is the catalog of the tools that resolved, as Resolve
+	// returned it.
+	Catalog *resolve.Catalog
+	// Servers are the MCP servers that did not start or list their tools,
+	// in the order of their names: their tools are left out.
+	Servers []*resolve.ServerError
+	// Problems are every problem, positioned: the servers' included.
+	Problems diag.Errors
+}
+
+// Error says how many problems there are, and the first.
+func (e *PartialError) Error() string { return e.Problems.Error() }
+
+// Unwrap returns the problems.
+func (e *PartialError) Unwrap() error { return e.Problems }
+
+// partialOf is the *PartialError of err, the error of resolving cat; nil
+// when err is.
+func partialOf(cat *resolve.Catalog, err error) error {
+	if err == nil {
+		return nil
+	}
+	pe := &PartialError{Catalog: cat, Problems: diag.All(err)}
+	for _, e := range pe.Problems {
+		if se := (*resolve.ServerError)(nil); errors.As(e, &se) {
+			pe.Servers = append(pe.Servers, se)
+		}
+	}
+	slices.SortStableFunc(pe.Servers, func(a, b *resolve.ServerError) int { return strings.Compare(a.Server, b.Server) })
+	return pe
 }
 
 // resolveAll returns the catalog as it resolves, before the lock and the

@@ -209,7 +209,7 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 	case VerdictAsk:
 		if o.confirm == nil {
 			return nil, &Refusal{Tool: name, Msg: fmt.Sprintf("its run mode is %q, and the host has no way to ask", d.Run), Decision: d,
-				Hint: `set run = "unattended" for the tool, or give the host a way to ask: the option strata.Confirm (call.Runner.Confirm)`}
+				Hint: `set run = "unattended" for the tool, or give the host a way to ask: the option strata.Confirm (call.Runner.Confirm); a host with nobody to ask chooses strata.Unattended`}
 		}
 		ok, err := o.confirm(ctx, name, args)
 		if err != nil {

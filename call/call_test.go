@@ -97,7 +97,7 @@ func TestConfirmRequired(t *testing.T) {
 		t.Errorf("Msg = %q, want %q", ce.Msg, want)
 	}
 	// A host names the option it has: strata.Confirm on a Workspace.
-	if want := `set run = "unattended" for the tool, or give the host a way to ask: the option strata.Confirm (call.Runner.Confirm)`; ce.Hint != want {
+	if want := `set run = "unattended" for the tool, or give the host a way to ask: the option strata.Confirm (call.Runner.Confirm); a host with nobody to ask chooses strata.Unattended`; ce.Hint != want {
 		t.Errorf("Hint = %q, want %q", ce.Hint, want)
 	}
 	if res, err := r.Call(context.Background(), "unattended_echo", nil); err != nil || res.Content != "hi\n" {

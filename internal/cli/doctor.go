@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/termtext"
-	"github.com/strata-config/strata/internal/upstream"
 )
 
 // Run runs strata doctor: every enabled MCP server of the config is
@@ -36,11 +34,8 @@ func (c *doctorCmd) Run(e *env) error {
 			// Every text here is the server's or the config's: one line
 			// each, escaped by the writer. The server's stderr is for the
 			// local user who runs doctor.
-			problem := r.Err.Error()
-			if ue := (*upstream.Error)(nil); errors.As(r.Err, &ue) && ue.Hint == r.Fix {
-				problem = ue.Msg // the fix follows
-			}
-			if text := mcpclient.StderrText(mcpclient.StderrOf(r.Err)); text != "" {
+			problem := r.Err.Msg // the fix follows
+			if text := mcpclient.StderrText(r.Err.Stderr); text != "" {
 				problem += "; " + text
 			}
 			fmt.Fprintf(e.Stdout, "FAIL %s (%v): %s\n     fix: %s\n", termtext.Line(r.Name), r.Duration.Round(time.Millisecond), termtext.Line(problem), termtext.Line(r.Fix))

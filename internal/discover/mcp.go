@@ -75,11 +75,13 @@ func (s *session) mcpServers(c config.Config) {
 				s.found.Known[name] = knownNames(*known)
 				s.mu.Unlock()
 			}
-			e := &diag.Error{Code: serverCode(err), Path: path, Msg: err.Error(), Err: err}
+			se := &resolve.ServerError{Server: name, Msg: err.Error(), Err: err}
 			var ue *upstream.Error
 			if errors.As(err, &ue) {
-				e.Msg, e.Hint = ue.Msg, ue.Hint // the fix last, after what happened
+				se.Msg, se.Fix, se.Stderr = ue.Msg, ue.Hint, ue.ServerStderr()
 			}
+			// The fix last, after what happened.
+			e := &diag.Error{Code: serverCode(err), Path: path, Msg: se.Msg, Hint: se.Fix, Err: se}
 			if srv.Optional {
 				e.Source = "skipped"
 				e.Msg += " (the server is optional: its tools are left out)"
