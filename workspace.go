@@ -650,7 +650,7 @@ func modelOf[R any](r *R, mount partial.Path) (config.Config, error) {
 		if !ok {
 			return config.Config{}, fmt.Errorf("strata: Mount %s: the host's config has no key %s", mount, mount[:i+1])
 		}
-		v = v.Field(f.Index)
+		v = v.FieldByIndex(f.Index)
 	}
 	t, err := shape.Of(v.Type())
 	if err != nil || t.Kind != shape.Struct {
@@ -666,7 +666,7 @@ func modelOf[R any](r *R, mount partial.Path) (config.Config, error) {
 		if !ok {
 			continue
 		}
-		fv := v.Field(f.Index)
+		fv := v.FieldByIndex(f.Index)
 		dst := reflect.ValueOf(part.dst).Elem()
 		if fv.Type() != dst.Type() {
 			return config.Config{}, fmt.Errorf("strata: Mount %s: %s is a %s, not a %s", mount, mount.Append(part.key), fv.Type(), dst.Type())

@@ -185,7 +185,7 @@ func (b *builder) walk(base, l reflect.Value, t *shape.Type, i int, strategy sha
 		if !ok {
 			return b.unknown(i, t.Keys)
 		}
-		return b.walk(base.Field(f.Index), l.Field(f.Index), f.Type, i+1, f.Strategy)
+		return b.walk(base.FieldByIndex(f.Index), l.FieldByIndex(f.Index), f.Type, i+1, f.Strategy)
 	case shape.Map:
 		return b.entry(base.Field(t.At.Entries), l.Field(t.At.Entries), t.Elem, i)
 	case shape.Nested:
@@ -589,7 +589,7 @@ func (b *builder) inside(v reflect.Value, t *shape.Type, i int) error {
 		if !ok {
 			return b.unknown(i, t.Keys)
 		}
-		return b.inside(v.Field(f.Index), f.Type, i+1)
+		return b.inside(v.FieldByIndex(f.Index), f.Type, i+1)
 	case shape.Slice:
 		k, err := b.index(i, v.Len())
 		if err != nil {

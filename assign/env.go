@@ -333,7 +333,7 @@ func (r *envResolver) resolve(tokens []string, t *shape.Type, base reflect.Value
 				matched = true
 				fv := reflect.Value{}
 				if base.IsValid() {
-					fv = base.Field(f.Index)
+					fv = base.FieldByIndex(f.Index)
 				}
 				r.resolve(tokens[k+1:], f.Type, fv, path.Append(f.Key), existing)
 			}

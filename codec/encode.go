@@ -93,7 +93,7 @@ func worthUnset(v reflect.Value, t *shape.Type) bool {
 	n := 0
 	for i := range t.Fields {
 		f := &t.Fields[i]
-		fv := v.Field(f.Index)
+		fv := v.FieldByIndex(f.Index)
 		switch f.Type.Kind {
 		case shape.Value:
 			if fv.Field(f.Type.At.State).Uint() == shape.StateUnset {
@@ -167,7 +167,7 @@ func (enc *encoder) structure(v reflect.Value, t *shape.Type, path []string, cov
 	tbl.Inline = t.ValueCodec
 	for i := range t.Fields {
 		f := &t.Fields[i]
-		if n := enc.field(v.Field(f.Index), f, enc.child(path, f.Key), covered); n != nil {
+		if n := enc.field(v.FieldByIndex(f.Index), f, enc.child(path, f.Key), covered); n != nil {
 			tbl.Set(f.Key, n)
 		}
 	}
@@ -182,7 +182,7 @@ func (enc *encoder) structure(v reflect.Value, t *shape.Type, path []string, cov
 func unsets(v reflect.Value, t *shape.Type) bool {
 	for i := range t.Fields {
 		f := &t.Fields[i]
-		fv := v.Field(f.Index)
+		fv := v.FieldByIndex(f.Index)
 		if f.Type.Kind == shape.Value {
 			if fv.Field(f.Type.At.State).Uint() == shape.StateUnset {
 				return true
@@ -425,7 +425,7 @@ func (enc *encoder) plain(v reflect.Value, t *shape.Type, path []string, inline 
 		tbl.Inline = inline
 		for i := range t.Fields {
 			f := &t.Fields[i]
-			fv := v.Field(f.Index)
+			fv := v.FieldByIndex(f.Index)
 			if fv.IsZero() {
 				continue
 			}

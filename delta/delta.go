@@ -69,7 +69,7 @@ func between(out, a, b reflect.Value, t *shape.Type) {
 	case shape.Struct:
 		for i := range t.Fields {
 			f := &t.Fields[i]
-			between(out.Field(f.Index), a.Field(f.Index), b.Field(f.Index), f.Type)
+			between(out.FieldByIndex(f.Index), a.FieldByIndex(f.Index), b.FieldByIndex(f.Index), f.Type)
 		}
 	case shape.Value:
 		ap := a.Field(t.At.State).Uint() == shape.StatePresent

@@ -79,7 +79,7 @@ func trim(d, fa, fb reflect.Value, pt, rt *shape.Type) bool {
 			if !ok {
 				panic(fmt.Sprintf("strata: resolved type %s has no field for key %q of %s", rt.Go, f.Key, pt.Go))
 			}
-			if !trim(d.Field(f.Index), fa.Field(rf.Index), fb.Field(rf.Index), f.Type, rf.Type) {
+			if !trim(d.FieldByIndex(f.Index), fa.FieldByIndex(rf.Index), fb.FieldByIndex(rf.Index), f.Type, rf.Type) {
 				zero = false
 			}
 		}

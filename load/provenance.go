@@ -182,7 +182,7 @@ func mention(v reflect.Value, t *shape.Type, path partial.Path, i int) (action s
 		if !ok {
 			return "", false, false
 		}
-		return mention(v.Field(f.Index), f.Type, path, i+1)
+		return mention(v.FieldByIndex(f.Index), f.Type, path, i+1)
 	case shape.Map:
 		e := v.Field(t.At.Entries).MapIndex(reflect.ValueOf(key))
 		switch {
@@ -457,7 +457,7 @@ func valueText(v reflect.Value, path partial.Path) string {
 			if !ok {
 				return ""
 			}
-			v = v.Field(f.Index)
+			v = v.FieldByIndex(f.Index)
 		case reflect.Map:
 			e := v.MapIndex(reflect.ValueOf(k).Convert(v.Type().Key()))
 			if !e.IsValid() {
@@ -552,7 +552,7 @@ func leaves(v reflect.Value, t *shape.Type, x *index, i int) {
 	switch t.Kind {
 	case shape.Struct:
 		for _, f := range t.Fields {
-			fv := v.Field(f.Index)
+			fv := v.FieldByIndex(f.Index)
 			if !shape.IsZero(fv, f.Type) {
 				leaves(fv, f.Type, x.child(f.Key), i)
 			}

@@ -35,7 +35,7 @@ func rebaseValue(v reflect.Value, t *shape.Type, kind shape.PathKind, dir string
 	switch t.Kind {
 	case shape.Struct:
 		for _, f := range t.Fields {
-			rebaseValue(v.Field(f.Index), f.Type, f.Paths, dir)
+			rebaseValue(v.FieldByIndex(f.Index), f.Type, f.Paths, dir)
 		}
 	case shape.Value:
 		if v.Field(t.At.State).Uint() == shape.StatePresent {

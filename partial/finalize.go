@@ -120,7 +120,8 @@ func matchesAt(pt, rt *shape.Type, path Path, seen map[[2]*shape.Type]bool) erro
 	}
 	seen[[2]*shape.Type{pt, rt}] = true
 	bad := func() error {
-		return fmt.Errorf("strata: %s: the partial type has %s where the resolved type has %s, which does not match", at(path), typeName(pt.Go), typeName(rt.Go))
+		return fmt.Errorf("strata: %s: the partial type has %s where the resolved type has %s, which does not match; write %s in the partial type (or %s in the resolved type)",
+			at(path), typeName(pt.Go), typeName(rt.Go), partialOf(rt), resolvedOf(pt))
 	}
 	switch pt.Kind {
 	case shape.Struct:
@@ -130,7 +131,10 @@ func matchesAt(pt, rt *shape.Type, path Path, seen map[[2]*shape.Type]bool) erro
 		for _, f := range pt.Fields {
 			rf, ok := rt.Field(f.Key)
 			if !ok {
-				return fmt.Errorf("strata: %s: the partial type has this key, the resolved type has not", at(path.Append(f.Key)))
+				sf := pt.Go.FieldByIndex(f.Index)
+				return fmt.Errorf("strata: %s: %s has this key (its field %s %s), %s has not; add the field %s %s `toml:%q` to %s, or remove it from the partial type",
+					at(path.Append(f.Key)), table(pt.Go, path, "partial"), sf.Name, typeName(sf.Type), table(rt.Go, path, "resolved"),
+					sf.Name, resolvedOf(f.Type), f.Key, table(rt.Go, path, "resolved"))
 			}
 			if err := matchesAt(f.Type, rf.Type, path.Append(f.Key), seen); err != nil {
 				return err
@@ -138,7 +142,10 @@ func matchesAt(pt, rt *shape.Type, path Path, seen map[[2]*shape.Type]bool) erro
 		}
 		for _, f := range rt.Fields {
 			if _, ok := pt.Field(f.Key); !ok {
-				return fmt.Errorf("strata: %s: the resolved type has this key, the partial type has not", at(path.Append(f.Key)))
+				sf := rt.Go.FieldByIndex(f.Index)
+				return fmt.Errorf("strata: %s: %s has this key (its field %s %s), %s has not; add the field %s %s `toml:%q` to %s, or remove it from the resolved type",
+					at(path.Append(f.Key)), table(rt.Go, path, "resolved"), sf.Name, typeName(sf.Type), table(pt.Go, path, "partial"),
+					sf.Name, partialOf(f.Type), f.Key, table(pt.Go, path, "partial"))
 			}
 		}
 	case shape.Value:
@@ -168,6 +175,67 @@ func matchesAt(pt, rt *shape.Type, path Path, seen map[[2]*shape.Type]bool) erro
 		return bad()
 	}
 	return nil
+}
+
+// table names struct type t, the table at path of the partial or the
+// resolved type (which), in a message: "the partial type
+// main.HostPartial", or "the resolved type's table at assistant" for an
+// unnamed struct.
+func table(t reflect.Type, path Path, which string) string {
+	if t.Name() != "" {
+		return "the " + which + " type " + t.String()
+	}
+	if len(path) == 0 {
+		return "the " + which + " type"
+	}
+	return "the " + which + " type's table at " + path.String()
+}
+
+// partialOf names the partial type of resolved type rt, as a host writes
+// it: partial.Value[string] for a string.
+func partialOf(rt *shape.Type) string {
+	switch rt.Kind {
+	case shape.Slice:
+		return "partial.List[" + rt.Elem.Go.String() + "]"
+	case shape.GoMap:
+		return "partial.Map[" + partialOf(rt.Elem) + "]"
+	case shape.Pointer:
+		if rt.Elem.Kind == shape.Struct {
+			return "partial.Nested[" + partialOf(rt.Elem) + "]"
+		}
+		return "partial.Value[" + rt.Elem.Go.String() + "]"
+	case shape.Interface:
+		return "partial.Any"
+	case shape.Struct:
+		if rt.Go.Name() == "" {
+			return "a table (struct) of the partials of its fields"
+		}
+		return "the partial struct of " + rt.Go.String()
+	}
+	return "partial.Value[" + rt.Go.String() + "]"
+}
+
+// resolvedOf names the resolved type of partial type pt: string for a
+// partial.Value[string].
+func resolvedOf(pt *shape.Type) string {
+	switch pt.Kind {
+	case shape.Value:
+		return pt.Elem.Go.String()
+	case shape.List:
+		return "[]" + pt.Elem.Go.String()
+	case shape.Map:
+		return "map[string]" + resolvedOf(pt.Elem)
+	case shape.Nested:
+		return "*" + resolvedOf(pt.Elem)
+	case shape.Any:
+		return "any"
+	case shape.Struct:
+		if pt.Go.Name() == "" {
+			return "a table (struct) of the resolved types of its fields"
+		}
+		return "the resolved struct of " + pt.Go.String()
+	}
+	return pt.Go.String()
 }
 
 // at names key path p in a message: the root, or the path.
@@ -231,7 +299,7 @@ func finalize(out, p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape
 	case shape.Struct:
 		out.Set(def)
 		for _, fp := range pairsOf(pt, rt) {
-			finalize(out.Field(fp.r.Index), p.Field(fp.p.Index), fp.p.Type, def.Field(fp.r.Index), fp.r.Type)
+			finalize(out.FieldByIndex(fp.r.Index), p.FieldByIndex(fp.p.Index), fp.p.Type, def.FieldByIndex(fp.r.Index), fp.r.Type)
 		}
 	case shape.Value:
 		if p.Field(pt.At.State).Uint() != shape.StatePresent {
@@ -405,7 +473,7 @@ func validate(v reflect.Value, t *shape.Type, path Path, errs *diag.Errors) {
 	case shape.Struct:
 		for i := range t.Fields {
 			f := &t.Fields[i]
-			validate(v.Field(f.Index), f.Type, path.Append(f.Key), errs)
+			validate(v.FieldByIndex(f.Index), f.Type, path.Append(f.Key), errs)
 		}
 	case shape.GoMap:
 		keys := make([]string, 0, v.Len())
@@ -455,7 +523,7 @@ func from(out reflect.Value, pt *shape.Type, x, def reflect.Value, rt *shape.Typ
 	switch pt.Kind {
 	case shape.Struct:
 		for _, fp := range pairsOf(pt, rt) {
-			fromField(out.Field(fp.p.Index), fp.p, x.Field(fp.r.Index), def.Field(fp.r.Index), fp.r.Type)
+			fromField(out.FieldByIndex(fp.p.Index), fp.p, x.FieldByIndex(fp.r.Index), def.FieldByIndex(fp.r.Index), fp.r.Type)
 		}
 	default:
 		fromField(out, &shape.Field{Type: pt}, x, def, rt)

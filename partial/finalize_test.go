@@ -846,7 +846,7 @@ func TestFinalizeTypeMismatch(t *testing.T) {
 	if err == nil {
 		t.Fatal("Finalize of mismatched types succeeded")
 	}
-	want := `strata: at extra: the partial type has this key, the resolved type has not`
+	want := "strata: at extra: the partial type partial_test.mismatched has this key (its field Extra partial.Value[string]), the resolved type config.Config has not; add the field Extra string `toml:\"extra\"` to the resolved type config.Config, or remove it from the partial type"
 	if err.Error() != want {
 		t.Errorf("Finalize error = %q, want %q", err.Error(), want)
 	}

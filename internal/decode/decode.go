@@ -205,7 +205,7 @@ func (dec *decoder) structure(n *doc.Node, v reflect.Value, t *shape.Type, path 
 			dec.unknown(e, p, t.Keys)
 			continue
 		}
-		dec.Field(e, v.Field(f.Index), f.Type, f.Strategy, p)
+		dec.Field(e, v.FieldByIndex(f.Index), f.Type, f.Strategy, p)
 	}
 }
 
@@ -548,7 +548,7 @@ func (dec *decoder) Leaf(n *doc.Node, v reflect.Value, t *shape.Type, path []str
 				dec.unknown(e, append(path, e.Key), t.Keys)
 				continue
 			}
-			dec.Leaf(e, v.Field(f.Index), f.Type, append(path, e.Key))
+			dec.Leaf(e, v.FieldByIndex(f.Index), f.Type, append(path, e.Key))
 		}
 		return len(dec.Errs) == before
 	default:
@@ -768,7 +768,7 @@ func UnsetPath(v reflect.Value, t *shape.Type, p partial.Path) (diag.Code, strin
 				}
 				return diag.CodeUnknownKey, fmt.Sprintf("cannot unset %s: %s has no key %s", p, orRoot(p[:i]), tomltext.Key(key)), hint
 			}
-			v, t = v.Field(f.Index), f.Type
+			v, t = v.FieldByIndex(f.Index), f.Type
 		case shape.Map:
 			entries := v.Field(t.At.Entries)
 			kv := reflect.ValueOf(key)

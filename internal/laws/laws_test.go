@@ -200,7 +200,7 @@ func minimal(d, a, b reflect.Value, t *shape.Type, path string) string {
 	switch t.Kind {
 	case shape.Struct:
 		for _, f := range t.Fields {
-			if msg := minimal(d.Field(f.Index), a.Field(f.Index), b.Field(f.Index), f.Type, path+"."+f.Key); msg != "" {
+			if msg := minimal(d.FieldByIndex(f.Index), a.FieldByIndex(f.Index), b.FieldByIndex(f.Index), f.Type, path+"."+f.Key); msg != "" {
 				return msg
 			}
 		}
@@ -291,7 +291,7 @@ func finalMinimal(d, fa, fb reflect.Value, pt, rt *shape.Type, path string) stri
 	case shape.Struct:
 		for _, f := range pt.Fields {
 			rf, _ := rt.Field(f.Key)
-			if msg := finalMinimal(d.Field(f.Index), fa.Field(rf.Index), fb.Field(rf.Index), f.Type, rf.Type, path+"."+f.Key); msg != "" {
+			if msg := finalMinimal(d.FieldByIndex(f.Index), fa.FieldByIndex(rf.Index), fb.FieldByIndex(rf.Index), f.Type, rf.Type, path+"."+f.Key); msg != "" {
 				return msg
 			}
 		}

@@ -49,7 +49,7 @@ func (g *gen) partial(v reflect.Value, t *shape.Type, depth int) {
 		for i := range t.Fields {
 			f := &t.Fields[i]
 			if g.pick("skip "+f.Key, 3) == 0 || depth <= 1 {
-				g.partial(v.Field(f.Index), f.Type, depth+1)
+				g.partial(v.FieldByIndex(f.Index), f.Type, depth+1)
 			}
 		}
 	case shape.Value:

@@ -11,7 +11,7 @@ func Merge(dst, src reflect.Value, t *Type) {
 	case Struct:
 		for i := range t.Fields {
 			f := &t.Fields[i]
-			Merge(dst.Field(f.Index), src.Field(f.Index), f.Type)
+			Merge(dst.FieldByIndex(f.Index), src.FieldByIndex(f.Index), f.Type)
 		}
 	case Value:
 		if src.Field(t.At.State).Uint() != StateAbsent {

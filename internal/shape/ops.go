@@ -11,7 +11,7 @@ func IsZero(v reflect.Value, t *Type) bool {
 	case Struct:
 		for i := range t.Fields {
 			f := &t.Fields[i]
-			if !IsZero(v.Field(f.Index), f.Type) {
+			if !IsZero(v.FieldByIndex(f.Index), f.Type) {
 				return false
 			}
 		}
@@ -38,7 +38,7 @@ func IsReset(v reflect.Value, t *Type) bool {
 	case Struct:
 		for i := range t.Fields {
 			f := &t.Fields[i]
-			if !IsReset(v.Field(f.Index), f.Type) {
+			if !IsReset(v.FieldByIndex(f.Index), f.Type) {
 				return false
 			}
 		}
@@ -76,7 +76,7 @@ func Reset(v reflect.Value, t *Type) {
 	case Struct:
 		for i := range t.Fields {
 			f := &t.Fields[i]
-			Reset(v.Field(f.Index), f.Type)
+			Reset(v.FieldByIndex(f.Index), f.Type)
 		}
 	case Value:
 		if v.Field(t.At.State).Uint() == StateAbsent {
@@ -122,7 +122,7 @@ func CloneInto(dst, src reflect.Value, t *Type) {
 	case Struct:
 		for i := range t.Fields {
 			f := &t.Fields[i]
-			CloneInto(dst.Field(f.Index), src.Field(f.Index), f.Type)
+			CloneInto(dst.FieldByIndex(f.Index), src.FieldByIndex(f.Index), f.Type)
 		}
 	case List:
 		dst.Set(src)
@@ -185,7 +185,7 @@ func Equal(a, b reflect.Value, t *Type) bool {
 	case Struct:
 		for i := range t.Fields {
 			f := &t.Fields[i]
-			if !Equal(a.Field(f.Index), b.Field(f.Index), f.Type) {
+			if !Equal(a.FieldByIndex(f.Index), b.FieldByIndex(f.Index), f.Type) {
 				return false
 			}
 		}
@@ -303,7 +303,7 @@ func EqualLeaf(a, b reflect.Value, t *Type) bool {
 	case Struct:
 		for i := range t.Fields {
 			f := &t.Fields[i]
-			if !EqualLeaf(a.Field(f.Index), b.Field(f.Index), f.Type) {
+			if !EqualLeaf(a.FieldByIndex(f.Index), b.FieldByIndex(f.Index), f.Type) {
 				return false
 			}
 		}
@@ -356,7 +356,7 @@ func Find(v reflect.Value, t *Type, path []string) (_ reflect.Value, _ *Type, us
 			if !ok {
 				return v, t, used, false
 			}
-			v, t = v.Field(f.Index), f.Type
+			v, t = v.FieldByIndex(f.Index), f.Type
 		case Map:
 			e := v.Field(t.At.Entries).MapIndex(reflect.ValueOf(k))
 			if !e.IsValid() || e.IsNil() {

@@ -14,6 +14,7 @@ import (
 	"encoding"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -177,7 +178,10 @@ type Field struct {
 	// Declared says that Key comes from a toml tag; otherwise it is the Go
 	// name in lower case.
 	Declared bool
-	Index    int
+	// Index is the field's index sequence (reflect.Value.FieldByIndex):
+	// one index, or more for a field of an embedded struct, whose fields
+	// are the struct's own (see fields).
+	Index    []int
 	Type     *Type
 	Strategy Strategy // for List fields: how a plain array merges
 	Doc      string
@@ -467,12 +471,37 @@ func (b *builder) fill(s *Type, t reflect.Type) error {
 
 func (b *builder) fields(s *Type, t reflect.Type) error {
 	s.keys = map[string]int{}
+	return b.fieldsOf(s, t, nil, map[string]string{})
+}
+
+// fieldsOf adds the fields of struct t to s, their index sequences under
+// at. An embedded struct without a key of its own (no toml name, or
+// `toml:",inline"`) is read as its fields, at the level of the struct
+// that embeds it, as encoding/json reads one: a host that embeds
+// config.Partial has the keys tools, mcp_servers... beside its own. from
+// names the Go field that gave each key, for the error of a key given
+// twice.
+func (b *builder) fieldsOf(s *Type, t reflect.Type, at []int, from map[string]string) error {
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
+		key, opts, _ := strings.Cut(sf.Tag.Get("toml"), ",")
+		if sf.Anonymous && key == "" && key != "-" {
+			ft := sf.Type
+			if ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct {
+				return fmt.Errorf("strata: field %s.%s: an embedded struct is read as its fields, and a pointer may be nil: embed %s, not *%s", t, sf.Name, ft.Elem(), ft.Elem())
+			}
+			if ft.Kind() == reflect.Struct && leafKind(ft) == Invalid {
+				if err := b.fieldsOf(s, ft, append(slices.Clip(at), i), from); err != nil {
+					return err
+				}
+				continue
+			}
+		} else if opts == "inline" && key == "" {
+			return fmt.Errorf("strata: field %s.%s: `toml:\",inline\"` reads a struct's fields in place only when the struct is embedded; embed it (write its type without a field name), or give the field a key", t, sf.Name)
+		}
 		if !sf.IsExported() {
 			continue
 		}
-		key, _, _ := strings.Cut(sf.Tag.Get("toml"), ",")
 		if key == "-" {
 			continue
 		}
@@ -480,14 +509,15 @@ func (b *builder) fields(s *Type, t reflect.Type) error {
 		if !declared {
 			key = strings.ToLower(sf.Name)
 		}
-		if _, dup := s.keys[key]; dup {
-			return fmt.Errorf("strata: %s has two fields with key %q", t, key)
+		if prev, dup := from[key]; dup {
+			return fmt.Errorf("strata: %s has two fields with key %q: %s and %s.%s; give one a toml key of its own", s.Go, key, prev, t, sf.Name)
 		}
+		from[key] = t.String() + "." + sf.Name
 		ft, err := b.build(sf.Type)
 		if err != nil {
 			return fmt.Errorf("%w (field %s.%s)", err, t, sf.Name)
 		}
-		f := Field{Key: key, Declared: declared, Index: i, Type: ft, Doc: sf.Tag.Get("doc")}
+		f := Field{Key: key, Declared: declared, Index: append(slices.Clip(at), i), Type: ft, Doc: sf.Tag.Get("doc")}
 		for _, opt := range strings.Split(sf.Tag.Get("strata"), ",") {
 			switch opt {
 			case "":
