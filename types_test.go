@@ -44,6 +44,7 @@ var valueTypes = map[string]reflect.Type{
 	"strata.ServerCheck":         reflect.TypeFor[strata.ServerCheck](),
 	"strata.PartialError":        reflect.TypeFor[strata.PartialError](),
 	"resolve.ServerError":        reflect.TypeFor[resolve.ServerError](),
+	"resolve.Annotations":        reflect.TypeFor[resolve.Annotations](),
 	"config.Budget":              reflect.TypeFor[config.Budget](),
 	"config.BudgetPartial":       reflect.TypeFor[config.BudgetPartial](),
 	"config.ExportLimits":        reflect.TypeFor[config.ExportLimits](),

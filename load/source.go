@@ -1,16 +1,20 @@
 package load
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 
 	"github.com/strata-config/strata/assign"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/decode"
 	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/partial"
 )
 
 // HostSource is a layer the host reads from somewhere strata does not look
@@ -63,6 +67,35 @@ type HostSource struct {
 	// again on a change as it does when a file changes; without Watch, the
 	// source is read again only when something else changes.
 	Watch func(ctx context.Context, changed func()) error
+}
+
+// Typed returns the [HostSource] named name of a layer the host builds in
+// Go rather than as a map: v is a partial, or a pointer to one (the
+// host's partial type P, or config.Partial when the host's config is
+// strata's model: what it sets, its unsets included), or any other value
+// that codec.Encode writes, such as a struct of the host's own with toml
+// tags (its zero fields are left out). Its keys are at the root of the
+// host's config: a host that mounts strata's model builds its P. Each load
+// reads v as it is then; a key v has that the host's config does not is
+// an error, as in a file. The layer sits above the defaults; set Above
+// to place it elsewhere:
+//
+//	src := load.Typed("~/.mcphost.yml", &layer)
+//	src.Above = load.KindUser
+func Typed(name string, v any) HostSource {
+	return HostSource{Name: name, Read: func(context.Context) (map[string]any, error) {
+		b, err := codec.Encode(v, partial.JSON)
+		if err != nil {
+			return nil, err
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			return nil, err
+		}
+		return m, nil
+	}}
 }
 
 // KindSource is the kind of a [HostSource] that names none.

@@ -94,3 +94,34 @@ func (s *Schema) UnmarshalJSON(b []byte) error {
 func (s Schema) checker() *schemacheck.Doc { return s.d }
 
 func init() { schemacheck.DocOf = func(s any) *schemacheck.Doc { return s.(Schema).d } }
+
+// Map returns the schema as a Go value an agent library takes
+// (map[string]any, as encoding/json decodes it: numbers as float64), a
+// new one at each call, which the caller may change; nil for no schema
+// or a schema that is not an object (true, false).
+func (s Schema) Map() map[string]any {
+	var m map[string]any
+	if s.d == nil || json.Unmarshal(s.d.JSON(), &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// Properties returns the schema's properties, by name, each a schema as
+// [Schema.Map] gives it; nil when it has none.
+func (s Schema) Properties() map[string]any {
+	p, _ := s.Map()["properties"].(map[string]any)
+	return p
+}
+
+// Required returns the names of the schema's required properties, in the
+// order it gives them; nil when it requires none.
+func (s Schema) Required() []string {
+	var r struct {
+		Required []string `json:"required"`
+	}
+	if s.d == nil || json.Unmarshal(s.d.JSON(), &r) != nil {
+		return nil
+	}
+	return r.Required
+}
