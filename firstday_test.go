@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -46,7 +47,9 @@ func TestFirstDay(t *testing.T) {
 	}
 	t.Chdir(project)
 
-	out, err := captureStdout(t, func() error { return myagent(context.Background(), []string{"tools.word_count.run=unattended"}, environ) })
+	out, err := captureStdout(t, func() error {
+		return myagent(context.Background(), []string{"tools.word_count.run=unattended"}, environ)
+	})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -88,4 +91,27 @@ func captureStdout(t *testing.T, f func() error) (string, error) {
 	os.Stdout = stdout
 	w.Close()
 	return <-read, err
+}
+
+// TestReadmeShowsFirstDay holds the README's host program to
+// Example_firstDay, as a main package, and the example to its word: under
+// 60 non-blank lines.
+func TestReadmeShowsFirstDay(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("example_firstday_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(strings.FieldsFunc(string(src), func(r rune) bool { return r == '\n' })); n >= 60 {
+		t.Errorf("Example_firstDay's file has %d non-blank lines, want under 60", n)
+	}
+	text := string(src)
+	main := "package main\n\n" + text[strings.Index(text, "import ("):]
+	main = regexp.MustCompile(`// A host's first day[^\n]*\nfunc Example_firstDay\(\) \{`).ReplaceAllString(main, "func main() {")
+	if !strings.Contains(string(readme), "```go\n"+main+"```\n") {
+		t.Errorf("README.md does not show Example_firstDay as the main package:\n%s", main)
+	}
 }
