@@ -18,7 +18,7 @@ import (
 // schema, a question the config answers is answered, and a pinned launch
 // runs only as pinned. MCP servers started for calls keep running until
 // Close.
-func (w *Workspace[P, R]) Call(ctx context.Context, name string, args json.RawMessage, opts ...call.Option) (*call.Response, error) {
+func (w *engine) Call(ctx context.Context, name string, args json.RawMessage, opts ...call.Option) (*call.Response, error) {
 	r, err := w.Runner(ctx, name)
 	if r == nil {
 		return nil, err
@@ -42,7 +42,7 @@ func (w *Workspace[P, R]) Call(ctx context.Context, name string, args json.RawMe
 // when one is not found there, the whole catalog is resolved, as without
 // names: the tool may be among what was not asked, and if it is nowhere,
 // the whole catalog says why (its problem, a name close to it).
-func (w *Workspace[P, R]) Runner(ctx context.Context, tools ...string) (*call.Runner, error) {
+func (w *engine) Runner(ctx context.Context, tools ...string) (*call.Runner, error) {
 	if len(tools) > 0 {
 		w.mu.Lock()
 		resolved := w.catalog != nil
@@ -66,7 +66,7 @@ func (w *Workspace[P, R]) Runner(ctx context.Context, tools ...string) (*call.Ru
 }
 
 // newRunner returns a runner of cat that confirms with confirm.
-func (w *Workspace[P, R]) newRunner(cat *resolve.Catalog, confirm func(ctx context.Context, tool string, args json.RawMessage) (bool, error)) *call.Runner {
+func (w *engine) newRunner(cat *resolve.Catalog, confirm func(ctx context.Context, tool string, args json.RawMessage) (bool, error)) *call.Runner {
 	return &call.Runner{
 		Catalog: cat, Environ: w.environ, Pins: w.list.Pins, MCP: upstream.Caller{Servers: w.servers, Server: w.server},
 		Timeout: w.s.callTime, Ask: w.s.ask, Confirm: confirm, Builtin: w.s.builtin, Admit: w.admit,
@@ -75,7 +75,7 @@ func (w *Workspace[P, R]) newRunner(cat *resolve.Catalog, confirm func(ctx conte
 
 // lockMayApply reports whether a lock file may apply to the catalog: the
 // lock is not off, and the workspace's or the user's lock file exists.
-func (w *Workspace[P, R]) lockMayApply() bool {
+func (w *engine) lockMayApply() bool {
 	if w.model.Lock.Policy.Or() == config.LockOff {
 		return false
 	}
@@ -93,7 +93,7 @@ func (w *Workspace[P, R]) lockMayApply() bool {
 // of a server's tool asks; it is made once (it looks the command up on
 // PATH and builds its environment) and made again when the capabilities
 // declared to servers changed (a client of strata serve declared its own).
-func (w *Workspace[P, R]) server(name string) (upstream.Server, bool) {
+func (w *engine) server(name string) (upstream.Server, bool) {
 	srv, ok := w.model.MCPServers[name]
 	if !ok {
 		return upstream.Server{}, false
@@ -117,7 +117,7 @@ func (w *Workspace[P, R]) server(name string) (upstream.Server, bool) {
 
 // runnerFor returns a runner for calls of tools alone (see Runner); ok is
 // false when a tool was not found: the whole catalog is needed.
-func (w *Workspace[P, R]) runnerFor(ctx context.Context, tools []string) (*call.Runner, bool, error) {
+func (w *engine) runnerFor(ctx context.Context, tools []string) (*call.Runner, bool, error) {
 	if w.Toolset() != "" || w.lockMayApply() {
 		// What the tool set leaves out and what the lock holds back are
 		// decided over the whole catalog.

@@ -24,7 +24,7 @@ import (
 // leaves out and one that is not enabled have a decision too; so has a
 // name no tool has (with the closest name). strata call --dry-run prints
 // it; strata serve gives the same record with each result.
-func (w *Workspace[P, R]) Decide(ctx context.Context, name string, args json.RawMessage) (*call.Decision, error) {
+func (w *engine) Decide(ctx context.Context, name string, args json.RawMessage) (*call.Decision, error) {
 	r, err := w.Runner(ctx, name)
 	if r == nil {
 		return nil, err
@@ -59,7 +59,7 @@ func (w *Workspace[P, R]) Decide(ctx context.Context, name string, args json.Raw
 
 // admit adds to a call's decision what the workspace knows of the tool
 // beyond its definition (see [call.Runner].Admit).
-func (w *Workspace[P, R]) admit(ctx context.Context, def resolve.Definition, d *call.Decision) {
+func (w *engine) admit(ctx context.Context, def resolve.Definition, d *call.Decision) {
 	ch := resolve.Choose(w.model, w.Toolset(), def)
 	d.Toolset = &call.Admission{Name: ch.Set, In: ch.In, Why: ch.Why}
 	w.mu.Lock()
@@ -77,7 +77,7 @@ func (w *Workspace[P, R]) admit(ctx context.Context, def resolve.Definition, d *
 	d.Lock = l
 	t := &call.TrustState{Workspace: "trusted", Pin: "none", PinKey: def.Exec.Key}
 	switch {
-	case w.loaded.Root == "":
+	case w.view.root == "":
 		t.Workspace = "none"
 	case !w.trusted:
 		t.Workspace = "untrusted"
@@ -111,7 +111,7 @@ var keywords = map[string]string{
 // bounds names, for each argument the schema refused, the bound of the
 // config that refused it and where it was written, when the config set
 // it (the tool's own bounds are the tool's).
-func (w *Workspace[P, R]) bounds(def resolve.Definition, d *call.Decision) {
+func (w *engine) bounds(def resolve.Definition, d *call.Decision) {
 	for i := range d.Reasons {
 		r := &d.Reasons[i]
 		if r.Kind != "argument" || !strings.HasPrefix(r.Key, "$.") {
@@ -140,7 +140,7 @@ func (w *Workspace[P, R]) bounds(def resolve.Definition, d *call.Decision) {
 			}
 		}
 		path = path.Append(key)
-		ex, err := w.loaded.Explain(w.key(path.String()))
+		ex, err := w.view.explain(w.key(path.String()))
 		if err != nil || len(ex.Steps) == 0 {
 			continue
 		}
@@ -159,7 +159,7 @@ func (w *Workspace[P, R]) bounds(def resolve.Definition, d *call.Decision) {
 }
 
 // launchOf is the launch of what runs def, as its pin holds it.
-func (w *Workspace[P, R]) launchOf(ctx context.Context, def resolve.Definition) (trust.Launch, error) {
+func (w *engine) launchOf(ctx context.Context, def resolve.Definition) (trust.Launch, error) {
 	if def.Exec.Kind == resolve.ExecDescribe {
 		return trust.Launch{Program: def.Exec.Path, Env: trust.LaunchEnv(def.Exec.Env, def.Exec.EnvVars), Dir: def.Exec.Dir}, nil
 	}
@@ -168,7 +168,7 @@ func (w *Workspace[P, R]) launchOf(ctx context.Context, def resolve.Definition) 
 
 // lockedTools returns the names of the tools the lock that applies has
 // entries for, read once.
-func (w *Workspace[P, R]) lockedTools() map[string]bool {
+func (w *engine) lockedTools() map[string]bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.locked != nil {

@@ -29,7 +29,7 @@ type ServerCheck struct {
 // CheckServers starts each enabled MCP server of the config (or connects
 // to it), lists its tools and stops it, one after the other, in the order
 // of their names, bypassing the cache. Each start is told to [Progress].
-func (w *Workspace[P, R]) CheckServers(ctx context.Context) []ServerCheck {
+func (w *engine) CheckServers(ctx context.Context) []ServerCheck {
 	var names []string
 	for name, srv := range w.model.MCPServers {
 		if srv.IsEnabled() {

@@ -76,7 +76,7 @@ func (l ToolLock) Held() bool {
 // ExplainTool explains the tool named name of the catalog (or one the
 // lock holds back): every field of its final definition and where it came
 // from. It resolves the catalog first.
-func (w *Workspace[P, R]) ExplainTool(ctx context.Context, name string) (ToolExplanation, error) {
+func (w *engine) ExplainTool(ctx context.Context, name string) (ToolExplanation, error) {
 	full, err := w.resolveAll(ctx)
 	if full == nil {
 		return ToolExplanation{}, err
@@ -168,7 +168,7 @@ func discoveredOf(d resolve.Definition, f resolve.Found) (*resolve.Discovered, r
 // toolKeys are the config keys (at the host's mount) that say something
 // of the tool: its own entry's leaves, then those of the '*' entry it
 // inherits and does not set itself.
-func (w *Workspace[P, R]) toolKeys(name string, own config.Tool) []string {
+func (w *engine) toolKeys(name string, own config.Tool) []string {
 	var keys []string
 	mine := leavesOf(own)
 	for _, p := range mine {

@@ -58,7 +58,7 @@ func (s LockState) Held() []string {
 // <root>/.<name>/<name>.lock, "" outside a workspace) or the user's (user
 // true: beside the user's config file, "" without a user directory),
 // whether or not it exists.
-func (w *Workspace[P, R]) LockPath(user bool) string {
+func (w *engine) LockPath(user bool) string {
 	if user {
 		dir := (&load.App[struct{}, struct{}]{Name: w.s.Name, ConfigHome: w.s.ConfigHome, Environ: w.environ}).UserDir()
 		if dir == "" {
@@ -66,16 +66,16 @@ func (w *Workspace[P, R]) LockPath(user bool) string {
 		}
 		return filepath.Join(dir, w.s.Name+".lock")
 	}
-	if w.loaded.Root == "" {
+	if w.view.root == "" {
 		return ""
 	}
-	return filepath.Join(w.loaded.Root, "."+w.s.Name, w.s.Name+".lock")
+	return filepath.Join(w.view.root, "."+w.s.Name, w.s.Name+".lock")
 }
 
 // Lock returns the state of the lock: which applies, and what changed
 // since it was written. It resolves the catalog first (see
 // [Workspace.Resolve]).
-func (w *Workspace[P, R]) Lock(ctx context.Context) (LockState, error) {
+func (w *engine) Lock(ctx context.Context) (LockState, error) {
 	if _, err := w.Resolve(ctx); err != nil && !w.resolved() {
 		return LockState{}, err
 	}
@@ -85,7 +85,7 @@ func (w *Workspace[P, R]) Lock(ctx context.Context) (LockState, error) {
 }
 
 // resolved reports whether Resolve has run to its end.
-func (w *Workspace[P, R]) resolved() bool {
+func (w *engine) resolved() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.full != nil
@@ -110,7 +110,7 @@ type LockWrite struct {
 // first ([lock.Entry].NeedsCapabilities). It refuses while some tools do
 // not resolve (their errors come first): a lock without them would hold
 // them back once they do.
-func (w *Workspace[P, R]) WriteLock(ctx context.Context, user bool) (LockWrite, error) {
+func (w *engine) WriteLock(ctx context.Context, user bool) (LockWrite, error) {
 	path, err := w.lockTarget(user)
 	if err != nil {
 		return LockWrite{}, err
@@ -159,7 +159,7 @@ func (w *Workspace[P, R]) WriteLock(ctx context.Context, user bool) (LockWrite, 
 // now, held tools included, and the lock's path. The locked tools of a
 // source that did not list its tools are [lock.Unlisted]; the error says
 // why.
-func (w *Workspace[P, R]) LockDiff(ctx context.Context, user bool) (string, []lock.Change, error) {
+func (w *engine) LockDiff(ctx context.Context, user bool) (string, []lock.Change, error) {
 	path, err := w.lockTarget(user)
 	if err != nil {
 		return "", nil, err
@@ -203,20 +203,20 @@ func covers(c mcpclient.Capabilities) bool {
 // that declares [relayed], so that it has every tool a client of strata
 // serve may be offered, and lock --diff shows every tool serve may hold
 // back.
-func (w *Workspace[P, R]) listingAs(caps mcpclient.Capabilities) (lw *Workspace[P, R], done func()) {
+func (w *engine) listingAs(caps mcpclient.Capabilities) (lw *engine, done func()) {
 	if reflect.DeepEqual(w.servers.Declared(), caps) || caps.IsZero() && w.servers.Declared().IsZero() {
 		return w, func() {}
 	}
 	servers := &upstream.Servers{}
 	servers.Serve(upstream.Client{Capabilities: caps})
-	lw = &Workspace[P, R]{s: w.s, defaults: w.defaults, loaded: w.loaded, model: w.model, trusted: w.trusted, root: w.root, dir: w.dir, list: w.list, environ: w.environ, servers: servers, owned: true}
+	lw = &engine{s: w.s, view: w.view, reopen: w.reopen, model: w.model, trusted: w.trusted, root: w.root, dir: w.dir, list: w.list, environ: w.environ, servers: servers, owned: true}
 	return lw, func() { _ = servers.Close() }
 }
 
 // unlisted reports whether the source of a lock entry did not list its
 // tools in this resolution (a server that did not start, a launch that no
 // longer matches its pin): its error says so.
-func (w *Workspace[P, R]) unlisted(e lock.Entry) bool {
+func (w *engine) unlisted(e lock.Entry) bool {
 	if e.Source == lock.DiscoverDirs {
 		return w.found.Failed[partial.Path{"tools", e.Name}.String()]
 	}
@@ -227,8 +227,8 @@ func (w *Workspace[P, R]) unlisted(e lock.Entry) bool {
 // load's gate (load.Result.ReadFile): the lock of a workspace nobody
 // trusted is looked at, never opened, and is a problem with
 // diag.CodeUntrusted.
-func (w *Workspace[P, R]) readLock(ctx context.Context, path string) (*lock.Lockfile, error) {
-	data, err := w.loaded.ReadFile(ctx, path)
+func (w *engine) readLock(ctx context.Context, path string) (*lock.Lockfile, error) {
+	data, err := w.view.readFile(ctx, path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
@@ -240,7 +240,7 @@ func (w *Workspace[P, R]) readLock(ctx context.Context, path string) (*lock.Lock
 
 // lockTarget is the lock that WriteLock writes: the workspace's, refused
 // in a workspace nobody trusted or outside any, or the user's.
-func (w *Workspace[P, R]) lockTarget(user bool) (string, error) {
+func (w *engine) lockTarget(user bool) (string, error) {
 	path := w.LockPath(user)
 	switch {
 	case user && path == "":
@@ -261,7 +261,7 @@ func (w *Workspace[P, R]) lockTarget(user bool) (string, error) {
 // or removed tool) and the lock's problems. Under hold, a lock that
 // cannot be read, or names tools of sources the config does not have,
 // fails: nothing it locks can be checked.
-func (w *Workspace[P, R]) applyLock(ctx context.Context, full *resolve.Catalog) (*resolve.Catalog, LockState, diag.Errors, error) {
+func (w *engine) applyLock(ctx context.Context, full *resolve.Catalog) (*resolve.Catalog, LockState, diag.Errors, error) {
 	st := LockState{Policy: w.model.Lock.Policy.Or()}
 	if st.Policy == config.LockOff {
 		return full, st, nil, nil
@@ -354,7 +354,7 @@ func (w *Workspace[P, R]) applyLock(ctx context.Context, full *resolve.Catalog) 
 
 // lockFailed is applyLock's answer for a lock that does not apply: under
 // hold, no catalog; under warn, the catalog, its problems as warnings.
-func (w *Workspace[P, R]) lockFailed(full *resolve.Catalog, st LockState, warnings diag.Errors, err error) (*resolve.Catalog, LockState, diag.Errors, error) {
+func (w *engine) lockFailed(full *resolve.Catalog, st LockState, warnings diag.Errors, err error) (*resolve.Catalog, LockState, diag.Errors, error) {
 	if st.Policy == config.LockHold {
 		return nil, st, warnings, err
 	}
@@ -369,7 +369,7 @@ func (w *Workspace[P, R]) lockFailed(full *resolve.Catalog, st LockState, warnin
 // unknownSources reports the entries of f whose tool is not in the
 // catalog and whose source the config does not have: a lock of another
 // config, or a typo.
-func (w *Workspace[P, R]) unknownSources(f *lock.Lockfile, cat *resolve.Catalog) error {
+func (w *engine) unknownSources(f *lock.Lockfile, cat *resolve.Catalog) error {
 	var names []string
 	for _, d := range cat.Tools {
 		names = append(names, d.Name)
@@ -392,7 +392,7 @@ func (w *Workspace[P, R]) unknownSources(f *lock.Lockfile, cat *resolve.Catalog)
 }
 
 // hasSource reports whether the config has the source of a lock entry.
-func (w *Workspace[P, R]) hasSource(source string) bool {
+func (w *engine) hasSource(source string) bool {
 	switch {
 	case source == lock.HostBuiltin:
 		return true

@@ -34,7 +34,7 @@ import (
 // it, and otherwise the call is refused with a result that says why and
 // names the fix (run = "unattended", for tools the client's own approval
 // is enough for).
-func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer, warn func(error)) error {
+func (w *engine) Serve(ctx context.Context, in io.Reader, out io.Writer, warn func(error)) error {
 	var clientSet clientToolset
 	srv := w.mcpServer(warn, &clientSet)
 	// The MCP servers relay for the client: they are declared its
@@ -52,7 +52,7 @@ func (w *Workspace[P, R]) Serve(ctx context.Context, in io.Reader, out io.Writer
 
 // watchSources has srv resolve again when a host's source that watches
 // (see [load.HostSource].Watch) says it changed, until ctx is done.
-func (w *Workspace[P, R]) watchSources(ctx context.Context, srv *mcpserver.Server, warn func(error)) {
+func (w *engine) watchSources(ctx context.Context, srv *mcpserver.Server, warn func(error)) {
 	for _, src := range w.s.Sources {
 		if src.Watch == nil {
 			continue
@@ -65,7 +65,7 @@ func (w *Workspace[P, R]) watchSources(ctx context.Context, srv *mcpserver.Serve
 
 // mcpServer is the server of the workspace's catalog, resolved again
 // when a watched file changes or an MCP server's tools do.
-func (w *Workspace[P, R]) mcpServer(warn func(error), clientSet *clientToolset) *mcpserver.Server {
+func (w *engine) mcpServer(warn func(error), clientSet *clientToolset) *mcpserver.Server {
 	report := func(err error) {
 		if warn != nil && err != nil {
 			warn(err)
@@ -87,7 +87,7 @@ func (w *Workspace[P, R]) mcpServer(warn func(error), clientSet *clientToolset) 
 		Load: func(ctx context.Context) (*mcpserver.Snapshot, error) {
 			cur := w
 			if !first {
-				next, err := open[P, R](ctx, w.defaults, w.s, w.servers, false)
+				next, err := w.reopen(ctx, w.servers)
 				if err != nil {
 					return nil, err
 				}
@@ -139,7 +139,7 @@ func (w *Workspace[P, R]) mcpServer(warn func(error), clientSet *clientToolset) 
 // workspace's MCP servers that are enabled (and may start), as strata
 // serve offers them (see [upstream.Aggregate]); nil when it has none.
 // warn is told what leaves something out.
-func (w *Workspace[P, R]) offers(warn func(error)) *upstream.Aggregate {
+func (w *engine) offers(warn func(error)) *upstream.Aggregate {
 	var specs []upstream.Server
 	for _, name := range slices.Sorted(maps.Keys(w.model.MCPServers)) {
 		if !w.model.MCPServers[name].IsEnabled() {
@@ -171,7 +171,7 @@ func (w *Workspace[P, R]) offers(warn func(error)) *upstream.Aggregate {
 // JSON and /metrics the counts of calls (by tool, server and outcome),
 // their time, and the servers' states, in Prometheus's text format; every
 // call goes to opts.CallLog.
-func (w *Workspace[P, R]) ServeHTTP(ctx context.Context, ln net.Listener, opts serve.HTTP, warn func(error)) error {
+func (w *engine) ServeHTTP(ctx context.Context, ln net.Listener, opts serve.HTTP, warn func(error)) error {
 	if opts.Token == "" && !opts.NoToken {
 		return errors.New("strata serve over HTTP needs a bearer token")
 	}
@@ -250,7 +250,7 @@ const maxWhyEmpty = 5
 // whyEmpty says why cat, resolved with err, has no tools ("" when it has
 // some): the problems of loading and resolving, or that the config names
 // no tool.
-func (w *Workspace[P, R]) whyEmpty(cat *resolve.Catalog, err error) string {
+func (w *engine) whyEmpty(cat *resolve.Catalog, err error) string {
 	if len(cat.Tools) > 0 {
 		return ""
 	}

@@ -13,8 +13,8 @@ import (
 
 // startupSet reports whether a layer sets the startup_timeout_sec of the
 // MCP server name (a layer that a later --cfg NONE dropped does not).
-func (w *Workspace[P, R]) startupSet(name string) bool {
-	ex, err := w.loaded.Explain(w.s.Mount.Append("mcp_servers", name, "startup_timeout_sec").String())
+func (w *engine) startupSet(name string) bool {
+	ex, err := w.view.explain(w.s.Mount.Append("mcp_servers", name, "startup_timeout_sec").String())
 	if err != nil {
 		return true
 	}
@@ -40,7 +40,7 @@ func (w *Workspace[P, R]) startupSet(name string) bool {
 //     override flag), and where to keep it: the user file, or the
 //     workspace's when it is trusted;
 //   - a variable or an override: the override.
-func (w *Workspace[P, R]) serverSetting(name, key, value string) string {
+func (w *engine) serverSetting(name, key, value string) string {
 	path := w.s.Mount.Append("mcp_servers", name)
 	full := path.Append(key)
 	override := w.overrideFlag()
@@ -67,8 +67,8 @@ func (w *Workspace[P, R]) serverSetting(name, key, value string) string {
 	keep := table + " in a layer of " + w.s.Name + "'s"
 	if dir := userdir.Config(w.s.Name, userdir.Getenv(w.environ)); dir != "" {
 		keep = table + " in your " + filepath.Join(dir, "config.toml")
-		if w.trusted && w.loaded.Root != "" {
-			keep += " or the workspace's " + filepath.Join(w.loaded.Root, "."+w.s.Name, "config.toml")
+		if w.trusted && w.view.root != "" {
+			keep += " or the workspace's " + filepath.Join(w.view.root, "."+w.s.Name, "config.toml")
 		}
 	}
 	has := layer.Name + " has no " + key
@@ -81,7 +81,7 @@ func (w *Workspace[P, R]) serverSetting(name, key, value string) string {
 // serverPlace says where the MCP server name is configured, in layer:
 // "under [mcp_servers.fs] in .strata/config.toml", "of mcpServers.fs in
 // .mcp.json" (another client's file, by that client's key).
-func (w *Workspace[P, R]) serverPlace(name string, layer *load.Layer[P]) string {
+func (w *engine) serverPlace(name string, layer *layerInfo) string {
 	path := w.s.Mount.Append("mcp_servers", name)
 	switch {
 	case layer == nil || layer.Doc == nil:
@@ -98,7 +98,7 @@ func (w *Workspace[P, R]) serverPlace(name string, layer *load.Layer[P]) string 
 
 // overrideFlag is the flag that gives an override for one run: strata's
 // --cfg, or the host's own (see [Overrides]); "" when there is none.
-func (w *Workspace[P, R]) overrideFlag() string {
+func (w *engine) overrideFlag() string {
 	switch {
 	case w.s.OverrideFlag != "":
 		return w.s.OverrideFlag
@@ -110,10 +110,10 @@ func (w *Workspace[P, R]) overrideFlag() string {
 
 // layerOf returns the layer that configures the table at path last (its
 // command or its url), or nil.
-func (w *Workspace[P, R]) layerOf(path partial.Path) *load.Layer[P] {
+func (w *engine) layerOf(path partial.Path) *layerInfo {
 	var name string
 	for _, key := range []string{"command", "url"} {
-		ex, err := w.loaded.Explain(path.Append(key).String())
+		ex, err := w.view.explain(path.Append(key).String())
 		if err != nil {
 			continue
 		}
@@ -129,8 +129,8 @@ func (w *Workspace[P, R]) layerOf(path partial.Path) *load.Layer[P] {
 	if name == "" {
 		return nil
 	}
-	for i := len(w.loaded.Layers) - 1; i >= 0; i-- {
-		if l := &w.loaded.Layers[i]; l.Name == name && !l.Dropped {
+	for i := len(w.view.layers) - 1; i >= 0; i-- {
+		if l := &w.view.layers[i]; l.Name == name && !l.Dropped {
 			return l
 		}
 	}

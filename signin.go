@@ -45,7 +45,7 @@ func DefaultSignInFile(name string, environ []string) string {
 }
 
 // signIns returns the workspace's store of sign-ins, or nil.
-func (w *Workspace[P, R]) signIns() *signin.Store {
+func (w *engine) signIns() *signin.Store {
 	w.signInOnce.Do(func() {
 		if w.s.signIns == "" {
 			return
@@ -90,7 +90,7 @@ type LoginResult struct {
 //
 // Only a server of the layers applied signs in: one that a workspace
 // nobody trusted defines is not there until the workspace is trusted.
-func (w *Workspace[P, R]) Login(ctx context.Context, name string, opts LoginOptions) (LoginResult, error) {
+func (w *engine) Login(ctx context.Context, name string, opts LoginOptions) (LoginResult, error) {
 	srv, err := w.signInServer(name)
 	if err != nil {
 		return LoginResult{}, err
@@ -156,7 +156,7 @@ func loginFailed(name string, err error) error {
 
 // Logout forgets the sign-in to the server name (a server of the config,
 // or a URL), wherever it is kept, and reports whether there was one.
-func (w *Workspace[P, R]) Logout(ctx context.Context, name string) (bool, error) {
+func (w *engine) Logout(ctx context.Context, name string) (bool, error) {
 	store := w.signIns()
 	if store == nil {
 		return false, errors.New("strata keeps no sign-ins here")
@@ -191,7 +191,7 @@ type SignInStatus struct {
 
 // SignInStatuses says, for each remote server of the config, in the
 // order of their names, how strata signs in to it.
-func (w *Workspace[P, R]) SignInStatuses(ctx context.Context) []SignInStatus {
+func (w *engine) SignInStatuses(ctx context.Context) []SignInStatus {
 	var out []SignInStatus
 	for _, name := range slices.Sorted(maps.Keys(w.model.MCPServers)) {
 		srv := w.model.MCPServers[name]
@@ -204,7 +204,7 @@ func (w *Workspace[P, R]) SignInStatuses(ctx context.Context) []SignInStatus {
 }
 
 // signInStatus says how strata signs in to the remote server srv.
-func (w *Workspace[P, R]) signInStatus(ctx context.Context, srv config.MCPServer) string {
+func (w *engine) signInStatus(ctx context.Context, srv config.MCPServer) string {
 	switch {
 	case srv.BearerTokenEnvVar != "":
 		return "a token of its own, from $" + srv.BearerTokenEnvVar
@@ -242,7 +242,7 @@ func hasAuthorization(h map[string]secret.String) bool {
 
 // signInServer returns the server name, which is to sign in: a remote
 // server of the layers applied, without a token of its own.
-func (w *Workspace[P, R]) signInServer(name string) (config.MCPServer, error) {
+func (w *engine) signInServer(name string) (config.MCPServer, error) {
 	if w.signIns() == nil {
 		return config.MCPServer{}, errors.New("strata keeps no sign-ins here (the host gave no strata.SignIns)")
 	}
@@ -277,7 +277,7 @@ func (w *Workspace[P, R]) signInServer(name string) (config.MCPServer, error) {
 }
 
 // signInErr is a problem of the sign-in settings of the server name.
-func (w *Workspace[P, R]) signInErr(name, key, msg, hint string) error {
+func (w *engine) signInErr(name, key, msg, hint string) error {
 	p := w.s.Mount.Append("mcp_servers", name)
 	if key != "" {
 		p = p.Append(strings.Split(key, ".")...)
@@ -297,8 +297,8 @@ func signInFix(err error) string {
 
 // untrustedFiles reports whether files of the workspace were left out
 // because nobody trusted it.
-func (w *Workspace[P, R]) untrustedFiles() bool {
-	for _, e := range w.loaded.Warnings {
+func (w *engine) untrustedFiles() bool {
+	for _, e := range w.view.warnings {
 		if e.Code == diag.CodeUntrusted {
 			return true
 		}

@@ -36,6 +36,7 @@ import (
 	"sync"
 
 	"github.com/strata-config/strata/call"
+	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/cache"
@@ -61,17 +62,27 @@ import (
 // it resolves to. Its methods may be called from several goroutines at
 // once. Close stops the MCP servers it started.
 type Workspace[P, R any] struct {
-	s        settings
-	defaults R
-	loaded   *load.Result[P, R]
-	model    config.Config
-	trusted  bool   // the workspace (or the working directory) is trusted
-	root     string // the workspace root, or the working directory
-	dir      string // where programs start: root, or the base of private directories
-	list     trust.List
-	environ  []string
-	servers  *upstream.Servers
-	owned    bool // Close stops servers
+	*engine // what resolving, calling and serving need, whatever P and R
+	loaded  *load.Result[P, R]
+}
+
+// engine is a workspace without the host's types: the model, trust, the
+// catalog and the servers. Only loading needs the host's types; what the
+// runtime reads of what loading found is view.
+type engine struct {
+	s       settings
+	view    loadedView
+	model   config.Config
+	trusted bool   // the workspace (or the working directory) is trusted
+	root    string // the workspace root, or the working directory
+	dir     string // where programs start: root, or the base of private directories
+	list    trust.List
+	environ []string
+	servers *upstream.Servers
+	owned   bool // Close stops servers
+	// reopen opens the workspace again with the same options, sharing
+	// servers (serve, on a change).
+	reopen func(ctx context.Context, servers *upstream.Servers) (*engine, error)
 
 	swept   sync.Once // the private directories a crash left, once
 	mu      sync.Mutex
@@ -93,6 +104,35 @@ type Workspace[P, R any] struct {
 
 	signInOnce sync.Once
 	store      *signin.Store // the sign-ins kept (see SignIns), or nil
+}
+
+// loadedView is what the engine reads of a load.Result, whatever the
+// host's types.
+type loadedView struct {
+	explain  func(key string) (load.Explanation, error)
+	locate   func(e *diag.Error) *diag.Error
+	readFile func(ctx context.Context, path string) ([]byte, error)
+	watch    func() []string
+	root     string      // the workspace root, "" outside a workspace
+	warnings diag.Errors // the problems that did not fail loading
+	layers   []layerInfo // every layer, lowest first
+}
+
+// layerInfo is what the engine reads of a layer.
+type layerInfo struct {
+	Kind         load.Kind
+	Name, Client string
+	Doc          *codec.Document
+	Dropped      bool
+}
+
+// viewOf is the engine's view of res.
+func viewOf[P, R any](res *load.Result[P, R]) loadedView {
+	v := loadedView{explain: res.Explain, locate: res.Locate, readFile: res.ReadFile, watch: res.Watch, root: res.Root, warnings: res.Warnings}
+	for _, l := range res.Layers {
+		v.layers = append(v.layers, layerInfo{Kind: l.Kind, Name: l.Name, Client: l.Client, Doc: l.Doc, Dropped: l.Dropped})
+	}
+	return v
 }
 
 // Equal reports whether w and o are the same workspace, a handle that owns
@@ -147,7 +187,14 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 	if err != nil {
 		return nil, err
 	}
-	w := &Workspace[P, R]{s: s, defaults: defaults, loaded: res, list: res.TrustList, environ: res.Environ, servers: servers, owned: owned}
+	w := &Workspace[P, R]{loaded: res, engine: &engine{s: s, view: viewOf(res), list: res.TrustList, environ: res.Environ, servers: servers, owned: owned}}
+	w.reopen = func(ctx context.Context, servers *upstream.Servers) (*engine, error) {
+		next, err := open[P, R](ctx, defaults, s, servers, false)
+		if err != nil {
+			return nil, err
+		}
+		return next.engine, nil
+	}
 	if w.model, err = modelOf(&res.Config, s.Mount); err != nil {
 		return nil, err
 	}
@@ -221,13 +268,13 @@ func DefaultCacheDir(name string, environ []string) string { return cache.Defaul
 // CacheDir returns the directory of the workspace's cache ([CacheDir]):
 // discovery's answers and the token counts of definitions
 // (budget.OpenCounts) are kept there; "" when there is none.
-func (w *Workspace[P, R]) CacheDir() string { return w.s.cacheDir }
+func (w *engine) CacheDir() string { return w.s.cacheDir }
 
 // Config returns the resolved config: the host's whole config.
 func (w *Workspace[P, R]) Config() R { return w.loaded.Config }
 
 // Model returns strata's tools model, as mounted in the host's config.
-func (w *Workspace[P, R]) Model() config.Config { return w.model }
+func (w *engine) Model() config.Config { return w.model }
 
 // Loaded returns what loading found: every layer and where it came from,
 // the files looked for, the workspace root.
@@ -235,28 +282,28 @@ func (w *Workspace[P, R]) Loaded() *load.Result[P, R] { return w.loaded }
 
 // Root returns the workspace root, or the working directory outside a
 // workspace.
-func (w *Workspace[P, R]) Root() string { return w.root }
+func (w *engine) Root() string { return w.root }
 
 // Trusted reports whether the workspace is trusted: its own files apply,
 // and programs start in it. Until it is, each program starts in a
 // private, empty directory of its own, removed once it has ended (an MCP
 // server's, once its session ends).
-func (w *Workspace[P, R]) Trusted() bool { return w.trusted }
+func (w *engine) Trusted() bool { return w.trusted }
 
 // Warnings returns the problems of loading that did not fail it: files of
 // an untrusted workspace not applied, servers of another tool's file that
 // cannot start. Each has [diag.SeverityWarning]. It is a list, not an
 // error: none is an empty list, never an error value that is not nil.
-func (w *Workspace[P, R]) Warnings() []*diag.Error { return slices.Clip(w.loaded.Warnings) }
+func (w *engine) Warnings() []*diag.Error { return slices.Clip(w.view.warnings) }
 
 // Explain says which layers set the key (a dotted key path of the host's
 // config, such as "assistant.tools.grep.run"), in order, and which wins.
-func (w *Workspace[P, R]) Explain(key string) (load.Explanation, error) { return w.loaded.Explain(key) }
+func (w *engine) Explain(key string) (load.Explanation, error) { return w.view.explain(key) }
 
 // resolver is the resolver of the workspace. Untrusted, its programs
 // start in private directories; the first resolver removes those that a
 // strata that ended left.
-func (w *Workspace[P, R]) resolver() *discover.Resolver {
+func (w *engine) resolver() *discover.Resolver {
 	if !w.trusted {
 		w.swept.Do(func() { procs.SweepPrivate(w.dir) })
 	}
@@ -278,7 +325,7 @@ func (w *Workspace[P, R]) resolver() *discover.Resolver {
 
 // untrusted returns the workspace when nobody trusted it: what resolves
 // into it is its content, and never runs.
-func (w *Workspace[P, R]) untrusted() untrusted.Workspace {
+func (w *engine) untrusted() untrusted.Workspace {
 	if w.trusted {
 		return untrusted.Workspace{}
 	}
@@ -304,7 +351,7 @@ func (w *Workspace[P, R]) untrusted() untrusted.Workspace {
 // The catalog holds the tools of the tool set the run selects (see
 // [Toolset] and [Workspace.Toolset]), each with its load decided (see
 // [resolve.Choose]).
-func (w *Workspace[P, R]) Resolve(ctx context.Context) (*resolve.Catalog, error) {
+func (w *engine) Resolve(ctx context.Context) (*resolve.Catalog, error) {
 	full, err := w.resolveAll(ctx)
 	if full == nil {
 		return nil, err
@@ -378,7 +425,7 @@ func partialOf(cat *resolve.Catalog, err error) error {
 
 // resolveAll returns the catalog as it resolves, before the lock and the
 // tool set.
-func (w *Workspace[P, R]) resolveAll(ctx context.Context) (*resolve.Catalog, error) {
+func (w *engine) resolveAll(ctx context.Context) (*resolve.Catalog, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.full != nil {
@@ -403,13 +450,13 @@ func (w *Workspace[P, R]) resolveAll(ctx context.Context) (*resolve.Catalog, err
 // Toolset returns the tool set the run selects: the [Toolset] option's,
 // else the one an MCP client's name chose (serve), else the config's
 // toolset key; "" is every tool.
-func (w *Workspace[P, R]) Toolset() string {
+func (w *engine) Toolset() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.toolSet()
 }
 
-func (w *Workspace[P, R]) toolSet() string {
+func (w *engine) toolSet() string {
 	switch {
 	case w.s.toolset != nil:
 		return *w.s.toolset
@@ -422,7 +469,7 @@ func (w *Workspace[P, R]) toolSet() string {
 // setClient makes set the tool set an MCP client's name chose; the
 // catalog is the run's until it is resolved (serve resolves a new
 // workspace).
-func (w *Workspace[P, R]) setClient(set string) {
+func (w *engine) setClient(set string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if set != w.model.Toolset {
@@ -436,7 +483,7 @@ func (w *Workspace[P, R]) setClient(set string) {
 // [Toolset] option, when given, holds for every client. It is the hook
 // by which strata serve gives each client its set; a server over HTTP may
 // choose by the request's path the same way.
-func (w *Workspace[P, R]) ToolsetFor(client string) string {
+func (w *engine) ToolsetFor(client string) string {
 	if w.s.toolset != nil {
 		return *w.s.toolset
 	}
@@ -448,7 +495,7 @@ func (w *Workspace[P, R]) ToolsetFor(client string) string {
 
 // place puts problems at the host's key paths and positions them in the
 // layer that set them.
-func (w *Workspace[P, R]) place(err error) error {
+func (w *engine) place(err error) error {
 	if err == nil {
 		return nil
 	}
@@ -467,7 +514,7 @@ func (w *Workspace[P, R]) place(err error) error {
 	return out
 }
 
-func (w *Workspace[P, R]) placeOne(e *diag.Error) *diag.Error {
+func (w *engine) placeOne(e *diag.Error) *diag.Error {
 	if len(e.Path) == 0 || e.Line > 0 {
 		return e
 	}
@@ -482,7 +529,7 @@ func (w *Workspace[P, R]) placeOne(e *diag.Error) *diag.Error {
 		c.Path = w.s.Mount.Append(c.Path...)
 	}
 	c.Source = ""
-	if located := w.loaded.Locate(&c); located.Source != "" {
+	if located := w.view.locate(&c); located.Source != "" {
 		return located // the file and line say where; the message what
 	}
 	c.Source = label
@@ -493,9 +540,9 @@ func (w *Workspace[P, R]) placeOne(e *diag.Error) *diag.Error {
 // workspace resolves to: the config files read or looked for, the trust
 // list, the discovery directories, and the programs of local tools and MCP
 // servers. Paths that do not exist yet count when they appear.
-func (w *Workspace[P, R]) Watch() []string {
+func (w *engine) Watch() []string {
 	set := map[string]bool{}
-	for _, p := range w.loaded.Watch() {
+	for _, p := range w.view.watch() {
 		set[p] = true
 	}
 	for _, user := range []bool{false, true} {
@@ -546,7 +593,7 @@ func (w *Workspace[P, R]) Watch() []string {
 // described the tool) or mcp_servers.<name>, at the host's key path. It is
 // what [trust.Launch.Pin] pins. A tool that is not configured is looked
 // for in the catalog, which may run discovery.
-func (w *Workspace[P, R]) Launch(ctx context.Context, key string) (trust.Launch, error) {
+func (w *engine) Launch(ctx context.Context, key string) (trust.Launch, error) {
 	path, err := partial.ParsePath(key)
 	if err != nil {
 		return trust.Launch{}, err
@@ -589,7 +636,7 @@ func (w *Workspace[P, R]) Launch(ctx context.Context, key string) (trust.Launch,
 // discoveredLaunch is the launch of a tool of the catalog that no
 // configured command runs: the executable of a discovery directory that
 // described it.
-func (w *Workspace[P, R]) discoveredLaunch(ctx context.Context, path partial.Path, name string) (trust.Launch, error) {
+func (w *engine) discoveredLaunch(ctx context.Context, path partial.Path, name string) (trust.Launch, error) {
 	cat, err := w.Resolve(ctx)
 	if cat == nil {
 		return trust.Launch{}, err
@@ -618,7 +665,7 @@ func (w *Workspace[P, R]) discoveredLaunch(ctx context.Context, path partial.Pat
 }
 
 // key writes a key of the model (tools.<name>) at the host's mount.
-func (w *Workspace[P, R]) key(k string) string {
+func (w *engine) key(k string) string {
 	if len(w.s.Mount) == 0 {
 		return k
 	}
@@ -626,7 +673,7 @@ func (w *Workspace[P, R]) key(k string) string {
 }
 
 // Close stops the MCP servers the workspace started.
-func (w *Workspace[P, R]) Close() error {
+func (w *engine) Close() error {
 	if !w.owned {
 		return nil
 	}
