@@ -145,3 +145,53 @@ func TestWarningsIsNoError(t *testing.T) {
 		t.Errorf("Warnings() = %v, want none", ws)
 	}
 }
+
+// TestNoFileLoop: of the root package's files, lock.go (the lock's stage)
+// calls nothing workspace.go declares, while workspace.go calls it: the
+// lock's commands, which do both, are lockcmd.go's.
+func TestNoFileLoop(t *testing.T) {
+	fset := token.NewFileSet()
+	declared := map[string]string{} // function or method name -> its file
+	calls := map[string]map[string]bool{}
+	for _, name := range []string{"lock.go", "workspace.go", "lockcmd.go"} {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls[name] = map[string]bool{}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok {
+				declared[fd.Name.Name] = name
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok {
+				switch fn := c.Fun.(type) {
+				case *ast.SelectorExpr:
+					if x, ok := fn.X.(*ast.Ident); ok && (x.Name == "w" || x.Name == "lw" || x.Name == "pw") {
+						calls[name][fn.Sel.Name] = true // a method of the workspace's
+					}
+				case *ast.Ident:
+					calls[name][fn.Name] = true
+				}
+			}
+			return true
+		})
+	}
+	uses := func(from, to string) []string {
+		var out []string
+		for name := range calls[from] {
+			if declared[name] == to {
+				out = append(out, name)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got := uses("lock.go", "workspace.go"); len(got) > 0 {
+		t.Errorf("lock.go calls what workspace.go declares: %v", got)
+	}
+	if got := uses("workspace.go", "lock.go"); len(got) == 0 {
+		t.Error("workspace.go no longer applies the lock: the test checks nothing")
+	}
+}
