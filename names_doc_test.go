@@ -195,3 +195,31 @@ func TestNoFileLoop(t *testing.T) {
 		t.Error("workspace.go no longer applies the lock: the test checks nothing")
 	}
 }
+
+// TestConfigHoldsTheModel: package config is the typed tool model; what
+// only one package above it uses lives there: which tools a tool set
+// holds (resolve), a client's tool set (strata), an export's limits
+// (export).
+func TestConfigHoldsTheModel(t *testing.T) {
+	p := docPackage(t, "config")
+	have := map[string]bool{}
+	for _, f := range p.Funcs {
+		have[f.Name] = true
+	}
+	for _, typ := range p.Types {
+		have[typ.Name] = true
+		for _, m := range typ.Methods {
+			have[typ.Name+"."+m.Name] = true
+		}
+	}
+	for _, c := range p.Consts {
+		for _, n := range c.Names {
+			have[n] = true
+		}
+	}
+	for _, moved := range []string{"Match", "Membership", "Toolsets.Holds", "Toolsets.ForClient", "Budget.Limits", "DefaultOpenAITools"} {
+		if have[moved] {
+			t.Errorf("config declares %s again", moved)
+		}
+	}
+}

@@ -50,7 +50,6 @@ var valueTypes = map[string]reflect.Type{
 	"config.ExportLimits":        reflect.TypeFor[config.ExportLimits](),
 	"config.ExportLimitsPartial": reflect.TypeFor[config.ExportLimitsPartial](),
 	"config.LoadMode":            reflect.TypeFor[config.LoadMode](),
-	"config.Membership":          reflect.TypeFor[config.Membership](),
 	"config.Toolset":             reflect.TypeFor[config.Toolset](),
 	"config.ToolsetPartial":      reflect.TypeFor[config.ToolsetPartial](),
 	"config.Toolsets":            reflect.TypeFor[config.Toolsets](),

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -487,10 +488,24 @@ func (w *engine) ToolsetFor(client string) string {
 	if w.s.toolset != nil {
 		return *w.s.toolset
 	}
-	if set := w.model.Toolsets.ForClient(client); set != "" {
+	if set := forClient(w.model.Toolsets, client); set != "" {
 		return set
 	}
 	return w.model.Toolset
+}
+
+// forClient returns the tool set of ts whose clients patterns match an
+// MCP client's name (clientInfo.name), the first by name; "" when none
+// does.
+func forClient(ts config.Toolsets, client string) string {
+	for _, name := range slices.Sorted(maps.Keys(ts)) {
+		for _, p := range ts[name].Clients {
+			if ok, _ := path.Match(p, client); ok {
+				return name
+			}
+		}
+	}
+	return ""
 }
 
 // place puts problems at the host's key paths and positions them in the

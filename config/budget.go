@@ -53,7 +53,7 @@ type Budget struct {
 // ExportLimits are what a provider takes in one request.
 type ExportLimits struct {
 	// Tools is the most tools one request may carry; 0 is the
-	// provider's own limit ([DefaultOpenAITools] for OpenAI, none for
+	// provider's own limit (export.DefaultOpenAITools for OpenAI, none for
 	// Anthropic and MCP).
 	Tools int `toml:"tools"`
 	// NameLength is the longest tool name the provider takes; 0 is the
@@ -64,30 +64,6 @@ type ExportLimits struct {
 	// than leaving the tool out.
 	Rename bool `toml:"rename"`
 }
-
-// Limits returns the limits of the export named format (openai,
-// anthropic, mcp), the providers' own where the budget sets none; none
-// for another format.
-func (b Budget) Limits(format string) ExportLimits {
-	var l ExportLimits
-	switch format {
-	case "openai":
-		l = b.OpenAI
-		if l.Tools == 0 {
-			l.Tools = DefaultOpenAITools
-		}
-	case "anthropic":
-		l = b.Anthropic
-	case "mcp":
-		l = b.MCP
-	}
-	return l
-}
-
-// DefaultOpenAITools is the most tools OpenAI's API takes in one request
-// (its tools array: "A max of 128 functions are supported"); GitHub
-// Copilot and VS Code hold to the same.
-const DefaultOpenAITools = 128
 
 // Toolsets are named sets of tools, by name.
 type Toolsets map[string]Toolset
@@ -110,16 +86,6 @@ type Toolset struct {
 	// Clients are patterns over the names MCP clients give themselves
 	// (clientInfo.name): strata serve gives a client that matches this set.
 	Clients []string `toml:"clients"`
-}
-
-// Match reports whether pattern matches a tool named name whose source is
-// source (see [Toolset]).
-func Match(pattern, name, source string) bool {
-	if ok, _ := path.Match(pattern, name); ok {
-		return true
-	}
-	ok, _ := path.Match(pattern, source)
-	return ok
 }
 
 // validatePattern checks a pattern of a set.
@@ -209,70 +175,4 @@ func (b Budget) validate(p partial.Path) diag.Errors {
 		}
 	}
 	return errs
-}
-
-// Membership is whether a tool set holds a tool, and why.
-type Membership struct {
-	In bool
-	// Why says which pattern put the tool in or left it out, and through
-	// which included sets.
-	Why string
-	// Load is the load the set gives the tool ("" when no set on the way
-	// sets one).
-	Load LoadMode
-	// LoadFrom names the set whose load that is.
-	LoadFrom string
-}
-
-// Holds says whether the set named set holds the tool named name whose
-// source is source: a pattern of its tools, or a set it includes, holds
-// it, and no pattern of its exclude matches it. The sets must be valid
-// (see [Config.Validate]); an include that leads back is not followed.
-func (ts Toolsets) Holds(set, name, source string) Membership {
-	return ts.holds(set, name, source, nil)
-}
-
-func (ts Toolsets) holds(set, name, source string, seen []string) Membership {
-	s, ok := ts[set]
-	if !ok || slices.Contains(seen, set) {
-		return Membership{Why: fmt.Sprintf("no tool set %q", set)}
-	}
-	seen = append(seen, set)
-	for _, p := range s.Exclude {
-		if Match(p, name, source) {
-			return Membership{Why: fmt.Sprintf("left out by %s's exclude %q", set, p)}
-		}
-	}
-	for _, p := range s.Tools {
-		if Match(p, name, source) {
-			return Membership{In: true, Why: fmt.Sprintf("%s's tools pattern %q", set, p), Load: s.Load, LoadFrom: set}
-		}
-	}
-	for _, inc := range s.Include {
-		if m := ts.holds(inc, name, source, seen); m.In {
-			m.Why = fmt.Sprintf("%s includes %s: %s", set, inc, m.Why)
-			if m.Load == "" && s.Load != "" {
-				m.Load, m.LoadFrom = s.Load, set
-			}
-			return m
-		}
-	}
-	why := fmt.Sprintf("no pattern of %s's tools matches", set)
-	if len(s.Include) > 0 {
-		why += ", nor does a set it includes (" + strings.Join(s.Include, ", ") + ")"
-	}
-	return Membership{Why: why}
-}
-
-// ForClient returns the tool set whose clients patterns match an MCP
-// client's name (clientInfo.name), the first by name; "" when none does.
-func (ts Toolsets) ForClient(client string) string {
-	for _, name := range slices.Sorted(maps.Keys(ts)) {
-		for _, p := range ts[name].Clients {
-			if ok, _ := path.Match(p, client); ok {
-				return name
-			}
-		}
-	}
-	return ""
 }

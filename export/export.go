@@ -217,7 +217,7 @@ func Write(c *resolve.Catalog, f Dialect, b config.Budget) (*Written, error) {
 	if _, ok := nameRules[f]; !ok {
 		return nil, fmt.Errorf("unknown dialect %q; expected strata, openai, anthropic or mcp", f)
 	}
-	lim := b.Limits(string(f))
+	lim := limitsOf(b, f)
 	w := &Written{Dialect: f, Fingerprint: c.Fingerprint}
 	rule := nameRules[f]
 	if lim.NameLength > 0 {
@@ -421,3 +421,27 @@ func MCPToolJSON(d resolve.Definition) json.RawMessage {
 	b, _ := json.Marshal(mcpTool{Name: d.Name, Title: d.Title, Description: modelText(d), InputSchema: d.InputSchema.JSON(), OutputSchema: d.OutputSchema.JSON(), Annotations: d.Annotations})
 	return b
 }
+
+// limitsOf returns the limits of the export in dialect f (openai,
+// anthropic, mcp) that the budget b sets, the providers' own where it
+// sets none; none for another dialect.
+func limitsOf(b config.Budget, f Dialect) config.ExportLimits {
+	var l config.ExportLimits
+	switch f {
+	case OpenAI:
+		l = b.OpenAI
+		if l.Tools == 0 {
+			l.Tools = DefaultOpenAITools
+		}
+	case Anthropic:
+		l = b.Anthropic
+	case MCP:
+		l = b.MCP
+	}
+	return l
+}
+
+// DefaultOpenAITools is the most tools OpenAI's API takes in one request
+// (its tools array: "A max of 128 functions are supported"); GitHub
+// Copilot and VS Code hold to the same.
+const DefaultOpenAITools = 128

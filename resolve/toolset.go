@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"path"
 	"slices"
+	"strings"
 
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
@@ -34,7 +36,7 @@ func Choose(c config.Config, set string, d Definition) Choice {
 	var setLoad config.LoadMode
 	var setFrom string
 	if set != "" {
-		m := c.Toolsets.Holds(set, d.Name, FullSource(d))
+		m := holds(c.Toolsets, set, d.Name, FullSource(d), nil)
 		ch.In, ch.Why = m.In, m.Why
 		setLoad, setFrom = m.Load, m.LoadFrom
 	}
@@ -112,4 +114,63 @@ func FullSource(d Definition) string {
 		return d.Source
 	}
 	return src.String()
+}
+
+// membership is whether a tool set holds a tool, and why.
+type membership struct {
+	In bool
+	// Why says which pattern put the tool in or left it out, and through
+	// which included sets.
+	Why string
+	// Load is the load the set gives the tool ("" when no set on the way
+	// sets one); LoadFrom names the set whose load that is.
+	Load     config.LoadMode
+	LoadFrom string
+}
+
+// holds says whether the set named set of ts holds the tool named name
+// whose source is source: a pattern of its tools, or a set it includes,
+// holds it, and no pattern of its exclude matches it. The sets must be
+// valid (see config.Config.Validate); an include that leads back is not
+// followed.
+func holds(ts config.Toolsets, set, name, source string, seen []string) membership {
+	s, ok := ts[set]
+	if !ok || slices.Contains(seen, set) {
+		return membership{Why: fmt.Sprintf("no tool set %q", set)}
+	}
+	seen = append(seen, set)
+	for _, p := range s.Exclude {
+		if match(p, name, source) {
+			return membership{Why: fmt.Sprintf("left out by %s's exclude %q", set, p)}
+		}
+	}
+	for _, p := range s.Tools {
+		if match(p, name, source) {
+			return membership{In: true, Why: fmt.Sprintf("%s's tools pattern %q", set, p), Load: s.Load, LoadFrom: set}
+		}
+	}
+	for _, inc := range s.Include {
+		if m := holds(ts, inc, name, source, seen); m.In {
+			m.Why = fmt.Sprintf("%s includes %s: %s", set, inc, m.Why)
+			if m.Load == "" && s.Load != "" {
+				m.Load, m.LoadFrom = s.Load, set
+			}
+			return m
+		}
+	}
+	why := fmt.Sprintf("no pattern of %s's tools matches", set)
+	if len(s.Include) > 0 {
+		why += ", nor does a set it includes (" + strings.Join(s.Include, ", ") + ")"
+	}
+	return membership{Why: why}
+}
+
+// match reports whether pattern matches a tool named name whose source is
+// source (see config.Toolset).
+func match(pattern, name, source string) bool {
+	if ok, _ := path.Match(pattern, name); ok {
+		return true
+	}
+	ok, _ := path.Match(pattern, source)
+	return ok
 }
