@@ -199,7 +199,7 @@ func TestNoFileLoop(t *testing.T) {
 // TestConfigHoldsTheModel: package config is the typed tool model; what
 // only one package above it uses lives there: which tools a tool set
 // holds (resolve), a client's tool set (strata), an export's limits
-// (export).
+// (export), which of a server's tools are used (resolve).
 func TestConfigHoldsTheModel(t *testing.T) {
 	p := docPackage(t, "config")
 	have := map[string]bool{}
@@ -217,7 +217,7 @@ func TestConfigHoldsTheModel(t *testing.T) {
 			have[n] = true
 		}
 	}
-	for _, moved := range []string{"Match", "Membership", "Toolsets.Holds", "Toolsets.ForClient", "Budget.Limits", "DefaultOpenAITools"} {
+	for _, moved := range []string{"Match", "Membership", "MCPServer.Allows", "MCPServer.Exposes", "Toolsets.Holds", "Toolsets.ForClient", "Budget.Limits", "DefaultOpenAITools"} {
 		if have[moved] {
 			t.Errorf("config declares %s again", moved)
 		}

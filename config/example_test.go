@@ -8,7 +8,6 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
-	"github.com/strata-config/strata/secret"
 )
 
 // A tool is read through Effective, which resolves it against the '*'
@@ -101,25 +100,6 @@ source = "mcp.fs"
 	// Output:
 	// user.toml:3:1: tools.'*'.command: not allowed in the '*' defaults; the '*' entry holds run, result, policy, enable and load; set command on each tool
 	// user.toml:6:1: tools.read.source: no MCP server named "fs" is configured; add [mcp_servers.fs]
-}
-
-// Codex's enabled_tools and disabled_tools decide which of a server's
-// tools are used at all; expose, which of those join the catalog under
-// their own names.
-func ExampleMCPServer_Allows() {
-	srv := config.MCPServer{
-		URL:           secret.Plain("https://example.com/mcp"),
-		Expose:        config.Expose{},
-		EnabledTools:  config.ToolNames{"open", "screenshot"},
-		DisabledTools: config.ToolNames{"screenshot"},
-	}
-	for _, tool := range []string{"open", "screenshot", "click"} {
-		fmt.Println(tool, srv.Allows(tool), srv.Exposes(tool))
-	}
-	// Output:
-	// open true true
-	// screenshot false false
-	// click false false
 }
 
 // A host's run-time directives (--tool, --no-tool) ask the tool's

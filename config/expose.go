@@ -139,20 +139,3 @@ func (n ToolNames) MarshalValue() (any, error) {
 func (ToolNames) JSONSchema() map[string]any {
 	return map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
 }
-
-// Allows reports whether the server's tool name may be used at all: it is
-// in enabled_tools when that list is set, and not in disabled_tools
-// (Codex's rule: the allow list first, then the deny list). A tool that is
-// not allowed is as if the server did not have it: it is neither exposed
-// nor reachable through source = "mcp.<server>.<tool>".
-func (s MCPServer) Allows(name string) bool {
-	if s.EnabledTools != nil && !slices.Contains(s.EnabledTools, name) {
-		return false
-	}
-	return !slices.Contains(s.DisabledTools, name)
-}
-
-// Exposes reports whether the server's tool name joins the catalog on its
-// own: expose names it (or is "all") and enabled_tools and disabled_tools
-// allow it.
-func (s MCPServer) Exposes(name string) bool { return s.Expose.Has(name) && s.Allows(name) }
