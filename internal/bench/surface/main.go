@@ -18,10 +18,61 @@ import (
 
 type count struct{ types, funcs, methods, values, fields int }
 
+// promoted are, by package directory, the unexported types embedded in
+// an exported struct: their exported methods are the struct's.
+var promoted = map[string]map[string]bool{}
+
 func (c count) total() int { return c.types + c.funcs + c.methods + c.values }
 
 func main() {
 	counts := map[string]*count{}
+	// Methods of an unexported type that an exported struct embeds are
+	// public: the types embedded so are found first.
+	var files []string
+	_ = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			files = append(files, path)
+		}
+		return nil
+	})
+	for _, path := range files {
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			continue
+		}
+		for _, decl := range f.Decls {
+			g, ok := decl.(*ast.GenDecl)
+			if !ok {
+				continue
+			}
+			for _, spec := range g.Specs {
+				ts, ok := spec.(*ast.TypeSpec)
+				if !ok || !ts.Name.IsExported() {
+					continue
+				}
+				st, ok := ts.Type.(*ast.StructType)
+				if !ok {
+					continue
+				}
+				for _, fl := range st.Fields.List {
+					if len(fl.Names) > 0 {
+						continue
+					}
+					t := fl.Type
+					if s, ok := t.(*ast.StarExpr); ok {
+						t = s.X
+					}
+					if id, ok := t.(*ast.Ident); ok && !id.IsExported() {
+						dir := filepath.Dir(path)
+						if promoted[dir] == nil {
+							promoted[dir] = map[string]bool{}
+						}
+						promoted[dir][id.Name] = true
+					}
+				}
+			}
+		}
+	}
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -53,7 +104,7 @@ func main() {
 				}
 				if decl.Recv == nil {
 					c.funcs++
-				} else if recvExported(decl.Recv.List[0].Type) {
+				} else if recvExported(decl.Recv.List[0].Type, promoted[dir]) {
 					c.methods++
 				}
 			case *ast.GenDecl:
@@ -109,7 +160,7 @@ func main() {
 	fmt.Printf("%-12s %6d %6d %6d %7d %6d %6d\n", "total", sum.total(), sum.types, sum.funcs, sum.methods, sum.values, sum.fields)
 }
 
-func recvExported(t ast.Expr) bool {
+func recvExported(t ast.Expr, promoted map[string]bool) bool {
 	for {
 		switch x := t.(type) {
 		case *ast.StarExpr:
@@ -119,7 +170,7 @@ func recvExported(t ast.Expr) bool {
 		case *ast.IndexListExpr:
 			t = x.X
 		case *ast.Ident:
-			return x.IsExported()
+			return x.IsExported() || promoted[x.Name]
 		default:
 			return false
 		}
