@@ -25,19 +25,7 @@ const sdkPath = "github.com/modelcontextprotocol/go-sdk"
 // they name) and fails on any type of the MCP SDK: a host never needs
 // the SDK to use strata, and the SDK's changes never break a host.
 func TestNoSDKTypeInPublicAPI(t *testing.T) {
-	pkgs, exports := modulePackages(t)
-	fset := token.NewFileSet()
-	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
-		return os.Open(exports[path])
-	})
-	var found []string
-	for _, path := range pkgs {
-		pkg, err := imp.Import(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		found = append(found, sdkTypesIn(pkg)...)
-	}
+	pkgs, found := publicTypes(t, findSDK)
 	if len(found) > 0 {
 		t.Errorf("the public API shows types of %s:\n%s", sdkPath, strings.Join(found, "\n"))
 	}
@@ -95,20 +83,7 @@ func modulePackages(t *testing.T) ([]string, map[string]string) {
 // (and errors.As to it), and strata's internals change without breaking
 // it.
 func TestNoInternalTypeInPublicAPI(t *testing.T) {
-	pkgs, exports := modulePackages(t)
-	fset := token.NewFileSet()
-	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
-		return os.Open(exports[path])
-	})
-	var found []string
-	for _, path := range pkgs {
-		pkg, err := imp.Import(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		found = append(found, typesIn(pkg, findInternal)...)
-	}
-	if len(found) > 0 {
+	if _, found := publicTypes(t, findInternal); len(found) > 0 {
 		t.Errorf("the public API shows internal types:\n%s", strings.Join(found, "\n"))
 	}
 }
@@ -121,9 +96,24 @@ func findInternal(typ types.Type, seen map[types.Type]bool) string {
 	}, false)
 }
 
-// sdkTypesIn returns each exported declaration of pkg whose type shows a
-// type of the SDK, with that type.
-func sdkTypesIn(pkg *types.Package) []string { return typesIn(pkg, findSDK) }
+// publicTypes returns the public packages and each exported declaration
+// of theirs whose type shows a type that find finds, with that type.
+func publicTypes(t *testing.T, find func(types.Type, map[types.Type]bool) string) ([]string, []string) {
+	t.Helper()
+	pkgs, exports := modulePackages(t)
+	imp := importer.ForCompiler(token.NewFileSet(), "gc", func(path string) (io.ReadCloser, error) {
+		return os.Open(exports[path])
+	})
+	var found []string
+	for _, path := range pkgs {
+		pkg, err := imp.Import(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found = append(found, typesIn(pkg, find)...)
+	}
+	return pkgs, found
+}
 
 // typesIn returns each exported declaration of pkg whose type shows a
 // type that find finds, with that type.

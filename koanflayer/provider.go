@@ -1,7 +1,7 @@
 package koanflayer
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/knadh/koanf/v2"
 	"github.com/strata-config/strata/codec"
+	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -46,16 +47,14 @@ func (p *Provider) ReadBytes() ([]byte, error) {
 	return codec.Encode(p.v, partial.JSON)
 }
 
-// Read returns the value as koanf's nested map.
+// Read returns the value as koanf's nested map: what [load.Typed] reads
+// of it, numbers as int64 or float64.
 func (p *Provider) Read() (map[string]any, error) {
-	data, err := p.ReadBytes()
-	if err != nil {
-		return nil, err
+	if p.v == nil {
+		return map[string]any{}, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
+	m, err := load.Typed("", p.v).Read(context.Background())
+	if err != nil {
 		return nil, fmt.Errorf("koanflayer: reading strata's JSON: %w", err)
 	}
 	return numbers(m).(map[string]any), nil
