@@ -133,7 +133,7 @@ func (w *engine) unlisted(e lock.Entry) bool {
 // trusted is looked at, never opened, and is a problem with
 // diag.CodeUntrusted.
 func (w *engine) readLock(ctx context.Context, path string) (*lock.Lockfile, error) {
-	data, err := w.view.readFile(ctx, path)
+	data, err := w.view.ReadFile(ctx, path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil

@@ -112,7 +112,7 @@ type engine struct {
 type loadedView struct {
 	explain  func(key string) (load.Explanation, error)
 	locate   func(e *diag.Error) *diag.Error
-	readFile func(ctx context.Context, path string) ([]byte, error)
+	ReadFile func(ctx context.Context, path string) ([]byte, error) // through the gate (load.Result.ReadFile)
 	watch    func() []string
 	root     string      // the workspace root, "" outside a workspace
 	warnings diag.Errors // the problems that did not fail loading
@@ -129,7 +129,7 @@ type layerInfo struct {
 
 // viewOf is the engine's view of res.
 func viewOf[P, R any](res *load.Result[P, R]) loadedView {
-	v := loadedView{explain: res.Explain, locate: res.Locate, readFile: res.ReadFile, watch: res.Watch, root: res.Root, warnings: res.Warnings}
+	v := loadedView{explain: res.Explain, locate: res.Locate, ReadFile: res.ReadFile, watch: res.Watch, root: res.Root, warnings: res.Warnings}
 	for _, l := range res.Layers {
 		v.layers = append(v.layers, layerInfo{Kind: l.Kind, Name: l.Name, Client: l.Client, Doc: l.Doc, Dropped: l.Dropped})
 	}

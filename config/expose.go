@@ -13,7 +13,7 @@ import (
 // under their names on the server: all of them ("all", the default, as in
 // every client that configures MCP servers), those listed, or none (tools
 // then come in only through source = "mcp.<server>"). enabled_tools and
-// disabled_tools narrow it further ([MCPServer.Exposes]). The zero Expose
+// disabled_tools narrow it further (see the resolve package). The zero Expose
 // is the default: all.
 //
 // In a file it is a string or a list, never a table: its fields have no
