@@ -67,6 +67,7 @@ type settings struct {
 	confirm  func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
 	toolset  *string // the run's tool set, over the config's toolset key
 	inherit  bool    // every program gets the whole environment (InheritEnv)
+	startIn  bool    // programs start in the workspace, trusted or not (StartInWorkspace)
 	progress func(what string) (done func())
 	names    config.NameScheme // the host's tool_names, under the config's
 	signIns  string            // the file of sign-ins (see SignIns)
@@ -189,6 +190,28 @@ func TrustWorkspace() Option { return option(func(s *settings) { s.TrustOnce = t
 func TrustHint(hint func(load.Untrusted) string) Option {
 	return option(func(s *settings) { s.TrustHint = hint })
 }
+
+// StartInWorkspace makes trust gate the workspace's files alone: the
+// programs of the host's and the user's own layers (MCP servers, tools,
+// discovery runs) start in the workspace root, or outside a workspace in
+// the directory loading starts in, whether or not it is trusted, and an
+// argument or directory that names a path there is taken as written, as
+// hosts that start every server in their working directory do (mcphost,
+// Claude Desktop). The workspace's own files still apply only once it is
+// trusted.
+//
+// Without it, the default, trust gates the launch directory too: until
+// the workspace is trusted, each program starts in an empty private
+// directory, a server whose argument names a path in the workspace (an
+// absolute path, or a relative one such as ".") is warned about, at its
+// place in the config, with the fix, and one whose program, directory or
+// variables resolve into it does not start. A host takes this option when
+// its users chose the directory they run it in, and accepts what that
+// costs: a program started in a directory it does not trust may run what
+// the directory holds (npx runs its node_modules/.bin, Python imports its
+// sitecustomize.py), which the prompt injection of a model with a
+// file-writing tool can have put there.
+func StartInWorkspace() Option { return option(func(s *settings) { s.startIn = true }) }
 
 // InheritEnv gives every program strata starts (an MCP server, a tool
 // asked for its schema, a call) the host's whole environment ([Environ]),

@@ -163,7 +163,7 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 	}
 	w.root, w.trusted = cmp.Or(res.Root, res.Dir), res.Trusted
 	w.dir = w.root
-	if !w.trusted {
+	if !w.trusted && !s.startIn {
 		w.dir = privateBase(s.cacheDir, s.Name, w.environ)
 	}
 	return w, nil
@@ -256,11 +256,11 @@ func (w *Workspace[P, R]) Explain(key string) (load.Explanation, error) { return
 // start in private directories; the first resolver removes those that a
 // strata that ended left.
 func (w *Workspace[P, R]) resolver() *discover.Resolver {
-	if !w.trusted {
+	if w.private() {
 		w.swept.Do(func() { procs.SweepPrivate(w.dir) })
 	}
 	r := &discover.Resolver{
-		Dir: w.dir, Private: !w.trusted, Root: w.root, Environ: w.environ, InheritEnv: w.s.inherit,
+		Dir: w.dir, Private: w.private(), Root: w.root, TrustFix: w.trustFix(), Environ: w.environ, InheritEnv: w.s.inherit,
 		Refresh: w.s.refresh, Offline: w.s.offline, Timeout: w.s.timeout,
 		Pins: w.list.Pins, Builtins: w.s.builtins, Servers: w.servers,
 		MaxDepth: w.s.Limits.WithDefaults().Depth, Untrusted: w.untrusted(),
@@ -275,10 +275,23 @@ func (w *Workspace[P, R]) resolver() *discover.Resolver {
 	return r
 }
 
+// private reports whether programs start in private directories: the
+// workspace is not trusted, and the host did not take StartInWorkspace.
+func (w *Workspace[P, R]) private() bool { return !w.trusted && !w.s.startIn }
+
+// trustFix says how to start programs in the workspace again, as the
+// host's TrustHint says (for no files); "" when the host gave none.
+func (w *Workspace[P, R]) trustFix() string {
+	if w.s.TrustHint == nil || !w.private() {
+		return ""
+	}
+	return w.s.TrustHint(load.Untrusted{Dir: w.root, Workspace: w.loaded.Root != "", Outside: w.loaded.Root == "", Once: true})
+}
+
 // untrusted returns the workspace when nobody trusted it: what resolves
 // into it is its content, and never runs.
 func (w *Workspace[P, R]) untrusted() untrusted.Workspace {
-	if w.trusted {
+	if !w.private() {
 		return untrusted.Workspace{}
 	}
 	var home, profile string

@@ -76,19 +76,23 @@ func (f OpenFlags) app(e *env) load.App[config.Partial, config.Config] {
 func trustHint(u load.Untrusted) string {
 	root := shellquote.Join(rel(u.Dir))
 	wd, _ := filepath.Abs(".")
+	apply := "to apply them"
+	if len(u.Files) == 0 {
+		apply = "to start it there" // a program, which starts elsewhere until then
+	}
 	switch {
 	case u.Nested:
-		return "to apply them, trust that repository and everything below it: run strata trust --root " + root + " --recursive"
+		return apply + ", trust that repository and everything below it: run strata trust --root " + root + " --recursive"
 	case u.Outside && u.Once:
 		// The working directory: strata trust records nothing outside a
 		// workspace unless --root names it.
-		return "to apply them, run strata trust --root " + root + ", or pass --trust"
+		return apply + ", run strata trust --root " + root + ", or pass --trust"
 	case u.Outside:
 		return "to apply it, run strata trust --root " + root + " (that directory's file alone), or make a .strata/ directory at the project's root and trust that"
 	case isWithin(wd, u.Dir):
-		return "to apply them, run strata trust, or pass --trust"
+		return apply + ", run strata trust, or pass --trust"
 	}
-	return "to apply them, run strata trust --root " + root + ", or pass --trust"
+	return apply + ", run strata trust --root " + root + ", or pass --trust"
 }
 
 // isWithin reports whether dir is top or below it.

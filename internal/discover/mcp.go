@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"cmp"
 	"context"
 	"crypto/ecdsa"
 	"crypto/sha256"
@@ -55,6 +56,7 @@ func (s *session) mcpServers(c config.Config) {
 	procs.Each(s.ctx, len(names), len(names), func(ctx context.Context, i int) {
 		name := names[i]
 		srv := c.MCPServers[name]
+		s.relocated(name, srv)
 		tools, known, err := s.mcpServer(ctx, name, srv, s.serverWanted(c, name))
 		if errors.Is(err, errNotAsked) {
 			s.mu.Lock()
@@ -114,6 +116,31 @@ func (s *session) serverWanted(c config.Config, name string) bool {
 		}
 	}
 	return false
+}
+
+// relocated warns, once a resolution, of the server name when it starts in
+// a private directory (Private) and an argument of it names a path where
+// it would have started, the root, which it then names no more: the
+// server sees an empty directory, where the user meant the project.
+func (s *session) relocated(name string, srv config.MCPServer) {
+	root := s.found.Root
+	if !s.r.Private || srv.IsRemote() || !srv.Cwd.Empty() || root == "" {
+		return
+	}
+	i := untrusted.Relative(secret.Values(srv.Args), root)
+	if i < 0 {
+		return
+	}
+	arg := strconv.Quote(limits.Cut(srv.Args[i].String(), limits.Quote))
+	msg := fmt.Sprintf("the server starts in an empty private directory, not in %s, which is not trusted: its argument %s names nothing of %s there", root, arg, root)
+	fix := cmp.Or(s.r.TrustFix, "trust "+root+" to start it there")
+	if s.r.Untrusted.IsZero() {
+		// The home directory or /, which is trusted as no workspace,
+		// and whose absolute path a server may be given.
+		msg = fmt.Sprintf("the server starts in an empty private directory, not in %s, which is no workspace to trust: its argument %s names nothing of %s there", root, arg, root)
+		fix = "name the directory by its absolute path, " + root
+	}
+	s.warn(&diag.Error{Code: diag.CodeUntrusted, Path: partial.Path{"mcp_servers", name, "args", strconv.Itoa(i)}, Msg: msg, Hint: fix})
 }
 
 // Server is how to reach the server name, configured as srv, for programs
