@@ -3,7 +3,10 @@ package strata
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
@@ -68,9 +71,12 @@ type settings struct {
 	toolset  *string // the run's tool set, over the config's toolset key
 	inherit  bool    // every program gets the whole environment (InheritEnv)
 	startIn  bool    // programs start in the workspace, trusted or not (StartInWorkspace)
-	progress func(what string) (done func())
-	names    config.NameScheme // the host's tool_names, under the config's
-	signIns  string            // the file of sign-ins (see SignIns)
+	// inProcess connects to the host's in-process MCP servers, by name
+	// (InProcess).
+	inProcess map[string]func(ctx context.Context) (mcp.Transport, error)
+	progress  func(what string) (done func())
+	names     config.NameScheme // the host's tool_names, under the config's
+	signIns   string            // the file of sign-ins (see SignIns)
 }
 
 // Name names the host's files and variables: .<name>/config.toml,
@@ -223,6 +229,45 @@ func StartInWorkspace() Option { return option(func(s *settings) { s.startIn = t
 // a token (GITHUB_TOKEN) keeps them working with it; the variables go to
 // every program, the workspace's own included once it is trusted.
 func InheritEnv() Option { return option(func(s *settings) { s.inherit = true }) }
+
+// InProcess registers an MCP server that the host runs in its own
+// process as the MCP server name of the tools model: mcp_servers.<name>,
+// whose in_process = true a layer of its own, above the defaults, sets.
+// connect returns a new connection to the server each time strata
+// connects, over which strata and the server exchange MCP's stdio
+// messages (JSON-RPC, one a line): the server of any Go MCP library
+// serves it as it serves stdin and stdout. With the official Go SDK:
+//
+//	strata.InProcess("myhost", func(ctx context.Context) (io.ReadWriteCloser, error) {
+//		ours, theirs := net.Pipe()
+//		_, err := server.Connect(ctx, &mcp.IOTransport{Reader: theirs, Writer: theirs}, nil)
+//		return ours, err
+//	})
+//
+// strata starts no program for it. Its tools are the catalog's as any
+// server's are: named by tool_names, chosen by expose, enabled_tools and
+// disabled_tools, overridden under [tools.<name>], in tool sets, the lock
+// and the budget, run by policy; a layer may set its settings (enabled,
+// tool_timeout_sec, tool_names...) but not a command or url. Trust applies
+// to the layers that configure it, not to the server, which is the
+// host's own code: it is not cached, pinned or started in a private
+// directory. Its results reach [Workspace.Call] (call.Response.MCP) and
+// [Workspace.Serve]'s clients whole: images, structuredContent. strata
+// closes a connection when it is done with it.
+func InProcess(name string, connect func(ctx context.Context) (io.ReadWriteCloser, error)) Option {
+	return option(func(s *settings) {
+		if s.inProcess == nil {
+			s.inProcess = map[string]func(ctx context.Context) (mcp.Transport, error){}
+		}
+		s.inProcess[name] = func(ctx context.Context) (mcp.Transport, error) {
+			c, err := connect(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.IOTransport{Reader: c, Writer: c}, nil
+		}
+	})
+}
 
 // CacheDir keeps discovery answers in dir, so that resolving again runs
 // nothing; without it nothing is cached. See [DefaultCacheDir].

@@ -128,11 +128,15 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 		}
 		flags = f
 	}
+	sources := s.Sources
+	if len(s.inProcess) > 0 {
+		sources = append([]load.HostSource{inProcessLayer(s.Mount, slices.Sorted(maps.Keys(s.inProcess)))}, sources...)
+	}
 	app := &load.App[P, R]{
 		Name: s.Name, Defaults: defaults, Dir: s.Dir, ConfigHome: s.ConfigHome, Environ: s.Environ, Cfg: s.Cfg, Flags: flags,
 		Provenance: s.Provenance, MCPServers: s.Mount.Append("mcp_servers"),
 		TrustStore: s.Store, TrustWorkspace: s.TrustOnce, TrustHint: s.TrustHint,
-		UnknownEnv: s.UnknownEnv, Input: s.Input, Sources: s.Sources, Limits: s.Limits,
+		UnknownEnv: s.UnknownEnv, Input: s.Input, Sources: sources, Limits: s.Limits,
 		Overrides: s.Overrides, OverrideFlag: s.OverrideFlag, EnvPrefix: s.EnvPrefix, HostEnv: s.HostEnv,
 	}
 	if len(s.builtins) > 0 {
@@ -167,6 +171,23 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 		w.dir = privateBase(s.cacheDir, s.Name, w.environ)
 	}
 	return w, nil
+}
+
+// inProcessLayer is the layer that declares the host's in-process servers
+// names (see InProcess): mcp_servers.<name>.in_process = true, under the
+// mount, right above the defaults.
+func inProcessLayer(mount partial.Path, names []string) load.HostSource {
+	servers := map[string]any{}
+	for _, n := range names {
+		servers[n] = map[string]any{"in_process": true}
+	}
+	var values any = map[string]any{"mcp_servers": servers}
+	for i := len(mount) - 1; i >= 0; i-- {
+		values = map[string]any{mount[i]: values}
+	}
+	return load.HostSource{Name: "the host's in-process servers (strata.InProcess)", Read: func(context.Context) (map[string]any, error) {
+		return values.(map[string]any), nil
+	}}
 }
 
 // privateBase returns the directory in which the programs of an untrusted
@@ -260,7 +281,7 @@ func (w *Workspace[P, R]) resolver() *discover.Resolver {
 		w.swept.Do(func() { procs.SweepPrivate(w.dir) })
 	}
 	r := &discover.Resolver{
-		Dir: w.dir, Private: w.private(), Root: w.root, TrustFix: w.trustFix(), Environ: w.environ, InheritEnv: w.s.inherit,
+		Dir: w.dir, Private: w.private(), Root: w.root, TrustFix: w.trustFix(), InProcess: w.s.inProcess, Environ: w.environ, InheritEnv: w.s.inherit,
 		Refresh: w.s.refresh, Offline: w.s.offline, Timeout: w.s.timeout,
 		Pins: w.list.Pins, Builtins: w.s.builtins, Servers: w.servers,
 		MaxDepth: w.s.Limits.WithDefaults().Depth, Untrusted: w.untrusted(),

@@ -102,6 +102,10 @@ type Resolver struct {
 	// them (tests give in-memory servers through it; nothing of such a
 	// server is cached).
 	MCPTransport func(ctx context.Context, name string, s config.MCPServer) (mcp.Transport, error)
+	// InProcess connects to the host's in-process MCP servers (those of
+	// in_process = true), by name: each call returns a new transport to
+	// the server. A server it lacks fails, saying so.
+	InProcess map[string]func(ctx context.Context) (mcp.Transport, error)
 	// Untrusted is the workspace nobody trusted, if any: a launch that
 	// resolves into it does not run, and its tool or server is left out
 	// with a warning (see untrusted.Workspace.Check).

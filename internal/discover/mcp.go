@@ -118,13 +118,39 @@ func (s *session) serverWanted(c config.Config, name string) bool {
 	return false
 }
 
+// inProcess is how to reach the host's in-process server name: through
+// the transport the host registered. It starts no program, so no
+// directory, environment, pin or trust applies; its tools are not cached
+// (listing them costs the host nothing).
+func (r *Resolver) inProcess(name string, srv config.MCPServer) upstream.Server {
+	connect := r.InProcess[name]
+	if connect == nil {
+		connect = func(context.Context) (mcp.Transport, error) {
+			return nil, fmt.Errorf("the host serves no in-process MCP server %s (in_process = true names one the host registers)", name)
+		}
+	}
+	if r.MCPTransport != nil {
+		connect = func(ctx context.Context) (mcp.Transport, error) { return r.MCPTransport(ctx, name, srv) }
+	}
+	return upstream.Server{
+		Name:        name,
+		Startup:     seconds(srv.StartupTimeoutSec, config.DefaultStartupTimeoutSec),
+		ToolTimeout: seconds(srv.ToolTimeoutSec, config.DefaultToolTimeoutSec),
+		Transport:   connect,
+		InProcess:   true,
+		Client:      r.Servers.Declared(),
+		Budget:      r.Budget.WithDefaults(),
+		Offer:       upstream.Naming{Namespace: srv.Namespace, DisabledPrompts: srv.DisabledPrompts, PromptNames: srv.PromptNames},
+	}
+}
+
 // relocated warns, once a resolution, of the server name when it starts in
 // a private directory (Private) and an argument of it names a path where
 // it would have started, the root, which it then names no more: the
 // server sees an empty directory, where the user meant the project.
 func (s *session) relocated(name string, srv config.MCPServer) {
 	root := s.found.Root
-	if !s.r.Private || srv.IsRemote() || !srv.Cwd.Empty() || root == "" {
+	if !s.r.Private || srv.IsRemote() || srv.InProcess || !srv.Cwd.Empty() || root == "" {
 		return
 	}
 	i := untrusted.Relative(secret.Values(srv.Args), root)
@@ -148,6 +174,9 @@ func (s *session) relocated(name string, srv config.MCPServer) {
 // without a cwd of its own starts in a new, empty directory made in dir
 // for its session, and dir is what its cache key, identity and pin name.
 func (r *Resolver) Server(name string, srv config.MCPServer, dir, root string) upstream.Server {
+	if srv.InProcess {
+		return r.inProcess(name, srv)
+	}
 	environ := r.Environ
 	if environ == nil {
 		environ = os.Environ()
