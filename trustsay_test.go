@@ -107,3 +107,26 @@ func TestTrustIsNeverSilent(t *testing.T) {
 		})
 	}
 }
+
+// TestTrustIsNeverSilentForTools: the user's own tool whose command names
+// the directory as "." is warned about likewise, at that argument, in a
+// directory nobody trusted; the tool still resolves.
+func TestTrustIsNeverSilentForTools(t *testing.T) {
+	s := newSetup(t, map[string]string{"home/strata/config.toml": `
+[tools.lsdot]
+command = { program = "/bin/ls", args = ["-A", "."] }
+parameters.why = { type = "string" }
+`})
+	w := s.open(t, strata.TrustHint(func(load.Untrusted) string { return "pass --trust" }))
+	cat, err := w.Resolve(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `the tool starts in an empty private directory, not in ` + s.repo + `, which is not trusted: its argument "." names nothing of ` + s.repo + ` there`
+	if len(cat.Warnings) != 1 || cat.Warnings[0].Msg != want || cat.Warnings[0].Hint != "pass --trust" || strings.Join(cat.Warnings[0].Path, ".") != "tools.lsdot.command.args.1" {
+		t.Errorf("warnings %v; want one at tools.lsdot.command.args.1: %s; pass --trust", cat.Warnings, want)
+	}
+	if _, ok := cat.Tool("lsdot"); !ok {
+		t.Error("lsdot did not resolve")
+	}
+}

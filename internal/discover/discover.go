@@ -388,6 +388,9 @@ func (s *session) discover(c config.Config) {
 			continue
 		}
 		path := partial.Path{"tools", name}
+		if !t.Command.Shell {
+			s.startsElsewhere("tool", path.Append("command", "args"), t.Command.Args, t.Command.Args)
+		}
 		ctxData := protocol.NewContext(protocol.ActionSchema, s.found.Root, t.Source.Name(name), nil, nil, t.Options).Value()
 		if t.DefinesSchema() {
 			// A config-defined tool is never asked for a schema; a program

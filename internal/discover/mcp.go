@@ -149,24 +149,34 @@ func (r *Resolver) inProcess(name string, srv config.MCPServer) upstream.Server 
 // it would have started, the root, which it then names no more: the
 // server sees an empty directory, where the user meant the project.
 func (s *session) relocated(name string, srv config.MCPServer) {
-	root := s.found.Root
-	if !s.r.Private || srv.IsRemote() || srv.InProcess || !srv.Cwd.Empty() || root == "" {
+	if srv.IsRemote() || srv.InProcess || !srv.Cwd.Empty() {
 		return
 	}
-	i := untrusted.Relative(secret.Values(srv.Args), root)
+	s.startsElsewhere("server", partial.Path{"mcp_servers", name, "args"}, secret.Values(srv.Args), secret.Texts(srv.Args))
+}
+
+// startsElsewhere warns of a program (what: "server", "tool") that starts
+// in a private directory when an argument of its, values as run and texts
+// as shown, names a path relative to the root, where it would have
+// started: at that argument, args.<i> under at, with the fix.
+func (s *session) startsElsewhere(what string, at partial.Path, values, texts []string) {
+	root := s.found.Root
+	if !s.r.Private || root == "" {
+		return
+	}
+	i := untrusted.Relative(values, root)
 	if i < 0 {
 		return
 	}
-	arg := strconv.Quote(limits.Cut(srv.Args[i].String(), limits.Quote))
-	msg := fmt.Sprintf("the server starts in an empty private directory, not in %s, which is not trusted: its argument %s names nothing of %s there", root, arg, root)
-	fix := cmp.Or(s.r.TrustFix, "trust "+root+" to start it there")
+	arg := strconv.Quote(limits.Cut(texts[i], limits.Quote))
+	why, fix := "which is not trusted", cmp.Or(s.r.TrustFix, "trust "+root+" to start it there")
 	if s.r.Untrusted.IsZero() {
 		// The home directory or /, which is trusted as no workspace,
-		// and whose absolute path a server may be given.
-		msg = fmt.Sprintf("the server starts in an empty private directory, not in %s, which is no workspace to trust: its argument %s names nothing of %s there", root, arg, root)
-		fix = "name the directory by its absolute path, " + root
+		// and whose absolute path a program may be given.
+		why, fix = "which is no workspace to trust", "name the directory by its absolute path, "+root
 	}
-	s.warn(&diag.Error{Code: diag.CodeUntrusted, Path: partial.Path{"mcp_servers", name, "args", strconv.Itoa(i)}, Msg: msg, Hint: fix})
+	msg := fmt.Sprintf("the %s starts in an empty private directory, not in %s, %s: its argument %s names nothing of %s there", what, root, why, arg, root)
+	s.warn(&diag.Error{Code: diag.CodeUntrusted, Path: at.Append(strconv.Itoa(i)), Msg: msg, Hint: fix})
 }
 
 // Server is how to reach the server name, configured as srv, for programs
