@@ -17,9 +17,9 @@ import (
 // trusted (a workspace, or a directory with no project file at all):
 // where it starts in an empty private directory instead, one warning, at
 // the argument in the user's file, says so and names the host's fix; the
-// absolute path is refused with the same fix. A host that takes
-// StartInWorkspace starts it there, and nothing is said; so does a
-// trusted workspace.
+// absolute path is refused, at the argument too, with the same fix. A
+// host that takes StartInWorkspace starts it there, and nothing is said;
+// so does a trusted workspace.
 func TestTrustIsNeverSilent(t *testing.T) {
 	hint := strata.TrustHint(func(u load.Untrusted) string {
 		if len(u.Files) > 0 {
@@ -80,10 +80,7 @@ func TestTrustIsNeverSilent(t *testing.T) {
 			} else {
 				want := strings.ReplaceAll(c.warn, "ROOT", root)
 				fix := "run myhost trust " + root + ", or pass --trust, to start it there"
-				line := 3 // the argument; a refused server, its table
-				if c.refused {
-					line = 1
-				}
+				line := 3 // the argument
 				if len(said) != 1 || !strings.Contains(said[0].Msg, want) || !strings.Contains(said[0].Hint, fix) ||
 					!strings.HasSuffix(said[0].Source, filepath.Join("strata", "config.toml")) || said[0].Line != line {
 					t.Errorf("warnings %v; want one in the user's file at line %d, saying %q, with the fix %q", said, line, want, fix)

@@ -66,7 +66,11 @@ func (s *session) mcpServers(c config.Config) {
 		}
 		var refused *untrusted.Refused
 		if errors.As(err, &refused) {
-			s.leaveOut(partial.Path{"mcp_servers", name}, partial.Path{"mcp_servers", name}, err)
+			at := partial.Path{"mcp_servers", name}
+			if i := slices.Index(secret.Values(srv.Args), refused.Name); refused.What == untrusted.Argument && i >= 0 {
+				at = at.Append("args", strconv.Itoa(i)) // the cause
+			}
+			s.leaveOut(partial.Path{"mcp_servers", name}, at, err)
 			return
 		}
 		if err != nil {
