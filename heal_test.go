@@ -1,0 +1,129 @@
+package strata_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// downable is a remote MCP server that can be down: while it is, every
+// request is answered 503, as a server behind a proxy that is not up.
+type downable struct {
+	down atomic.Bool
+	hs   *httptest.Server
+}
+
+func newDownable(t *testing.T) *downable {
+	d := &downable{}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "web", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "fetch_page"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "the page"}}}, nil, nil
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	d.hs = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if d.down.Load() {
+			http.Error(w, "upstream stderr: token=s3cr3t-value", http.StatusServiceUnavailable)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(d.hs.Close)
+	return d
+}
+
+// TestServeHTTPHeals (issue 36, 8): strata serve --http in front of a
+// remote server that is down at its first start: /health says degraded,
+// naming the server and why (none of its secrets, none of what it
+// answered); a call of its tool says the server is down and when it is
+// tried again, not "unknown tool"; once it is up, the clients that ask
+// for it have it started again, are told the tool list changed, and call
+// its tool; /health says ok.
+func TestServeHTTPHeals(t *testing.T) {
+	up := newDownable(t)
+	up.down.Store(true)
+	s := newSetup(t, map[string]string{"home/strata/config.toml": `
+[mcp_servers.web]
+url = "` + up.hs.URL + `/mcp"
+bearer_token_env_var = "WEB_TOKEN"
+expose = "all"
+
+[tools.'*']
+run = "unattended"
+`})
+	s.environ = append(s.environ, "WEB_TOKEN=t0k3n-value")
+	h := s.serveHTTP(t)
+	health := func() map[string]any {
+		req, _ := http.NewRequest("GET", strings.TrimSuffix(h.url, "/mcp")+"/health", nil)
+		req.Header.Set("Authorization", "Bearer "+h.token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("/health: %d %s", res.StatusCode, b)
+		}
+		for _, secret := range []string{"t0k3n-value", "s3cr3t"} {
+			if strings.Contains(string(b), secret) {
+				t.Errorf("/health shows %q: %s", secret, b)
+			}
+		}
+		var got map[string]any
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatalf("/health: %v: %s", err, b)
+		}
+		return got
+	}
+	got := health()
+	servers, _ := got["servers"].([]any)
+	if got["status"] != "degraded" || len(servers) != 1 {
+		t.Fatalf("/health %v, want degraded with the server web", got)
+	}
+	web, _ := servers[0].(map[string]any)
+	if web["server"] != "web" || web["state"] != "failed" || web["failed_starts"] != float64(1) || !strings.Contains(web["error"].(string), "Service Unavailable") || web["retry"] == nil {
+		t.Errorf("/health's server %v, want web failed once, why (Service Unavailable) and when it is tried again", web)
+	}
+
+	changed := make(chan struct{}, 10)
+	cs := h.connect(t, "2025-11-25", &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		changed <- struct{}{}
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch_page"})
+	if err != nil {
+		t.Fatalf("a call of a tool of the server that is down: %v, want a tool error that says so", err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !res.IsError || !strings.Contains(text, "server web is down: ") || !strings.Contains(text, "Service Unavailable") || !strings.Contains(text, ", retrying ") || strings.Contains(text, "t0k3n-value") || strings.Contains(text, "s3cr3t") {
+		t.Errorf("the call's result (error %v): %s; want that the server web is down, why, and when it is tried again", res.IsError, text)
+	}
+
+	// The server is up again: the client lists the tools (it asks for
+	// those of web), and is told they changed once web has started.
+	up.down.Store(false)
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-ctx.Done():
+		t.Fatalf("no tools/list_changed once the server was up; strata said:\n%s", h.stderr)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch_page"})
+	if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "the page" {
+		t.Fatalf("a call once the server is up: %+v, %v", res, err)
+	}
+	if got := health(); got["status"] != "ok" {
+		t.Errorf("/health %v once the server is up, want ok", got)
+	}
+}
