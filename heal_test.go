@@ -3,6 +3,7 @@ package strata_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -125,5 +126,53 @@ run = "unattended"
 	}
 	if got := health(); got["status"] != "ok" {
 		t.Errorf("/health %v once the server is up, want ok", got)
+	}
+}
+
+// TestServeHTTPLogsOutsideCalls (issue 36, 9): over --http, a log message
+// a remote server sends outside any call reaches the clients that set a
+// log level it reaches; it was dropped.
+func TestServeHTTPLogsOutsideCalls(t *testing.T) {
+	release := make(chan struct{})
+	srv := mcp.NewServer(&mcp.Implementation{Name: "web", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "log_later"}, func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		ss := req.Session
+		go func() {
+			<-release // once the call has returned
+			_ = ss.Log(context.Background(), &mcp.LoggingMessageParams{Level: "warning", Data: "the index is rebuilt"})
+		}()
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "later"}}}, nil, nil
+	})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(hs.Close) // after strata serve has stopped (its event stream is open)
+	s := newSetup(t, map[string]string{"home/strata/config.toml": `
+[mcp_servers.web]
+url = "` + hs.URL + `"
+expose = "all"
+
+[tools.'*']
+run = "unattended"
+`})
+	h := s.serveHTTP(t)
+	logs := make(chan string, 10)
+	cs := h.connect(t, "2025-11-25", &mcp.ClientOptions{LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+		logs <- fmt.Sprint(req.Params.Logger, ": ", req.Params.Data)
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "log_later"}); err != nil || res.IsError {
+		t.Fatalf("call: %+v, %v", res, err)
+	}
+	close(release)
+	select {
+	case got := <-logs:
+		if want := "web: the index is rebuilt"; got != want {
+			t.Errorf("the client was given %q, want %q", got, want)
+		}
+	case <-ctx.Done():
+		t.Fatalf("the log message sent outside any call did not reach the client; strata said:\n%s", h.stderr)
 	}
 }

@@ -277,8 +277,10 @@ func (w *Workspace[P, R]) ServeHTTP(ctx context.Context, ln net.Listener, opts s
 	// A server's roots/list during a call goes to the client of the call;
 	// outside calls, it is answered with an error (whose roots would they
 	// be?).
-	w.servers.Serve(upstream.Client{Capabilities: relayed()})
 	srv := w.mcpServer(warn, &clientToolSet{}) // one catalog: the run's tool set
+	// Their log messages outside calls go to every client that set a
+	// level they reach.
+	w.servers.Serve(upstream.Client{Capabilities: relayed(), Log: srv.Log})
 	obs := &gateway.Observer{Log: opts.CallLog}
 	srv.OnCall = func(c mcpserver.Call) {
 		gc := gateway.Call{Time: c.Time, Client: c.Client, Tool: c.Tool, Server: c.Server, Duration: c.Duration, Outcome: c.Outcome}

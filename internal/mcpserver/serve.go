@@ -121,7 +121,8 @@ type Server struct {
 	served      map[string]string          // the tools served: name -> their JSON
 	wire        map[string]json.RawMessage // the same, as they go on the wire
 	mcp         *mcp.Server
-	info        *mcp.Implementation // the SDK server's, as made
+	sdk         atomic.Pointer[mcp.Server] // mcp, for the goroutines that log
+	info        *mcp.Implementation        // the SDK server's, as made
 	changes     chan struct{}
 	changesOnce sync.Once // makes changes: Invalidate may come before the serving
 
@@ -258,6 +259,7 @@ func (s *Server) begin(ctx context.Context) (_ context.Context, end func(), _ er
 		SubscribeHandler:   s.subscribe,
 		UnsubscribeHandler: s.unsubscribe,
 	})
+	s.sdk.Store(s.mcp)
 	s.mcp.AddReceivingMiddleware(boundInitialize, s.fingerprintMiddleware, s.unservedMiddleware, s.clientRelay, s.offersMiddleware)
 	s.mcp.AddSendingMiddleware(asIs, s.toolsChangedFilter)
 	s.install(cat)
@@ -503,6 +505,19 @@ func (s *Server) record(ctx context.Context, name string, req *mcp.CallToolReque
 		c.Outcome = "ok"
 	}
 	s.OnCall(c)
+}
+
+// Log passes a log message on to every client session that set a log
+// level it reaches (logging/setLevel): a message of an MCP server outside
+// any call, over HTTP, where the clients are many.
+func (s *Server) Log(ctx context.Context, p *mcp.LoggingMessageParams) {
+	srv := s.sdk.Load()
+	if srv == nil {
+		return // not serving yet
+	}
+	for ss := range srv.Sessions() {
+		_ = ss.Log(ctx, p) // the SDK sends it only at the session's level
+	}
 }
 
 // unservedMiddleware answers a call of a tool that is not served, when
