@@ -176,3 +176,80 @@ run = "unattended"
 		t.Fatalf("the log message sent outside any call did not reach the client; strata said:\n%s", h.stderr)
 	}
 }
+
+// TestServeHTTPResumes (issue 36, 9): a remote server that closes the
+// event stream of a call, asking its client to poll (SEP-1699's close
+// event, with its retry time), is resumed by strata with Last-Event-ID;
+// strata closes its own client's stream in turn, and the client resumes
+// it from strata's event store, where the call's log messages and result
+// wait for it. Without an event store, the server loses the result: the
+// client resumes, and is told so.
+func TestServeHTTPResumes(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		store    bool
+		want     string
+		wantLogs string
+	}{
+		{name: "resumable", store: true, want: "after the poll", wantLogs: "[web: before the poll web: after the poll]"},
+		{name: "not resumable", store: false, want: "request terminated without response"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := mcp.NewServer(&mcp.Implementation{Name: "web", Version: "1"}, nil)
+			mcp.AddTool(srv, &mcp.Tool{Name: "poll"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+				_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "before the poll"})
+				req.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: time.Millisecond})
+				_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "after the poll"})
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "after the poll"}}}, nil, nil
+			})
+			opts := &mcp.StreamableHTTPOptions{}
+			if tt.store {
+				opts.EventStore = mcp.NewMemoryEventStore(nil)
+			}
+			hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts))
+			t.Cleanup(hs.Close) // after strata serve has stopped
+			s := newSetup(t, map[string]string{"home/strata/config.toml": `
+[mcp_servers.web]
+url = "` + hs.URL + `"
+expose = "all"
+
+[tools.'*']
+run = "unattended"
+`})
+			h := s.serveHTTP(t)
+			logs := make(chan string, 10)
+			cs := h.connect(t, "2025-11-25", &mcp.ClientOptions{LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+				logs <- fmt.Sprint(req.Params.Logger, ": ", req.Params.Data)
+			}})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+				t.Fatal(err)
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "poll"})
+			if err != nil {
+				t.Fatalf("call: %v; strata said:\n%s", err, h.stderr)
+			}
+			if got := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(got, tt.want) || res.IsError == tt.store {
+				t.Errorf("the call's result (error %v): %s, want %q", res.IsError, got, tt.want)
+			}
+			if tt.wantLogs == "" {
+				return
+			}
+			// The SDK's client may hand a message to its handler after
+			// the call returned: they are waited for.
+			var got []string
+			for range 2 {
+				select {
+				case m := <-logs:
+					got = append(got, m)
+				case <-ctx.Done():
+					t.Fatalf("log messages %v, then none; want %s", got, tt.wantLogs)
+				}
+			}
+			if fmt.Sprint(got) != tt.wantLogs {
+				t.Errorf("log messages %v, want %s", got, tt.wantLogs)
+			}
+		})
+	}
+}

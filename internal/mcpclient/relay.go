@@ -78,6 +78,14 @@ type Downstream interface {
 	Ask(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error)
 }
 
+// StreamCloser is what a [Downstream] may implement to close the event
+// stream of the client's call, asking the client to resume it after
+// retry (SEP-1699, protocol 2025-11-25): strata does when the server
+// closes the event stream of the call it relays (see [tapBody.closed]).
+type StreamCloser interface {
+	CloseStream(retry time.Duration)
+}
+
 // Owner is what a [Downstream] may implement to say whose it is: the
 // client strata serves that made the call (its session), so that what a
 // server sends outside any call's context is passed on only when every
