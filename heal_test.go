@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -251,5 +253,68 @@ run = "unattended"
 				t.Errorf("log messages %v, want %s", got, tt.wantLogs)
 			}
 		})
+	}
+}
+
+// TestServeHTTPHealsStdio (issue 36, 8): a server strata starts, which
+// exits during its first start, is started again once a client asks for
+// it; neither /health nor the call's error holds what it wrote to its
+// stderr, which only strata's own stderr shows.
+func TestServeHTTPHealsStdio(t *testing.T) {
+	s := newSetup(t, map[string]string{
+		"server.sh": "#!/bin/sh\n[ -f DIR/up ] || { echo 'stderr-secret-42' >&2; exit 3; }\nexec MCPFAKE -tools 1\n",
+		"home/strata/config.toml": `
+[mcp_servers.local]
+command = "DIR/server.sh"
+expose = "all"
+
+[tools.'*']
+run = "unattended"
+`})
+	h := s.serveHTTP(t)
+	changed := make(chan struct{}, 10)
+	cs := h.connect(t, "2025-11-25", &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		changed <- struct{}{}
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "tool_000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !res.IsError || !strings.Contains(text, "server local is down: ") || !strings.Contains(text, "exit status 3") {
+		t.Errorf("the call's result (error %v): %s; want that the server local is down, and why", res.IsError, text)
+	}
+	req, _ := http.NewRequest("GET", strings.TrimSuffix(h.url, "/mcp")+"/health", nil)
+	req.Header.Set("Authorization", "Bearer "+h.token)
+	hr, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	health, _ := io.ReadAll(hr.Body)
+	hr.Body.Close()
+	if !strings.Contains(string(health), `"status":"degraded"`) {
+		t.Errorf("/health: %s, want degraded", health)
+	}
+	for what, got := range map[string]string{"the call's error": text, "/health": string(health)} {
+		if strings.Contains(got, "stderr-secret-42") {
+			t.Errorf("%s holds the server's stderr: %s", what, got)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(s.dir, "up"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-ctx.Done():
+		t.Fatalf("no tools/list_changed once the server starts; strata said:\n%s", h.stderr)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "tool_000"})
+	if err != nil || res.IsError {
+		t.Fatalf("a call once the server starts: %+v, %v", res, err)
 	}
 }
