@@ -184,7 +184,8 @@ func TrustStore(store *trust.Store) Option {
 }
 
 // TrustWorkspace trusts the workspace root (outside a workspace, the
-// directory loading starts in) for this open only, exactly, as --trust
+// root of the repository loading starts in, else that directory) for
+// this open only, exactly, as --trust
 // does: not the repositories nested in it. A home directory or / is not
 // trusted so: Open fails with the problem strata trust gives (see
 // [load.RefuseBroad]), unless the trust list trusts it already.

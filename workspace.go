@@ -315,15 +315,8 @@ func (w *Workspace[P, R]) untrusted() untrusted.Workspace {
 	if !w.private() {
 		return untrusted.Workspace{}
 	}
-	var home, profile string
-	for _, kv := range w.environ {
-		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
-			home = v
-		} else if v, ok := strings.CutPrefix(kv, "USERPROFILE="); ok {
-			profile = v
-		}
-	}
-	return untrusted.New(w.root, cmp.Or(home, profile))
+	// load decided it, for the files it read: the same root for launches.
+	return untrusted.New(w.loaded.UntrustedRoot(), "")
 }
 
 // Resolve returns the catalog of the workspace's tools: discovered (from

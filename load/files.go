@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"github.com/strata-config/strata/internal/clients"
 	"github.com/strata-config/strata/internal/readfile"
 	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/internal/untrusted"
 )
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
@@ -343,6 +345,55 @@ func workspaceRoot(dir, marker, user string) (string, *diag.Error) {
 		}
 		d = parent
 	}
+}
+
+// RepositoryRoot returns the nearest ancestor of dir (dir included) that
+// holds a repository (a .git entry of any kind: a submodule's or a
+// worktree's is a file), or "" when there is none or it is the home
+// directory (HOME or USERPROFILE in environ; nil is the process's
+// environment), an ancestor of it or the root of the file system: a
+// repository of dotfiles holds the user's own files, not a stranger's.
+//
+// Outside a .<name> workspace, it is the root of what nobody trusted
+// (see [Result.UntrustedRoot]): a clone without a .<name>/ directory is
+// one piece, whichever of its directories strata runs in.
+func RepositoryRoot(dir string, environ []string) string {
+	if environ == nil {
+		environ = os.Environ()
+	}
+	return repositoryRoot(dir, homeOf(envMap(environ)))
+}
+
+func repositoryRoot(dir, home string) string {
+	for d := filepath.Clean(dir); ; {
+		if nestedRepository(d) {
+			if untrusted.New(d, home).IsZero() {
+				return "" // /, or the home directory or above
+			}
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}
+
+// untrustedRoot returns the directory whose trust applies what lies under
+// it, and under which everything is the workspace's content until then:
+// the workspace root; outside a workspace, the root of the repository dir
+// is in ([RepositoryRoot]), else dir.
+func untrustedRoot(root, dir, home string) string {
+	if root != "" {
+		return root
+	}
+	return cmp.Or(repositoryRoot(dir, home), dir)
+}
+
+// isWithin reports whether the clean absolute path p is top or below it.
+func isWithin(p, top string) bool {
+	return p == top || strings.HasPrefix(p, top+string(filepath.Separator))
 }
 
 // directories returns the directories whose directory files apply: from

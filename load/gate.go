@@ -28,7 +28,8 @@ import (
 // (see [Truster]): an untrusted one never reaches the gate. The zero gate
 // keeps nothing out ([App.File], whose layers are printed, never run).
 type gate struct {
-	// ws is the workspace nobody trusted (outside a workspace, the working
+	// ws is the workspace nobody trusted (outside a workspace, the
+	// repository around the working directory, else the working
 	// directory), or none: never the home directory or an ancestor of it
 	// (see untrusted.New).
 	ws untrusted.Workspace
@@ -40,7 +41,8 @@ type gate struct {
 	// the untrusted root).
 	own string
 	// dir is the directory whose trust applies what ws or dot hold: the
-	// workspace root, or outside one the working directory.
+	// workspace root, or outside one the repository's root or the
+	// working directory (see untrustedRoot).
 	dir string
 	// max is the size of the largest file ReadFile reads.
 	max int64
@@ -75,10 +77,18 @@ func (g *gate) read(ctx context.Context, path, abs string, max int64, what strin
 		Hint: "trust " + g.dir + " to apply it"}
 }
 
+// UntrustedRoot returns the root of what nobody trusted, under which
+// every file (see [Result.ReadFile]) and every launch is the workspace's
+// content: the workspace root, or outside one the root of the repository
+// Dir is in ([RepositoryRoot]), else Dir; "" when it is trusted, or when
+// that is the home directory, an ancestor of it or /. It is decided once,
+// by Load.
+func (r *Result[P, R]) UntrustedRoot() string { return r.gate.ws.Root() }
+
 // ReadFile reads a file for the workspace r loaded, as Load read each of
 // its own: through the one place that decides what a file is by where it
 // lies. While nobody trusts the workspace, a file that lies in it
-// (outside a workspace, in the working directory), or in its .<name>
+// (see [Result.UntrustedRoot]), or in its .<name>
 // directory, is its content, whichever way path names it (relative, with
 // "..", through a symbolic link from outside): it is looked at (lstat),
 // never opened, and the problem has [diag.CodeUntrusted]. A file in the

@@ -110,6 +110,27 @@ func TestUntrustedFilesByName(t *testing.T) {
 			msg:   "ROOT/w: layers not applied: untrusted, outside any workspace (ROOT/w/layers/a.toml); trust ROOT/w to apply them",
 		},
 		{
+			name:  "--cfg with .. from below the root of a repository without .strata/",
+			files: map[string]string{"w/.git/": "", "w/.mcp.json": servers("repo"), "w/sub/": ""},
+			dir:   "w/sub", cfg: []string{"../.mcp.json"}, kind: load.KindCfg, file: "w/.mcp.json",
+			want:  []string{"mine"},
+			group: load.Untrusted{Dir: "w", Files: []string{"w/.mcp.json"}, Outside: true, Once: true},
+			msg:   "ROOT/w: layers not applied: untrusted, outside any workspace (ROOT/w/.mcp.json); trust ROOT/w to apply them",
+		},
+		{
+			name: "an extends of the user's file, from deep below the root of a repository whose .git is a file (a submodule, a worktree)",
+			files: map[string]string{
+				"w/.git":           "gitdir: ../elsewhere\n",
+				"w/layers/a.toml":  serversLayer("repo"),
+				"w/sub/deeper/":    "",
+				"home/config.toml": "extends = [\"ROOT/w/layers/a.toml\"]\n" + serversLayer("mine"),
+			},
+			dir: "w/sub/deeper", kind: load.KindUser, file: "w/layers/a.toml",
+			want:  []string{"mine"},
+			group: load.Untrusted{Dir: "w", Files: []string{"w/layers/a.toml"}, Outside: true, Once: true},
+			msg:   "ROOT/w: layers not applied: untrusted, outside any workspace (ROOT/w/layers/a.toml); trust ROOT/w to apply them",
+		},
+		{
 			name: "in a .strata/ workspace, --cfg from below its root, with the workspace's file",
 			files: map[string]string{
 				"w/.strata/config.toml": serversLayer("ws"),

@@ -179,6 +179,25 @@ func TestUntrustedFilesByAnyName(t *testing.T) {
 			dir:   "repo", args: []string{"--cfg", "../repo/.mcp.json"}, named: ".mcp.json", hint: outside,
 		},
 		{
+			name: "in a repository without .strata/, --cfg with .. from below its root",
+			files: map[string]string{
+				"repo/.git/HEAD":   "ref: refs/heads/main\n",
+				"repo/.mcp.json":   cloneServers["claude-code"],
+				"repo/src/main.go": "package main\n",
+			},
+			dir: "repo/src", args: []string{"--cfg", "../.mcp.json"}, named: "DIR/repo/.mcp.json", hint: []string{"strata trust --root DIR/repo,", "or pass --trust"},
+		},
+		{
+			name: "in a repository without .strata/, an extends of the user's own file from below its root",
+			files: map[string]string{
+				"repo/.git/HEAD":                  "ref: refs/heads/main\n",
+				"repo/.mcp.json":                  cloneServers["claude-code"],
+				"repo/src/main.go":                "package main\n",
+				"home/.config/strata/config.toml": "extends = [\"DIR/repo/.mcp.json\"]\n" + userServer,
+			},
+			dir: "repo/src", named: "DIR/repo/.mcp.json", hint: []string{"strata trust --root DIR/repo,", "or pass --trust"},
+		},
+		{
 			name: "in a .strata/ workspace, from below its root",
 			files: map[string]string{
 				"repo/.mcp.json":           cloneServers["claude-code"],
@@ -206,7 +225,7 @@ func TestUntrustedFilesByAnyName(t *testing.T) {
 			}
 			file := ""
 			for name := range tt.files {
-				if !strings.HasPrefix(name, "home/") && !strings.HasSuffix(name, "main.go") && !strings.Contains(name, ".strata/") {
+				if !strings.HasPrefix(name, "home/") && !strings.HasSuffix(name, "main.go") && !strings.Contains(name, ".strata/") && !strings.Contains(name, ".git/") {
 					file = filepath.Join(c.dir, name)
 				}
 			}
@@ -368,5 +387,38 @@ func TestMergeShowsUntrustedFiles(t *testing.T) {
 		if n, _ := remote.counts(); n > 0 {
 			t.Fatalf("strata %s sent %d requests to the workspace's remote server", args[0], n)
 		}
+	}
+}
+
+// TestUntrustedRepositoryFromBelow: in a cloned repository without a
+// .strata/ directory, the untrusted root is the repository's (its
+// nearest .git), not the working directory below it: a server of the
+// user's own file whose script lies at the repository's root is refused
+// when strata runs in a directory below it, as it is at the root.
+// Trusted for the run (--trust trusts the repository's root), it starts.
+func TestUntrustedRepositoryFromBelow(t *testing.T) {
+	t.Parallel()
+	c := newClone(t, map[string]string{
+		"home/.config/strata/config.toml": userServer + "\n[mcp_servers.s]\ncommand = \"sh\"\nargs = [\"DIR/repo/server.sh\"]\nexpose = \"all\"\n",
+		"repo/.git/HEAD":                  "ref: refs/heads/main\n",
+		"repo/server.sh":                  "touch DIR/pwned\n",
+		"repo/src/deeper/main.go":         "package main\n",
+	})
+	dir := filepath.Join(c.repo, "src", "deeper")
+	out, stderr, code := strataIn(t, dir, c.environ, "resolve")
+	if c.marker("pwned") {
+		t.Fatalf("the repository's script ran:\n%s", stderr)
+	}
+	if code != 0 || !strings.Contains(out, `"name": "echo"`) {
+		t.Errorf("the user's other server: exit %d\n%s%s", code, out, stderr)
+	}
+	for _, w := range []string{"mcp_servers.s", "the workspace " + c.repo, "not trusted"} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("the refusal does not say %q:\n%s", w, stderr)
+		}
+	}
+	strataIn(t, dir, c.environ, "resolve", "--trust")
+	if !c.marker("pwned") {
+		t.Errorf("trusted, the launch did not run")
 	}
 }

@@ -173,7 +173,7 @@ func (c *serveCmd) Help() string {
 
 // trustCmd is strata trust.
 type trustCmd struct {
-	Root      string `help:"The workspace to trust: the one around DIR (default: around the current directory); outside any workspace, DIR itself alone: its .strata.toml, and the files in it named while strata runs there." placeholder:"DIR"`
+	Root      string `help:"The workspace to trust: the one around DIR (default: around the current directory); outside any workspace, the repository around DIR (the nearest .git), else DIR itself alone: its .strata.toml, and the files in it named while strata runs there." placeholder:"DIR"`
 	Recursive bool   `xor:"action" help:"Trust the directory (the workspace root, or DIR itself) and everything below it: every workspace, directory file and nested repository there, present and future. Needed for your home directory or /."`
 	Pin       string `xor:"action" help:"Pin the launch of KEY (tools.<name>, a configured or discovered tool, or mcp_servers.<name>): it runs only as it is now, checked before every run." placeholder:"KEY"`
 	List      bool   `xor:"action" help:"List what you trust: each directory (recursive ones marked) and each pin."`

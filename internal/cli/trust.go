@@ -42,15 +42,19 @@ func (c *trustCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	target := root
-	if c.Recursive && c.Root != "" || root == "" {
+	repo := "" // outside a workspace, the repository's root: what load trusts there
+	if root == "" {
+		repo = load.RepositoryRoot(dir, environ)
+	}
+	target := cmp.Or(root, repo)
+	if c.Recursive && c.Root != "" || target == "" {
 		target = dir // DIR itself, named
 	}
 	if err := load.RefuseBroad(target, environ, filepath.Join(filepath.Dir(store.Path), "config.toml"), "strata"); err != nil && !c.Recursive {
 		err.Hint += "; or, to trust every workspace below " + target + ", present and future, pass --recursive"
 		return err
 	}
-	if root == "" && c.Root == "" {
+	if root == "" && repo == "" && c.Root == "" {
 		return usage(&diag.Error{Code: diag.CodeUsage, Source: dir, Msg: "not in a workspace: no .strata/ directory here or above",
 			Hint: fmt.Sprintf("strata trust would trust %s alone (its .strata.toml, not the directories below it); to do that, run strata trust --root %s; for a project, make a .strata/ directory at its root and run strata trust there", dir, shellquote.Join(dir))})
 	}
@@ -69,6 +73,8 @@ func (c *trustCmd) Run(e *env) error {
 	case c.Recursive:
 		what += " and everything below it, nested repositories included"
 		where = "recursive; " + where
+	case root == "" && target == repo:
+		what += ", a repository in no workspace (no .strata/): its .strata.toml files, and the files in it named while strata runs in it"
 	case root == "":
 		what += " alone, in no workspace: its .strata.toml, and the files in it named while strata runs there"
 	}

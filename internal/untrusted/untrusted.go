@@ -34,8 +34,9 @@ type Workspace struct {
 // New returns the untrusted workspace at root, an absolute directory. It
 // is none when root is the file system's root, or the home directory or
 // one of its ancestors: outside any workspace, strata's root is the
-// working directory, and a user working in their home directory (or above
-// it) is among their own files, not a stranger's.
+// repository around the working directory, else the working directory,
+// and a user working in their home directory (or above it) is among
+// their own files, not a stranger's.
 func New(root, home string) Workspace {
 	if root == "" || !filepath.IsAbs(root) {
 		return Workspace{}
