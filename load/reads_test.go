@@ -19,11 +19,11 @@ import (
 // by where the file lies, or not at all. A place is "<file> <function>".
 var opens = map[string]string{
 	// The gate itself, and its one bounded reader.
-	"load/gate.go gate.read":                "the gate: a file of the workspace nobody trusted is looked at, never opened",
-	"internal/readfile/readfile.go Open":    "the one bounded reader (Regular, and Open for a reader that hashes), which the gate reads through",
-	"codec/limits.go Limits.ReadFile":       "a host's reading of a file it names itself; strata's own code reads layers through the gate",
-	"lock/file.go Read":                     "a host's reading of a lock it names itself; strata reads its locks through the gate (Workspace.readLock) and parses them with lock.ReadBytes",
-	"lock.go Workspace.readLock":            "the lock, through the gate (load.Result.ReadFile)",
+	"load/gate.go gate.read":             "the gate: a file of the workspace nobody trusted is looked at, never opened",
+	"internal/readfile/readfile.go Open": "the one bounded reader (Regular, and Open for a reader that hashes), which the gate reads through",
+	"codec/limits.go Limits.ReadFile":    "a host's reading of a file it names itself; strata's own code reads layers through the gate",
+	"lock/file.go Read":                  "a host's reading of a lock it names itself; strata reads its locks through the gate (Workspace.readLock) and parses them with lock.ReadBytes",
+	"lock.go Workspace.readLock":         "the lock, through the gate (load.Result.ReadFile)",
 	// The user's own files, at places the user (or the host) chose.
 	"trust/trust.go Store.read":                "the trust list, in the user's config directory, out of any workspace's reach",
 	"internal/filelock/lock_unix.go Lock":      "the lock file of a list of the user's (the trust list, the sign-ins), beside that list",
