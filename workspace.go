@@ -139,6 +139,9 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 		UnknownEnv: s.UnknownEnv, Input: s.Input, Sources: sources, Limits: s.Limits,
 		Overrides: s.Overrides, OverrideFlag: s.OverrideFlag, EnvPrefix: s.EnvPrefix, HostEnv: s.HostEnv,
 	}
+	if s.signIns != "" {
+		app.Private = []string{filepath.Dir(s.signIns)} // no workspace file names the sign-ins
+	}
 	if len(s.builtins) > 0 {
 		// The host's tools are known by name before any layer names
 		// them: variables are read against them.

@@ -144,6 +144,10 @@ type App[P, R any] struct {
 	// root of the repository Dir is in, else Dir) for this load only, exactly, as --trust does: not the repositories
 	// nested in it.
 	TrustWorkspace bool
+	// Private are directories of the user's own besides the config
+	// directory and the trust list's, whose files no file of a workspace
+	// may name (an extends, an envFile): the sign-ins', a host's keys.
+	Private []string
 	// Trust decides, besides the trust list, which workspaces' own files
 	// apply: a host that keeps trust elsewhere. nil trusts nothing more.
 	Trust Truster
@@ -514,6 +518,11 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	if own := a.userDir(env); own != "" {
 		res.gate.own, _ = filepath.Abs(own)
 	}
+	res.gate.area = untrusted.New(ws, homeOf(env))
+	if root != "" {
+		res.gate.areaDot = untrusted.New(filepath.Join(root, "."+a.Name), "")
+	}
+	res.gate.private = a.privateDirs(env)
 
 	// Files: user, workspace, directories.
 	r.sources(ctx, KindDefault, dir)
@@ -672,6 +681,25 @@ func (r *reader[P, R]) trustHint(g Untrusted) string {
 	return "trust " + g.Dir + " to apply them"
 }
 
+// privateDirs returns the user's own directories, absolute: the config
+// directory, the trust list's and App.Private.
+func (a *App[P, R]) privateDirs(env map[string]string) []string {
+	dirs := slices.Clone(a.Private)
+	if d := a.userDir(env); d != "" {
+		dirs = append(dirs, d)
+	}
+	if a.TrustStore != nil && a.TrustStore.Path != "" {
+		dirs = append(dirs, filepath.Dir(a.TrustStore.Path))
+	}
+	var out []string
+	for _, d := range dirs {
+		if abs, err := filepath.Abs(d); err == nil && d != "" && !slices.Contains(out, abs) {
+			out = append(out, abs)
+		}
+	}
+	return out
+}
+
 // userDir returns the directory of the user file.
 func (a *App[P, R]) userDir(env map[string]string) string {
 	return userdir.ConfigAt(a.Name, a.ConfigHome, func(k string) string { return env[k] })
@@ -759,6 +787,8 @@ type reader[P, R any] struct {
 	mergedTo int
 	env      map[string]string // the environment
 	dir      string            // the working directory
+	by       string            // the file whose envFiles are read, absolute
+	byKind   Kind              // the kind of its layer
 	im       *clients.Env      // for clients' files, made on first use
 	// ws is the workspace when it is not trusted: what resolves into it
 	// is refused.

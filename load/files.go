@@ -152,6 +152,15 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 // nobody trusted is not read (see [gate]): it is recorded, as a file of
 // kind not applied, for the warning about them.
 func (r *reader[P, R]) read(ctx context.Context, kind Kind, path, abs string, chain []string, f clients.Format) *fileRead[P] {
+	if len(chain) > 0 {
+		// Before the files read: the user's file, read as the user's,
+		// is not applied again as the workspace's.
+		if err := r.res.gate.naming(chain[len(chain)-1], kind, path, abs); err != nil {
+			err.Msg = "not read: " + err.Msg + " (extended by " + strings.Join(chain, " -> ") + ")"
+			r.add(err)
+			return &fileRead[P]{failed: true}
+		}
+	}
 	key := fileKey{abs, f}
 	if fr, ok := r.files[key]; ok {
 		return fr
@@ -207,6 +216,7 @@ func (r *reader[P, R]) read(ctx context.Context, kind Kind, path, abs string, ch
 			r.add(&diag.Error{Code: diag.CodeUsage, Source: path, Msg: fmt.Sprintf("this application does not read %s files", f)})
 			return fr
 		}
+		r.by, r.byKind = abs, kind // what names its envFiles
 		warnings, err := clients.Translate(ctx, d.Name(), d.Tree(), f, r.app.MCPServers, r.importer())
 		if err != nil {
 			r.add(err)
@@ -439,6 +449,9 @@ func (r *reader[P, R]) readEnvFile(ctx context.Context, path string) ([]byte, er
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: err.Error(), Err: err}
+	}
+	if err := r.res.gate.naming(r.by, r.byKind, path, abs); err != nil {
+		return nil, err
 	}
 	data, err := r.res.gate.read(ctx, path, abs, max, "an environment file")
 	if err != nil && max < r.lim.FileSize && errors.Is(err, readfile.ErrTooLarge) {

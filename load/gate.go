@@ -46,6 +46,50 @@ type gate struct {
 	dir string
 	// max is the size of the largest file ReadFile reads.
 	max int64
+	// area is the workspace whether trusted or not (outside one, the
+	// repository or the working directory; none for the home directory
+	// or /), and areaDot its .<name> directory: a file that lies there
+	// is the workspace's, whichever layer named it.
+	area, areaDot untrusted.Workspace
+	// private are the user's own directories (the config directory, the
+	// trust list's, App.Private), whose files no file of the workspace
+	// names.
+	private []string
+}
+
+// naming returns the problem of the file at abs (path as written) when
+// the file by (absolute) of a layer of kind names it and by is the
+// workspace's (a workspace or directory file, what they extend, or a file
+// that lies in the workspace, trusted or not, however it was named)
+// while abs lies in one of the user's own directories: an extends of the
+// user's file would apply it a second time, as the workspace's, and an
+// envFile there would hand what it holds (the user's settings, the
+// sign-ins) to the workspace's server. Nil otherwise.
+func (g *gate) naming(by string, kind Kind, path, abs string) *diag.Error {
+	if kind != KindWorkspace && kind != KindDirectory && !g.area.Holds(by) && !g.areaDot.Holds(by) {
+		return nil
+	}
+	if g.ownDir(by) != "" {
+		return nil // the user's file, wherever the workspace is
+	}
+	dir := g.ownDir(abs)
+	if dir == "" {
+		return nil
+	}
+	return &diag.Error{Code: diag.CodeRefused, Source: path,
+		Msg:  "it lies in " + dir + ", your own directory, which a file of the workspace may not name",
+		Hint: "name it from your user file, not from the workspace's files"}
+}
+
+// ownDir returns the user's own directory that holds the file at abs, or
+// "".
+func (g *gate) ownDir(abs string) string {
+	for _, d := range g.private {
+		if untrusted.New(d, "").Holds(abs) {
+			return d
+		}
+	}
+	return ""
 }
 
 // holds reports whether the file at abs, an absolute path, is the
