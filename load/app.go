@@ -498,8 +498,10 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	res.Root = root
 	// The one place that says what nobody trusted: the workspace, or
 	// outside one the repository around dir (a clone without .strata/,
-	// whichever of its directories strata runs in), else dir.
-	ws := untrustedRoot(root, dir, homeOf(env))
+	// whichever of its directories strata runs in), else dir; below a
+	// workspace at the home directory, which nobody trusts, what nobody
+	// trusted is the repository or dir too.
+	ws, region := roots(root, dir, homeOf(env))
 	if a.TrustWorkspace && !r.trusts(ws) {
 		// Trusting a home directory or / for one run is refused, as
 		// trusting it for good is.
@@ -509,7 +511,7 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 		r.once = realDir(ws)
 	}
 	if res.Trusted = r.trusts(ws); !res.Trusted {
-		r.ws = untrusted.New(ws, homeOf(env))
+		r.ws = untrusted.New(region, homeOf(env))
 	}
 	res.gate = gate{ws: r.ws, dir: ws, max: lim.FileSize}
 	if root != "" && !res.Trusted {
@@ -518,7 +520,7 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	if own := a.userDir(env); own != "" {
 		res.gate.own, _ = filepath.Abs(own)
 	}
-	res.gate.area = untrusted.New(ws, homeOf(env))
+	res.gate.area = untrusted.New(region, homeOf(env))
 	if root != "" {
 		res.gate.areaDot = untrusted.New(filepath.Join(root, "."+a.Name), "")
 	}

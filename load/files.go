@@ -377,7 +377,7 @@ func RepositoryRoot(dir string, environ []string) string {
 func repositoryRoot(dir, home string) string {
 	for d := filepath.Clean(dir); ; {
 		if nestedRepository(d) {
-			if untrusted.New(d, home).IsZero() {
+			if broadRoot(d, home) {
 				return "" // /, or the home directory or above
 			}
 			return d
@@ -390,16 +390,49 @@ func repositoryRoot(dir, home string) string {
 	}
 }
 
-// untrustedRoot returns the directory whose trust applies what lies under
-// it, and under which everything is the workspace's content until then:
-// the workspace root; outside a workspace, the root of the repository dir
-// is in ([RepositoryRoot]), else dir.
-func untrustedRoot(root, dir, home string) string {
-	if root != "" {
-		return root
+// TrustRoot returns the directory whose trust applies the files around
+// dir of an application called name (HOME and the config directory read
+// from environ; nil is the process's environment), as [App.Load] asks
+// it: the workspace root, the nearest directory holding .<name>; else
+// the root of the repository around dir ([RepositoryRoot]), with
+// repository set; else "": dir alone. A workspace root at the home
+// directory or / is returned too: trusting it is refused ([RefuseBroad]).
+func TrustRoot(dir, name string, environ []string) (root string, repository bool) {
+	if environ == nil {
+		environ = os.Environ()
 	}
-	return cmp.Or(repositoryRoot(dir, home), dir)
+	env := envMap(environ)
+	ws, _ := workspaceRoot(dir, "."+name, (&App[struct{}, struct{}]{Name: name}).userDir(env))
+	if ws != "" {
+		return ws, false
+	}
+	repo := repositoryRoot(dir, homeOf(env))
+	return repo, repo != ""
 }
+
+// roots returns, for the workspace root (or "") around dir, the directory
+// whose trust applies the files there (trust) and the one under which
+// everything is the workspace's content until then (region): the
+// workspace root, else the root of the repository around dir, else dir.
+// The region is none ("") where it would be the home directory, an
+// ancestor of it or /, and a workspace root there, which nobody trusts,
+// leaves the region to the repository around dir, else dir: a clone
+// below a home directory that holds .<name>/ is not the user's.
+func roots(root, dir, home string) (trust, region string) {
+	inner := cmp.Or(repositoryRoot(dir, home), dir)
+	trust, region = cmp.Or(root, inner), cmp.Or(root, inner)
+	if root != "" && broadRoot(root, home) {
+		region = inner
+	}
+	if broadRoot(region, home) {
+		region = ""
+	}
+	return trust, region
+}
+
+// broadRoot reports whether dir is the home directory, an ancestor of it
+// or /, which nobody trusts by itself (see untrusted.New).
+func broadRoot(dir, home string) bool { return untrusted.New(dir, home).IsZero() }
 
 // isWithin reports whether the clean absolute path p is top or below it.
 func isWithin(p, top string) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -420,5 +421,51 @@ func TestUntrustedRepositoryFromBelow(t *testing.T) {
 	strataIn(t, dir, c.environ, "resolve", "--trust")
 	if !c.marker("pwned") {
 		t.Errorf("trusted, the launch did not run")
+	}
+}
+
+// TestUntrustedCloneUnderHomeWorkspace: a home directory that holds a
+// .strata/ directory is a workspace root nobody can trust; a repository
+// cloned below it is not thereby the user's. strata resolve --cfg
+// .mcp.json in the clone starts none of its servers and sends nothing to
+// its remote one, with the one warning about the files not applied, which
+// says where a project's settings belong; --trust and strata trust there
+// are refused (they would trust the home directory). Made a workspace of
+// its own (.strata/) and trusted, the clone's file applies.
+func TestUntrustedCloneUnderHomeWorkspace(t *testing.T) {
+	t.Parallel()
+	remote := newRemoteServer(t)
+	c := newClone(t, map[string]string{
+		"home/.config/strata/config.toml": userServer,
+		"home/.strata/config.toml":        "[tools.'*']\nrun = \"unattended\"\n",
+		"home/clone/.git/HEAD":            "ref: refs/heads/main\n",
+		"home/clone/.mcp.json":            strings.ReplaceAll(cloneServers["claude-code"], "URL", remote.url),
+	})
+	environ := append(c.environ, "GITHUB_TOKEN="+githubToken)
+	clone := filepath.Join(c.home, "clone")
+	opened := watchOpens(t, filepath.Join(clone, ".mcp.json"))
+	_, stderr, code := strataIn(t, clone, environ, "resolve", "--partial", "--cfg", ".mcp.json")
+	checkRefused(t, c, remote, "strata resolve", stderr, ".mcp.json", []string{"~/.strata/config.toml"}, []string{"your home directory", "a .strata/ directory at the project's root"})
+	if code != 1 {
+		t.Errorf("strata resolve --partial of a file not applied: exit %d, want 1:\n%s", code, stderr)
+	}
+	if got := opened(); len(got) > 0 {
+		t.Errorf("the clone's file was opened: %v", got)
+	}
+	for _, args := range [][]string{{"resolve", "--trust", "--cfg", ".mcp.json"}, {"trust"}} {
+		_, stderr, code := strataIn(t, clone, environ, args...)
+		if code == 0 || !strings.Contains(stderr, "not trusted: it is your home directory") || c.marker("pwned") {
+			t.Errorf("strata %s: exit %d, want the home directory refused and nothing run:\n%s", strings.Join(args, " "), code, stderr)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(clone, ".strata"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, stderr, code := strataIn(t, clone, environ, "trust"); code != 0 || !strings.Contains(out, "trusted") {
+		t.Fatalf("strata trust in the clone made a workspace: exit %d:\n%s%s", code, out, stderr)
+	}
+	strataIn(t, clone, environ, "resolve", "--cfg", ".mcp.json")
+	if !c.marker("pwned") {
+		t.Errorf("the clone trusted as a workspace of its own: its server did not start")
 	}
 }

@@ -38,23 +38,18 @@ func (c *trustCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	root, err := load.WorkspaceRoot(dir, "strata")
-	if err != nil {
-		return err
-	}
-	repo := "" // outside a workspace, the repository's root: what load trusts there
-	if root == "" {
-		repo = load.RepositoryRoot(dir, environ)
-	}
-	target := cmp.Or(root, repo)
-	if c.Recursive && c.Root != "" || target == "" {
+	// What load asks the trust of: the workspace root, else the
+	// repository's.
+	root, repository := load.TrustRoot(dir, "strata", environ)
+	target := root
+	if c.Recursive && c.Root != "" || root == "" {
 		target = dir // DIR itself, named
 	}
 	if err := load.RefuseBroad(target, environ, filepath.Join(filepath.Dir(store.Path), "config.toml"), "strata"); err != nil && !c.Recursive {
 		err.Hint += "; or, to trust every workspace below " + target + ", present and future, pass --recursive"
 		return err
 	}
-	if root == "" && repo == "" && c.Root == "" {
+	if root == "" && c.Root == "" {
 		return usage(&diag.Error{Code: diag.CodeUsage, Source: dir, Msg: "not in a workspace: no .strata/ directory here or above",
 			Hint: fmt.Sprintf("strata trust would trust %s alone (its .strata.toml, not the directories below it); to do that, run strata trust --root %s; for a project, make a .strata/ directory at its root and run strata trust there", dir, shellquote.Join(dir))})
 	}
@@ -73,7 +68,7 @@ func (c *trustCmd) Run(e *env) error {
 	case c.Recursive:
 		what += " and everything below it, nested repositories included"
 		where = "recursive; " + where
-	case root == "" && target == repo:
+	case repository && target == root:
 		what += ", a repository in no workspace (no .strata/): its .strata.toml files, and the files in it named while strata runs in it"
 	case root == "":
 		what += " alone, in no workspace: its .strata.toml, and the files in it named while strata runs there"
