@@ -86,6 +86,7 @@ type Workspace[P, R any] struct {
 	found     resolve.Found // what discovery found, for explaining
 	lockState LockState
 	lockErr   error
+	lockSaid  bool            // the warning about the untrusted workspace's files names its lock
 	locked    map[string]bool // the tools the lock has entries for (see lockedTools)
 
 	specMu sync.Mutex
@@ -172,6 +173,7 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 	w.dir = w.root
 	if !w.trusted && !s.startIn {
 		w.dir = privateBase(s.cacheDir, s.Name, w.environ)
+		w.sayLock()
 	}
 	return w, nil
 }

@@ -469,3 +469,29 @@ func TestUntrustedCloneUnderHomeWorkspace(t *testing.T) {
 		t.Errorf("the clone trusted as a workspace of its own: its server did not start")
 	}
 }
+
+// TestUntrustedLockOneWarning: the lock of a workspace nobody trusted is
+// one more of its files not applied: resolve, call and lock --diff say so
+// in the one warning about the workspace's files, not in a second line.
+func TestUntrustedLockOneWarning(t *testing.T) {
+	w := newLockWorkspace(t)
+	if r := w.strata(t, "lock"); r.code != 0 {
+		t.Fatalf("strata lock:\n%s", r)
+	}
+	for _, args := range [][]string{
+		{"resolve", "--root", w.root},
+		{"call", "--root", w.root, "greet", `{"who": "you"}`},
+		{"lock", "--root", w.root, "--diff"},
+	} {
+		r := w.portable(runCLI(t, args...))
+		var lines []string
+		for _, line := range strings.Split(r.stderr, "\n") {
+			if strings.Contains(line, "not applied") || strings.Contains(line, "strata.lock") && strings.Contains(line, "warning") {
+				lines = append(lines, line)
+			}
+		}
+		if len(lines) != 1 || !strings.Contains(lines[0], ".strata/config.toml") || !strings.Contains(lines[0], "the workspace's lock is not applied") {
+			t.Errorf("strata %s: want one warning about the workspace's files, its lock included:\n%s", strings.Join(args, " "), r)
+		}
+	}
+}
