@@ -60,15 +60,24 @@ var skipped = []string{"node_modules", "testdata", ".git", "fixtures", "bench", 
 // command that reads a file fails here until it reads through the gate
 // (load.Result.ReadFile) or says why it need not.
 func TestEveryReadPassesTheGate(t *testing.T) {
-	found := callsIn(t, opensFile)
+	checkListed(t, callsIn(t, opensFile), opens,
+		"%s opens a file, not through the gate: read it with load.Result.ReadFile, or list it in opens with why it is never a workspace's file",
+		"opens lists %s, which opens no file (any more): remove it")
+}
+
+// checkListed fails t for each place found that listed lacks (unlisted,
+// a format of the place) and each place listed that was not found
+// (stale).
+func checkListed(t *testing.T, found map[string]bool, listed map[string]string, unlisted, stale string) {
+	t.Helper()
 	for _, place := range slices.Sorted(maps.Keys(found)) {
-		if opens[place] == "" {
-			t.Errorf("%s opens a file, not through the gate: read it with load.Result.ReadFile, or list it in opens with why it is never a workspace's file", place)
+		if listed[place] == "" {
+			t.Errorf(unlisted, place)
 		}
 	}
-	for place := range opens {
+	for _, place := range slices.Sorted(maps.Keys(listed)) {
 		if !found[place] {
-			t.Errorf("opens lists %s, which opens no file (any more): remove it", place)
+			t.Errorf(stale, place)
 		}
 	}
 }
@@ -107,16 +116,9 @@ func TestEveryReadIsBounded(t *testing.T) {
 		id, ok := sel.X.(*ast.Ident)
 		return ok && id.Name == "os" && (sel.Sel.Name == "Open" || sel.Sel.Name == "OpenFile" || sel.Sel.Name == "ReadFile")
 	})
-	for _, place := range slices.Sorted(maps.Keys(found)) {
-		if unbounded[place] == "" {
-			t.Errorf("%s opens a file with the os package: read it with internal/readfile (Regular, or Open to stream it within a bound), or list it in unbounded with why it cannot block or read without end", place)
-		}
-	}
-	for place := range unbounded {
-		if !found[place] {
-			t.Errorf("unbounded lists %s, which opens no file with the os package (any more): remove it", place)
-		}
-	}
+	checkListed(t, found, unbounded,
+		"%s opens a file with the os package: read it with internal/readfile (Regular, or Open to stream it within a bound), or list it in unbounded with why it cannot block or read without end",
+		"unbounded lists %s, which opens no file with the os package (any more): remove it")
 }
 
 // callsIn returns the places ("<file> <function>") of the module's code,
