@@ -91,7 +91,7 @@ var unbounded = map[string]string{
 	"internal/readfile/readfile.go Open":       "the bounded reader itself",
 	"internal/filelock/lock_unix.go Lock":      "the lock file beside a list of the user's, made by strata, never read",
 	"internal/filelock/lock_windows.go Lock":   "the lock file beside a list of the user's, made by strata, never read",
-	"internal/cli/serve.go serveCmd.serveHTTP": "the call log, opened to append, never read",
+	"internal/cli/serve.go serveCmd.serveHTTP": "the call log, a file the user names by flag, opened to append, never read (a named pipe there is the user's choice of reader)",
 	"internal/procs/private.go SweepPrivate":   "a directory (the base of the private directories, checked before), listed, never read as a file",
 	"internal/procs/private_unix.go hold":      "a private directory, opened to be locked, never read",
 	"internal/procs/private_unix.go sweep":     "a private directory, opened to be locked, never read",
