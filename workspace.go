@@ -311,7 +311,9 @@ func (w *Workspace[P, R]) trustFix() string {
 	if w.s.TrustHint == nil || !w.private() {
 		return ""
 	}
-	return w.s.TrustHint(load.Untrusted{Dir: w.root, Workspace: w.loaded.Root != "", Outside: w.loaded.Root == "", Once: true})
+	// The directory whose trust applies: outside a workspace, the
+	// repository's root, as load decided (UntrustedRoot).
+	return w.s.TrustHint(load.Untrusted{Dir: cmp.Or(w.loaded.UntrustedRoot(), w.root), Workspace: w.loaded.Root != "", Outside: w.loaded.Root == "", Once: true})
 }
 
 // untrusted returns the workspace when nobody trusted it: what resolves
