@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -143,6 +144,31 @@ func (w *engine) readLock(ctx context.Context, path string) (*lock.Lockfile, err
 	return lock.ReadBytes(path, data, w.s.Limits)
 }
 
+// sayLock names the lock of the workspace nobody trusted, when there is
+// one at its place (looked at, never opened), in the one warning about
+// the workspace's files that are not applied, so that every command says
+// it once, in that line; without such a warning (the workspace has no
+// other file), [Workspace.applyLock] warns of the lock alone.
+func (w *engine) sayLock() {
+	path := w.LockPath(false)
+	if path == "" {
+		return
+	}
+	if _, err := os.Lstat(path); err != nil {
+		return
+	}
+	for i, e := range w.view.warnings {
+		if errors.Is(e, diag.CodeUntrusted) && e.Source == w.view.root {
+			said := *e
+			said.Msg += "; the workspace's lock is not applied either (" + path + ")"
+			w.view.warnings = slices.Clone(w.view.warnings)
+			w.view.warnings[i] = &said
+			w.lockSaid = true
+			return
+		}
+	}
+}
+
 // lockTarget is the lock that WriteLock writes: the workspace's, refused
 // in a workspace nobody trusted or outside any, or the user's.
 func (w *engine) lockTarget(user bool) (string, error) {
@@ -183,9 +209,11 @@ func (w *engine) applyLock(ctx context.Context, full *resolve.Catalog) (*resolve
 			// The workspace's, while nobody trusts it: looked at, never
 			// opened.
 			st.Ignored = path
-			warnings = append(warnings, &diag.Error{Code: diag.CodeUntrusted, Severity: diag.SeverityWarning, Source: path,
-				Msg:  "the workspace's lock is not applied: nobody trusted the workspace, and the lock is its content",
-				Hint: "trust the workspace to apply it (" + w.s.Name + " trust, or --trust)"})
+			if !w.lockSaid {
+				warnings = append(warnings, &diag.Error{Code: diag.CodeUntrusted, Severity: diag.SeverityWarning, Source: path,
+					Msg:  "the workspace's lock is not applied: nobody trusted the workspace, and the lock is its content",
+					Hint: "trust the workspace to apply it (" + w.s.Name + " trust, or --trust)"})
+			}
 			continue
 		}
 		if got == nil && err == nil {

@@ -3,7 +3,10 @@ package strata
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
@@ -67,9 +70,13 @@ type settings struct {
 	confirm  func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
 	toolset  *string // the run's tool set, over the config's toolset key
 	inherit  bool    // every program gets the whole environment (InheritEnv)
-	progress func(what string) (done func())
-	names    config.NameScheme // the host's tool_names, under the config's
-	signIns  string            // the file of sign-ins (see SignIns)
+	startIn  bool    // programs start in the workspace, trusted or not (StartInWorkspace)
+	// inProcess connects to the host's in-process MCP servers, by name
+	// (InProcess).
+	inProcess map[string]func(ctx context.Context) (mcp.Transport, error)
+	progress  func(what string) (done func())
+	names     config.NameScheme // the host's tool_names, under the config's
+	signIns   string            // the file of sign-ins (see SignIns)
 }
 
 // Name names the host's files and variables: .<name>/config.toml,
@@ -177,7 +184,8 @@ func TrustStore(store *trust.Store) Option {
 }
 
 // TrustWorkspace trusts the workspace root (outside a workspace, the
-// directory loading starts in) for this open only, exactly, as --trust
+// root of the repository loading starts in, else that directory) for
+// this open only, exactly, as --trust
 // does: not the repositories nested in it. A home directory or / is not
 // trusted so: Open fails with the problem strata trust gives (see
 // [load.RefuseBroad]), unless the trust list trusts it already.
@@ -190,6 +198,28 @@ func TrustHint(hint func(load.Untrusted) string) Option {
 	return option(func(s *settings) { s.TrustHint = hint })
 }
 
+// StartInWorkspace makes trust gate the workspace's files alone: the
+// programs of the host's and the user's own layers (MCP servers, tools,
+// discovery runs) start in the workspace root, or outside a workspace in
+// the directory loading starts in, whether or not it is trusted, and an
+// argument or directory that names a path there is taken as written, as
+// hosts that start every server in their working directory do (mcphost,
+// Claude Desktop). The workspace's own files still apply only once it is
+// trusted.
+//
+// Without it, the default, trust gates the launch directory too: until
+// the workspace is trusted, each program starts in an empty private
+// directory, a server whose argument names a path in the workspace (an
+// absolute path, or a relative one such as ".") is warned about, at its
+// place in the config, with the fix, and one whose program, directory or
+// variables resolve into it does not start. A host takes this option when
+// its users chose the directory they run it in, and accepts what that
+// costs: a program started in a directory it does not trust may run what
+// the directory holds (npx runs its node_modules/.bin, Python imports its
+// sitecustomize.py), which the prompt injection of a model with a
+// file-writing tool can have put there.
+func StartInWorkspace() Option { return option(func(s *settings) { s.startIn = true }) }
+
 // InheritEnv gives every program strata starts (an MCP server, a tool
 // asked for its schema, a call) the host's whole environment ([Environ]),
 // as if each env_vars held "*": what the Go SDK's CommandTransport, mcp-go
@@ -200,6 +230,45 @@ func TrustHint(hint func(load.Untrusted) string) Option {
 // a token (GITHUB_TOKEN) keeps them working with it; the variables go to
 // every program, the workspace's own included once it is trusted.
 func InheritEnv() Option { return option(func(s *settings) { s.inherit = true }) }
+
+// InProcess registers an MCP server that the host runs in its own
+// process as the MCP server name of the tools model: mcp_servers.<name>,
+// whose in_process = true a layer of its own, above the defaults, sets.
+// connect returns a new connection to the server each time strata
+// connects, over which strata and the server exchange MCP's stdio
+// messages (JSON-RPC, one a line): the server of any Go MCP library
+// serves it as it serves stdin and stdout. With the official Go SDK:
+//
+//	strata.InProcess("myhost", func(ctx context.Context) (io.ReadWriteCloser, error) {
+//		ours, theirs := net.Pipe()
+//		_, err := server.Connect(ctx, &mcp.IOTransport{Reader: theirs, Writer: theirs}, nil)
+//		return ours, err
+//	})
+//
+// strata starts no program for it. Its tools are the catalog's as any
+// server's are: named by tool_names, chosen by expose, enabled_tools and
+// disabled_tools, overridden under [tools.<name>], in tool sets, the lock
+// and the budget, run by policy; a layer may set its settings (enabled,
+// tool_timeout_sec, tool_names...) but not a command or url. Trust applies
+// to the layers that configure it, not to the server, which is the
+// host's own code: it is not cached, pinned or started in a private
+// directory. Its results reach [Workspace.Call] (call.Response.MCP) and
+// [Workspace.Serve]'s clients whole: images, structuredContent. strata
+// closes a connection when it is done with it.
+func InProcess(name string, connect func(ctx context.Context) (io.ReadWriteCloser, error)) Option {
+	return option(func(s *settings) {
+		if s.inProcess == nil {
+			s.inProcess = map[string]func(ctx context.Context) (mcp.Transport, error){}
+		}
+		s.inProcess[name] = func(ctx context.Context) (mcp.Transport, error) {
+			c, err := connect(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.IOTransport{Reader: c, Writer: c}, nil
+		}
+	})
+}
 
 // CacheDir keeps discovery answers in dir, so that resolving again runs
 // nothing; without it nothing is cached. See [DefaultCacheDir].

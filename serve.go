@@ -12,9 +12,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/gateway"
 	"github.com/strata-config/strata/internal/mcpserver"
@@ -72,6 +74,8 @@ func (w *engine) mcpServer(warn func(error), clientSet *clientToolset) *mcpserve
 		}
 	}
 	first := true
+	var latestMu sync.Mutex
+	latest := w                 // the workspace of the catalog served
 	warned := map[string]bool{} // the warnings of resolving, said once
 	var wmu sync.Mutex
 	once := func(err error) { // the offers' warnings, said once
@@ -94,6 +98,9 @@ func (w *engine) mcpServer(warn func(error), clientSet *clientToolset) *mcpserve
 				cur = next
 			}
 			first = false
+			latestMu.Lock()
+			latest = cur
+			latestMu.Unlock()
 			clientSet.apply(cur)
 			cat, err := cur.Resolve(ctx)
 			if cat == nil {
@@ -121,6 +128,15 @@ func (w *engine) mcpServer(warn func(error), clientSet *clientToolset) *mcpserve
 		},
 		Warn:  report,
 		Stale: func(err error) { report(&serve.StaleError{Err: err}) },
+		// A client that lists the tools asks for those of the servers
+		// that are down too: they are started again when due.
+		Asked: func() { w.servers.Want() },
+		Unserved: func(tool string) (string, string) {
+			latestMu.Lock()
+			cur := latest
+			latestMu.Unlock()
+			return cur.unserved(tool)
+		},
 	}
 	// A server a call needed that did not start: the client gets the
 	// error, strata's own user the whole of it, its stderr too.
@@ -133,6 +149,89 @@ func (w *engine) mcpServer(warn func(error), clientSet *clientToolset) *mcpserve
 	w.servers.OnOffersChange = func(string) { srv.Invalidate() }
 	w.servers.OnUpdated = srv.ResourceUpdated
 	return srv
+}
+
+// unserved says why tool, which the catalog does not have, is not served
+// when an MCP server that is down has it ("server fs is down: ...,
+// retrying in 4s"), or may have it (the server never listed its tools);
+// "" when no server that is down has it. The servers named are started
+// again when due (see [upstream.Servers.Want]): a client asks for them.
+func (w *engine) unserved(tool string) (why, server string) {
+	var has, may []string
+	for _, d := range w.servers.Down() {
+		switch w.downHas(d.Server, tool) {
+		case hasTool:
+			has = append(has, d.Server)
+		case mayHaveTool:
+			may = append(may, d.Server)
+		}
+	}
+	if len(has) == 0 && len(may) == 0 {
+		return "", ""
+	}
+	w.servers.Want(append(has, may...)...)
+	down := map[string]*upstream.DownError{}
+	for _, d := range w.servers.Down() { // again: some may be starting now
+		down[d.Server] = d
+	}
+	if len(has) > 0 {
+		if d := down[has[0]]; d != nil {
+			return tool + ": " + d.Error(), has[0]
+		}
+		return tool + ": server " + has[0] + " was down, and is starting again: call it again", has[0]
+	}
+	var said []string
+	for _, name := range may {
+		if d := down[name]; d != nil {
+			said = append(said, d.Error())
+		}
+	}
+	if len(said) == 0 {
+		return "", ""
+	}
+	return fmt.Sprintf("no tool %s is served now; it may be a tool of a server that is down and has not listed its tools yet (they are served once it starts): %s", tool, strings.Join(said, "; ")), ""
+}
+
+// toolOfDown says whether a server that is down has a tool.
+type toolOfDown int
+
+const (
+	notTool     toolOfDown = iota
+	hasTool                // the config names it its server's, or the server listed it
+	mayHaveTool            // the server exposes all its tools and never listed them
+)
+
+// downHas says whether the MCP server name, which is down, has the tool
+// the catalog would name tool: the config names it a tool of the
+// server, or the server listed it last time (the cache), or the server's
+// expose names it; a server that exposes all and never listed its tools
+// may have it.
+func (w *engine) downHas(name, tool string) toolOfDown {
+	srv, ok := w.model.MCPServers[name]
+	if !ok || !srv.IsEnabled() || srv.Expose.None {
+		return notTool
+	}
+	if t, ok := w.model.Tools[tool]; ok && t.Source.Kind == config.SourceMCP && t.Source.Server == name {
+		return hasTool
+	}
+	n, ok := w.model.ToolNamesOf(name).Tool(name, tool)
+	if !ok || !resolve.Exposes(srv, n) {
+		return notTool
+	}
+	if spec, ok := w.server(name); ok {
+		if a := upstream.Cached(w.servers.Cache, spec); a != nil {
+			for _, t := range a.Tools {
+				if t.Name == n {
+					return hasTool
+				}
+			}
+			return notTool
+		}
+	}
+	if !srv.Expose.All() {
+		return hasTool // Exposes(n): named in its expose
+	}
+	return mayHaveTool
 }
 
 // offers are the resources, resource templates and prompts of the
@@ -178,8 +277,10 @@ func (w *engine) ServeHTTP(ctx context.Context, ln net.Listener, opts serve.HTTP
 	// A server's roots/list during a call goes to the client of the call;
 	// outside calls, it is answered with an error (whose roots would they
 	// be?).
-	w.servers.Serve(upstream.Client{Capabilities: relayed()})
 	srv := w.mcpServer(warn, &clientToolset{}) // one catalog: the run's tool set
+	// Their log messages outside calls go to every client that set a
+	// level they reach.
+	w.servers.Serve(upstream.Client{Capabilities: relayed(), Log: srv.Log})
 	obs := &gateway.Observer{Log: opts.CallLog}
 	srv.OnCall = func(c mcpserver.Call) {
 		gc := gateway.Call{Time: c.Time, Client: c.Client, Tool: c.Tool, Server: c.Server, Duration: c.Duration, Outcome: c.Outcome}
@@ -194,9 +295,12 @@ func (w *engine) ServeHTTP(ctx context.Context, ln net.Listener, opts serve.HTTP
 	health := func() []gateway.Health {
 		var out []gateway.Health
 		for _, st := range w.servers.States() {
-			h := gateway.Health{Server: st.Name, State: st.State}
+			h := gateway.Health{Server: st.Name, State: st.State, FailedStarts: st.Failures}
 			if st.Err != nil {
 				h.Error = st.Err.Error()
+			}
+			if !st.Retry.IsZero() {
+				h.Retry = st.Retry.UTC().Format(time.RFC3339)
 			}
 			out = append(out, h)
 		}

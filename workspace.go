@@ -98,6 +98,7 @@ type engine struct {
 	found     resolve.Found // what discovery found, for explaining
 	lockState LockState
 	lockErr   error
+	lockSaid  bool            // the warning about the untrusted workspace's files names its lock
 	locked    map[string]bool // the tools the lock has entries for (see lockedTools)
 
 	specMu sync.Mutex
@@ -114,9 +115,12 @@ type loadedView struct {
 	locate   func(e *diag.Error) *diag.Error
 	ReadFile func(ctx context.Context, path string) ([]byte, error) // through the gate (load.Result.ReadFile)
 	watch    func() []string
-	root     string      // the workspace root, "" outside a workspace
-	warnings diag.Errors // the problems that did not fail loading
-	layers   []layerInfo // every layer, lowest first
+	root     string // the workspace root, "" outside a workspace
+	// untrustedRoot is the root of what nobody trusted (see
+	// load.Result.UntrustedRoot).
+	untrustedRoot string
+	warnings      diag.Errors // the problems that did not fail loading
+	layers        []layerInfo // every layer, lowest first
 }
 
 // layerInfo is what the engine reads of a layer.
@@ -129,7 +133,7 @@ type layerInfo struct {
 
 // viewOf is the engine's view of res.
 func viewOf[P, R any](res *load.Result[P, R]) loadedView {
-	v := loadedView{explain: res.Explain, locate: res.Locate, ReadFile: res.ReadFile, watch: res.Watch, root: res.Root, warnings: res.Warnings}
+	v := loadedView{explain: res.Explain, locate: res.Locate, ReadFile: res.ReadFile, watch: res.Watch, root: res.Root, untrustedRoot: res.UntrustedRoot(), warnings: res.Warnings}
 	for _, l := range res.Layers {
 		v.layers = append(v.layers, layerInfo{Kind: l.Kind, Name: l.Name, Client: l.Client, Doc: l.Doc, Dropped: l.Dropped})
 	}
@@ -169,12 +173,19 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 		}
 		flags = f
 	}
+	sources := s.Sources
+	if len(s.inProcess) > 0 {
+		sources = append([]load.HostSource{inProcessLayer(s.Mount, slices.Sorted(maps.Keys(s.inProcess)))}, sources...)
+	}
 	app := &load.App[P, R]{
 		Name: s.Name, Defaults: defaults, Dir: s.Dir, ConfigHome: s.ConfigHome, Environ: s.Environ, Cfg: s.Cfg, Flags: flags,
 		Provenance: s.Provenance, MCPServers: s.Mount.Append("mcp_servers"),
 		TrustStore: s.Store, TrustWorkspace: s.TrustOnce, TrustHint: s.TrustHint,
-		UnknownEnv: s.UnknownEnv, Input: s.Input, Sources: s.Sources, Limits: s.Limits,
+		UnknownEnv: s.UnknownEnv, Input: s.Input, Sources: sources, Limits: s.Limits,
 		Overrides: s.Overrides, OverrideFlag: s.OverrideFlag, EnvPrefix: s.EnvPrefix, HostEnv: s.HostEnv,
+	}
+	if s.signIns != "" {
+		app.Private = []string{filepath.Dir(s.signIns)} // no workspace file names the sign-ins
 	}
 	if len(s.builtins) > 0 {
 		// The host's tools are known by name before any layer names
@@ -211,10 +222,29 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 	}
 	w.root, w.trusted = cmp.Or(res.Root, res.Dir), res.Trusted
 	w.dir = w.root
-	if !w.trusted {
+	if !w.trusted && !s.startIn {
 		w.dir = privateBase(s.cacheDir, s.Name, w.environ)
+		w.sayLock()
+		res.Warnings = w.view.warnings // Loaded says what Warnings says
 	}
 	return w, nil
+}
+
+// inProcessLayer is the layer that declares the host's in-process servers
+// names (see InProcess): mcp_servers.<name>.in_process = true, under the
+// mount, right above the defaults.
+func inProcessLayer(mount partial.Path, names []string) load.HostSource {
+	servers := map[string]any{}
+	for _, n := range names {
+		servers[n] = map[string]any{"in_process": true}
+	}
+	var values any = map[string]any{"mcp_servers": servers}
+	for i := len(mount) - 1; i >= 0; i-- {
+		values = map[string]any{mount[i]: values}
+	}
+	return load.HostSource{Name: "the host's in-process servers (strata.InProcess)", Read: func(context.Context) (map[string]any, error) {
+		return values.(map[string]any), nil
+	}}
 }
 
 // privateBase returns the directory in which the programs of an untrusted
@@ -305,11 +335,11 @@ func (w *engine) Explain(key string) (load.Explanation, error) { return w.view.e
 // start in private directories; the first resolver removes those that a
 // strata that ended left.
 func (w *engine) resolver() *discover.Resolver {
-	if !w.trusted {
+	if w.private() {
 		w.swept.Do(func() { procs.SweepPrivate(w.dir) })
 	}
 	r := &discover.Resolver{
-		Dir: w.dir, Private: !w.trusted, Root: w.root, Environ: w.environ, InheritEnv: w.s.inherit,
+		Dir: w.dir, Private: w.private(), Root: w.root, TrustFix: w.trustFix(), InProcess: w.s.inProcess, Environ: w.environ, InheritEnv: w.s.inherit,
 		Refresh: w.s.refresh, Offline: w.s.offline, Timeout: w.s.timeout,
 		Pins: w.list.Pins, Builtins: w.s.builtins, Servers: w.servers,
 		MaxDepth: w.s.Limits.WithDefaults().Depth, Untrusted: w.untrusted(),
@@ -324,21 +354,29 @@ func (w *engine) resolver() *discover.Resolver {
 	return r
 }
 
+// private reports whether programs start in private directories: the
+// workspace is not trusted, and the host did not take StartInWorkspace.
+func (w *engine) private() bool { return !w.trusted && !w.s.startIn }
+
+// trustFix says how to start programs in the workspace again, as the
+// host's TrustHint says (for no files); "" when the host gave none.
+func (w *engine) trustFix() string {
+	if w.s.TrustHint == nil || !w.private() {
+		return ""
+	}
+	// The directory whose trust applies: outside a workspace, the
+	// repository's root, as load decided (UntrustedRoot).
+	return w.s.TrustHint(load.Untrusted{Dir: cmp.Or(w.view.untrustedRoot, w.root), Workspace: w.view.root != "", Outside: w.view.root == "", Once: true})
+}
+
 // untrusted returns the workspace when nobody trusted it: what resolves
 // into it is its content, and never runs.
 func (w *engine) untrusted() untrusted.Workspace {
-	if w.trusted {
+	if !w.private() {
 		return untrusted.Workspace{}
 	}
-	var home, profile string
-	for _, kv := range w.environ {
-		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
-			home = v
-		} else if v, ok := strings.CutPrefix(kv, "USERPROFILE="); ok {
-			profile = v
-		}
-	}
-	return untrusted.New(w.root, cmp.Or(home, profile))
+	// load decided it, for the files it read: the same root for launches.
+	return untrusted.New(w.view.untrustedRoot, "")
 }
 
 // Resolve returns the catalog of the workspace's tools: discovered (from

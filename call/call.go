@@ -300,6 +300,12 @@ func (r *Runner) run(ctx context.Context, def resolve.Definition, pc protocol.Co
 			return protocol.Outcome{Type: protocol.Failure, Message: def.Name + " is a builtin tool, which the host runs; this host has none"}, nil, nil
 		}
 		out, err := r.Builtin(ctx, pc)
+		if full := out.Result; full != nil && err == nil {
+			// A whole MCP result: passed on as an MCP server's is.
+			out, _ = protocol.FromMCP(*full)
+			return out, full, nil
+		}
+		out.Result = nil
 		return out, nil, err
 	}
 	return protocol.Outcome{}, nil, fmt.Errorf("%s: unknown exec kind %q", def.Name, def.Exec.Kind)

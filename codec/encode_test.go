@@ -23,6 +23,7 @@ func allUnsetServer() config.MCPServerPartial {
 		Headers:           partial.Map[partial.Value[secret.String]]{Reset: true},
 		BearerTokenEnvVar: layertest.UnsetValue[string](),
 		AllowHTTP:         layertest.UnsetValue[bool](),
+		InProcess:         layertest.UnsetValue[bool](),
 		Enabled:           layertest.UnsetValue[bool](),
 		Optional:          layertest.UnsetValue[bool](),
 		StartupTimeoutSec: layertest.UnsetValue[float64](),

@@ -152,6 +152,11 @@ type MCPServer struct {
 	// where the token, the headers and every message travel in clear;
 	// without it such a URL is an error. Loopback needs no permission.
 	AllowHTTP bool `toml:"allow_http"`
+	// InProcess marks a server the host application serves in its own
+	// process (strata.InProcess registers it and sets this): strata
+	// reaches it through the host's transport, and it has no command or
+	// url, nor any setting of either.
+	InProcess bool `toml:"in_process"`
 	// OAuth configures the sign-in to a remote server that needs one
 	// (strata login); nil when it sets nothing: a server that needs a
 	// sign-in is signed in to by discovery without it. See

@@ -116,6 +116,7 @@ type MCPServerPartial struct {
 	Headers           partial.Map[partial.Value[secret.String]] `toml:"headers" doc:"HTTP headers sent to a remote server."`
 	BearerTokenEnvVar partial.Value[string]                     `toml:"bearer_token_env_var" doc:"Variable of the host's environment whose value a remote server receives as Authorization: Bearer <value>."`
 	AllowHTTP         partial.Value[bool]                       `toml:"allow_http" doc:"Allow a url of plain http to a host other than this machine (localhost, 127.0.0.0/8 and ::1 need no permission): the token, the headers and every message travel in clear."`
+	InProcess         partial.Value[bool]                       `toml:"in_process" doc:"The host application serves this server in its own process, under this name (strata.InProcess sets it): strata starts and dials nothing, and the server has no command or url."`
 	OAuth             partial.Nested[OAuthPartial]              `toml:"oauth" doc:"How strata signs in to a remote server that needs it (strata login); every key is optional: without any, the authorization server is discovered and strata registers itself there."`
 	Enabled           partial.Value[bool]                       `toml:"enabled" doc:"When false, the server is not used (default true)."`
 	Optional          partial.Value[bool]                       `toml:"optional" doc:"When true, a server that fails to start is reported and its tools left out."`

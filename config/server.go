@@ -20,6 +20,10 @@ func (s MCPServer) validate(p partial.Path) diag.Errors {
 	var errs diag.Errors
 	add := invalidAt(p, &errs)
 	switch {
+	case s.InProcess:
+		for _, k := range append(append(s.localKeys(), s.remoteKeys()...), s.kindKeys()...) {
+			add(k, k+" is for a server strata starts or reaches; the host serves this one in its own process (in_process)", "remove "+k)
+		}
 	case s.Command.Empty() && s.URL.Empty():
 		add("", "an MCP server needs a command (a program started over stdio) or a url (a remote server)",
 			`write command = "npx" and its args, or url = "https://example.com/mcp"`)
@@ -170,6 +174,19 @@ func (s MCPServer) remoteKeys() []string {
 	}
 	if s.OAuth != nil {
 		keys = append(keys, "oauth")
+	}
+	return keys
+}
+
+// kindKeys are the keys that make s a started or a remote server: its
+// command and url, where set.
+func (s MCPServer) kindKeys() []string {
+	var keys []string
+	if !s.Command.Empty() {
+		keys = append(keys, "command")
+	}
+	if !s.URL.Empty() {
+		keys = append(keys, "url")
 	}
 	return keys
 }

@@ -140,10 +140,14 @@ type App[P, R any] struct {
 	// Load: the directories it trusts apply their own files. nil is an
 	// empty list.
 	TrustStore *trust.Store
-	// TrustWorkspace trusts the workspace root (outside a workspace, Dir)
-	// for this load only, exactly, as --trust does: not the repositories
+	// TrustWorkspace trusts the workspace root (outside a workspace, the
+	// root of the repository Dir is in, else Dir) for this load only, exactly, as --trust does: not the repositories
 	// nested in it.
 	TrustWorkspace bool
+	// Private are directories of the user's own besides the config
+	// directory and the trust list's, whose files no file of a workspace
+	// may name (an extends, an envFile): the sign-ins', a host's keys.
+	Private []string
 	// Trust decides, besides the trust list, which workspaces' own files
 	// apply: a host that keeps trust elsewhere. nil trusts nothing more.
 	Trust Truster
@@ -201,7 +205,9 @@ const (
 //     between the root and the file (a directory below the root that holds
 //     its own .git, file or directory: a submodule, a vendored
 //     repository), when that repository's directory is trusted too;
-//   - a directory file outside any workspace applies when its own
+//   - a directory file outside any workspace, in a repository (see
+//     [RepositoryRoot]), applies when the repository's root is trusted;
+//   - any other directory file outside any workspace applies when its own
 //     directory is trusted.
 //
 // An implementation that trusts a directory with everything below it
@@ -230,7 +236,8 @@ type Untrusted struct {
 	Outside bool
 	// Once reports that trusting the workspace for one load
 	// (App.TrustWorkspace, --trust) applies the files: Dir is the
-	// workspace root, or outside a workspace the working directory.
+	// workspace root, or outside a workspace the root of the repository
+	// the working directory is in, else the working directory.
 	Once bool
 }
 
@@ -339,7 +346,8 @@ type Probe struct {
 	// TrustDir is the directory whose trust decides whether a workspace or
 	// directory file applies (see [Truster]): the workspace root, a
 	// repository nested in the workspace, or outside any workspace the
-	// file's own directory.
+	// root of the repository the file is in (see [RepositoryRoot]), else
+	// the file's own directory.
 	TrustDir string
 }
 
@@ -358,7 +366,7 @@ type Result[P, R any] struct {
 	// Dir is the directory loading started in, absolute.
 	Dir string
 	// Trusted reports whether the workspace root (outside a workspace,
-	// Dir) is trusted: its own files apply, and programs may start in it.
+	// the root of the repository Dir is in, else Dir) is trusted: its own files apply, and programs may start in it.
 	Trusted bool
 	// TrustList is the user's trust list, as Load read it from
 	// App.TrustStore.
@@ -488,7 +496,12 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	userDir := a.userDir(env)
 	root, broken := workspaceRoot(dir, "."+a.Name, userDir)
 	res.Root = root
-	ws := cmp.Or(root, dir)
+	// The one place that says what nobody trusted: the workspace, or
+	// outside one the repository around dir (a clone without .strata/,
+	// whichever of its directories strata runs in), else dir; below a
+	// workspace at the home directory, which nobody trusts, what nobody
+	// trusted is the repository or dir too.
+	ws, region := roots(root, dir, homeOf(env))
 	if a.TrustWorkspace && !r.trusts(ws) {
 		// Trusting a home directory or / for one run is refused, as
 		// trusting it for good is.
@@ -498,7 +511,7 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 		r.once = realDir(ws)
 	}
 	if res.Trusted = r.trusts(ws); !res.Trusted {
-		r.ws = untrusted.New(ws, homeOf(env))
+		r.ws = untrusted.New(region, homeOf(env))
 	}
 	res.gate = gate{ws: r.ws, dir: ws, max: lim.FileSize}
 	if root != "" && !res.Trusted {
@@ -507,6 +520,11 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	if own := a.userDir(env); own != "" {
 		res.gate.own, _ = filepath.Abs(own)
 	}
+	res.gate.area = untrusted.New(region, homeOf(env))
+	if root != "" {
+		res.gate.areaDot = untrusted.New(filepath.Join(root, "."+a.Name), "")
+	}
+	res.gate.private = a.privateDirs(env)
 
 	// Files: user, workspace, directories.
 	r.sources(ctx, KindDefault, dir)
@@ -531,6 +549,11 @@ func (a *App[P, R]) Load(ctx context.Context) (*Result[P, R], error) {
 	trustDir := root // the nearest repository nested in the workspace, or its root
 	for _, d := range directories(root, dir) {
 		switch {
+		case root == "" && ws != dir && isWithin(d, ws):
+			// In a repository, outside a workspace: its root's trust
+			// applies its files, as a workspace root's does.
+			r.probe(ctx, KindDirectory, filepath.Join(d, "."+a.Name), ws, r.trusts(ws))
+			continue
 		case root == "":
 			r.probe(ctx, KindDirectory, filepath.Join(d, "."+a.Name), d, r.trusts(d))
 			continue
@@ -618,7 +641,7 @@ func (r *reader[P, R]) untrusted(root string, rootTrusted bool, at int) {
 			continue
 		}
 		groups = append(groups, Untrusted{Dir: dir, Files: []string{p.Path}, Workspace: dir == root, Nested: root != "" && dir != root, Outside: root == "",
-			Once: dir == cmp.Or(root, r.dir)})
+			Once: dir == r.res.gate.dir})
 		dirOnly[dir] = p.Kind == KindDirectory
 	}
 	var warnings diag.Errors
@@ -658,6 +681,25 @@ func (r *reader[P, R]) trustHint(g Untrusted) string {
 		return "trust " + g.Dir + " with everything below it to apply them"
 	}
 	return "trust " + g.Dir + " to apply them"
+}
+
+// privateDirs returns the user's own directories, absolute: the config
+// directory, the trust list's and App.Private.
+func (a *App[P, R]) privateDirs(env map[string]string) []string {
+	dirs := slices.Clone(a.Private)
+	if d := a.userDir(env); d != "" {
+		dirs = append(dirs, d)
+	}
+	if a.TrustStore != nil && a.TrustStore.Path != "" {
+		dirs = append(dirs, filepath.Dir(a.TrustStore.Path))
+	}
+	var out []string
+	for _, d := range dirs {
+		if abs, err := filepath.Abs(d); err == nil && d != "" && !slices.Contains(out, abs) {
+			out = append(out, abs)
+		}
+	}
+	return out
 }
 
 // userDir returns the directory of the user file.
@@ -747,6 +789,8 @@ type reader[P, R any] struct {
 	mergedTo int
 	env      map[string]string // the environment
 	dir      string            // the working directory
+	by       string            // the file whose envFiles are read, absolute
+	byKind   Kind              // the kind of its layer
 	im       *clients.Env      // for clients' files, made on first use
 	// ws is the workspace when it is not trusted: what resolves into it
 	// is refused.

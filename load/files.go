@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"github.com/strata-config/strata/internal/doc"
 	"github.com/strata-config/strata/internal/readfile"
 	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/internal/untrusted"
 )
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
@@ -151,6 +153,15 @@ func (r *reader[P, R]) file(ctx context.Context, kind Kind, path string, chain [
 // nobody trusted is not read (see [gate]): it is recorded, as a file of
 // kind not applied, for the warning about them.
 func (r *reader[P, R]) read(ctx context.Context, kind Kind, path, abs string, chain []string, f clients.Format) *fileRead[P] {
+	if len(chain) > 0 {
+		// Before the files read: the user's file, read as the user's,
+		// is not applied again as the workspace's.
+		if err := r.res.gate.naming(chain[len(chain)-1], kind, path, abs); err != nil {
+			err.Msg = "not read: " + err.Msg + " (extended by " + strings.Join(chain, " -> ") + ")"
+			r.add(err)
+			return &fileRead[P]{failed: true}
+		}
+	}
 	key := fileKey{abs, f}
 	if fr, ok := r.files[key]; ok {
 		return fr
@@ -206,6 +217,7 @@ func (r *reader[P, R]) read(ctx context.Context, kind Kind, path, abs string, ch
 			r.add(&diag.Error{Code: diag.CodeUsage, Source: path, Msg: fmt.Sprintf("this application does not read %s files", f)})
 			return fr
 		}
+		r.by, r.byKind = abs, kind // what names its envFiles
 		warnings, err := clients.Translate(ctx, d.Name(), doc.TreeOf(d), f, r.app.MCPServers, r.importer())
 		if err != nil {
 			r.add(err)
@@ -346,6 +358,88 @@ func workspaceRoot(dir, marker, user string) (string, *diag.Error) {
 	}
 }
 
+// RepositoryRoot returns the nearest ancestor of dir (dir included) that
+// holds a repository (a .git entry of any kind: a submodule's or a
+// worktree's is a file), or "" when there is none or it is the home
+// directory (HOME or USERPROFILE in environ; nil is the process's
+// environment), an ancestor of it or the root of the file system: a
+// repository of dotfiles holds the user's own files, not a stranger's.
+//
+// Outside a .<name> workspace, it is the root of what nobody trusted
+// (see [Result.UntrustedRoot]): a clone without a .<name>/ directory is
+// one piece, whichever of its directories strata runs in.
+func RepositoryRoot(dir string, environ []string) string {
+	if environ == nil {
+		environ = os.Environ()
+	}
+	return repositoryRoot(dir, homeOf(envMap(environ)))
+}
+
+func repositoryRoot(dir, home string) string {
+	for d := filepath.Clean(dir); ; {
+		if nestedRepository(d) {
+			if broadRoot(d, home) {
+				return "" // /, or the home directory or above
+			}
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}
+
+// TrustRoot returns the directory whose trust applies the files around
+// dir of an application called name (HOME and the config directory read
+// from environ; nil is the process's environment), as [App.Load] asks
+// it: the workspace root, the nearest directory holding .<name>; else
+// the root of the repository around dir ([RepositoryRoot]), with
+// repository set; else "": dir alone. A workspace root at the home
+// directory or / is returned too: trusting it is refused ([RefuseBroad]).
+func TrustRoot(dir, name string, environ []string) (root string, repository bool) {
+	if environ == nil {
+		environ = os.Environ()
+	}
+	env := envMap(environ)
+	ws, _ := workspaceRoot(dir, "."+name, (&App[struct{}, struct{}]{Name: name}).userDir(env))
+	if ws != "" {
+		return ws, false
+	}
+	repo := repositoryRoot(dir, homeOf(env))
+	return repo, repo != ""
+}
+
+// roots returns, for the workspace root (or "") around dir, the directory
+// whose trust applies the files there (trust) and the one under which
+// everything is the workspace's content until then (region): the
+// workspace root, else the root of the repository around dir, else dir.
+// The region is none ("") where it would be the home directory, an
+// ancestor of it or /, and a workspace root there, which nobody trusts,
+// leaves the region to the repository around dir, else dir: a clone
+// below a home directory that holds .<name>/ is not the user's.
+func roots(root, dir, home string) (trust, region string) {
+	inner := cmp.Or(repositoryRoot(dir, home), dir)
+	trust, region = cmp.Or(root, inner), cmp.Or(root, inner)
+	if root != "" && broadRoot(root, home) {
+		region = inner
+	}
+	if broadRoot(region, home) {
+		region = ""
+	}
+	return trust, region
+}
+
+// broadRoot reports whether dir is the home directory, an ancestor of it
+// or /, which nobody trusts by itself (see untrusted.New).
+func broadRoot(dir, home string) bool { return untrusted.New(dir, home).IsZero() }
+
+// isWithin reports whether the clean absolute path p is top or below it.
+func isWithin(p, top string) bool {
+	return p == top || strings.HasPrefix(p, top+string(filepath.Separator))
+}
+
 // directories returns the directories whose directory files apply: from
 // root (or, outside a workspace, from /) down to dir.
 func directories(root, dir string) []string {
@@ -389,6 +483,9 @@ func (r *reader[P, R]) readEnvFile(ctx context.Context, path string) ([]byte, er
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: err.Error(), Err: err}
+	}
+	if err := r.res.gate.naming(r.by, r.byKind, path, abs); err != nil {
+		return nil, err
 	}
 	data, err := r.res.gate.read(ctx, path, abs, max, "an environment file")
 	if err != nil && max < r.lim.FileSize && errors.Is(err, readfile.ErrTooLarge) {

@@ -28,7 +28,8 @@ import (
 // (see [Truster]): an untrusted one never reaches the gate. The zero gate
 // keeps nothing out ([App.File], whose layers are printed, never run).
 type gate struct {
-	// ws is the workspace nobody trusted (outside a workspace, the working
+	// ws is the workspace nobody trusted (outside a workspace, the
+	// repository around the working directory, else the working
 	// directory), or none: never the home directory or an ancestor of it
 	// (see untrusted.New).
 	ws untrusted.Workspace
@@ -40,10 +41,55 @@ type gate struct {
 	// the untrusted root).
 	own string
 	// dir is the directory whose trust applies what ws or dot hold: the
-	// workspace root, or outside one the working directory.
+	// workspace root, or outside one the repository's root or the
+	// working directory (see untrustedRoot).
 	dir string
 	// max is the size of the largest file ReadFile reads.
 	max int64
+	// area is the workspace whether trusted or not (outside one, the
+	// repository or the working directory; none for the home directory
+	// or /), and areaDot its .<name> directory: a file that lies there
+	// is the workspace's, whichever layer named it.
+	area, areaDot untrusted.Workspace
+	// private are the user's own directories (the config directory, the
+	// trust list's, App.Private), whose files no file of the workspace
+	// names.
+	private []string
+}
+
+// naming returns the problem of the file at abs (path as written) when
+// the file by (absolute) of a layer of kind names it and by is the
+// workspace's (a workspace or directory file, what they extend, or a file
+// that lies in the workspace, trusted or not, however it was named)
+// while abs lies in one of the user's own directories: an extends of the
+// user's file would apply it a second time, as the workspace's, and an
+// envFile there would hand what it holds (the user's settings, the
+// sign-ins) to the workspace's server. Nil otherwise.
+func (g *gate) naming(by string, kind Kind, path, abs string) *diag.Error {
+	if kind != KindWorkspace && kind != KindDirectory && !g.area.Holds(by) && !g.areaDot.Holds(by) {
+		return nil
+	}
+	if g.ownDir(by) != "" {
+		return nil // the user's file, wherever the workspace is
+	}
+	dir := g.ownDir(abs)
+	if dir == "" {
+		return nil
+	}
+	return &diag.Error{Code: diag.CodeRefused, Source: path,
+		Msg:  "it lies in " + dir + ", your own directory, which a file of the workspace may not name",
+		Hint: "name it from your user file, not from the workspace's files"}
+}
+
+// ownDir returns the user's own directory that holds the file at abs, or
+// "".
+func (g *gate) ownDir(abs string) string {
+	for _, d := range g.private {
+		if untrusted.New(d, "").Holds(abs) {
+			return d
+		}
+	}
+	return ""
 }
 
 // holds reports whether the file at abs, an absolute path, is the
@@ -75,10 +121,18 @@ func (g *gate) read(ctx context.Context, path, abs string, max int64, what strin
 		Hint: "trust " + g.dir + " to apply it"}
 }
 
+// UntrustedRoot returns the root of what nobody trusted, under which
+// every file (see [Result.ReadFile]) and every launch is the workspace's
+// content: the workspace root, or outside one the root of the repository
+// Dir is in ([RepositoryRoot]), else Dir; "" when it is trusted, or when
+// that is the home directory, an ancestor of it or /. It is decided once,
+// by Load.
+func (r *Result[P, R]) UntrustedRoot() string { return r.gate.ws.Root() }
+
 // ReadFile reads a file for the workspace r loaded, as Load read each of
 // its own: through the one place that decides what a file is by where it
 // lies. While nobody trusts the workspace, a file that lies in it
-// (outside a workspace, in the working directory), or in its .<name>
+// (see [Result.UntrustedRoot]), or in its .<name>
 // directory, is its content, whichever way path names it (relative, with
 // "..", through a symbolic link from outside): it is looked at (lstat),
 // never opened, and the problem has [diag.CodeUntrusted]. A file in the

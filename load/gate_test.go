@@ -110,6 +110,27 @@ func TestUntrustedFilesByName(t *testing.T) {
 			msg:   "ROOT/w: layers not applied: untrusted, outside any workspace (ROOT/w/layers/a.toml); trust ROOT/w to apply them",
 		},
 		{
+			name:  "--cfg with .. from below the root of a repository without .strata/",
+			files: map[string]string{"w/.git/": "", "w/.mcp.json": servers("repo"), "w/sub/": ""},
+			dir:   "w/sub", cfg: []string{"../.mcp.json"}, kind: load.KindCfg, file: "w/.mcp.json",
+			want:  []string{"mine"},
+			group: load.Untrusted{Dir: "w", Files: []string{"w/.mcp.json"}, Outside: true, Once: true},
+			msg:   "ROOT/w: layers not applied: untrusted, outside any workspace (ROOT/w/.mcp.json); trust ROOT/w to apply them",
+		},
+		{
+			name: "an extends of the user's file, from deep below the root of a repository whose .git is a file (a submodule, a worktree)",
+			files: map[string]string{
+				"w/.git":           "gitdir: ../elsewhere\n",
+				"w/layers/a.toml":  serversLayer("repo"),
+				"w/sub/deeper/":    "",
+				"home/config.toml": "extends = [\"ROOT/w/layers/a.toml\"]\n" + serversLayer("mine"),
+			},
+			dir: "w/sub/deeper", kind: load.KindUser, file: "w/layers/a.toml",
+			want:  []string{"mine"},
+			group: load.Untrusted{Dir: "w", Files: []string{"w/layers/a.toml"}, Outside: true, Once: true},
+			msg:   "ROOT/w: layers not applied: untrusted, outside any workspace (ROOT/w/layers/a.toml); trust ROOT/w to apply them",
+		},
+		{
 			name: "in a .strata/ workspace, --cfg from below its root, with the workspace's file",
 			files: map[string]string{
 				"w/.strata/config.toml": serversLayer("ws"),
@@ -275,4 +296,82 @@ func serverNames(res *load.Result[config.Partial, config.Config]) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestUntrustedRootOfRepository: outside a .strata workspace, what nobody
+// trusted is the repository around the working directory, from its
+// nearest .git (a directory or a file), else the working directory; never
+// a repository at the home directory (dotfiles) or above it: a file there
+// is then the user's. The root load decides is the one launches take
+// (Result.UntrustedRoot).
+func TestUntrustedRootOfRepository(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string // under ROOT
+		dir   string
+		read  map[string]bool // files under ROOT: true when read, false when the workspace's content
+		root  string          // Result.UntrustedRoot, under ROOT
+	}{
+		{
+			name:  "a repository around the working directory",
+			files: map[string]string{"w/.git/": "", "w/a.txt": "a", "w/sub/b.txt": "b", "v/c.txt": "c"},
+			dir:   "w/sub", read: map[string]bool{"w/a.txt": false, "w/sub/b.txt": false, "v/c.txt": true},
+			root: "w",
+		},
+		{
+			name:  "a repository whose .git is a file",
+			files: map[string]string{"w/.git": "gitdir: ../x\n", "w/a.txt": "a", "w/sub/deeper/": ""},
+			dir:   "w/sub/deeper", read: map[string]bool{"w/a.txt": false},
+			root: "w",
+		},
+		{
+			name:  "no repository: the working directory",
+			files: map[string]string{"v/a.txt": "a", "v/sub/b.txt": "b"},
+			dir:   "v/sub", read: map[string]bool{"v/a.txt": true, "v/sub/b.txt": false},
+			root: "v/sub",
+		},
+		{
+			name:  "the home directory holds a repository of dotfiles: the working directory",
+			files: map[string]string{"home/.git/": "", "home/proj/a.txt": "a", "home/proj/sub/b.txt": "b", "home/notes.txt": "n"},
+			dir:   "home/proj/sub", read: map[string]bool{"home/proj/a.txt": true, "home/notes.txt": true, "home/proj/sub/b.txt": false},
+			root: "home/proj/sub",
+		},
+		{
+			name:  "in the home directory that holds a repository: none",
+			files: map[string]string{"home/.git/": "", "home/notes.txt": "n"},
+			dir:   "home", read: map[string]bool{"home/notes.txt": true},
+			root: "",
+		},
+		{
+			name:  "a repository nested in another: the nearest",
+			files: map[string]string{"w/.git/": "", "w/lib/.git": "gitdir: x\n", "w/lib/src/": "", "w/lib/a.txt": "a"},
+			dir:   "w/lib/src", read: map[string]bool{"w/lib/a.txt": false},
+			root: "w/lib",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeTree(t, root, tt.files)
+			writeTree(t, root, map[string]string{"home/.config/strata/": ""})
+			a := app{Name: "strata", Defaults: config.Default(), Dir: filepath.Join(root, tt.dir), Environ: []string{"HOME=" + filepath.Join(root, "home")}}
+			res, err := a.Load(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := ""
+			if tt.root != "" {
+				want = filepath.Join(root, tt.root)
+			}
+			if got := res.UntrustedRoot(); got != want {
+				t.Errorf("UntrustedRoot() = %q, want %q", got, want)
+			}
+			for f, read := range tt.read {
+				_, err := res.ReadFile(context.Background(), filepath.Join(root, f))
+				if got := err == nil; got != read || err != nil && !errors.Is(err, diag.CodeUntrusted) {
+					t.Errorf("ReadFile(%s): %v, want read %v", f, err, read)
+				}
+			}
+		})
+	}
 }

@@ -19,11 +19,11 @@ import (
 // by where the file lies, or not at all. A place is "<file> <function>".
 var opens = map[string]string{
 	// The gate itself, and its one bounded reader.
-	"load/gate.go gate.read":                "the gate: a file of the workspace nobody trusted is looked at, never opened",
-	"internal/readfile/readfile.go Regular": "the one bounded reader, which the gate reads through",
-	"codec/limits.go Limits.ReadFile":       "a host's reading of a file it names itself; strata's own code reads layers through the gate",
-	"lock/file.go Read":                     "a host's reading of a lock it names itself; strata reads its locks through the gate (engine.readLock) and parses them with lock.ReadBytes",
-	"lock.go engine.readLock":               "the lock, through the gate (load.Result.ReadFile)",
+	"load/gate.go gate.read":             "the gate: a file of the workspace nobody trusted is looked at, never opened",
+	"internal/readfile/readfile.go Open": "the one bounded reader (Regular, and Open for a reader that hashes), which the gate reads through",
+	"codec/limits.go Limits.ReadFile":    "a host's reading of a file it names itself; strata's own code reads layers through the gate",
+	"lock/file.go Read":                  "a host's reading of a lock it names itself; strata reads its locks through the gate (engine.readLock) and parses them with lock.ReadBytes",
+	"lock.go engine.readLock":            "the lock, through the gate (load.Result.ReadFile)",
 	// The user's own files, at places the user (or the host) chose.
 	"trust/trust.go Store.read":                "the trust list, in the user's config directory, out of any workspace's reach",
 	"internal/filelock/lock_unix.go Lock":      "the lock file of a list of the user's (the trust list, the sign-ins), beside that list",
@@ -32,7 +32,6 @@ var opens = map[string]string{
 	"internal/discover/mcp.go Resolver.signIn": "a machine's private key (oauth.private_key_file) of the user's config; one in the workspace nobody trusted is refused before (untrusted.Workspace.Holds)",
 	"internal/gateway/token.go ReadToken":      "the bearer token of serve --http: a file the user names by flag, or one strata made in the user's cache directory",
 	"internal/cli/serve.go serveCmd.serveHTTP": "the call log, a file the user names by flag, opened to append",
-	"internal/cache/cache.go identify":         "what a launch runs, to key the cache: a launch in the workspace nobody trusted is refused before (untrusted.Workspace.Check)",
 	"internal/cache/cache.go Cache.Get":        "the cache directory, the user's",
 	"internal/cache/cache.go Cache.Failed":     "the cache directory, the user's",
 	"internal/cache/cache.go holds":            "the cache directory, the user's",
@@ -61,6 +60,71 @@ var skipped = []string{"node_modules", "testdata", ".git", "fixtures", "bench", 
 // command that reads a file fails here until it reads through the gate
 // (load.Result.ReadFile) or says why it need not.
 func TestEveryReadPassesTheGate(t *testing.T) {
+	checkListed(t, callsIn(t, opensFile), opens,
+		"%s opens a file, not through the gate: read it with load.Result.ReadFile, or list it in opens with why it is never a workspace's file",
+		"opens lists %s, which opens no file (any more): remove it")
+}
+
+// checkListed fails t for each place found that listed lacks (unlisted,
+// a format of the place) and each place listed that was not found
+// (stale).
+func checkListed(t *testing.T, found map[string]bool, listed map[string]string, unlisted, stale string) {
+	t.Helper()
+	for _, place := range slices.Sorted(maps.Keys(found)) {
+		if listed[place] == "" {
+			t.Errorf(unlisted, place)
+		}
+	}
+	for _, place := range slices.Sorted(maps.Keys(listed)) {
+		if !found[place] {
+			t.Errorf(stale, place)
+		}
+	}
+}
+
+// unbounded are the module's places that open a file with the os package
+// rather than through the one bounded reader (internal/readfile: a
+// regular file only, looked at before it is opened, a named pipe never
+// waited on, within a bound), each with why that cannot block or read
+// without end. A place is "<file> <function>".
+var unbounded = map[string]string{
+	"internal/readfile/readfile.go Open":       "the bounded reader itself",
+	"internal/filelock/lock_unix.go Lock":      "the lock file beside a list of the user's, made by strata, never read",
+	"internal/filelock/lock_windows.go Lock":   "the lock file beside a list of the user's, made by strata, never read",
+	"internal/cli/serve.go serveCmd.serveHTTP": "the call log, a file the user names by flag, opened to append, never read (a named pipe there is the user's choice of reader)",
+	"internal/procs/private.go SweepPrivate":   "a directory (the base of the private directories, checked before), listed, never read as a file",
+	"internal/procs/private_unix.go hold":      "a private directory, opened to be locked, never read",
+	"internal/procs/private_unix.go sweep":     "a private directory, opened to be locked, never read",
+	"internal/procs/procs.go devNull":          "/dev/null, the standard input of what strata starts",
+	"internal/procs/idle_linux.go cpuTicks":    "/proc/stat, the system's: its first 512 bytes",
+	"internal/pollfile/reopen_linux.go Reopen": "the process's own standard input, reopened without blocking",
+}
+
+// TestEveryReadIsBounded holds the rule "every read bounded" to one
+// place: every call in the module's code that opens a file with the os
+// package (os.Open, os.OpenFile, os.ReadFile) is the bounded reader's
+// (internal/readfile), or is listed in unbounded with why it cannot block
+// on a named pipe or a device, nor read without end. A token file, a
+// program hashed for a pin, a cache entry read with os.Open waited
+// forever on a named pipe.
+func TestEveryReadIsBounded(t *testing.T) {
+	found := callsIn(t, func(call *ast.CallExpr) bool {
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return false
+		}
+		id, ok := sel.X.(*ast.Ident)
+		return ok && id.Name == "os" && (sel.Sel.Name == "Open" || sel.Sel.Name == "OpenFile" || sel.Sel.Name == "ReadFile")
+	})
+	checkListed(t, found, unbounded,
+		"%s opens a file with the os package: read it with internal/readfile (Regular, or Open to stream it within a bound), or list it in unbounded with why it cannot block or read without end",
+		"unbounded lists %s, which opens no file with the os package (any more): remove it")
+}
+
+// callsIn returns the places ("<file> <function>") of the module's code,
+// tests and skipped directories left out, that hold a call match reports.
+func callsIn(t *testing.T, match func(*ast.CallExpr) bool) map[string]bool {
+	t.Helper()
 	found := map[string]bool{}
 	fset := token.NewFileSet()
 	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
@@ -83,7 +147,7 @@ func TestEveryReadPassesTheGate(t *testing.T) {
 		rel := filepath.ToSlash(strings.TrimPrefix(path, ".."+string(filepath.Separator)))
 		for _, decl := range f.Decls {
 			ast.Inspect(decl, func(n ast.Node) bool {
-				if call, ok := n.(*ast.CallExpr); ok && opensFile(call) {
+				if call, ok := n.(*ast.CallExpr); ok && match(call) {
 					found[rel+" "+declName(decl)] = true
 				}
 				return true
@@ -94,16 +158,7 @@ func TestEveryReadPassesTheGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, place := range slices.Sorted(maps.Keys(found)) {
-		if opens[place] == "" {
-			t.Errorf("%s opens a file, not through the gate: read it with load.Result.ReadFile, or list it in opens with why it is never a workspace's file", place)
-		}
-	}
-	for place := range opens {
-		if !found[place] {
-			t.Errorf("opens lists %s, which opens no file (any more): remove it", place)
-		}
-	}
+	return found
 }
 
 // opensFile reports whether call opens a file or reads one.
@@ -120,7 +175,7 @@ func opensFile(call *ast.CallExpr) bool {
 	case pkg == "os":
 		return name == "Open" || name == "OpenFile" || name == "ReadFile"
 	case pkg == "readfile":
-		return name == "Regular"
+		return name == "Regular" || name == "Open"
 	case pkg == "lock":
 		return name == "Read"
 	default:

@@ -149,3 +149,92 @@ func TestTrustOnceRefusesBroad(t *testing.T) {
 		})
 	}
 }
+
+// TestUserFilesOnceBelowAHomeWorkspace: where the workspace root is the
+// home directory (it holds .strata/) and so holds the user's config
+// directory, or the user's directory is the home directory's .strata/
+// itself, the user's files apply once, as the user's: the user file, what
+// it extends, a file of the user's named by --cfg; none is the
+// workspace's, none is listed as not applied, none applies twice.
+func TestUserFilesOnceBelowAHomeWorkspace(t *testing.T) {
+	tests := []struct {
+		name    string
+		files   map[string]string // under ROOT
+		userDir string            // STRATA_CONFIG_HOME, under ROOT; "" for ~/.config/strata
+		dir     string
+		cfg     []string
+		layers  []string // kind and name of each layer
+		skipped []string // the files not applied
+	}{
+		{
+			name: "the XDG directory, below a workspace at home",
+			files: map[string]string{
+				"home/.strata/config.toml":        serversLayer("home"),
+				"home/.config/strata/config.toml": "extends = [\"more.toml\"]\n" + serversLayer("mine"),
+				"home/.config/strata/more.toml":   serversLayer("more"),
+				"home/.config/strata/extra.toml":  serversLayer("extra"),
+				"home/proj/":                      "",
+			},
+			dir: "home/proj", cfg: []string{"ROOT/home/.config/strata/extra.toml"},
+			layers:  []string{"user ROOT/home/.config/strata/more.toml", "user ROOT/home/.config/strata/config.toml", "cfg ROOT/home/.config/strata/extra.toml"},
+			skipped: []string{"ROOT/home/.strata/config.toml"},
+		},
+		{
+			name: "the XDG directory, in the home directory that is a workspace",
+			files: map[string]string{
+				"home/.strata/config.toml":        serversLayer("home"),
+				"home/.config/strata/config.toml": serversLayer("mine"),
+			},
+			dir:     "home",
+			layers:  []string{"user ROOT/home/.config/strata/config.toml"},
+			skipped: []string{"ROOT/home/.strata/config.toml"},
+		},
+		{
+			name: "the user's directory is the home directory's .strata",
+			files: map[string]string{
+				"home/.strata/config.toml": "extends = [\"more.toml\"]\n" + serversLayer("mine"),
+				"home/.strata/more.toml":   serversLayer("more"),
+				"home/proj/":               "",
+			},
+			userDir: "home/.strata", dir: "home/proj", cfg: []string{"ROOT/home/.strata/more.toml"},
+			layers: []string{"user ROOT/home/.strata/more.toml", "user ROOT/home/.strata/config.toml", "cfg ROOT/home/.strata/more.toml"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root, err := filepath.EvalSymlinks(tree(t, tt.files))
+			if err != nil {
+				t.Fatal(err)
+			}
+			environ := []string{"HOME=" + filepath.Join(root, "home")}
+			if tt.userDir != "" {
+				environ = append(environ, "STRATA_CONFIG_HOME="+filepath.Join(root, tt.userDir))
+			}
+			r := strings.NewReplacer("ROOT", root)
+			var cfg []string
+			for _, c := range tt.cfg {
+				cfg = append(cfg, r.Replace(c))
+			}
+			a := load.App[config.Partial, config.Config]{Name: "strata", Defaults: config.Default(), Dir: filepath.Join(root, tt.dir), Environ: environ, Cfg: cfg}
+			res, err := a.Load(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var layers, skipped []string
+			for _, l := range res.Layers {
+				layers = append(layers, string(l.Kind)+" "+strings.ReplaceAll(l.Name, root, "ROOT"))
+			}
+			for _, u := range res.Untrusted {
+				for _, f := range u.Files {
+					skipped = append(skipped, strings.ReplaceAll(f, root, "ROOT"))
+				}
+			}
+			if diff := cmp.Diff(tt.layers, layers); diff != "" {
+				t.Errorf("layers (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.skipped, skipped); diff != "" {
+				t.Errorf("not applied (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
@@ -19,6 +20,31 @@ type MCPResult struct {
 type MCPContent struct {
 	Type string // "text", "image", "audio", "resource", "resource_link"
 	Text string // for text items
+}
+
+// ReadMCPResult reads raw, an MCP CallToolResult as JSON (what the Go
+// SDK's json.Marshal of an *mcp.CallToolResult gives), as an MCPResult
+// that keeps it whole.
+func ReadMCPResult(raw []byte) (*MCPResult, error) {
+	var r struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		IsError bool `json:"isError"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("an MCP tool result: %w", err)
+	}
+	out := &MCPResult{IsError: r.IsError, Raw: append(json.RawMessage(nil), raw...)}
+	for _, c := range r.Content {
+		item := MCPContent{Type: c.Type}
+		if c.Type == "text" {
+			item.Text = c.Text
+		}
+		out.Contents = append(out.Contents, item)
+	}
+	return out, nil
 }
 
 // FromMCP reads an MCP tool result as an Outcome. When the result is

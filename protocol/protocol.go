@@ -119,6 +119,13 @@ type Outcome struct {
 	Transient bool     `json:"transient,omitempty"`
 	// Question is what a needs_input outcome asks.
 	Question *Inquiry `json:"question,omitempty"`
+	// Result, which a host's builtin tool may set, is its answer as a
+	// whole MCP tool result (see [ReadMCPResult]): images, audio,
+	// resources and structuredContent, which a call passes on as
+	// call.Response.MCP and strata serve as written, while the other
+	// fields are read from it as [FromMCP] reads a server's. It is never
+	// written as JSON.
+	Result *MCPResult `json:"-"`
 }
 
 // Inquiry is a question a tool asks before it can go on (JP's name for

@@ -218,7 +218,7 @@ func (b *builder) index() {
 		}
 		scheme, renamed := b.c.ToolNamesOf(server), b.renamed(server)
 		for _, n := range names {
-			if !exposes(srv, n) || renamed[n] && srv.Expose.All() {
+			if !Exposes(srv, n) || renamed[n] && srv.Expose.All() {
 				continue
 			}
 			j := joiner{server, n}
@@ -380,7 +380,7 @@ func (b *builder) unsureOf(name string) []string {
 		srv, scheme := b.c.MCPServers[server], b.c.ToolNamesOf(server)
 		tool, ok := scheme.Tool(server, name)
 		switch {
-		case ok && exposes(srv, tool) && !b.renamed(server)[tool],
+		case ok && Exposes(srv, tool) && !b.renamed(server)[tool],
 			strings.HasPrefix(name, qualified(server, "")),
 			scheme != config.BareNames:
 			out = append(out, server)
@@ -393,7 +393,7 @@ func (b *builder) unsureOf(name string) []string {
 // would give a tool the name name under its scheme.
 func (b *builder) mayName(server, name string) bool {
 	tool, ok := b.c.ToolNamesOf(server).Tool(server, name)
-	return ok && exposes(b.c.MCPServers[server], tool) && !b.renamed(server)[tool]
+	return ok && Exposes(b.c.MCPServers[server], tool) && !b.renamed(server)[tool]
 }
 
 // bareError is the problem of settings without a source at path, whose

@@ -282,7 +282,7 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		}
 		upstream := b.upstream(src.Server, name, src)
 		mt, ok := tools[upstream]
-		if ok && !allows(srv, upstream) {
+		if ok && !Allows(srv, upstream) {
 			b.fail(&diag.Error{Code: diag.CodeLeftOut, Path: path.Append("source"), Msg: fmt.Sprintf("the MCP server %s's enabled_tools or disabled_tools leave out %s", src.Server, upstream), Hint: "allow it there, or name another tool"})
 			return Definition{}, false
 		}
@@ -410,13 +410,13 @@ func (b *builder) exposed() []Definition {
 		for _, want := range expose.Tools {
 			if _, ok := tools[want]; !ok {
 				b.fail(&diag.Error{Code: diag.CodeNotFound, Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("the server has no tool named %s", want), Hint: closestHint(want, names)})
-			} else if !allows(srv, want) {
+			} else if !Allows(srv, want) {
 				b.fail(&diag.Error{Code: diag.CodeLeftOut, Path: partial.Path{"mcp_servers", server, "expose"}, Msg: fmt.Sprintf("%s is left out by enabled_tools or disabled_tools", want), Hint: "allow it there, or do not expose it"})
 			}
 		}
 		scheme, renamed := b.c.ToolNamesOf(server), b.renamed(server)
 		for _, n := range names {
-			if !exposes(srv, n) {
+			if !Exposes(srv, n) {
 				continue
 			}
 			if renamed[n] && expose.All() {
@@ -526,22 +526,22 @@ func (b *builder) key(k string) string {
 	return b.mount.String() + "." + k
 }
 
-// allows reports whether the tool name of the server srv may be used at
+// Allows reports whether the tool name of the server srv may be used at
 // all: it is in enabled_tools when that list is set, and not in
 // disabled_tools (Codex's rule: the allow list first, then the deny
 // list). A tool that is not allowed is as if the server did not have it:
 // it is neither exposed nor reachable through source =
 // "mcp.<server>.<tool>".
-func allows(srv config.MCPServer, name string) bool {
+func Allows(srv config.MCPServer, name string) bool {
 	if srv.EnabledTools != nil && !slices.Contains(srv.EnabledTools, name) {
 		return false
 	}
 	return !slices.Contains(srv.DisabledTools, name)
 }
 
-// exposes reports whether the tool name of the server srv joins the
+// Exposes reports whether the tool name of the server srv joins the
 // catalog on its own: expose names it (or is "all") and enabled_tools and
 // disabled_tools allow it.
-func exposes(srv config.MCPServer, name string) bool {
-	return srv.Expose.Has(name) && allows(srv, name)
+func Exposes(srv config.MCPServer, name string) bool {
+	return srv.Expose.Has(name) && Allows(srv, name)
 }

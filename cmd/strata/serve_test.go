@@ -387,9 +387,10 @@ func rawToolsListHTTP(t *testing.T, strata, root string, environ []string) strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A JSON body, or an event stream whose data line is the response.
+	// A JSON body, or an event stream whose data line is the response
+	// (after a priming event, with no data: SEP-1699).
 	for _, line := range strings.Split(string(body), "\n") {
-		if data, ok := strings.CutPrefix(line, "data: "); ok {
+		if data, ok := strings.CutPrefix(line, "data: "); ok && data != "" {
 			return data
 		}
 	}

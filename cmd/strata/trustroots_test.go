@@ -208,6 +208,38 @@ func TestTrustOutsideWorkspaceAttack(t *testing.T) {
 	}
 }
 
+// TestTrustRepositoryWithoutStrata: in a repository without a .strata/
+// directory, what nobody trusted is the repository, from its root
+// (its nearest .git), whichever of its directories strata runs in: its
+// .strata.toml files do not apply, the warning names its root, and
+// strata trust (or --root one of its directories) trusts that root,
+// which then applies its files from the root down.
+func TestTrustRepositoryWithoutStrata(t *testing.T) {
+	h := newTrustHome(t)
+	repo := filepath.Join(h.dir, "clone")
+	writeFiles(t, repo, map[string]string{
+		".git/HEAD":            "ref: refs/heads/main\n",
+		".strata.toml":         marker("root-marker"),
+		"src/app/.strata.toml": marker("app-marker"),
+	})
+	app := filepath.Join(repo, "src", "app")
+	out, stderr, _ := strataIn(t, app, h.environ, "config")
+	if strings.Contains(out, "marker") || !strings.Contains(stderr, repo+": directory layers not applied") || !strings.Contains(stderr, "strata trust --root "+repo) {
+		t.Errorf("untrusted, the repository's files: want none applied and one warning naming %s:\n%s%s", repo, out, stderr)
+	}
+	out, stderr, code := strataIn(t, app, h.environ, "trust")
+	if code != 0 || !strings.Contains(out, "trusted "+repo+", a repository") {
+		t.Fatalf("strata trust in the repository: exit %d, want its root trusted:\n%s%s", code, out, stderr)
+	}
+	if got := h.list(t).Workspaces; len(got) != 1 || got[0] != repo {
+		t.Errorf("trusted %v, want %s alone", got, repo)
+	}
+	out, stderr, _ = strataIn(t, app, h.environ, "config")
+	if !strings.Contains(out, "root-marker") || !strings.Contains(out, "app-marker") || strings.Contains(stderr, "not applied") {
+		t.Errorf("trusted, the repository's files from its root down: want both applied:\n%s%s", out, stderr)
+	}
+}
+
 // TestRootMustExist: every command's --root names an existing directory.
 func TestRootMustExist(t *testing.T) {
 	h := newTrustHome(t)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -179,6 +180,25 @@ func TestUntrustedFilesByAnyName(t *testing.T) {
 			dir:   "repo", args: []string{"--cfg", "../repo/.mcp.json"}, named: ".mcp.json", hint: outside,
 		},
 		{
+			name: "in a repository without .strata/, --cfg with .. from below its root",
+			files: map[string]string{
+				"repo/.git/HEAD":   "ref: refs/heads/main\n",
+				"repo/.mcp.json":   cloneServers["claude-code"],
+				"repo/src/main.go": "package main\n",
+			},
+			dir: "repo/src", args: []string{"--cfg", "../.mcp.json"}, named: "DIR/repo/.mcp.json", hint: []string{"strata trust --root DIR/repo,", "or pass --trust"},
+		},
+		{
+			name: "in a repository without .strata/, an extends of the user's own file from below its root",
+			files: map[string]string{
+				"repo/.git/HEAD":                  "ref: refs/heads/main\n",
+				"repo/.mcp.json":                  cloneServers["claude-code"],
+				"repo/src/main.go":                "package main\n",
+				"home/.config/strata/config.toml": "extends = [\"DIR/repo/.mcp.json\"]\n" + userServer,
+			},
+			dir: "repo/src", named: "DIR/repo/.mcp.json", hint: []string{"strata trust --root DIR/repo,", "or pass --trust"},
+		},
+		{
 			name: "in a .strata/ workspace, from below its root",
 			files: map[string]string{
 				"repo/.mcp.json":           cloneServers["claude-code"],
@@ -206,7 +226,7 @@ func TestUntrustedFilesByAnyName(t *testing.T) {
 			}
 			file := ""
 			for name := range tt.files {
-				if !strings.HasPrefix(name, "home/") && !strings.HasSuffix(name, "main.go") && !strings.Contains(name, ".strata/") {
+				if !strings.HasPrefix(name, "home/") && !strings.HasSuffix(name, "main.go") && !strings.Contains(name, ".strata/") && !strings.Contains(name, ".git/") {
 					file = filepath.Join(c.dir, name)
 				}
 			}
@@ -367,6 +387,111 @@ func TestMergeShowsUntrustedFiles(t *testing.T) {
 		}
 		if n, _ := remote.counts(); n > 0 {
 			t.Fatalf("strata %s sent %d requests to the workspace's remote server", args[0], n)
+		}
+	}
+}
+
+// TestUntrustedRepositoryFromBelow: in a cloned repository without a
+// .strata/ directory, the untrusted root is the repository's (its
+// nearest .git), not the working directory below it: a server of the
+// user's own file whose script lies at the repository's root is refused
+// when strata runs in a directory below it, as it is at the root.
+// Trusted for the run (--trust trusts the repository's root), it starts.
+func TestUntrustedRepositoryFromBelow(t *testing.T) {
+	t.Parallel()
+	c := newClone(t, map[string]string{
+		"home/.config/strata/config.toml": userServer + "\n[mcp_servers.s]\ncommand = \"sh\"\nargs = [\"DIR/repo/server.sh\"]\nexpose = \"all\"\n",
+		"repo/.git/HEAD":                  "ref: refs/heads/main\n",
+		"repo/server.sh":                  "touch DIR/pwned\n",
+		"repo/src/deeper/main.go":         "package main\n",
+	})
+	dir := filepath.Join(c.repo, "src", "deeper")
+	out, stderr, code := strataIn(t, dir, c.environ, "resolve")
+	if c.marker("pwned") {
+		t.Fatalf("the repository's script ran:\n%s", stderr)
+	}
+	if code != 0 || !strings.Contains(out, `"name": "echo"`) {
+		t.Errorf("the user's other server: exit %d\n%s%s", code, out, stderr)
+	}
+	for _, w := range []string{"mcp_servers.s", "the workspace " + c.repo, "not trusted"} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("the refusal does not say %q:\n%s", w, stderr)
+		}
+	}
+	strataIn(t, dir, c.environ, "resolve", "--trust")
+	if !c.marker("pwned") {
+		t.Errorf("trusted, the launch did not run")
+	}
+}
+
+// TestUntrustedCloneUnderHomeWorkspace: a home directory that holds a
+// .strata/ directory is a workspace root nobody can trust; a repository
+// cloned below it is not thereby the user's. strata resolve --cfg
+// .mcp.json in the clone starts none of its servers and sends nothing to
+// its remote one, with the one warning about the files not applied, which
+// says where a project's settings belong; --trust and strata trust there
+// are refused (they would trust the home directory). Made a workspace of
+// its own (.strata/) and trusted, the clone's file applies.
+func TestUntrustedCloneUnderHomeWorkspace(t *testing.T) {
+	t.Parallel()
+	remote := newRemoteServer(t)
+	c := newClone(t, map[string]string{
+		"home/.config/strata/config.toml": userServer,
+		"home/.strata/config.toml":        "[tools.'*']\nrun = \"unattended\"\n",
+		"home/clone/.git/HEAD":            "ref: refs/heads/main\n",
+		"home/clone/.mcp.json":            strings.ReplaceAll(cloneServers["claude-code"], "URL", remote.url),
+	})
+	environ := append(c.environ, "GITHUB_TOKEN="+githubToken)
+	clone := filepath.Join(c.home, "clone")
+	opened := watchOpens(t, filepath.Join(clone, ".mcp.json"))
+	_, stderr, code := strataIn(t, clone, environ, "resolve", "--partial", "--cfg", ".mcp.json")
+	checkRefused(t, c, remote, "strata resolve", stderr, ".mcp.json", []string{"~/.strata/config.toml"}, []string{"your home directory", "a .strata/ directory at the project's root"})
+	if code != 1 {
+		t.Errorf("strata resolve --partial of a file not applied: exit %d, want 1:\n%s", code, stderr)
+	}
+	if got := opened(); len(got) > 0 {
+		t.Errorf("the clone's file was opened: %v", got)
+	}
+	for _, args := range [][]string{{"resolve", "--trust", "--cfg", ".mcp.json"}, {"trust"}} {
+		_, stderr, code := strataIn(t, clone, environ, args...)
+		if code == 0 || !strings.Contains(stderr, "not trusted: it is your home directory") || c.marker("pwned") {
+			t.Errorf("strata %s: exit %d, want the home directory refused and nothing run:\n%s", strings.Join(args, " "), code, stderr)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(clone, ".strata"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, stderr, code := strataIn(t, clone, environ, "trust"); code != 0 || !strings.Contains(out, "trusted") {
+		t.Fatalf("strata trust in the clone made a workspace: exit %d:\n%s%s", code, out, stderr)
+	}
+	strataIn(t, clone, environ, "resolve", "--cfg", ".mcp.json")
+	if !c.marker("pwned") {
+		t.Errorf("the clone trusted as a workspace of its own: its server did not start")
+	}
+}
+
+// TestUntrustedLockOneWarning: the lock of a workspace nobody trusted is
+// one more of its files not applied: resolve, call and lock --diff say so
+// in the one warning about the workspace's files, not in a second line.
+func TestUntrustedLockOneWarning(t *testing.T) {
+	w := newLockWorkspace(t)
+	if r := w.strata(t, "lock"); r.code != 0 {
+		t.Fatalf("strata lock:\n%s", r)
+	}
+	for _, args := range [][]string{
+		{"resolve", "--root", w.root},
+		{"call", "--root", w.root, "greet", `{"who": "you"}`},
+		{"lock", "--root", w.root, "--diff"},
+	} {
+		r := w.portable(runCLI(t, args...))
+		var lines []string
+		for _, line := range strings.Split(r.stderr, "\n") {
+			if strings.Contains(line, "not applied") || strings.Contains(line, "strata.lock") && strings.Contains(line, "warning") {
+				lines = append(lines, line)
+			}
+		}
+		if len(lines) != 1 || !strings.Contains(lines[0], ".strata/config.toml") || !strings.Contains(lines[0], "the workspace's lock is not applied") {
+			t.Errorf("strata %s: want one warning about the workspace's files, its lock included:\n%s", strings.Join(args, " "), r)
 		}
 	}
 }

@@ -5,6 +5,7 @@ package cache
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/strata-config/strata/internal/exe"
+	"github.com/strata-config/strata/internal/readfile"
 )
 
 // Cache keeps answers on disk, so that resolving again
@@ -133,16 +135,11 @@ func identify(path string) (fileID, os.FileInfo, error) {
 	if !info.Mode().IsRegular() {
 		return fileID{}, info, nil
 	}
-	f, err := os.Open(path)
+	sum, err := exe.Sum(path) // regular, bounded, never waiting on a pipe
 	if err != nil {
 		return fileID{}, nil, err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return fileID{}, nil, err
-	}
-	return fileID{sha256: hex.EncodeToString(h.Sum(nil))}, info, nil
+	return fileID{sha256: strings.TrimPrefix(sum, "sha256:")}, info, nil
 }
 
 func (k Key) id() string {
@@ -151,13 +148,19 @@ func (k Key) id() string {
 	return hex.EncodeToString(sum[:])
 }
 
+// MaxEntry bounds the file of an entry, read or written: the answer of
+// one program or server, which codec.Limits.ServerListing (4 MiB unless
+// a host raises it) bounds as it is received. A larger answer is not
+// kept: it is asked again by the next resolution.
+const MaxEntry = 64 << 20
+
 // Get returns the answer stored for k.
 func (c *Cache) Get(k Key) ([]byte, bool) {
 	if c == nil || c.Dir == "" {
 		return nil, false
 	}
 	id := k.id()
-	b, err := os.ReadFile(filepath.Join(c.Dir, id+".json"))
+	b, err := readfile.Regular(context.Background(), filepath.Join(c.Dir, id+".json"), MaxEntry, "a cache file")
 	if err != nil {
 		return nil, false
 	}
@@ -196,13 +199,12 @@ func entryHead(id string) []byte {
 // holds reports whether the file name holds b, reading no more than b's
 // length.
 func holds(name string, b []byte) bool {
-	f, err := os.Open(name)
+	f, info, err := readfile.Open(name, "a cache file")
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() || info.Size() != int64(len(b)) {
+	if info.Size() != int64(len(b)) {
 		return false
 	}
 	old := make([]byte, len(b))
@@ -225,6 +227,9 @@ func (c *Cache) Put(k Key, answer []byte) error {
 		return errors.New("cache: the answer is not JSON")
 	}
 	b := append(append(entryHead(id), compact.Bytes()...), '}')
+	if len(b) > MaxEntry {
+		return nil // not kept: asked again next time, as Get would not read it
+	}
 	name := filepath.Join(c.Dir, id+".json")
 	if holds(name, b) {
 		return nil
@@ -280,13 +285,8 @@ func (c *Cache) Failed(k Key, now time.Time) (Failure, bool) {
 		return Failure{}, false
 	}
 	id := k.id()
-	f, err := os.Open(c.failureName(id))
+	b, err := readfile.Regular(context.Background(), c.failureName(id), maxFailure, "a cache file")
 	if err != nil {
-		return Failure{}, false
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxFailure+1))
-	if err != nil || len(b) > maxFailure {
 		return Failure{}, false
 	}
 	var entry struct {

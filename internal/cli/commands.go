@@ -76,19 +76,23 @@ func (f OpenFlags) app(e *env) load.App[config.Partial, config.Config] {
 func trustHint(u load.Untrusted) string {
 	root := shellquote.Join(rel(u.Dir))
 	wd, _ := filepath.Abs(".")
+	apply := "to apply them"
+	if len(u.Files) == 0 {
+		apply = "to start it there" // a program, which starts elsewhere until then
+	}
 	switch {
 	case u.Nested:
-		return "to apply them, trust that repository and everything below it: run strata trust --root " + root + " --recursive"
+		return apply + ", trust that repository and everything below it: run strata trust --root " + root + " --recursive"
 	case u.Outside && u.Once:
 		// The working directory: strata trust records nothing outside a
 		// workspace unless --root names it.
-		return "to apply them, run strata trust --root " + root + ", or pass --trust"
+		return apply + ", run strata trust --root " + root + ", or pass --trust"
 	case u.Outside:
 		return "to apply it, run strata trust --root " + root + " (that directory's file alone), or make a .strata/ directory at the project's root and trust that"
 	case isWithin(wd, u.Dir):
-		return "to apply them, run strata trust, or pass --trust"
+		return apply + ", run strata trust, or pass --trust"
 	}
-	return "to apply them, run strata trust --root " + root + ", or pass --trust"
+	return apply + ", run strata trust --root " + root + ", or pass --trust"
 }
 
 // isWithin reports whether dir is top or below it.
@@ -169,7 +173,7 @@ func (c *serveCmd) Help() string {
 
 // trustCmd is strata trust.
 type trustCmd struct {
-	Root      string `help:"The workspace to trust: the one around DIR (default: around the current directory); outside any workspace, DIR itself alone: its .strata.toml, and the files in it named while strata runs there." placeholder:"DIR"`
+	Root      string `help:"The workspace to trust: the one around DIR (default: around the current directory); outside any workspace, the repository around DIR (the nearest .git), else DIR itself alone: its .strata.toml, and the files in it named while strata runs there." placeholder:"DIR"`
 	Recursive bool   `xor:"action" help:"Trust the directory (the workspace root, or DIR itself) and everything below it: every workspace, directory file and nested repository there, present and future. Needed for your home directory or /."`
 	Pin       string `xor:"action" help:"Pin the launch of KEY (tools.<name>, a configured or discovered tool, or mcp_servers.<name>): it runs only as it is now, checked before every run." placeholder:"KEY"`
 	List      bool   `xor:"action" help:"List what you trust: each directory (recursive ones marked) and each pin."`

@@ -38,10 +38,9 @@ func (c *trustCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	root, err := load.WorkspaceRoot(dir, "strata")
-	if err != nil {
-		return err
-	}
+	// What load asks the trust of: the workspace root, else the
+	// repository's.
+	root, repository := load.TrustRoot(dir, "strata", environ)
 	target := root
 	if c.Recursive && c.Root != "" || root == "" {
 		target = dir // DIR itself, named
@@ -69,6 +68,8 @@ func (c *trustCmd) Run(e *env) error {
 	case c.Recursive:
 		what += " and everything below it, nested repositories included"
 		where = "recursive; " + where
+	case repository && target == root:
+		what += ", a repository in no workspace (no .strata/): its .strata.toml files, and the files in it named while strata runs in it"
 	case root == "":
 		what += " alone, in no workspace: its .strata.toml, and the files in it named while strata runs there"
 	}

@@ -102,10 +102,20 @@ type Resolver struct {
 	// them (tests give in-memory servers through it; nothing of such a
 	// server is cached).
 	MCPTransport func(ctx context.Context, name string, s config.MCPServer) (mcp.Transport, error)
+	// InProcess connects to the host's in-process MCP servers (those of
+	// in_process = true), by name: each call returns a new transport to
+	// the server. A server it lacks fails, saying so.
+	InProcess map[string]func(ctx context.Context) (mcp.Transport, error)
 	// Untrusted is the workspace nobody trusted, if any: a launch that
 	// resolves into it does not run, and its tool or server is left out
 	// with a warning (see untrusted.Workspace.Check).
 	Untrusted untrusted.Workspace
+	// TrustFix, with Private, says how to have programs start in Root
+	// again ("run strata trust, or pass --trust"), in the warning about
+	// an MCP server whose argument names a path there (see
+	// untrusted.Relative), which a private start leaves naming nothing of
+	// Root; "" says to trust the directory.
+	TrustFix string
 	// Progress, when set, is told of each program discovery starts (a
 	// tool asked for its schema, an MCP server started to list its
 	// tools) as it starts, with what names it for the user; done is
@@ -320,16 +330,16 @@ func (s *session) leaveOut(key, at partial.Path, err error) {
 	s.mu.Lock()
 	s.found.Failed[key.String()] = true
 	s.mu.Unlock()
-	s.warn(refusal(at, err))
+	s.warn(s.refusal(at, err))
 }
 
 // refusal is the warning of a launch at path that does not run: what of
 // it resolves into the untrusted workspace, and the fix.
-func refusal(path partial.Path, err error) *diag.Error {
+func (s *session) refusal(path partial.Path, err error) *diag.Error {
 	e := &diag.Error{Code: diag.CodeUntrusted, Source: "skipped", Path: path, Msg: "not run: " + err.Error(), Err: err}
 	var r *untrusted.Refused
 	if errors.As(err, &r) {
-		e.Hint = r.Hint()
+		e.Hint = r.HintWith(cmp.Or(s.r.TrustFix, "trust the workspace"))
 	}
 	return e
 }
@@ -378,6 +388,9 @@ func (s *session) discover(c config.Config) {
 			continue
 		}
 		path := partial.Path{"tools", name}
+		if !t.Command.Shell {
+			s.startsElsewhere("tool", path.Append("command", "args"), t.Command.Args, t.Command.Args)
+		}
 		ctxData := protocol.NewContext(protocol.ActionSchema, s.found.Root, t.Source.Name(name), nil, nil, t.Options).Value()
 		if t.DefinesSchema() {
 			// A config-defined tool is never asked for a schema; a program
@@ -421,7 +434,7 @@ func (s *session) discover(c config.Config) {
 		abs := s.expand(dir)
 		if s.r.Untrusted.Holds(abs) {
 			r := s.r.Untrusted.Refuse(untrusted.Tools, abs)
-			s.warn(&diag.Error{Code: diag.CodeUntrusted, Source: "skipped", Path: dirPath, Msg: r.Error(), Hint: r.Hint(), Err: r})
+			s.warn(&diag.Error{Code: diag.CodeUntrusted, Source: "skipped", Path: dirPath, Msg: r.Error(), Hint: r.HintWith(cmp.Or(s.r.TrustFix, "trust the workspace")), Err: r})
 			continue
 		}
 		entries, err := os.ReadDir(abs)
@@ -443,7 +456,7 @@ func (s *session) discover(c config.Config) {
 			}
 			d.programs = append(d.programs, p)
 			if err := s.check(p, nil, nil); err != nil {
-				s.warn(refusal(dirPath, err)) // a link into the workspace
+				s.warn(s.refusal(dirPath, err)) // a link into the workspace
 				continue
 			}
 			if key, err := s.describePin(c, p); err != nil {

@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"cmp"
 	"context"
 	"crypto/ecdsa"
 	"crypto/sha256"
@@ -55,6 +56,7 @@ func (s *session) mcpServers(c config.Config) {
 	procs.Each(s.ctx, len(names), len(names), func(ctx context.Context, i int) {
 		name := names[i]
 		srv := c.MCPServers[name]
+		s.relocated(name, srv)
 		tools, known, err := s.mcpServer(ctx, name, srv, s.serverWanted(c, name))
 		if errors.Is(err, errNotAsked) {
 			s.mu.Lock()
@@ -64,7 +66,11 @@ func (s *session) mcpServers(c config.Config) {
 		}
 		var refused *untrusted.Refused
 		if errors.As(err, &refused) {
-			s.leaveOut(partial.Path{"mcp_servers", name}, partial.Path{"mcp_servers", name}, err)
+			at := partial.Path{"mcp_servers", name}
+			if i := slices.Index(secret.Values(srv.Args), refused.Name); refused.What == untrusted.Argument && i >= 0 {
+				at = at.Append("args", strconv.Itoa(i)) // the cause
+			}
+			s.leaveOut(partial.Path{"mcp_servers", name}, at, err)
 			return
 		}
 		if err != nil {
@@ -118,11 +124,75 @@ func (s *session) serverWanted(c config.Config, name string) bool {
 	return false
 }
 
+// inProcess is how to reach the host's in-process server name: through
+// the transport the host registered. It starts no program, so no
+// directory, environment, pin or trust applies; its tools are not cached
+// (listing them costs the host nothing).
+func (r *Resolver) inProcess(name string, srv config.MCPServer) upstream.Server {
+	connect := r.InProcess[name]
+	if connect == nil {
+		connect = func(context.Context) (mcp.Transport, error) {
+			return nil, fmt.Errorf("the host serves no in-process MCP server %s (in_process = true names one the host registers)", name)
+		}
+	}
+	if r.MCPTransport != nil {
+		connect = func(ctx context.Context) (mcp.Transport, error) { return r.MCPTransport(ctx, name, srv) }
+	}
+	return upstream.Server{
+		Name:        name,
+		Startup:     seconds(srv.StartupTimeoutSec, config.DefaultStartupTimeoutSec),
+		ToolTimeout: seconds(srv.ToolTimeoutSec, config.DefaultToolTimeoutSec),
+		Transport:   connect,
+		InProcess:   true,
+		Client:      r.Servers.Declared(),
+		Budget:      r.Budget.WithDefaults(),
+		Offer:       upstream.Naming{Namespace: srv.Namespace, DisabledPrompts: srv.DisabledPrompts, PromptNames: srv.PromptNames},
+	}
+}
+
+// relocated warns, once a resolution, of the server name when it starts in
+// a private directory (Private) and an argument of it names a path where
+// it would have started, the root, which it then names no more: the
+// server sees an empty directory, where the user meant the project.
+func (s *session) relocated(name string, srv config.MCPServer) {
+	if srv.IsRemote() || srv.InProcess || !srv.Cwd.Empty() {
+		return
+	}
+	s.startsElsewhere("server", partial.Path{"mcp_servers", name, "args"}, secret.Values(srv.Args), secret.Texts(srv.Args))
+}
+
+// startsElsewhere warns of a program (what: "server", "tool") that starts
+// in a private directory when an argument of its, values as run and texts
+// as shown, names a path relative to the root, where it would have
+// started: at that argument, args.<i> under at, with the fix.
+func (s *session) startsElsewhere(what string, at partial.Path, values, texts []string) {
+	root := s.found.Root
+	if !s.r.Private || root == "" {
+		return
+	}
+	i := untrusted.Relative(values, root)
+	if i < 0 {
+		return
+	}
+	arg := strconv.Quote(limits.Cut(texts[i], limits.Quote))
+	why, fix := "which is not trusted", cmp.Or(s.r.TrustFix, "trust "+root+" to start it there")
+	if s.r.Untrusted.IsZero() {
+		// The home directory or /, which is trusted as no workspace,
+		// and whose absolute path a program may be given.
+		why, fix = "which is no workspace to trust", "name the directory by its absolute path, "+root
+	}
+	msg := fmt.Sprintf("the %s starts in an empty private directory, not in %s, %s: its argument %s names nothing of %s there", what, root, why, arg, root)
+	s.warn(&diag.Error{Code: diag.CodeUntrusted, Path: at.Append(strconv.Itoa(i)), Msg: msg, Hint: fix})
+}
+
 // Server is how to reach the server name, configured as srv, for programs
 // that start in dir of a workspace at root: with r.Private, a server
 // without a cwd of its own starts in a new, empty directory made in dir
 // for its session, and dir is what its cache key, identity and pin name.
 func (r *Resolver) Server(name string, srv config.MCPServer, dir, root string) upstream.Server {
+	if srv.InProcess {
+		return r.inProcess(name, srv)
+	}
 	environ := r.Environ
 	if environ == nil {
 		environ = os.Environ()

@@ -15,6 +15,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/strata-config/strata/internal/readfile"
 )
 
 // LookPath returns the executable that procs starts for program with the
@@ -79,19 +81,16 @@ const MaxSum = 1 << 30
 
 // Sum returns "sha256:<hex>", the SHA-256 of the content of the regular
 // file at path (a symbolic link to one is followed), of at most [MaxSum]
-// bytes.
+// bytes. Anything else is refused before a byte is read: a named pipe is
+// not waited on, a device not read (see [readfile.Open]).
 func Sum(path string) (string, error) {
-	f, err := os.Open(path)
+	f, info, err := readfile.Open(path, "a program or a script to hash")
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	if !info.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file", path)
+	if info.Size() > MaxSum {
+		return "", fmt.Errorf("%s is over %d bytes", path, MaxSum)
 	}
 	h := sha256.New()
 	n, err := io.Copy(h, io.LimitReader(f, MaxSum+1))

@@ -5,6 +5,7 @@ package exe_test
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -95,5 +96,26 @@ func TestSum(t *testing.T) {
 	}
 	if _, err := exe.Sum(filepath.Join(dir, "missing")); err == nil {
 		t.Error("Sum of a missing file: no error")
+	}
+}
+
+// TestSumRefusesSpecialFiles: Sum hashes a regular file only. A named
+// pipe (a program or a script a launch names, which a pin hashes) is
+// refused without waiting for a writer, and a device (/dev/zero, which
+// never ends) before a byte is read.
+func TestSumRefusesSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	zero := filepath.Join(dir, "zero")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{fifo, zero} {
+		if sum, err := exe.Sum(path); err == nil {
+			t.Errorf("Sum(%s) = %s, want an error", path, sum)
+		}
 	}
 }

@@ -94,23 +94,35 @@ type Health struct {
 	// Error is why a server failed: the text of its error, which holds
 	// no secret's value (a secret.String prints its reference) and
 	// nothing of the server's stderr, which only strata's own stderr
-	// shows.
+	// shows. A server starting again after it failed keeps it.
 	Error string `json:"error,omitempty"`
+	// FailedStarts counts the starts of the server that failed in a
+	// row; Retry (RFC 3339) is the earliest time a failed server is
+	// started again, when a client asks for it.
+	FailedStarts int    `json:"failed_starts,omitempty"`
+	Retry        string `json:"retry,omitempty"`
 }
 
 // HealthHandler answers with the servers' states as JSON:
-// {"status":"ok","servers":[...]}. The gateway is up whatever its
-// servers' states: a failed server fails its own calls only.
+// {"status":"ok","servers":[...]}, "degraded" when a server failed (its
+// error says why). The gateway is up whatever its servers' states, and
+// answers 200: a failed server fails its own calls only.
 func HealthHandler(servers func() []Health) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := servers()
 		if h == nil {
 			h = []Health{}
 		}
+		status := "ok"
+		for _, s := range h {
+			if s.Error != "" {
+				status = "degraded"
+			}
+		}
 		b, err := json.Marshal(struct {
 			Status  string   `json:"status"`
 			Servers []Health `json:"servers"`
-		}{"ok", h})
+		}{status, h})
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return

@@ -2,14 +2,16 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/strata-config/strata/internal/readfile"
 )
 
 // maxToken bounds what is read of a token file.
@@ -17,23 +19,12 @@ const maxToken = 4096
 
 // ReadToken reads the bearer token of a --token-file: its first line,
 // without surrounding white space; it must not be empty.
+// It is read as a layer file is: a regular file (a named pipe is not
+// waited on, a device not read) of at most 4 KiB.
 func ReadToken(path string) (string, error) {
-	f, err := os.Open(path)
+	b, err := readfile.Regular(context.Background(), path, maxToken, "a token file")
 	if err != nil {
 		return "", err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil {
-		return "", err
-	} else if !st.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxToken+1))
-	if err != nil {
-		return "", err
-	}
-	if len(b) > maxToken {
-		return "", fmt.Errorf("%s: a token is at most %d bytes", path, maxToken)
 	}
 	line, _, _ := bytes.Cut(b, []byte("\n"))
 	tok := string(bytes.TrimSpace(line))

@@ -861,7 +861,8 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage, m
 }
 
 // tap records the raw result of the latest tools/list response, and
-// counts the progress notifications of relayed calls as they are read.
+// counts the progress notifications and log messages of relayed calls as
+// they are read.
 type tap struct {
 	mu     sync.Mutex
 	raw    []byte
@@ -902,8 +903,14 @@ func (t *tap) seeRaw(data []byte) (response bool) {
 	if json.Unmarshal(data, &msg) != nil {
 		return false
 	}
-	if msg.Method == "notifications/progress" {
+	switch msg.Method {
+	case "notifications/progress":
 		t.seeProgress(msg.Params)
+		return false
+	case "notifications/message":
+		if t.relays != nil {
+			t.relays.logSeen()
+		}
 		return false
 	}
 	t.seeResult(msg.Result)

@@ -78,6 +78,14 @@ type Downstream interface {
 	Ask(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error)
 }
 
+// StreamCloser is what a [Downstream] may implement to close the event
+// stream of the client's call, asking the client to resume it after
+// retry (SEP-1699, protocol 2025-11-25): strata does when the server
+// closes the event stream of the call it relays (see [tapBody.closed]).
+type StreamCloser interface {
+	CloseStream(retry time.Duration)
+}
+
 // Owner is what a [Downstream] may implement to say whose it is: the
 // client strata serves that made the call (its session), so that what a
 // server sends outside any call's context is passed on only when every
@@ -182,6 +190,9 @@ type relays struct {
 	calls  []*relayed
 	tokens map[string]*relayed
 	next   uint64
+	// logs are the calls the log messages read off HTTP responses were
+	// read during (nil: none), in order, until the handler has them.
+	logs []*relayed
 }
 
 // begin tracks a call relayed for d, and returns the _meta to send: the
@@ -229,6 +240,47 @@ func (r *relays) begin(ctx context.Context, d Downstream, meta map[string]any) (
 			}
 		}
 	}
+}
+
+// logSeen notes a log message read off an HTTP response, before the SDK
+// parses it and hands it to the handler (see [Session.logHandled]): the
+// call it was read during waits for it to be passed on, as one read off
+// the connection of the other transports does (see [Session.logRead]).
+// Over streamable HTTP the SDK gives the call its response as soon as it
+// reads it, and the handler may be handed the log message read before
+// the response only after: that message was passed on as one outside any
+// call, or lost (issue 36).
+func (r *relays) logSeen() {
+	c := r.oldest()
+	if c != nil {
+		c.noteRead()
+	}
+	r.mu.Lock()
+	if len(r.logs) >= RelayQueueMessages {
+		// The handler is far behind (or never handed one of them): the
+		// oldest noted no longer holds its call.
+		if old := r.logs[0]; old != nil {
+			old.notePassed()
+		}
+		r.logs = r.logs[1:]
+	}
+	r.logs = append(r.logs, c)
+	r.mu.Unlock()
+}
+
+// logHandled returns the call a log message handed to the handler was
+// read during, as [relays.logSeen] noted it, in the order they were read;
+// ok is false when none was noted.
+func (r *relays) logHandled() (c *relayed, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.logs) == 0 {
+		return nil, false
+	}
+	c = r.logs[0]
+	r.logs[0] = nil
+	r.logs = r.logs[1:]
+	return c, true
 }
 
 // progressRead counts a progress notification read off the connection,
@@ -309,7 +361,15 @@ func (s *Session) clientOptions(opts *mcp.ClientOptions, relay *Relay) {
 		}
 	}
 	opts.LoggingMessageHandler = func(_ context.Context, req *mcp.LoggingMessageRequest) {
-		if raw, err := json.Marshal(req.Params); err == nil {
+		c, seen := s.relays.logHandled()
+		raw, err := json.Marshal(req.Params)
+		switch {
+		case err != nil && c != nil:
+			c.notePassed()
+		case err != nil:
+		case seen: // read off an HTTP response: noted then
+			s.queue.push(queued{params: raw, log: true, call: c})
+		default:
 			s.queue.push(s.logRead(raw))
 		}
 	}

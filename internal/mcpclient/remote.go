@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -406,7 +407,11 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !stream {
 		resp.Body = &limitedBody{r: resp.Body, left: t.max, max: t.max}
 	}
-	resp.Body = &tapBody{r: resp.Body, tap: t.tap, stream: stream, max: int(t.max), drain: d}
+	tb := &tapBody{r: resp.Body, tap: t.tap, stream: stream, max: int(t.max), drain: d}
+	if req.Method == http.MethodPost {
+		tb.ctx = req.Context() // the call's, with its Downstream if relayed
+	}
+	resp.Body = tb
 	return resp, nil
 }
 
@@ -569,6 +574,10 @@ type tapBody struct {
 	over   bool   // the message (or line) went over max: not kept
 	broken bool   // the stream's current event went over max
 	drain  *drain // the POST's, if it is one
+	// ctx is the POST's context; event and retry are the name and retry
+	// field of the stream's current event.
+	ctx          context.Context
+	event, retry string
 }
 
 func (b *tapBody) Read(p []byte) (int, error) {
@@ -585,6 +594,25 @@ func (b *tapBody) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// closed tells the client of the call relayed over this POST, when it
+// can be told ([StreamCloser]), that the server closed the call's event
+// stream, asking to be polled (SEP-1699's close event): the client's
+// stream is closed in turn, with the server's retry time, so that it
+// resumes it then, as the server asked, while strata resumes the
+// server's (the SDK does, with Last-Event-ID) and keeps the result for
+// the client.
+func (b *tapBody) closed() {
+	if b.ctx == nil {
+		return
+	}
+	sc, ok := DownstreamOf(b.ctx).(StreamCloser)
+	if !ok {
+		return
+	}
+	ms, _ := strconv.ParseInt(b.retry, 10, 64)
+	sc.CloseStream(time.Duration(max(ms, 0)) * time.Millisecond)
 }
 
 func (b *tapBody) keep(p []byte) {
@@ -618,7 +646,14 @@ func (b *tapBody) lines(p []byte) {
 			if len(b.data) > 0 && !b.broken && b.tap.seeRaw(b.data) {
 				b.drain.answer()
 			}
-			b.data, b.broken = b.data[:0], false
+			if b.event == "close" {
+				b.closed()
+			}
+			b.data, b.broken, b.event, b.retry = b.data[:0], false, "", ""
+		case bytes.HasPrefix(line, []byte("event:")):
+			b.event = string(bytes.TrimSpace(line[len("event:"):]))
+		case bytes.HasPrefix(line, []byte("retry:")):
+			b.retry = string(bytes.TrimSpace(line[len("retry:"):]))
 		case bytes.HasPrefix(line, []byte("data:")):
 			if len(b.data) > 0 {
 				b.data = append(b.data, '\n')

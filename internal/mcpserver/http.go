@@ -71,6 +71,11 @@ const (
 // the server stops.
 const shutdownGrace = 5 * time.Second
 
+// EventStoreBytes bounds what strata serve --http keeps of the events it
+// sent its clients, all sessions together, for a client that resumes a
+// stream (the SDK drops the oldest past it).
+const EventStoreBytes = 10 << 20
+
 // ServeHTTP serves over streamable HTTP on ln, at the path /mcp, until ctx
 // is done: every client a session of its own, all of them one catalog,
 // and the calls of all of them relayed to the same MCP servers. A client
@@ -89,10 +94,16 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, handler func(mc
 	}
 	defer end()
 	get := func(*http.Request) *mcp.Server { return s.mcp }
+	// The event store lets a client resume a call's event stream that
+	// strata closed because the server relayed to closed its own (see
+	// mcpclient.StreamCloser), or that broke.
+	events := mcp.NewMemoryEventStore(nil)
+	events.SetMaxBytes(EventStoreBytes)
 	sessions := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		DisableLocalhostProtection: true, // the guard's, which knows the names allowed
 		SessionTimeout:             SessionIdle,
 		MaxRequestBodyBytes:        MaxRequestBody,
+		EventStore:                 events,
 	})
 	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		Stateless:                    true,

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -88,11 +89,33 @@ func clientOf(method string, req mcp.Request) (client *mcp.InitializeParams, ok 
 	return &mcp.InitializeParams{ProtocolVersion: r.ProtocolVersion(), Capabilities: r.ClientCapabilities(), ClientInfo: r.ClientInfo()}, true
 }
 
+// closeOf returns how the event stream of req is closed, nil when it
+// cannot be (stdio).
+func closeOf(req *mcp.CallToolRequest) func(mcp.CloseSSEStreamArgs) {
+	if req.Extra == nil {
+		return nil
+	}
+	return req.Extra.CloseSSEStream
+}
+
 // downstream is the client, for one call relayed to an MCP server.
 type downstream struct {
 	ss   *mcp.ServerSession
 	meta mcp.Meta
 	ask  func(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error)
+	// close closes the event stream of the call's request, over
+	// streamable HTTP; nil otherwise.
+	close func(mcp.CloseSSEStreamArgs)
+}
+
+// CloseStream closes the event stream of the client's call, asking it
+// to resume the stream after retry: the server relayed to closed its
+// own (see mcpclient.StreamCloser). The client resumes it from strata's
+// event store.
+func (d *downstream) CloseStream(retry time.Duration) {
+	if d.close != nil {
+		d.close(mcp.CloseSSEStreamArgs{RetryAfter: retry})
+	}
 }
 
 func (d *downstream) Meta() map[string]any { return d.meta }
@@ -181,7 +204,7 @@ func (s *Server) relay(ctx context.Context, req *mcp.CallToolRequest, run func(c
 		return run(ctx)
 	}
 	if !canAnswer(ss) || !multiRoundTrip(ss) {
-		d := &downstream{ss: ss, meta: req.Params.Meta, ask: askClient(ss)}
+		d := &downstream{ss: ss, meta: req.Params.Meta, ask: askClient(ss), close: closeOf(req)}
 		return run(mcpclient.WithDownstream(ctx, d))
 	}
 	// The call may outlive this request: it waits for the client's
@@ -189,7 +212,7 @@ func (s *Server) relay(ctx context.Context, req *mcp.CallToolRequest, run func(c
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	p := &pending{ctx: cctx, cancel: cancel, asks: make(chan *asked), done: make(chan called, 1), waiting: map[string]*asked{},
 		owner: ownerOf(ctx, ss), call: callOf(req)}
-	d := &downstream{ss: ss, meta: req.Params.Meta, ask: p.ask}
+	d := &downstream{ss: ss, meta: req.Params.Meta, ask: p.ask, close: closeOf(req)}
 	go func() {
 		res, err := run(mcpclient.WithDownstream(cctx, d))
 		p.done <- called{res, err}

@@ -107,13 +107,22 @@ type Server struct {
 	// OnCall, when not nil, is told every tool call once it is answered
 	// (the call log, the metrics).
 	OnCall func(Call)
+	// Asked, when not nil, is told that a client lists the tools: the MCP
+	// servers that are down are tried again (see upstream.Servers.Want).
+	Asked func()
+	// Unserved, when not nil, says why a tool that is not served is not:
+	// its MCP server is down, say. A call of it is answered with that, as
+	// a tool error, and recorded with the server named; "" leaves the
+	// call to the SDK's unknown-tool error.
+	Unserved func(tool string) (why, server string)
 
 	mu          sync.Mutex
 	current     *Snapshot
 	served      map[string]string          // the tools served: name -> their JSON
 	wire        map[string]json.RawMessage // the same, as they go on the wire
 	mcp         *mcp.Server
-	info        *mcp.Implementation // the SDK server's, as made
+	sdk         atomic.Pointer[mcp.Server] // mcp, for the goroutines that log
+	info        *mcp.Implementation        // the SDK server's, as made
 	changes     chan struct{}
 	changesOnce sync.Once // makes changes: Invalidate may come before the serving
 
@@ -250,7 +259,8 @@ func (s *Server) begin(ctx context.Context) (_ context.Context, end func(), _ er
 		SubscribeHandler:   s.subscribe,
 		UnsubscribeHandler: s.unsubscribe,
 	})
-	s.mcp.AddReceivingMiddleware(boundInitialize, s.fingerprintMiddleware, s.clientRelay, s.offersMiddleware)
+	s.sdk.Store(s.mcp)
+	s.mcp.AddReceivingMiddleware(boundInitialize, s.fingerprintMiddleware, s.unservedMiddleware, s.clientRelay, s.offersMiddleware)
 	s.mcp.AddSendingMiddleware(asIs, s.toolsChangedFilter)
 	s.install(cat)
 
@@ -495,6 +505,59 @@ func (s *Server) record(ctx context.Context, name string, req *mcp.CallToolReque
 		c.Outcome = "ok"
 	}
 	s.OnCall(c)
+}
+
+// Log passes a log message on to every client session that set a log
+// level it reaches (logging/setLevel): a message of an MCP server outside
+// any call, over HTTP, where the clients are many.
+func (s *Server) Log(ctx context.Context, p *mcp.LoggingMessageParams) {
+	srv := s.sdk.Load()
+	if srv == nil {
+		return // not serving yet
+	}
+	for ss := range srv.Sessions() {
+		_ = ss.Log(ctx, p) // the SDK sends it only at the session's level
+	}
+}
+
+// unservedMiddleware answers a call of a tool that is not served, when
+// Unserved says why (its server is down), and tells Asked of each listing
+// of the tools.
+func (s *Server) unservedMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "tools/list":
+			if s.Asked != nil {
+				s.Asked()
+			}
+		case "tools/call":
+			cr, ok := req.(*mcp.CallToolRequest)
+			if !ok || s.Unserved == nil || cr.Params == nil {
+				break
+			}
+			s.mu.Lock()
+			_, served := s.served[cr.Params.Name]
+			s.mu.Unlock()
+			if served {
+				break
+			}
+			start := time.Now()
+			why, server := s.Unserved(cr.Params.Name)
+			if why == "" {
+				break
+			}
+			res := text(true, why)
+			if s.OnCall != nil {
+				c := Call{Time: start, Tool: cr.Params.Name, Server: server, Duration: time.Since(start), Arguments: cr.Params.Arguments, Outcome: "error"}
+				if cr.Session != nil {
+					c.Client = cr.Session.ID()
+				}
+				s.OnCall(c)
+			}
+			return res, nil
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // errRefused marks a call strata refused (answered as a tool error).

@@ -34,27 +34,11 @@ func Regular(ctx context.Context, path string, max int64, what string) ([]byte, 
 	if err := ctx.Err(); err != nil {
 		return nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: "not read: " + err.Error(), Err: err}
 	}
-	// Look before opening: opening a device may do something of its own.
-	info, err := os.Stat(path)
+	f, info, err := Open(path, what)
 	if err != nil {
-		return nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
-	}
-	if err := regular(path, info, what); err != nil {
 		return nil, err
-	}
-	// Without blocking: should a named pipe have taken the file's place
-	// since, opening it does not wait for a writer.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
 	}
 	defer f.Close()
-	if info, err = f.Stat(); err != nil {
-		return nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
-	}
-	if err := regular(path, info, what); err != nil {
-		return nil, err
-	}
 	// The size is a hint (files in /proc say 0): the limit is kept while
 	// reading.
 	buf := make([]byte, 0, min(max, info.Size())+1)
@@ -77,6 +61,37 @@ func Regular(ctx context.Context, path string, max int64, what string) ([]byte, 
 			return nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
 		}
 	}
+}
+
+// Open opens the regular file at path (a symbolic link to one is
+// followed) for reading, as [Regular] does before it reads, for a caller
+// that reads it as a stream (to hash it) within a bound of its own, and
+// closes it. A directory, a device, a named pipe or a socket is refused
+// before it is opened (opening a device may do something of its own), and
+// a named pipe that takes the file's place meanwhile is opened without
+// waiting for a writer, then refused. what names what the file should be,
+// in messages. The problems are [*diag.Error] values naming path.
+func Open(path, what string) (*os.File, fs.FileInfo, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
+	}
+	if err := regular(path, info, what); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
+	}
+	if info, err = f.Stat(); err != nil {
+		f.Close()
+		return nil, nil, &diag.Error{Code: diag.CodeRead, Source: path, Msg: "cannot read: " + unwrapPath(err).Error(), Err: err}
+	}
+	if err := regular(path, info, what); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, info, nil
 }
 
 // regular returns a problem when info, of the file at path, is not a

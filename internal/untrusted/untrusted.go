@@ -34,8 +34,9 @@ type Workspace struct {
 // New returns the untrusted workspace at root, an absolute directory. It
 // is none when root is the file system's root, or the home directory or
 // one of its ancestors: outside any workspace, strata's root is the
-// working directory, and a user working in their home directory (or above
-// it) is among their own files, not a stranger's.
+// repository around the working directory, else the working directory,
+// and a user working in their home directory (or above it) is among
+// their own files, not a stranger's.
 func New(root, home string) Workspace {
 	if root == "" || !filepath.IsAbs(root) {
 		return Workspace{}
@@ -262,7 +263,11 @@ func (r *Refused) Error() string {
 
 // Hint says how to fix it: trust the workspace, or name something
 // outside it.
-func (r *Refused) Hint() string {
+func (r *Refused) Hint() string { return r.HintWith("trust the workspace") }
+
+// HintWith is [Refused.Hint] whose way to trust the workspace is trust
+// ("run strata trust, or pass --trust").
+func (r *Refused) HintWith(trust string) string {
 	fix := map[What]string{
 		Program:   "use a program outside it",
 		Directory: "start it in a directory outside it",
@@ -273,5 +278,33 @@ func (r *Refused) Hint() string {
 		Tools:     "list a directory outside it",
 		KeyFile:   "keep the key outside it",
 	}[r.What]
-	return "trust the workspace, or " + fix
+	return trust + ", or " + fix
+}
+
+// Relative returns the index of the first of args that names a path
+// relative to where a program starts, which dir would be if it started
+// there: ".", "..", a path beginning "./" or "../", or one that exists in
+// dir; an option's value too ("--root=."). A program started elsewhere
+// (a private directory) finds nothing of dir by it. -1 when none does.
+func Relative(args []string, dir string) int {
+	for i, a := range args {
+		v := a
+		if strings.HasPrefix(a, "-") {
+			_, val, ok := strings.Cut(a, "=")
+			if !ok {
+				continue
+			}
+			v = val
+		}
+		switch {
+		case v == "" || filepath.IsAbs(v) || strings.Contains(v, "://"):
+		case v == "." || v == ".." || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../"):
+			return i
+		case dir != "" && !strings.HasPrefix(v, "@"):
+			if _, err := os.Lstat(filepath.Join(dir, v)); err == nil {
+				return i
+			}
+		}
+	}
+	return -1
 }

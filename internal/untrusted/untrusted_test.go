@@ -195,3 +195,36 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	}
 }
+
+// TestRelative: the arguments that name a path where a program starts,
+// which a private start leaves naming nothing of the workspace.
+func TestRelative(t *testing.T) {
+	root := layout(t)
+	ws := filepath.Join(root, "ws")
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"dot", []string{"-y", "@modelcontextprotocol/server-filesystem", "."}, "."},
+		{"dot slash", []string{"./src"}, "./src"},
+		{"parent", []string{".."}, ".."},
+		{"an option's value", []string{"--repository=."}, "--repository=."},
+		{"a file of the workspace", []string{"index.js", "bin/t"}, "bin/t"},
+		{"absolute", []string{ws}, ""},
+		{"a package", []string{"-y", "@modelcontextprotocol/server-everything"}, ""},
+		{"a name not there", []string{"serve", "--stdio"}, ""},
+		{"a URL", []string{"--url=https://example.com/x"}, ""},
+		{"none", nil, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := ""
+			if i := untrusted.Relative(c.args, ws); i >= 0 {
+				got = c.args[i]
+			}
+			if got != c.want {
+				t.Errorf("Relative(%q) gives %q; want %q", c.args, got, c.want)
+			}
+		})
+	}
+}

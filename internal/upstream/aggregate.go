@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -156,7 +157,13 @@ func (a *Aggregate) list(ctx context.Context) *Listing {
 	for i, s := range a.Specs {
 		o := offers[i]
 		if o.err != nil {
-			a.warn(fmt.Errorf("the MCP server %s offers no resources or prompts: %w", s.Name, o.err))
+			err := o.err
+			var down *DownError
+			if errors.As(err, &down) {
+				// Its cause, said once (the time of its retry changes).
+				err = down.Err
+			}
+			a.warn(fmt.Errorf("the MCP server %s offers no resources or prompts: %w", s.Name, err))
 			continue
 		}
 		for method, cut := range o.o.Cuts {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -59,10 +61,15 @@ type Servers struct {
 	// nothing of the server's stderr, and the host's own user may be
 	// shown it whole (mcpclient.StderrOf).
 	OnCallFailed func(server string, err error)
+	// RetryFirst and RetryMax bound the wait before a server whose start
+	// failed is started again: RetryFirst after the first failure, twice
+	// as long after each next one, at most RetryMax; 0 is
+	// [DefaultRetryFirst] and [DefaultRetryMax].
+	RetryFirst, RetryMax time.Duration
 
 	mu     sync.Mutex
-	live   map[string]*live // by server identity
-	failed map[string]error // the last start of a server that failed, by name
+	live   map[string]*live    // by server identity
+	failed map[string]*failure // the servers whose last start failed, by identity
 	closed bool
 	follow sync.WaitGroup   // the goroutines that follow running servers
 	client Client           // the client served, if any
@@ -255,7 +262,14 @@ type State struct {
 	Name string
 	// State is "starting", "running" or "failed".
 	State string
-	Err   error
+	// Err is why the last start of a server failed: that of a failed
+	// server, and of one starting again after it failed.
+	Err error
+	// Failures counts the starts that failed in a row; Retry is the
+	// earliest time a failed server is started again, when a client asks
+	// for it (see [Servers.Want]).
+	Failures int
+	Retry    time.Time
 }
 
 // States returns the state of each server started or starting, by name,
@@ -268,23 +282,155 @@ func (p *Servers) States() []State {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []State
-	seen := map[string]bool{}
-	for _, l := range p.live {
+	for id, l := range p.live {
 		st := State{Name: l.spec.Name, State: "starting"}
 		select {
 		case <-l.ready:
 			st.State = "running"
 		default:
+			if f := p.failed[id]; f != nil {
+				st.Err, st.Failures = f.err, f.attempts
+			}
 		}
-		seen[st.Name] = true
 		out = append(out, st)
 	}
-	for name, err := range p.failed {
-		if !seen[name] {
-			out = append(out, State{Name: name, State: "failed", Err: err})
+	for id, f := range p.failed {
+		if p.live[id] == nil {
+			out = append(out, State{Name: f.spec.Name, State: "failed", Err: f.err, Failures: f.attempts, Retry: f.retry})
 		}
 	}
 	return out
+}
+
+// DefaultRetryFirst and DefaultRetryMax are the waits before a server
+// whose start failed is started again: the first, and the longest (see
+// [Servers].RetryFirst).
+const (
+	DefaultRetryFirst = time.Second
+	DefaultRetryMax   = 30 * time.Second
+)
+
+// failure is a server whose last start failed. It is started again once
+// its retry time has come, when a client asks for it ([Servers.Want], a
+// call of one of its tools): a server nobody asks for is left alone, and
+// one asked for by many clients is started once at a time.
+type failure struct {
+	spec     Server
+	err      error     // why its last start failed
+	attempts int       // the starts that failed in a row
+	retry    time.Time // the earliest time it starts again
+	timer    *time.Timer
+}
+
+// DownError is the error of a call, or a listing, of a server that is
+// down: its last start failed (Err says why, and holds no secret and
+// nothing of its stderr, see [Error]), and strata starts it again at
+// Retry, or now, when Retry is zero.
+type DownError struct {
+	Server string
+	Err    error
+	Retry  time.Time
+}
+
+func (e *DownError) Error() string {
+	when := "retrying now"
+	if d := time.Until(e.Retry); !e.Retry.IsZero() && d > 0 {
+		when = fmt.Sprintf("retrying in %ds", int((d+time.Second-1)/time.Second))
+	}
+	return fmt.Sprintf("server %s is down: %v, %s", e.Server, e.Err, when)
+}
+
+func (e *DownError) Unwrap() error { return e.Err }
+
+// backoff is how long to wait after the nth start of a server in a row
+// failed, with a tenth more at random (servers failed together are not
+// started again together).
+func (p *Servers) backoff(n int) time.Duration {
+	first, most := p.RetryFirst, p.RetryMax
+	if first <= 0 {
+		first = DefaultRetryFirst
+	}
+	if most <= 0 {
+		most = DefaultRetryMax
+	}
+	d := first
+	for i := 1; i < n && d < most; i++ {
+		d *= 2
+	}
+	d = min(d, most)
+	return d + rand.N(d/10+1)
+}
+
+// Down returns the servers that are down, by name: their last start
+// failed, and they are not running.
+func (p *Servers) Down() []*DownError {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []*DownError
+	for id, f := range p.failed {
+		e := &DownError{Server: f.spec.Name, Err: f.err, Retry: f.retry}
+		if p.live[id] != nil {
+			e.Retry = time.Time{} // starting again now
+		}
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b *DownError) int { return strings.Compare(a.Server, b.Server) })
+	return out
+}
+
+// Want says that a client asks for the tools of the servers named (of
+// every server, when none is): each of them that is down is started
+// again when its retry time comes, once, however many clients ask.
+func (p *Servers) Want(servers ...string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	for id, f := range p.failed {
+		if len(servers) > 0 && !slices.Contains(servers, f.spec.Name) {
+			continue
+		}
+		p.arm(id, f)
+	}
+}
+
+// arm starts the failed server f again at its retry time: now, when it
+// has come (must hold p.mu).
+func (p *Servers) arm(id string, f *failure) {
+	if f.timer != nil || p.live[id] != nil {
+		return // armed, or starting
+	}
+	d := time.Until(f.retry)
+	if d <= 0 {
+		p.launch(id, f.spec, func() *Answer { return p.cached(f.spec) })
+		return
+	}
+	f.timer = time.AfterFunc(d, func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.failed[id] != f || f.timer == nil {
+			return // started since, stopped, or forgotten
+		}
+		f.timer = nil
+		if !p.closed && p.live[id] == nil {
+			p.launch(id, f.spec, func() *Answer { return p.cached(f.spec) })
+		}
+	})
+}
+
+// disarm stops the timer of f, if any (must hold p.mu).
+func (f *failure) disarm() {
+	if f.timer != nil {
+		f.timer.Stop()
+		f.timer = nil
+	}
 }
 
 // errClosed is the error of a server asked for after Close.
@@ -298,6 +444,9 @@ func (p *Servers) Close() error {
 	p.mu.Lock()
 	all := p.live
 	p.live, p.closed = nil, true
+	for _, f := range p.failed {
+		f.disarm()
+	}
 	p.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, l := range all {
@@ -329,6 +478,12 @@ func (p *Servers) Retain(keep map[string]bool) {
 		if !keep[id] {
 			stop = append(stop, l)
 			delete(p.live, id)
+		}
+	}
+	for id, f := range p.failed {
+		if !keep[id] {
+			f.disarm()
+			delete(p.failed, id) // configured otherwise now, or no longer
 		}
 	}
 	p.mu.Unlock()
@@ -393,8 +548,9 @@ func (p *Servers) Call(ctx context.Context, s Server, tool string, args json.Raw
 	}
 	l, started, err := p.get(ctx, s, func() *Answer { return p.cached(s) })
 	if err != nil {
-		if f := p.OnCallFailed; f != nil && ctx.Err() == nil && err != errClosed {
-			f(s.Name, err)
+		var down *DownError
+		if f := p.OnCallFailed; f != nil && ctx.Err() == nil && err != errClosed && !errors.As(err, &down) {
+			f(s.Name, err) // a server down since told it
 		}
 		return nil, err
 	}
@@ -414,7 +570,9 @@ func (p *Servers) cached(s Server) *Answer { return Cached(p.Cache, s) }
 
 // get returns the running server of s, starting it (and listing its tools,
 // unless it says it is the server of the tools known returns) when it is
-// not running; started says it was.
+// not running; started says it was. A server whose last start failed is
+// not started before its retry time: its [*DownError] says when, and it
+// is started then (see [Servers.Want]).
 //
 // A server starts on a goroutine of its own, under no caller's context:
 // it serves every caller after the first (a client that gave up on its
@@ -431,15 +589,14 @@ func (p *Servers) get(ctx context.Context, s Server, known func() *Answer) (l *l
 	}
 	l = p.live[id]
 	if l == nil {
-		l = &live{spec: s, ready: make(chan struct{})}
-		if p.live == nil {
-			p.live = map[string]*live{}
+		if f := p.failed[id]; f != nil && time.Now().Before(f.retry) {
+			p.arm(id, f)
+			down := &DownError{Server: s.Name, Err: f.err, Retry: f.retry}
+			p.mu.Unlock()
+			return nil, false, down
 		}
-		p.live[id] = l
+		l = p.launch(id, s, known)
 		started = true
-		relay := &mcpclient.Relay{Capabilities: s.Client, Name: s.Name, Level: p.level, Log: p.log, ListRoots: p.listRoots(), Updated: func(uri string) { p.updated(s.Name, uri) }}
-		nl := l // not l, a result that a caller who gives up sets to nil
-		p.follow.Go(func() { p.start(id, nl, relay, known) })
 	}
 	p.mu.Unlock()
 	select {
@@ -451,6 +608,22 @@ func (p *Servers) get(ctx context.Context, s Server, known func() *Answer) (l *l
 		return nil, false, l.err
 	}
 	return l, started, nil
+}
+
+// launch starts the server of s, identified by id, on a goroutine of its
+// own (must hold p.mu).
+func (p *Servers) launch(id string, s Server, known func() *Answer) *live {
+	l := &live{spec: s, ready: make(chan struct{})}
+	if p.live == nil {
+		p.live = map[string]*live{}
+	}
+	p.live[id] = l
+	if f := p.failed[id]; f != nil {
+		f.disarm()
+	}
+	relay := &mcpclient.Relay{Capabilities: s.Client, Name: s.Name, Level: p.level, Log: p.log, ListRoots: p.listRoots(), Updated: func(uri string) { p.updated(s.Name, uri) }}
+	p.follow.Go(func() { p.start(id, l, relay, known) })
+	return l
 }
 
 // start starts the server of l and lists its tools, then follows it.
@@ -471,19 +644,37 @@ func (p *Servers) start(id string, l *live, relay *mcpclient.Relay, known func()
 		}
 	}
 	p.mu.Lock()
-	if l.err != nil {
-		if p.failed == nil {
-			p.failed = map[string]error{}
+	f := p.failed[id]
+	recovered := false
+	switch {
+	case l.err != nil && p.live[id] == l: // not stopped meanwhile
+		if f == nil {
+			f = &failure{}
+			if p.failed == nil {
+				p.failed = map[string]*failure{}
+			}
+			p.failed[id] = f
 		}
-		p.failed[l.spec.Name] = l.err
-	} else {
-		delete(p.failed, l.spec.Name)
+		f.spec, f.err = l.spec, l.err
+		f.attempts++
+		f.retry = time.Now().Add(p.backoff(f.attempts))
+	case l.err == nil && f != nil:
+		f.disarm()
+		delete(p.failed, id)
+		recovered = true
 	}
 	p.mu.Unlock()
 	close(l.ready)
 	if l.err != nil {
 		p.forget(id, l)
 		return
+	}
+	if recovered {
+		// Its tools were left out, or served from the cache: the host
+		// resolves again, and its clients see them.
+		if f := p.OnChange; f != nil {
+			go f(l.spec.Name)
+		}
 	}
 	p.followServer(id, l)
 }

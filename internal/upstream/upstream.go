@@ -71,6 +71,9 @@ type Server struct {
 	// Transport, when set, connects to the server instead of starting
 	// Command (tests give in-memory servers through it).
 	Transport func(ctx context.Context) (mcp.Transport, error)
+	// InProcess reports that Transport reaches the host's own server,
+	// served in its process.
+	InProcess bool
 	// Client are the capabilities of the client strata serves that are
 	// declared to the server (see [Servers.Serve]): they are part of what
 	// the server is started with, since a server may list tools by them.
@@ -288,6 +291,9 @@ func (s Server) EnvNames() []string {
 // CommandLine is the server's command line, or its URL, for messages: a
 // secret's reference stands for its value.
 func (s Server) CommandLine() string {
+	if s.InProcess {
+		return "the host's in-process server " + s.Name
+	}
 	if !s.Remote.URL.Empty() {
 		return s.Remote.URL.String()
 	}
