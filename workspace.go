@@ -52,6 +52,7 @@ import (
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/policy"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
 	"github.com/strata-config/strata/trust"
@@ -94,6 +95,9 @@ type Workspace[P, R any] struct {
 
 	signInOnce sync.Once
 	store      *signin.Store // the sign-ins kept (see SignIns), or nil
+
+	policies policy.Set     // the policy layers (see Policies)
+	clamps   []policy.Clamp // what they clamped
 }
 
 // Equal reports whether w and o are the same workspace, a handle that owns
@@ -174,6 +178,9 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 	if !w.trusted && !s.startIn {
 		w.dir = privateBase(s.cacheDir, s.Name, w.environ)
 		w.sayLock()
+	}
+	if err := w.clamp(ctx); err != nil {
+		return nil, err
 	}
 	return w, nil
 }
@@ -275,8 +282,15 @@ func (w *Workspace[P, R]) Trusted() bool { return w.trusted }
 func (w *Workspace[P, R]) Warnings() diag.Errors { return w.loaded.Warnings }
 
 // Explain says which layers set the key (a dotted key path of the host's
-// config, such as "assistant.tools.grep.run"), in order, and which wins.
-func (w *Workspace[P, R]) Explain(key string) (load.Explanation, error) { return w.loaded.Explain(key) }
+// config, such as "assistant.tools.grep.run"), in order, and which wins;
+// a policy layer that clamped its value is the last step, and wins.
+func (w *Workspace[P, R]) Explain(key string) (load.Explanation, error) {
+	ex, err := w.loaded.Explain(key)
+	if err != nil {
+		return ex, err
+	}
+	return policy.Explain(ex, w.clamps), nil
+}
 
 // resolver is the resolver of the workspace. Untrusted, its programs
 // start in private directories; the first resolver removes those that a

@@ -20,6 +20,10 @@ type OpenFlags struct {
 	Root  string   `help:"Directory to load from, as if strata ran there (default: the current one)." placeholder:"DIR"`
 	Cfg   []string `name:"cfg" placeholder:"X" sep:"none" help:"A layer on top: a file (strata's, or another client's MCP servers: .mcp.json, claude_desktop_config.json, .cursor/mcp.json, .vscode/mcp.json, codex:PATH for Codex's config.toml), key=value, key:=json, key+=value, key:+=json, a JSON object, or NONE to drop the layers below; repeatable."`
 	Trust bool     `help:"Trust this workspace for this run: let its own files apply and its programs run (not those of a repository nested in it)."`
+	// Policy names policy files besides /etc/strata/policy.toml (read
+	// when it exists); each only narrows what the others allow.
+	Policy []string `name:"policy" placeholder:"FILE" sep:"none" env:"STRATA_POLICY" help:"A policy file, besides /etc/strata/policy.toml: constraints every layer is clamped to (allowed run and result modes, servers allowed or denied by what they launch); never one inside the workspace; repeatable. The variable STRATA_POLICY names one too."`
+	Strict bool     `help:"Fail where a value is outside a policy, rather than fall back to the nearest value it allows."`
 	// partial goes on when a file the command line names is not applied
 	// (untrusted): resolve --partial.
 	partial bool
@@ -68,6 +72,8 @@ func (f OpenFlags) app(e *env) load.App[config.Partial, config.Config] {
 		Input:          terminalInput(e),
 		// A stray STRATA_ variable (STRATA_DEBUG=1) stops no command.
 		UnknownEnv: load.EnvWarn,
+		// STRATA_POLICY names a policy file (--policy), not a key.
+		HostEnv: []string{"STRATA_POLICY"},
 	}
 }
 

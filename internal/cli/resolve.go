@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
 	"github.com/strata-config/strata"
 	"github.com/strata-config/strata/budget"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/export"
 	"github.com/strata-config/strata/internal/termtext"
+	"github.com/strata-config/strata/policy"
 )
 
 // strataWorkspace is strata's own workspace: the tools model at the root.
@@ -23,9 +23,13 @@ func open(e *env, f OpenFlags, opts ...strata.Option) (*strataWorkspace, error) 
 	s := f.app(e)
 	base := []strata.Option{
 		strata.Name(s.Name), strata.Dir(s.Dir), strata.Environ(s.Environ), strata.Cfg(s.Cfg...),
-		strata.TrustStore(s.TrustStore), strata.TrustHint(s.TrustHint), strata.UnknownEnv(s.UnknownEnv),
+		strata.TrustStore(s.TrustStore), strata.TrustHint(s.TrustHint), strata.UnknownEnv(s.UnknownEnv), strata.HostEnv(s.HostEnv...),
 		strata.CacheDir(strata.DefaultCacheDir(s.Name, s.Environ)),
 		strata.SignIns(strata.DefaultSignInFile(s.Name, s.Environ)),
+		strata.SystemPolicy(policy.SystemPath), strata.Policies(f.Policy...),
+	}
+	if f.Strict {
+		base = append(base, strata.Strict())
 	}
 	if s.TrustWorkspace {
 		base = append(base, strata.TrustWorkspace())

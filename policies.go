@@ -1,0 +1,85 @@
+package strata
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/shape"
+	"github.com/strata-config/strata/policy"
+)
+
+// clamp clamps the workspace's model to its policies, writes the model
+// back into the host's config, and reports each clamp once: a warning, or
+// with Strict an error.
+func (w *Workspace[P, R]) clamp(ctx context.Context) error {
+	if len(w.s.policies)+len(w.s.policySources) == 0 {
+		return nil
+	}
+	files := make([]policy.File, len(w.s.policies))
+	for i, f := range w.s.policies {
+		files[i] = policy.File{Path: f.path, Optional: f.optional}
+	}
+	set, err := policy.ReadAll(ctx, files, w.s.policySources, w.root)
+	if err != nil {
+		return err
+	}
+	w.policies = set
+	model, clamps := set.Clamp(w.model, w.environ)
+	if len(clamps) == 0 {
+		return nil
+	}
+	var errs diag.Errors
+	for i := range clamps {
+		clamps[i].Key = append(w.s.Mount.Append(), clamps[i].Key...)
+		errs = append(errs, clamps[i].Problem(w.s.strict))
+	}
+	if w.s.strict {
+		return errs
+	}
+	w.model, w.clamps = model, clamps
+	if err := setModel(&w.loaded.Config, w.s.Mount, model); err != nil {
+		return err
+	}
+	w.loaded.Warnings = append(w.loaded.Warnings, errs...)
+	return nil
+}
+
+// Policies returns the policy layers that apply, and what they clamped.
+func (w *Workspace[P, R]) Policies() (policy.Set, []policy.Clamp) { return w.policies, w.clamps }
+
+// setModel writes the parts of the tools model a policy clamps (tools and
+// mcp_servers) into the host's config r at mount (see modelOf).
+func setModel[R any](r *R, mount []string, c config.Config) error {
+	if own, ok := any(r).(*config.Config); ok && len(mount) == 0 {
+		*own = c
+		return nil
+	}
+	v := reflect.ValueOf(r).Elem()
+	for _, key := range mount {
+		t, err := shape.Of(v.Type())
+		if err != nil || t.Kind != shape.Struct {
+			return fmt.Errorf("strata: Mount: not a table of the host's config")
+		}
+		f, ok := t.Field(key)
+		if !ok {
+			return fmt.Errorf("strata: Mount: the host's config has no key %s", key)
+		}
+		v = v.Field(f.Index)
+	}
+	t, err := shape.Of(v.Type())
+	if err != nil || t.Kind != shape.Struct {
+		return fmt.Errorf("strata: Mount: not a table of the host's config")
+	}
+	for _, part := range []struct {
+		key string
+		src any
+	}{{"tools", c.Tools}, {"mcp_servers", c.MCPServers}} {
+		if f, ok := t.Field(part.key); ok {
+			v.Field(f.Index).Set(reflect.ValueOf(part.src))
+		}
+	}
+	return nil
+}
