@@ -266,13 +266,13 @@ func clampList[M config.Mode](key partial.Path, rs config.Rules[M], a allowedMod
 	var out []Clamp
 	cloned := false
 	for i, r := range rs {
-		if slices.Contains(a.set, string(r.Mode)) {
-			continue
+		to := Nearest(string(r.Mode), a.set, order)
+		if to == string(r.Mode) {
+			continue // allowed; or the strictest, where nothing is
 		}
 		if !cloned {
 			rs, cloned = slices.Clone(rs), true
 		}
-		to := Nearest(string(r.Mode), a.set, order)
 		cl, cm := clampOf(key.Append(strconv.Itoa(i)), string(r.Mode), to, a)
 		if r.Clamped != nil { // clamped before: keep what the layers gave
 			cm.From = r.Clamped.From
@@ -288,7 +288,7 @@ func clampList[M config.Mode](key partial.Path, rs config.Rules[M], a allowedMod
 // where a does not allow ask.
 func implicit[M config.Mode](key partial.Path, rs config.Rules[M], a allowedModes, order []string) (config.Rules[M], bool, []Clamp) {
 	ask := string(config.RunAsk)
-	if slices.Contains(a.set, ask) || slices.ContainsFunc(rs, func(r config.Rule[M]) bool { return r.IsCatchAll() }) {
+	if Nearest(ask, a.set, order) == ask || slices.ContainsFunc(rs, func(r config.Rule[M]) bool { return r.IsCatchAll() }) {
 		return rs, false, nil
 	}
 	to := Nearest(ask, a.set, order)
