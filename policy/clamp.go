@@ -77,6 +77,12 @@ type Identity struct {
 	sum     func() string
 }
 
+// Equal reports whether id and o name the same launch. It lets go-cmp
+// compare identities.
+func (id Identity) Equal(o Identity) bool {
+	return id.Program == o.Program && slices.Equal(id.Args, o.Args) && id.URL == o.URL
+}
+
 // look finds a policy's command as the server's is found.
 func (id Identity) look(cmd string) string { return exe.LookPath(cmd, id.environ) }
 

@@ -45,6 +45,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -80,6 +81,13 @@ type Policy struct {
 	// Servers are the MCP servers that may start.
 	Servers Servers
 	doc     *codec.Document
+}
+
+// Equal reports whether p and o are the same policy, read from the same
+// source. It lets go-cmp compare policies.
+func (p Policy) Equal(o Policy) bool {
+	return p.Source == o.Source && p.Reason == o.Reason && reflect.DeepEqual(p.Tools, o.Tools) &&
+		reflect.DeepEqual(p.Servers, o.Servers) && p.doc.Equal(o.doc)
 }
 
 // Tools constrains the tools of one entry of a policy.
@@ -137,13 +145,13 @@ var fileKeys = map[string][]string{
 	"launch":  {"command", "args", "sha256", "url", "reason"},
 }
 
-// Read reads the policy file at path. A file that does not exist gives
+// FromFile reads the policy file at path. A file that does not exist gives
 // nil and no error when optional is set (the system path); otherwise it is
 // an error. workspace is the workspace root (or the working directory
 // outside one): a policy file inside it is refused, whoever named it,
 // for a policy is trusted by where it comes from and a workspace is not
 // such a place.
-func Read(ctx context.Context, path, workspace string, optional bool) (*Policy, error) {
+func FromFile(ctx context.Context, path, workspace string, optional bool) (*Policy, error) {
 	if inside(path, workspace) {
 		return nil, &diag.Error{Code: diag.CodeRefused, Source: path, Msg: "not read: a policy file inside the workspace (" + workspace + ") would let the workspace decide its own policy",
 			Hint: "keep policies where the organisation puts them: " + SystemPath + ", or a path outside the project"}
@@ -365,7 +373,7 @@ func ReadAll(ctx context.Context, files []File, sources []load.HostSource, works
 	var set Set
 	var errs diag.Errors
 	for _, f := range files {
-		p, err := Read(ctx, f.Path, workspace, f.Optional)
+		p, err := FromFile(ctx, f.Path, workspace, f.Optional)
 		switch {
 		case err != nil:
 			errs = append(errs, diag.All(err)...)

@@ -103,13 +103,13 @@ func TestReadRefusesWorkspace(t *testing.T) {
 	if err := os.WriteFile(path, []byte(soc2), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := policy.Read(context.Background(), path, dir, false); err == nil || !strings.Contains(err.Error(), "inside the workspace") {
+	if _, err := policy.FromFile(context.Background(), path, dir, false); err == nil || !strings.Contains(err.Error(), "inside the workspace") {
 		t.Errorf("err = %v", err)
 	}
-	if p, err := policy.Read(context.Background(), path, t.TempDir(), false); err != nil || p == nil {
+	if p, err := policy.FromFile(context.Background(), path, t.TempDir(), false); err != nil || p == nil {
 		t.Errorf("outside: %v", err)
 	}
-	if p, err := policy.Read(context.Background(), filepath.Join(dir, "none.toml"), "", true); p != nil || err != nil {
+	if p, err := policy.FromFile(context.Background(), filepath.Join(dir, "none.toml"), "", true); p != nil || err != nil {
 		t.Errorf("a missing optional file: %v %v", p, err)
 	}
 }
