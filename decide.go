@@ -139,6 +139,11 @@ func (w *Workspace[P, R]) bounds(def resolve.Definition, d *call.Decision) {
 				path = path.Append("items")
 			}
 		}
+		if b := w.model.Tools[def.Name].Parameters[path[len(path)-1]].Bounded; len(path) == 4 && (b.Sets(key) || key == "pattern" && b != nil && len(b.Patterns) > 0) {
+			// A policy layer's bound.
+			r.Bound, r.At, r.Reason = b.Key+"."+key, b.At, b.Reason
+			continue
+		}
 		path = path.Append(key)
 		ex, err := w.loaded.Explain(w.key(path.String()))
 		if err != nil || len(ex.Steps) == 0 {

@@ -28,17 +28,16 @@ func (w *Workspace[P, R]) clamp(ctx context.Context) error {
 	}
 	w.policies = set
 	model, clamps := set.Clamp(w.model, w.environ)
-	if len(clamps) == 0 {
-		return nil
-	}
 	var errs diag.Errors
 	for i := range clamps {
 		clamps[i].Key = append(w.s.Mount.Append(), clamps[i].Key...)
 		errs = append(errs, clamps[i].Problem(w.s.strict))
 	}
-	if w.s.strict {
+	if w.s.strict && len(errs) > 0 {
 		return errs
 	}
+	// The model changes without a clamp too: a policy's bounds are set
+	// where no layer set any.
 	w.model, w.clamps = model, clamps
 	if err := setModel(&w.loaded.Config, w.s.Mount, model); err != nil {
 		return err

@@ -146,6 +146,7 @@ func (s Set) Clamp(c config.Config, environ []string) (config.Config, []Clamp) {
 			c.Tools[name] = t
 		}
 	}
+	out = s.bounds(&c, out)
 	c.MCPServers, out = s.servers(c.MCPServers, environ, out)
 	return c, out
 }

@@ -55,6 +55,9 @@ func drawConfig(t *rapid.T) config.Config {
 		if rapid.Bool().Draw(t, name+" policy") {
 			tool.Policy.Run = drawRules[config.RunMode](t, name+" policy.run", runModes)
 		}
+		if rapid.Bool().Draw(t, name+" parameter") {
+			tool.Parameters = map[string]config.Parameter{"n": drawParameter(t, name+" n")}
+		}
 		c.Tools[name] = tool
 	}
 	for i, l := range launches {
@@ -65,6 +68,68 @@ func drawConfig(t *rapid.T) config.Config {
 		c.MCPServers[string(rune('p'+i))] = srv
 	}
 	return c
+}
+
+// drawParameter draws bounds of a parameter: a minimum, a maximum, a
+// max_length, an enum, a pattern, each or not.
+func drawParameter(t *rapid.T, label string) config.Parameter {
+	var q config.Parameter
+	if rapid.Bool().Draw(t, label+" min") {
+		x := float64(rapid.IntRange(-5, 5).Draw(t, label+" minimum"))
+		q.Minimum = &x
+	}
+	if rapid.Bool().Draw(t, label+" max") {
+		x := float64(rapid.IntRange(-5, 5).Draw(t, label+" maximum"))
+		q.Maximum = &x
+	}
+	if rapid.Bool().Draw(t, label+" len") {
+		x := rapid.IntRange(0, 5).Draw(t, label+" max_length")
+		q.MaxLength = &x
+	}
+	if rapid.Bool().Draw(t, label+" enum") {
+		q.Enum = []any{}
+		for _, v := range []string{"x", "y", "z"} {
+			if rapid.Bool().Draw(t, label+" enum "+v) {
+				q.Enum = append(q.Enum, v)
+			}
+		}
+	}
+	if rapid.Bool().Draw(t, label+" pattern") {
+		q.Pattern = rapid.SampledFrom([]string{"^a", "^b"}).Draw(t, label+" pattern")
+	}
+	return q
+}
+
+// boundsInside fails t where the parameter n of tool name is not inside
+// the bounds of every policy of set.
+func boundsInside(t *rapid.T, set policy.Set, c config.Config, name string) {
+	q := c.Tools[name].Parameters["n"]
+	for _, p := range set {
+		b, ok := p.Tools[name].Parameters["n"]
+		if !ok {
+			continue
+		}
+		switch {
+		case b.Minimum != nil && (q.Minimum == nil || *q.Minimum < *b.Minimum):
+			t.Fatalf("tools.%s n's minimum %v is below the policy's %v", name, q.Minimum, *b.Minimum)
+		case b.Maximum != nil && (q.Maximum == nil || *q.Maximum > *b.Maximum):
+			t.Fatalf("tools.%s n's maximum %v is above the policy's %v", name, q.Maximum, *b.Maximum)
+		case b.MaxLength != nil && (q.MaxLength == nil || *q.MaxLength > *b.MaxLength):
+			t.Fatalf("tools.%s n's max_length %v is above the policy's %v", name, q.MaxLength, *b.MaxLength)
+		case b.Pattern != "" && q.Pattern != b.Pattern && (q.Bounded == nil || !slices.Contains(q.Bounded.Patterns, b.Pattern)):
+			t.Fatalf("tools.%s n's patterns leave out the policy's %s", name, b.Pattern)
+		}
+		if b.Enum != nil {
+			if q.Enum == nil {
+				t.Fatalf("tools.%s n has no enum, the policy's is %v", name, b.Enum)
+			}
+			for _, v := range q.Enum {
+				if !slices.Contains(b.Enum, v) {
+					t.Fatalf("tools.%s n's enum %v leaves the policy's %v", name, q.Enum, b.Enum)
+				}
+			}
+		}
+	}
 }
 
 func drawSet(t *rapid.T, label string, modes []string) []string {
@@ -95,6 +160,9 @@ func drawPolicy(t *rapid.T, n int) *policy.Policy {
 		}
 		if tl.Run == nil && rapid.Bool().Draw(t, "empty run") {
 			tl.Run = []config.RunMode{}
+		}
+		if name != config.EveryTool && rapid.Bool().Draw(t, name+" bounds") {
+			tl.Parameters = map[string]config.Parameter{"n": drawParameter(t, name+" bounds n")}
 		}
 		p.Tools[name] = tl
 	}
@@ -188,6 +256,9 @@ func inside(t *rapid.T, set policy.Set, c config.Config, more bool) {
 		if !slices.ContainsFunc(results, func(r config.ResultRule) bool { return r.IsCatchAll() }) && !allows(set, name, "result", "ask") {
 			t.Fatalf("tools.%s.result ends in the implicit ask, outside the policies: %v", name, results)
 		}
+	}
+	for _, name := range toolNames[1:] {
+		boundsInside(t, set, c, name)
 	}
 	for name, srv := range c.MCPServers {
 		if !srv.IsEnabled() {

@@ -96,6 +96,11 @@ type Tools struct {
 	Run    []config.RunMode    `toml:"run" json:"run"`
 	Result []config.ResultMode `toml:"result" json:"result"`
 	Reason string              `toml:"reason" json:"reason"`
+	// Parameters bound the tool's parameters, by name: enum, minimum,
+	// maximum, exclusive_minimum, exclusive_maximum, min_length,
+	// max_length, min_items, max_items and pattern, which every layer may
+	// only narrow. Only a tool's own entry takes them, not '*'.
+	Parameters map[string]config.Parameter `toml:"parameters" json:"parameters"`
 }
 
 // Servers says which MCP servers may start, by what they launch.
@@ -140,7 +145,7 @@ type file struct {
 
 var fileKeys = map[string][]string{
 	"":        {"reason", "tools", "servers"},
-	"tools":   {"run", "result", "reason"},
+	"tools":   {"run", "result", "reason", "parameters"},
 	"servers": {"allow", "deny", "reason"},
 	"launch":  {"command", "args", "sha256", "url", "reason"},
 }
@@ -284,6 +289,19 @@ func (p *Policy) check() error {
 			}
 		}
 	}
+	for _, name := range slices.Sorted(maps.Keys(p.Tools)) {
+		for _, param := range slices.Sorted(maps.Keys(p.Tools[name].Parameters)) {
+			path := partial.Path{"tools", name, "parameters", param}
+			if name == config.EveryTool {
+				errs = append(errs, p.problem(path, "bounds a parameter of every tool", "bound the parameter of a tool by its name: [tools.<name>.parameters."+param+"]"))
+				continue
+			}
+			if bad := notBounds(p.Tools[name].Parameters[param]); bad != "" {
+				errs = append(errs, p.problem(path.Append(bad), "a policy bounds a parameter; it does not set its "+bad,
+					"a policy takes enum, minimum, maximum, exclusive_minimum, exclusive_maximum, min_length, max_length, min_items, max_items and pattern"))
+			}
+		}
+	}
 	for _, list := range []struct {
 		key string
 		ls  []Launch
@@ -403,4 +421,34 @@ func ReadAll(ctx context.Context, files []File, sources []load.HostSource, works
 		return nil, errs
 	}
 	return set, nil
+}
+
+// notBounds names a key of q that is no bound a policy takes; "" when
+// there is none.
+func notBounds(q config.Parameter) string {
+	switch {
+	case len(q.Type) > 0:
+		return "type"
+	case q.Required != nil:
+		return "required"
+	case q.Default != nil:
+		return "default"
+	case q.MultipleOf != nil:
+		return "multiple_of"
+	case q.Format != "":
+		return "format"
+	case q.UniqueItems != nil:
+		return "unique_items"
+	case q.Summary != "", q.Description != "":
+		return "description"
+	case len(q.Examples) > 0:
+		return "examples"
+	case q.Items != nil:
+		return "items"
+	case len(q.Properties) > 0:
+		return "properties"
+	case q.AllowDash:
+		return "allow_dash"
+	}
+	return ""
 }

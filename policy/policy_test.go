@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,5 +124,49 @@ func TestParseErrors(t *testing.T) {
 	_, err = policy.Parse("policy.toml", []byte("[tools.'*']\nrun = [\"sometimes\"]\n"))
 	if err == nil {
 		t.Error("a mode that is none was read")
+	}
+}
+
+// TestClampBounds: a policy's bounds of a parameter: set where no layer
+// set one, a looser one falls back to the policy's, a tighter one stays;
+// an enum is intersected; a pattern holds besides the parameter's own.
+func TestClampBounds(t *testing.T) {
+	p := parse(t, `reason = "change control"
+[tools.edit.parameters.lines]
+minimum = 1
+maximum = 100
+[tools.edit.parameters.mode]
+enum = ["a", "b"]
+[tools.edit.parameters.path]
+pattern = '^src/'
+max_length = 200
+`)
+	ten, thousand := 10.0, 1000.0
+	c := config.Config{Tools: config.Tools{"edit": {Parameters: map[string]config.Parameter{
+		"lines": {Maximum: &thousand, Minimum: &ten},
+		"mode":  {Enum: []any{"b", "c"}},
+		"path":  {Pattern: "^[a-z]"},
+	}}}}
+	got, clamps := policy.Set{p}.Clamp(c, nil)
+	ps := got.Tools["edit"].Parameters
+	if *ps["lines"].Maximum != 100 || *ps["lines"].Minimum != 10 {
+		t.Errorf("lines: minimum %v, maximum %v; want 10 and 100", *ps["lines"].Minimum, *ps["lines"].Maximum)
+	}
+	if diff := cmp.Diff([]any{"b"}, ps["mode"].Enum); diff != "" {
+		t.Errorf("mode's enum (-want +got):\n%s", diff)
+	}
+	if ps["path"].Pattern != "^[a-z]" || !slices.Equal(ps["path"].Bounded.Patterns, []string{"^src/"}) || *ps["path"].MaxLength != 200 {
+		t.Errorf("path: %+v %+v", ps["path"], ps["path"].Bounded)
+	}
+	var keys []string
+	for _, c := range clamps {
+		keys = append(keys, c.Key.String()+" "+c.From+"->"+c.To+" "+c.Reason)
+	}
+	want := []string{"tools.edit.parameters.lines.maximum 1000->100 change control", "tools.edit.parameters.mode.enum [b c]->[b] change control"}
+	if diff := cmp.Diff(want, keys); diff != "" {
+		t.Errorf("clamps (-want +got):\n%s", diff)
+	}
+	if _, err := policy.Parse("p.toml", []byte("[tools.edit.parameters.x]\ndefault = 1\n")); err == nil || !strings.Contains(err.Error(), "does not set its default") {
+		t.Errorf("a default in a policy: %v", err)
 	}
 }

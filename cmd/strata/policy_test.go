@@ -83,12 +83,15 @@ func TestPolicyDryRunGolden(t *testing.T) {
 	run("policy-dry-run-bound-refused", "fs_modify_file", `{"path": "src/a.txt", "start_line": 0, "end_line": 1, "content": "x"}`)
 	run("policy-dry-run-unknown", "write_fil", `{}`)
 	// A policy layer, outside the workspace, allows write_file no mode
-	// but skip: the workspace's rules are clamped to it.
+	// but skip: the workspace's rules are clamped to it; and it bounds
+	// fs_modify_file's end_line, which the config does not bound.
 	org := filepath.Join(dir, "org-policy.toml")
-	if err := os.WriteFile(org, []byte("[tools.write_file]\nrun = [\"skip\"]\nreason = \"writes go through review\"\n"), 0o600); err != nil {
+	if err := os.WriteFile(org, []byte("[tools.write_file]\nrun = [\"skip\"]\nreason = \"writes go through review\"\n\n"+
+		"[tools.fs_modify_file]\nreason = \"change control\"\nparameters.end_line.maximum = 100\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	run("policy-dry-run-policy-refused", "--policy", org, "write_file", `{"path": "src/a.txt", "content": "x"}`)
+	run("policy-dry-run-policy-bound-refused", "--policy", org, "fs_modify_file", `{"path": "src/a.txt", "start_line": 1, "end_line": 500, "content": "x"}`)
 	// The lock holds a tool back once its definition changed.
 	if _, stderr, code := strataIn(t, root, environ, "lock", "--trust"); code != 0 {
 		t.Fatalf("strata lock: %s", stderr)
