@@ -348,3 +348,59 @@ args = [%q, "/"]
 		t.Errorf("a policy in the workspace: exit %d:\n%s", code, stderr)
 	}
 }
+
+// TestPolicyLayerServe: through strata serve, a call a policy layer
+// refuses (a mode clamped to skip, an argument past a policy's bound) is
+// a tool error that names the policy, and the decision in the result's
+// _meta is the one strata call --dry-run prints.
+func TestPolicyLayerServe(t *testing.T) {
+	root, environ := policyWorkspace(t)
+	org := filepath.Join(filepath.Dir(root), "org-policy.toml")
+	if err := os.WriteFile(org, []byte("[tools.write_file]\nrun = [\"skip\"]\nreason = \"writes go through review\"\n\n"+
+		"[tools.fs_modify_file]\nreason = \"change control\"\nparameters.end_line.maximum = 100\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	environ = append(environ, "STRATA_POLICY="+org)
+	cmd := exec.Command(strataBin, "serve", "--trust")
+	cmd.Dir, cmd.Env = root, environ
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "policy-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("%v; stderr:\n%s", err, stderr.String())
+	}
+	defer cs.Close()
+	for _, c := range []struct{ tool, args, text string }{
+		{"write_file", `{"path": "src/a.txt", "content": "x"}`, "writes go through review"},
+		{"fs_modify_file", `{"path": "src/a.txt", "start_line": 1, "end_line": 500, "content": "x"}`, "maximum"},
+	} {
+		var args map[string]any
+		if err := json.Unmarshal([]byte(c.args), &args); err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v; stderr:\n%s", c.tool, err, stderr.String())
+		}
+		if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.Contains(text, c.text) {
+			t.Errorf("%s: isError %v, %s", c.tool, res.IsError, text)
+		}
+		stdout, _, _ := strataIn(t, root, environ, "call", "--trust", "--dry-run", c.tool, c.args)
+		var want, got any
+		if err := json.Unmarshal([]byte(stdout), &want); err != nil {
+			t.Fatalf("%s: the dry run printed %q: %v", c.tool, stdout, err)
+		}
+		b, _ := json.Marshal(res.Meta[protocol.MetaDecision])
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: the _meta decision differs from the dry run's (-dry-run +_meta):\n%s", c.tool, diff)
+		}
+	}
+	if read(t, root, "src/a.txt") != "one\n" {
+		t.Errorf("a refused call changed src/a.txt: %q", read(t, root, "src/a.txt"))
+	}
+}
