@@ -495,9 +495,9 @@ func (w *Workspace[P, R]) placeOne(e *diag.Error) *diag.Error {
 }
 
 // Watch returns the files and directories whose change changes what the
-// workspace resolves to: the config files read or looked for, the trust
-// list, the discovery directories, and the programs of local tools and MCP
-// servers. Paths that do not exist yet count when they appear.
+// workspace resolves to: the config files read or looked for, the policy
+// files, the trust list, the discovery directories, and the programs of
+// local tools and MCP servers. Paths that do not exist yet count when they appear.
 func (w *Workspace[P, R]) Watch() []string {
 	set := map[string]bool{}
 	for _, p := range w.loaded.Watch() {
@@ -535,6 +535,9 @@ func (w *Workspace[P, R]) Watch() []string {
 	}
 	for _, srv := range w.model.MCPServers {
 		set[discover.Program(srv, w.root, w.environ)] = true
+	}
+	for _, f := range w.s.policies {
+		set[f.path] = true // a policy file, present or to come
 	}
 	out := make([]string, 0, len(set))
 	for p := range set {
