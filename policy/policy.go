@@ -7,7 +7,7 @@
 //
 // A policy comes from where an organisation puts it (a system path such
 // as /etc/strata/policy.toml, a path the host names, a koanf provider
-// such as etcd), never from a workspace: [Read] refuses a file inside
+// such as etcd), never from a workspace: [FromFile] refuses a file inside
 // one. Several policies combine so that each only narrows: the allowed
 // modes of every policy are intersected, a server must be in the allow
 // list of every policy that has one (allow lists intersect), and a server
