@@ -144,10 +144,11 @@ type file struct {
 }
 
 var fileKeys = map[string][]string{
-	"":        {"reason", "tools", "servers"},
-	"tools":   {"run", "result", "reason", "parameters"},
-	"servers": {"allow", "deny", "reason"},
-	"launch":  {"command", "args", "sha256", "url", "reason"},
+	"":          {"reason", "tools", "servers"},
+	"tools":     {"run", "result", "reason", "parameters"},
+	"servers":   {"allow", "deny", "reason"},
+	"launch":    {"command", "args", "sha256", "url", "reason"},
+	"parameter": {"enum", "minimum", "maximum", "exclusive_minimum", "exclusive_maximum", "min_length", "max_length", "min_items", "max_items", "pattern"},
 }
 
 // FromFile reads the policy file at path. A file that does not exist gives
@@ -248,6 +249,8 @@ func tomlError(name string, err error) error {
 				known = fileKeys["servers"]
 			case len(key) == 3 && key[0] == "servers":
 				known = fileKeys["launch"]
+			case len(key) == 5 && key[0] == "tools" && key[2] == "parameters":
+				known = fileKeys["parameter"]
 			}
 			d := &diag.Error{Code: diag.CodeUnknownKey, Source: name, Line: row, Column: col, Path: partial.Path(key), Msg: "unknown key of a policy"}
 			if c := suggest.Closest(last, known); c != "" {

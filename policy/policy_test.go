@@ -121,6 +121,10 @@ func TestParseErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "did you mean run") || !strings.Contains(err.Error(), "policy.toml:2") {
 		t.Errorf("err = %v", err)
 	}
+	_, err = policy.Parse("policy.toml", []byte("[tools.x.parameters.n]\nmaximun = 3\n"))
+	if err == nil || !strings.Contains(err.Error(), "did you mean maximum") || !strings.Contains(err.Error(), "policy.toml:2") {
+		t.Errorf("err = %v", err)
+	}
 	_, err = policy.Parse("policy.toml", []byte("[tools.'*']\nrun = [\"sometimes\"]\n"))
 	if err == nil {
 		t.Error("a mode that is none was read")
