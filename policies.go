@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/shape"
 	"github.com/strata-config/strata/policy"
+	"github.com/strata-config/strata/resolve"
 )
 
 // clamp clamps the workspace's model to its policies, writes the model
@@ -81,4 +83,22 @@ func setModel[R any](r *R, mount []string, c config.Config) error {
 		}
 	}
 	return nil
+}
+
+// admitTools leaves out of cat the tools the policies' tool lists do
+// not admit, each with a warning that names the list and its reason.
+func (w *Workspace[P, R]) admitTools(cat *resolve.Catalog) *resolve.Catalog {
+	var left diag.Errors
+	out := cat.Filter(func(d resolve.Definition) bool {
+		c, ok := w.policies.AdmitsTool(d.Name, resolve.FullSource(d))
+		if !ok {
+			c.Key = append(w.s.Mount.Append(), c.Key...)
+			left = append(left, c.Problem(false))
+		}
+		return ok
+	})
+	if len(left) > 0 {
+		out.Warnings = append(slices.Clone(cat.Warnings), left...)
+	}
+	return out
 }

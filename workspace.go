@@ -397,6 +397,9 @@ func (w *Workspace[P, R]) resolveAll(ctx context.Context) (*resolve.Catalog, err
 	if cat == nil {
 		return nil, err
 	}
+	if len(w.policies) > 0 {
+		cat = w.admitTools(cat)
+	}
 	for i, e := range cat.Warnings {
 		cat.Warnings[i] = w.placeOne(e)
 	}

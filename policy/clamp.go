@@ -411,3 +411,28 @@ func Explain(ex load.Explanation, clamps []Clamp) load.Explanation {
 	}
 	return ex
 }
+
+// AdmitsTool reports whether every policy lets the tool named name,
+// whose source is source (mcp.<server>.<tool>, local.<tool>), be given
+// to a model: no deny list matches it, and every allow list does (deny
+// lists unite, allow lists intersect). When not, the clamp says which
+// list left it out.
+func (s Set) AdmitsTool(name, source string) (Clamp, bool) {
+	for _, p := range s {
+		for i, pat := range p.DenyTools {
+			if config.Match(pat, name, source) {
+				key := partial.Path{"deny_tools", strconv.Itoa(i)}
+				line, col := p.locate(key)
+				return Clamp{Key: partial.Path{"tools", name}, From: "given", To: "left out", Policy: key, Source: p.Source, Line: line, Column: col,
+					Reason: p.Reason, Detail: fmt.Sprintf("left out: the policy's deny_tools %q matches it (%s)", pat, source)}, false
+			}
+		}
+		if p.AllowTools != nil && !slices.ContainsFunc(p.AllowTools, func(pat string) bool { return config.Match(pat, name, source) }) {
+			key := partial.Path{"allow_tools"}
+			line, col := p.locate(key)
+			return Clamp{Key: partial.Path{"tools", name}, From: "given", To: "left out", Policy: key, Source: p.Source, Line: line, Column: col,
+				Reason: p.Reason, Detail: fmt.Sprintf("left out: no pattern of the policy's allow_tools matches it (%s)", source)}, false
+		}
+	}
+	return Clamp{}, true
+}

@@ -44,6 +44,7 @@ import (
 	"maps"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -80,13 +81,18 @@ type Policy struct {
 	Tools map[string]Tools
 	// Servers are the MCP servers that may start.
 	Servers Servers
-	doc     *codec.Document
+	// AllowTools, when not nil, are the only tools given to a model, and
+	// DenyTools tools never given: patterns as a tool set's, over a
+	// tool's name and its source (mcp.<server>.<tool>, local.<tool>).
+	AllowTools, DenyTools []string
+	doc                   *codec.Document
 }
 
 // Equal reports whether p and o are the same policy, read from the same
 // source. It lets go-cmp compare policies.
 func (p Policy) Equal(o Policy) bool {
 	return p.Source == o.Source && p.Reason == o.Reason && reflect.DeepEqual(p.Tools, o.Tools) &&
+		slices.Equal(p.AllowTools, o.AllowTools) && slices.Equal(p.DenyTools, o.DenyTools) &&
 		reflect.DeepEqual(p.Servers, o.Servers) && p.doc.Equal(o.doc)
 }
 
@@ -138,9 +144,11 @@ func (l Launch) String() string {
 
 // file is a policy document's shape.
 type file struct {
-	Reason  string           `toml:"reason" json:"reason"`
-	Tools   map[string]Tools `toml:"tools" json:"tools"`
-	Servers Servers          `toml:"servers" json:"servers"`
+	Reason     string           `toml:"reason" json:"reason"`
+	AllowTools []string         `toml:"allow_tools" json:"allow_tools"`
+	DenyTools  []string         `toml:"deny_tools" json:"deny_tools"`
+	Tools      map[string]Tools `toml:"tools" json:"tools"`
+	Servers    Servers          `toml:"servers" json:"servers"`
 }
 
 var fileKeys = map[string][]string{
@@ -208,7 +216,7 @@ func Parse(name string, data []byte) (*Policy, error) {
 	if err := dec.Decode(&f); err != nil {
 		return nil, tomlError(name, err)
 	}
-	p := &Policy{Source: name, Reason: f.Reason, Tools: f.Tools, Servers: f.Servers, doc: doc}
+	p := &Policy{Source: name, Reason: f.Reason, Tools: f.Tools, Servers: f.Servers, AllowTools: f.AllowTools, DenyTools: f.DenyTools, doc: doc}
 	return p, p.check()
 }
 
@@ -227,7 +235,7 @@ func FromMap(name string, m map[string]any) (*Policy, error) {
 		return nil, &diag.Error{Code: diag.CodeInvalid, Source: name, Msg: "not a policy: " + err.Error(), Err: err,
 			Hint: "a policy has reason, tools.<name>.run, .result and .reason, servers.allow, .deny and .reason"}
 	}
-	p := &Policy{Source: name, Reason: f.Reason, Tools: f.Tools, Servers: f.Servers}
+	p := &Policy{Source: name, Reason: f.Reason, Tools: f.Tools, Servers: f.Servers, AllowTools: f.AllowTools, DenyTools: f.DenyTools}
 	return p, p.check()
 }
 
@@ -302,6 +310,16 @@ func (p *Policy) check() error {
 			if bad := notBounds(p.Tools[name].Parameters[param]); bad != "" {
 				errs = append(errs, p.problem(path.Append(bad), "a policy bounds a parameter; it does not set its "+bad,
 					"a policy takes enum, minimum, maximum, exclusive_minimum, exclusive_maximum, min_length, max_length, min_items, max_items and pattern"))
+			}
+		}
+	}
+	for _, list := range []struct {
+		key      string
+		patterns []string
+	}{{"allow_tools", p.AllowTools}, {"deny_tools", p.DenyTools}} {
+		for i, pat := range list.patterns {
+			if _, err := path.Match(pat, ""); err != nil || pat == "" {
+				errs = append(errs, p.problem(partial.Path{list.key, fmt.Sprint(i)}, fmt.Sprintf("%q is not a pattern", pat), "write a tool's name or source, with * for any part: mcp.files.*"))
 			}
 		}
 	}

@@ -174,3 +174,31 @@ max_length = 200
 		t.Errorf("a default in a policy: %v", err)
 	}
 }
+
+// TestAdmitsTool: deny lists unite, allow lists intersect, over a tool's
+// name or source.
+func TestAdmitsTool(t *testing.T) {
+	a := parse(t, "reason = \"r\"\nallow_tools = [\"mcp.files.*\", \"grep\"]\ndeny_tools = [\"mcp.files.delete_*\"]\n")
+	b := parse(t, "allow_tools = [\"mcp.*.read_*\", \"mcp.files.write_file\"]\n")
+	for _, c := range []struct {
+		name, source string
+		want         bool
+	}{
+		{"read_file", "mcp.files.read_file", true},
+		{"write_file", "mcp.files.write_file", true},
+		{"delete_file", "mcp.files.delete_file", false},
+		{"grep", "local.grep", false}, // b's allow list leaves it out
+		{"read_mail", "mcp.mail.read_mail", false},
+	} {
+		c2, ok := policy.Set{a, b}.AdmitsTool(c.name, c.source)
+		if ok != c.want {
+			t.Errorf("%s: admitted %v, want %v (%s)", c.name, ok, c.want, c2.Detail)
+		}
+	}
+	if _, ok := (policy.Set{a}).AdmitsTool("grep", "local.grep"); !ok {
+		t.Error("grep is in a's allow list")
+	}
+	if _, err := policy.Parse("p.toml", []byte("deny_tools = [\"[\"]\n")); err == nil {
+		t.Error("a bad pattern was read")
+	}
+}

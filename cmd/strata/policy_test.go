@@ -337,6 +337,14 @@ args = [%q, "/"]
 		t.Errorf("the allowed server, renamed, was left out:\n%s", stderr)
 	}
 
+	// A second policy only narrows: its deny list leaves write_file out.
+	deny := filepath.Join(dir, "deny.toml")
+	write(deny, "reason = \"no writes\"\ndeny_tools = [\"mcp.files.write_*\"]\n")
+	stdout, stderr, code = strataIn(t, work, environ, "resolve", "--policy", deny)
+	if code != 0 || strings.Contains(stdout, "write_file") || !strings.Contains(stderr, "tools.write_file: left out: the policy's deny_tools \"mcp.files.write_*\" matches it (mcp.files.write_file) (no writes)") {
+		t.Errorf("resolve with a deny list: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+
 	// --strict: a value outside the policy is an error.
 	if _, stderr, code := strataIn(t, work, environ, "resolve", "--strict"); code != 1 || !strings.Contains(stderr, "strata: "+org+":4:1: tools.'*'.run: tools.'*'.run.0: \"unattended\" is outside the policy") {
 		t.Errorf("resolve --strict: exit %d:\n%s", code, stderr)

@@ -11,7 +11,6 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/export"
 	"github.com/strata-config/strata/internal/termtext"
-	"github.com/strata-config/strata/policy"
 )
 
 // strataWorkspace is strata's own workspace: the tools model at the root.
@@ -26,7 +25,13 @@ func open(e *env, f OpenFlags, opts ...strata.Option) (*strataWorkspace, error) 
 		strata.TrustStore(s.TrustStore), strata.TrustHint(s.TrustHint), strata.UnknownEnv(s.UnknownEnv), strata.HostEnv(s.HostEnv...),
 		strata.CacheDir(strata.DefaultCacheDir(s.Name, s.Environ)),
 		strata.SignIns(strata.DefaultSignInFile(s.Name, s.Environ)),
-		strata.SystemPolicy(policy.SystemPath), strata.Policies(f.Policy...),
+	}
+	for _, p := range f.policies() {
+		if p.Optional {
+			base = append(base, strata.SystemPolicy(p.Path))
+		} else {
+			base = append(base, strata.Policies(p.Path))
+		}
 	}
 	if f.Strict {
 		base = append(base, strata.Strict())
