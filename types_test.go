@@ -90,6 +90,7 @@ var valueTypes = map[string]reflect.Type{
 	"config.Matcher":             reflect.TypeFor[config.Matcher](),
 	"config.Position":            reflect.TypeFor[config.Position](),
 	"config.Clamped":             reflect.TypeFor[config.Clamped](),
+	"config.Bounded":             reflect.TypeFor[config.Bounded](),
 	"policy.Policy":              reflect.TypeFor[policy.Policy](),
 	"policy.Set":                 reflect.TypeFor[policy.Set](),
 	"policy.Tools":               reflect.TypeFor[policy.Tools](),
