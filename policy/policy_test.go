@@ -2,8 +2,10 @@ package policy_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -200,5 +202,23 @@ func TestAdmitsTool(t *testing.T) {
 	}
 	if _, err := policy.Parse("p.toml", []byte("deny_tools = [\"[\"]\n")); err == nil {
 		t.Error("a bad pattern was read")
+	}
+}
+
+// TestReadmePolicies: every policy file of the README (a block fenced
+// "toml policy") reads.
+func TestReadmePolicies(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?s)```toml policy\n(.*?)```").FindAllSubmatch(readme, -1)
+	if len(blocks) == 0 {
+		t.Fatal("README.md has no policy file")
+	}
+	for i, b := range blocks {
+		if _, err := policy.Parse(fmt.Sprintf("README.md policy %d", i+1), b[1]); err != nil {
+			t.Errorf("%v", err)
+		}
 	}
 }
