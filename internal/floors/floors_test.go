@@ -45,7 +45,7 @@ var floors = map[string]int{
 }
 
 // core is the config core: what a host that only reads config imports.
-var core = []string{"diag", "secret", "partial", "merge", "delta", "assign", "config", "load", "trust"}
+var core = []string{"diag", "secret", "partial", "merge", "delta", "assign", "config", "load", "trust", "policy"}
 
 // notInCore are what the core never links: a process runner, the
 // network, the MCP SDK, the tokenizer (and its regular expressions), the
