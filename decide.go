@@ -21,7 +21,8 @@ import (
 // reason), the bounds of its schema that refuse an argument, the tool set
 // that admitted it, its lock entry, the trust of the workspace and the
 // pin of its launch. A tool the lock holds back, one the run's tool set
-// leaves out and one that is not enabled have a decision too; so has a
+// leaves out, one a policy's tool list leaves out and one that is not
+// enabled have a decision too; so has a
 // name no tool has (with the closest name). strata call --dry-run prints
 // it; strata serve gives the same record with each result.
 func (w *Workspace[P, R]) Decide(ctx context.Context, name string, args json.RawMessage) (*call.Decision, error) {
@@ -49,6 +50,9 @@ func (w *Workspace[P, R]) Decide(ctx context.Context, name string, args json.Raw
 			}
 			return d, nil
 		}
+	}
+	if d := w.deniedDecision(name); d != nil {
+		return d, nil
 	}
 	if t, ok := w.model.Tools.Effective(name); ok && !t.Enabled() {
 		return &call.Decision{Tool: name, Outcome: call.VerdictLeftOut, Code: diag.CodeLeftOut, Reasons: []call.Reason{},

@@ -2,7 +2,9 @@ package strata
 
 import (
 	"context"
+
 	"fmt"
+	"github.com/strata-config/strata/call"
 	"reflect"
 	"slices"
 
@@ -93,6 +95,12 @@ func (w *Workspace[P, R]) admitTools(cat *resolve.Catalog) *resolve.Catalog {
 		c, ok := w.policies.AdmitsTool(d.Name, resolve.FullSource(d))
 		if !ok {
 			c.Key = append(w.s.Mount.Append(), c.Key...)
+			w.deniedMu.Lock()
+			if w.denied == nil {
+				w.denied = map[string]deniedTool{}
+			}
+			w.denied[d.Name] = deniedTool{def: d, why: c}
+			w.deniedMu.Unlock()
 			left = append(left, c.Problem(false))
 		}
 		return ok
@@ -101,4 +109,28 @@ func (w *Workspace[P, R]) admitTools(cat *resolve.Catalog) *resolve.Catalog {
 		out.Warnings = append(slices.Clone(cat.Warnings), left...)
 	}
 	return out
+}
+
+// deniedTool is a tool a policy's tool list leaves out, and why.
+type deniedTool struct {
+	def resolve.Definition
+	why policy.Clamp
+}
+
+// deniedDecision is the decision of a call of a tool a policy's tool
+// list leaves out; nil when none does.
+func (w *Workspace[P, R]) deniedDecision(name string) *call.Decision {
+	w.deniedMu.Lock()
+	t, ok := w.denied[name]
+	w.deniedMu.Unlock()
+	if !ok {
+		return nil
+	}
+	d := &call.Decision{Tool: name, Source: t.def.Source, Server: t.def.Exec.Server, Outcome: call.VerdictLeftOut, Code: diag.CodeClamped,
+		Message: name + " is left out by the policy " + t.why.Policy.String() + " (" + t.why.At() + ")",
+		Reasons: []call.Reason{{Kind: "policy", Key: t.why.Policy.String(), At: t.why.At(), Reason: t.why.Reason, Detail: t.why.Detail}}}
+	if t.why.Reason != "" {
+		d.Message += ": " + t.why.Reason
+	}
+	return d
 }

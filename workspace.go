@@ -98,6 +98,8 @@ type Workspace[P, R any] struct {
 
 	policies policy.Set     // the policy layers (see Policies)
 	clamps   []policy.Clamp // what they clamped
+	deniedMu sync.Mutex
+	denied   map[string]deniedTool // the tools their tool lists leave out, by name
 }
 
 // Equal reports whether w and o are the same workspace, a handle that owns

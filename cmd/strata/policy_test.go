@@ -92,6 +92,11 @@ func TestPolicyDryRunGolden(t *testing.T) {
 	}
 	run("policy-dry-run-policy-refused", "--policy", org, "write_file", `{"path": "src/a.txt", "content": "x"}`)
 	run("policy-dry-run-policy-bound-refused", "--policy", org, "fs_modify_file", `{"path": "src/a.txt", "start_line": 1, "end_line": 500, "content": "x"}`)
+	deny := filepath.Join(dir, "deny-policy.toml")
+	if err := os.WriteFile(deny, []byte("reason = \"no writes\"\ndeny_tools = [\"mcp.fs.write_*\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run("policy-dry-run-policy-left-out", "--policy", deny, "write_file", `{"path": "src/a.txt", "content": "x"}`)
 	// The lock holds a tool back once its definition changed.
 	if _, stderr, code := strataIn(t, root, environ, "lock", "--trust"); code != 0 {
 		t.Fatalf("strata lock: %s", stderr)
