@@ -131,6 +131,9 @@ func (w *engine) runnerFor(ctx context.Context, tools []string) (*call.Runner, b
 	if cat == nil {
 		return nil, true, w.place(err)
 	}
+	if len(w.policies) > 0 {
+		cat = w.admitTools(cat)
+	}
 	for _, name := range tools {
 		if _, ok := cat.Tool(name); !ok {
 			return nil, false, nil

@@ -21,7 +21,8 @@ import (
 // reason), the bounds of its schema that refuse an argument, the tool set
 // that admitted it, its lock entry, the trust of the workspace and the
 // pin of its launch. A tool the lock holds back, one the run's tool set
-// leaves out and one that is not enabled have a decision too; so has a
+// leaves out, one a policy's tool list leaves out and one that is not
+// enabled have a decision too; so has a
 // name no tool has (with the closest name). strata call --dry-run prints
 // it; strata serve gives the same record with each result.
 func (w *engine) Decide(ctx context.Context, name string, args json.RawMessage) (*call.Decision, error) {
@@ -49,6 +50,9 @@ func (w *engine) Decide(ctx context.Context, name string, args json.RawMessage) 
 			}
 			return d, nil
 		}
+	}
+	if d := w.deniedDecision(name); d != nil {
+		return d, nil
 	}
 	if t, ok := w.model.Tools.Effective(name); ok && !t.Enabled() {
 		return &call.Decision{Tool: name, Outcome: call.VerdictLeftOut, Code: diag.CodeLeftOut, Reasons: []call.Reason{},
@@ -138,6 +142,11 @@ func (w *engine) bounds(def resolve.Definition, d *call.Decision) {
 			for range strings.Count(rest, "[") + min(len(rest), 1) {
 				path = path.Append("items")
 			}
+		}
+		if b := w.model.Tools[def.Name].Parameters[path[len(path)-1]].Bounded; len(path) == 4 && (b.Sets(key) || key == "pattern" && b != nil && len(b.Patterns) > 0) {
+			// A policy layer's bound.
+			r.Bound, r.At, r.Reason = b.Key+"."+key, b.At, b.Reason
+			continue
 		}
 		path = path.Append(key)
 		ex, err := w.view.explain(w.key(path.String()))

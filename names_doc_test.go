@@ -217,7 +217,7 @@ func TestConfigHoldsTheModel(t *testing.T) {
 			have[n] = true
 		}
 	}
-	for _, moved := range []string{"Match", "Membership", "MCPServer.Allows", "MCPServer.Exposes", "Toolsets.Holds", "Toolsets.ForClient", "Budget.Limits", "DefaultOpenAITools"} {
+	for _, moved := range []string{"Membership", "MCPServer.Allows", "MCPServer.Exposes", "Toolsets.Holds", "Toolsets.ForClient", "Budget.Limits", "DefaultOpenAITools"} {
 		if have[moved] {
 			t.Errorf("config declares %s again", moved)
 		}

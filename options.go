@@ -77,6 +77,17 @@ type settings struct {
 	progress  func(what string) (done func())
 	names     config.NameScheme // the host's tool_names, under the config's
 	signIns   string            // the file of sign-ins (see SignIns)
+	// policies are the policy files (see Policies), policySources the
+	// sources of policies; strict makes a value outside them an error.
+	policies      []policyFile
+	policySources []load.HostSource
+	strict        bool
+}
+
+// policyFile is a policy file and whether it may be missing.
+type policyFile struct {
+	path     string
+	optional bool
 }
 
 // Name names the host's files and variables: .<name>/config.toml,
@@ -171,6 +182,37 @@ func HostEnv(names ...string) Option {
 func Sources(src ...load.HostSource) Option {
 	return option(func(s *settings) { s.Sources = append(s.Sources, src...) })
 }
+
+// Policies adds policy layers read from files (see package policy): a
+// layer above every other whose values are constraints, which clamps the
+// config to them. Each file must exist; a policy file inside the
+// workspace is refused, whoever names it.
+func Policies(paths ...string) Option {
+	return option(func(s *settings) {
+		for _, p := range paths {
+			s.policies = append(s.policies, policyFile{path: p})
+		}
+	})
+}
+
+// SystemPolicy adds the policy layer at path when the file exists: the
+// place an organisation installs its policy (strata's command reads
+// policy.SystemPath).
+func SystemPolicy(path string) Option {
+	return option(func(s *settings) { s.policies = append(s.policies, policyFile{path: path, optional: true}) })
+}
+
+// PolicySources adds policy layers the host reads from elsewhere: a
+// koanf provider (package koanflayer makes a load.HostSource of one),
+// an organisation's key-value store. Their Kind and Above are not used:
+// a policy ranks above every layer.
+func PolicySources(src ...load.HostSource) Option {
+	return option(func(s *settings) { s.policySources = append(s.policySources, src...) })
+}
+
+// Strict makes a value outside a policy an error of [Open], where it
+// falls back to the nearest allowed value with a warning.
+func Strict() Option { return option(func(s *settings) { s.strict = true }) }
 
 // Flags is the layer of the host's explicit command-line flags, the
 // highest. Its type must be the host's partial type P.

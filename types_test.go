@@ -28,6 +28,7 @@ import (
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/lock"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/policy"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
 	"github.com/strata-config/strata/secret"
@@ -90,6 +91,16 @@ var valueTypes = map[string]reflect.Type{
 	"config.ResultRules":         reflect.TypeFor[config.ResultRules](),
 	"config.Matcher":             reflect.TypeFor[config.Matcher](),
 	"config.Position":            reflect.TypeFor[config.Position](),
+	"config.Clamped":             reflect.TypeFor[config.Clamped](),
+	"config.Bounded":             reflect.TypeFor[config.Bounded](),
+	"policy.Policy":              reflect.TypeFor[policy.Policy](),
+	"policy.Set":                 reflect.TypeFor[policy.Set](),
+	"policy.Tools":               reflect.TypeFor[policy.Tools](),
+	"policy.Servers":             reflect.TypeFor[policy.Servers](),
+	"policy.Launch":              reflect.TypeFor[policy.Launch](),
+	"policy.Clamp":               reflect.TypeFor[policy.Clamp](),
+	"policy.Identity":            reflect.TypeFor[policy.Identity](),
+	"policy.File":                reflect.TypeFor[policy.File](),
 	"config.Policy":              reflect.TypeFor[config.Policy](),
 	"config.PolicyPartial":       reflect.TypeFor[config.PolicyPartial](),
 	"config.Shadow":              reflect.TypeFor[config.Shadow](),
@@ -207,7 +218,7 @@ var notValues = []string{
 }
 
 // publicPackages are the directories of the packages a host imports.
-var publicPackages = []string{".", "config", "partial", "codec", "diag", "load", "trust", "merge", "delta", "assign", "resolve", "export", "budget", "call", "serve", "protocol", "koanflayer", "lock", "secret"}
+var publicPackages = []string{".", "config", "partial", "codec", "diag", "load", "trust", "merge", "delta", "assign", "resolve", "export", "budget", "call", "serve", "protocol", "koanflayer", "lock", "secret", "policy"}
 
 // TestEveryTypeListed finds every exported type of the public packages in
 // their source, and checks it is in valueTypes or notValues.

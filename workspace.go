@@ -54,6 +54,7 @@ import (
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/policy"
 	"github.com/strata-config/strata/protocol"
 	"github.com/strata-config/strata/resolve"
 	"github.com/strata-config/strata/trust"
@@ -106,6 +107,11 @@ type engine struct {
 
 	signInOnce sync.Once
 	store      *signin.Store // the sign-ins kept (see SignIns), or nil
+
+	policies policy.Set     // the policy layers (see Policies)
+	clamps   []policy.Clamp // what they clamped
+	deniedMu sync.Mutex
+	denied   map[string]deniedTool // the tools their tool lists leave out, by name
 }
 
 // loadedView is what the engine reads of a load.Result, whatever the
@@ -227,6 +233,9 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 		w.sayLock()
 		res.Warnings = w.view.warnings // Loaded says what Warnings says
 	}
+	if err := w.clamp(ctx); err != nil {
+		return nil, err
+	}
 	return w, nil
 }
 
@@ -328,8 +337,15 @@ func (w *engine) Trusted() bool { return w.trusted }
 func (w *engine) Warnings() []*diag.Error { return slices.Clip(w.view.warnings) }
 
 // Explain says which layers set the key (a dotted key path of the host's
-// config, such as "assistant.tools.grep.run"), in order, and which wins.
-func (w *engine) Explain(key string) (load.Explanation, error) { return w.view.explain(key) }
+// config, such as "assistant.tools.grep.run"), in order, and which wins;
+// a policy layer that clamped its value is the last step, and wins.
+func (w *engine) Explain(key string) (load.Explanation, error) {
+	ex, err := w.view.explain(key)
+	if err != nil {
+		return ex, err
+	}
+	return policy.Explain(ex, w.clamps), nil
+}
 
 // resolver is the resolver of the workspace. Untrusted, its programs
 // start in private directories; the first resolver removes those that a
@@ -478,6 +494,9 @@ func (w *engine) resolveAll(ctx context.Context) (*resolve.Catalog, error) {
 	if cat == nil {
 		return nil, err
 	}
+	if len(w.policies) > 0 {
+		cat = w.admitTools(cat)
+	}
 	for i, e := range cat.Warnings {
 		cat.Warnings[i] = w.placeOne(e)
 	}
@@ -590,9 +609,9 @@ func (w *engine) placeOne(e *diag.Error) *diag.Error {
 }
 
 // Watch returns the files and directories whose change changes what the
-// workspace resolves to: the config files read or looked for, the trust
-// list, the discovery directories, and the programs of local tools and MCP
-// servers. Paths that do not exist yet count when they appear.
+// workspace resolves to: the config files read or looked for, the policy
+// files, the trust list, the discovery directories, and the programs of
+// local tools and MCP servers. Paths that do not exist yet count when they appear.
 func (w *engine) Watch() []string {
 	set := map[string]bool{}
 	for _, p := range w.view.watch() {
@@ -630,6 +649,9 @@ func (w *engine) Watch() []string {
 	}
 	for _, srv := range w.model.MCPServers {
 		set[discover.Program(srv, w.root, w.environ)] = true
+	}
+	for _, f := range w.s.policies {
+		set[f.path] = true // a policy file, present or to come
 	}
 	out := make([]string, 0, len(set))
 	for p := range set {

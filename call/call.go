@@ -204,6 +204,14 @@ func (r *Runner) Call(ctx context.Context, name string, args json.RawMessage, op
 			}
 			why += ")"
 		}
+		for _, rs := range d.Reasons {
+			if rs.Kind == "policy" && strings.HasSuffix(rs.Key, ".run") {
+				why += "; the policy " + rs.Key + " (" + rs.At + ") allows it no other mode"
+				if rs.Reason != "" {
+					why += ": " + rs.Reason
+				}
+			}
+		}
 		res.Outcome = protocol.Outcome{Type: protocol.Failure, Message: name + " was not run: " + why}
 		return res, nil
 	case VerdictAsk:

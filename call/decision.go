@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
@@ -225,9 +226,15 @@ func (r *Runner) decide(ctx context.Context, name string, args json.RawMessage) 
 	run := pol.Run.Decide(argMap)
 	d.Run = run.Mode
 	d.Reasons = append(d.Reasons, ruleReason("run", pol.Run.Key, run.Rule, string(run.Mode)))
+	if run.Rule != nil {
+		d.Reasons = append(d.Reasons, clampReason(run.Rule.Clamped, string(run.Mode))...)
+	}
 	result := pol.Result.Decide(argMap)
 	d.Result = result.Mode
 	d.Reasons = append(d.Reasons, ruleReason("result", pol.Result.Key, result.Rule, string(result.Mode)))
+	if result.Rule != nil {
+		d.Reasons = append(d.Reasons, clampReason(result.Rule.Clamped, string(result.Mode))...)
+	}
 	by := ruleText(pol.Run.Key, run.Rule)
 	if run.Rule != nil {
 		by += " says " + string(run.Mode)
@@ -246,8 +253,24 @@ func (r *Runner) decide(ctx context.Context, name string, args json.RawMessage) 
 	if run.Rule != nil && run.Rule.Reason != "" {
 		d.Message += " (" + run.Rule.Reason + ")"
 	}
+	if c := run.Rule.Clamp(); c != nil {
+		d.Message += fmt.Sprintf("; the policy %s (%s) allows no %s", c.Key, c.At, c.From)
+		if c.Reason != "" {
+			d.Message += " (" + c.Reason + ")"
+		}
+	}
 	r.admit(ctx, def, d)
 	return d, prepared, argMap, nil
+}
+
+// clampReason is the reason of a policy layer that moved a rule's mode
+// to mode; none when c is nil.
+func clampReason(c *config.Clamped, mode string) []Reason {
+	if c == nil {
+		return nil
+	}
+	return []Reason{{Kind: "policy", Key: c.Key, At: c.At, Mode: mode, Reason: c.Reason,
+		Detail: fmt.Sprintf("%s falls back to %s, the nearest of the modes the policies allow (%s)", c.From, mode, strings.Join(c.Allowed, ", "))}}
 }
 
 // DecidedBy returns the reason of the rule of policy kind (run or

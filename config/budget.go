@@ -88,6 +88,17 @@ type Toolset struct {
 	Clients []string `toml:"clients"`
 }
 
+// Match reports whether pattern matches a tool named name whose source is
+// source (see [Toolset]): the patterns of tool sets and of policies'
+// tool lists.
+func Match(pattern, name, source string) bool {
+	if ok, _ := path.Match(pattern, name); ok {
+		return true
+	}
+	ok, _ := path.Match(pattern, source)
+	return ok
+}
+
 // validatePattern checks a pattern of a set.
 func validatePattern(p string) error {
 	if p == "" {

@@ -113,7 +113,25 @@ type Parameter struct {
 	// reads as an option; strata refuses such a value otherwise. It is
 	// strata's, not the schema's: the model never sees it.
 	AllowDash bool `toml:"allow_dash"`
+	// Bounded is set where a policy layer bounds the parameter (package
+	// policy): it is no key of a file.
+	Bounded *Bounded `toml:"-"`
 }
+
+// Bounded says what a policy layer bounds of a parameter: the keys of
+// the bounds it set (minimum, enum...), which stay where the tool's own
+// schema is tighter already, and patterns that hold besides the
+// parameter's own.
+type Bounded struct {
+	Keys     []string
+	Patterns []string
+	// Key is the policy's key of the parameter, At where it is, Reason
+	// its reason.
+	Key, At, Reason string
+}
+
+// Sets reports whether the policy set the bound of key.
+func (b *Bounded) Sets(key string) bool { return b != nil && slices.Contains(b.Keys, key) }
 
 // Question configures one question a tool may ask while it runs.
 type Question struct {

@@ -51,6 +51,24 @@ type Rule[M Mode] struct {
 	// At is where the rule was written; zero for a rule made in Go (the
 	// defaults'). It takes no part in what the rule is ([Rule.Equal]).
 	At Position `toml:"-"`
+	// Clamped is set when a policy layer changed the rule's mode: the
+	// mode the layers gave, and the policy that does not allow it. It
+	// takes no part in what the rule is ([Rule.Equal]).
+	Clamped *Clamped `toml:"-"`
+}
+
+// Clamped says that a policy layer (package policy) moved a rule's mode
+// to the nearest mode it allows.
+type Clamped struct {
+	// From is the mode the layers gave.
+	From string
+	// Key is the key of the policy that decided (tools.'*'.run), and At
+	// where it is: the policy's file (file:line:column) or source.
+	Key, At string
+	// Allowed are the modes every policy allows, in order.
+	Allowed []string
+	// Reason is the policy's reason.
+	Reason string
 }
 
 // Matcher is a condition's test of the argument: a keyword of JSON

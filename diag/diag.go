@@ -48,6 +48,7 @@
 //	unreachable          a policy rule can never match: an earlier rule takes every call it would (both are named)
 //	example              a policy rule's example (match, not_match) does not behave as the rule is written
 //	skipped              a call was not run because its run policy says skip (the rule, its place and reason are named)
+//	clamped              a value outside a policy layer moved to the nearest one it allows, or a server it does not allow was left out (the policy and its reason are named)
 //	omitted              closes a list of problems cut short: how many more there were (its cause is an [*Omitted])
 package diag
 
@@ -117,6 +118,7 @@ const (
 	CodeUnreachable   Code = "unreachable"
 	CodeExample       Code = "example"
 	CodeSkipped       Code = "skipped"
+	CodeClamped       Code = "clamped"
 	CodeOmitted       Code = "omitted"
 )
 
@@ -124,7 +126,7 @@ const (
 func Codes() []Code {
 	return []Code{CodeSyntax, CodeUnknownKey, CodeType, CodeBadValue, CodeInvalid, CodeNotFound, CodeOverride,
 		CodeNameCollision, CodeUntrusted, CodeRefused, CodePinChanged, CodeDiscovery, CodeServer, CodeLeftOut,
-		CodeChanged, CodeLimit, CodeRead, CodeWrite, CodeForeign, CodeUsage, CodeSignIn, CodeUnreachable, CodeExample, CodeSkipped, CodeOmitted}
+		CodeChanged, CodeLimit, CodeRead, CodeWrite, CodeForeign, CodeUsage, CodeSignIn, CodeUnreachable, CodeExample, CodeSkipped, CodeClamped, CodeOmitted}
 }
 
 // Error returns the code, so that a Code is an error errors.Is can look

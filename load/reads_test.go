@@ -25,6 +25,7 @@ var opens = map[string]string{
 	"lock/file.go Read":                  "a host's reading of a lock it names itself; strata reads its locks through the gate (engine.readLock) and parses them with lock.ReadBytes",
 	"lock.go engine.readLock":            "the lock, through the gate (load.Result.ReadFile)",
 	// The user's own files, at places the user (or the host) chose.
+	"policy/policy.go FromFile":                "a policy file, at a place the organisation or the host chose; one inside the workspace is refused before it is opened",
 	"trust/trust.go Store.read":                "the trust list, in the user's config directory, out of any workspace's reach",
 	"internal/filelock/lock_unix.go Lock":      "the lock file of a list of the user's (the trust list, the sign-ins), beside that list",
 	"internal/filelock/lock_windows.go Lock":   "the lock file of a list of the user's (the trust list, the sign-ins), beside that list",

@@ -52,7 +52,7 @@ func (o *overrides) bounds(prop *jsonv.Value, p config.Parameter, path partial.P
 		bound
 		v *float64
 	}{{minimum, p.Minimum}, {maximum, p.Maximum}, {exclMin, p.ExclusiveMinimum}, {exclMax, p.ExclusiveMaximum}} {
-		if b.v != nil && o.applies(prop, b.bound, path) {
+		if b.v != nil && o.applies(prop, b.bound, path) && !(p.Bounded.Sets(b.key) && within(prop, b.bound, *b.v)) {
 			o.number(prop, b.bound, *b.v, path)
 			set = true
 		}
@@ -68,7 +68,7 @@ func (o *overrides) bounds(prop *jsonv.Value, p config.Parameter, path partial.P
 		bound
 		v *int
 	}{{minLen, p.MinLength}, {maxLen, p.MaxLength}, {minIt, p.MinItems}, {maxIt, p.MaxItems}} {
-		if b.v == nil || !o.applies(prop, b.bound, path) {
+		if b.v == nil || !o.applies(prop, b.bound, path) || p.Bounded.Sets(b.key) && within(prop, b.bound, float64(*b.v)) {
 			continue
 		}
 		if *b.v < 0 {
@@ -88,6 +88,11 @@ func (o *overrides) bounds(prop *jsonv.Value, p config.Parameter, path partial.P
 	}
 	if p.Pattern != "" {
 		o.pattern(prop, p.Pattern, path)
+	}
+	if p.Bounded != nil {
+		for _, re := range p.Bounded.Patterns {
+			o.pattern(prop, re, path) // a policy's: besides the parameter's own
+		}
 	}
 	if p.Format != "" {
 		o.format(prop, p.Format, path)
@@ -114,6 +119,22 @@ func (o *overrides) paramBounds(obj *jsonv.Value, params map[string]config.Param
 			one(prop, params[name], path.Append(name))
 		}
 	}
+}
+
+// within reports whether the schema prop has a bound b at least as tight
+// as x already: a policy's bound (config.Bounded) then leaves it be, for
+// the tool's own schema is inside the policy.
+func within(prop *jsonv.Value, b bound, x float64) bool {
+	have := prop.Get(b.keyword)
+	if have == nil {
+		return false
+	}
+	cur, ok := rat(have)
+	if !ok {
+		return false
+	}
+	c := cur.Cmp(ratOf(numberText(x)))
+	return b.lower && c >= 0 || !b.lower && c <= 0
 }
 
 // applies reports whether bound b fits the parameter's types (any, when

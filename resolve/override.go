@@ -3,6 +3,7 @@ package resolve
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -147,8 +148,18 @@ func (o *overrides) param(v *validator, prop *jsonv.Value, ptr string, p config.
 		}
 	}
 	o.bounds(prop, p, path)
-	if len(p.Enum) > 0 {
-		o.enum(v, prop, ptr, p.Enum, path.Append("enum"), name)
+	if len(p.Enum) > 0 || p.Bounded.Sets("enum") {
+		values := p.Enum
+		if p.Bounded.Sets("enum") {
+			// A policy's enum: the values the tool takes of it.
+			values = takes(v, prop, ptr, values)
+			if len(values) == 0 {
+				o.fail(path.Append("enum"), "the tool takes none of the values the policy "+p.Bounded.Key+" ("+p.Bounded.At+") allows", "the tool cannot be called within the policy: leave it out, or have the policy changed")
+			}
+		}
+		if len(values) > 0 {
+			o.enum(v, prop, ptr, values, path.Append("enum"), name)
+		}
 	}
 	if p.Default != nil {
 		if err := v.check(p.Default, ptr); err != nil {
@@ -180,6 +191,21 @@ func (o *overrides) param(v *validator, prop *jsonv.Value, ptr string, p config.
 			o.params(v, prop, ptr, p.Properties, path.Append("properties"), false)
 		}
 	}
+}
+
+// takes returns the values the parameter's schema prop takes: those of
+// its enum when it has one, that fit its schema.
+func takes(v *validator, prop *jsonv.Value, ptr string, values []any) []any {
+	var out []any
+	for _, x := range values {
+		if have := prop.Get("enum"); have != nil && !slices.ContainsFunc(have.Items(), func(a *jsonv.Value) bool { return jsonv.Equal(a, jsonv.MustOf(x)) }) {
+			continue
+		}
+		if v.check(x, ptr) == nil {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // enum narrows a parameter's allowed values: a subset of a discovered

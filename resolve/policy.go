@@ -92,6 +92,15 @@ func (r *PolicyRule[M]) Texts() (key, at, rule string) {
 	return r.texts[0], r.texts[1], r.texts[2]
 }
 
+// Clamp returns what a policy layer did to the rule: nil for none, or
+// for a nil rule (the implicit one).
+func (r *PolicyRule[M]) Clamp() *config.Clamped {
+	if r == nil {
+		return nil
+	}
+	return r.Clamped
+}
+
 // Skipped is a rule of the '*' entry that does not apply to a tool.
 type Skipped struct {
 	Key partial.Path

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
-	"path"
 	"slices"
 	"strings"
 
@@ -140,12 +139,12 @@ func holds(ts config.Toolsets, set, name, source string, seen []string) membersh
 	}
 	seen = append(seen, set)
 	for _, p := range s.Exclude {
-		if match(p, name, source) {
+		if config.Match(p, name, source) {
 			return membership{Why: fmt.Sprintf("left out by %s's exclude %q", set, p)}
 		}
 	}
 	for _, p := range s.Tools {
-		if match(p, name, source) {
+		if config.Match(p, name, source) {
 			return membership{In: true, Why: fmt.Sprintf("%s's tools pattern %q", set, p), Load: s.Load, LoadFrom: set}
 		}
 	}
@@ -163,14 +162,4 @@ func holds(ts config.Toolsets, set, name, source string, seen []string) membersh
 		why += ", nor does a set it includes (" + strings.Join(s.Include, ", ") + ")"
 	}
 	return membership{Why: why}
-}
-
-// match reports whether pattern matches a tool named name whose source is
-// source (see config.Toolset).
-func match(pattern, name, source string) bool {
-	if ok, _ := path.Match(pattern, name); ok {
-		return true
-	}
-	ok, _ := path.Match(pattern, source)
-	return ok
 }

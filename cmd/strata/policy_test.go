@@ -82,6 +82,21 @@ func TestPolicyDryRunGolden(t *testing.T) {
 	run("policy-dry-run-skipped", "fs_modify_file", `{"path": "./src/../.env", "start_line": 1, "end_line": 1, "content": "x"}`)
 	run("policy-dry-run-bound-refused", "fs_modify_file", `{"path": "src/a.txt", "start_line": 0, "end_line": 1, "content": "x"}`)
 	run("policy-dry-run-unknown", "write_fil", `{}`)
+	// A policy layer, outside the workspace, allows write_file no mode
+	// but skip: the workspace's rules are clamped to it; and it bounds
+	// fs_modify_file's end_line, which the config does not bound.
+	org := filepath.Join(dir, "org-policy.toml")
+	if err := os.WriteFile(org, []byte("[tools.write_file]\nrun = [\"skip\"]\nreason = \"writes go through review\"\n\n"+
+		"[tools.fs_modify_file]\nreason = \"change control\"\nparameters.end_line.maximum = 100\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run("policy-dry-run-policy-refused", "--policy", org, "write_file", `{"path": "src/a.txt", "content": "x"}`)
+	run("policy-dry-run-policy-bound-refused", "--policy", org, "fs_modify_file", `{"path": "src/a.txt", "start_line": 1, "end_line": 500, "content": "x"}`)
+	deny := filepath.Join(dir, "deny-policy.toml")
+	if err := os.WriteFile(deny, []byte("reason = \"no writes\"\ndeny_tools = [\"mcp.fs.write_*\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run("policy-dry-run-policy-left-out", "--policy", deny, "write_file", `{"path": "src/a.txt", "content": "x"}`)
 	// The lock holds a tool back once its definition changed.
 	if _, stderr, code := strataIn(t, root, environ, "lock", "--trust"); code != 0 {
 		t.Fatalf("strata lock: %s", stderr)
@@ -241,5 +256,164 @@ func TestPolicyLoadErrors(t *testing.T) {
 			stdout = "" // the count of tools
 		}
 		golden(t, c.name, result{code: code, stdout: stdout, stderr: strings.ReplaceAll(stderr, dir, "<dir>")})
+	}
+}
+
+// TestPolicyLayer: the done-when scenario of the policy layer (issue
+// 37). A policy file allows run modes ask and skip for every tool (reason
+// SOC2) and one server by what it launches: the user's run = "unattended"
+// resolves to ask, with the policy in config --explain; the allowed server
+// starts under another name; another server is left out with the reason;
+// the allowed server with other arguments is refused.
+func TestPolicyLayer(t *testing.T) {
+	requireNode(t)
+	dir := t.TempDir()
+	home, work, data := filepath.Join(dir, "home"), filepath.Join(dir, "work"), filepath.Join(dir, "data")
+	for _, d := range []string{filepath.Join(home, "strata"), work, data} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fs := filepath.Join(repoRoot, "fixtures/mcp/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
+	everything := filepath.Join(repoRoot, "fixtures/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+	org := filepath.Join(dir, "policy.toml")
+	write := func(path, text string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(org, fmt.Sprintf("reason = \"SOC2\"\n\n[tools.'*']\nrun = [\"ask\", \"skip\"]\n\n[[servers.allow]]\ncommand = \"node\"\nargs = [%q, %q]\n", fs, data))
+	write(filepath.Join(home, "strata", "config.toml"), fmt.Sprintf(`[tools.'*']
+run = "unattended"
+
+[mcp_servers.files]   # the allowed server, under a name of the user's
+command = "node"
+args = [%q, %q]
+expose = ["write_file"]
+
+[mcp_servers.everything]
+command = "node"
+args = [%q]
+
+[mcp_servers.wide]    # the allowed server's program, with other arguments
+command = "node"
+args = [%q, "/"]
+`, fs, data, everything, fs))
+	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, "cache"), "STRATA_CONFIG_HOME=" + filepath.Join(home, "strata"), "STRATA_POLICY=" + org}
+
+	stdout, stderr, code := strataIn(t, work, environ, "config", "--explain", "tools.'*'.run")
+	if code != 0 {
+		t.Fatalf("config --explain: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{`tools.'*'.run = "ask"`, `set "unattended"`, "policy    " + org + ":4:1: tools.'*'.run clamps tools.'*'.run.0: \"unattended\" falls back to \"ask\"", "(SOC2)  <- wins"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("config --explain lacks %q:\n%s", want, stdout)
+		}
+	}
+
+	stdout, stderr, code = strataIn(t, work, environ, "resolve")
+	if code != 0 {
+		t.Fatalf("resolve: exit %d: %s", code, stderr)
+	}
+	var cat struct {
+		Tools []struct{ Name, Source, Run string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &cat); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tool := range cat.Tools {
+		got = append(got, tool.Name+" "+tool.Source+" "+tool.Run)
+	}
+	if diff := cmp.Diff([]string{"write_file mcp.files ask"}, got); diff != "" {
+		t.Errorf("the catalog (-want +got):\n%s", diff)
+	}
+	for _, want := range []string{
+		"mcp_servers.everything: left out: its launch (node " + everything + ") is not in the policy's allow list",
+		"mcp_servers.wide: left out: its launch (node " + fs + " /) is not in the policy's allow list",
+		"(SOC2)",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("resolve's warnings lack %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "mcp_servers.files: left out") {
+		t.Errorf("the allowed server, renamed, was left out:\n%s", stderr)
+	}
+
+	// A second policy only narrows: its deny list leaves write_file out.
+	deny := filepath.Join(dir, "deny.toml")
+	write(deny, "reason = \"no writes\"\ndeny_tools = [\"mcp.files.write_*\"]\n")
+	stdout, stderr, code = strataIn(t, work, environ, "resolve", "--policy", deny)
+	if code != 0 || strings.Contains(stdout, "write_file") || !strings.Contains(stderr, "tools.write_file: left out: the policy's deny_tools \"mcp.files.write_*\" matches it (mcp.files.write_file) (no writes)") {
+		t.Errorf("resolve with a deny list: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+
+	// --strict: a value outside the policy is an error.
+	if _, stderr, code := strataIn(t, work, environ, "resolve", "--strict"); code != 1 || !strings.Contains(stderr, "strata: "+org+":4:1: tools.'*'.run: tools.'*'.run.0: \"unattended\" is outside the policy") {
+		t.Errorf("resolve --strict: exit %d:\n%s", code, stderr)
+	}
+	// A workspace cannot provide a policy.
+	inside := filepath.Join(work, "policy.toml")
+	write(inside, "[tools.'*']\nrun = [\"unattended\"]\n")
+	if _, stderr, code := strataIn(t, work, environ, "config", "--policy", inside); code != 1 || !strings.Contains(stderr, "a policy file inside the workspace") {
+		t.Errorf("a policy in the workspace: exit %d:\n%s", code, stderr)
+	}
+}
+
+// TestPolicyLayerServe: through strata serve, a call a policy layer
+// refuses (a mode clamped to skip, an argument past a policy's bound) is
+// a tool error that names the policy, and the decision in the result's
+// _meta is the one strata call --dry-run prints.
+func TestPolicyLayerServe(t *testing.T) {
+	root, environ := policyWorkspace(t)
+	org := filepath.Join(filepath.Dir(root), "org-policy.toml")
+	if err := os.WriteFile(org, []byte("[tools.write_file]\nrun = [\"skip\"]\nreason = \"writes go through review\"\n\n"+
+		"[tools.fs_modify_file]\nreason = \"change control\"\nparameters.end_line.maximum = 100\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	environ = append(environ, "STRATA_POLICY="+org)
+	cmd := exec.Command(strataBin, "serve", "--trust")
+	cmd.Dir, cmd.Env = root, environ
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "policy-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("%v; stderr:\n%s", err, stderr.String())
+	}
+	defer cs.Close()
+	for _, c := range []struct{ tool, args, text string }{
+		{"write_file", `{"path": "src/a.txt", "content": "x"}`, "writes go through review"},
+		{"fs_modify_file", `{"path": "src/a.txt", "start_line": 1, "end_line": 500, "content": "x"}`, "maximum"},
+	} {
+		var args map[string]any
+		if err := json.Unmarshal([]byte(c.args), &args); err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v; stderr:\n%s", c.tool, err, stderr.String())
+		}
+		if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.Contains(text, c.text) {
+			t.Errorf("%s: isError %v, %s", c.tool, res.IsError, text)
+		}
+		stdout, _, _ := strataIn(t, root, environ, "call", "--trust", "--dry-run", c.tool, c.args)
+		var want, got any
+		if err := json.Unmarshal([]byte(stdout), &want); err != nil {
+			t.Fatalf("%s: the dry run printed %q: %v", c.tool, stdout, err)
+		}
+		b, _ := json.Marshal(res.Meta[protocol.MetaDecision])
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: the _meta decision differs from the dry run's (-dry-run +_meta):\n%s", c.tool, diff)
+		}
+	}
+	if read(t, root, "src/a.txt") != "one\n" {
+		t.Errorf("a refused call changed src/a.txt: %q", read(t, root, "src/a.txt"))
 	}
 }

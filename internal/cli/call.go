@@ -78,6 +78,10 @@ func (c *callCmd) Run(e *env) error {
 		if err != nil {
 			return err // the tool may be among those that failed
 		}
+		if d, derr := w.Decide(e.Ctx, c.Name, args); derr == nil && d.Code == diag.CodeClamped {
+			// A policy's tool list leaves it out.
+			return &diag.Error{Code: diag.CodeClamped, Msg: "call " + c.Name + ": not run: " + d.Message, Hint: "strata call --dry-run shows the decision; the policy decides this"}
+		}
 		if t, configured := w.Model().Tools.Effective(c.Name); configured {
 			if !t.Enabled() {
 				return &diag.Error{Code: diag.CodeLeftOut, Msg: fmt.Sprintf("call %s: the tool is not enabled", c.Name), Hint: "set enable = true for it"}

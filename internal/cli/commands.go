@@ -12,6 +12,7 @@ import (
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/policy"
 	"github.com/strata-config/strata/trust"
 )
 
@@ -20,6 +21,10 @@ type OpenFlags struct {
 	Root  string   `help:"Directory to load from, as if strata ran there (default: the current one)." placeholder:"DIR"`
 	Cfg   []string `name:"cfg" placeholder:"X" sep:"none" help:"A layer on top: a file (strata's, or another client's MCP servers: .mcp.json, claude_desktop_config.json, .cursor/mcp.json, .vscode/mcp.json, codex:PATH for Codex's config.toml), key=value, key:=json, key+=value, key:+=json, a JSON object, or NONE to drop the layers below; repeatable."`
 	Trust bool     `help:"Trust this workspace for this run: let its own files apply and its programs run (not those of a repository nested in it)."`
+	// Policy names policy files besides /etc/strata/policy.toml (read
+	// when it exists); each only narrows what the others allow.
+	Policy []string `name:"policy" placeholder:"FILE" sep:"none" help:"A policy file, besides /etc/strata/policy.toml and those STRATA_POLICY names (a list, as PATH): constraints every layer is clamped to (allowed run and result modes, parameter bounds, tools and servers allowed or denied); never one inside the workspace; repeatable. Each only narrows what the others allow."`
+	Strict bool     `help:"Fail where a value is outside a policy, rather than fall back to the nearest value it allows."`
 	// partial goes on when a file the command line names is not applied
 	// (untrusted): resolve --partial.
 	partial bool
@@ -68,7 +73,26 @@ func (f OpenFlags) app(e *env) load.App[config.Partial, config.Config] {
 		Input:          terminalInput(e),
 		// A stray STRATA_ variable (STRATA_DEBUG=1) stops no command.
 		UnknownEnv: load.EnvWarn,
+		// STRATA_POLICY names a policy file (--policy), not a key.
+		HostEnv: []string{"STRATA_POLICY"},
 	}
+}
+
+// policies are the policy files of the flags: the system's, when it
+// exists, those STRATA_POLICY names, and each --policy. Each adds to
+// the others (a policy only narrows), so that no flag or variable
+// drops the system's.
+func (f OpenFlags) policies() []policy.File {
+	files := []policy.File{{Path: policy.SystemPath, Optional: true}}
+	for _, p := range filepath.SplitList(os.Getenv("STRATA_POLICY")) {
+		if p != "" {
+			files = append(files, policy.File{Path: p})
+		}
+	}
+	for _, p := range f.Policy {
+		files = append(files, policy.File{Path: p})
+	}
+	return files
 }
 
 // trustHint says how to apply the files of u with strata trust, naming

@@ -14,6 +14,7 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
+	"github.com/strata-config/strata/policy"
 	"github.com/strata-config/strata/resolve"
 )
 
@@ -34,6 +35,10 @@ func (c *configCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	clamps, err := c.clamp(e, res)
+	if err != nil {
+		return err
+	}
 	warn(e, res.Warnings)
 	switch {
 	case c.Explain != "":
@@ -41,6 +46,7 @@ func (c *configCmd) Run(e *env) error {
 		if err != nil {
 			return usageError{err}
 		}
+		ex = policy.Explain(ex, clamps)
 		text := ex.String()
 		rulesAt := ex.Path
 		if from := inheritedFrom(ex); from != nil {
@@ -49,6 +55,7 @@ func (c *configCmd) Run(e *env) error {
 			if err != nil {
 				return err
 			}
+			all = policy.Explain(all, clamps)
 			text = fmt.Sprintf("%s = %s  (inherited from %s: no layer sets it for the tool)\n%s", ex.Path, cmp.Or(all.Value, "(not set)"), from, all.String())
 			rulesAt = from
 		}
@@ -59,6 +66,27 @@ func (c *configCmd) Run(e *env) error {
 		return writeSources(e, res)
 	}
 	return write(e, res.Config, c.JSON)
+}
+
+// clamp clamps the config res loaded to the policies (the system's and
+// those --policy names), as a workspace opened with them is: each clamp
+// is a warning of res, or with --strict an error.
+func (f OpenFlags) clamp(e *env, res *load.Result[config.Partial, config.Config]) ([]policy.Clamp, error) {
+	set, err := policy.ReadAll(e.Ctx, f.policies(), nil, cmp.Or(res.Root, res.Dir))
+	if err != nil {
+		return nil, err
+	}
+	clamped, clamps := set.Clamp(res.Config, res.Environ)
+	var errs diag.Errors
+	for _, c := range clamps {
+		errs = append(errs, c.Problem(f.Strict))
+	}
+	if f.Strict && len(errs) > 0 {
+		return nil, errs
+	}
+	res.Config = clamped
+	res.Warnings = append(res.Warnings, errs...)
+	return clamps, nil
 }
 
 // inherited are the settings of a tool that it takes from tools.'*' when

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
 	"github.com/strata-config/strata"
 	"github.com/strata-config/strata/budget"
 	"github.com/strata-config/strata/config"
@@ -23,9 +22,19 @@ func open(e *env, f OpenFlags, opts ...strata.Option) (*strataWorkspace, error) 
 	s := f.app(e)
 	base := []strata.Option{
 		strata.Name(s.Name), strata.Dir(s.Dir), strata.Environ(s.Environ), strata.Cfg(s.Cfg...),
-		strata.TrustStore(s.TrustStore), strata.TrustHint(s.TrustHint), strata.UnknownEnv(s.UnknownEnv),
+		strata.TrustStore(s.TrustStore), strata.TrustHint(s.TrustHint), strata.UnknownEnv(s.UnknownEnv), strata.HostEnv(s.HostEnv...),
 		strata.CacheDir(strata.DefaultCacheDir(s.Name, s.Environ)),
 		strata.SignIns(strata.DefaultSignInFile(s.Name, s.Environ)),
+	}
+	for _, p := range f.policies() {
+		if p.Optional {
+			base = append(base, strata.SystemPolicy(p.Path))
+		} else {
+			base = append(base, strata.Policies(p.Path))
+		}
+	}
+	if f.Strict {
+		base = append(base, strata.Strict())
 	}
 	if s.TrustWorkspace {
 		base = append(base, strata.TrustWorkspace())

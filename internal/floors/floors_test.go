@@ -26,7 +26,7 @@ var floors = map[string]int{
 	// 3: decoding layers, assignments, the tools model.
 	"codec": 3, "internal/decode": 3, "assign": 3, "config": 3,
 	// 4: sources, precedence, extends, provenance, trust.
-	"load": 4, "trust": 4, "koanflayer": 4, "internal/clients": 4,
+	"load": 4, "trust": 4, "koanflayer": 4, "policy": 4, "internal/clients": 4,
 	// 5: the tools runtime.
 	"protocol": 5, "resolve": 5, "export": 5, "budget": 5, "call": 5, "serve": 5, "lock": 5,
 	"internal/procs": 5, "internal/cache": 5,
@@ -45,7 +45,7 @@ var floors = map[string]int{
 }
 
 // core is the config core: what a host that only reads config imports.
-var core = []string{"diag", "secret", "partial", "merge", "delta", "assign", "config", "load", "trust"}
+var core = []string{"diag", "secret", "partial", "merge", "delta", "assign", "config", "load", "trust", "policy"}
 
 // notInCore are what the core never links: a process runner, the
 // network, the MCP SDK, the tokenizer (and its regular expressions), the

@@ -26,6 +26,7 @@ var reveals = map[string]string{
 	"internal/upstream":  "the untrusted-workspace check of a launch, and the identity of a running server (hashed)",
 	"config":             "validation: a URL must parse, a header value must hold no line break (the messages quote the reference)",
 	"internal/signin":    "sign-in: a server's url is the resource its tokens are kept under and sent to (signin.ResourceOf)",
+	"policy":             "a policy names servers by launch identity: the program found in PATH, its arguments compared, never printed (messages print the references)",
 	"load":               "a relative path is made absolute against the file that wrote it, and stays a secret",
 }
 
