@@ -500,8 +500,10 @@ func (c Config) ValidateAt(mount partial.Path) error {
 			errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: p.Append("command"), Msg: kindName[t.Source.Kind] + " tool has no command", Hint: `remove the command, or set source = "local"`})
 		}
 		errs = append(errs, validatePolicy(t, p)...)
-		errs = append(errs, allowDash(t.Parameters, p.Append("parameters"), t.Command.IsZero())...)
-		if e := timeoutSec(t.DiscoverTimeoutSec, p.Append("discover_timeout_sec")); e != nil {
+		if len(t.Parameters) > 0 {
+			errs = append(errs, allowDash(t.Parameters, p.Append("parameters"), t.Command.IsZero())...)
+		}
+		if e := timeoutSec(t.DiscoverTimeoutSec, p, "discover_timeout_sec"); e != nil {
 			errs = append(errs, e)
 		}
 		if t.Source.Kind == SourceMCP && !slices.Contains(servers, t.Source.Server) {
@@ -522,7 +524,7 @@ func (c Config) ValidateAt(mount partial.Path) error {
 	}
 	errs = append(errs, c.Toolsets.validate(mount, c.Toolset)...)
 	errs = append(errs, c.Budget.validate(mount.Append("budget"))...)
-	if e := timeoutSec(c.Discover.TimeoutSec, mount.Append("discover", "timeout_sec")); e != nil {
+	if e := timeoutSec(c.Discover.TimeoutSec, mount, "discover", "timeout_sec"); e != nil {
 		errs = append(errs, e)
 	}
 	if len(errs) > 0 {
@@ -533,11 +535,11 @@ func (c Config) ValidateAt(mount partial.Path) error {
 
 // timeoutSec checks a discovery timeout: a number of seconds, positive
 // where it is set.
-func timeoutSec(sec float64, path partial.Path) *diag.Error {
+func timeoutSec(sec float64, parent partial.Path, keys ...string) *diag.Error {
 	if sec >= 0 && !math.IsInf(sec, 1) {
 		return nil
 	}
-	return &diag.Error{Code: diag.CodeBadValue, Path: path, Msg: fmt.Sprintf("must be a positive number of seconds, found %v", sec), Hint: "remove it for the default (5 seconds)"}
+	return &diag.Error{Code: diag.CodeBadValue, Path: parent.Append(keys...), Msg: fmt.Sprintf("must be a positive number of seconds, found %v", sec), Hint: "remove it for the default (5 seconds)"}
 }
 
 // allowDash finds the allow_dash settings that mean nothing: on a tool
