@@ -229,6 +229,7 @@ func TestConfigGolden(t *testing.T) {
 		{"config-env-stray", []string{"STRATA_DEBUG=1", "STRATA_TOOL_GREP_RUN=skip"}, []string{"config", "--trust", "--root", "fixtures/workspace", "--explain", "tools.grep.run"}},
 		{"config-error-cfg", nil, []string{"config", "--trust", "--root", "fixtures/workspace", "--cfg", "fixtures/bad/typo.toml", "--cfg", "tools.grep.run=sometimes"}},
 		{"config-error-all-at-once", []string{"STRATA_TOOLS_GREP_RUN=askk"}, []string{"config", "--root", "fixtures/workspace", "--cfg", "fixtures/bad/typo.toml", "--cfg", "tools.grep.summry=x"}},
+		{"config-error-shell", nil, []string{"config", "--trust", "--root", "fixtures/workspace", "--cfg", "fixtures/bad/shell_comment.toml"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
