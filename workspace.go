@@ -219,12 +219,17 @@ func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstre
 	if w.model.ToolNames == "" {
 		w.model.ToolNames = s.names // the host's, under the config's
 	}
+	var problems diag.Collector
 	if _, own := any(&res.Config).(*config.Config); !own || len(s.Mount) > 0 {
 		// strata's own model validates as it finalizes; a host's model is
 		// validated here, at the host's key paths.
-		if err := w.model.ValidateAt(s.Mount); err != nil {
-			return nil, w.place(err)
-		}
+		problems.Add(w.model.ValidateAt(s.Mount))
+	}
+	// Command templates are checked here, by the runtime that renders
+	// them, not as the config finalizes (see command.CheckTools).
+	problems.Add(command.CheckTools(w.model, s.Mount))
+	if err := problems.Err(); err != nil {
+		return nil, w.place(err)
 	}
 	w.root, w.trusted = cmp.Or(res.Root, res.Dir), res.Trusted
 	w.dir = w.root

@@ -10,7 +10,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -19,7 +18,6 @@ import (
 	"strings"
 
 	"github.com/strata-config/strata/diag"
-	"github.com/strata-config/strata/internal/command"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/secret"
 )
@@ -464,10 +462,13 @@ func first[T comparable](vs ...T) T {
 }
 
 // Validate checks what the types alone cannot: the "*" entry holds only
-// inheritable settings, commands belong to local tools, shell commands
-// render safely, MCP sources name configured servers, and each server is
-// either started (command) or reached (url) with the settings that fit
-// (see [MCPServer]).
+// inheritable settings, commands belong to local tools, MCP sources name
+// configured servers, and each server is either started (command) or
+// reached (url) with the settings that fit (see [MCPServer]). Whether a
+// command template renders safely (a model's value as the program, a
+// value where no shell quoting keeps it data) is checked by the runtime
+// that runs commands, when a workspace opens (strata.Open): a host that
+// only loads configuration links no shell parser.
 func (c Config) Validate() error { return c.ValidateAt(nil) }
 
 // ValidateAt is [Config.Validate] for a model mounted at mount in a host's
@@ -498,19 +499,11 @@ func (c Config) ValidateAt(mount partial.Path) error {
 		if !t.Command.IsZero() && t.Source.Kind != "" && t.Source.Kind != SourceLocal {
 			errs = append(errs, &diag.Error{Code: diag.CodeInvalid, Path: p.Append("command"), Msg: kindName[t.Source.Kind] + " tool has no command", Hint: `remove the command, or set source = "local"`})
 		}
-		if t.Source.Kind != SourceBuiltin && t.Source.Kind != SourceMCP {
-			if err := command.Check(append([]string{t.Command.Program}, t.Command.Args...), t.Command.Shell); err != nil {
-				e := &diag.Error{Code: diag.CodeBadValue, Path: p.Append("command"), Msg: err.Error()}
-				var ce *command.Error
-				if errors.As(err, &ce) {
-					e.Msg, e.Hint = ce.Msg, ce.Hint
-				}
-				errs = append(errs, e)
-			}
-		}
 		errs = append(errs, validatePolicy(t, p)...)
-		errs = append(errs, allowDash(t.Parameters, p.Append("parameters"), t.Command.IsZero())...)
-		if e := timeoutSec(t.DiscoverTimeoutSec, p.Append("discover_timeout_sec")); e != nil {
+		if len(t.Parameters) > 0 {
+			errs = append(errs, allowDash(t.Parameters, p.Append("parameters"), t.Command.IsZero())...)
+		}
+		if e := timeoutSec(t.DiscoverTimeoutSec, p, "discover_timeout_sec"); e != nil {
 			errs = append(errs, e)
 		}
 		if t.Source.Kind == SourceMCP && !slices.Contains(servers, t.Source.Server) {
@@ -531,7 +524,7 @@ func (c Config) ValidateAt(mount partial.Path) error {
 	}
 	errs = append(errs, c.Toolsets.validate(mount, c.Toolset)...)
 	errs = append(errs, c.Budget.validate(mount.Append("budget"))...)
-	if e := timeoutSec(c.Discover.TimeoutSec, mount.Append("discover", "timeout_sec")); e != nil {
+	if e := timeoutSec(c.Discover.TimeoutSec, mount, "discover", "timeout_sec"); e != nil {
 		errs = append(errs, e)
 	}
 	if len(errs) > 0 {
@@ -542,11 +535,11 @@ func (c Config) ValidateAt(mount partial.Path) error {
 
 // timeoutSec checks a discovery timeout: a number of seconds, positive
 // where it is set.
-func timeoutSec(sec float64, path partial.Path) *diag.Error {
+func timeoutSec(sec float64, parent partial.Path, keys ...string) *diag.Error {
 	if sec >= 0 && !math.IsInf(sec, 1) {
 		return nil
 	}
-	return &diag.Error{Code: diag.CodeBadValue, Path: path, Msg: fmt.Sprintf("must be a positive number of seconds, found %v", sec), Hint: "remove it for the default (5 seconds)"}
+	return &diag.Error{Code: diag.CodeBadValue, Path: parent.Append(keys...), Msg: fmt.Sprintf("must be a positive number of seconds, found %v", sec), Hint: "remove it for the default (5 seconds)"}
 }
 
 // allowDash finds the allow_dash settings that mean nothing: on a tool

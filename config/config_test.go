@@ -395,16 +395,13 @@ func TestValidate(t *testing.T) {
 			},
 		},
 		{
-			name: "shell templates that cannot be quoted, and a model's program",
+			// The runtime checks command templates (command.CheckTools):
+			// a host that only loads config links no shell parser.
+			name: "command templates are not the config's to check",
 			c: config.Config{Tools: config.Tools{
 				"h": {Command: config.Command{Program: "cat <<EOF\n{{tool.arguments.v}}\nEOF", Shell: true}},
 				"p": {Command: config.Command{Program: "{{tool.arguments.v}}"}},
-				"q": {Command: config.Command{Program: "printf %s {{tool.arguments.v}}", Shell: true}},
 			}},
-			want: []string{
-				"tools.h.command: {{tool.arguments.v}} is in the body of a here-document, where a line of the value could end the document and $ or ` in it would run (line 2 of the shell text); pass the value as an argument instead, as in printf '%s\\n' {{tool.arguments.v}} | cat",
-				"tools.p.command: {{tool.arguments.v}} is in the name of the program, which the model would choose; name the program in the template, and pass the value as an argument",
-			},
 		},
 		{
 			name: "allow_dash belongs to parameters a command renders",

@@ -323,9 +323,16 @@ func (rs Rules[M]) MarshalJSON() ([]byte, error) {
 // ruleKeys are the keys of a rule's table other than the matchers.
 var ruleKeys = []string{"arg", "mode", "reason", "match", "not_match"}
 
-// modeValues lists the values of mode type M.
+// modeValues lists the values of mode type M, to read, not to change: the
+// enum's own slice, not a copy for each rule read.
 func modeValues[M Mode]() []string {
 	var m M
+	switch any(m).(type) {
+	case RunMode:
+		return enumRunMode
+	case ResultMode:
+		return enumResultMode
+	}
 	return any(m).(interface{ EnumValues() []string }).EnumValues()
 }
 
@@ -570,14 +577,21 @@ func (t EffectiveTool) Result() ResultMode {
 // (see [Unreachable]).
 func validatePolicy(t Tool, p partial.Path) diag.Errors {
 	var errs diag.Errors
-	errs = append(errs, checkList(t.Run, p.Append("run"))...)
-	errs = append(errs, checkList(t.Result, p.Append("result"))...)
-	errs = append(errs, checkList(t.Policy.Run, p.Append("policy", "run"))...)
-	errs = append(errs, checkList(t.Policy.Result, p.Append("policy", "result"))...)
+	errs = append(errs, checkList(t.Run, p, "run")...)
+	errs = append(errs, checkList(t.Result, p, "result")...)
+	errs = append(errs, checkList(t.Policy.Run, p, "policy", "run")...)
+	errs = append(errs, checkList(t.Policy.Result, p, "policy", "result")...)
 	return errs
 }
 
-func checkList[M Mode](rs Rules[M], p partial.Path) diag.Errors {
+// checkList checks the rules rs at the key path of keys under parent. A
+// list of one rule has nothing to check, and its path is not made (a
+// catalog of 50,000 tools would make 200,000).
+func checkList[M Mode](rs Rules[M], parent partial.Path, keys ...string) diag.Errors {
+	if len(rs) < 2 {
+		return nil
+	}
+	p := parent.Append(keys...)
 	if len(rs) > MaxRules {
 		return diag.Errors{&diag.Error{Code: diag.CodeLimit, Path: p, Msg: fmt.Sprintf("%s rules, more than the limit of %s", diag.Count(len(rs)), diag.Count(MaxRules)),
 			Hint: "a list is checked rule against rule; group the cases with enum, glob or pattern"}}

@@ -128,6 +128,7 @@ func TestGolden(t *testing.T) {
 		{"error-syntax", []string{"merge", "fixtures/bad/syntax.toml"}},
 		{"error-unset", []string{"merge", "fixtures/bad/unset.toml"}},
 		{"error-final", []string{"merge", "--final", "fixtures/bad/unknown_server.toml"}},
+		{"error-final-shell", []string{"merge", "--final", "fixtures/bad/shell_comment.toml"}},
 		{"error-two-files", []string{"merge", "fixtures/bad/typo.toml", "fixtures/bad/unset.toml"}},
 		{"error-missing-file", []string{"merge", "fixtures/layers/nope.toml"}},
 		{"error-extension", []string{"merge", "fixtures/layers/README"}},
@@ -176,7 +177,7 @@ func TestDeterministic(t *testing.T) {
 // TestErrorLines checks the error contract: every line on stderr begins
 // with "strata: ", and nothing panics.
 func TestErrorLines(t *testing.T) {
-	for _, f := range []string{"typo", "several", "syntax", "unset", "unknown_server"} {
+	for _, f := range []string{"typo", "several", "syntax", "unset", "unknown_server", "shell_comment"} {
 		r := runCLI(t, "merge", "--final", "fixtures/bad/"+f+".toml")
 		if r.code != 1 {
 			t.Errorf("%s: exit %d, want 1", f, r.code)
@@ -228,6 +229,7 @@ func TestConfigGolden(t *testing.T) {
 		{"config-env-stray", []string{"STRATA_DEBUG=1", "STRATA_TOOL_GREP_RUN=skip"}, []string{"config", "--trust", "--root", "fixtures/workspace", "--explain", "tools.grep.run"}},
 		{"config-error-cfg", nil, []string{"config", "--trust", "--root", "fixtures/workspace", "--cfg", "fixtures/bad/typo.toml", "--cfg", "tools.grep.run=sometimes"}},
 		{"config-error-all-at-once", []string{"STRATA_TOOLS_GREP_RUN=askk"}, []string{"config", "--root", "fixtures/workspace", "--cfg", "fixtures/bad/typo.toml", "--cfg", "tools.grep.summry=x"}},
+		{"config-error-shell", nil, []string{"config", "--trust", "--root", "fixtures/workspace", "--cfg", "fixtures/bad/shell_comment.toml"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -38,8 +38,8 @@ run startup -test.bench 'BenchmarkStartup' -test.benchtime 40x
 # 38.1: the JSON-Schema-Test-Suite with each candidate.
 go test ./internal/schemacheck -run TestSuite -v -count=1 >"$out/suite.txt" 2>&1
 # 38.1: binary sizes (static), and each module's init (21 runs).
-for p in internal/bench/hello internal/bench/mcpsdk fixtures/confighost fixtures/host internal/bench/fullhost cmd/strata; do
+for p in internal/bench/hello internal/bench/mcpsdk fixtures/confighost fixtures/mcphost fixtures/host internal/bench/fullhost cmd/strata; do
 	CGO_ENABLED=0 go build -o "$out/$(basename $p)" "./$p"
 done
-(cd "$out" && ls -l hello mcpsdk confighost host fullhost strata) >"$out/sizes.txt"
+(cd "$out" && ls -l hello mcpsdk confighost mcphost host fullhost strata) >"$out/sizes.txt"
 sh internal/bench/inittrace.sh "$out/strata" 21 config >"$out/inittrace.txt"

@@ -12,6 +12,7 @@ import (
 	"github.com/strata-config/strata/assign"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
+	"github.com/strata-config/strata/internal/command"
 	"github.com/strata-config/strata/load"
 	"github.com/strata-config/strata/partial"
 	"github.com/strata-config/strata/policy"
@@ -34,6 +35,13 @@ func (c *configCmd) Run(e *env) error {
 	res, err := app.Load(e.Ctx)
 	if err != nil {
 		return err
+	}
+	// as strata.Open does: the runtime checks the command templates
+	if es := diag.All(command.CheckTools(res.Config, nil)); len(es) > 0 {
+		for i, x := range es {
+			es[i] = res.Locate(x)
+		}
+		return diag.Errors(es)
 	}
 	clamps, err := c.clamp(e, res)
 	if err != nil {

@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/internal/command"
 	"github.com/strata-config/strata/internal/termtext"
 	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
@@ -31,6 +32,10 @@ func (c *mergeCmd) Run(e *env) error {
 	var out any = merged
 	if c.Final {
 		cfg, err := config.Finalize(merged)
+		if err == nil {
+			// as strata.Open does: the runtime checks the command templates
+			err = command.CheckTools(cfg, nil)
+		}
 		if err != nil {
 			return codec.LocateErrors(err, docs...)
 		}

@@ -19,7 +19,7 @@ var floors = map[string]int{
 	"internal/termtext": 1, "internal/userdir": 1, "internal/readfile": 1,
 	"internal/envfile": 1, "internal/origin": 1, "internal/jsonv": 1,
 	"internal/untrusted": 1, "internal/pollfile": 1, "internal/filelock": 1, "internal/schemacheck": 1,
-	"internal/doc": 1, "secret": 1, "internal/command": 1, "internal/exe": 1, "internal/tokens": 1,
+	"internal/doc": 1, "secret": 1, "internal/exe": 1, "internal/tokens": 1,
 	"internal/rules": 1, "internal/launcher": 1,
 	// 2: partials and what works on them.
 	"internal/shape": 2, "partial": 2, "merge": 2, "delta": 2,
@@ -31,7 +31,7 @@ var floors = map[string]int{
 	"protocol": 5, "resolve": 5, "export": 5, "budget": 5, "call": 5, "serve": 5, "lock": 5,
 	"internal/procs": 5, "internal/cache": 5,
 	"internal/mcpclient": 5, "internal/upstream": 5, "internal/discover": 5,
-	"internal/mcpserver": 5, "internal/gateway": 5, "internal/signin": 5,
+	"internal/mcpserver": 5, "internal/gateway": 5, "internal/signin": 5, "internal/command": 5,
 	// 6: the Workspace.
 	"": 6,
 	// 7: the command.
@@ -49,19 +49,21 @@ var core = []string{"diag", "secret", "partial", "merge", "delta", "assign", "co
 
 // notInCore are what the core never links: a process runner, the
 // network, the MCP SDK, the tokenizer (and its regular expressions), the
-// JSON Schema validators (and x/text, which one brings): a host that only
+// JSON Schema validators (and x/text, which one brings), the shell parser
+// that checks command templates (and the package that uses it): a host that only
 // loads configuration pays none of their weight or initialisation.
 func notInCore(p string) bool {
 	for _, m := range []string{
 		"github.com/modelcontextprotocol/go-sdk", "github.com/tiktoken-go/tokenizer", "github.com/dlclark/regexp2",
 		"github.com/santhosh-tekuri/jsonschema", "github.com/google/jsonschema-go", "golang.org/x/text",
+		"mvdan.cc/sh",
 	} {
 		if p == m || strings.HasPrefix(p, m+"/") {
 			return true
 		}
 	}
 	switch p {
-	case "os/exec", "net", "net/http", "crypto/tls", module + "/internal/procs", module + "/internal/tokens", module + "/internal/schemacheck":
+	case "os/exec", "net", "net/http", "crypto/tls", module + "/internal/procs", module + "/internal/tokens", module + "/internal/schemacheck", module + "/internal/command":
 		return true
 	}
 	return false
