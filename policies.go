@@ -2,12 +2,12 @@ package strata
 
 import (
 	"context"
-
 	"fmt"
-	"github.com/strata-config/strata/call"
 	"reflect"
 	"slices"
+	"strings"
 
+	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/shape"
@@ -125,7 +125,9 @@ func (w *engine) deniedDecision(name string) *call.Decision {
 	t, ok := w.denied[name]
 	w.deniedMu.Unlock()
 	if !ok {
-		return nil
+		if t, ok = w.leftOutServer(name); !ok {
+			return nil
+		}
 	}
 	d := &call.Decision{Tool: name, Source: t.def.Source, Server: t.def.Exec.Server, Outcome: call.VerdictLeftOut, Code: diag.CodeClamped,
 		Message: name + " is left out by the policy " + t.why.Policy.String() + " (" + t.why.At() + ")",
@@ -134,4 +136,53 @@ func (w *engine) deniedDecision(name string) *call.Decision {
 		d.Message += ": " + t.why.Reason
 	}
 	return d
+}
+
+// leftOutServer finds the server a policy left out that the tool name
+// belongs to, though the server never started to list it: the config
+// gives the tool that server as its source, the server's name scheme
+// makes the name, or the lock holds the tool from that server.
+func (w *Workspace[P, R]) leftOutServer(name string) (deniedTool, bool) {
+	var byLock map[string]string
+	for _, c := range w.clamps {
+		if len(c.Key) < 2 || c.Key[len(c.Key)-2] != "mcp_servers" || c.To != "left out" {
+			continue
+		}
+		server := c.Key[len(c.Key)-1]
+		def := resolve.Definition{Name: name, Source: "mcp." + server}
+		def.Exec.Server = server
+		t := deniedTool{def: def, why: c}
+		if src := w.model.Tools[name].Source; src.Kind == config.SourceMCP && src.Server == server {
+			return t, true
+		}
+		if s := w.model.ToolNamesOf(server); strings.Contains(string(s), "{server}") {
+			if _, ok := s.Tool(server, name); ok {
+				return t, true
+			}
+		}
+		if byLock == nil {
+			byLock = w.lockSources()
+		}
+		if byLock[name] == "mcp_servers."+server {
+			return t, true
+		}
+	}
+	return deniedTool{}, false
+}
+
+// lockSources is the source of each tool the lock holds, by name.
+func (w *Workspace[P, R]) lockSources() map[string]string {
+	out := map[string]string{}
+	w.mu.Lock()
+	path := w.lockState.Path
+	w.mu.Unlock()
+	if path == "" {
+		return out
+	}
+	if f, err := w.readLock(context.Background(), path); err == nil && f != nil {
+		for _, e := range f.Tools {
+			out[e.Name] = e.Source
+		}
+	}
+	return out
 }

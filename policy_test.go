@@ -13,6 +13,7 @@ import (
 	"github.com/knadh/koanf/providers/rawbytes"
 
 	"github.com/strata-config/strata"
+	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/koanflayer"
@@ -71,5 +72,64 @@ func TestPolicySources(t *testing.T) {
 	}}
 	if _, err := open(strata.PolicySources(bad)); err == nil || !strings.Contains(err.Error(), "policy etcd") {
 		t.Errorf("a bad policy source: %v", err)
+	}
+}
+
+// TestPolicyLeftOutServerCall: a call of a tool of a server a policy
+// left out decides left-out and names the policy's place and reason (the
+// server never starts: the tool is known to be its by the config's
+// source or the server's name scheme); a name no server has stays
+// unknown.
+func TestPolicyLeftOutServerCall(t *testing.T) {
+	dir := t.TempDir()
+	user := filepath.Join(dir, "home")
+	if err := os.MkdirAll(filepath.Join(user, "strata"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "[mcp_servers.everything]\ncommand = \"/nonexistent/everything\"\ntool_names = \"{server}__{tool}\"\n" +
+		"[tools.echo]\nsource = \"mcp.everything\"\n"
+	if err := os.WriteFile(filepath.Join(user, "strata", "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pol := filepath.Join(dir, "policy.toml")
+	if err := os.WriteFile(pol, []byte("reason = \"vendor review\"\n[servers]\nallow = []\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(dir, "work")
+	if err := os.MkdirAll(work, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	environ := []string{"HOME=" + user, "STRATA_CONFIG_HOME=" + filepath.Join(user, "strata")}
+	w, err := strata.Open[config.Partial](context.Background(), config.Default(), strata.Dir(work), strata.Environ(environ), strata.Policies(pol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for _, tc := range []struct {
+		name, tool string
+		want       call.Verdict
+	}{
+		{"by the config's source", "echo", call.VerdictLeftOut},
+		{"by the name scheme", "everything__add", call.VerdictLeftOut},
+		{"no server's", "nothing_at_all", call.VerdictUnknown},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := w.Decide(context.Background(), tc.tool, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Outcome != tc.want {
+				t.Fatalf("outcome = %s, want %s: %s", d.Outcome, tc.want, d.Message)
+			}
+			if tc.want != call.VerdictLeftOut {
+				return
+			}
+			if d.Code != diag.CodeClamped || d.Server != "everything" || !strings.Contains(d.Message, pol+":") || !strings.Contains(d.Message, "vendor review") {
+				t.Errorf("decision: code %s, server %q, message %q", d.Code, d.Server, d.Message)
+			}
+			if len(d.Reasons) != 1 || d.Reasons[0].Kind != "policy" || !strings.HasPrefix(d.Reasons[0].At, pol+":") {
+				t.Errorf("reasons: %+v", d.Reasons)
+			}
+		})
 	}
 }
