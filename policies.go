@@ -142,7 +142,7 @@ func (w *engine) deniedDecision(name string) *call.Decision {
 // belongs to, though the server never started to list it: the config
 // gives the tool that server as its source, the server's name scheme
 // makes the name, or the lock holds the tool from that server.
-func (w *Workspace[P, R]) leftOutServer(name string) (deniedTool, bool) {
+func (w *engine) leftOutServer(name string) (deniedTool, bool) {
 	var byLock map[string]string
 	for _, c := range w.clamps {
 		if len(c.Key) < 2 || c.Key[len(c.Key)-2] != "mcp_servers" || c.To != "left out" {
@@ -171,7 +171,7 @@ func (w *Workspace[P, R]) leftOutServer(name string) (deniedTool, bool) {
 }
 
 // lockSources is the source of each tool the lock holds, by name.
-func (w *Workspace[P, R]) lockSources() map[string]string {
+func (w *engine) lockSources() map[string]string {
 	out := map[string]string{}
 	w.mu.Lock()
 	path := w.lockState.Path

@@ -3,6 +3,7 @@ package strata_test
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/knadh/koanf/parsers/toml/v2"
 	"github.com/knadh/koanf/providers/rawbytes"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata"
 	"github.com/strata-config/strata/call"
@@ -131,5 +133,25 @@ func TestPolicyLeftOutServerCall(t *testing.T) {
 				t.Errorf("reasons: %+v", d.Reasons)
 			}
 		})
+	}
+
+	// strata serve answers the call with the same, as a tool error.
+	ctx, cancel := context.WithCancel(context.Background())
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- w.Serve(ctx, inR, outW, func(err error) { t.Log(err) }); outW.Close() }()
+	defer func() { cancel(); inW.Close(); <-done }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "policy-test", Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.Contains(text, pol+":") || !strings.Contains(text, "vendor review") {
+		t.Errorf("serve: isError %v, %s", res.IsError, text)
 	}
 }

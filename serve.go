@@ -154,9 +154,13 @@ func (w *engine) mcpServer(warn func(error), clientSet *clientToolset) *mcpserve
 // unserved says why tool, which the catalog does not have, is not served
 // when an MCP server that is down has it ("server fs is down: ...,
 // retrying in 4s"), or may have it (the server never listed its tools);
-// "" when no server that is down has it. The servers named are started
+// "" when no server that is down has it. A tool a policy left out, or
+// whose server it left out, is answered with the policy's decision. The servers named are started
 // again when due (see [upstream.Servers.Want]): a client asks for them.
 func (w *engine) unserved(tool string) (why, server string) {
+	if d := w.deniedDecision(tool); d != nil {
+		return d.Message, d.Server // a policy left it out
+	}
 	var has, may []string
 	for _, d := range w.servers.Down() {
 		switch w.downHas(d.Server, tool) {
