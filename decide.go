@@ -145,7 +145,7 @@ func (w *engine) bounds(def resolve.Definition, d *call.Decision) {
 		}
 		if b := w.model.Tools[def.Name].Parameters[path[len(path)-1]].Bounded; len(path) == 4 && (b.Sets(key) || key == "pattern" && b != nil && len(b.Patterns) > 0) {
 			// A policy layer's bound.
-			r.Bound, r.At, r.Reason = b.Key+"."+key, b.At, b.Reason
+			r.Bound, r.At, r.Reason = b.Key+"."+key, b.AtOf(key), b.Reason
 			continue
 		}
 		path = path.Append(key)

@@ -126,10 +126,25 @@ type Bounded struct {
 	// Key is the policy's key of the parameter, At where it is, Reason
 	// its reason.
 	Key, At, Reason string
+	// Ats is where the policy wrote each bound (file:line:column), by its
+	// key, where known; see [Bounded.AtOf].
+	Ats map[string]string
 }
 
 // Sets reports whether the policy set the bound of key.
 func (b *Bounded) Sets(key string) bool { return b != nil && slices.Contains(b.Keys, key) }
+
+// AtOf is where the bound key (maximum, enum, pattern) was written: its
+// own line where known, else the parameter's ([Bounded].At).
+func (b *Bounded) AtOf(key string) string {
+	if b == nil {
+		return ""
+	}
+	if at, ok := b.Ats[key]; ok {
+		return at
+	}
+	return b.At
+}
 
 // Question configures one question a tool may ask while it runs.
 type Question struct {

@@ -84,11 +84,26 @@ func (by bound) narrow(q, b config.Parameter) (config.Parameter, []Clamp) {
 	if q.Bounded != nil {
 		// The first policy that bounds the parameter names it.
 		bd.Keys, bd.Patterns, bd.Key, bd.At, bd.Reason = slices.Clone(q.Bounded.Keys), slices.Clone(q.Bounded.Patterns), q.Bounded.Key, q.Bounded.At, q.Bounded.Reason
+		bd.Ats = maps.Clone(q.Bounded.Ats)
+	}
+	naming := q.Bounded == nil || q.Bounded.Key == bd.Key && q.Bounded.At == by.p.at(by.key)
+	// place records where the bound key is, when the policy that names
+	// the parameter wrote it (the others' are in their own clamps).
+	place := func(key string) {
+		if _, ok := bd.Ats[key]; !ok && naming {
+			if line, col := by.p.locate(by.key.Append(key)); line > 0 {
+				if bd.Ats == nil {
+					bd.Ats = map[string]string{}
+				}
+				bd.Ats[key] = fmt.Sprintf("%s:%d:%d", by.p.Source, line, col)
+			}
+		}
 	}
 	mark := func(key string) {
 		if !slices.Contains(bd.Keys, key) {
 			bd.Keys = append(bd.Keys, key)
 		}
+		place(key)
 	}
 	clamp := func(key string, from, to any) {
 		out = append(out, by.clamp(key, fmt.Sprint(from), fmt.Sprint(to)))
@@ -150,6 +165,7 @@ func (by bound) narrow(q, b config.Parameter) (config.Parameter, []Clamp) {
 	}
 	if b.Pattern != "" && b.Pattern != q.Pattern && !slices.Contains(bd.Patterns, b.Pattern) {
 		bd.Patterns = append(bd.Patterns, b.Pattern)
+		place("pattern")
 	}
 	if len(bd.Keys)+len(bd.Patterns) > 0 {
 		q.Bounded = bd

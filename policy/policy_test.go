@@ -164,6 +164,15 @@ max_length = 200
 	if ps["path"].Pattern != "^[a-z]" || !slices.Equal(ps["path"].Bounded.Patterns, []string{"^src/"}) || *ps["path"].MaxLength != 200 {
 		t.Errorf("path: %+v %+v", ps["path"], ps["path"].Bounded)
 	}
+	// Each bound is placed at its own key, not at the parameter's table.
+	var ats []string
+	for _, b := range []struct{ param, key string }{{"lines", "minimum"}, {"lines", "maximum"}, {"mode", "enum"}, {"path", "max_length"}, {"path", "pattern"}} {
+		ats = append(ats, b.param+"."+b.key+" "+ps[b.param].Bounded.AtOf(b.key))
+	}
+	wantAts := []string{"lines.minimum policy.toml:3:1", "lines.maximum policy.toml:4:1", "mode.enum policy.toml:6:1", "path.max_length policy.toml:9:1", "path.pattern policy.toml:8:1"}
+	if diff := cmp.Diff(wantAts, ats); diff != "" {
+		t.Errorf("where the bounds are (-want +got):\n%s", diff)
+	}
 	var keys []string
 	for _, c := range clamps {
 		keys = append(keys, c.Key.String()+" "+c.From+"->"+c.To+" "+c.Reason)

@@ -154,7 +154,7 @@ func (o *overrides) param(v *validator, prop *jsonv.Value, ptr string, p config.
 			// A policy's enum: the values the tool takes of it.
 			values = takes(v, prop, ptr, values)
 			if len(values) == 0 {
-				o.fail(path.Append("enum"), "the tool takes none of the values the policy "+p.Bounded.Key+" ("+p.Bounded.At+") allows", "the tool cannot be called within the policy: leave it out, or have the policy changed")
+				o.fail(path.Append("enum"), "the tool takes none of the values the policy "+p.Bounded.Key+".enum ("+p.Bounded.AtOf("enum")+") allows", "the tool cannot be called within the policy: leave it out, or have the policy changed")
 			}
 		}
 		if len(values) > 0 {
