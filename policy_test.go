@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/knadh/koanf/parsers/toml/v2"
@@ -20,6 +21,7 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/koanflayer"
 	"github.com/strata-config/strata/load"
+	"github.com/strata-config/strata/resolve"
 )
 
 // TestPolicySources: a host's policy from a koanf provider (as etcd's
@@ -153,5 +155,109 @@ func TestPolicyLeftOutServerCall(t *testing.T) {
 	}
 	if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.Contains(text, pol+":") || !strings.Contains(text, "vendor review") {
 		t.Errorf("serve: isError %v, %s", res.IsError, text)
+	}
+}
+
+// watchedPolicy is a koanf provider that watches, as etcd's does: its
+// text is what it reads, and changed tells its watcher.
+type watchedPolicy struct {
+	mu      sync.Mutex
+	text    string
+	changed func(event any, err error)
+}
+
+func (p *watchedPolicy) ReadBytes() ([]byte, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return []byte(p.text), nil
+}
+
+func (p *watchedPolicy) Read() (map[string]any, error) { return nil, errors.New("not a map") }
+
+func (p *watchedPolicy) Watch(cb func(event any, err error)) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.changed = cb
+	return nil
+}
+
+func (p *watchedPolicy) watched() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.changed != nil
+}
+
+func (p *watchedPolicy) set(text string) {
+	p.mu.Lock()
+	p.text = text
+	cb := p.changed
+	p.mu.Unlock()
+	cb(nil, nil)
+}
+
+// TestPolicySourceWatch: strata serve clamps again when a policy source
+// that watches (etcd's, through koanflayer.FromProvider) says its policy
+// changed, as it does when a policy file changes.
+func TestPolicySourceWatch(t *testing.T) {
+	dir := t.TempDir()
+	user := filepath.Join(dir, "home")
+	if err := os.MkdirAll(filepath.Join(user, "strata"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(user, "strata", "config.toml"), []byte("[tools.snap]\nsource = \"builtin\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(dir, "work")
+	if err := os.MkdirAll(work, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	environ := []string{"HOME=" + user, "STRATA_CONFIG_HOME=" + filepath.Join(user, "strata")}
+	prov := &watchedPolicy{text: "reason = \"SOC2\"\n"}
+	w, err := strata.Open[config.Partial](context.Background(), config.Default(), strata.Dir(work), strata.Environ(environ),
+		strata.PolicySources(koanflayer.FromProvider("org", prov, toml.Parser())),
+		strata.Builtins(map[string]resolve.Discovered{"snap": {Name: "snap", Description: "A builtin snapshot."}}, snapshotBuiltin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- w.Serve(ctx, inR, outW, func(err error) { t.Log(err) }); outW.Close() }()
+	defer func() { cancel(); inW.Close(); <-done }()
+	listChanged := make(chan struct{}, 1)
+	opts := &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		select {
+		case listChanged <- struct{}{}:
+		default:
+		}
+	}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "policy-test", Version: "1"}, opts).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	names := func() []string {
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, tool := range res.Tools {
+			out = append(out, tool.Name)
+		}
+		return out
+	}
+	if got := names(); !slices.Contains(got, "snap") {
+		t.Fatalf("tools %v, want snap", got)
+	}
+	if !prov.watched() {
+		t.Fatal("serve does not watch the policy source")
+	}
+	prov.set("reason = \"SOC2\"\ndeny_tools = [\"snap\"]\n")
+	<-listChanged
+	if got := names(); slices.Contains(got, "snap") {
+		t.Errorf("tools %v after the policy source denied snap", got)
 	}
 }

@@ -53,9 +53,10 @@ func (w *engine) Serve(ctx context.Context, in io.Reader, out io.Writer, warn fu
 }
 
 // watchSources has srv resolve again when a host's source that watches
-// (see [load.HostSource].Watch) says it changed, until ctx is done.
+// (see [load.HostSource].Watch), a layer's or a policy's, says it
+// changed, until ctx is done: a policy is read and clamped again.
 func (w *engine) watchSources(ctx context.Context, srv *mcpserver.Server, warn func(error)) {
-	for _, src := range w.s.Sources {
+	for _, src := range slices.Concat(w.s.Sources, w.s.policySources) {
 		if src.Watch == nil {
 			continue
 		}
