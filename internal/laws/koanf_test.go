@@ -19,6 +19,7 @@ import (
 // unsets and list strategies included. The tree uses koanf's usual "."
 // delimiter, and keys that hold dots ("x.y") stay whole.
 func TestLawKoanfRoundTrip(t *testing.T) {
+	t.Parallel() // pure computation: the laws share the CPUs
 	pt := partialShape
 	rapid.Check(t, func(t *rapid.T) {
 		p := layers.Draw(t, "p")
