@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -345,8 +344,7 @@ func TestLockServe(t *testing.T) {
 	cmd.Env = os.Environ()
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	ctx := waitContext(t)
 	changed := make(chan struct{}, 10)
 	// The client declares no roots (the SDK's default does): strata would
 	// declare them to the server, whose tools are then cached apart from

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -38,6 +39,24 @@ func TestMain(m *testing.M) {
 	}
 	strataBin, mcpfake = bins[self], bins[testbin.MCPFake]
 	os.Exit(m.Run())
+}
+
+// waitContext is the context of a test that waits on events (a process's
+// answers, a notification): it ends a quarter of a minute before the
+// test binary's deadline (go test -timeout, 10 minutes by default), so
+// that a busy machine makes the test slower, never failed, while a test
+// that hangs still fails with its own message rather than go test's
+// panic. Before, such tests gave up after a fixed minute, which a load of
+// 15 on 2 CPUs once ran out (TestLockServe).
+func waitContext(t *testing.T) context.Context {
+	t.Helper()
+	d, ok := t.Deadline()
+	if !ok {
+		return t.Context()
+	}
+	ctx, cancel := context.WithDeadline(t.Context(), d.Add(-15*time.Second))
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // goldenDir and repoRoot are absolute: runCLI changes the working
