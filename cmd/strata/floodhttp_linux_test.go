@@ -67,8 +67,7 @@ func TestServeHTTPSlowClientFlood(t *testing.T) {
 			progress <- r.Params.Progress
 		},
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a bound against hanging
-	defer cancel()
+	ctx := waitContext(t)
 	other, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)

@@ -322,8 +322,7 @@ func TestServeHTTPResumeIsTheSessions(t *testing.T) {
 
 	// A client of 2026-07-28 without a session (the Go SDK's) resumes its
 	// own calls: each retry is a request of its own.
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a safety net
-	defer cancel()
+	ctx := waitContext(t)
 	client := mcp.NewClient(&mcp.Implementation{Name: "sessionless", Version: "1"}, &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "its own"}}, nil
@@ -352,8 +351,7 @@ func TestServeHTTPResumeIsTheSessions(t *testing.T) {
 func TestServeHTTPSearchPerSession(t *testing.T) {
 	root, environ, tokenFile, token := gatewayWorkspace(t, echoServer()+"load = \"deferred\"\n\n[tools.note]\ncommand = \"/bin/echo {{tool}}\"\nsummary = \"Write a note.\"\nparameters.text = { type = \"string\", required = true }\n")
 	url, _ := serveHTTPProcess(t, strataBin, root, environ, "--token-file", tokenFile)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a safety net
-	defer cancel()
+	ctx := waitContext(t)
 	connect := func(name string, changed chan<- string) *mcp.ClientSession {
 		client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, &mcp.ClientOptions{
 			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- name },

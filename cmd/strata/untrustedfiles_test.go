@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -308,8 +307,7 @@ func checkRefused(t *testing.T, c *clone, remote *remoteServer, run, stderr, nam
 // client does and ends it; it returns its stderr and the tools' names.
 func serveList(t *testing.T, dir string, environ []string, args ...string) (stderr, tools string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := waitContext(t)
 	cmd := exec.Command(strataBin, append([]string{"serve"}, args...)...)
 	cmd.Dir, cmd.Env = dir, environ
 	var errb strings.Builder

@@ -2,13 +2,11 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -78,8 +76,7 @@ func (c *clone) marker(name string) bool {
 // the machine. A run the safety net stopped has code -1.
 func strataBounded(t *testing.T, dir string, environ []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := waitContext(t)
 	cmd := exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", `ulimit -v 2000000 && exec "$0" "$@"`, strataBin}, args...)...)
 	cmd.Dir, cmd.Env = dir, environ
 	var out, errb bytes.Buffer
@@ -426,8 +423,7 @@ func TestUntrustedWorkspaceCannotFailTheLoad(t *testing.T) {
 				t.Errorf("resolve --trust: exit %d, want 1 and an error naming %s:\n%s", code, tt.want, stderr)
 			}
 
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a safety net
-			defer cancel()
+			ctx := waitContext(t)
 			cmd := exec.Command(strataBin, "serve")
 			cmd.Dir, cmd.Env = c.repo, c.environ
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
