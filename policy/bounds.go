@@ -108,44 +108,14 @@ func (by bound) narrow(q, b config.Parameter) (config.Parameter, []Clamp) {
 	clamp := func(key string, from, to any) {
 		out = append(out, by.clamp(key, fmt.Sprint(from), fmt.Sprint(to)))
 	}
-	for _, f := range []struct {
-		key       string
-		have, pol **float64
-		lower     bool
-	}{{"minimum", &q.Minimum, &b.Minimum, true}, {"maximum", &q.Maximum, &b.Maximum, false},
-		{"exclusive_minimum", &q.ExclusiveMinimum, &b.ExclusiveMinimum, true}, {"exclusive_maximum", &q.ExclusiveMaximum, &b.ExclusiveMaximum, false}} {
-		if *f.pol == nil {
-			continue
-		}
-		x := **f.pol
-		switch h := *f.have; {
-		case h == nil:
-			*f.have = &x
-		case f.lower && *h < x, !f.lower && *h > x:
-			clamp(f.key, *h, x)
-			*f.have = &x
-		}
-		mark(f.key)
-	}
-	for _, f := range []struct {
-		key       string
-		have, pol **int
-		lower     bool
-	}{{"min_length", &q.MinLength, &b.MinLength, true}, {"max_length", &q.MaxLength, &b.MaxLength, false},
-		{"min_items", &q.MinItems, &b.MinItems, true}, {"max_items", &q.MaxItems, &b.MaxItems, false}} {
-		if *f.pol == nil {
-			continue
-		}
-		x := **f.pol
-		switch h := *f.have; {
-		case h == nil:
-			*f.have = &x
-		case f.lower && *h < x, !f.lower && *h > x:
-			clamp(f.key, *h, x)
-			*f.have = &x
-		}
-		mark(f.key)
-	}
+	narrow(&q.Minimum, b.Minimum, true, "minimum", clamp, mark)
+	narrow(&q.Maximum, b.Maximum, false, "maximum", clamp, mark)
+	narrow(&q.ExclusiveMinimum, b.ExclusiveMinimum, true, "exclusive_minimum", clamp, mark)
+	narrow(&q.ExclusiveMaximum, b.ExclusiveMaximum, false, "exclusive_maximum", clamp, mark)
+	narrow(&q.MinLength, b.MinLength, true, "min_length", clamp, mark)
+	narrow(&q.MaxLength, b.MaxLength, false, "max_length", clamp, mark)
+	narrow(&q.MinItems, b.MinItems, true, "min_items", clamp, mark)
+	narrow(&q.MaxItems, b.MaxItems, false, "max_items", clamp, mark)
 	if b.Enum != nil {
 		if q.Enum == nil {
 			q.Enum = slices.Clone(b.Enum)
@@ -179,4 +149,23 @@ func (by bound) clamp(key, from, to string) Clamp {
 	line, col := by.p.locate(by.key.Append(key))
 	return Clamp{Key: append(by.key.Append(), key), From: from, To: to, Policy: by.key.Append(key), Source: by.p.Source, Line: line, Column: col, Reason: by.reason,
 		Detail: fmt.Sprintf("%s falls back to %s: the policy allows no wider", from, to)}
+}
+
+// narrow holds a parameter's bound (have) to a policy's (pol): a lower
+// bound (lower) may only rise and an upper one only fall. A bound no
+// layer set becomes the policy's; a looser one falls back to it, told to
+// clamp; either way the key is marked as the policy's.
+func narrow[T int | float64](have **T, pol *T, lower bool, key string, clamp func(string, any, any), mark func(string)) {
+	if pol == nil {
+		return
+	}
+	x := *pol
+	switch h := *have; {
+	case h == nil:
+		*have = &x
+	case lower && *h < x, !lower && *h > x:
+		clamp(key, *h, x)
+		*have = &x
+	}
+	mark(key)
 }
