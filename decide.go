@@ -71,7 +71,7 @@ func (w *engine) admit(ctx context.Context, def resolve.Definition, d *call.Deci
 	w.mu.Unlock()
 	l := &call.LockEntry{Path: st.Path, Policy: string(w.model.Lock.Policy.Or())}
 	if st.Path != "" {
-		l.Locked = w.lockedTools()[def.Name]
+		_, l.Locked = w.lockedTools()[def.Name]
 	}
 	for _, c := range st.Changes {
 		if c.Tool == def.Name {
@@ -175,21 +175,21 @@ func (w *engine) launchOf(ctx context.Context, def resolve.Definition) (trust.La
 	return w.Launch(ctx, w.key(def.Exec.Key))
 }
 
-// lockedTools returns the names of the tools the lock that applies has
-// entries for, read once.
-func (w *engine) lockedTools() map[string]bool {
+// lockedTools returns the source of each tool the lock that applies has
+// an entry for, by name, read once.
+func (w *engine) lockedTools() map[string]string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.locked != nil {
 		return w.locked
 	}
-	w.locked = map[string]bool{}
+	w.locked = map[string]string{}
 	if w.lockState.Path == "" {
 		return w.locked
 	}
 	if f, err := w.readLock(context.Background(), w.lockState.Path); err == nil && f != nil {
 		for _, e := range f.Tools {
-			w.locked[e.Name] = true
+			w.locked[e.Name] = e.Source
 		}
 	}
 	return w.locked

@@ -143,7 +143,6 @@ func (w *engine) deniedDecision(name string) *call.Decision {
 // gives the tool that server as its source, the server's name scheme
 // makes the name, or the lock holds the tool from that server.
 func (w *engine) leftOutServer(name string) (deniedTool, bool) {
-	var byLock map[string]string
 	for _, c := range w.clamps {
 		if len(c.Key) < 2 || c.Key[len(c.Key)-2] != "mcp_servers" || c.To != "left out" {
 			continue
@@ -160,29 +159,9 @@ func (w *engine) leftOutServer(name string) (deniedTool, bool) {
 				return t, true
 			}
 		}
-		if byLock == nil {
-			byLock = w.lockSources()
-		}
-		if byLock[name] == "mcp_servers."+server {
+		if w.lockedTools()[name] == "mcp_servers."+server {
 			return t, true
 		}
 	}
 	return deniedTool{}, false
-}
-
-// lockSources is the source of each tool the lock holds, by name.
-func (w *engine) lockSources() map[string]string {
-	out := map[string]string{}
-	w.mu.Lock()
-	path := w.lockState.Path
-	w.mu.Unlock()
-	if path == "" {
-		return out
-	}
-	if f, err := w.readLock(context.Background(), path); err == nil && f != nil {
-		for _, e := range f.Tools {
-			out[e.Name] = e.Source
-		}
-	}
-	return out
 }

@@ -99,8 +99,8 @@ type engine struct {
 	found     resolve.Found // what discovery found, for explaining
 	lockState LockState
 	lockErr   error
-	lockSaid  bool            // the warning about the untrusted workspace's files names its lock
-	locked    map[string]bool // the tools the lock has entries for (see lockedTools)
+	lockSaid  bool              // the warning about the untrusted workspace's files names its lock
+	locked    map[string]string // the source of each tool the lock has an entry for (see lockedTools)
 
 	specMu sync.Mutex
 	specs  map[string]upstream.Server // the MCP servers calls reach, by name (see server)
