@@ -322,7 +322,8 @@ func (w *Workspace[P, R]) Config() R { return w.loaded.Config }
 func (w *engine) Model() config.Config { return w.model }
 
 // Loaded returns what loading found: every layer and where it came from,
-// the files looked for, the workspace root.
+// the files looked for, the workspace root. It is the workspace's, to
+// read: its layers and their merge share storage (see [load.Result]).
 func (w *Workspace[P, R]) Loaded() *load.Result[P, R] { return w.loaded }
 
 // Root returns the workspace root, or the working directory outside a

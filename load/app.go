@@ -323,6 +323,8 @@ type Layer[P any] struct {
 	// Extends lists the files whose extends led to this file, outermost
 	// first.
 	Extends []string
+	// Partial is what the layer says. It shares map entries with
+	// [Result].Merged: it must not be changed (see there).
 	Partial *P
 	// Doc is the layer's document, for file layers.
 	Doc *codec.Document
@@ -354,7 +356,13 @@ type Probe struct {
 // Result is what Load found: the config and where every part came from.
 type Result[P, R any] struct {
 	Config R
-	// Merged is the merge of the layers that apply.
+	// Merged is the merge of the layers that apply. It is read, not
+	// changed: an entry of a map (partial.Map: a tool, a server) that one
+	// layer alone sets is that layer's own, not a copy, as a load of many
+	// tools would otherwise hold each of them twice; what a later layer
+	// changes in an entry is changed in a copy of it, so merging changes
+	// no layer. Changing Merged would change a layer's Partial, or the
+	// reverse: [merge.Layers](r.Merged) is a copy to change.
 	Merged *P
 	// Layers are all the layers read, lowest first; the defaults are not a
 	// layer (see App.Defaults).
@@ -787,6 +795,7 @@ type reader[P, R any] struct {
 	// when an override or the result needs it (App.File needs none).
 	merged   *P
 	mergedTo int
+	shared   shape.Shared      // what merged shares with the layers
 	env      map[string]string // the environment
 	dir      string            // the working directory
 	by       string            // the file whose envFiles are read, absolute
@@ -882,14 +891,20 @@ func (r *reader[P, R]) add(err error) {
 	r.errs.Add(err)
 }
 
-// below returns the merge of the layers that apply so far.
+// below returns the merge of the layers that apply so far. It shares the
+// layers' map entries that one layer alone sets (see [Result].Merged),
+// but those of the host's Flags, which are the host's.
 func (r *reader[P, R]) below() *P {
 	if r.merged == nil {
-		r.merged = new(P)
+		r.merged, r.shared = new(P), shape.Shared{}
+	}
+	t, err := shape.OfPartial(typeOf[P]())
+	if err != nil {
+		panic(err) // Load checked P first
 	}
 	for _, l := range r.res.Layers[r.mergedTo:] {
 		if !l.Dropped {
-			merge.Into(r.merged, l.Partial)
+			r.shared.Merge(reflect.ValueOf(r.merged).Elem(), reflect.ValueOf(l.Partial).Elem(), t, l.Partial != r.app.Flags)
 		}
 	}
 	r.mergedTo = len(r.res.Layers)
@@ -929,7 +944,7 @@ func (r *reader[P, R]) cfg(ctx context.Context, n int, arg string) {
 		for i := range r.res.Layers {
 			r.res.Layers[i].Dropped = true
 		}
-		r.merged, r.mergedTo = new(P), len(r.res.Layers)
+		r.merged, r.mergedTo, r.shared = new(P), len(r.res.Layers), shape.Shared{}
 		return
 	}
 	if f, path, ok := clients.Prefix(arg); ok {

@@ -189,6 +189,35 @@ func TestLawMergeKeepsInputs(t *testing.T) {
 	})
 }
 
+// TestLawSharedMerge: the merge that shares map entries with its layers
+// (shape.Shared, which load makes its Result.Merged with), fed one layer
+// at a time as load feeds it, some layers shared and some copied (a host's
+// flags), is the merge, and leaves every layer as it was.
+func TestLawSharedMerge(t *testing.T) {
+	t.Parallel() // pure computation: the laws share the CPUs
+	rapid.Check(t, func(t *rapid.T) {
+		ls := rapid.SliceOfN(layers, 1, 4).Draw(t, "layers")
+		share := rapid.SliceOfN(rapid.Bool(), len(ls), len(ls)).Draw(t, "share")
+		before := make([]*config.Partial, len(ls))
+		for i, l := range ls {
+			before[i] = clone(l)
+		}
+		var s shape.Shared
+		got := new(config.Partial)
+		for i, l := range ls {
+			s.Merge(reflect.ValueOf(got).Elem(), reflect.ValueOf(l).Elem(), partialShape, share[i])
+		}
+		if want := merge.Layers(ls...); !equalLayers(got, want) {
+			t.Fatalf("the shared merge is not the merge:\n%s", cmp.Diff(want, got, cmpopts.EquateEmpty()))
+		}
+		for i := range ls {
+			if !equalLayers(ls[i], before[i]) {
+				t.Fatalf("the shared merge changed layer %d:\n%s", i, cmp.Diff(before[i], ls[i], cmpopts.EquateEmpty()))
+			}
+		}
+	})
+}
+
 func clone(p *config.Partial) *config.Partial {
 	return shape.Clone(reflect.ValueOf(p).Elem(), partialShape).Addr().Interface().(*config.Partial)
 }

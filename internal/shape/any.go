@@ -130,7 +130,7 @@ func mergeAny(dst, src reflect.Value, t *Type) {
 	case OpTable:
 		switch sop {
 		case OpTable:
-			mergeEntries(d.table.Elem().Field(t.Elem.At.Entries), s.table.Elem().Field(t.Elem.At.Entries), false, t)
+			mergeEntries(d.table.Elem().Field(t.Elem.At.Entries), s.table.Elem().Field(t.Elem.At.Entries), false, t, nil)
 		case OpWrap:
 			replaceAny(dst, t, s.v)
 		}
@@ -198,7 +198,7 @@ func ApplyAnyTo(dst, src reflect.Value, x any, t *Type) {
 	case OpTable:
 		if m, ok := x.(map[string]any); ok {
 			constAny(dst, m, t, BaseEmpty)
-			mergeEntries(dst.Field(t.At.Table).Elem().Field(t.Elem.At.Entries), s.table.Elem().Field(t.Elem.At.Entries), false, t)
+			mergeEntries(dst.Field(t.At.Table).Elem().Field(t.Elem.At.Entries), s.table.Elem().Field(t.Elem.At.Entries), false, t, nil)
 			return
 		}
 		CloneInto(dst, src, t)

@@ -1,17 +1,73 @@
 package shape
 
-import "reflect"
+import (
+	"reflect"
+	"unsafe"
+)
 
 // Merge merges partial value src over dst (addressable), in place: tables
 // merge key by key, values replace, lists follow their strategy, unsets
 // drop what dst said. src is not modified and dst shares no map or list
 // with it afterwards. Package merge documents the rules.
-func Merge(dst, src reflect.Value, t *Type) {
+func Merge(dst, src reflect.Value, t *Type) { merge(dst, src, t, nil) }
+
+// Shared merges layers into one partial that shares with them the entries
+// of their maps (partial.Map) that no later layer changes: an entry that
+// one layer alone sets (a tool that one file defines, as most are) is
+// the layer's own, not a copy of it. An entry that a later layer changes
+// is copied once, the first time, and changed in the copy: merging never
+// changes a layer. The layers must not change once merged, nor the
+// merge: each would change the other. The zero Shared is ready to use;
+// it keeps track of the entries it copied, to change them in place
+// afterwards, so one Shared serves one merge.
+type Shared struct {
+	owned map[unsafe.Pointer]struct{} // the entries the merge made, which it may change
+}
+
+// Merge merges src over dst, as [Merge] does, sharing the entries of
+// src's maps that dst does not have when share is set, else copying them.
+// dst is the merge, made of new(T) and Shared.Merge alone.
+func (s *Shared) Merge(dst, src reflect.Value, t *Type, share bool) {
+	merge(dst, src, t, &sharing{s, share})
+}
+
+// sharing is how one merge treats the entries of maps: nil copies each,
+// as Merge does.
+type sharing struct {
+	*Shared
+	share bool // src's entries go into dst as they are
+}
+
+// made records an entry the merge made, which it may change.
+func (s *sharing) made(p reflect.Value) {
+	if s.owned == nil {
+		s.owned = map[unsafe.Pointer]struct{}{}
+	}
+	s.owned[p.UnsafePointer()] = struct{}{}
+}
+
+// mine returns the entry e of map m at key k, copied first unless the
+// merge made it: the entry to change.
+func (s *sharing) mine(m, k, e reflect.Value, elem *Type) reflect.Value {
+	if s == nil {
+		return e
+	}
+	if _, ok := s.owned[e.UnsafePointer()]; ok {
+		return e
+	}
+	n := reflect.New(elem.Go)
+	CloneInto(n.Elem(), e.Elem(), elem)
+	m.SetMapIndex(k, n)
+	s.made(n)
+	return n
+}
+
+func merge(dst, src reflect.Value, t *Type, s *sharing) {
 	switch t.Kind {
 	case Struct:
 		for i := range t.Fields {
 			f := &t.Fields[i]
-			Merge(dst.FieldByIndex(f.Index), src.FieldByIndex(f.Index), f.Type)
+			merge(dst.FieldByIndex(f.Index), src.FieldByIndex(f.Index), f.Type, s)
 		}
 	case Value:
 		if src.Field(t.At.State).Uint() != StateAbsent {
@@ -24,7 +80,7 @@ func Merge(dst, src reflect.Value, t *Type) {
 			CloneInto(dst, src, t)
 			return
 		}
-		mergeEntries(dst.Field(t.At.Entries), src.Field(t.At.Entries), dst.Field(t.At.Reset).Bool(), t.Elem)
+		mergeEntries(dst.Field(t.At.Entries), src.Field(t.At.Entries), dst.Field(t.At.Reset).Bool(), t.Elem, s)
 	case Nested:
 		switch src.Field(t.At.State).Uint() {
 		case StateUnset:
@@ -33,7 +89,7 @@ func Merge(dst, src reflect.Value, t *Type) {
 		case StatePresent:
 			switch dst.Field(t.At.State).Uint() {
 			case StatePresent:
-				Merge(dst.Field(t.At.V).Elem(), src.Field(t.At.V).Elem(), t.Elem)
+				merge(dst.Field(t.At.V).Elem(), src.Field(t.At.V).Elem(), t.Elem, s)
 			case StateUnset:
 				CloneInto(dst, src, t)
 				Reset(dst.Field(t.At.V).Elem(), t.Elem)
@@ -75,8 +131,10 @@ func mergeList(dst, src reflect.Value, t *Type) {
 }
 
 // entries merges the entries of a partial.Map. reset says that dst drops
-// lower layers, so removing an entry dst does not have is a no-op.
-func mergeEntries(dst, src reflect.Value, reset bool, elem *Type) {
+// lower layers, so removing an entry dst does not have is a no-op. s, when
+// not nil, shares src's new entries or copies them, and copies an entry
+// of dst it did not make before changing it.
+func mergeEntries(dst, src reflect.Value, reset bool, elem *Type, s *sharing) {
 	if src.Len() == 0 {
 		return
 	}
@@ -97,10 +155,15 @@ func mergeEntries(dst, src reflect.Value, reset bool, elem *Type) {
 				continue
 			}
 			dst.SetMapIndex(k, sv)
+		case !dv.IsValid() && s != nil && s.share:
+			dst.SetMapIndex(k, sv)
 		case !dv.IsValid():
 			n := reflect.New(elem.Go)
 			CloneInto(n.Elem(), sv.Elem(), elem)
 			dst.SetMapIndex(k, n)
+			if s != nil {
+				s.made(n)
+			}
 		case dv.IsNil():
 			// Removed below, defined again here: it starts again from its
 			// defaults.
@@ -108,8 +171,11 @@ func mergeEntries(dst, src reflect.Value, reset bool, elem *Type) {
 			CloneInto(n.Elem(), sv.Elem(), elem)
 			Reset(n.Elem(), elem)
 			dst.SetMapIndex(k, n)
+			if s != nil {
+				s.made(n)
+			}
 		default:
-			Merge(dv.Elem(), sv.Elem(), elem)
+			merge(s.mine(dst, k, dv, elem).Elem(), sv.Elem(), elem, s)
 		}
 	}
 }
