@@ -15,13 +15,15 @@ func Merge(dst, src reflect.Value, t *Type) { merge(dst, src, t, nil) }
 // of their maps (partial.Map) that no later layer changes: an entry that
 // one layer alone sets (a tool that one file defines, as most are) is
 // the layer's own, not a copy of it. An entry that a later layer changes
-// is copied once, the first time, and changed in the copy: merging never
-// changes a layer. The layers must not change once merged, nor the
-// merge: each would change the other. The zero Shared is ready to use;
-// it keeps track of the entries it copied, to change them in place
-// afterwards, so one Shared serves one merge.
+// is copied whole the first time, and changed in the copy: merging never
+// changes a layer. Only the maps of the partial's own structs share
+// their entries: what lies inside an entry, or under a partial.Nested,
+// is the merge's own copy once it is changed. The layers must not change
+// once merged, nor the merge: each would change the other. The zero
+// Shared is ready to use; it keeps track of the entries it copied, to
+// change them in place afterwards, so one Shared serves one merge.
 type Shared struct {
-	owned map[unsafe.Pointer]struct{} // the entries the merge made, which it may change
+	owned map[unsafe.Pointer]struct{} // the entries the merge copied, which it may change
 }
 
 // Merge merges src over dst, as [Merge] does, sharing the entries of
@@ -32,7 +34,7 @@ func (s *Shared) Merge(dst, src reflect.Value, t *Type, share bool) {
 }
 
 // sharing is how one merge treats the entries of maps: nil copies each,
-// as Merge does.
+// as Merge does, into a dst that is the merge's own.
 type sharing struct {
 	*Shared
 	share bool // src's entries go into dst as they are
@@ -46,8 +48,8 @@ func (s *sharing) made(p reflect.Value) {
 	s.owned[p.UnsafePointer()] = struct{}{}
 }
 
-// mine returns the entry e of map m at key k, copied first unless the
-// merge made it: the entry to change.
+// mine returns the entry e of map m at key k, copied whole first unless
+// the merge made it: the entry to change, all of it the merge's own.
 func (s *sharing) mine(m, k, e reflect.Value, elem *Type) reflect.Value {
 	if s == nil {
 		return e
@@ -89,7 +91,8 @@ func merge(dst, src reflect.Value, t *Type, s *sharing) {
 		case StatePresent:
 			switch dst.Field(t.At.State).Uint() {
 			case StatePresent:
-				merge(dst.Field(t.At.V).Elem(), src.Field(t.At.V).Elem(), t.Elem, s)
+				// dst's V is the merge's copy, all of it.
+				merge(dst.Field(t.At.V).Elem(), src.Field(t.At.V).Elem(), t.Elem, nil)
 			case StateUnset:
 				CloneInto(dst, src, t)
 				Reset(dst.Field(t.At.V).Elem(), t.Elem)
@@ -175,7 +178,7 @@ func mergeEntries(dst, src reflect.Value, reset bool, elem *Type, s *sharing) {
 				s.made(n)
 			}
 		default:
-			merge(s.mine(dst, k, dv, elem).Elem(), sv.Elem(), elem, s)
+			merge(s.mine(dst, k, dv, elem).Elem(), sv.Elem(), elem, nil)
 		}
 	}
 }
