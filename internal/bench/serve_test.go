@@ -17,16 +17,21 @@ import (
 // BenchmarkServeCall calls a --describe tool: run directly with its JSON
 // argument (the baseline), and through strata serve, a process driven by
 // the Go SDK's client over stdio (validation, defaults, the run, and
-// JSON-RPC both ways). strata-serve-refused is the round trip alone: a call
+// JSON-RPC both ways). The same iterations call the tool through
+// mcpexec, untimed: a bare SDK server that runs it with exec.Command and
+// does nothing else (x-sdk-exec is strata's time over it, sdk-exec-x-direct
+// its own over the direct run): what any server over the SDK costs a call
+// beyond the run. strata-serve-refused is the round trip alone: a call
 // with invalid arguments, refused before anything runs; sdk-server is the
 // SDK's client's round trip to a server that does nothing (mcpfake, whose
 // JSON-RPC is written by hand: no SDK server).
 func BenchmarkServeCall(b *testing.B) {
 	const (
-		self = testbin.Strata
-		fake = "github.com/strata-config/strata/fixtures/mcpfake"
+		self  = testbin.Strata
+		fake  = "github.com/strata-config/strata/fixtures/mcpfake"
+		floor = "github.com/strata-config/strata/internal/bench/mcpexec"
 	)
-	bins, err := testbin.Build(self, fake)
+	bins, err := testbin.Build(self, fake, floor)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,27 +64,42 @@ func BenchmarkServeCall(b *testing.B) {
 		b.Cleanup(func() { cs.Close() })
 		return cs
 	}
-	// Each iteration also runs the tool directly, untimed: x-direct is the
-	// call's time over the direct run's in the same iterations, so that
-	// load on the machine moves both alike.
+	// Each iteration also runs the tool directly and calls it through
+	// mcpexec, both untimed: x-direct is the call's time over the direct
+	// run's in the same iterations, x-sdk-exec over mcpexec's call, so that
+	// load on the machine moves them alike.
 	b.Run("strata-serve", func(b *testing.B) {
 		cs := serve(b)
+		cmd := exec.Command(bins[floor], tool)
+		cmd.Dir, cmd.Env, cmd.Stderr = root, benchEnviron, os.Stderr
+		sdk, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { sdk.Close() })
 		params := &mcp.CallToolParams{Name: "tool_0000", Arguments: json.RawMessage(args)}
-		var took, floor time.Duration
+		call := func(b *testing.B, cs *mcp.ClientSession) time.Duration {
+			start := time.Now()
+			res, err := cs.CallTool(context.Background(), params)
+			took := time.Since(start)
+			if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "{\"ok\":true}\n" {
+				b.Fatalf("%v: %+v", err, res)
+			}
+			return took
+		}
+		var took, floor, sdkFloor time.Duration
 		for b.Loop() {
 			b.StopTimer()
 			start := time.Now()
 			direct(b)
 			floor += time.Since(start)
+			sdkFloor += call(b, sdk)
 			b.StartTimer()
-			start = time.Now()
-			res, err := cs.CallTool(context.Background(), params)
-			took += time.Since(start)
-			if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "{\"ok\":true}\n" {
-				b.Fatalf("%v: %+v", err, res)
-			}
+			took += call(b, cs)
 		}
 		b.ReportMetric(float64(took)/float64(floor), "x-direct")
+		b.ReportMetric(float64(took)/float64(sdkFloor), "x-sdk-exec")
+		b.ReportMetric(float64(sdkFloor)/float64(floor), "sdk-exec-x-direct")
 	})
 	// sdk-server is the round trip without strata: the same client calls
 	// a tool of mcpfake, which answers at once, with JSON-RPC written by
