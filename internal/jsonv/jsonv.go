@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/big"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -186,11 +187,23 @@ func (v *Value) Clone() *Value {
 }
 
 // JSON returns v as compact JSON: keys in order, scalars as they were.
+// The result is exactly as long as the text (no room beyond it): the
+// schemas of a catalog are kept as it, some thousands of them.
 func (v *Value) JSON() []byte {
-	var b bytes.Buffer
-	v.write(&b)
-	return b.Bytes()
+	b := writeBuffers.Get().(*bytes.Buffer)
+	b.Reset()
+	v.write(b)
+	out := make([]byte, b.Len())
+	copy(out, b.Bytes())
+	if b.Cap() <= maxScratch {
+		writeBuffers.Put(b)
+	}
+	return out
 }
+
+// writeBuffers are the buffers JSON writes in; one larger than
+// maxScratch (a large document) is left to the collector.
+var writeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // MarshalJSON implements json.Marshaler.
 func (v *Value) MarshalJSON() ([]byte, error) { return v.JSON(), nil }

@@ -433,6 +433,35 @@ func TestParseCopies(t *testing.T) {
 	}
 }
 
+// TestJSONExact checks JSON's text has no room beyond it (catalogs keep
+// thousands of them), and that no two results share memory: the buffer it
+// writes in is used again.
+func TestJSONExact(t *testing.T) {
+	tests := []struct {
+		name, src string
+	}{
+		{name: "scalar", src: `1`},
+		{name: "small object", src: `{"type":"object"}`},
+		{name: "schema", src: `{"type":"object","properties":{"path":{"type":"string","description":"The file to read, relative to the workspace."},"limit":{"type":"integer","minimum":1}},"required":["path"]}`},
+		{name: "larger than a reused buffer", src: `[` + strings.Repeat(`"0123456789abcdef",`, 5000) + `0]`},
+	}
+	var kept [][]byte
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := MustParse(tt.src).JSON()
+			if string(got) != tt.src || cap(got) != len(got) {
+				t.Errorf("JSON() = %d bytes in a room of %d (equal to the source: %v), want exactly the source", len(got), cap(got), string(got) == tt.src)
+			}
+			kept = append(kept, got)
+		})
+	}
+	for i, tt := range tests {
+		if string(kept[i]) != tt.src {
+			t.Errorf("%s: a later JSON() changed an earlier result: %.40s", tt.name, kept[i])
+		}
+	}
+}
+
 func TestMustParseTypes(t *testing.T) {
 	for _, tt := range []struct {
 		in   string

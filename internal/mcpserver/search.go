@@ -121,7 +121,7 @@ func (s *Server) tell(ss *mcp.ServerSession) bool {
 // addSearchTool adds search_tools to the tools to serve, unless a tool of
 // the catalog has its name (then the deferred tools cannot be found, and
 // Warn says so).
-func (s *Server) addSearchTool(want map[string]*mcp.Tool, wantJSON map[string]string, wire map[string]json.RawMessage) {
+func (s *Server) addSearchTool(want map[string]*mcp.Tool, wire map[string]json.RawMessage) {
 	if _, taken := want[export.SearchTool]; taken {
 		s.warn(fmt.Errorf("%s deferred, and a tool of the catalog is named %s: deferred tools cannot be found; rename that tool", diag.Counted(len(s.deferred), "tool"), export.SearchTool))
 		return
@@ -132,8 +132,7 @@ func (s *Server) addSearchTool(want map[string]*mcp.Tool, wantJSON map[string]st
 	if err != nil {
 		panic(err) // its schema is strata's own
 	}
-	wire[d.Name] = w
-	want[d.Name], wantJSON[d.Name] = t, string(w)
+	want[d.Name], wire[d.Name] = t, w
 }
 
 // searchArgs are the arguments of search_tools.

@@ -25,6 +25,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -118,8 +119,7 @@ type Server struct {
 
 	mu          sync.Mutex
 	current     *Snapshot
-	served      map[string]string          // the tools served: name -> their JSON
-	wire        map[string]json.RawMessage // the same, as they go on the wire
+	wire        map[string]json.RawMessage // the tools served: name -> their JSON, as it goes on the wire
 	mcp         *mcp.Server
 	sdk         atomic.Pointer[mcp.Server] // mcp, for the goroutines that log
 	info        *mcp.Implementation        // the SDK server's, as made
@@ -345,7 +345,6 @@ func (s *Server) install(cat *Snapshot) {
 	defer s.mu.Unlock()
 	s.current = cat
 	want := map[string]*mcp.Tool{}
-	wantJSON := map[string]string{}
 	wire := map[string]json.RawMessage{}
 	var deferred []resolve.Definition
 	isDeferred := map[string]bool{}
@@ -364,15 +363,14 @@ func (s *Server) install(cat *Snapshot) {
 			deferred = append(deferred, d)
 			isDeferred[d.Name] = true
 		}
-		wire[d.Name] = w
-		want[d.Name], wantJSON[d.Name] = t, string(w)
+		want[d.Name], wire[d.Name] = t, w
 	}
 	s.deferred, s.isDeferred = deferred, isDeferred
 	if len(deferred) > 0 {
-		s.addSearchTool(want, wantJSON, wire)
+		s.addSearchTool(want, wire)
 	}
 	var gone []string
-	for name := range s.served {
+	for name := range s.wire {
 		if _, ok := want[name]; !ok {
 			gone = append(gone, name)
 		}
@@ -382,7 +380,7 @@ func (s *Server) install(cat *Snapshot) {
 		s.toolsGen++
 	}
 	for name, t := range want {
-		if s.served[name] != wantJSON[name] {
+		if old, ok := s.wire[name]; !ok || !bytes.Equal(old, wire[name]) {
 			h := s.handler(name)
 			if name == export.SearchTool && len(deferred) > 0 {
 				h = s.searchHandler
@@ -392,7 +390,7 @@ func (s *Server) install(cat *Snapshot) {
 			s.toolsGen++
 		}
 	}
-	s.served, s.wire = wantJSON, wire
+	s.wire = wire
 }
 
 // tool is a definition as an MCP tool; wire is how --export mcp writes it,
@@ -536,7 +534,7 @@ func (s *Server) unservedMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 				break
 			}
 			s.mu.Lock()
-			_, served := s.served[cr.Params.Name]
+			_, served := s.wire[cr.Params.Name]
 			s.mu.Unlock()
 			if served {
 				break

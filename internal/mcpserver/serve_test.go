@@ -315,6 +315,11 @@ func TestListChanged(t *testing.T) {
 	// A new executable in a discovery directory.
 	write(t, filepath.Join(root, "tools", "new"), describe("new", "A new tool.", `{"type":"object"}`, "echo new"), 0o755)
 	waitList("a new tool", func(tools []*mcp.Tool) bool { return has(tools, "new") != nil })
+	// The same tool, described anew: served again with its new definition.
+	write(t, filepath.Join(root, "tools", "new"), describe("new", "A new tool, described anew.", `{"type":"object"}`, "echo new"), 0o755)
+	waitList("a tool changed", func(tools []*mcp.Tool) bool {
+		return has(tools, "new") != nil && strings.Contains(has(tools, "new").Description, "described anew")
+	})
 	// A config file edited the way editors do: a new file renamed over it.
 	cfgFile := filepath.Join(root, ".strata", "config.toml")
 	b, _ := os.ReadFile(cfgFile)
