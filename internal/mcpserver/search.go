@@ -127,12 +127,11 @@ func (s *Server) addSearchTool(want map[string]*mcp.Tool, wire map[string]json.R
 		return
 	}
 	d := export.SearchDefinition()
-	w := export.MCPToolJSON(d)
-	t, err := tool(d, w)
+	t, err := tool(d)
 	if err != nil {
 		panic(err) // its schema is strata's own
 	}
-	want[d.Name], wire[d.Name] = t, w
+	want[d.Name], wire[d.Name] = t, export.MCPToolJSON(d)
 }
 
 // searchArgs are the arguments of search_tools.

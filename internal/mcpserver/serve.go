@@ -37,6 +37,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/call"
@@ -353,8 +354,7 @@ func (s *Server) install(cat *Snapshot) {
 			s.warn(w)
 			continue
 		}
-		w := export.MCPToolJSON(d)
-		t, err := tool(d, w)
+		t, err := tool(d)
 		if err != nil {
 			s.warn(err)
 			continue
@@ -363,7 +363,7 @@ func (s *Server) install(cat *Snapshot) {
 			deferred = append(deferred, d)
 			isDeferred[d.Name] = true
 		}
-		want[d.Name], wire[d.Name] = t, w
+		want[d.Name], wire[d.Name] = t, export.MCPToolJSON(d)
 	}
 	s.deferred, s.isDeferred = deferred, isDeferred
 	if len(deferred) > 0 {
@@ -393,10 +393,16 @@ func (s *Server) install(cat *Snapshot) {
 	s.wire = wire
 }
 
-// tool is a definition as an MCP tool; wire is how --export mcp writes it,
-// whose description (the summary and the description joined) the tool
-// takes.
-func tool(d resolve.Definition, wire json.RawMessage) (*mcp.Tool, error) {
+// tool is a definition as the SDK's server holds it: its name, which
+// finds the handler of a call and orders the pages of tools/list, and,
+// for a tool whose input schema has x-mcp-header annotations, that schema,
+// whose annotations the SDK checks and reads from the headers of a call
+// over streamable HTTP. What a client is listed is the tool's JSON as
+// --export mcp writes it (wireList), never the SDK's form of it, so the
+// SDK is given nothing else: for every other tool, one object schema
+// ([objectSchema]), which it need not decode (it decodes a schema given as
+// JSON into maps, about 32 kB of garbage a tool, twice).
+func tool(d resolve.Definition) (*mcp.Tool, error) {
 	var probe struct {
 		Type any `json:"type"`
 	}
@@ -404,22 +410,21 @@ func tool(d resolve.Definition, wire json.RawMessage) (*mcp.Tool, error) {
 	if json.Unmarshal(schema, &probe) != nil || probe.Type != "object" {
 		return nil, fmt.Errorf("%s is not served: its input schema's type is not \"object\", which MCP requires", d.Name)
 	}
-	var written struct {
-		Description string `json:"description"`
-	}
-	_ = json.Unmarshal(wire, &written) // export wrote it
-	t := &mcp.Tool{Name: d.Name, Title: d.Title, Description: written.Description, InputSchema: json.RawMessage(schema)}
-	if !d.OutputSchema.IsZero() {
-		t.OutputSchema = d.OutputSchema.JSON()
-	}
-	if d.Annotations != nil {
-		var a mcp.ToolAnnotations
-		if err := json.Unmarshal(d.Annotations, &a); err == nil {
-			t.Annotations = &a
-		}
+	t := &mcp.Tool{Name: d.Name, InputSchema: objectSchema}
+	if bytes.Contains(schema, headerAnnotation) {
+		t.InputSchema = schema
 	}
 	return t, nil
 }
+
+// objectSchema is the input schema the SDK's server is given for a tool
+// whose schema has no x-mcp-header annotations (see tool): the SDK reads
+// it only for them.
+var objectSchema = &jsonschema.Schema{Type: "object"}
+
+// headerAnnotation marks the input schemas whose properties the SDK sends
+// and checks as headers over streamable HTTP (x-mcp-header).
+var headerAnnotation = []byte("x-mcp-header")
 
 // handler runs a call of the tool name through the current catalog.
 //

@@ -1,0 +1,54 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/strata-config/strata/resolve"
+)
+
+// TestToolForTheSDK checks what the SDK's server is given of a tool: the
+// schema of a tool with x-mcp-header annotations (the SDK checks them and
+// reads their headers over streamable HTTP), one shared object schema for
+// any other (what a client is listed is strata's own JSON), and no tool
+// whose input schema is not an object. The SDK's server takes each.
+func TestToolForTheSDK(t *testing.T) {
+	tests := []struct {
+		name, schema string
+		want         any // the InputSchema the SDK is given; nil: refused
+	}{
+		{name: "plain", schema: `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`, want: objectSchema},
+		{name: "header annotation", schema: `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`,
+			want: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`)},
+		{name: "not an object", schema: `{"type":"string"}`},
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tool(resolve.Definition{Name: "t", InputSchema: resolve.MustSchema(tt.schema)})
+			if tt.want == nil {
+				if err == nil {
+					t.Fatalf("tool() = %+v, want it refused", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch want := tt.want.(type) {
+			case json.RawMessage:
+				if raw, ok := got.InputSchema.(json.RawMessage); !ok || string(raw) != string(want) {
+					t.Errorf("InputSchema = %v, want the tool's schema %s", got.InputSchema, want)
+				}
+			default:
+				if got.InputSchema != want {
+					t.Errorf("InputSchema = %v, want the shared object schema", got.InputSchema)
+				}
+			}
+			s.AddTool(got, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil })
+		})
+	}
+}
