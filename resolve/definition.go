@@ -168,18 +168,26 @@ func newCatalog(tools []Definition) *Catalog {
 			tools[i].Questions = map[string]config.Question{}
 		}
 	}
-	c := &Catalog{Tools: tools}
-	// Each tool with its upstream JSON: a tool served as its server
-	// listed it is served with every key of it (_meta, icons, ...), so a
-	// change of any is another catalog.
-	fp := make([]fingerprinted, len(tools))
+	return &Catalog{Tools: tools, Fingerprint: fingerprint(tools)}
+}
+
+// fingerprint is the fingerprint of a catalog of tools: the SHA-256 of
+// the JSON array of each tool with its upstream JSON (a tool served as
+// its server listed it is served with every key of it, _meta, icons, ...,
+// so a change of any is another catalog). The array is hashed as it is
+// written, a tool at a time, rather than held whole.
+func fingerprint(tools []Definition) string {
+	h := sha256.New()
+	h.Write([]byte{'['})
 	for i, d := range tools {
-		fp[i] = fingerprinted{d, d.Upstream}
+		if i > 0 {
+			h.Write([]byte{','})
+		}
+		b, _ := json.Marshal(fingerprinted{d, d.Upstream}) // maps marshal with sorted keys; schemas as they are
+		h.Write(b)
 	}
-	b, _ := json.Marshal(fp) // maps marshal with sorted keys; schemas as they are
-	sum := sha256.Sum256(b)
-	c.Fingerprint = "sha256:" + hex.EncodeToString(sum[:])
-	return c
+	h.Write([]byte{']'})
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // fingerprinted is what the fingerprint of a catalog is the hash of, for

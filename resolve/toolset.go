@@ -65,21 +65,47 @@ func (c *Catalog) Select(cfg config.Config, set string) (*Catalog, error) {
 		}
 		return nil, &diag.Error{Code: diag.CodeNotFound, Path: partial.Path{"toolset"}, Msg: fmt.Sprintf("no tool set named %q", set), Hint: hint}
 	}
-	tools := make([]Definition, 0, len(c.Tools))
-	for _, d := range c.Tools {
+	// The tools are copied from the first one the selection changes: a
+	// selection of every tool as it is (no tool set, nothing deferred)
+	// shares c's, which nothing changes once made.
+	var tools []Definition
+	for i, d := range c.Tools {
 		ch := Choose(cfg, set, d)
-		if !ch.In {
+		var load config.LoadMode
+		if ch.Load == config.LoadDeferred {
+			load = config.LoadDeferred
+		}
+		if tools == nil && ch.In && d.Load == load {
 			continue
 		}
-		d.Load = ""
-		if ch.Load == config.LoadDeferred {
-			d.Load = config.LoadDeferred
+		if tools == nil {
+			tools = append(make([]Definition, 0, len(c.Tools)), c.Tools[:i]...)
 		}
-		tools = append(tools, d)
+		if ch.In {
+			d.Load = load
+			tools = append(tools, d)
+		}
+	}
+	if tools == nil && made(c.Tools) {
+		return &Catalog{Tools: c.Tools, Fingerprint: fingerprint(c.Tools), Warnings: c.Warnings, Started: c.Started}, nil
+	}
+	if tools == nil {
+		tools = slices.Clone(c.Tools)
 	}
 	out := newCatalog(tools)
 	out.Warnings, out.Started = c.Warnings, c.Started
 	return out, nil
+}
+
+// made reports whether tools are as newCatalog leaves them: in the order
+// of their names, with options and questions.
+func made(tools []Definition) bool {
+	for i, d := range tools {
+		if d.Options == nil || d.Questions == nil || i > 0 && tools[i-1].Name >= d.Name {
+			return false
+		}
+	}
+	return len(tools) > 0
 }
 
 func setNames(ts config.Toolsets) string {

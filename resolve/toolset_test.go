@@ -136,6 +136,41 @@ func TestSelect(t *testing.T) {
 	}
 }
 
+// TestSelectKeepsTheCatalog: a selection of every tool as it is shares
+// the catalog's tools (a catalog of 10,000 tools is not held twice) and
+// has its fingerprint, which is the fingerprint of a catalog made of the
+// same tools; one that changes a tool copies them, and leaves the
+// catalog as it was.
+func TestSelectKeepsTheCatalog(t *testing.T) {
+	cfg := layersConfig(t, fsServer)
+	full, err := resolve.Build(cfg, found())
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := full.Select(cfg, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	remade := full.Filter(func(resolve.Definition) bool { return true })
+	if &all.Tools[0] != &full.Tools[0] || all.Fingerprint != full.Fingerprint || all.Fingerprint != remade.Fingerprint {
+		t.Errorf("selecting every tool: shares the tools %v, fingerprint %s, want the catalog's %s (remade: %s)", &all.Tools[0] == &full.Tools[0], all.Fingerprint, full.Fingerprint, remade.Fingerprint)
+	}
+
+	deferred := layersConfig(t, fsServer+"[tools.'*']\nload = \"deferred\"\n[toolsets.a]\ntools = [\"*\"]\n")
+	full, err = resolve.Build(deferred, found())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := full.Fingerprint
+	some, err := full.Select(deferred, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &some.Tools[0] == &full.Tools[0] || some.Fingerprint == before || full.Fingerprint != before || full.Tools[0].Load != "" {
+		t.Errorf("selecting deferred tools: shares the tools %v, fingerprint %s (the catalog's %s, before %s), the catalog's first load %q: want a copy, another fingerprint, the catalog unchanged", &some.Tools[0] == &full.Tools[0], some.Fingerprint, full.Fingerprint, before, full.Tools[0].Load)
+	}
+}
+
 // TestChooseSaysWhy: the reasons --explain prints.
 func TestChooseSaysWhy(t *testing.T) {
 	cfg := layersConfig(t, fsServer+"[toolsets.top]\ninclude = [\"base\"]\nexclude = [\"write_*\"]\n[toolsets.base]\ntools = [\"mcp.fs.*\"]\nload = \"deferred\"\n")
