@@ -413,8 +413,26 @@ func tool(d resolve.Definition) (*mcp.Tool, error) {
 	t := &mcp.Tool{Name: d.Name, InputSchema: objectSchema}
 	if bytes.Contains(schema, headerAnnotation) {
 		t.InputSchema = schema
+		if err := checkHeaders(t); err != nil {
+			return nil, fmt.Errorf("%s is not served: its input schema's x-mcp-header annotations are refused by MCP's Go SDK: %v", d.Name, err)
+		}
 	}
 	return t, nil
+}
+
+// checkHeaders checks the x-mcp-header annotations of t as the SDK's
+// server does when a tool is added to it, which panics on those it
+// refuses (a header on a property that is not a string, an integer or a
+// boolean; a header named twice): on a server of its own, so that a tool
+// whose schema has them is refused rather than taking strata serve down.
+func checkHeaders(t *mcp.Tool) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	mcp.NewServer(&mcp.Implementation{Name: "check", Version: "1"}, nil).AddTool(t, nil)
+	return nil
 }
 
 // objectSchema is the input schema the SDK's server is given for a tool

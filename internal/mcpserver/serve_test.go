@@ -341,6 +341,30 @@ func TestListChanged(t *testing.T) {
 	}
 }
 
+// TestRefusedHeaderAnnotation: a tool whose input schema has x-mcp-header
+// annotations that MCP's Go SDK refuses (on a property that is an object)
+// is not served, with a warning that says why; the server serves the
+// others, where the SDK's panic took it down.
+func TestRefusedHeaderAnnotation(t *testing.T) {
+	tools := map[string]string{
+		"good": describe("good", "A good tool.", `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`, "echo good"),
+		"bad":  describe("bad", "A bad tool.", `{"type":"object","properties":{"where":{"type":"object","x-mcp-header":"Where"}}}`, "echo bad"),
+	}
+	cs, _ := serveWorkspace(t, "[discover]\ndirs = [\"tools\"]\n", tools, nil)
+	waitWarning(t, "bad is not served: its input schema's x-mcp-header annotations are refused")
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	if diff := cmp.Diff([]string{"good"}, names); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+}
+
 // TestConcurrentCalls runs calls of every kind at once.
 func TestConcurrentCalls(t *testing.T) {
 	cs, _ := serveWorkspace(t, demo, demoTools, nil)

@@ -24,6 +24,10 @@ func TestToolForTheSDK(t *testing.T) {
 		{name: "header annotation", schema: `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`,
 			want: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`)},
 		{name: "not an object", schema: `{"type":"string"}`},
+		// The SDK's server panics on a tool whose annotations it refuses:
+		// a tool that lists one is not served, and the others are.
+		{name: "header annotation on an object", schema: `{"type":"object","properties":{"a":{"type":"object","x-mcp-header":"A"}}}`},
+		{name: "header annotation twice", schema: `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A"},"b":{"type":"string","x-mcp-header":"a"}}}`},
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	for _, tt := range tests {
