@@ -39,6 +39,7 @@ func strataTyped(t *testing.T, dir string, environ []string, typed string, args 
 // says how to run it (--yes, or run = "unattended"). An unattended tool
 // runs without a question.
 func TestFirstAskCall(t *testing.T) {
+	t.Parallel()
 	root, environ := hostileWorkspace(t, `[discover]
 dirs = ["../tools"]
 `, map[string]string{"tools/note": noteTool})

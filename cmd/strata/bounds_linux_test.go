@@ -181,6 +181,7 @@ tool_timeout_sec = 600
 // does not fit its relay queue is dropped and counted, the client is told
 // how many once it reads again, and the call's answer comes whole.
 func TestServeSlowClientFlood(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: a flood of 200,000 messages; the full run has it")
 	}
@@ -333,6 +334,7 @@ func checkCut(t *testing.T, stderr string, kept int, bound string, wantKept func
 // list is huge keeps the first tools within the budget (and says so), in
 // bounded memory.
 func TestServeHugeToolList(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: tool lists of up to 100,000 tools; -short has TestResolveToolListBudget")
 	}

@@ -31,6 +31,7 @@ func filesystemServer(t *testing.T) string {
 // user coming from Claude Code, Codex or Cursor writes it (no expose),
 // gives the server's tools, with no warning.
 func TestFirstServerGivesTools(t *testing.T) {
+	t.Parallel()
 	entry := filesystemServer(t)
 	root, environ := hostileWorkspace(t, `[mcp_servers.fs]
 command = "node"
@@ -60,6 +61,7 @@ echo slug
 // every export gives the model, once, for a tool that describes itself
 // and for an MCP server's; with no override, the tool's own text.
 func TestFirstDescriptionOverride(t *testing.T) {
+	t.Parallel()
 	entry := filesystemServer(t)
 	root, environ := hostileWorkspace(t, `[discover]
 dirs = ["../tools"]
@@ -120,6 +122,7 @@ printf '%s\n' "$1"
 // are refused before the tool runs, and an override that would loosen one
 // is an error that names the layer, the key, the tool's bound and the fix.
 func TestFirstBounds(t *testing.T) {
+	t.Parallel()
 	root, environ := hostileWorkspace(t, `[discover]
 dirs = ["../tools"]
 
@@ -167,6 +170,7 @@ pattern = '^[a-z]+$'
 // never answers, each get one line that names the server, quotes the end
 // of its stderr (escaped), and names the setting to change.
 func TestFirstServerFails(t *testing.T) {
+	t.Parallel()
 	root, environ := hostileWorkspace(t, `[mcp_servers.fs]
 command = "MCPFAKE"
 args = ["-stderr", "Error: Access denied - path outside allowed directories: /data\n    at validatePath (index.js:1:2)\n\u001b[2Jdone", "-fail-if", "MCPFAKE"]
@@ -185,6 +189,7 @@ startup_timeout_sec = 0.5
 // the test's: a tool planted in ~/.config/strata/tools is neither run nor
 // listed, and the demo prints its tools with no warning at all.
 func TestFirstDemoReadsNoHome(t *testing.T) {
+	t.Parallel()
 	requireNode(t)
 	b, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
@@ -244,6 +249,7 @@ echo noted
 // requests; a client that declared no elicitation is refused such a
 // tool, with a result that says why and names run = "unattended".
 func TestFirstAskServe(t *testing.T) {
+	t.Parallel()
 	root, environ := hostileWorkspace(t, `[discover]
 dirs = ["../tools"]
 `, map[string]string{"tools/note": noteTool})
@@ -306,6 +312,7 @@ dirs = ["../tools"]
 // (--verbose, strata config --check), so that an untrusted workspace gets
 // one line; two servers with the same tools get one warning for the pair.
 func TestFirstWarningsOnce(t *testing.T) {
+	t.Parallel()
 	root, environ := hostileWorkspace(t, `[mcp_servers.one]
 command = "MCPFAKE"
 args = ["-tools", "7"]
@@ -344,6 +351,7 @@ args = ["-tools", "7"]
 // (and in the _meta of the list), why it lists no tools, over the
 // protocol versions before and after log levels moved into each request.
 func TestFirstServeEmpty(t *testing.T) {
+	t.Parallel()
 	root, environ := hostileWorkspace(t, "[discover]\ndirs = [\"../tools\"]\n", map[string]string{"tools/note": noteTool})
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		for _, c := range []struct{ name, dir string }{
@@ -392,6 +400,7 @@ func TestFirstServeEmpty(t *testing.T) {
 // TestFirstVersion: strata --version prints the module's version, the
 // VCS revision when the build recorded one, and the Go release.
 func TestFirstVersion(t *testing.T) {
+	t.Parallel()
 	stdout, stderr, code := strataIn(t, repoRoot, []string{"PATH=" + os.Getenv("PATH")}, "--version")
 	if code != 0 || stderr != "" || !regexp.MustCompile(`^strata \S+( \([0-9a-f]+(-dirty)?(, \S+)?\))? go\S+\n$`).MatchString(stdout) {
 		t.Errorf("strata --version: exit %d, %q, stderr %q", code, stdout, stderr)
@@ -402,6 +411,7 @@ func TestFirstVersion(t *testing.T) {
 // text; for an integer parameter, the error says to write := (or no
 // quotes in TOML).
 func TestFirstDefaultHint(t *testing.T) {
+	t.Parallel()
 	root, environ := hostileWorkspace(t, "[discover]\ndirs = [\"../tools\"]\n", map[string]string{"tools/repeat": repeatTool})
 	if err := os.Chmod(filepath.Join(root, "tools/repeat"), 0o755); err != nil {
 		t.Fatal(err)

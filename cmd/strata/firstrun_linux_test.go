@@ -75,6 +75,7 @@ func strataOnTerminal(t *testing.T, dir string, environ []string, answers []stri
 // terminal, and with --trust, nothing is asked. The home directory is
 // never offered.
 func TestFirstRunTrustQuestion(t *testing.T) {
+	t.Parallel()
 	dir, home, _, environ := firstRun(t, `{"mcpServers": {"fs": {"command": "MCPFAKE", "args": ["-tools", "1", "-stderr", "\u001b[31mred"]}}}`)
 	environ = append(environ, "XDG_CACHE_HOME="+filepath.Join(home, "cache"), "TERM=dumb")
 	var out strings.Builder

@@ -88,6 +88,7 @@ func firstRunOutput(s, dir, home string) string {
 // midway can leave npx's copy broken for good), then has its startup
 // time; before, "did not start within 2s" and npx's copy half written.
 func TestFirstRunWaitsForInstall(t *testing.T) {
+	t.Parallel()
 	dir, home, bin, environ := firstRun(t, `{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "@fake/server-fs", "-tools", "2"]}}}`)
 	slowNpx(t, bin, 25, "") // 5 s of install
 	stdout, stderr, code := strataIn(t, dir, environ, "resolve", "--trust", "--cfg", ".mcp.json", "--cfg", "mcp_servers.fs.startup_timeout_sec=2")
@@ -108,6 +109,7 @@ func TestFirstRunWaitsForInstall(t *testing.T) {
 // and without a terminal strata says what it waits for once it has
 // waited 10 s. The full run only: it takes the install's time.
 func TestFirstRunInstallTime(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a 12 s install; TestFirstRunWaitsForInstall waits for an install in the short run")
 	}
@@ -128,6 +130,7 @@ func TestFirstRunInstallTime(t *testing.T) {
 // package 'zod'"); resolve and doctor name the directory to delete, where
 // they said to check the command and its arguments.
 func TestFirstRunBrokenCopy(t *testing.T) {
+	t.Parallel()
 	dir, home, bin, environ := firstRun(t, `{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "@fake/server-fs"]}}}`)
 	npxDir := filepath.Join(home, ".npm/_npx", launcher.NpxHash([]string{"@fake/server-fs"}))
 	for name, content := range map[string]string{
@@ -164,6 +167,7 @@ func TestFirstRunBrokenCopy(t *testing.T) {
 // the user file for good; a server of strata's own TOML, the key in that
 // file. doctor names a server's place by the client's key.
 func TestFirstRunHintForClient(t *testing.T) {
+	t.Parallel()
 	dir, home, _, environ := firstRun(t, `{"mcpServers": {"slow": {"command": "MCPFAKE", "args": ["-hang-init"]}, "web": {"type": "http", "url": "http://127.0.0.1:1/mcp"}}}`)
 	toml := filepath.Join(dir, "servers.toml")
 	if err := os.WriteFile(toml, []byte("[mcp_servers.slow]\ncommand = \""+mcpfake+"\"\nargs = [\"-hang-init\"]\n"), 0o644); err != nil {
@@ -189,6 +193,7 @@ func TestFirstRunHintForClient(t *testing.T) {
 // trusted is a failure of the run, where a workspace's own file found
 // by its place is a warning.
 func TestFirstRunStdout(t *testing.T) {
+	t.Parallel()
 	dir, home, _, environ := firstRun(t, `{"mcpServers": {"fs": {"command": "MCPFAKE", "args": ["-tools", "1"]}, "down": {"command": "MCPFAKE", "args": ["-crash-after-init"]}}}`)
 	if err := os.MkdirAll(filepath.Join(dir, ".strata"), 0o755); err != nil {
 		t.Fatal(err)
@@ -218,6 +223,7 @@ func TestFirstRunStdout(t *testing.T) {
 // ~/.npm): server-filesystem installs, strata waits for it, and its
 // tools resolve. The full run only, and only where the registry answers.
 func TestFirstRunRealNpx(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("installs server-filesystem from the npm registry; TestFirstRunWaitsForInstall has a launcher that installs in the short run")
 	}

@@ -26,6 +26,7 @@ import (
 // the server: the slow client's stream held it, and every other client's
 // log messages and progress were dropped.)
 func TestServeHTTPSlowClientFlood(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: a flood of 200,000 messages; the full run has it")
 	}

@@ -38,6 +38,7 @@ const sessionsBound = 150 << 20
 // connections are all taken). (On main, 245 refused connections held open
 // took every descriptor, and no client was served.)
 func TestServeHTTPHeldConnections(t *testing.T) {
+	t.Parallel()
 	const n = 1000
 	root, environ, tokenFile, token := gatewayWorkspace(t, echoServer())
 	cmd := exec.Command("/bin/sh", "-c", `ulimit -n 256 && exec "$0" "$@"`, strataBin, "serve", "--root", root, "--trust", "--http", "127.0.0.1:0", "--token-file", tokenFile)
@@ -134,6 +135,7 @@ func TestServeHTTPHeldConnections(t *testing.T) {
 // make room, and strata says so. (On main every initialize was kept 30
 // minutes with all its params.)
 func TestServeHTTPSessionBounds(t *testing.T) {
+	t.Parallel()
 	root, environ, _, _ := gatewayWorkspace(t, echoServer())
 	cmd := exec.Command(strataBin, "serve", "--root", root, "--trust", "--http", "127.0.0.1:0", "--no-token")
 	cmd.Env = environ

@@ -110,6 +110,7 @@ func closedByServer(c net.Conn, r io.Reader, deadline time.Time) error {
 // (On main a refused client could keep its connection open for ever: 245
 // of them took every descriptor of a process limited to 256.)
 func TestServeHTTPRefusalsClose(t *testing.T) {
+	t.Parallel()
 	root, environ, tokenFile, token := gatewayWorkspace(t, "")
 	url, _ := serveHTTPProcess(t, strataBin, root, environ, "--token-file", tokenFile)
 	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
@@ -175,6 +176,7 @@ func TestServeHTTPRefusalsClose(t *testing.T) {
 // 4 MiB (the SDK's bound); a larger one is answered 413, and the client
 // and strata go on.
 func TestServeHTTPBodyBound(t *testing.T) {
+	t.Parallel()
 	root, environ, _, _ := gatewayWorkspace(t, echoServer())
 	url, _ := serveHTTPProcess(t, strataBin, root, environ, "--no-token")
 	sid := httpSession(t, url, "big")
@@ -243,6 +245,7 @@ func callText(t *testing.T, url, sid, params string) string {
 // another session that had the request state answered the question
 // itself and got the result.)
 func TestServeHTTPResumeIsTheSessions(t *testing.T) {
+	t.Parallel()
 	root, environ, _, _ := gatewayWorkspace(t, echoServer("-ask", "elicitation/create"))
 	url, _ := serveHTTPProcess(t, strataBin, root, environ, "--no-token")
 
@@ -349,6 +352,7 @@ func TestServeHTTPResumeIsTheSessions(t *testing.T) {
 // of every client of the gateway, and no other client could find the
 // tool any more.)
 func TestServeHTTPSearchPerSession(t *testing.T) {
+	t.Parallel()
 	root, environ, tokenFile, token := gatewayWorkspace(t, echoServer()+"load = \"deferred\"\n\n[tools.note]\ncommand = \"/bin/echo {{tool}}\"\nsummary = \"Write a note.\"\nparameters.text = { type = \"string\", required = true }\n")
 	url, _ := serveHTTPProcess(t, strataBin, root, environ, "--token-file", tokenFile)
 	ctx := waitContext(t)

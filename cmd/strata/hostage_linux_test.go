@@ -16,6 +16,7 @@ import (
 // progress): the program and its timeout. Without a terminal it says
 // nothing of it.
 func TestProgressOnTerminal(t *testing.T) {
+	t.Parallel()
 	const want = "strata: waiting for tools/slow to describe itself (timeout 1m0s)"
 	t.Run("terminal", func(t *testing.T) {
 		root, environ := describeWorkspace(t, "config.toml", "[discover]\ndirs = [\"../tools\"]\ntimeout_sec = 60\n")

@@ -42,6 +42,7 @@ func starts(t *testing.T, mark string) int {
 // A tool whose executable has another name is found all the same: then
 // everything is discovered, as for resolve.
 func TestCallDoesNotWaitForOtherTools(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name   string
 		config string // the workspace file; %HANG% is the hanging program

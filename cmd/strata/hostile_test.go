@@ -109,6 +109,7 @@ func TestHostileInputsCLI(t *testing.T) {
 // TestSignalsEndStrata: SIGINT and SIGTERM end a strata that waits (here,
 // strata serve waiting for its client), cleanly.
 func TestSignalsEndStrata(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			root, environ := describeWorkspace(t, "config.toml", "[discover]\ndirs = [\"../tools\"]\n")
@@ -159,6 +160,7 @@ func describeWorkspace(t *testing.T, layer, config string) (root string, environ
 // workspace a running strata serve watches: it reports the problem once,
 // and goes on serving the catalog it had.
 func TestServeSurvivesHostileInputs(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: a serve process per hostile file; -short has TestHostileInputsCLI")
 	}

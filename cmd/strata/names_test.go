@@ -135,6 +135,7 @@ func TestNameShadowing(t *testing.T) {
 // fourteen tools; each is given under its server's name, none under its
 // own, and one warning says so for the pair, with the fixes.
 func TestDuplicateToolsOneWarning(t *testing.T) {
+	t.Parallel()
 	requireNode(t)
 	bin := filepath.Join(repoRoot, "fixtures/mcp/node_modules/.bin/mcp-server-filesystem")
 	root, environ := hostileWorkspace(t, `[mcp_servers.docs]
@@ -158,6 +159,7 @@ startup_timeout_sec = 60
 // warning that says so and how to choose; with tool_names, the same
 // names and no warning; with Claude Code's scheme, its names.
 func TestTwoEverythings(t *testing.T) {
+	t.Parallel()
 	requireNode(t)
 	bin := filepath.Join(repoRoot, "fixtures/mcp/node_modules/.bin/mcp-server-everything")
 	server := func(name string) string {
@@ -240,6 +242,7 @@ source = "mcp.calls.tool_000"
 // through strata resolve, call and serve; a tool name that a format does
 // not take leaves that tool out of that format only.
 func TestHostileServerText(t *testing.T) {
+	t.Parallel()
 	hostile, _ := json.Marshal(hostileText)
 	cfg := strings.ReplaceAll(hostileConfig, `"HOSTILE"`, string(hostile))
 	root, environ := hostileWorkspace(t, cfg, map[string]string{

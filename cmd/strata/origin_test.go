@@ -19,6 +19,7 @@ import (
 // another machine is refused at its place in the file, before anything
 // connects.
 func TestRemoteCredentialsEndToEnd(t *testing.T) {
+	t.Parallel()
 	const token, team = "bearer-0123456789-secret", "team-0123456789-secret"
 	var mu sync.Mutex
 	var leaked []string

@@ -255,6 +255,7 @@ func commandsOfGrammar(t *testing.T) []string {
 // user's key appears nowhere. A command added to the grammar fails the
 // test until its runs are added to everyCommand.
 func TestOutsideTextEscaped(t *testing.T) {
+	t.Parallel()
 	root, environ := outsideTextWorkspace(t)
 	for _, name := range commandsOfGrammar(t) {
 		if _, ok := everyCommand[name]; !ok {

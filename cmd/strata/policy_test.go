@@ -115,6 +115,7 @@ func TestPolicyDryRunGolden(t *testing.T) {
 // with a real MCP client (a tool error, or an elicitation for ask), each
 // result's _meta holding the decision that strata call --dry-run prints.
 func TestPolicyCall(t *testing.T) {
+	t.Parallel()
 	root, environ := policyWorkspace(t)
 	const config = ".strata/config.toml" // as messages print it, relative to where strata runs
 	if _, stderr, code := strataIn(t, root, environ, "config", "--trust", "--check"); code != 0 {
@@ -238,6 +239,7 @@ func TestPolicyCall(t *testing.T) {
 // fails strata config, naming both; an example that does not behave as
 // written fails the catalog (strata config --check, resolve, call, serve).
 func TestPolicyLoadErrors(t *testing.T) {
+	t.Parallel()
 	root, environ := policyWorkspace(t)
 	dir := filepath.Dir(root)
 	layer := filepath.Join(root, ".strata.toml")
@@ -266,6 +268,7 @@ func TestPolicyLoadErrors(t *testing.T) {
 // starts under another name; another server is left out with the reason;
 // the allowed server with other arguments is refused.
 func TestPolicyLayer(t *testing.T) {
+	t.Parallel()
 	requireNode(t)
 	dir := t.TempDir()
 	home, work, data := filepath.Join(dir, "home"), filepath.Join(dir, "work"), filepath.Join(dir, "data")
@@ -367,6 +370,7 @@ args = [%q, "/"]
 // a tool error that names the policy, and the decision in the result's
 // _meta is the one strata call --dry-run prints.
 func TestPolicyLayerServe(t *testing.T) {
+	t.Parallel()
 	root, environ := policyWorkspace(t)
 	org := filepath.Join(filepath.Dir(root), "org-policy.toml")
 	if err := os.WriteFile(org, []byte("[tools.write_file]\nrun = [\"skip\"]\nreason = \"writes go through review\"\n\n"+

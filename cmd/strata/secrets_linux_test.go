@@ -174,6 +174,7 @@ func holds(text string, except ...string) []string {
 // list (strata trust --pin), nor the cache (strata resolve), nor what
 // strata config prints (TOML, --json, --explain), nor merge and diff.
 func TestSecretsStayOffDisk(t *testing.T) {
+	t.Parallel()
 	dir, environ := secretsHome(t)
 	home := filepath.Join(dir, "home")
 	desk := "Claude Desktop, as written"

@@ -77,6 +77,7 @@ source = "mcp.fake.echo"
 // TestServeProcess drives strata serve, a real process, with the Go SDK's
 // client.
 func TestServeProcess(t *testing.T) {
+	t.Parallel()
 	strata, root, environ := serveWorkspace(t)
 	cmd := exec.Command(strata, "serve", "--root", root, "--trust", "--timeout", "1s")
 	cmd.Env = environ
@@ -130,6 +131,7 @@ func TestServeProcess(t *testing.T) {
 // TestServeRawSchemas speaks JSON-RPC to strata serve by hand: the schemas
 // it lists are the tools' own, key for key.
 func TestServeRawSchemas(t *testing.T) {
+	t.Parallel()
 	strata, root, environ := serveWorkspace(t)
 	line := rawToolsList(t, strata, root, environ)
 	want := `"inputSchema":{"type":"object","properties":{"unit":{"enum":["celsius"],"type":"string","default":"celsius"},"city":{"type":"string"}},"required":["city"]}`
@@ -178,6 +180,7 @@ func rawToolsList(t *testing.T, strata, root string, environ []string) string {
 // TestServeNodeClient drives strata serve with the official TypeScript
 // SDK's client, a real MCP client process.
 func TestServeNodeClient(t *testing.T) {
+	t.Parallel()
 	requireNode(t)
 	strata, root, environ := serveWorkspace(t)
 	calls := `[{"name":"weather","arguments":{"city":"Lima"}},{"name":"count","arguments":{"path":"notes.txt"}},{"name":"remote_echo","arguments":{}},{"name":"nope","arguments":{}}]`
@@ -235,6 +238,7 @@ const upstreamTool = `{"name":"browse","title":"Browse","description":"Open a pa
 // split and joined again, its _meta, icons, execution and unknown
 // annotations kept, nothing added; renamed, only its name changes.
 func TestUpstreamDefinitionsPassThrough(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	toolFile := filepath.Join(dir, "tool.json")
 	if err := os.WriteFile(toolFile, []byte(upstreamTool), 0o644); err != nil {

@@ -19,6 +19,7 @@ import (
 // status: no program outlives strata. The programs run in process groups
 // of their own, where a Ctrl-C on the terminal does not reach them.
 func TestSignalsStopPrograms(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: starts strata and a hanging program for each case")
 	}

@@ -81,6 +81,7 @@ func (s *signInSetup) tokenFile() string {
 // strata login. No token is found anywhere strata wrote or printed but in
 // the 0600 file of sign-ins.
 func TestSignInEndToEnd(t *testing.T) {
+	t.Parallel()
 	s := newSignInSetup(t)
 
 	r := s.strata(t, "call", "echo", `{"text":"hi"}`)
@@ -213,6 +214,7 @@ func checkNoTokenLeak(t *testing.T, s *signInSetup, dir, allowed string) {
 // once the authorization server no longer refreshes it, answer the call
 // with a tool error that names strata login. The call log holds no token.
 func TestSignInServeHTTP(t *testing.T) {
+	t.Parallel()
 	s := newSignInSetup(t)
 	if r := s.strata(t, "login", "remote"); r.code != 0 {
 		t.Fatalf("login: %v", r)
@@ -276,6 +278,7 @@ func TestSignInServeHTTP(t *testing.T) {
 // nor have the token sent for it: its files are not applied, and strata
 // says so, naming strata trust.
 func TestSignInUntrustedWorkspace(t *testing.T) {
+	t.Parallel()
 	s := newSignInSetup(t)
 	if r := s.strata(t, "login", "remote"); r.code != 0 {
 		t.Fatalf("login: %v", r)
@@ -299,6 +302,7 @@ func TestSignInUntrustedWorkspace(t *testing.T) {
 // is never sent that server's token, whether it is on another origin or
 // on another path of the same one.
 func TestSignInTokenStaysWithItsServer(t *testing.T) {
+	t.Parallel()
 	s := newSignInSetup(t)
 	if r := s.strata(t, "login", "remote"); r.code != 0 {
 		t.Fatalf("login: %v", r)
@@ -350,6 +354,7 @@ func TestSignInTokenStaysWithItsServer(t *testing.T) {
 // another authorization server than the one strata asked (RFC 9207's
 // iss, a mix-up attack) is refused, and no token is asked for or kept.
 func TestSignInRefusesAnotherIssuer(t *testing.T) {
+	t.Parallel()
 	s := newSignInSetup(t)
 	s.srv.WrongIssuer = "https://attacker.example"
 	r := s.strata(t, "login", "remote")

@@ -75,6 +75,7 @@ func startSecretHome(t *testing.T) (file, root string, environ []string) {
 // exited …; its stderr ends: …"). The operator's terminal (serve's
 // stderr) gets the stderr, escaped, and the key's reference, not the key.
 func TestServeHTTPHidesStartErrors(t *testing.T) {
+	t.Parallel()
 	file, root, environ := startSecretHome(t)
 	cfg := "claude-code:" + file
 

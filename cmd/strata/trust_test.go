@@ -37,6 +37,7 @@ func strataIn(t *testing.T, dir string, environ []string, args ...string) (stdou
 // TestTrustConcurrent: twenty strata trust at once, each for its own
 // workspace, all take effect.
 func TestTrustConcurrent(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
 	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "STRATA_CONFIG_HOME=" + filepath.Join(home, "strata")}
@@ -73,6 +74,7 @@ func TestTrustConcurrent(t *testing.T) {
 // TestTrustApplies: an untrusted workspace's tools are not resolved and no
 // message suggests pinning a program; once trusted they are.
 func TestTrustApplies(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
 	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "STRATA_CONFIG_HOME=" + filepath.Join(home, "strata"), "XDG_CACHE_HOME=" + filepath.Join(dir, "cache")}
@@ -109,6 +111,7 @@ func TestTrustApplies(t *testing.T) {
 // TestTrustPin: strata trust --pin records the launch; an interpreter's
 // pin says what it covers.
 func TestTrustPin(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
 	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "STRATA_CONFIG_HOME=" + filepath.Join(home, "strata")}
@@ -140,6 +143,7 @@ func TestTrustPin(t *testing.T) {
 // user's tools only; once the workspace is trusted (strata trust, in
 // another process), it resolves again and serves the workspace's too.
 func TestServeTrustReloads(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
 	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "STRATA_CONFIG_HOME=" + filepath.Join(home, "strata"), "XDG_CACHE_HOME=" + filepath.Join(dir, "cache")}

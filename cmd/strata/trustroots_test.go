@@ -74,6 +74,7 @@ func marker(name string) string { return "[discover]\ndirs = [\"" + name + "\"]\
 // home directory, and doing so anyway (strata trust there, as the old hint
 // said) must not trust a repository cloned under it later.
 func TestTrustHomeHintAttack(t *testing.T) {
+	t.Parallel()
 	h := newTrustHome(t)
 	writeFiles(t, h.home, map[string]string{".strata.toml": marker("home-marker")})
 	_, stderr, code := strataIn(t, h.home, h.environ, "config")
@@ -108,6 +109,7 @@ func TestTrustHomeHintAttack(t *testing.T) {
 // apply their directory files; a plain subdirectory does; a recursive
 // trust applies them all.
 func TestTrustNestedRepositoryAttack(t *testing.T) {
+	t.Parallel()
 	h := newTrustHome(t)
 	p := filepath.Join(h.dir, "project")
 	writeFiles(t, p, map[string]string{
@@ -162,6 +164,7 @@ func TestTrustNestedRepositoryAttack(t *testing.T) {
 
 // TestTrustSiblingAttack: trusting /x/b trusts neither /x/b-evil nor /x.
 func TestTrustSiblingAttack(t *testing.T) {
+	t.Parallel()
 	h := newTrustHome(t)
 	writeFiles(t, h.dir, map[string]string{
 		"b/.strata/config.toml":      marker("b-marker"),
@@ -182,6 +185,7 @@ func TestTrustSiblingAttack(t *testing.T) {
 // TestTrustOutsideWorkspaceAttack: strata trust where no .strata/ is
 // above records nothing, says what it would trust and how.
 func TestTrustOutsideWorkspaceAttack(t *testing.T) {
+	t.Parallel()
 	h := newTrustHome(t)
 	d := filepath.Join(h.dir, "downloads")
 	writeFiles(t, d, map[string]string{".strata.toml": marker("download-marker")})
@@ -215,6 +219,7 @@ func TestTrustOutsideWorkspaceAttack(t *testing.T) {
 // strata trust (or --root one of its directories) trusts that root,
 // which then applies its files from the root down.
 func TestTrustRepositoryWithoutStrata(t *testing.T) {
+	t.Parallel()
 	h := newTrustHome(t)
 	repo := filepath.Join(h.dir, "clone")
 	writeFiles(t, repo, map[string]string{
@@ -242,6 +247,7 @@ func TestTrustRepositoryWithoutStrata(t *testing.T) {
 
 // TestRootMustExist: every command's --root names an existing directory.
 func TestRootMustExist(t *testing.T) {
+	t.Parallel()
 	h := newTrustHome(t)
 	missing := filepath.Join(h.dir, "nonexistent")
 	file := filepath.Join(h.dir, "file")

@@ -367,6 +367,7 @@ func TestUntrustedLockLookedAt(t *testing.T) {
 // included: they start nothing and connect to nothing, and are how one
 // looks at a repository's files before trusting it.
 func TestMergeShowsUntrustedFiles(t *testing.T) {
+	t.Parallel()
 	remote := newRemoteServer(t)
 	c := newClone(t, map[string]string{
 		"repo/.strata/config.toml": "[mcp_servers.build]\ncommand = \"/bin/sh\"\nargs = [\"-c\", \"touch DIR/pwned\"]\n",

@@ -200,6 +200,7 @@ func merged(maps ...map[string]string) map[string]string {
 // strata trust, and trust --pin, which loads the user's layers, end as
 // usual.
 func TestEnvFileBounded(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, env, want string
 	}{
@@ -246,6 +247,7 @@ func TestEnvFileBounded(t *testing.T) {
 // template and renders relative lands in the workspace at run time: it is
 // refused there, with a warning, until the workspace is trusted.
 func TestTemplatedProgramIsTheUsers(t *testing.T) {
+	t.Parallel()
 	answer := "#!/bin/sh\necho '{\"tools\":[{\"name\":\"hello\",\"description\":\"Hi.\",\"parameters\":{}}]}'\n"
 	c := newClone(t, map[string]string{
 		"home/.config/strata/config.toml": `
@@ -402,6 +404,7 @@ func TestUntrustedLaunchRefused(t *testing.T) {
 // neighbours load the user's tools as usual. Trusted (--trust), the broken
 // file is the error it is.
 func TestUntrustedWorkspaceCannotFailTheLoad(t *testing.T) {
+	t.Parallel()
 	user := "[mcp_servers.mine]\ncommand = \"MCPFAKE\"\nargs = [\"-echo\"]\nexpose = \"all\"\n"
 	tests := []struct {
 		name  string
