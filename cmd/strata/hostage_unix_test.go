@@ -109,6 +109,7 @@ func TestCallDoesNotWaitForOtherTools(t *testing.T) {
 // The timeout is the tool's own discover_timeout_sec, else the
 // directories' discover.timeout_sec.
 func TestSlowToolRemembered(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name, config, within string
 	}{

@@ -21,15 +21,33 @@ import (
 // what greet and fetch tell the model.
 type lockWorkspace struct {
 	root, home, fetchFile string
+	// environ is the environment of the strata processes (bin, serve):
+	// this process's, less strata's variables, with the user directory
+	// and the cache of the workspace.
+	environ []string
 }
 
+// newLockWorkspace is lockFiles for the tests that run the CLI in this
+// process (strata, runCLI): it sets this process's environment as
+// environ says.
 func newLockWorkspace(t *testing.T) *lockWorkspace {
 	t.Helper()
+	w := lockFiles(t)
 	clearStrataEnv(t)
+	for _, kv := range w.environ {
+		if name, value, _ := strings.Cut(kv, "="); name == "STRATA_CONFIG_HOME" || name == "HOME" || name == "XDG_CACHE_HOME" {
+			t.Setenv(name, value)
+		}
+	}
+	return w
+}
+
+// lockFiles makes the workspace, changing nothing of this process: a test
+// that runs strata as a process alone (bin, serve) can run in parallel.
+func lockFiles(t *testing.T) *lockWorkspace {
+	t.Helper()
 	w := &lockWorkspace{root: t.TempDir(), home: t.TempDir()}
-	t.Setenv("STRATA_CONFIG_HOME", w.home)
-	t.Setenv("HOME", w.home)
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	w.environ = append(environWithoutStrata(), "STRATA_CONFIG_HOME="+w.home, "HOME="+w.home, "XDG_CACHE_HOME="+t.TempDir())
 	mkdir(t, filepath.Join(w.root, ".strata"))
 	mkdir(t, filepath.Join(w.root, "tools"))
 	w.fetchFile = filepath.Join(w.root, "fetch.json")

@@ -39,7 +39,7 @@ func (w *lockWorkspace) bin(t *testing.T, args ...string) result {
 	t.Helper()
 	args = append(append(args[:1:1], "--root", w.root, "--trust", "--refresh"), args[1:]...)
 	cmd := exec.Command(strataBin, args...)
-	cmd.Dir = repoRoot
+	cmd.Dir, cmd.Env = repoRoot, w.environ
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -67,17 +67,17 @@ type served struct {
 // its tools as an SDK client of no capabilities, and stops it.
 func (w *lockWorkspace) serve(t *testing.T, args ...string) served {
 	t.Helper()
-	s := serveTools(t, &mcp.ClientCapabilities{}, append([]string{"--root", w.root, "--trust", "--refresh"}, args...)...)
+	s := serveTools(t, w.environ, &mcp.ClientCapabilities{}, append([]string{"--root", w.root, "--trust", "--refresh"}, args...)...)
 	s.stderr = w.portable(result{stderr: s.stderr}).stderr
 	return s
 }
 
-// serveTools starts the built strata serve with args, lists its tools as
-// an SDK client that declares caps, and stops it.
-func serveTools(t *testing.T, caps *mcp.ClientCapabilities, args ...string) served {
+// serveTools starts the built strata serve with args and environ, lists
+// its tools as an SDK client that declares caps, and stops it.
+func serveTools(t *testing.T, environ []string, caps *mcp.ClientCapabilities, args ...string) served {
 	t.Helper()
 	cmd := exec.Command(strataBin, append([]string{"serve"}, args...)...)
-	cmd.Env = os.Environ()
+	cmd.Env = environ
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	ctx := waitContext(t)
@@ -132,6 +132,7 @@ func fingerprint(t *testing.T, r result) string {
 // warning, shown by lock --diff at its JSON pointer (exit 1), and moves
 // the catalog's fingerprint and serverInfo.version.
 func TestLockCoversServed(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name          string
 		before, after map[string]any
@@ -172,7 +173,8 @@ func TestLockCoversServed(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := newLockWorkspace(t)
+			t.Parallel()
+			w := lockFiles(t)
 			w.fetchJSON(t, tc.before)
 			if r := w.bin(t, "lock"); r.code != 0 || !strings.Contains(r.stdout, "locked 3 tools in") {
 				t.Fatalf("strata lock:\n%s", r)
@@ -232,12 +234,10 @@ func TestLockCoversServed(t *testing.T) {
 // them nor resolve and serve to one that declares none holds anything
 // back or calls a tool missing.
 func TestLockCapableClients(t *testing.T) {
+	t.Parallel()
 	requireNode(t)
-	clearStrataEnv(t)
 	root, home := t.TempDir(), t.TempDir()
-	t.Setenv("STRATA_CONFIG_HOME", home)
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	environ := append(environWithoutStrata(), "STRATA_CONFIG_HOME="+home, "HOME="+home, "XDG_CACHE_HOME="+t.TempDir())
 	mkdir(t, filepath.Join(root, ".strata"))
 	writeFile(t, filepath.Join(root, ".strata", "config.toml"), `[mcp_servers.everything]
 command = "node"
@@ -247,7 +247,7 @@ startup_timeout_sec = 120 # a busy machine
 [tools.'*']
 run = "unattended"
 `)
-	w := &lockWorkspace{root: root, home: home}
+	w := &lockWorkspace{root: root, home: home, environ: environ}
 	capable := []string{"get-roots-list", "trigger-elicitation-request", "trigger-sampling-request", "trigger-url-elicitation"}
 
 	r := w.bin(t, "lock")
@@ -308,7 +308,7 @@ run = "unattended"
 		offers bool
 	}{{"a client of every capability", all, true}, {"a client of none", &mcp.ClientCapabilities{}, false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := serveTools(t, tc.caps, args...)
+			s := serveTools(t, environ, tc.caps, args...)
 			quiet("serve", s.stderr)
 			for _, name := range capable {
 				if _, ok := s.tools[name]; ok != tc.offers {

@@ -294,6 +294,18 @@ func requireNode(t *testing.T) {
 }
 
 // clearStrataEnv unsets every STRATA_ variable for the test.
+// environWithoutStrata is this process's environment less strata's
+// variables (STRATA_*).
+func environWithoutStrata() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(name, "STRATA_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
 func clearStrataEnv(t *testing.T) {
 	for _, kv := range os.Environ() {
 		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "STRATA_") {
