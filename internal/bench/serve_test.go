@@ -24,7 +24,9 @@ import (
 // beyond the run. strata-serve-refused is the round trip alone: a call
 // with invalid arguments, refused before anything runs; sdk-server is the
 // SDK's client's round trip to a server that does nothing (mcpfake, whose
-// JSON-RPC is written by hand: no SDK server).
+// JSON-RPC is written by hand: no SDK server), and sdk-noop the same to a
+// bare SDK server whose tool does nothing (mcpexec -noop): what the SDK's
+// server adds to a round trip, which strata-serve-refused pays too.
 func BenchmarkServeCall(b *testing.B) {
 	const (
 		self  = testbin.Strata
@@ -115,6 +117,22 @@ func BenchmarkServeCall(b *testing.B) {
 		}
 		b.Cleanup(func() { cs.Close() })
 		params := &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"limit":"many"}`)}
+		for b.Loop() {
+			res, err := cs.CallTool(context.Background(), params)
+			if err != nil || res.IsError {
+				b.Fatalf("%v: %+v", err, res)
+			}
+		}
+	})
+	b.Run("sdk-noop", func(b *testing.B) {
+		cmd := exec.Command(bins[floor], "-noop")
+		cmd.Stderr = os.Stderr
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { cs.Close() })
+		params := &mcp.CallToolParams{Name: "-noop", Arguments: json.RawMessage(`{"limit":"many"}`)}
 		for b.Loop() {
 			res, err := cs.CallTool(context.Background(), params)
 			if err != nil || res.IsError {
