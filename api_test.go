@@ -3,6 +3,7 @@ package strata_test
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"go/importer"
 	"go/token"
 	"go/types"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -25,6 +27,7 @@ const sdkPath = "github.com/modelcontextprotocol/go-sdk"
 // they name) and fails on any type of the MCP SDK: a host never needs
 // the SDK to use strata, and the SDK's changes never break a host.
 func TestNoSDKTypeInPublicAPI(t *testing.T) {
+	t.Parallel()
 	pkgs, found := publicTypes(t, findSDK)
 	if len(found) > 0 {
 		t.Errorf("the public API shows types of %s:\n%s", sdkPath, strings.Join(found, "\n"))
@@ -43,16 +46,34 @@ func TestNoSDKTypeInPublicAPI(t *testing.T) {
 
 // modulePackages returns the module's public library packages (no main
 // package, nothing under internal/ or fixtures/) and the export data of
-// every package they depend on.
+// every package they depend on. The tests that call it share one go list.
 func modulePackages(t *testing.T) ([]string, map[string]string) {
 	t.Helper()
+	l := listModule()
+	if l.err != nil {
+		t.Fatal(l.err)
+	}
+	pkgs, exports := l.pkgs, l.exports
+	if len(pkgs) < 10 {
+		t.Fatalf("found %d public packages: %v", len(pkgs), pkgs)
+	}
+	return pkgs, exports
+}
+
+// listModule is modulePackages' go list, run once.
+var listModule = sync.OnceValue(func() (l struct {
+	pkgs    []string
+	exports map[string]string
+	err     error
+}) {
 	out, err := exec.Command("go", "list", "-deps", "-export", "-f", "{{.ImportPath}}\t{{.Name}}\t{{with .Module}}{{.Path}}{{end}}\t{{.Export}}", "./...").Output()
 	if err != nil {
 		var stderr []byte
 		if ee, ok := err.(*exec.ExitError); ok {
 			stderr = ee.Stderr
 		}
-		t.Fatalf("go list: %v\n%s", err, stderr)
+		l.err = fmt.Errorf("go list: %v\n%s", err, stderr)
+		return l
 	}
 	exports := map[string]string{}
 	var pkgs []string
@@ -60,7 +81,8 @@ func modulePackages(t *testing.T) ([]string, map[string]string) {
 	for lines.Scan() {
 		f := strings.Split(lines.Text(), "\t")
 		if len(f) != 4 {
-			t.Fatalf("go list: %q", lines.Text())
+			l.err = fmt.Errorf("go list: %q", lines.Text())
+			return l
 		}
 		path, name, module, export := f[0], f[1], f[2], f[3]
 		exports[path] = export
@@ -71,11 +93,9 @@ func modulePackages(t *testing.T) ([]string, map[string]string) {
 		pkgs = append(pkgs, path)
 	}
 	sort.Strings(pkgs)
-	if len(pkgs) < 10 {
-		t.Fatalf("found %d public packages: %v", len(pkgs), pkgs)
-	}
-	return pkgs, exports
-}
+	l.pkgs, l.exports = pkgs, exports
+	return l
+})
 
 // TestNoInternalTypeInPublicAPI walks the exported API of every public
 // package as TestNoSDKTypeInPublicAPI does and fails on any type of an
@@ -83,6 +103,7 @@ func modulePackages(t *testing.T) ([]string, map[string]string) {
 // (and errors.As to it), and strata's internals change without breaking
 // it.
 func TestNoInternalTypeInPublicAPI(t *testing.T) {
+	t.Parallel()
 	if _, found := publicTypes(t, findInternal); len(found) > 0 {
 		t.Errorf("the public API shows internal types:\n%s", strings.Join(found, "\n"))
 	}
@@ -252,6 +273,7 @@ var runtimePackages = []string{"", "/budget", "/call", "/export", "/lock", "/pro
 // entry point takes its own sealed Option, as go-cmp's does, and an
 // option is named for what it sets (strata.Limits sets codec.Limits).
 func TestRuntimeNamesUnique(t *testing.T) {
+	t.Parallel()
 	pkgs, exports := modulePackages(t)
 	fset := token.NewFileSet()
 	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {

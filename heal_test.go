@@ -50,6 +50,7 @@ func newDownable(t *testing.T) *downable {
 // for it have it started again, are told the tool list changed, and call
 // its tool; /health says ok.
 func TestServeHTTPHeals(t *testing.T) {
+	t.Parallel()
 	up := newDownable(t)
 	up.down.Store(true)
 	s := newSetup(t, map[string]string{"home/strata/config.toml": `
@@ -135,6 +136,7 @@ run = "unattended"
 // a remote server sends outside any call reaches the clients that set a
 // log level it reaches; it was dropped.
 func TestServeHTTPLogsOutsideCalls(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	srv := mcp.NewServer(&mcp.Implementation{Name: "web", Version: "1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "log_later"}, func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
@@ -187,6 +189,7 @@ run = "unattended"
 // wait for it. Without an event store, the server loses the result: the
 // client resumes, and is told so.
 func TestServeHTTPResumes(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name     string
 		store    bool
@@ -261,6 +264,7 @@ run = "unattended"
 // it; neither /health nor the call's error holds what it wrote to its
 // stderr, which only strata's own stderr shows.
 func TestServeHTTPHealsStdio(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, map[string]string{
 		"server.sh": "#!/bin/sh\n[ -f DIR/up ] || { echo 'stderr-secret-42' >&2; exit 3; }\nexec MCPFAKE -tools 1\n",
 		"home/strata/config.toml": `

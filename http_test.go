@@ -108,6 +108,7 @@ func starts(t *testing.T, file string) []string {
 // started again when it ends), and refuses requests without the token,
 // from a foreign origin or for a foreign host.
 func TestServeHTTP(t *testing.T) {
+	t.Parallel()
 	// The clients declare no elicitation, so nobody could be asked: the
 	// tools run unattended.
 	s := newSetup(t, map[string]string{"home/strata/config.toml": `
@@ -306,6 +307,7 @@ run = "unattended"
 // strata serve --http, whose stream of the call ends with the result (the
 // conformance suite's tools-call-with-logging).
 func TestServeHTTPLogsBeforeResult(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, map[string]string{"home/strata/config.toml": `
 [mcp_servers.fake]
 command = "MCPFAKE"

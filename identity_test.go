@@ -48,6 +48,7 @@ func methods(t *testing.T, path string) [][]string {
 // behind tee, which logs what it is sent; the other, mcpfake, logs what
 // it reads.
 func TestIdentityWarmStart(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name, server, log string // the server's config, and its log
 		// What each start of the server is sent: for the cold resolution,
@@ -140,6 +141,7 @@ run = "unattended"
 // for its tools while it says the same. The server is strata serve
 // itself, behind tee.
 func TestIdentityRunningServer(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, map[string]string{
 		"inner/.strata/config.toml": "[mcp_servers.fake]\ncommand = \"MCPFAKE\"\nargs = [\"-tools\", \"2\"]\nexpose = \"all\"\n",
 		"home/strata/config.toml": `

@@ -25,6 +25,7 @@ const envtool = "#!/bin/sh\nif [ \"$1\" = --describe ]; then echo \"describe tok
 // base set and what it names; the shell's directories never; the values
 // inherited decide the cache's answers, and are never written.
 func TestInheritEnv(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, map[string]string{
 		"bin/envspy":    envspy,
 		"tools/envtool": envtool,

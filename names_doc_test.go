@@ -55,6 +55,7 @@ func TestDesignOperationsFindable(t *testing.T) {
 // attached to an exported identifier of it (or to the package), so that
 // the documentation shows it beside what it shows.
 func TestExamplesAttached(t *testing.T) {
+	t.Parallel()
 	for _, dir := range publicPackages {
 		fset := token.NewFileSet()
 		pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool { return strings.HasSuffix(fi.Name(), "_test.go") }, parser.ParseComments)

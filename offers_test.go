@@ -148,6 +148,7 @@ func TestServeOffers(t *testing.T) {
 // list), strata serve says so once and keeps serving, and what does not
 // parse is left out (the SDK's server panics on it).
 func TestServeOffersHostile(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, map[string]string{"home/strata/config.toml": `[tools.'*']
 run = "unattended"
 
@@ -364,6 +365,7 @@ func TestServeOffersSubscribed(t *testing.T) {
 // two servers offer is neither's, with one warning for the two that names
 // them and the fix; a namespace keeps a third server's apart.
 func TestServeOffersShared(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, map[string]string{"home/strata/config.toml": `
 [mcp_servers.a]
 command = "MCPFAKE"
@@ -420,6 +422,7 @@ namespace = "c"
 // ("items must specify enum for untitled enums"): strata relays the
 // request as it is, and the answer back.
 func TestServeRelaysTitledMultiSelect(t *testing.T) {
+	t.Parallel()
 	bins, err := testbin.Build("github.com/modelcontextprotocol/go-sdk/conformance/everything-server")
 	if err != nil {
 		t.Fatal(err)

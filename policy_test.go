@@ -199,6 +199,7 @@ func (p *watchedPolicy) set(text string) {
 // that watches (etcd's, through koanflayer.FromProvider) says its policy
 // changed, as it does when a policy file changes.
 func TestPolicySourceWatch(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	user := filepath.Join(dir, "home")
 	if err := os.MkdirAll(filepath.Join(user, "strata"), 0o700); err != nil {

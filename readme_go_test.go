@@ -32,6 +32,7 @@ var readmeImports = map[string]string{
 // fragment leaves to the reader (myDefaults) may be undefined; a method,
 // field, function or type of strata that is not there is an error.
 func TestReadmeGoBlocksCompile(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)

@@ -133,6 +133,7 @@ func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
 // server sends for the client reaches it, the client's progress token
 // included, and the client's answers reach the server.
 func TestServeRelays(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, map[string]string{"home/strata/config.toml": everythingServer(t)})
 	progress := make(chan *mcp.ProgressNotificationParams, 100)
 	logs := make(chan *mcp.LoggingMessageParams, 100)

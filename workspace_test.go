@@ -3,6 +3,7 @@ package strata_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,7 +23,14 @@ import (
 
 var jptools, mcpfake, strataBin string // the built fixture binaries, and strata
 
+// TestMain builds the fixture programs and strata. The tests that call
+// t.Parallel run 4 per CPU at once (testbin.Parallel), unless go test is
+// given -parallel: they wait on the processes they start.
 func TestMain(m *testing.M) {
+	if err := testbin.Parallel(4); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	testbin.Main(m, map[string]*string{testbin.JPTools: &jptools, testbin.MCPFake: &mcpfake, testbin.Strata: &strataBin})
 }
 

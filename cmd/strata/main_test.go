@@ -8,8 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,20 +26,14 @@ var strataBin, mcpfake string
 // TestMain builds the demo workspace's multi-tool binary, as the README's
 // demo command does, and strata and mcpfake.
 //
-// Unless go test was given -parallel, the tests that call t.Parallel run
-// up to 4 per CPU at once, not 1 as go test's default: they run strata
-// as a process of its own (its own environment and directory) and spend
-// most of their time waiting for it and the servers it starts, not on a
-// CPU.
+// The tests that call t.Parallel run 4 per CPU at once (testbin.Parallel)
+// unless go test is given -parallel: they run strata as a process of its
+// own (its own environment and directory) and spend most of their time
+// waiting for it and the servers it starts, not on a CPU.
 func TestMain(m *testing.M) {
-	flag.Parse()
-	parallel := false
-	flag.Visit(func(f *flag.Flag) { parallel = parallel || f.Name == "test.parallel" })
-	if !parallel {
-		if err := flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0))); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
+	if err := testbin.Parallel(4); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
 	out, err := exec.Command("go", "build", "-o", "../../fixtures/workspace/bin/jptools", "../../fixtures/jptools").CombinedOutput()
 	if err != nil {

@@ -11,12 +11,14 @@ package testbin
 import (
 	"crypto/sha256"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 )
 
@@ -120,4 +122,19 @@ func Main(m interface{ Run() int }, bins map[string]*string) {
 		*p = paths[pkg]
 	}
 	os.Exit(m.Run())
+}
+
+// Parallel lets the tests that call t.Parallel run perCPU per CPU at once
+// (GOMAXPROCS), where go test's default is 1, unless go test was given
+// -parallel: for a package whose parallel tests spend their time waiting
+// for the processes they run, not on a CPU. It parses the command line;
+// a package's TestMain calls it before m.Run.
+func Parallel(perCPU int) error {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if given {
+		return nil
+	}
+	return flag.Set("test.parallel", strconv.Itoa(perCPU*runtime.GOMAXPROCS(0)))
 }
