@@ -54,6 +54,17 @@ func write(t *testing.T, path, content string, mode os.FileMode) {
 	}
 }
 
+// replace writes content to a new file renamed over path, as editors
+// do: a reader sees the file before or after, never half written.
+func replace(t *testing.T, path, content string) {
+	t.Helper()
+	tmp := path + ".tmp"
+	write(t, tmp, content, 0o644)
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // demo is a workspace with a tool of each kind.
 const demo = `
 [discover]
@@ -323,18 +334,18 @@ func TestListChanged(t *testing.T) {
 	// A config file edited the way editors do: a new file renamed over it.
 	cfgFile := filepath.Join(root, ".strata", "config.toml")
 	b, _ := os.ReadFile(cfgFile)
-	tmp := cfgFile + ".tmp"
-	write(t, tmp, string(b)+"\n[tools.hang]\nenable = false\n", 0o644)
-	if err := os.Rename(tmp, cfgFile); err != nil {
-		t.Fatal(err)
-	}
+	replace(t, cfgFile, string(b)+"\n[tools.hang]\nenable = false\n")
 	waitList("a tool disabled", func(tools []*mcp.Tool) bool { return has(tools, "hang") == nil && has(tools, "new") != nil })
 	got, _ := callText(t, cs, &mcp.CallToolParams{Name: "new"})
 	if got != "new\n" {
 		t.Errorf("calling the new tool: %q", got)
 	}
-	// A broken config keeps the catalog served, and says why.
-	write(t, cfgFile, "[tools.x\n", 0o644)
+	// A broken config keeps the catalog served, and says why. (Renamed
+	// over the file, as above: written in place, the file is empty
+	// between its truncation and its write, an empty config that a reload
+	// may take when the writer is held up longer than the debounce, and
+	// then keep as the catalog before the broken one.)
+	replace(t, cfgFile, "[tools.x\n")
 	waitWarning(t, "resolving again")
 	if got, _ := callText(t, cs, &mcp.CallToolParams{Name: "new"}); got != "new\n" {
 		t.Errorf("after a broken config: %q", got)
