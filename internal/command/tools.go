@@ -17,12 +17,14 @@ import (
 // parser.
 func CheckTools(c config.Config, mount partial.Path) error {
 	var errs diag.Errors
+	var words []string // one for every tool: Check keeps none
 	for _, name := range c.Tools.Names() {
 		t := c.Tools[name]
 		if name == config.EveryTool || t.Source.Kind == config.SourceBuiltin || t.Source.Kind == config.SourceMCP {
 			continue
 		}
-		if err := Check(append([]string{t.Command.Program}, t.Command.Args...), t.Command.Shell); err != nil {
+		words = append(append(words[:0], t.Command.Program), t.Command.Args...)
+		if err := Check(words, t.Command.Shell); err != nil {
 			e := &diag.Error{Code: diag.CodeBadValue, Path: mount.Append("tools", name, "command"), Msg: err.Error()}
 			var ce *Error
 			if errors.As(err, &ce) {
