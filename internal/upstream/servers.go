@@ -284,8 +284,10 @@ func (p *Servers) States() []State {
 	var out []State
 	for id, l := range p.live {
 		st := State{Name: l.spec.Name, State: "starting"}
-		select {
-		case <-l.ready:
+		switch {
+		case l.failedStart():
+			continue // listed with the failures below: it leaves live just after
+		case l.started():
 			st.State = "running"
 		default:
 			if f := p.failed[id]; f != nil {
@@ -295,12 +297,26 @@ func (p *Servers) States() []State {
 		out = append(out, st)
 	}
 	for id, f := range p.failed {
-		if p.live[id] == nil {
+		if l := p.live[id]; l == nil || l.failedStart() {
 			out = append(out, State{Name: f.spec.Name, State: "failed", Err: f.err, Failures: f.attempts, Retry: f.retry})
 		}
 	}
 	return out
 }
+
+// started reports whether the start of l has ended, however it ended.
+func (l *live) started() bool {
+	select {
+	case <-l.ready:
+		return true
+	default:
+		return false
+	}
+}
+
+// failedStart reports whether the start of l has ended and failed: its
+// callers have been told (l.err is set before ready is closed).
+func (l *live) failedStart() bool { return l.started() && l.err != nil }
 
 // DefaultRetryFirst and DefaultRetryMax are the waits before a server
 // whose start failed is started again: the first, and the longest (see

@@ -2,9 +2,12 @@ package upstream
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -59,5 +62,24 @@ func TestStopIdle(t *testing.T) {
 				t.Errorf("idle %v, want %v", got, tt.idle)
 			}
 		})
+	}
+}
+
+// TestStatesFailedStart: a server whose start failed is "failed" in
+// States, with why, from the moment its callers are told: also while it
+// is still in the running set, which it leaves just after (/health said
+// "running" for a server whose start had just failed a call, on a busy
+// machine: TestServeHTTPHidesStartErrors).
+func TestStatesFailedStart(t *testing.T) {
+	s := Server{Name: "web"}
+	id := s.id()
+	failed := errors.New("exited during its start")
+	l := &live{spec: s, ready: make(chan struct{}), err: failed}
+	close(l.ready) // its callers are told; it leaves live after
+	retry := time.Now().Add(time.Second)
+	p := &Servers{live: map[string]*live{id: l}, failed: map[string]*failure{id: {spec: s, err: failed, attempts: 1, retry: retry}}}
+	want := []State{{Name: "web", State: "failed", Err: failed, Failures: 1, Retry: retry}}
+	if diff := cmp.Diff(want, p.States(), cmpopts.EquateErrors()); diff != "" {
+		t.Errorf("States (-want +got):\n%s", diff)
 	}
 }
