@@ -66,6 +66,7 @@ func under(prefix string, tools []string) []string {
 // in time, changes nothing of what the other gives; settings and calls
 // reach a tool under the name the catalog gives it.
 func TestTwoEverythings(t *testing.T) {
+	t.Parallel()
 	tools := everythingTools(t)
 	if len(tools) < 5 || !slices.Contains(tools, "echo") {
 		t.Fatalf("server-everything lists %v", tools)
@@ -167,6 +168,7 @@ func TestTwoEverythings(t *testing.T) {
 // those they had while both were up; and settings and calls reach the
 // other's tools under those names.
 func TestTwoEverythingsDown(t *testing.T) {
+	t.Parallel()
 	tools := everythingTools(t)
 	up := everythingAs(t, "ev1", "") + everythingAs(t, "ev2", "") + "\n[tools.ev2__echo]\ndescription = \"Say it back.\"\nrun = \"unattended\"\n"
 	s := newSetup(t, map[string]string{"home/strata/config.toml": up})

@@ -38,6 +38,7 @@ func (s *setup) offersClient(t *testing.T, http bool, version string, opts *mcp.
 // clients of both protocols: its URIs as it gives them (its tools' results
 // link them), its prompts by their names, each request passed on.
 func TestServeOffers(t *testing.T) {
+	t.Parallel()
 	for _, http := range []bool{false, true} {
 		for _, version := range []string{"2025-11-25", "2026-07-28"} {
 			name := version + " stdio"
@@ -239,6 +240,7 @@ func updates() (*mcp.ClientOptions, chan string) {
 // through resources/read, prompts/get, completion/complete and
 // resources/subscribe on both protocols.
 func TestServeOffersNamed(t *testing.T) {
+	t.Parallel()
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {
 			s := newSetup(t, map[string]string{"home/strata/config.toml": "[tools.'*']\nrun = \"unattended\"\n\n[tools.toggle2]\nsource = \"mcp.ev2.toggle-subscriber-updates\"\n" +
@@ -330,6 +332,7 @@ func TestServeOffersNamed(t *testing.T) {
 // share one process of each server, a resource's updates go to the
 // clients subscribed to it alone.
 func TestServeOffersSubscribed(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, map[string]string{"home/strata/config.toml": everythingServer(t)})
 	h := s.serveHTTP(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -468,6 +471,7 @@ func TestServeRelaysTitledMultiSelect(t *testing.T) {
 // serve --http, its clients at once, and they share one process of the
 // server.
 func TestInspectorThroughServeHTTP(t *testing.T) {
+	t.Parallel()
 	inode, inspector := mcptest.InspectorEntry(t)
 	node, entry := mcptest.EverythingEntry(t)
 	s := newSetup(t, map[string]string{
@@ -539,6 +543,7 @@ func TestInspectorThroughServeHTTP(t *testing.T) {
 // the client strata serves when it declares roots: over stdio, on both
 // protocols; over HTTP, to the client whose call is under way.
 func TestServeRelaysRoots(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name, version string
 		http          bool
@@ -582,6 +587,7 @@ func TestServeRelaysRoots(t *testing.T) {
 // resources changed is listed again, and the client is told: the
 // resource a tool made is listed and read through strata.
 func TestServeOffersListChanged(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, map[string]string{"home/strata/config.toml": everythingServer(t)})
 	changed := make(chan struct{}, 100)
 	cs := s.serveProcessVersion(t, &mcp.ClientOptions{ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- struct{}{} }}, "2025-11-25")

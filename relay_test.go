@@ -241,6 +241,7 @@ func TestServeRelays(t *testing.T) {
 // the server), and a server that asks anyway is answered with an error
 // and goes on; a client with elicitation gets the request.
 func TestServeRelaysOnlyWhatTheClientCan(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, map[string]string{"home/strata/config.toml": everythingServer(t) + `
 [mcp_servers.asker]
 command = "MCPFAKE"
@@ -307,6 +308,7 @@ func samplingClient(sampled chan<- *mcp.CreateMessageParams) *mcp.ClientOptions 
 // upstream session used to keep the first call's context, whose relay had
 // ended: "context canceled".
 func TestServeRelaysAfterTheFirstCall(t *testing.T) {
+	t.Parallel()
 	for _, version := range []string{"2026-07-28", "2025-11-25"} {
 		t.Run(version, func(t *testing.T) {
 			s := newSetup(t, map[string]string{"home/strata/config.toml": everythingServer(t)})
@@ -407,6 +409,7 @@ type nodeClientOutput struct {
 // elicitation: serverInfo.version is the fingerprint of tools/list, and
 // sampling relayed after a first call that started the server works.
 func TestServeNodeClientSampling(t *testing.T) {
+	t.Parallel()
 	// The TypeScript SDK starts strata with a few variables of its own
 	// (HOME, PATH, ...): the config is the workspace's.
 	s := newSetup(t, map[string]string{"repo/.strata/config.toml": everythingServer(t)})
