@@ -285,7 +285,6 @@ func requireNode(t *testing.T) {
 	}
 }
 
-// clearStrataEnv unsets every STRATA_ variable for the test.
 // environWithoutStrata is this process's environment less strata's
 // variables (STRATA_*).
 func environWithoutStrata() []string {
@@ -298,6 +297,7 @@ func environWithoutStrata() []string {
 	return env
 }
 
+// clearStrataEnv unsets every STRATA_ variable for the test.
 func clearStrataEnv(t *testing.T) {
 	for _, kv := range os.Environ() {
 		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "STRATA_") {
