@@ -58,13 +58,7 @@ func BenchmarkServeCall(b *testing.B) {
 		// "ask", would refuse the call, as the client cannot be asked).
 		cmd := exec.Command(bins[self], "serve", "--root", root, "--trust", "--cfg", "tools.'*'.run=unattended")
 		cmd.Env = append(append([]string{}, benchEnviron...), "XDG_CACHE_HOME="+filepath.Join(b.TempDir(), "cache"))
-		cmd.Stderr = os.Stderr
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { cs.Close() })
-		return cs
+		return connect(b, cmd)
 	}
 	// Each iteration also runs the tool directly and calls it through
 	// mcpexec, both untimed: x-direct is the call's time over the direct
@@ -73,12 +67,8 @@ func BenchmarkServeCall(b *testing.B) {
 	b.Run("strata-serve", func(b *testing.B) {
 		cs := serve(b)
 		cmd := exec.Command(bins[floor], tool)
-		cmd.Dir, cmd.Env, cmd.Stderr = root, benchEnviron, os.Stderr
-		sdk, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { sdk.Close() })
+		cmd.Dir, cmd.Env = root, benchEnviron
+		sdk := connect(b, cmd)
 		params := &mcp.CallToolParams{Name: "tool_0000", Arguments: json.RawMessage(args)}
 		call := func(b *testing.B, cs *mcp.ClientSession) time.Duration {
 			start := time.Now()
@@ -109,45 +99,38 @@ func BenchmarkServeCall(b *testing.B) {
 	// the SDK's server (its decoding of each request, its dispatch) add to
 	// a round trip.
 	b.Run("sdk-server", func(b *testing.B) {
-		cmd := exec.Command(bins[fake], "-echo")
-		cmd.Stderr = os.Stderr
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { cs.Close() })
-		params := &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"limit":"many"}`)}
-		for b.Loop() {
-			res, err := cs.CallTool(context.Background(), params)
-			if err != nil || res.IsError {
-				b.Fatalf("%v: %+v", err, res)
-			}
-		}
+		roundTrips(b, connect(b, exec.Command(bins[fake], "-echo")), "echo", false)
 	})
 	b.Run("sdk-noop", func(b *testing.B) {
-		cmd := exec.Command(bins[floor], "-noop")
-		cmd.Stderr = os.Stderr
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { cs.Close() })
-		params := &mcp.CallToolParams{Name: "-noop", Arguments: json.RawMessage(`{"limit":"many"}`)}
-		for b.Loop() {
-			res, err := cs.CallTool(context.Background(), params)
-			if err != nil || res.IsError {
-				b.Fatalf("%v: %+v", err, res)
-			}
-		}
+		roundTrips(b, connect(b, exec.Command(bins[floor], "-noop")), "-noop", false)
 	})
 	b.Run("strata-serve-refused", func(b *testing.B) {
-		cs := serve(b)
-		params := &mcp.CallToolParams{Name: "tool_0000", Arguments: json.RawMessage(`{"limit":"many"}`)}
-		for b.Loop() {
-			res, err := cs.CallTool(context.Background(), params)
-			if err != nil || !res.IsError {
-				b.Fatalf("%v: %+v", err, res)
-			}
-		}
+		roundTrips(b, serve(b), "tool_0000", true)
 	})
+}
+
+// connect starts cmd as an MCP server and connects the SDK's client to
+// it over stdio, for the rest of b.
+func connect(b *testing.B, cmd *exec.Cmd) *mcp.ClientSession {
+	cmd.Stderr = os.Stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// roundTrips calls the tool name of cs once an iteration with the
+// arguments {"limit":"many"}, which tool_0000's schema refuses (its limit
+// is an integer) and the floors' tools take: the result must be a tool
+// error when refused is set, else a success.
+func roundTrips(b *testing.B, cs *mcp.ClientSession, name string, refused bool) {
+	params := &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(`{"limit":"many"}`)}
+	for b.Loop() {
+		res, err := cs.CallTool(context.Background(), params)
+		if err != nil || res.IsError != refused {
+			b.Fatalf("%v: %+v", err, res)
+		}
+	}
 }
