@@ -36,9 +36,13 @@ func TestEnd(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
+			// The script is written before the cases run at once: a
+			// file being written when another case forks is held open
+			// by the child for a moment, and running it then fails
+			// ("text file busy").
 			dir := t.TempDir()
 			writeFiles(t, dir, script(tt.body))
+			t.Parallel()
 			cmd, err := Command(t.Context(), baseSpec(dir))
 			if err != nil {
 				t.Fatal(err)
