@@ -418,9 +418,11 @@ func httpSession(t *testing.T, url, client string) string {
 
 // httpPost posts one JSON-RPC message to strata serve --http, in the
 // session sid ("" for none), and returns the response, its body unread.
+// The request, its body included, ends a quarter of a minute before go
+// test's deadline at the latest (waitContext).
 func httpPost(t *testing.T, url, sid, msg string) *http.Response {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(msg))
+	req, err := http.NewRequestWithContext(waitContext(t), http.MethodPost, url, strings.NewReader(msg))
 	if err != nil {
 		t.Fatal(err)
 	}
