@@ -13,19 +13,29 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/strata-config/strata/trust"
 )
 
-// strataIn runs the strata binary in dir with environ.
+// strataIn runs the strata binary in dir with environ. A run that has
+// not ended a quarter of a minute before go test's deadline (waitContext)
+// is killed and fails the test with what strata wrote, rather than go
+// test's panic; a program strata left holding its output does not keep
+// the test waiting (WaitDelay).
 func strataIn(t *testing.T, dir string, environ []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(strataBin, args...)
+	ctx := waitContext(t)
+	cmd := exec.CommandContext(ctx, strataBin, args...)
 	cmd.Dir, cmd.Env = dir, environ
+	cmd.WaitDelay = 10 * time.Second
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("strata %s did not end before go test's deadline; stdout:\n%s\nstderr:\n%s", strings.Join(args, " "), out.String(), errb.String())
+	}
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
