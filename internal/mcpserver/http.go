@@ -129,7 +129,8 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, handler func(mc
 		// Who sent it: its session's, or its own when it has none.
 		token, _ := gateway.Principal(r.Context())
 		r = r.WithContext(context.WithValue(r.Context(), tokenKey{}, token))
-		if id, ok := identityRequest(body); ok {
+		peek := peekRequest(body)
+		if id, ok := peek.identity(); ok {
 			// Seed 002's server/identity, beside MCP, which the SDK
 			// does not know: answered here, as over stdio.
 			w.Header().Set("Content-Type", "application/json")
@@ -140,7 +141,7 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, handler func(mc
 			}{"2.0", id, s.identity()})
 			return
 		}
-		if statelessRequest(r, body) {
+		if peek.stateless(r) {
 			stateless.ServeHTTP(w, r)
 			return
 		}
@@ -229,44 +230,50 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-// identityRequest reports whether r is a server/identity request
-// ([IdentityMethod]), and returns its id.
-func identityRequest(body []byte) (id json.RawMessage, ok bool) {
-	if body == nil {
-		return nil, false
-	}
-	var msg struct {
-		Method string          `json:"method"`
-		ID     json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(body, &msg) != nil || msg.Method != IdentityMethod || len(msg.ID) == 0 || string(msg.ID) == "null" {
-		return nil, false
-	}
-	return msg.ID, true
+// peek is what the /mcp handler reads of a POST's JSON-RPC message before
+// the SDK does, in one decoding of its body (a body may be megabytes).
+type peek struct {
+	body   bool            // the request had a body that decoded as an object
+	Method string          `json:"method"`
+	ID     json.RawMessage `json:"id"`
+	Params struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	} `json:"params"`
 }
 
-// statelessRequest reports whether r, whose body is body, is of protocol
+// peekRequest decodes body (nil for a request without one); a body that
+// is not a JSON object is left to the SDK, which answers it.
+func peekRequest(body []byte) peek {
+	var p peek
+	if body != nil && json.Unmarshal(body, &p) == nil {
+		p.body = true
+	}
+	return p
+}
+
+// identity reports whether the message is a server/identity request
+// ([IdentityMethod]), and returns its id.
+func (p peek) identity() (id json.RawMessage, ok bool) {
+	if !p.body || p.Method != IdentityMethod || len(p.ID) == 0 || string(p.ID) == "null" {
+		return nil, false
+	}
+	return p.ID, true
+}
+
+// stateless reports whether r, whose message p is, is of protocol
 // 2026-07-28 or later: its MCP-Protocol-Version header says so, or, for a
 // POST without one and without a session (server/discover, the first
 // request), the protocol version in the _meta of its message.
-func statelessRequest(r *http.Request, body []byte) bool {
+func (p peek) stateless(r *http.Request) bool {
 	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" {
 		return v >= "2026-07-28"
 	}
-	if r.Header.Get("Mcp-Session-Id") != "" {
+	if r.Header.Get("Mcp-Session-Id") != "" || !p.body {
 		return false
 	}
-	if body == nil {
+	var v string
+	if json.Unmarshal(p.Params.Meta[mcp.MetaKeyProtocolVersion], &v) != nil {
 		return false
 	}
-	var msg struct {
-		Params struct {
-			Meta map[string]any `json:"_meta"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(body, &msg) != nil {
-		return false
-	}
-	v, _ := msg.Params.Meta[mcp.MetaKeyProtocolVersion].(string)
 	return v >= "2026-07-28"
 }
