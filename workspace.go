@@ -407,7 +407,9 @@ func (w *engine) untrusted() untrusted.Workspace {
 // the tools that resolved even when others failed; the error is then a
 // [*PartialError], which lists every problem, positioned, and the servers
 // that failed. With a nil catalog, the error says why nothing resolved.
-// The catalog is resolved once; later calls return the same.
+// The catalog is resolved once; later calls return the same, which the
+// workspace serves and calls from: read it, never change it in place
+// (clone its Tools to change them).
 //
 // The catalog holds the tools of the tool set the run selects (see
 // [Toolset] and [Workspace.Toolset]), each with its load decided (see

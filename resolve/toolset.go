@@ -56,7 +56,10 @@ func Choose(c config.Config, set string, d Definition) Choice {
 // Select returns the catalog of the tools that the tool set named set
 // holds ("" holds every tool), each with its load decided (see
 // [Choose]), in a new catalog with its own fingerprint. A set that the
-// config does not define is an error.
+// config does not define is an error. A selection that changes no tool
+// (every tool, as it is) shares c's Tools, so that a large catalog is not
+// held twice: read a catalog's tools, never change them in place
+// (slices.Clone them first).
 func (c *Catalog) Select(cfg config.Config, set string) (*Catalog, error) {
 	if _, ok := cfg.Toolsets[set]; set != "" && !ok {
 		hint := "define it: [toolsets." + set + "] tools = [...]"
