@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -65,24 +64,14 @@ run = "unattended"
 	s.environ = append(s.environ, "WEB_TOKEN=t0k3n-value")
 	h := s.serveHTTP(t)
 	health := func() map[string]any {
-		req, _ := http.NewRequest("GET", strings.TrimSuffix(h.url, "/mcp")+"/health", nil)
-		req.Header.Set("Authorization", "Bearer "+h.token)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		if res.StatusCode != http.StatusOK {
-			t.Fatalf("/health: %d %s", res.StatusCode, b)
-		}
+		b := h.get(t, "/health")
 		for _, secret := range []string{"t0k3n-value", "s3cr3t"} {
-			if strings.Contains(string(b), secret) {
+			if strings.Contains(b, secret) {
 				t.Errorf("/health shows %q: %s", secret, b)
 			}
 		}
 		var got map[string]any
-		if err := json.Unmarshal(b, &got); err != nil {
+		if err := json.Unmarshal([]byte(b), &got); err != nil {
 			t.Fatalf("/health: %v: %s", err, b)
 		}
 		return got
@@ -147,26 +136,9 @@ func TestServeHTTPLogsOutsideCalls(t *testing.T) {
 		}()
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "later"}}}, nil, nil
 	})
-	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
-	t.Cleanup(hs.Close) // after strata serve has stopped (its event stream is open)
-	s := newSetup(t, map[string]string{"home/strata/config.toml": `
-[mcp_servers.web]
-url = "` + hs.URL + `"
-expose = "all"
-
-[tools.'*']
-run = "unattended"
-`})
-	h := s.serveHTTP(t)
-	logs := make(chan string, 10)
-	cs := h.connect(t, "2025-11-25", &mcp.ClientOptions{LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
-		logs <- fmt.Sprint(req.Params.Logger, ": ", req.Params.Data)
-	}})
+	h, cs, logs := serveWeb(t, srv, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
-		t.Fatal(err)
-	}
 	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "log_later"}); err != nil || res.IsError {
 		t.Fatalf("call: %+v, %v", res, err)
 	}
@@ -211,26 +183,9 @@ func TestServeHTTPResumes(t *testing.T) {
 			if tt.store {
 				opts.EventStore = mcp.NewMemoryEventStore(nil)
 			}
-			hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts))
-			t.Cleanup(hs.Close) // after strata serve has stopped
-			s := newSetup(t, map[string]string{"home/strata/config.toml": `
-[mcp_servers.web]
-url = "` + hs.URL + `"
-expose = "all"
-
-[tools.'*']
-run = "unattended"
-`})
-			h := s.serveHTTP(t)
-			logs := make(chan string, 10)
-			cs := h.connect(t, "2025-11-25", &mcp.ClientOptions{LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
-				logs <- fmt.Sprint(req.Params.Logger, ": ", req.Params.Data)
-			}})
+			h, cs, logs := serveWeb(t, srv, opts)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
-				t.Fatal(err)
-			}
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "poll"})
 			if err != nil {
 				t.Fatalf("call: %v; strata said:\n%s", err, h.stderr)
@@ -257,6 +212,35 @@ run = "unattended"
 			}
 		})
 	}
+}
+
+// serveWeb serves srv over streamable HTTP (with opts) as the remote
+// server web of a user's config, runs strata serve --http in front of it,
+// and connects a client of 2025-11-25 that set the log level info: logs
+// gets each log message it is sent, as "logger: data".
+func serveWeb(t *testing.T, srv *mcp.Server, opts *mcp.StreamableHTTPOptions) (*httpServe, *mcp.ClientSession, <-chan string) {
+	t.Helper()
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts))
+	t.Cleanup(hs.Close) // after strata serve has stopped (its event stream is open)
+	s := newSetup(t, map[string]string{"home/strata/config.toml": `
+[mcp_servers.web]
+url = "` + hs.URL + `"
+expose = "all"
+
+[tools.'*']
+run = "unattended"
+`})
+	h := s.serveHTTP(t)
+	logs := make(chan string, 10)
+	cs := h.connect(t, "2025-11-25", &mcp.ClientOptions{LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+		logs <- fmt.Sprint(req.Params.Logger, ": ", req.Params.Data)
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	return h, cs, logs
 }
 
 // TestServeHTTPHealsStdio (issue 36, 8): a server strata starts, which
@@ -290,18 +274,11 @@ run = "unattended"
 	if !res.IsError || !strings.Contains(text, "server local is down: ") || !strings.Contains(text, "exit status 3") {
 		t.Errorf("the call's result (error %v): %s; want that the server local is down, and why", res.IsError, text)
 	}
-	req, _ := http.NewRequest("GET", strings.TrimSuffix(h.url, "/mcp")+"/health", nil)
-	req.Header.Set("Authorization", "Bearer "+h.token)
-	hr, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	health, _ := io.ReadAll(hr.Body)
-	hr.Body.Close()
-	if !strings.Contains(string(health), `"status":"degraded"`) {
+	health := h.get(t, "/health")
+	if !strings.Contains(health, `"status":"degraded"`) {
 		t.Errorf("/health: %s, want degraded", health)
 	}
-	for what, got := range map[string]string{"the call's error": text, "/health": string(health)} {
+	for what, got := range map[string]string{"the call's error": text, "/health": health} {
 		if strings.Contains(got, "stderr-secret-42") {
 			t.Errorf("%s holds the server's stderr: %s", what, got)
 		}

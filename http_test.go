@@ -73,6 +73,24 @@ func (s *setup) serveHTTP(t *testing.T, args ...string) *httpServe {
 	return h
 }
 
+// get GETs path (such as /health) of the gateway with its token, and
+// returns the body of its 200 answer.
+func (h *httpServe) get(t *testing.T, path string) string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", strings.TrimSuffix(h.url, "/mcp")+path, nil)
+	req.Header.Set("Authorization", "Bearer "+h.token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("%s: %d %s", path, res.StatusCode, b)
+	}
+	return string(b)
+}
+
 // connect connects the Go SDK's client on protocol version to h.
 func (h *httpServe) connect(t *testing.T, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
@@ -219,20 +237,7 @@ run = "unattended"
 	})
 
 	t.Run("operator's view", func(t *testing.T) {
-		get := func(path string) string {
-			req, _ := http.NewRequest("GET", strings.TrimSuffix(h.url, "/mcp")+path, nil)
-			req.Header.Set("Authorization", "Bearer "+h.token)
-			res, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer res.Body.Close()
-			b, _ := io.ReadAll(res.Body)
-			if res.StatusCode != http.StatusOK {
-				t.Fatalf("%s: %d %s", path, res.StatusCode, b)
-			}
-			return string(b)
-		}
+		get := func(path string) string { return h.get(t, path) }
 		if got, want := get("/health"), `{"status":"ok","servers":[{"server":"fake","state":"running"}]}`+"\n"; got != want {
 			t.Errorf("/health:\n%s\nwant\n%s", got, want)
 		}
