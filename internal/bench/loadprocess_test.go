@@ -21,7 +21,11 @@ import (
 // as --cfg layers (decode, merge and finalize, printing only the list of
 // layers), and koanf loading them (koanfload); and strata config of 1,000,
 // 10,000 and 50,000 small tools (SmallLayers: four values a tool, in files
-// of at most 900 KB), a catalog of many tools. Each iteration also runs
+// of at most 900 KB), a catalog of many tools, both by the CLI and by
+// confighostload, a host that links the config core alone (load, config,
+// partial: what fixtures/confighost links), which loads the same files as
+// --cfg layers: the CLI's resident set carries its larger binary's pages
+// and the initialisation of what it links besides. Each iteration also runs
 // the floor, floortoml (go-toml/v2 decoding the same bytes into typed
 // structs, as BenchmarkLoad/floor-gotoml), untimed: floor-maxRSS-MB is its
 // largest resident set, x-floor-maxRSS the ratio of the two largest, and
@@ -35,8 +39,9 @@ func BenchmarkLoadProcess(b *testing.B) {
 		self  = testbin.Strata
 		floor = "github.com/strata-config/strata/internal/bench/floortoml"
 		koanf = "github.com/strata-config/strata/internal/bench/koanfload"
+		host  = "github.com/strata-config/strata/internal/bench/confighostload"
 	)
-	bins, err := testbin.BuildStatic(self, floor, koanf)
+	bins, err := testbin.BuildStatic(self, floor, koanf, host)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -86,6 +91,8 @@ func BenchmarkLoadProcess(b *testing.B) {
 			args = append(args, "--cfg", small[i])
 		}
 		runs = append(runs, run{fmt.Sprintf("strata-config-%dk-small", n/1000), args, small, 100})
+		// The same load in a host that links the config core alone.
+		runs = append(runs, run{fmt.Sprintf("confighost-%dk-small", n/1000), append([]string{bins[host]}, small...), small, 10})
 	}
 	for _, c := range runs {
 		b.Run(c.name, func(b *testing.B) {
