@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/internal/gateway"
@@ -129,16 +131,16 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, handler func(mc
 		// Who sent it: its session's, or its own when it has none.
 		token, _ := gateway.Principal(r.Context())
 		r = r.WithContext(context.WithValue(r.Context(), tokenKey{}, token))
-		peek := peekRequest(body)
+		peek, err := peekRequest(body)
+		if err != nil {
+			writeResponse(w, http.StatusBadRequest, response{ID: json.RawMessage("null"), Error: &jsonrpc.Error{Code: jsonrpc.CodeParseError,
+				Message: "parse error: " + err.Error() + " (strata reads a message before MCP's SDK does, and refuses one that readers could read differently: send one JSON value, each name once in an object)"}})
+			return
+		}
 		if id, ok := peek.identity(); ok {
 			// Seed 002's server/identity, beside MCP, which the SDK
 			// does not know: answered here, as over stdio.
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(struct {
-				JSONRPC string          `json:"jsonrpc"`
-				ID      json.RawMessage `json:"id"`
-				Result  any             `json:"result"`
-			}{"2.0", id, s.identity()})
+			writeResponse(w, http.StatusOK, response{ID: id, Result: s.identity()})
 			return
 		}
 		if peek.stateless(r) {
@@ -230,34 +232,141 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-// peek is what the /mcp handler reads of a POST's JSON-RPC message before
-// the SDK does, in one decoding of its body (a body may be megabytes).
-type peek struct {
-	body   bool            // the request had a body that decoded as an object
-	Method string          `json:"method"`
+// response is a JSON-RPC response the /mcp handler answers itself.
+type response struct {
 	ID     json.RawMessage `json:"id"`
-	Params struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	} `json:"params"`
+	Result any             `json:"result,omitempty"`
+	Error  *jsonrpc.Error  `json:"error,omitempty"`
 }
 
-// peekRequest decodes body (nil for a request without one); a body that
-// is not a JSON object is left to the SDK, which answers it.
-func peekRequest(body []byte) peek {
+// writeResponse writes res with the HTTP status.
+func writeResponse(w http.ResponseWriter, status int, res response) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(struct {
+		JSONRPC string `json:"jsonrpc"`
+		response
+	}{"2.0", res})
+}
+
+// peek is what the /mcp handler reads of a POST's JSON-RPC message before
+// the SDK does, in one reading of its body (a body may be megabytes). It
+// reads as the SDK does (names matched exactly, escapes undone), and
+// refuses what the SDK would read otherwise than any other reader (see
+// peekRequest).
+type peek struct {
+	object  bool // the body is a JSON object, not a batch
+	jsonrpc string
+	method  string
+	id      jsontext.Value // a string or a number; nil otherwise
+	// version is the protocol version in the _meta of the params, when
+	// it is a string.
+	version string
+}
+
+// peekRequest reads body (nil for a request without one). A body that is
+// not one JSON value, or whose objects name a member twice, is an error
+// (one nested deeper than 10,000 levels too): readers differ on what such a
+// body says (the SDK ignores what follows the first value and takes the
+// last of a name given twice, encoding/json merges an object given twice),
+// and what strata decides from it must be what the SDK acts on. A body
+// that is not an object (a batch) is left to the SDK, which answers it.
+// Invalid UTF-8 is data, as the SDK passes it.
+func peekRequest(body []byte) (peek, error) {
 	var p peek
-	if body != nil && json.Unmarshal(body, &p) == nil {
-		p.body = true
+	if body == nil {
+		return p, nil
 	}
-	return p
+	dec := jsontext.NewDecoder(bytes.NewBuffer(body), jsontext.AllowInvalidUTF8(true))
+	var err error
+	if dec.PeekKind() == '{' {
+		p.object = true
+		err = p.readObject(dec, func(name string) error {
+			switch name {
+			case "jsonrpc":
+				p.jsonrpc, err = readString(dec)
+			case "method":
+				p.method, err = readString(dec)
+			case "id":
+				var id jsontext.Value
+				if id, err = dec.ReadValue(); err == nil && (id.Kind() == '"' || id.Kind() == '0') {
+					p.id = id.Clone()
+				}
+			case "params":
+				err = p.readObject(dec, func(name string) error {
+					if name != "_meta" {
+						return dec.SkipValue()
+					}
+					return p.readObject(dec, func(name string) error {
+						if name != mcp.MetaKeyProtocolVersion {
+							return dec.SkipValue()
+						}
+						p.version, err = readString(dec)
+						return err
+					})
+				})
+			default:
+				err = dec.SkipValue()
+			}
+			return err
+		})
+	} else {
+		err = dec.SkipValue()
+	}
+	if err == nil {
+		at := dec.InputOffset()
+		if _, end := dec.ReadToken(); end != io.EOF {
+			err = fmt.Errorf("jsontext: a second value after the message, at offset %d", at)
+			if end != nil {
+				err = end
+			}
+		}
+	} else if err == io.EOF {
+		err = errors.New("the body is empty")
+	}
+	return p, err
+}
+
+// readObject reads the next value with member, called with the name of
+// each member to read its value; a value that is not an object is
+// skipped.
+func (p *peek) readObject(dec *jsontext.Decoder, member func(name string) error) error {
+	if dec.PeekKind() != '{' {
+		return dec.SkipValue()
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	for dec.PeekKind() == '"' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		if err := member(name.String()); err != nil {
+			return err
+		}
+	}
+	_, err := dec.ReadToken() // the end of the object, or the error
+	return err
+}
+
+// readString reads the next value, a string's text; "" for another kind.
+func readString(dec *jsontext.Decoder) (string, error) {
+	if dec.PeekKind() != '"' {
+		return "", dec.SkipValue()
+	}
+	tok, err := dec.ReadToken()
+	return tok.String(), err
 }
 
 // identity reports whether the message is a server/identity request
-// ([IdentityMethod]), and returns its id.
+// ([IdentityMethod]) the SDK would take for one (JSON-RPC 2.0, an id that
+// is a string or a number), and returns its id.
 func (p peek) identity() (id json.RawMessage, ok bool) {
-	if !p.body || p.Method != IdentityMethod || len(p.ID) == 0 || string(p.ID) == "null" {
+	if !p.object || p.jsonrpc != "2.0" || p.method != IdentityMethod || p.id == nil {
 		return nil, false
 	}
-	return p.ID, true
+	return json.RawMessage(p.id), true
 }
 
 // stateless reports whether r, whose message p is, is of protocol
@@ -268,12 +377,8 @@ func (p peek) stateless(r *http.Request) bool {
 	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" {
 		return v >= "2026-07-28"
 	}
-	if r.Header.Get("Mcp-Session-Id") != "" || !p.body {
+	if r.Header.Get("Mcp-Session-Id") != "" || !p.object {
 		return false
 	}
-	var v string
-	if json.Unmarshal(p.Params.Meta[mcp.MetaKeyProtocolVersion], &v) != nil {
-		return false
-	}
-	return v >= "2026-07-28"
+	return p.version >= "2026-07-28"
 }

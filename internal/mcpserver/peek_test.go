@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -30,8 +31,11 @@ func TestPeek(t *testing.T) {
 		{name: "header says new", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, header: map[string]string{"Mcp-Protocol-Version": "2026-07-28"}, want: got{Stateless: true}},
 		{name: "header says old over _meta", body: `{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, header: map[string]string{"Mcp-Protocol-Version": "2025-11-25"}},
 		{name: "a session is the old protocol", body: `{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, header: map[string]string{"Mcp-Session-Id": "s"}},
-		{name: "not JSON", body: `{"jsonrpc":`},
 		{name: "a batch", body: `[{"jsonrpc":"2.0","id":1,"method":"` + IdentityMethod + `"}]`},
+		{name: "a batch of the new protocol", body: `[{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}]`},
+		{name: "identity with escapes", body: `{"jsonrpc":"2.0","i\u0064":"a","method":"server\/identity"}`, want: got{ID: `"a"`}},
+		{name: "params not an object", body: `{"jsonrpc":"2.0","id":1,"method":"` + IdentityMethod + `","params":[]}`, want: got{ID: "1"}},
+		{name: "_meta not an object", body: `{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":"2026-07-28"}}`},
 		{name: "no body"},
 	}
 	for _, tt := range tests {
@@ -44,13 +48,39 @@ func TestPeek(t *testing.T) {
 			if tt.body != "" {
 				body = []byte(tt.body)
 			}
-			p := peekRequest(body)
+			p, err := peekRequest(body)
+			if err != nil {
+				t.Fatal(err)
+			}
 			id, ok := p.identity()
 			if ok != (tt.want.ID != "") {
 				t.Errorf("identity() ok = %v with id %s", ok, id)
 			}
 			if diff := cmp.Diff(tt.want, got{ID: string(id), Stateless: p.stateless(r)}); diff != "" {
 				t.Errorf("peek (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestPeekRefuses: a body that is not one JSON value, or names a member
+// of an object twice, is refused, with where.
+func TestPeekRefuses(t *testing.T) {
+	tests := []struct{ name, body, want string }{
+		{"not JSON", `{"jsonrpc":`, "unexpected EOF"},
+		{"empty", ``, "the body is empty"},
+		{"a name twice", `{"id":1,"method":"a","method":"b"}`, `duplicate object member name "method"`},
+		{"a name twice in a batch", `[{"id":1,"id":2}]`, `duplicate object member name "id"`},
+		{"a name twice under another spelling", `{"method":"a","m\u0065thod":"b"}`, `duplicate object member name "method"`},
+		{"a second value", `{"id":1} {"id":2}`, "a second value after the message, at offset 8"},
+		{"bytes after", `{"id":1}x`, "invalid character 'x'"},
+		{"too deep", strings.Repeat("[", 10001) + strings.Repeat("]", 10001), "exceeded max depth"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := peekRequest([]byte(tt.body))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("peekRequest(%.40q) = %v, want an error saying %q", tt.body, err, tt.want)
 			}
 		})
 	}
