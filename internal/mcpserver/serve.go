@@ -37,6 +37,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -403,15 +404,13 @@ func (s *Server) install(cat *Snapshot) {
 // ([objectSchema]), which it need not decode (it decodes a schema given as
 // JSON into maps, about 32 kB of garbage a tool, twice).
 func tool(d resolve.Definition) (*mcp.Tool, error) {
-	var probe struct {
-		Type any `json:"type"`
-	}
 	schema := d.InputSchema.JSON()
-	if json.Unmarshal(schema, &probe) != nil || probe.Type != "object" {
+	object, headers := readSchema(schema)
+	if !object {
 		return nil, fmt.Errorf("%s is not served: its input schema's type is not \"object\", which MCP requires", d.Name)
 	}
 	t := &mcp.Tool{Name: d.Name, InputSchema: objectSchema}
-	if bytes.Contains(schema, headerAnnotation) {
+	if headers {
 		t.InputSchema = schema
 		if err := checkHeaders(t); err != nil {
 			return nil, fmt.Errorf("%s is not served: its input schema's x-mcp-header annotations are refused by MCP's Go SDK: %v", d.Name, err)
@@ -442,7 +441,56 @@ var objectSchema = &jsonschema.Schema{Type: "object"}
 
 // headerAnnotation marks the input schemas whose properties the SDK sends
 // and checks as headers over streamable HTTP (x-mcp-header).
-var headerAnnotation = []byte("x-mcp-header")
+const headerAnnotation = "x-mcp-header"
+
+// readSchema reads an input schema's names as the SDK and clients do
+// (exactly, escapes undone): object is whether its type is "object";
+// headers whether it names headerAnnotation anywhere (the SDK then reads
+// it for annotations). A name spelled with escapes ("x-mcp-\u0068eader")
+// or in other letters ("Type") is read as a client reads it.
+func readSchema(schema []byte) (object, headers bool) {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(schema), jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
+	var read func(top bool) error
+	read = func(top bool) error {
+		switch dec.PeekKind() {
+		case '{', '[':
+			open, err := dec.ReadToken()
+			if err != nil {
+				return err
+			}
+			for dec.PeekKind() != open.Kind()+2 { // '}' or ']'
+				if open.Kind() == '{' {
+					name, err := dec.ReadToken()
+					if err != nil {
+						return err
+					}
+					switch n := name.String(); {
+					case n == headerAnnotation:
+						headers = true
+					case top && n == "type" && dec.PeekKind() == '"':
+						typ, err := dec.ReadToken()
+						if err != nil {
+							return err
+						}
+						object = typ.String() == "object"
+						continue
+					}
+				}
+				if err := read(false); err != nil {
+					return err
+				}
+			}
+			_, err = dec.ReadToken()
+			return err
+		default:
+			return dec.SkipValue()
+		}
+	}
+	if read(true) != nil {
+		return false, false // a schema is checked JSON: never so
+	}
+	return object, headers
+}
 
 // handler runs a call of the tool name through the current catalog.
 //

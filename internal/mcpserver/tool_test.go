@@ -23,10 +23,21 @@ func TestToolForTheSDK(t *testing.T) {
 		{name: "plain", schema: `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`, want: objectSchema},
 		{name: "header annotation", schema: `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`,
 			want: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`)},
+		// A name may be written with escapes: the SDK reads the annotation
+		// (and so does a client, which sends its header), so it is given
+		// the schema to check the header against the argument.
+		{name: "header annotation escaped", schema: `{"type":"object","properties":{"region":{"type":"string","x-mcp-\u0068eader":"Region"}}}`,
+			want: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-\u0068eader":"Region"}}}`)},
 		{name: "not an object", schema: `{"type":"string"}`},
+		// A client reads "type", not "Type" (encoding/json would take
+		// either).
+		{name: "type in capitals", schema: `{"Type":"object"}`},
+		{name: "type in capitals beside type", schema: `{"type":"string","TYPE":"object"}`},
+		{name: "type escaped", schema: `{"typ\u0065":"object"}`, want: objectSchema},
 		// The SDK's server panics on a tool whose annotations it refuses:
 		// a tool that lists one is not served, and the others are.
 		{name: "header annotation on an object", schema: `{"type":"object","properties":{"a":{"type":"object","x-mcp-header":"A"}}}`},
+		{name: "escaped header annotation on an object", schema: `{"type":"object","properties":{"a":{"type":"object","\u0078-mcp-header":"A"}}}`},
 		{name: "header annotation twice", schema: `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A"},"b":{"type":"string","x-mcp-header":"a"}}}`},
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
