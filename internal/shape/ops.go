@@ -265,7 +265,7 @@ func equalSlice(a, b reflect.Value, elem *Type) bool {
 // own Equal method where it has one (see [Type].Equals).
 func EqualLeaf(a, b reflect.Value, t *Type) bool {
 	if t.Equals {
-		return a.Method(t.equalMethod).Call([]reflect.Value{b})[0].Bool()
+		return t.equal.Call([]reflect.Value{a, b})[0].Bool()
 	}
 	switch t.Kind {
 	case String:

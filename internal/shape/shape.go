@@ -161,9 +161,12 @@ type Type struct {
 	Defaults   bool // *T implements SetDefaults()
 	// Equals says that T has a method Equal(T) bool, which compares its
 	// values (leaving out what is not part of one: where it was read);
-	// equalMethod is its index.
-	Equals      bool
-	equalMethod int
+	// equal is that method as a function of two T. It is called as a
+	// function, never through reflect.Value.Method: a call of Method
+	// makes the linker keep every exported method of every type a
+	// program puts in an interface, in the host's binary too.
+	Equals bool
+	equal  reflect.Value
 	// Shorthand says that T has a method Shorthand() (any, bool): a
 	// scalar stands for a list of one T (see partial.Shorthander).
 	Shorthand bool
@@ -417,7 +420,7 @@ func (b *builder) fill(s *Type, t reflect.Type) error {
 	s.Shorthand = t.Implements(shorthanderType)
 	s.Positioned = pt.Implements(positionedType)
 	if m, ok := t.MethodByName("Equal"); ok && m.Type.NumIn() == 2 && m.Type.In(1) == t && m.Type.NumOut() == 1 && m.Type.Out(0).Kind() == reflect.Bool {
-		s.Equals, s.equalMethod = true, m.Index
+		s.Equals, s.equal = true, m.Func
 	}
 	if t.Implements(enumType) {
 		s.Enum = reflect.Zero(t).Interface().(enum).EnumValues()
