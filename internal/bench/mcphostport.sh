@@ -3,8 +3,8 @@
 # binary (issue 38, figure 1). It takes mcphost at the pinned release from
 # the Go module proxy, builds it as it is, then builds it ported onto this
 # checkout of strata, and prints both sizes and module counts, the modules
-# the port adds, removes and moves, and where the bytes went, by module
-# (internal/bench/binsize). Builds are static, -trimpath, as released
+# the port adds, removes and moves, why it builds each it adds, and
+# where the bytes went, by module (internal/bench/binsize). Builds are static, -trimpath, as released
 # binaries are built; the same pair stripped (-s -w) follows. Run it from
 # the module's root; OUT (default /tmp/mcphostport) keeps the sources and
 # binaries. It takes about 4 minutes on 2 CPUs with a warm module cache.
@@ -65,6 +65,10 @@ for b in mcphost-before mcphost-after mcphost-before-stripped mcphost-after-stri
 done
 echo "modules the port adds (+), removes (-), or takes at another version (both):"
 diff before.mods after.mods | sed -n 's/^> /+ /p; s/^< /- /p'
-echo "where the bytes went (symbols by module; the sections hold the rest):"
+echo "why the port builds each module it adds (go mod why -m: the shortest chain of imports):"
+(cd after && go mod why -vendor -m $(diff ../before.mods ../after.mods | awk '$1 == ">" { print $2 }' | while read -r m; do
+	grep -q "^$m " ../before.mods || echo "$m"
+done))
+echo "where the bytes went (symbols by module: a module built but not linked has none; the sections hold the rest):"
 cd "$root"
 go run ./internal/bench/binsize -min 1000 "$out/mcphost-before" "$out/mcphost-after"
