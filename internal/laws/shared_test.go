@@ -163,12 +163,8 @@ load = "deferred"
 `
 
 func baseLayer(t *rapid.T) *config.Partial {
-	d, err := codec.Parse("base.toml", []byte(base), partial.TOML)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var p config.Partial
-	if err := d.Decode(&p); err != nil {
+	if err := codec.Decode("base.toml", []byte(base), partial.TOML, &p); err != nil {
 		t.Fatal(err)
 	}
 	return &p
