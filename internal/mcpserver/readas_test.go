@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -26,6 +27,13 @@ func serveHTTPBare(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveCatalog(t, cat)
+}
+
+// serveCatalog serves cat over HTTP (no guard) until the test ends, and
+// returns the URL of its MCP endpoint.
+func serveCatalog(t *testing.T, cat *resolve.Catalog) string {
+	t.Helper()
 	s := &mcpserver.Server{Load: func(context.Context) (*mcpserver.Snapshot, error) {
 		return &mcpserver.Snapshot{Runner: &call.Runner{Catalog: cat}}, nil
 	}}
@@ -177,6 +185,41 @@ func TestServeHTTPReadsAsTheSDK(t *testing.T) {
 			}
 			if diff := cmp.Diff(*want, got); diff != "" {
 				t.Errorf("%s\nanswered (-as the SDK reads it +got):\n%s", tt.body, diff)
+			}
+		})
+	}
+}
+
+// TestServeHTTPChecksHeaderAnnotations: a call over streamable HTTP of
+// protocol 2026-07-28 carries the arguments a tool's schema annotates
+// with x-mcp-header as Mcp-Param headers too (for a gateway on the way to
+// route by), and the SDK's server refuses one whose header and argument
+// differ, however the annotation's name is written (escapes and all,
+// which a client reads as the annotation).
+func TestServeHTTPChecksHeaderAnnotations(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"x-mcp-header", `x-mcp-\u0068eader`} {
+		t.Run(name, func(t *testing.T) {
+			schema := `{"type":"object","properties":{"region":{"type":"string","` + name + `":"Region"}}}`
+			found := resolve.Found{Described: map[string]resolve.Described{"t": {Discovered: resolve.Discovered{Name: "t", Description: "A tool.", InputSchema: resolve.MustSchema(schema)}, Path: "/nonexistent/t"}}}
+			cat, err := resolve.Build(config.Default(), found)
+			if err != nil {
+				t.Fatal(err)
+			}
+			url := serveCatalog(t, cat)
+			req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"region":"eu"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+			for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+				"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "t", "Mcp-Param-Region": "us"} {
+				req.Header.Set(k, v)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "Mcp-Param-Region header value 'us' does not match body value") {
+				t.Errorf("a call whose header says us and argument eu: %d %s", res.StatusCode, body)
 			}
 		})
 	}
