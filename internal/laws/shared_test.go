@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
+	"github.com/strata-config/strata/assign"
 	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
 	"github.com/strata-config/strata/export"
@@ -24,15 +25,17 @@ import (
 // with its merge (load.Result.Merged, shape.Shared), and its config
 // shares values with both (Finalize, as shape.CloneInto, copies a value,
 // not what it points to: a command's args, a parameter's type list, a
-// default). Nothing strata does with the config after a load writes
-// through them: clamping it by policies (run modes, parameter bounds,
-// servers), building its catalog (the parameters' schemas, tool_names,
-// what discovery found overridden), a second catalog of the same config,
-// each tool set's selection of it (which shares the catalog's tools when
-// it changes none), policies' filter, the lock's entries, every dialect
-// written within limits that rename. After all of it, every layer,
-// the merge, the config, what discovery found and the catalog are as they
-// were.
+// default). Nothing strata does with them writes through them: overrides
+// that reach into the values below (an option's table or list, a
+// default's array, an enum), each a layer over the merge so far, as load
+// makes them; and, with the config, clamping it by policies (run modes,
+// parameter bounds, servers), building its catalog (the parameters'
+// schemas, tool_names, what discovery found overridden), a second catalog
+// of the same config, each tool set's selection of it (which shares the
+// catalog's tools when it changes none), policies' filter, the lock's
+// entries, every dialect written within limits that rename. After all of
+// it, every layer, the merge, the config, what discovery found and the
+// catalog are as they were.
 func TestLawLoadedLayersStayAsRead(t *testing.T) {
 	t.Parallel() // pure computation: the laws share the CPUs
 	rapid.Check(t, func(t *rapid.T) {
@@ -42,14 +45,28 @@ func TestLawLoadedLayersStayAsRead(t *testing.T) {
 		// Text, not clones: a clone shares what a value points to.
 		before := make([]string, len(ls))
 		for i, l := range ls {
-			before[i] = text(t, l)
+			before[i] = textOf(t, l)
 		}
 		var s shape.Shared
 		merged := new(config.Partial)
 		for _, l := range ls {
 			s.Merge(reflect.ValueOf(merged).Elem(), reflect.ValueOf(l).Elem(), partialShape, true)
 		}
-		mergedBefore := text(t, merged)
+		// Overrides, as load makes them: each a layer over the merge so
+		// far (which it reads), merged in turn.
+		for _, text := range rapid.SliceOfNDistinct(rapid.SampledFrom(assignments), 0, 3, rapid.ID).Draw(t, "overrides") {
+			a, err := assign.Parse(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := assign.Layer(merged, a)
+			if err != nil {
+				continue // over what the drawn layers made of the base
+			}
+			ls, before = append(ls, l), append(before, textOf(t, l))
+			s.Merge(reflect.ValueOf(merged).Elem(), reflect.ValueOf(l).Elem(), partialShape, true)
+		}
+		mergedBefore := textOf(t, merged)
 		def := drawDefaults(t)
 		cfg := finalWith(merged, def)
 		var copied config.Partial
@@ -91,11 +108,11 @@ func TestLawLoadedLayersStayAsRead(t *testing.T) {
 		}
 
 		for i := range ls {
-			if diff := cmp.Diff(before[i], text(t, ls[i])); diff != "" {
+			if diff := cmp.Diff(before[i], textOf(t, ls[i])); diff != "" {
 				t.Fatalf("layer %d changed (-before +after):\n%s", i, diff)
 			}
 		}
-		if diff := cmp.Diff(mergedBefore, text(t, merged)); diff != "" {
+		if diff := cmp.Diff(mergedBefore, textOf(t, merged)); diff != "" {
 			t.Fatalf("the merge changed (-before +after):\n%s", diff)
 		}
 		same(t, "the config after clamping and resolving it", cfgBefore, cfg)
@@ -105,8 +122,8 @@ func TestLawLoadedLayersStayAsRead(t *testing.T) {
 	})
 }
 
-// text is p as JSON: what it says, sharing nothing with it.
-func text(t *rapid.T, p *config.Partial) string {
+// textOf is p as JSON: what it says, sharing nothing with it.
+func textOf(t *rapid.T, p *config.Partial) string {
 	b, err := codec.Encode(p, partial.JSON)
 	if err != nil {
 		t.Fatal(err)
@@ -122,6 +139,19 @@ func catalogJSON(t *rapid.T, cat *resolve.Catalog) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// assignments are overrides (--cfg, environment variables) that reach
+// into what the base layer's values hold.
+var assignments = []string{
+	"tools.loc.options.limits.lines:=20",
+	"tools.loc.options.tags+=b,c",
+	"tools.loc.parameters.path.default.a:=[3]",
+	"tools.loc.parameters.path.enum+=c",
+	"tools.loc.parameters.path.default.a+=4",
+	"tools.loc.command=other --x",
+	"tools.loc.env_vars+=HOME",
+	"tools.fs__read.parameters.path.max_length=5",
 }
 
 // base is a layer of tools that resolve, whatever the drawn layers add:
@@ -143,6 +173,10 @@ args = ["--root", "."]
 source = "local"
 command = "prog --flag {{tool}}"
 description = "A local tool."
+
+[tools.loc.options]
+tags = ["a"]
+limits = { lines = 10, bytes = 100 }
 
 [tools.loc.parameters.path]
 type = ["string", "null"]
