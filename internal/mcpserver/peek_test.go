@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // TestPeek checks what the /mcp handler reads of a POST before the SDK
@@ -84,4 +85,37 @@ func TestPeekRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzPeek holds what strata reads of a message before the SDK does to
+// what the SDK reads of it (jsonrpc.DecodeMessage): for a body strata
+// does not refuse that the SDK reads as a request, the same method, and
+// an id exactly when the SDK's is a call.
+func FuzzPeek(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"server/identity"}`,
+		`{"jsonrpc":"2.0","id":"a","me\u0074hod":"server/identity"}`,
+		`{"jsonrpc":"2.0","ID":1,"METHOD":"server/identity","method":"ping"}`,
+		`{"jsonrpc":"2.0","id":null,"method":"x","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"x","params":[]}`,
+		`{"jsonrpc":"2\u002e0","id":-1,"method":"x"}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"x\xfe\"}",
+		`[{"jsonrpc":"2.0","id":1,"method":"x"}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		p, err := peekRequest(body)
+		msg, sdkErr := jsonrpc.DecodeMessage(body)
+		req, ok := msg.(*jsonrpc.Request)
+		if err != nil || !p.object || sdkErr != nil || !ok {
+			return
+		}
+		if p.method != req.Method {
+			t.Errorf("%q: strata reads method %q, the SDK %q", body, p.method, req.Method)
+		}
+		if (p.id != nil) != req.IsCall() {
+			t.Errorf("%q: strata reads id %s, the SDK %v (a call: %v)", body, p.id, req.ID.Raw(), req.IsCall())
+		}
+	})
 }
