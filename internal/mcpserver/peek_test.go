@@ -1,12 +1,14 @@
 package mcpserver
 
 import (
+	"encoding/json"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestPeek checks what the /mcp handler reads of a POST before the SDK
@@ -89,8 +91,10 @@ func TestPeekRefuses(t *testing.T) {
 
 // FuzzPeek holds what strata reads of a message before the SDK does to
 // what the SDK reads of it (jsonrpc.DecodeMessage): for a body strata
-// does not refuse that the SDK reads as a request, the same method, and
-// an id exactly when the SDK's is a call.
+// does not refuse that the SDK reads as a request, the same method, an id
+// exactly when the SDK's is a call, and the same protocol version in the
+// _meta of its params (read with exact names, as the SDK's decoder reads
+// them).
 func FuzzPeek(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"server/identity"}`,
@@ -116,6 +120,14 @@ func FuzzPeek(f *testing.F) {
 		}
 		if (p.id != nil) != req.IsCall() {
 			t.Errorf("%q: strata reads id %s, the SDK %v (a call: %v)", body, p.id, req.ID.Raw(), req.IsCall())
+		}
+		var params map[string]json.RawMessage
+		var meta map[string]any
+		if json.Unmarshal(req.Params, &params) == nil {
+			_ = json.Unmarshal(params["_meta"], &meta)
+		}
+		if v, _ := meta[mcp.MetaKeyProtocolVersion].(string); p.version != v {
+			t.Errorf("%q: strata reads protocol version %q, the SDK %q", body, p.version, v)
 		}
 	})
 }
