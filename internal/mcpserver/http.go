@@ -281,7 +281,7 @@ func peekRequest(body []byte) (peek, error) {
 	var err error
 	if dec.PeekKind() == '{' {
 		p.object = true
-		err = p.readObject(dec, func(name string) error {
+		err = readObject(dec, func(name string) (err error) {
 			switch name {
 			case "jsonrpc":
 				p.jsonrpc, err = readString(dec)
@@ -293,11 +293,11 @@ func peekRequest(body []byte) (peek, error) {
 					p.id = id.Clone()
 				}
 			case "params":
-				err = p.readObject(dec, func(name string) error {
+				err = readObject(dec, func(name string) error {
 					if name != "_meta" {
 						return dec.SkipValue()
 					}
-					return p.readObject(dec, func(name string) error {
+					return readObject(dec, func(name string) (err error) {
 						if name != mcp.MetaKeyProtocolVersion {
 							return dec.SkipValue()
 						}
@@ -327,10 +327,10 @@ func peekRequest(body []byte) (peek, error) {
 	return p, err
 }
 
-// readObject reads the next value with member, called with the name of
-// each member to read its value; a value that is not an object is
-// skipped.
-func (p *peek) readObject(dec *jsontext.Decoder, member func(name string) error) error {
+// readObject reads the next value of dec, calling member with the name of
+// each of its members to read the member's value; a value that is not an
+// object is skipped.
+func readObject(dec *jsontext.Decoder, member func(name string) error) error {
 	if dec.PeekKind() != '{' {
 		return dec.SkipValue()
 	}
