@@ -236,6 +236,36 @@ run = "unattended"
 		}
 	})
 
+	t.Run("a message read two ways is refused", func(t *testing.T) {
+		// The SDK would call tools/list, strata would answer
+		// server/identity: neither, and serve goes on.
+		req, _ := http.NewRequest("POST", h.url, strings.NewReader(`{"jsonrpc":"2.0","id":"who","method":"server/identity","method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+h.token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var got struct {
+			ID    any
+			Error struct {
+				Code    int
+				Message string
+			}
+		}
+		if err := json.NewDecoder(res.Body).Decode(&got); err != nil {
+			t.Fatal(err)
+		}
+		if res.StatusCode != http.StatusBadRequest || got.ID != nil || got.Error.Code != -32700 || !strings.Contains(got.Error.Message, `duplicate object member name "method"`) {
+			t.Errorf("status %d, %+v; want 400 and a parse error that names the member given twice", res.StatusCode, got)
+		}
+		if _, err := h.connect(t, "2025-11-25", nil).ListTools(context.Background(), nil); err != nil {
+			t.Errorf("listing the tools after: %v", err)
+		}
+	})
+
 	t.Run("operator's view", func(t *testing.T) {
 		get := func(path string) string { return h.get(t, path) }
 		if got, want := get("/health"), `{"status":"ok","servers":[{"server":"fake","state":"running"}]}`+"\n"; got != want {
