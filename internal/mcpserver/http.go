@@ -262,7 +262,14 @@ type peek struct {
 	// version is the protocol version in the _meta of the params, when
 	// it is a string.
 	version string
+	// deep is whether an identity request nests deeper than the SDK reads
+	// (sdkDepth): the SDK refuses it, and strata leaves it to the SDK.
+	deep bool
 }
+
+// sdkDepth is how deep the SDK reads a message's objects and arrays
+// (its internal/json's defaultMaxDepth); it refuses a deeper one.
+const sdkDepth = 1000
 
 // peekRequest reads body (nil for a request without one). A body that is
 // not one JSON value, or whose objects name a member twice, is an error
@@ -324,7 +331,25 @@ func peekRequest(body []byte) (peek, error) {
 	} else if err == io.EOF {
 		err = errors.New("the body is empty")
 	}
+	if err == nil && p.method == IdentityMethod {
+		p.deep = deeperThan(body, sdkDepth)
+	}
 	return p, err
+}
+
+// deeperThan reports whether the JSON value body, which is valid, nests
+// deeper than depth objects and arrays: a second reading, token by token,
+// of the rare message strata answers itself.
+func deeperThan(body []byte, depth int) bool {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(body), jsontext.AllowInvalidUTF8(true))
+	for {
+		if _, err := dec.ReadToken(); err != nil {
+			return false
+		}
+		if dec.StackDepth() > depth {
+			return true
+		}
+	}
 }
 
 // readObject reads the next value of dec, calling member with the name of
@@ -361,9 +386,9 @@ func readString(dec *jsontext.Decoder) (string, error) {
 
 // identity reports whether the message is a server/identity request
 // ([IdentityMethod]) the SDK would take for one (JSON-RPC 2.0, an id that
-// is a string or a number), and returns its id.
+// is a string or a number, no deeper than it reads), and returns its id.
 func (p peek) identity() (id json.RawMessage, ok bool) {
-	if !p.object || p.jsonrpc != "2.0" || p.method != IdentityMethod || p.id == nil {
+	if !p.object || p.deep || p.jsonrpc != "2.0" || p.method != IdentityMethod || p.id == nil {
 		return nil, false
 	}
 	return json.RawMessage(p.id), true

@@ -165,6 +165,9 @@ func TestServeHTTPReadsAsTheSDK(t *testing.T) {
 		{name: "identity without jsonrpc", body: `{"id":1,` + identity + `}`, sdkReads: `{"id":1,"method":"ping"}`},
 		{name: "identity with a boolean id", body: `{"jsonrpc":"2.0","id":true,` + identity + `}`, sdkReads: `{"jsonrpc":"2.0","id":true,"method":"ping"}`},
 		{name: "identity with an object id", body: `{"jsonrpc":"2.0","id":{},` + identity + `}`, sdkReads: `{"jsonrpc":"2.0","id":{},"method":"ping"}`},
+		// The SDK reads 1,000 levels, and refuses a message deeper.
+		{name: "identity nested as deep as the SDK reads", body: `{"jsonrpc":"2.0","id":1,` + identity + `,"x":` + strings.Repeat("[", 999) + strings.Repeat("]", 999) + `}`, sdkReads: `{"jsonrpc":"2.0","id":1,` + identity + `}`},
+		{name: "identity nested past the SDK's depth", body: `{"jsonrpc":"2.0","id":1,` + identity + `,"x":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}`, sdkReads: `{"jsonrpc":"2.0","id":1,"method":"ping","x":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}`},
 		{name: "nested past the tokenizer's depth", body: `{"jsonrpc":"2.0","id":1,` + identity + `,"x":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`, want: &refused},
 		// Held: a batch is the SDK's, and invalid UTF-8 is data.
 		{name: "identity in a batch", body: `[{"jsonrpc":"2.0","id":1,` + identity + `}]`, want: &answer{Status: http.StatusBadRequest, Text: `JSON RPC not handled: "server/identity" unsupported`}},
