@@ -902,18 +902,16 @@ type wireList struct {
 	wire map[string]json.RawMessage
 }
 
-// MarshalJSON implements json.Marshaler.
+// MarshalJSON implements json.Marshaler. A tool the SDK listed that is not
+// served now (a reload took it out after the SDK listed it, and the client
+// is told the list changed) is left out: the SDK holds a name and, for most
+// tools, a bare object schema (see tool), which are not the tool.
 func (l *wireList) MarshalJSON() ([]byte, error) {
-	tools := make([]json.RawMessage, len(l.Tools))
-	for i, t := range l.Tools {
-		raw, ok := l.wire[t.Name]
-		if !ok {
-			var err error
-			if raw, err = json.Marshal(t); err != nil {
-				return nil, err
-			}
+	tools := make([]json.RawMessage, 0, len(l.Tools))
+	for _, t := range l.Tools {
+		if raw, ok := l.wire[t.Name]; ok {
+			tools = append(tools, raw)
 		}
-		tools[i] = raw
 	}
 	return json.Marshal(struct {
 		*mcp.ListToolsResult

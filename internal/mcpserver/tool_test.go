@@ -67,3 +67,25 @@ func TestToolForTheSDK(t *testing.T) {
 		})
 	}
 }
+
+// TestWireListLeavesOutWhatLeft: a tools/list answer lists each tool as
+// strata serves it (its JSON of the catalog served now); a tool the SDK
+// listed that a reload took out in the meantime is left out (the client
+// is told the list changed), never written as the SDK holds it (a name
+// and a bare object schema, which would tell the client nothing of its
+// arguments).
+func TestWireListLeavesOutWhatLeft(t *testing.T) {
+	l := &wireList{&mcp.ListToolsResult{Tools: []*mcp.Tool{{Name: "a", InputSchema: objectSchema}, {Name: "gone", InputSchema: objectSchema}}},
+		map[string]json.RawMessage{"a": json.RawMessage(`{"name":"a","description":"A.","inputSchema":{"type":"object","properties":{"x":{"type":"string"}}}}`)}}
+	b, err := json.Marshal(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Tools []json.RawMessage }
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Tools) != 1 || string(got.Tools[0]) != string(l.wire["a"]) {
+		t.Errorf("tools/list: %s; want a's JSON alone", b)
+	}
+}
