@@ -118,13 +118,14 @@ func (s *Server) tell(ss *mcp.ServerSession) bool {
 	return changed
 }
 
-// addSearchTool adds search_tools to the tools to serve, unless a tool of
-// the catalog has its name (then the deferred tools cannot be found, and
-// Warn says so).
-func (s *Server) addSearchTool(want map[string]*mcp.Tool, wire map[string]json.RawMessage) {
+// addSearchTool adds search_tools to the tools to serve, and reports
+// whether it did: not when a tool of the catalog has its name (then that
+// tool is served under it, the deferred tools cannot be found, and Warn
+// says so).
+func (s *Server) addSearchTool(want map[string]*mcp.Tool, wire map[string]json.RawMessage) bool {
 	if _, taken := want[export.SearchTool]; taken {
 		s.warn(fmt.Errorf("%s deferred, and a tool of the catalog is named %s: deferred tools cannot be found; rename that tool", diag.Counted(len(s.deferred), "tool"), export.SearchTool))
-		return
+		return false
 	}
 	d := export.SearchDefinition()
 	t, err := tool(d)
@@ -132,6 +133,7 @@ func (s *Server) addSearchTool(want map[string]*mcp.Tool, wire map[string]json.R
 		panic(err) // its schema is strata's own
 	}
 	want[d.Name], wire[d.Name] = t, export.MCPToolJSON(d)
+	return true
 }
 
 // searchArgs are the arguments of search_tools.

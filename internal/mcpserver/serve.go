@@ -367,9 +367,7 @@ func (s *Server) install(cat *Snapshot) {
 		want[d.Name], wire[d.Name] = t, export.MCPToolJSON(d)
 	}
 	s.deferred, s.isDeferred = deferred, isDeferred
-	if len(deferred) > 0 {
-		s.addSearchTool(want, wire)
-	}
+	searching := len(deferred) > 0 && s.addSearchTool(want, wire)
 	var gone []string
 	for name := range s.wire {
 		if _, ok := want[name]; !ok {
@@ -383,7 +381,7 @@ func (s *Server) install(cat *Snapshot) {
 	for name, t := range want {
 		if old, ok := s.wire[name]; !ok || !bytes.Equal(old, wire[name]) {
 			h := s.handler(name)
-			if name == export.SearchTool && len(deferred) > 0 {
+			if name == export.SearchTool && searching {
 				h = s.searchHandler
 				s.searchTool = t
 			}

@@ -152,6 +152,9 @@ func serveWorkspace(t *testing.T, src string, tools map[string]string, opts *mcp
 			if err != nil {
 				return nil, err
 			}
+			if cat, err = cat.Select(c, ""); err != nil { // each tool's load, as a workspace serves it
+				return nil, err
+			}
 			spec := func(name string) (upstream.Server, bool) {
 				srv, ok := c.MCPServers[name]
 				return r.Server(name, srv, root, root), ok
@@ -426,5 +429,25 @@ func TestUnservedMethods(t *testing.T) {
 				t.Errorf("%s answered %v, want method-not-found", c.name, err)
 			}
 		})
+	}
+}
+
+// TestToolNamedSearchTools: a tool of the catalog named search_tools (an
+// MCP server may list one) is that tool: a call of it runs it, and the
+// deferred tools cannot be found, which a warning says; strata's own
+// search does not answer in its place.
+func TestToolNamedSearchTools(t *testing.T) {
+	tools := map[string]string{
+		"search_tools": describe("search_tools", "A tool of the catalog.", `{"type":"object","properties":{"query":{"type":"string"}}}`, "echo mine"),
+		"hidden":       describe("hidden", "A deferred tool.", `{"type":"object"}`, "echo hidden"),
+	}
+	cs, _ := serveWorkspace(t, "[discover]\ndirs = [\"tools\"]\n\n[tools.hidden]\nload = \"deferred\"\n", tools, nil)
+	waitWarning(t, "deferred tools cannot be found")
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search_tools", Arguments: map[string]any{"query": "hidden"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(got, "mine") {
+		t.Errorf("search_tools answered %q, want the catalog's tool's output", got)
 	}
 }
