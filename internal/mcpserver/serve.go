@@ -121,7 +121,7 @@ type Server struct {
 
 	mu          sync.Mutex
 	current     *Snapshot
-	wire        map[string]json.RawMessage // the tools served: name -> their JSON, as it goes on the wire
+	wire        map[string]json.RawMessage // the tools served: name -> their JSON, as it goes on the wire; replaced whole by install, never changed in place (a listing keeps the one it read)
 	mcp         *mcp.Server
 	sdk         atomic.Pointer[mcp.Server] // mcp, for the goroutines that log
 	info        *mcp.Implementation        // the SDK server's, as made
@@ -196,13 +196,6 @@ type Identity struct {
 	ServerID        string `json:"server_id"`
 	ToolsCount      int    `json:"tools_count"`
 	ProtocolVersion string `json:"protocol_version"`
-}
-
-// wireTools returns the JSON of the tools served now, by name.
-func (s *Server) wireTools() map[string]json.RawMessage {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.wire
 }
 
 // identity answers server/identity with the catalog served now.
@@ -841,13 +834,33 @@ func text(isError bool, s string) *mcp.CallToolResult {
 func (s *Server) fingerprintMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		s.watchTools(method, req)
-		res, err := next(ctx, method, req)
-		if err != nil || res == nil {
-			return res, err
+		var (
+			res       mcp.Result
+			err       error
+			fp, empty string
+			wire      map[string]json.RawMessage
+		)
+		// A tools/list answer is one catalog's: the SDK lists the tools
+		// installed with it, so a listing a reload overtook is asked again
+		// (reloads wait for changes to settle: a third listing overtaken
+		// is answered as the catalog after it, which its clients are told
+		// changed).
+		for try := 0; ; try++ {
+			s.mu.Lock()
+			before := s.current
+			s.mu.Unlock()
+			res, err = next(ctx, method, req)
+			if err != nil || res == nil {
+				return res, err
+			}
+			s.mu.Lock()
+			cur := s.current
+			fp, empty, wire = cur.Runner.Catalog.Fingerprint, cur.Empty, s.wire
+			s.mu.Unlock()
+			if _, list := res.(*mcp.ListToolsResult); !list || cur == before || try == 2 {
+				break
+			}
 		}
-		s.mu.Lock()
-		fp, empty := s.current.Runner.Catalog.Fingerprint, s.current.Empty
-		s.mu.Unlock()
 		switch r := res.(type) {
 		case *mcp.InitializeResult:
 			if r.ServerInfo != nil {
@@ -885,7 +898,7 @@ func (s *Server) fingerprintMiddleware(next mcp.MethodHandler) mcp.MethodHandler
 		if r, ok := res.(*mcp.ListToolsResult); ok {
 			// The SDK would write each tool from mcp.Tool, which drops the
 			// keys it does not know (execution, say).
-			res = &wireList{r, s.wireTools()}
+			res = &wireList{r, wire}
 		}
 		return res, err
 	}

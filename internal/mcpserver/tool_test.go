@@ -3,10 +3,12 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/resolve"
 )
 
@@ -87,5 +89,67 @@ func TestWireListLeavesOutWhatLeft(t *testing.T) {
 	}
 	if len(got.Tools) != 1 || string(got.Tools[0]) != string(l.wire["a"]) {
 		t.Errorf("tools/list: %s; want a's JSON alone", b)
+	}
+}
+
+// TestListedWithItsFingerprint: a tools/list answer is one catalog's, its
+// tools with that catalog's fingerprint, when a reload installs another
+// catalog while the SDK lists the tools (a client that keeps a list by
+// its fingerprint would otherwise keep the new catalog's fingerprint with
+// the old catalog's tools, or the other way round).
+func TestListedWithItsFingerprint(t *testing.T) {
+	catalog := func(fp string, names ...string) *Snapshot {
+		var c resolve.Catalog
+		c.Fingerprint = fp
+		for _, n := range names {
+			c.Tools = append(c.Tools, resolve.Definition{Name: n, Description: fp, InputSchema: resolve.MustSchema(`{"type":"object"}`)})
+		}
+		return &Snapshot{Runner: &call.Runner{Catalog: &c}}
+	}
+	s := &Server{mcp: mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)}
+	s.install(catalog("old", "a", "b"))
+	listed := func() []*mcp.Tool { // what the SDK holds now, as its tools/list would give it
+		var out []*mcp.Tool
+		s.mu.Lock()
+		for _, d := range s.current.Runner.Catalog.Tools {
+			out = append(out, &mcp.Tool{Name: d.Name, InputSchema: objectSchema})
+		}
+		s.mu.Unlock()
+		return out
+	}
+	calls := 0
+	next := func(context.Context, string, mcp.Request) (mcp.Result, error) {
+		calls++
+		tools := listed()
+		if calls == 1 {
+			s.install(catalog("new", "a", "c")) // a reload, after the SDK listed the tools
+		}
+		return &mcp.ListToolsResult{Tools: tools}, nil
+	}
+	res, err := s.fingerprintMiddleware(next)(context.Background(), "tools/list", &mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Meta  map[string]string `json:"_meta"`
+		Tools []struct{ Name, Description string }
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	fp := got.Meta[MetaFingerprint]
+	var names []string
+	for _, tool := range got.Tools {
+		names = append(names, tool.Name)
+		if tool.Description != fp {
+			t.Errorf("tool %s is the catalog %q's, listed with the fingerprint %q", tool.Name, tool.Description, fp)
+		}
+	}
+	if want := map[string]string{"old": "a b", "new": "a c"}[fp]; strings.Join(names, " ") != want {
+		t.Errorf("listed %v with the fingerprint %q, want %s", names, fp, want)
 	}
 }
