@@ -74,9 +74,11 @@ type settings struct {
 	// inProcess connects to the host's in-process MCP servers, by name
 	// (InProcess).
 	inProcess map[string]func(ctx context.Context) (mcp.Transport, error)
-	progress  func(what string) (done func())
-	names     config.NameScheme // the host's tool_names, under the config's
-	signIns   string            // the file of sign-ins (see SignIns)
+	// sampling answers the servers' sampling requests (Sampling).
+	sampling func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error)
+	progress func(what string) (done func())
+	names    config.NameScheme // the host's tool_names, under the config's
+	signIns  string            // the file of sign-ins (see SignIns)
 	// policies are the policy files (see Policies), policySources the
 	// sources of policies; strict makes a value outside them an error.
 	policies      []policyFile
@@ -295,8 +297,9 @@ func InheritEnv() Option { return option(func(s *settings) { s.inherit = true })
 // to the layers that configure it, not to the server, which is the
 // host's own code: it is not cached, pinned or started in a private
 // directory. Its results reach [Workspace.Call] (call.Response.MCP) and
-// [Workspace.Serve]'s clients whole: images, structuredContent. strata
-// closes a connection when it is done with it.
+// [Workspace.Serve]'s clients whole: images, structuredContent; its
+// sampling requests go where a started server's do (see [Sampling]). strata closes a
+// connection when it is done with it.
 func InProcess(name string, connect func(ctx context.Context) (io.ReadWriteCloser, error)) Option {
 	return option(func(s *settings) {
 		if s.inProcess == nil {
@@ -394,6 +397,24 @@ func Unattended() Option {
 // such an input is an error that names it.
 func Input(f func(ctx context.Context, id, description string, password bool) (string, error)) Option {
 	return option(func(s *settings) { s.Input = f })
+}
+
+// Sampling answers the sampling requests (sampling/createMessage) of the
+// MCP servers whose tools the host calls ([Workspace.Call]): the servers
+// are told their client can sample, so those that offer tools only to
+// such a client offer them (server-everything's trigger-sampling-request),
+// and a request that comes during a call is given to f with the server's
+// name, its params as JSON (MCP's CreateMessageRequest params: messages,
+// maxTokens, systemPrompt, modelPreferences, ...), and f's answer, a
+// CreateMessageResult as JSON (role, content, model, stopReason), goes
+// back to the server. JSON, so that a host built on any MCP SDK reads and
+// writes them with its own types, as it answered them before strata.
+// An error of f is the server's error, its text the reason the server is
+// given. Without it, servers are told their client cannot sample, as
+// before. [Workspace.Serve] relays the requests to the client it serves
+// instead, which says whether it can sample.
+func Sampling(f func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error)) Option {
+	return option(func(s *settings) { s.sampling = f })
 }
 
 // Limits bounds what every source holds and what tools answer (see

@@ -23,6 +23,7 @@ package strata
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -35,6 +36,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/call"
 	"github.com/strata-config/strata/codec"
@@ -159,7 +162,36 @@ func Open[P, R any](ctx context.Context, defaults R, opts ...Option) (*Workspace
 	for _, o := range opts {
 		o.apply(&s)
 	}
-	return open[P, R](ctx, defaults, s, &upstream.Servers{}, true)
+	servers := &upstream.Servers{}
+	if s.sampling != nil {
+		servers.Serve(hostSampling(s.sampling))
+	}
+	return open[P, R](ctx, defaults, s, servers, true)
+}
+
+// hostSampling is the client the servers of a host that answers sampling
+// (see [Sampling]) are a client of: f answers their sampling requests.
+func hostSampling(f func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error)) upstream.Client {
+	ask := func(ctx context.Context, server string, req mcp.InputRequest) (mcp.InputResponse, error) {
+		p, ok := req.(*mcp.CreateMessageWithToolsParams)
+		if !ok {
+			return nil, mcpclient.ErrNoClient // roots, elicitation: not the host's to answer
+		}
+		params, err := json.Marshal(p)
+		if err != nil {
+			return nil, err
+		}
+		answer, err := f(ctx, server, params)
+		if err != nil {
+			return nil, err
+		}
+		var res mcp.CreateMessageWithToolsResult
+		if err := json.Unmarshal(answer, &res); err != nil {
+			return nil, fmt.Errorf("the host's answer to the sampling request of %s is not a CreateMessageResult: %w", server, err)
+		}
+		return &res, nil
+	}
+	return upstream.Client{Capabilities: mcpclient.Capabilities{Sampling: &mcp.SamplingCapabilities{}}, Ask: ask}
 }
 
 func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstream.Servers, owned bool) (*Workspace[P, R], error) {

@@ -225,6 +225,9 @@ type Session struct {
 	transport string
 	// relays are the calls under way relayed for a client strata serves.
 	relays relays
+	// hostAsk answers the server's requests outside such calls
+	// ([Relay].Ask); nil: they are refused.
+	hostAsk func(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error)
 	// queue passes the server's log messages and progress on to that
 	// client; nil without a relay.
 	queue *relayQueue
@@ -393,11 +396,12 @@ func (e TimeoutError) Error() string {
 }
 
 // Connect connects over a transport, waiting at most startup (0: no
-// limit) for initialize.
-func Connect(ctx context.Context, t mcp.Transport, startup time.Duration) (*Session, error) {
+// limit) for initialize; relay, when not nil, passes on what the server
+// sends for the client strata serves, as a started server's does.
+func Connect(ctx context.Context, t mcp.Transport, startup time.Duration, relay *Relay) (*Session, error) {
 	cctx, cancel := withStartup(ctx, startup)
 	defer cancel()
-	return connect(ctx, cctx, t, startup, nil, nil)
+	return connect(ctx, cctx, t, startup, nil, relay)
 }
 
 // withInstall returns ctx bounded by startup, as withStartup does, but

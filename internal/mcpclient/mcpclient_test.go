@@ -62,7 +62,7 @@ func serve(t *testing.T, server *mcp.Server) *Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Connect(ctx, ct, 10*time.Second)
+	s, err := Connect(ctx, ct, 10*time.Second, nil)
 	if err != nil {
 		ss.Close()
 		t.Fatal(err)

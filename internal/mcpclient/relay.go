@@ -57,6 +57,12 @@ type Relay struct {
 	// notifications/resources/updated of the server (it sends them for
 	// the resources subscribed to).
 	Updated func(uri string)
+	// Ask, when not nil, answers a request of the server (as
+	// [Downstream].Ask does) that comes while no call of a client strata
+	// serves is under way: a host's own answer to what its servers ask of
+	// their client (strata.Sampling). [ErrNoClient] leaves the request
+	// unanswered, as without it.
+	Ask func(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error)
 }
 
 // Downstream is the client strata serves, for one call it relays to an
@@ -334,6 +340,7 @@ func (s *Session) clientOptions(opts *mcp.ClientOptions, relay *Relay) {
 	}
 	opts.Capabilities.Sampling = relay.Sampling
 	opts.Capabilities.Elicitation = relay.Elicitation
+	s.hostAsk = relay.Ask
 	if relay.Capabilities.Roots != nil {
 		opts.Capabilities.RootsV2 = &mcp.RootCapabilities{}
 	}
@@ -477,6 +484,9 @@ func (s *Session) ask(ctx context.Context, req mcp.InputRequest) (mcp.InputRespo
 	}
 	c := s.relays.oldest()
 	if c == nil {
+		if s.hostAsk != nil {
+			return s.hostAsk(ctx, req)
+		}
 		return nil, ErrNoClient
 	}
 	actx, cancel := context.WithCancel(ctx)

@@ -90,6 +90,11 @@ type Client struct {
 	// ListRoots, when not nil, answers the servers' roots/list that come
 	// while no call of the client is under way.
 	ListRoots func(ctx context.Context) (*mcp.ListRootsResult, error)
+	// Ask, when not nil, answers the requests of the server named server
+	// (sampling, elicitation) that come while no call of the client is
+	// under way: a host that calls the servers itself answers them (see
+	// [mcpclient.Relay].Ask).
+	Ask func(ctx context.Context, server string, req mcp.InputRequest) (mcp.InputResponse, error)
 }
 
 // ClientOf returns the client of a session of an MCP server strata runs
@@ -195,6 +200,23 @@ func (p *Servers) listRoots() func(ctx context.Context) (*mcp.ListRootsResult, e
 }
 
 // log passes a log message to the client served, if any.
+// ask returns the server's [mcpclient.Relay].Ask: the client's Ask, for
+// server, as it is when the server asks; nil when the client has none.
+func (p *Servers) ask(server string) func(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error) {
+	if p.client.Ask == nil {
+		return nil
+	}
+	return func(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error) {
+		p.mu.Lock()
+		f := p.client.Ask
+		p.mu.Unlock()
+		if f == nil {
+			return nil, mcpclient.ErrNoClient
+		}
+		return f(ctx, server, req)
+	}
+}
+
 func (p *Servers) log(ctx context.Context, m *mcp.LoggingMessageParams) {
 	p.mu.Lock()
 	f := p.client.Log
@@ -637,7 +659,7 @@ func (p *Servers) launch(id string, s Server, known func() *Answer) *live {
 	if f := p.failed[id]; f != nil {
 		f.disarm()
 	}
-	relay := &mcpclient.Relay{Capabilities: s.Client, Name: s.Name, Level: p.level, Log: p.log, ListRoots: p.listRoots(), Updated: func(uri string) { p.updated(s.Name, uri) }}
+	relay := &mcpclient.Relay{Capabilities: s.Client, Name: s.Name, Level: p.level, Log: p.log, ListRoots: p.listRoots(), Ask: p.ask(s.Name), Updated: func(uri string) { p.updated(s.Name, uri) }}
 	p.follow.Go(func() { p.start(id, l, relay, known) })
 	return l
 }

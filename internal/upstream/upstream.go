@@ -390,7 +390,7 @@ func Start(ctx context.Context, s Server, relay *mcpclient.Relay) (*mcpclient.Se
 		if err != nil {
 			return nil, err
 		}
-		return mcpclient.Connect(ctx, t, s.Startup)
+		return mcpclient.Connect(ctx, t, s.Startup, relay)
 	}
 	if !s.Remote.URL.Empty() {
 		if s.TokenVar != "" && s.Remote.BearerToken.Empty() {

@@ -1,0 +1,88 @@
+package strata_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/strata-config/strata"
+)
+
+// TestSampling: a host that answers sampling (strata.Sampling) has the
+// MCP servers it calls told so: server-everything lists its sampling
+// tool, and a call of it reaches the host's function with the server's
+// name and its request, and the host's answer reaches the server. A host
+// that does not is offered no such tool, as before.
+func TestSampling(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, map[string]string{"home/strata/config.toml": everythingServer(t)})
+	ctx := context.Background()
+
+	t.Run("not answered", func(t *testing.T) {
+		cat, err := s.open(t).Resolve(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := cat.Tool("trigger-sampling-request"); ok {
+			t.Error("trigger-sampling-request is offered to a host that cannot answer sampling")
+		}
+	})
+
+	t.Run("answered", func(t *testing.T) {
+		type asked struct {
+			server string
+			params json.RawMessage
+		}
+		got := make(chan asked, 1)
+		w := s.open(t, strata.Sampling(func(_ context.Context, server string, params json.RawMessage) (json.RawMessage, error) {
+			got <- asked{server, params}
+			return json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"Hi from the host"},"model":"host-model","stopReason":"endTurn"}`), nil
+		}))
+		cat, err := w.Resolve(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := cat.Tool("trigger-sampling-request"); !ok {
+			var names []string
+			for _, d := range cat.Tools {
+				names = append(names, d.Name)
+			}
+			t.Fatalf("trigger-sampling-request is not offered: %v", names)
+		}
+		res, err := w.Call(ctx, "trigger-sampling-request", json.RawMessage(`{"prompt":"Say hi","maxTokens":5}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := <-got // the call has ended: the request came before
+		if a.server != "everything" {
+			t.Errorf("asked for server %q, want everything", a.server)
+		}
+		var p struct {
+			Messages []struct {
+				Content struct{ Text string }
+			}
+			MaxTokens int
+		}
+		if err := json.Unmarshal(a.params, &p); err != nil || len(p.Messages) != 1 || p.Messages[0].Content.Text != "Resource trigger-sampling-request context: Say hi" || p.MaxTokens != 5 {
+			t.Errorf("the host was asked %s (%v)", a.params, err)
+		}
+		if res.Type != "success" || !strings.Contains(res.Content, "Hi from the host") || !strings.Contains(res.Content, "host-model") {
+			t.Errorf("the server did not get the host's answer: %+v", res.Outcome)
+		}
+	})
+
+	t.Run("refused", func(t *testing.T) {
+		w := s.open(t, strata.Sampling(func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+			return nil, errors.New("the user declined")
+		}))
+		res, err := w.Call(ctx, "trigger-sampling-request", json.RawMessage(`{"prompt":"Say hi"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Type != "error" || !strings.Contains(res.Message, "the user declined") {
+			t.Errorf("a refused sampling request gave %+v, want an error that says why", res.Outcome)
+		}
+	})
+}
