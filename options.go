@@ -74,11 +74,12 @@ type settings struct {
 	// inProcess connects to the host's in-process MCP servers, by name
 	// (InProcess).
 	inProcess map[string]func(ctx context.Context) (mcp.Transport, error)
-	// sampling answers the servers' sampling requests (Sampling).
-	sampling func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error)
-	progress func(what string) (done func())
-	names    config.NameScheme // the host's tool_names, under the config's
-	signIns  string            // the file of sign-ins (see SignIns)
+	// sampling and elicitation answer the servers' requests (Sampling,
+	// Elicitation).
+	sampling, elicitation func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error)
+	progress              func(what string) (done func())
+	names                 config.NameScheme // the host's tool_names, under the config's
+	signIns               string            // the file of sign-ins (see SignIns)
 	// policies are the policy files (see Policies), policySources the
 	// sources of policies; strict makes a value outside them an error.
 	policies      []policyFile
@@ -415,6 +416,20 @@ func Input(f func(ctx context.Context, id, description string, password bool) (s
 // instead, which says whether it can sample.
 func Sampling(f func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error)) Option {
 	return option(func(s *settings) { s.sampling = f })
+}
+
+// Elicitation answers the elicitation requests (elicitation/create) of the
+// MCP servers whose tools the host calls, as [Sampling] answers theirs:
+// the servers are told their client can be asked (form mode), and f is
+// given the server's name and the request's params as JSON (MCP's
+// ElicitRequest params: message, requestedSchema) and returns an
+// ElicitResult as JSON (action accept, decline or cancel, and content).
+// The host shows the message and the form to its user; strata checks
+// nothing of the answer, which the server checks. Without it, servers are
+// told their client cannot be asked, as before. [Workspace.Serve] relays
+// the requests to the client it serves instead.
+func Elicitation(f func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error)) Option {
+	return option(func(s *settings) { s.elicitation = f })
 }
 
 // Limits bounds what every source holds and what tools answer (see

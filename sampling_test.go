@@ -85,4 +85,51 @@ func TestSampling(t *testing.T) {
 			t.Errorf("a refused sampling request gave %+v, want an error that says why", res.Outcome)
 		}
 	})
+
+	t.Run("not a result", func(t *testing.T) {
+		w := s.open(t, strata.Sampling(func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+			return json.RawMessage(`{"role": 5}`), nil
+		}))
+		res, err := w.Call(ctx, "trigger-sampling-request", json.RawMessage(`{"prompt":"Say hi"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "the host's answer to the sampling request of everything is not a CreateMessageResult"; res.Type != "error" || !strings.Contains(res.Message, want) {
+			t.Errorf("a malformed answer gave %+v, want an error that says %q", res.Outcome, want)
+		}
+	})
+}
+
+// TestElicitation: a host that answers elicitation (strata.Elicitation)
+// has the MCP servers it calls told so: server-everything lists its
+// elicitation tool, and a call of it reaches the host's function with the
+// server's name and its form, and the host's answer reaches the server.
+func TestElicitation(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, map[string]string{"home/strata/config.toml": everythingServer(t)})
+	ctx := context.Background()
+	if cat, err := s.open(t).Resolve(ctx); err != nil {
+		t.Fatal(err)
+	} else if _, ok := cat.Tool("trigger-elicitation-request"); ok {
+		t.Error("trigger-elicitation-request is offered to a host that cannot answer elicitation")
+	}
+	got := make(chan string, 1)
+	w := s.open(t, strata.Elicitation(func(_ context.Context, server string, params json.RawMessage) (json.RawMessage, error) {
+		var p struct{ Message string }
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, err
+		}
+		got <- server + ": " + p.Message
+		return json.RawMessage(`{"action":"accept","content":{"name":"Ada Lovelace","check":true}}`), nil
+	}))
+	res, err := w.Call(ctx, "trigger-elicitation-request", json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked, want := <-got, "everything: Please provide inputs for the following fields:"; asked != want {
+		t.Errorf("the host was asked %q, want %q", asked, want)
+	}
+	if res.Type != "success" || !strings.Contains(res.Content, "- Name: Ada Lovelace") || !strings.Contains(res.Content, "- Agreed to terms: true") {
+		t.Errorf("the server did not get the host's answer: %+v", res.Outcome)
+	}
 }

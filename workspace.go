@@ -163,35 +163,57 @@ func Open[P, R any](ctx context.Context, defaults R, opts ...Option) (*Workspace
 		o.apply(&s)
 	}
 	servers := &upstream.Servers{}
-	if s.sampling != nil {
-		servers.Serve(hostSampling(s.sampling))
+	if s.sampling != nil || s.elicitation != nil {
+		servers.Serve(hostClient(s.sampling, s.elicitation))
 	}
 	return open[P, R](ctx, defaults, s, servers, true)
 }
 
-// hostSampling is the client the servers of a host that answers sampling
-// (see [Sampling]) are a client of: f answers their sampling requests.
-func hostSampling(f func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error)) upstream.Client {
-	ask := func(ctx context.Context, server string, req mcp.InputRequest) (mcp.InputResponse, error) {
-		p, ok := req.(*mcp.CreateMessageWithToolsParams)
-		if !ok {
-			return nil, mcpclient.ErrNoClient // roots, elicitation: not the host's to answer
-		}
-		params, err := json.Marshal(p)
-		if err != nil {
-			return nil, err
-		}
-		answer, err := f(ctx, server, params)
-		if err != nil {
-			return nil, err
-		}
-		var res mcp.CreateMessageWithToolsResult
-		if err := json.Unmarshal(answer, &res); err != nil {
-			return nil, fmt.Errorf("the host's answer to the sampling request of %s is not a CreateMessageResult: %w", server, err)
-		}
-		return &res, nil
+// hostClient is the client the servers of a host that answers their
+// sampling or elicitation requests (see [Sampling], [Elicitation]) are a
+// client of: each function, when not nil, answers its kind, as JSON.
+func hostClient(sampling, elicitation func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error)) upstream.Client {
+	var c upstream.Client
+	if sampling != nil {
+		c.Capabilities.Sampling = &mcp.SamplingCapabilities{}
 	}
-	return upstream.Client{Capabilities: mcpclient.Capabilities{Sampling: &mcp.SamplingCapabilities{}}, Ask: ask}
+	if elicitation != nil {
+		c.Capabilities.Elicitation = &mcp.ElicitationCapabilities{}
+	}
+	c.Ask = func(ctx context.Context, server string, req mcp.InputRequest) (mcp.InputResponse, error) {
+		switch req.(type) {
+		case *mcp.CreateMessageWithToolsParams:
+			return answerAs[mcp.CreateMessageWithToolsResult](ctx, sampling, server, req, "sampling request", "CreateMessageResult")
+		case *mcp.ElicitParams:
+			return answerAs[mcp.ElicitResult](ctx, elicitation, server, req, "elicitation request", "ElicitResult")
+		}
+		return nil, mcpclient.ErrNoClient // roots: not the host's to answer
+	}
+	return c
+}
+
+// answerAs has f answer the request req of server as JSON, read as an R
+// (a result named result in messages); a nil f leaves it unanswered.
+func answerAs[R any, PR interface {
+	*R
+	mcp.InputResponse
+}](ctx context.Context, f func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error), server string, req mcp.InputRequest, what, result string) (mcp.InputResponse, error) {
+	if f == nil {
+		return nil, mcpclient.ErrNoClient
+	}
+	params, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	answer, err := f(ctx, server, params)
+	if err != nil {
+		return nil, err
+	}
+	res := PR(new(R))
+	if err := json.Unmarshal(answer, res); err != nil {
+		return nil, fmt.Errorf("the host's answer to the %s of %s is not a %s: %w", what, server, result, err)
+	}
+	return res, nil
 }
 
 func open[P, R any](ctx context.Context, defaults R, s settings, servers *upstream.Servers, owned bool) (*Workspace[P, R], error) {
