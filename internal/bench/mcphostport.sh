@@ -14,12 +14,14 @@
 # mcphost's config become a layer of strata's model (load.Typed), strata
 # starts them, lists and names their tools (server__tool, ToolNames) and
 # calls them (Workspace.Call), its builtin servers (mcp-go servers) are
-# served in its process (InProcess); its config file, flags, LLM and UI
-# are mcphost's own, unchanged. The port's go.mod is its own (go mod tidy
+# served in its process (InProcess), and its sampling handler answers its
+# servers' sampling requests as before (Sampling); its config file, flags,
+# LLM and UI are mcphost's own, unchanged. The port's go.mod is its own (go mod tidy
 # of mcphost with strata required and replaced by this checkout). With
 # MCPHOSTPORT_EVERYTHING set to server-everything's dist/index.js (npm ci
-# --prefix fixtures/mcp), the port's test lists and calls its tools and a
-# builtin's through the ported code first.
+# --prefix fixtures/mcp), the port's test lists and calls its tools (its
+# sampling tool answered by a fake model) and a builtin's through the
+# ported code first.
 set -eu
 version=v0.34.0 # the newest release of mcphost, 25 February 2026
 root=$(pwd)

@@ -49,7 +49,8 @@ func NewMCPToolManager() *MCPToolManager {
 	return &MCPToolManager{tools: make([]fantasy.AgentTool, 0)}
 }
 
-// SetModel sets the LLM model the builtin servers may use.
+// SetModel sets the LLM model for sampling support, which the builtin
+// servers may use too.
 func (m *MCPToolManager) SetModel(model fantasy.LanguageModel) {
 	m.model = model
 }
@@ -153,6 +154,10 @@ func (m *MCPToolManager) LoadTools(ctx context.Context, cfg *config.Config) erro
 		strata.TrustStore(&trust.Store{Path: trust.DefaultPath("mcphost", environ)})}
 	for name, s := range builtins {
 		opts = append(opts, strata.InProcess(name, m.serveBuiltin(s)))
+	}
+	if m.model != nil {
+		// mcphost answers its servers' sampling requests with its model
+		opts = append(opts, strata.Sampling((&samplingHandler{model: m.model}).answer))
 	}
 	ws, err := strata.Open[sconfig.Partial](ctx, sconfig.Default(), opts...)
 	if err != nil {

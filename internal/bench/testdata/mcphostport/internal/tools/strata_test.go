@@ -41,6 +41,7 @@ func TestStrataPort(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	m := NewMCPToolManager()
+	m.SetModel(fakeModel{})
 	if err := m.LoadTools(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -57,6 +58,9 @@ func TestStrataPort(t *testing.T) {
 	for name, tc := range map[string]struct{ input, want string }{
 		"everything__echo": {`{"message":"hello from the port"}`, "hello from the port"},
 		"todo__todowrite":  {`{"todos":[{"id":"1","content":"port mcphost","status":"pending","priority":"high"}]}`, "port mcphost"},
+		// server-everything asks mcphost's model, which answers through
+		// strata.Sampling as it answered through mcp-go's client
+		"everything__trigger-sampling-request": {`{"prompt":"Say hi"}`, "fake-model said: Resource trigger-sampling-request context: Say hi"},
 	} {
 		tool, ok := byName[name]
 		if !ok {
@@ -68,4 +72,21 @@ func TestStrataPort(t *testing.T) {
 			t.Errorf("%s: %+v, %v; want a result holding %q", name, res, err, tc.want)
 		}
 	}
+}
+
+// fakeModel is mcphost's model in the test: it answers with what it was
+// asked last, and its name.
+type fakeModel struct{ fantasy.LanguageModel }
+
+func (fakeModel) Model() string { return "fake-model" }
+
+func (fakeModel) Generate(_ context.Context, call fantasy.Call) (*fantasy.Response, error) {
+	last := call.Prompt[len(call.Prompt)-1]
+	text := ""
+	for _, p := range last.Content {
+		if t, ok := fantasy.AsMessagePart[fantasy.TextPart](p); ok {
+			text += t.Text
+		}
+	}
+	return &fantasy.Response{Content: fantasy.ResponseContent{fantasy.TextContent{Text: "fake-model said: " + text}}}, nil
 }
