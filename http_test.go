@@ -91,6 +91,21 @@ func (h *httpServe) get(t *testing.T, path string) string {
 	return string(b)
 }
 
+// post POSTs the JSON-RPC message body to the gateway's /mcp with its
+// token, as a client of streamable HTTP does, and returns the answer.
+func (h *httpServe) post(t *testing.T, body string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest("POST", h.url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+h.token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // connect connects the Go SDK's client on protocol version to h.
 func (h *httpServe) connect(t *testing.T, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
@@ -217,14 +232,7 @@ run = "unattended"
 
 	t.Run("server/identity", func(t *testing.T) {
 		fingerprint := h.connect(t, "2025-11-25", nil).InitializeResult().ServerInfo.Version
-		req, _ := http.NewRequest("POST", h.url, strings.NewReader(`{"jsonrpc":"2.0","id":"who","method":"server/identity"}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", "Bearer "+h.token)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := h.post(t, `{"jsonrpc":"2.0","id":"who","method":"server/identity"}`)
 		defer res.Body.Close()
 		var got map[string]any
 		if err := json.NewDecoder(res.Body).Decode(&got); err != nil {
@@ -239,14 +247,7 @@ run = "unattended"
 	t.Run("a message read two ways is refused", func(t *testing.T) {
 		// The SDK would call tools/list, strata would answer
 		// server/identity: neither, and serve goes on.
-		req, _ := http.NewRequest("POST", h.url, strings.NewReader(`{"jsonrpc":"2.0","id":"who","method":"server/identity","method":"tools/list"}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", "Bearer "+h.token)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := h.post(t, `{"jsonrpc":"2.0","id":"who","method":"server/identity","method":"tools/list"}`)
 		defer res.Body.Close()
 		var got struct {
 			ID    any
