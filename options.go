@@ -404,8 +404,8 @@ func Input(f func(ctx context.Context, id, description string, password bool) (s
 // MCP servers whose tools the host calls ([Workspace.Call]): the servers
 // are told their client can sample, so those that offer tools only to
 // such a client offer them (server-everything's trigger-sampling-request),
-// and a request that comes during a call is given to f with the server's
-// name, its params as JSON (MCP's CreateMessageRequest params: messages,
+// and each request (during a call of a tool, or whenever the server
+// sends one) is given to f with the server's name, its params as JSON (MCP's CreateMessageRequest params: messages,
 // maxTokens, systemPrompt, modelPreferences, ...), and f's answer, a
 // CreateMessageResult as JSON (role, content, model, stopReason), goes
 // back to the server. JSON, so that a host built on any MCP SDK reads and

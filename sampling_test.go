@@ -4,10 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata"
+	"github.com/strata-config/strata/config"
 )
 
 // TestSampling: a host that answers sampling (strata.Sampling) has the
@@ -55,7 +61,7 @@ func TestSampling(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := <-got // the call has ended: the request came before
+		a := <-got // buffered: the call has ended, the request came before it
 		if a.server != "everything" {
 			t.Errorf("asked for server %q, want everything", a.server)
 		}
@@ -131,5 +137,51 @@ func TestElicitation(t *testing.T) {
 	}
 	if res.Type != "success" || !strings.Contains(res.Content, "- Name: Ada Lovelace") || !strings.Contains(res.Content, "- Agreed to terms: true") {
 		t.Errorf("the server did not get the host's answer: %+v", res.Outcome)
+	}
+}
+
+// TestSamplingOutsideCalls: a server that asks for sampling outside any
+// call of its tools (here once initialized, while strata lists its tools)
+// gets the host's answer too.
+func TestSamplingOutsideCalls(t *testing.T) {
+	answered := make(chan string, 1)
+	server := mcp.NewServer(&mcp.Implementation{Name: "eager", Version: "1"}, &mcp.ServerOptions{
+		InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
+			go func() { // the handler must return before the session can ask
+				res, err := req.Session.CreateMessage(context.Background(), &mcp.CreateMessageParams{MaxTokens: 5,
+					Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "Ready?"}}}})
+				if err != nil {
+					answered <- err.Error()
+					return
+				}
+				answered <- res.Content.(*mcp.TextContent).Text
+			}()
+		},
+	})
+	mcp.AddTool(server, &mcp.Tool{Name: "noop"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	dir := t.TempDir()
+	ctx := context.Background()
+	w, err := strata.Open[config.Partial](ctx, config.Default(), strata.Dir(dir), strata.Environ([]string{"HOME=" + dir}),
+		strata.InProcess("eager", func(ctx context.Context) (io.ReadWriteCloser, error) {
+			ours, theirs := net.Pipe()
+			_, err := server.Connect(ctx, &mcp.IOTransport{Reader: theirs, Writer: theirs}, nil)
+			return ours, err
+		}),
+		strata.Sampling(func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+			return json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"Ready."},"model":"host-model"}`), nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Resolve(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wait, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if got := receive(t, wait, answered, "answer to the server's sampling request"); got != "Ready." {
+		t.Errorf("the server's sampling request outside a call got %q, want the host's answer", got)
 	}
 }
