@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,7 +34,12 @@ func hostServer(t *testing.T, snapshot string) *mcp.Server {
 	type echoArgs struct {
 		Text string `json:"text"`
 	}
-	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echoes."}, func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echoes, and tells the call's progress."}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1, Total: 1, Message: "echoed"}); err != nil {
+				return nil, nil, err
+			}
+		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "snapshot", Description: snapshot}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, map[string]any, error) {
@@ -102,7 +108,7 @@ func richResult(t *testing.T, what string, raw json.RawMessage) {
 // tools are named by the host's scheme, the user's file disables one and
 // overrides another, a tool set and the user's lock hold them, and a call's
 // result, image and structured content, reaches Call and Serve's client
-// whole, as does a builtin's; a file that gives it a command is an
+// whole, as does a builtin's, and its progress reaches Serve's client; a file that gives it a command is an
 // error at that key.
 func TestInProcessServer(t *testing.T) {
 	s := newSetup(t, map[string]string{"home/strata/config.toml": `
@@ -167,11 +173,24 @@ tools = ["myhost__snapshot", "snap"]
 	done := make(chan error, 1)
 	go func() { done <- w.Serve(sctx, inR, outW, func(err error) { t.Log(err) }); outW.Close() }()
 	defer func() { cancel(); inW.Close(); <-done }()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "inprocess-test", Version: "1"}, nil).Connect(sctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	progress := make(chan *mcp.ProgressNotificationParams, 1)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "inprocess-test", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) { progress <- req.Params },
+	}).Connect(sctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs.Close()
+	// The server's progress reaches the client, under the client's token,
+	// as a started server's does.
+	if r, err := cs.CallTool(sctx, &mcp.CallToolParams{Name: "myhost__echo", Arguments: map[string]any{"text": "hi"}, Meta: mcp.Meta{"progressToken": "client-token-3"}}); err != nil || r.IsError {
+		t.Fatalf("serve myhost__echo: %+v, %v", r, err)
+	}
+	wait, stop := context.WithTimeout(sctx, time.Minute)
+	defer stop()
+	if p := receive(t, wait, progress, "progress of myhost__echo"); p.ProgressToken != "client-token-3" || p.Message != "echoed" {
+		t.Errorf("progress %+v; want the server's, under the client's token", p)
+	}
 	for _, tool := range []string{"myhost__snapshot", "snap"} {
 		r, err := cs.CallTool(sctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
 		if err != nil || r.IsError {

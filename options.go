@@ -299,7 +299,8 @@ func InheritEnv() Option { return option(func(s *settings) { s.inherit = true })
 // host's own code: it is not cached, pinned or started in a private
 // directory. Its results reach [Workspace.Call] (call.Response.MCP) and
 // [Workspace.Serve]'s clients whole: images, structuredContent; its
-// sampling requests go where a started server's do (see [Sampling]). strata closes a
+// progress and its sampling requests go where a started server's do (see
+// [Sampling]). strata closes a
 // connection when it is done with it.
 func InProcess(name string, connect func(ctx context.Context) (io.ReadWriteCloser, error)) Option {
 	return option(func(s *settings) {
