@@ -71,10 +71,9 @@ func (s *Server) watchTools(method string, req mcp.Request) {
 }
 
 // listedTo is tools, as listed to the session ss: without the deferred
-// tools it did not find.
+// tools it did not find (must hold s.mu: the deferred tools are those of
+// the catalog the tools were listed from).
 func (s *Server) listedTo(ss mcp.Session, tools []*mcp.Tool) []*mcp.Tool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if len(s.isDeferred) == 0 {
 		return tools
 	}

@@ -856,8 +856,13 @@ func (s *Server) fingerprintMiddleware(next mcp.MethodHandler) mcp.MethodHandler
 			s.mu.Lock()
 			cur := s.current
 			fp, empty, wire = cur.Runner.Catalog.Fingerprint, cur.Empty, s.wire
+			r, list := res.(*mcp.ListToolsResult)
+			done := !list || cur == before || try == 2
+			if list && done {
+				r.Tools = s.listedTo(req.GetSession(), r.Tools)
+			}
 			s.mu.Unlock()
-			if _, list := res.(*mcp.ListToolsResult); !list || cur == before || try == 2 {
+			if done {
 				break
 			}
 		}
@@ -869,7 +874,6 @@ func (s *Server) fingerprintMiddleware(next mcp.MethodHandler) mcp.MethodHandler
 				r.ServerInfo = &info
 			}
 		case *mcp.ListToolsResult:
-			r.Tools = s.listedTo(req.GetSession(), r.Tools)
 			if r.Meta == nil {
 				r.Meta = mcp.Meta{}
 			}
