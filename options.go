@@ -300,8 +300,7 @@ func InheritEnv() Option { return option(func(s *settings) { s.inherit = true })
 // directory. Its results reach [Workspace.Call] (call.Response.MCP) and
 // [Workspace.Serve]'s clients whole: images, structuredContent; its
 // progress and its sampling requests go where a started server's do (see
-// [Sampling]). strata closes a
-// connection when it is done with it.
+// [Sampling]). strata closes a connection when it is done with it.
 func InProcess(name string, connect func(ctx context.Context) (io.ReadWriteCloser, error)) Option {
 	return option(func(s *settings) {
 		if s.inProcess == nil {
@@ -406,10 +405,10 @@ func Input(f func(ctx context.Context, id, description string, password bool) (s
 // are told their client can sample, so those that offer tools only to
 // such a client offer them (server-everything's trigger-sampling-request),
 // and each request (during a call of a tool, or whenever the server
-// sends one) is given to f with the server's name, its params as JSON (MCP's CreateMessageRequest params: messages,
-// maxTokens, systemPrompt, modelPreferences, ...), and f's answer, a
-// CreateMessageResult as JSON (role, content, model, stopReason), goes
-// back to the server. JSON, so that a host built on any MCP SDK reads and
+// sends one) is given to f with the server's name and its params as JSON
+// (MCP's CreateMessageRequest params: messages, maxTokens, systemPrompt,
+// modelPreferences, ...), and f's answer, a CreateMessageResult as JSON
+// (role, content, model, stopReason), goes back to the server. JSON, so that a host built on any MCP SDK reads and
 // writes them with its own types, as it answered them before strata.
 // An error of f is the server's error, its text the reason the server is
 // given. Without it, servers are told their client cannot sample, as

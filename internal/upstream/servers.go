@@ -199,7 +199,6 @@ func (p *Servers) listRoots() func(ctx context.Context) (*mcp.ListRootsResult, e
 	}
 }
 
-// log passes a log message to the client served, if any.
 // ask returns the server's [mcpclient.Relay].Ask: the client's Ask, for
 // server, as it is when the server asks; nil when the client has none.
 func (p *Servers) ask(server string) func(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error) {
@@ -217,6 +216,7 @@ func (p *Servers) ask(server string) func(ctx context.Context, req mcp.InputRequ
 	}
 }
 
+// log passes a log message to the client served, if any.
 func (p *Servers) log(ctx context.Context, m *mcp.LoggingMessageParams) {
 	p.mu.Lock()
 	f := p.client.Log
