@@ -411,8 +411,10 @@ func Input(f func(ctx context.Context, id, description string, password bool) (s
 // (role, content, model, stopReason), goes back to the server. JSON, so that a host built on any MCP SDK reads and
 // writes them with its own types, as it answered them before strata.
 // An error of f is the server's error, its text the reason the server is
-// given. Without it, servers are told their client cannot sample, as
-// before. [Workspace.Serve] relays the requests to the client it serves
+// given. MCP asks that the user can see a request and refuse it before
+// the model runs, and see the answer before the server does: f is where
+// the host does that, as it did before. Without it, servers are told
+// their client cannot sample, as before. [Workspace.Serve] relays the requests to the client it serves
 // instead, which says whether it can sample.
 func Sampling(f func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error)) Option {
 	return option(func(s *settings) { s.sampling = f })
