@@ -10,13 +10,14 @@
 set -eu
 out=${1:-bench-38}
 mkdir -p "$out"
+out=$(cd "$out" && pwd) # the benchmarks run in internal/bench
 go test -c -o "$out/bench.test" ./internal/bench
 run() { # name, benchmark flags...
 	name=$1
 	shift
 	{
 		echo "# load: $(cat /proc/loadavg)"
-		(cd internal/bench && "../../$out/bench.test" -test.run XXX -test.count 6 "$@")
+		(cd internal/bench && "$out/bench.test" -test.run XXX -test.count 6 "$@")
 		echo "# load: $(cat /proc/loadavg)"
 	} >"$out/$name.txt" 2>&1
 }
