@@ -40,6 +40,10 @@ func hostServer(t *testing.T, snapshot string) *mcp.Server {
 				return nil, nil, err
 			}
 		}
+		// Sent only to a client that asked for logs (logging/setLevel).
+		if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "echo", Data: "echoing " + a.Text}); err != nil {
+			return nil, nil, err
+		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "snapshot", Description: snapshot}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, map[string]any, error) {
@@ -108,8 +112,9 @@ func richResult(t *testing.T, what string, raw json.RawMessage) {
 // tools are named by the host's scheme, the user's file disables one and
 // overrides another, a tool set and the user's lock hold them, and a call's
 // result, image and structured content, reaches Call and Serve's client
-// whole, as does a builtin's, and its progress reaches Serve's client; a file that gives it a command is an
-// error at that key.
+// whole, as does a builtin's, and its progress and its logs (at the level
+// the client asked for) reach Serve's client; a file that gives it a
+// command is an error at that key.
 func TestInProcessServer(t *testing.T) {
 	s := newSetup(t, map[string]string{"home/strata/config.toml": `
 [mcp_servers.myhost]
@@ -166,38 +171,59 @@ tools = ["myhost__snapshot", "snap"]
 		richResult(t, "Call "+tool, res.MCP.Raw)
 	}
 
-	// strata serve's client gets the whole result too.
-	sctx, cancel := context.WithCancel(ctx)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- w.Serve(sctx, inR, outW, func(err error) { t.Log(err) }); outW.Close() }()
-	defer func() { cancel(); inW.Close(); <-done }()
-	progress := make(chan *mcp.ProgressNotificationParams, 1)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "inprocess-test", Version: "1"}, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) { progress <- req.Params },
-	}).Connect(sctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	// The server's progress reaches the client, under the client's token,
-	// as a started server's does.
-	if r, err := cs.CallTool(sctx, &mcp.CallToolParams{Name: "myhost__echo", Arguments: map[string]any{"text": "hi"}, Meta: mcp.Meta{"progressToken": "client-token-3"}}); err != nil || r.IsError {
-		t.Fatalf("serve myhost__echo: %+v, %v", r, err)
-	}
-	wait, stop := context.WithTimeout(sctx, time.Minute)
-	defer stop()
-	if p := receive(t, wait, progress, "progress of myhost__echo"); p.ProgressToken != "client-token-3" || p.Message != "echoed" {
-		t.Errorf("progress %+v; want the server's, under the client's token", p)
-	}
-	for _, tool := range []string{"myhost__snapshot", "snap"} {
-		r, err := cs.CallTool(sctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
-		if err != nil || r.IsError {
-			t.Fatalf("serve %s: %+v, %v", tool, r, err)
-		}
-		raw, _ := json.Marshal(r)
-		richResult(t, "serve "+tool, raw)
+	// strata serve's client gets the whole result too, and the server's
+	// progress and log messages, on either protocol: a client of
+	// 2026-07-28 names its log level in the call's _meta, one of
+	// 2025-11-25 sets it for its session. Each is served by a workspace of
+	// its own, whose servers no client asked for logs before.
+	for _, version := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run("serve "+version, func(t *testing.T) {
+			sctx, cancel := context.WithCancel(ctx)
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			done := make(chan error, 1)
+			sw := s.open(t, opts...)
+			go func() { done <- sw.Serve(sctx, inR, outW, func(err error) { t.Log(err) }); outW.Close() }()
+			defer func() { cancel(); inW.Close(); <-done }()
+			progress := make(chan *mcp.ProgressNotificationParams, 1)
+			logs := make(chan *mcp.LoggingMessageParams, 1)
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "inprocess-test", Version: "1"}, &mcp.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) { progress <- req.Params },
+				LoggingMessageHandler:       func(_ context.Context, req *mcp.LoggingMessageRequest) { logs <- req.Params },
+			}).Connect(sctx, &mcp.IOTransport{Reader: outR, Writer: inW}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			meta := mcp.Meta{"progressToken": "client-token-3"}
+			if version >= "2026-07-28" {
+				meta[mcp.MetaKeyLogLevel] = "info"
+			} else if err := cs.SetLoggingLevel(sctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+				t.Fatal(err)
+			}
+			// The server's progress reaches the client, under the client's
+			// token, as a started server's does, and so does its log
+			// message.
+			if r, err := cs.CallTool(sctx, &mcp.CallToolParams{Name: "myhost__echo", Arguments: map[string]any{"text": "hi"}, Meta: meta}); err != nil || r.IsError {
+				t.Fatalf("serve myhost__echo: %+v, %v", r, err)
+			}
+			wait, stop := context.WithTimeout(sctx, time.Minute)
+			defer stop()
+			if p := receive(t, wait, progress, "progress of myhost__echo"); p.ProgressToken != "client-token-3" || p.Message != "echoed" {
+				t.Errorf("progress %+v; want the server's, under the client's token", p)
+			}
+			if l := receive(t, wait, logs, "log message of myhost__echo"); l.Level != "info" || l.Logger != "echo" || l.Data != "echoing hi" {
+				t.Errorf("log message %+v; want the server's, at info", l)
+			}
+			for _, tool := range []string{"myhost__snapshot", "snap"} {
+				r, err := cs.CallTool(sctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
+				if err != nil || r.IsError {
+					t.Fatalf("serve %s: %+v, %v", tool, r, err)
+				}
+				raw, _ := json.Marshal(r)
+				richResult(t, "serve "+tool, raw)
+			}
+		})
 	}
 
 	// The user's lock holds its tools: a changed one is held back.

@@ -317,39 +317,14 @@ func (w *engine) ServeHTTP(ctx context.Context, ln net.Listener, opts serve.HTTP
 		paths[p] = h
 	}
 	opts.Paths = paths
-	var levels logLevels
+	var levels mcpserver.LogLevels
 	srv.LogLevel = func(ctx context.Context, level mcp.LoggingLevel) {
-		if l, ok := levels.lower(level); ok {
+		if l, ok := levels.Lower(level); ok {
 			w.servers.SetLogLevel(ctx, l)
 		}
 	}
 	w.watchSources(ctx, srv, warn)
 	return srv.ServeHTTP(ctx, ln, opts.Handler)
-}
-
-// logLevels keeps the most detailed log level any client asked for.
-type logLevels struct {
-	mu    sync.Mutex
-	level mcp.LoggingLevel
-}
-
-// levelOrder orders MCP's log levels, most detailed first.
-var levelOrder = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
-
-// lower records level, and returns the level to ask the servers for when
-// it is more detailed than any before.
-func (l *logLevels) lower(level mcp.LoggingLevel) (mcp.LoggingLevel, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	i := slices.Index(levelOrder, level)
-	if i < 0 {
-		return "", false
-	}
-	if j := slices.Index(levelOrder, l.level); j >= 0 && j <= i {
-		return "", false
-	}
-	l.level = level
-	return level, true
 }
 
 // maxWhyEmpty is how many problems whyEmpty names; the others are

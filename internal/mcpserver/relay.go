@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -58,6 +59,18 @@ func (s *Server) clientRelay(next mcp.MethodHandler) mcp.MethodHandler {
 				})
 			}
 		}
+		// A client of 2026-07-28 names the log level it wants in each
+		// request's _meta, and sets none for the session: the servers
+		// relayed to (asked on 2025-11-25, where the level is the
+		// session's) are asked for the most detailed level named so far,
+		// before the request goes on, so that the log messages of its
+		// call reach it (the SDK passes on only those at or above the
+		// request's level).
+		if level := metaLogLevel(req); level != "" && s.LogLevel != nil {
+			if l, ok := s.metaLevels.Lower(level); ok {
+				s.LogLevel(ctx, l)
+			}
+		}
 		res, err := next(ctx, method, req)
 		if method == "logging/setLevel" && err == nil && s.LogLevel != nil {
 			if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok {
@@ -66,6 +79,47 @@ func (s *Server) clientRelay(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return res, err
 	}
+}
+
+// metaLogLevel returns the log level a request of protocol 2026-07-28 or
+// later names in its _meta (mcp.MetaKeyLogLevel); "" when it names none.
+func metaLogLevel(req mcp.Request) mcp.LoggingLevel {
+	r, ok := req.(interface{ ProtocolVersion() string })
+	if !ok || r.ProtocolVersion() < "2026-07-28" {
+		return ""
+	}
+	p := req.GetParams()
+	if p == nil {
+		return ""
+	}
+	level, _ := p.GetMeta()[mcp.MetaKeyLogLevel].(string)
+	return mcp.LoggingLevel(level)
+}
+
+// LogLevels keeps the most detailed log level any client asked for.
+type LogLevels struct {
+	mu    sync.Mutex
+	level mcp.LoggingLevel
+}
+
+// levelOrder orders MCP's log levels, most detailed first.
+var levelOrder = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// Lower records level, and returns the level to ask the servers for when
+// it is more detailed than any before; false for a level MCP does not
+// name.
+func (l *LogLevels) Lower(level mcp.LoggingLevel) (mcp.LoggingLevel, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	i := slices.Index(levelOrder, level)
+	if i < 0 {
+		return "", false
+	}
+	if j := slices.Index(levelOrder, l.level); j >= 0 && j <= i {
+		return "", false
+	}
+	l.level = level
+	return level, true
 }
 
 // clientOf returns what the client declares with req: the params of

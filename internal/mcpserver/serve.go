@@ -104,8 +104,11 @@ type Server struct {
 	// servers list may depend on what the client can answer), so that
 	// the handshake names the catalog served.
 	Client func(ctx context.Context, client *mcp.InitializeParams, ss *mcp.ServerSession) (reload bool)
-	// LogLevel, when not nil, is told the log level the client asks for
-	// (logging/setLevel), to pass on to the MCP servers relayed to.
+	// LogLevel, when not nil, is told the log level the client asks for,
+	// to pass on to the MCP servers relayed to: the level of
+	// logging/setLevel (before 2026-07-28), and the most detailed level
+	// the requests of a client of 2026-07-28 have named in their _meta
+	// (before the request that names it goes on).
 	LogLevel func(ctx context.Context, level mcp.LoggingLevel)
 	// OnCall, when not nil, is told every tool call once it is answered
 	// (the call log, the metrics).
@@ -133,6 +136,7 @@ type Server struct {
 	loadMu     sync.Mutex // one resolution at a time, installed in order
 	clientOnce sync.Once
 	clientSeen atomic.Bool // clientOnce has run
+	metaLevels LogLevels   // the log levels requests named in their _meta
 	pmu        sync.Mutex
 	pendings   map[string]*pending // relayed calls waiting for the client
 
