@@ -82,17 +82,40 @@ func (s *Server) clientRelay(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // metaLogLevel returns the log level a request of protocol 2026-07-28 or
-// later names in its _meta (mcp.MetaKeyLogLevel); "" when it names none.
+// later that strata relays to an MCP server (tools/call, resources/read,
+// prompts/get, completion/complete) names in its _meta
+// (mcp.MetaKeyLogLevel); "" when it names none. The params of a request
+// may be a nil pointer (a notification without params), whose GetMeta
+// would panic.
 func metaLogLevel(req mcp.Request) mcp.LoggingLevel {
 	r, ok := req.(interface{ ProtocolVersion() string })
 	if !ok || r.ProtocolVersion() < "2026-07-28" {
 		return ""
 	}
-	p := req.GetParams()
-	if p == nil {
-		return ""
+	var meta mcp.Meta
+	switch p := req.GetParams().(type) {
+	case *mcp.CallToolParamsRaw: // as the SDK's server reads a call
+		if p != nil {
+			meta = p.Meta
+		}
+	case *mcp.CallToolParams:
+		if p != nil {
+			meta = p.Meta
+		}
+	case *mcp.ReadResourceParams:
+		if p != nil {
+			meta = p.Meta
+		}
+	case *mcp.GetPromptParams:
+		if p != nil {
+			meta = p.Meta
+		}
+	case *mcp.CompleteParams:
+		if p != nil {
+			meta = p.Meta
+		}
 	}
-	level, _ := p.GetMeta()[mcp.MetaKeyLogLevel].(string)
+	level, _ := meta[mcp.MetaKeyLogLevel].(string)
 	return mcp.LoggingLevel(level)
 }
 
