@@ -33,12 +33,14 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/strata-config/strata/call"
@@ -259,7 +261,7 @@ func (s *Server) begin(ctx context.Context) (_ context.Context, end func(), _ er
 		UnsubscribeHandler: s.unsubscribe,
 	})
 	s.sdk.Store(s.mcp)
-	s.mcp.AddReceivingMiddleware(boundInitialize, s.fingerprintMiddleware, s.unservedMiddleware, s.clientRelay, s.offersMiddleware)
+	s.mcp.AddReceivingMiddleware(s.recoverMiddleware, boundInitialize, s.fingerprintMiddleware, s.unservedMiddleware, s.clientRelay, s.offersMiddleware)
 	s.mcp.AddSendingMiddleware(asIs, s.toolsChangedFilter)
 	s.install(cat)
 
@@ -827,6 +829,23 @@ func result(res *call.Response) *mcp.CallToolResult {
 
 func text(isError bool, s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: isError, Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+// recoverMiddleware, the outermost, answers a request whose handling
+// panicked with an internal error that names its method, and tells Warn
+// the panic and its stack: the SDK handles each request in a goroutine of
+// its own and recovers nothing, so a panic (a defect of strata or of the
+// host's hooks) would end strata serve and every session it holds.
+func (s *Server) recoverMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				s.warn(fmt.Errorf("handling %s panicked, a defect (please report it with what follows); the server goes on: %v\n%s", method, v, debug.Stack()))
+				res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("strata failed to handle %s (a defect, told to strata's log); the server goes on", method)}
+			}
+		}()
+		return next(ctx, method, req)
+	}
 }
 
 // fingerprintMiddleware names the catalog served in every answer: the

@@ -121,6 +121,13 @@ func waitWarning(t *testing.T, want string) {
 // a client session to it and the workspace root.
 func serveWorkspace(t *testing.T, src string, tools map[string]string, opts *mcp.ClientOptions) (*mcp.ClientSession, string) {
 	t.Helper()
+	return serveWorkspaceWith(t, src, tools, opts, nil)
+}
+
+// serveWorkspaceWith is serveWorkspace with the server changed by adjust
+// (when not nil) before it runs.
+func serveWorkspaceWith(t *testing.T, src string, tools map[string]string, opts *mcp.ClientOptions, adjust func(*mcpserver.Server)) (*mcp.ClientSession, string) {
+	t.Helper()
 	root := t.TempDir()
 	for name, body := range tools {
 		write(t, filepath.Join(root, "tools", name), body, 0o755)
@@ -175,6 +182,9 @@ func serveWorkspace(t *testing.T, src string, tools map[string]string, opts *mcp
 		Debounce: 50 * time.Millisecond,
 	}
 	servers.OnChange = func(string) { s.Invalidate() }
+	if adjust != nil {
+		adjust(s)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	ct, st := mcp.NewInMemoryTransports()
 	done := make(chan error, 1)
@@ -449,5 +459,27 @@ func TestToolNamedSearchTools(t *testing.T) {
 	}
 	if got := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(got, "mine") {
 		t.Errorf("search_tools answered %q, want the catalog's tool's output", got)
+	}
+}
+
+// TestPanicAnswered: a request whose handling panics (here in the host's
+// LogLevel, a defect of the host or of strata) is answered with an
+// internal error and told to Warn with the stack, and the server goes on
+// serving that client and others: the SDK handles each request in a
+// goroutine of its own and recovers nothing, so a panic ended strata
+// serve and every session it held.
+func TestPanicAnswered(t *testing.T) {
+	cs, _ := serveWorkspaceWith(t, "[tools.weather]\n", demoTools, nil, func(s *mcpserver.Server) {
+		s.LogLevel = func(context.Context, mcp.LoggingLevel) { panic("a defect") }
+	})
+	ctx := context.Background()
+	err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"})
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInternalError || !strings.Contains(rpcErr.Message, "logging/setLevel") {
+		t.Errorf("setLevel: %v; want an internal error that names the method", err)
+	}
+	waitWarning(t, "panicked")
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Errorf("after the panic, tools/list: %v", err)
 	}
 }
