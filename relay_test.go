@@ -184,6 +184,26 @@ func TestServeRelays(t *testing.T) {
 		}
 	})
 
+	t.Run("logging named in a call", func(t *testing.T) {
+		// The client (the SDK's, on 2026-07-28) names its level in the
+		// call's _meta and sets none for its session: the message the
+		// server sends during the call, as it starts its simulated
+		// logging, reaches it (one sent outside a call would not: the
+		// client asked for none outside its requests).
+		toggle := &mcp.CallToolParams{Name: "toggle-simulated-logging", Meta: mcp.Meta{mcp.MetaKeyLogLevel: "debug"}}
+		res, err := cs.CallTool(ctx, toggle)
+		if err != nil || !strings.HasPrefix(mcptest.Text(res), "Started simulated") {
+			t.Fatalf("%v: %+v", err, res)
+		}
+		m := receive(t, ctx, logs, "log message")
+		if data, _ := m.Data.(string); m.Logger != "everything" || !strings.Contains(data, "message") {
+			t.Errorf("log message %+v", m)
+		}
+		if _, err := cs.CallTool(ctx, toggle); err != nil {
+			t.Fatal(err)
+		}
+	})
+
 	t.Run("logging", func(t *testing.T) {
 		if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
 			t.Fatal(err)
