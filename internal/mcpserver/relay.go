@@ -92,31 +92,33 @@ func metaLogLevel(req mcp.Request) mcp.LoggingLevel {
 	if !ok || r.ProtocolVersion() < "2026-07-28" {
 		return ""
 	}
-	var meta mcp.Meta
+	var meta map[string]any
 	switch p := req.GetParams().(type) {
 	case *mcp.CallToolParamsRaw: // as the SDK's server reads a call
-		if p != nil {
-			meta = p.Meta
-		}
+		meta = metaOf(p)
 	case *mcp.CallToolParams:
-		if p != nil {
-			meta = p.Meta
-		}
+		meta = metaOf(p)
 	case *mcp.ReadResourceParams:
-		if p != nil {
-			meta = p.Meta
-		}
+		meta = metaOf(p)
 	case *mcp.GetPromptParams:
-		if p != nil {
-			meta = p.Meta
-		}
+		meta = metaOf(p)
 	case *mcp.CompleteParams:
-		if p != nil {
-			meta = p.Meta
-		}
+		meta = metaOf(p)
 	}
 	level, _ := meta[mcp.MetaKeyLogLevel].(string)
 	return mcp.LoggingLevel(level)
+}
+
+// metaOf returns the _meta of params p; nil for a nil p.
+func metaOf[P interface {
+	comparable
+	GetMeta() map[string]any
+}](p P) map[string]any {
+	var none P
+	if p == none {
+		return nil
+	}
+	return p.GetMeta()
 }
 
 // LogLevels keeps the most detailed log level any client asked for.
