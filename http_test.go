@@ -95,8 +95,14 @@ func (h *httpServe) get(t *testing.T, path string) string {
 // token, as a client of streamable HTTP does, and returns the answer.
 func (h *httpServe) post(t *testing.T, body string) *http.Response {
 	t.Helper()
+	return h.postAs(t, "application/json", body)
+}
+
+// postAs is post with the Content-Type contentType.
+func (h *httpServe) postAs(t *testing.T, contentType, body string) *http.Response {
+	t.Helper()
 	req, _ := http.NewRequest("POST", h.url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", contentType)
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Authorization", "Bearer "+h.token)
 	res, err := http.DefaultClient.Do(req)
@@ -264,6 +270,19 @@ run = "unattended"
 		}
 		if _, err := h.connect(t, "2025-11-25", nil).ListTools(context.Background(), nil); err != nil {
 			t.Errorf("listing the tools after: %v", err)
+		}
+	})
+
+	t.Run("a POST that is not JSON is refused as the SDK refuses it", func(t *testing.T) {
+		// Whatever strata would read in it first (a server/identity
+		// request, a message it cannot parse): 415, in the SDK's words.
+		for _, body := range []string{`{"jsonrpc":"2.0","id":"who","method":"server/identity"}`, `{"jsonrpc":`} {
+			res := h.postAs(t, "text/plain", body)
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != http.StatusUnsupportedMediaType || strings.TrimSpace(string(b)) != "Content-Type must be 'application/json'" {
+				t.Errorf("%s as text/plain: status %d, %q; want 415 as the SDK answers", body, res.StatusCode, b)
+			}
 		}
 	})
 

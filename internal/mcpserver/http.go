@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"time"
@@ -116,6 +117,12 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, handler func(mc
 	bound := &sessionBound{max: MaxSessions, perToken: MaxTokenSessions, server: s.mcp, warn: s.warn, token: func(r *http.Request) string { t, _ := tokenOf(r.Context()); return t }}
 	endpoint := http.NewServeMux()
 	endpoint.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && !isJSON(r.Header.Get("Content-Type")) {
+			// As the SDK answers it, before strata reads the message
+			// (a server/identity request, a message it cannot parse).
+			http.Error(w, "Content-Type must be 'application/json'", http.StatusUnsupportedMediaType)
+			return
+		}
 		body, err := readBody(w, r)
 		if err != nil {
 			var mbe *http.MaxBytesError
@@ -230,6 +237,14 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	return body, nil
+}
+
+// isJSON reports whether the Content-Type contentType is
+// application/json, whatever its parameters (charset=utf-8, say), as
+// the SDK reads it.
+func isJSON(contentType string) bool {
+	t, _, err := mime.ParseMediaType(contentType)
+	return err == nil && t == "application/json"
 }
 
 // response is a JSON-RPC response the /mcp handler answers itself.
