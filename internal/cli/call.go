@@ -57,7 +57,13 @@ func (c *callCmd) Run(e *env) error {
 		}
 		return confirmRun(e.Stderr, in, !terminal, tool, args)
 	}
-	w, err := openResolve(e, c.ResolveFlags, strata.Ask(ask), strata.Confirm(confirm))
+	opts := []strata.Option{strata.Ask(ask), strata.Confirm(confirm)}
+	if interactive {
+		// The servers called may ask the user too (elicitation, form
+		// mode): on the terminal, or on stdin with --ask.
+		opts = append(opts, strata.Elicitation(elicitForm(e.Stderr, in, !terminal)))
+	}
+	w, err := openResolve(e, c.ResolveFlags, opts...)
 	if err != nil {
 		return err
 	}

@@ -159,7 +159,7 @@ func (c *resolveCmd) Validate() error {
 type callCmd struct {
 	ResolveFlags `embed:""`
 	Answer       []string `placeholder:"ID=VALUE" help:"Answer the tool's question ID with VALUE (JSON, or else a string); repeatable."`
-	Ask          bool     `help:"Ask questions, and whether to run a tool whose run mode is ask, on stdin even when it is not a terminal."`
+	Ask          bool     `help:"Ask questions, whether to run a tool whose run mode is ask, and an MCP server's questions (its elicitation forms), on stdin even when it is not a terminal."`
 	Yes          bool     `short:"y" help:"Run a tool whose run mode is ask or edit without asking (without a terminal, such a tool runs only with --yes)."`
 	DryRun       bool     `name:"dry-run" help:"Run nothing: print the call's decision as JSON (the rule that decides, where it is written and why; the bounds that refuse an argument; the tool set, lock, trust and pin), and exit with its outcome's status: 0 run, 3 ask, 4 skip, 5 refused, 6 held, 7 left-out, 8 unknown, 9 pin-changed."`
 	Name         string   `arg:"" help:"The tool to call."`
