@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestCallAnswersAForm: strata call, asking on stdin (--ask, as on a
@@ -36,20 +33,7 @@ func TestCallAnswersAForm(t *testing.T) {
 	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "STRATA_CONFIG_HOME=" + filepath.Join(home, "strata"), "XDG_CACHE_HOME=" + filepath.Join(dir, "cache")}
 	call := func(stdin string, args ...string) (string, string, int) {
 		t.Helper()
-		ctx := waitContext(t)
-		cmd := exec.CommandContext(ctx, strataBin, append([]string{"call"}, args...)...)
-		cmd.Dir, cmd.Env, cmd.WaitDelay = work, environ, 10*time.Second
-		cmd.Stdin = strings.NewReader(stdin)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return out.String(), errb.String(), code
+		return strataInput(t, work, environ, stdin, append([]string{"call"}, args...)...)
 	}
 
 	// The fields, by name: birthdate (left out), check, email (left

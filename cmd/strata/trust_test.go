@@ -26,9 +26,18 @@ import (
 // the test waiting (WaitDelay).
 func strataIn(t *testing.T, dir string, environ []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return strataInput(t, dir, environ, "", args...)
+}
+
+// strataInput is strataIn with stdin, when not "", as strata's stdin.
+func strataInput(t *testing.T, dir string, environ []string, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	ctx := waitContext(t)
 	cmd := exec.CommandContext(ctx, strataBin, args...)
 	cmd.Dir, cmd.Env = dir, environ
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
 	cmd.WaitDelay = 10 * time.Second
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
