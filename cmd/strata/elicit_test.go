@@ -50,7 +50,7 @@ func TestCallAnswersAForm(t *testing.T) {
 	for _, want := range []string{
 		"The MCP server everything asks: Please provide inputs for the following fields:\n",
 		"everything asks: String (Your full, legal name): Ada Lovelace\n",
-		"everything asks: Boolean (Agree to the terms and conditions): (yes or no) y\n",
+		"everything asks: Boolean (Agree to the terms and conditions): [Enter: leave it out] (yes or no) y\n",
 		"everything asks: String with default (Favorite first line of a story): [Enter: \"It was a dark and stormy night.\"] \n",
 		"everything asks: String with email format (Your email address (will be verified, and never shared with anyone else)): [Enter: leave it out] \n",
 		"Send these answers to everything? [Y/n] \n",

@@ -278,40 +278,42 @@ func questionText(q protocol.Inquiry) string {
 // the question, as a terminal would.
 func prompt(w io.Writer, in *bufio.Reader, echo bool, tool string, q protocol.Inquiry) (any, error) {
 	for {
-		fmt.Fprintf(w, "%s asks: %s ", tool, questionText(q))
-		line, err := in.ReadString('\n')
-		if err != nil && line == "" {
-			fmt.Fprintln(w)
-			return nil, &diag.Error{Code: diag.CodeUsage, Msg: fmt.Sprintf("%s asks %s, and stdin ended before an answer", tool, q.ID)}
-		}
-		line = strings.TrimSpace(line)
-		if echo {
-			fmt.Fprintln(w, line)
-		}
-		if line == "" && q.Default != nil {
-			return q.Default, nil
-		}
-		switch q.AnswerType {
-		case "boolean":
-			switch strings.ToLower(line) {
-			case "y", "yes", "true":
-				return true, nil
-			case "n", "no", "false":
-				return false, nil
-			}
-			fmt.Fprintln(w, "Please answer yes or no.")
-		case "select":
-			for i, o := range q.Options {
-				if line == fmt.Sprint(o) || line == strconv.Itoa(i+1) {
-					return o, nil
-				}
-			}
-			fmt.Fprintln(w, "Please answer with one of the options.")
-		default:
-			return line, nil
-		}
+		line, err := readLine(w, in, echo, fmt.Sprintf("%s asks: %s ", tool, questionText(q)))
 		if err != nil {
 			return nil, &diag.Error{Code: diag.CodeUsage, Msg: fmt.Sprintf("%s asks %s, and stdin ended before an answer", tool, q.ID)}
 		}
+		v, ok, complaint := answerOf(q, line)
+		if ok {
+			return v, nil
+		}
+		fmt.Fprintln(w, complaint)
 	}
+}
+
+// answerOf reads line as an answer to q: its default for an empty line
+// when it has one, yes or no, one of its options (by its text or its
+// number), or the text. ok is false, with what to tell the user, for an
+// answer q does not take.
+func answerOf(q protocol.Inquiry, line string) (v any, ok bool, complaint string) {
+	if line == "" && q.Default != nil {
+		return q.Default, true, ""
+	}
+	switch q.AnswerType {
+	case "boolean":
+		switch strings.ToLower(line) {
+		case "y", "yes", "true":
+			return true, true, ""
+		case "n", "no", "false":
+			return false, true, ""
+		}
+		return nil, false, "Please answer yes or no."
+	case "select":
+		for i, o := range q.Options {
+			if line == fmt.Sprint(o) || line == strconv.Itoa(i+1) {
+				return o, true, ""
+			}
+		}
+		return nil, false, "Please answer with one of the options."
+	}
+	return line, true, ""
 }

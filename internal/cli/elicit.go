@@ -70,7 +70,9 @@ func elicitForm(w io.Writer, in *bufio.Reader, echo bool) func(ctx context.Conte
 }
 
 // askField asks the form's field name, of schema field, until the answer
-// is one it takes; ok is false for an optional field left out.
+// is one it takes; ok is false for an optional field left out. An empty
+// line takes the field's default, leaves an optional field out, or is
+// asked again.
 func askField(w io.Writer, in *bufio.Reader, echo bool, server, name string, field *jsonv.Value, required bool) (v any, ok bool, err error) {
 	typ, _ := field.Get("type").Str()
 	q := protocol.Inquiry{ID: name, Text: fieldText(name, field)}
@@ -93,50 +95,50 @@ func askField(w io.Writer, in *bufio.Reader, echo bool, server, name string, fie
 	switch {
 	case def != nil:
 		q.Text += fmt.Sprintf(" [Enter: %s]", def.JSON())
-		if q.AnswerType != "" {
-			q.Default = def.Interface() // prompt gives it for an empty line
-		}
-	case !required && q.AnswerType == "":
+	case !required:
 		q.Text += " [Enter: leave it out]"
 	}
 	for {
-		a, err := prompt(w, in, echo, server, q)
+		line, err := readLine(w, in, echo, fmt.Sprintf("%s asks: %s ", server, questionText(q)))
 		if err != nil {
 			return nil, false, err
 		}
-		s, isText := a.(string)
 		switch {
-		case q.AnswerType != "" || !isText:
-			return a, true, nil // yes or no, or one of the options
-		case s == "" && def != nil:
+		case line == "" && def != nil:
 			return def.Interface(), true, nil
-		case s == "" && !required:
+		case line == "" && !required:
 			return nil, false, nil
-		case s == "":
+		case line == "":
 			fmt.Fprintf(w, "Please answer: %s is required.\n", name)
 			continue
 		}
-		switch typ {
-		case "number":
-			if f, err := strconv.ParseFloat(s, 64); err == nil {
+		switch {
+		case q.AnswerType != "": // yes or no, or one of the options
+			v, ok, complaint := answerOf(q, line)
+			if ok {
+				return v, true, nil
+			}
+			fmt.Fprintln(w, complaint)
+		case typ == "number":
+			if f, err := strconv.ParseFloat(line, 64); err == nil {
 				return f, true, nil
 			}
 			fmt.Fprintln(w, "Please answer with a number.")
-		case "integer":
-			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		case typ == "integer":
+			if n, err := strconv.ParseInt(line, 10, 64); err == nil {
 				return n, true, nil
 			}
 			fmt.Fprintln(w, "Please answer with a whole number.")
-		case "array":
+		case typ == "array":
 			var items []string
-			for item := range strings.SplitSeq(s, ",") {
+			for item := range strings.SplitSeq(line, ",") {
 				if item = strings.TrimSpace(item); item != "" {
 					items = append(items, item)
 				}
 			}
 			return items, true, nil
 		default:
-			return s, true, nil
+			return line, true, nil
 		}
 	}
 }

@@ -36,6 +36,8 @@ func TestElicitForm(t *testing.T) {
 				"Send these answers to s? [Y/n] \n"}},
 		{"a number asked again", `{"message":"m","requestedSchema":{"type":"object","properties":{"n":{"type":"number"}},"required":["n"]}}`, "many\n2.5\ny\n", `{"action":"accept","content":{"n":2.5}}`,
 			[]string{"Please answer with a number.\n"}},
+		{"optional options left out", `{"message":"m","requestedSchema":{"type":"object","properties":{"c":{"type":"string","enum":["a","b"]},"b":{"type":"boolean"}}}}`, "\n\n\n", `{"action":"accept","content":{}}`,
+			[]string{"s asks: c: [Enter: leave it out] (one of a, b) \n", "s asks: b: [Enter: leave it out] (yes or no) \n"}},
 		{"declined", form, "1\n\nred\n\nno\n\n\n\nn\n", `{"action":"decline"}`, nil},
 		{"stdin ends", form, "1\n", `{"action":"cancel"}`, nil},
 		{"a URL is declined", `{"mode":"url","message":"Sign in","url":"https://example.com","elicitationId":"e"}`, "", `{"action":"decline"}`, nil},
