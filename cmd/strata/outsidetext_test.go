@@ -54,6 +54,11 @@ command = "MCPFAKE"
 args = ["-crash-after-init", "-stderr", HOSTILE]
 optional = true
 
+[mcp_servers.asks]
+command = "MCPFAKE"
+args = ["-ask", "elicitation/create", "-offer-text", HOSTILE]
+optional = true
+
 [mcp_servers.HOSTILE_KEY]
 command = "MCPFAKE"
 args = ["-tool", "ROOT/plain.json"]
@@ -124,6 +129,9 @@ var everyCommand = map[string][]invocation{
 		{args: []string{"call", "--trust", "--yes", "failing", "{}"}, json: true},
 		{args: []string{"call", "--trust", "--yes", "jp", "{}"}, json: true},
 		{args: []string{"call", "--trust", "--yes", "described", "{}"}, json: true},
+		// The server asks a form (elicitation), whose message and field
+		// carry the text: answered on stdin.
+		{args: []string{"call", "--trust", "--yes", "--ask", "ask", "{}"}, json: true, stdin: "an answer\n\n"},
 	},
 	"serve": {
 		{args: []string{"serve", "--trust"}, json: true, stdin: strings.Join([]string{
@@ -204,6 +212,17 @@ func checkOutside(t *testing.T, what, text string, asJSON bool) {
 	}
 	if strings.Contains(text, upstreamKey) {
 		t.Errorf("%s holds the secret:\n%s", what, text)
+	}
+	// On stderr, where strata's own lines are, the text's lines must
+	// not pass for them.
+	for _, line := range strings.Split(text, "\n") {
+		if what != "stderr" {
+			break
+		}
+		if strings.HasPrefix(line, "strata: ok") || strings.HasPrefix(line, "strata: all OK") {
+			t.Errorf("%s has a line of the hostile text at its start, as strata's own:\n%s", what, text)
+			break
+		}
 	}
 	if !asJSON || text == "" {
 		return

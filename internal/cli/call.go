@@ -259,7 +259,8 @@ func jsonOrString(s string) any {
 // questionText is a question for a message: its text and the answers it
 // takes.
 func questionText(q protocol.Inquiry) string {
-	text := strings.TrimSpace(q.Text)
+	// On one line: a line of its own could pass for strata's.
+	text := strings.ReplaceAll(strings.TrimSpace(q.Text), "\n", " ")
 	switch q.AnswerType {
 	case "boolean":
 		text += " (yes or no)"

@@ -38,7 +38,9 @@ func elicitForm(w io.Writer, in *bufio.Reader, echo bool) func(ctx context.Conte
 			return json.Marshal(map[string]string{"action": "decline"})
 		}
 		message, _ := p.Get("message").Str()
-		fmt.Fprintf(w, "The MCP server %s asks: %s\n", server, strings.TrimSpace(message))
+		// Each line of the server's message indented, so that none
+		// passes for one of strata's own ("strata: ...").
+		fmt.Fprintf(w, "The MCP server %s asks: %s\n", server, strings.ReplaceAll(strings.TrimSpace(message), "\n", "\n  "))
 		schema := p.Get("requestedSchema")
 		required := map[string]bool{}
 		for _, r := range schema.Get("required").Items() {
