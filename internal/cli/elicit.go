@@ -38,8 +38,10 @@ func elicitForm(w io.Writer, in *bufio.Reader, echo bool) func(ctx context.Conte
 			return json.Marshal(map[string]string{"action": "decline"})
 		}
 		message, _ := p.Get("message").Str()
-		// Each line of the server's message indented, so that none
-		// passes for one of strata's own ("strata: ...").
+		// Each line of the server's message indented, and its name (a
+		// config key) on one line, so that none passes for one of
+		// strata's own ("strata: ...").
+		server = strings.ReplaceAll(server, "\n", " ")
 		fmt.Fprintf(w, "The MCP server %s asks: %s\n", server, strings.ReplaceAll(strings.TrimSpace(message), "\n", "\n  "))
 		schema := p.Get("requestedSchema")
 		required := map[string]bool{}
