@@ -18,32 +18,13 @@ import (
 func TestCallAnswersAForm(t *testing.T) {
 	t.Parallel()
 	requireNode(t)
-	dir := t.TempDir()
-	home, work := filepath.Join(dir, "home"), filepath.Join(dir, "work")
-	for _, d := range []string{filepath.Join(home, "strata"), work} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	everything := filepath.Join(repoRoot, "fixtures/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-	config := fmt.Sprintf("[tools.'*']\nrun = \"unattended\"\n\n[mcp_servers.everything]\ncommand = \"node\"\nargs = [%q, \"stdio\"]\nexpose = \"all\"\n", everything)
-	if err := os.WriteFile(filepath.Join(home, "strata", "config.toml"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "STRATA_CONFIG_HOME=" + filepath.Join(home, "strata"), "XDG_CACHE_HOME=" + filepath.Join(dir, "cache")}
+	work, environ := formWorkspace(t)
 	call := func(stdin string, args ...string) (string, string, int) {
 		t.Helper()
 		return strataInput(t, work, environ, stdin, append([]string{"call"}, args...)...)
 	}
 
-	// The fields, by name: birthdate (left out), check, email (left
-	// out), firstLine (its default), homepage (left out), integer,
-	// legacyTitledEnum (default), name, number (default),
-	// titledMultipleSelectEnum (default), titledSingleSelectEnum (its
-	// second option), untitledMultipleSelectEnum (two),
-	// untitledSingleSelectEnum (default); then send.
-	fields := "\ny\n\n\n\n7\n\nAda Lovelace\n\n\n2\nPiano, Drums\n\n"
-	stdout, stderr, code := call(fields+"\n", "--ask", "trigger-elicitation-request")
+	stdout, stderr, code := call(formFields+"\n", "--ask", "trigger-elicitation-request")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -73,7 +54,7 @@ func TestCallAnswersAForm(t *testing.T) {
 	}
 
 	// n declines.
-	stdout, stderr, code = call(fields+"n\n", "--ask", "trigger-elicitation-request")
+	stdout, stderr, code = call(formFields+"n\n", "--ask", "trigger-elicitation-request")
 	if code != 0 || !strings.Contains(stdout, "User declined to provide the requested information.") {
 		t.Errorf("declined: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -82,4 +63,33 @@ func TestCallAnswersAForm(t *testing.T) {
 	if _, stderr, code = call("", "trigger-elicitation-request"); code == 0 || !strings.Contains(stderr, "trigger-elicitation-request") {
 		t.Errorf("without --ask: exit %d, stderr:\n%s", code, stderr)
 	}
+}
+
+// formFields answers server-everything's form, its fields by name:
+// birthdate (left out), check, email (left out), firstLine (its
+// default), homepage (left out), integer, legacyTitledEnum (default),
+// name, number (default), titledMultipleSelectEnum (default),
+// titledSingleSelectEnum (its second option), untitledMultipleSelectEnum
+// (two), untitledSingleSelectEnum (default). Send's answer follows.
+const formFields = "\ny\n\n\n\n7\n\nAda Lovelace\n\n\n2\nPiano, Drums\n\n"
+
+// formWorkspace is a directory and the environment of a user whose
+// config serves server-everything, every tool unattended.
+func formWorkspace(t *testing.T) (work string, environ []string) {
+	t.Helper()
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	work = filepath.Join(dir, "work")
+	for _, d := range []string{filepath.Join(home, "strata"), work} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	everything := filepath.Join(repoRoot, "fixtures/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+	config := fmt.Sprintf("[tools.'*']\nrun = \"unattended\"\n\n[mcp_servers.everything]\ncommand = \"node\"\nargs = [%q, \"stdio\"]\nexpose = \"all\"\n", everything)
+	if err := os.WriteFile(filepath.Join(home, "strata", "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	environ = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "STRATA_CONFIG_HOME=" + filepath.Join(home, "strata"), "XDG_CACHE_HOME=" + filepath.Join(dir, "cache")}
+	return work, environ
 }
