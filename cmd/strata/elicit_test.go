@@ -14,7 +14,7 @@ import (
 // field's default or leaves an optional one out, an option is taken by
 // its number, and the answers go back once the user says so; n declines.
 // Without --ask and a terminal, the server is told strata call cannot be
-// asked, and does not offer the tool.
+// asked, and does not offer the tool; strata says how to be asked.
 func TestCallAnswersAForm(t *testing.T) {
 	t.Parallel()
 	requireNode(t)
@@ -60,7 +60,7 @@ func TestCallAnswersAForm(t *testing.T) {
 	}
 
 	// Without a terminal or --ask: not offered.
-	if _, stderr, code = call("", "trigger-elicitation-request"); code == 0 || !strings.Contains(stderr, "trigger-elicitation-request") {
+	if _, stderr, code = call("", "trigger-elicitation-request"); code == 0 || !strings.Contains(stderr, "call trigger-elicitation-request: no such tool") || !strings.Contains(stderr, "or with --ask, tells servers it can be asked") {
 		t.Errorf("without --ask: exit %d, stderr:\n%s", code, stderr)
 	}
 }

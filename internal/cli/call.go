@@ -104,8 +104,16 @@ func (c *callCmd) Run(e *env) error {
 			}
 			return &diag.Error{Code: diag.CodeNotFound, Msg: fmt.Sprintf("call %s: the tool did not resolve", c.Name)}
 		}
+		var hints []string
 		if !w.Trusted() {
-			return &diag.Error{Code: diag.CodeNotFound, Msg: fmt.Sprintf("call %s: no such tool in the catalog", c.Name), Hint: "the workspace's own files do not apply: it is not trusted (strata trust, or --trust)"}
+			hints = append(hints, "the workspace's own files do not apply: it is not trusted (strata trust, or --trust)")
+		}
+		if !interactive && len(w.Model().MCPServers) > 0 {
+			// A server may list a tool only to a client it can ask.
+			hints = append(hints, "an MCP server may offer a tool only to a client it can ask (elicitation): strata call on a terminal, or with --ask, tells servers it can be asked")
+		}
+		if len(hints) > 0 {
+			return &diag.Error{Code: diag.CodeNotFound, Msg: fmt.Sprintf("call %s: no such tool in the catalog", c.Name), Hint: strings.Join(hints, "; ")}
 		}
 	}
 	warn(e, diag.All(err))
@@ -216,15 +224,9 @@ func confirmRun(w io.Writer, in *bufio.Reader, echo bool, tool string, args json
 	if len(shown) > maxShownArgs {
 		shown = strings.ToValidUTF8(shown[:maxShownArgs], "") + fmt.Sprintf("… (%d more bytes)", len(args)-maxShownArgs)
 	}
-	fmt.Fprintf(w, "Run %s %s? [y/N] ", tool, shown)
-	line, err := in.ReadString('\n')
-	if err != nil && line == "" {
-		fmt.Fprintln(w)
+	line, err := readLine(w, in, echo, fmt.Sprintf("Run %s %s? [y/N] ", tool, shown))
+	if err != nil {
 		return false, &diag.Error{Code: diag.CodeRefused, Msg: fmt.Sprintf("call %s: not run: stdin ended before an answer to whether to run it", tool)}
-	}
-	line = strings.TrimSpace(line)
-	if echo {
-		fmt.Fprintln(w, line)
 	}
 	switch strings.ToLower(line) {
 	case "y", "yes":
