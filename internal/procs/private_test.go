@@ -172,7 +172,7 @@ func TestRunPrivate(t *testing.T) {
 	s := Invocation{Program: filepath.Join(dir, "tools/run.sh"), Dir: base, Private: true, Env: []string{"PATH=/usr/bin:/bin"}}
 	var seen []string
 	for range 2 {
-		res, err := Run(t.Context(), s)
+		res, err := runUnbusy(t.Context(), s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,7 +194,7 @@ func TestRunPrivate(t *testing.T) {
 
 	// A relative program has nothing to run in a new directory.
 	s.Program = "tools/run.sh"
-	_, err := Run(t.Context(), s)
+	_, err := runUnbusy(t.Context(), s)
 	want := errOf{Kind: KindStart, Msg: "tools/run.sh: a relative path, and the program starts in a new, empty directory"}
 	if diff := cmp.Diff(want, describe(t, err)); diff != "" {
 		t.Errorf("relative program (-want +got):\n%s", diff)
@@ -209,7 +209,7 @@ func TestRunPrivateRefusesBase(t *testing.T) {
 	writeFiles(t, dir, script(`touch `+dir+`/ran`))
 	base := filepath.Join(dir, "start")
 	mkdirMode(t, base, 0o777)
-	_, err := Run(t.Context(), Invocation{Program: filepath.Join(dir, "tools/run.sh"), Dir: base, Private: true})
+	_, err := runUnbusy(t.Context(), Invocation{Program: filepath.Join(dir, "tools/run.sh"), Dir: base, Private: true})
 	want := errOf{Kind: KindStart, Msg: filepath.Join(dir, "tools/run.sh") + ": " + base + ", where strata starts the programs of workspaces not trusted, is writable by others (mode -rwxrwxrwx): anyone could put files there for your programs; remove it (strata makes it again, private to you)"}
 	if diff := cmp.Diff(want, describe(t, err)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
