@@ -77,6 +77,7 @@ func (c *callCmd) Run(e *env) error {
 	if r == nil {
 		return err
 	}
+	var askHint string // why a tool may be missing, when it is
 	if _, ok := r.Catalog.Tool(c.Name); !ok {
 		if held := heldBack(e, w, c.Name); held != nil {
 			return held
@@ -104,21 +105,24 @@ func (c *callCmd) Run(e *env) error {
 			}
 			return &diag.Error{Code: diag.CodeNotFound, Msg: fmt.Sprintf("call %s: the tool did not resolve", c.Name)}
 		}
-		var hints []string
-		if !w.Trusted() {
-			hints = append(hints, "the workspace's own files do not apply: it is not trusted (strata trust, or --trust)")
-		}
+		// A server may list a tool only to a client it can ask.
 		if !interactive && len(w.Model().MCPServers) > 0 {
-			// A server may list a tool only to a client it can ask.
-			hints = append(hints, "an MCP server may offer a tool only to a client it can ask (elicitation): strata call on a terminal, or with --ask, tells servers it can be asked")
+			askHint = "an MCP server may offer a tool only to a client it can ask (elicitation): strata call on a terminal, or with --ask, tells servers it can be asked"
 		}
-		if len(hints) > 0 {
-			return &diag.Error{Code: diag.CodeNotFound, Msg: fmt.Sprintf("call %s: no such tool in the catalog", c.Name), Hint: strings.Join(hints, "; ")}
+		if !w.Trusted() {
+			hint := "the workspace's own files do not apply: it is not trusted (strata trust, or --trust)"
+			if askHint != "" {
+				hint += "; " + askHint
+			}
+			return &diag.Error{Code: diag.CodeNotFound, Msg: fmt.Sprintf("call %s: no such tool in the catalog", c.Name), Hint: hint}
 		}
 	}
 	warn(e, diag.All(err))
 	warnVerbose(e, r.Catalog.Warnings, c.Verbose)
 	res, err := r.Call(e.Ctx, c.Name, args, call.Answers(answers))
+	if refusal := (*call.Refusal)(nil); askHint != "" && errors.As(err, &refusal) && refusal.Hint == "" {
+		refusal.Hint = askHint // no name is close: the tool may be one a server keeps back
+	}
 	if errors.Is(err, call.ErrDeclined) {
 		// The user said no: printed as the outcome a tool that failed
 		// gives, with its exit status.
