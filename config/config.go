@@ -63,7 +63,7 @@ type Tool struct {
 	Examples    string               `toml:"examples"`
 	Run         RunRules             `toml:"run"`
 	Result      ResultRules          `toml:"result"`
-	Policy      Policy               `toml:"policy"`
+	Policy      *Policy              `toml:"policy"`
 	Parameters  map[string]Parameter `toml:"parameters"`
 	Options     map[string]any       `toml:"options"`
 	Questions   map[string]Question  `toml:"questions"`
@@ -603,7 +603,7 @@ func (t Tool) setKeys() []string {
 	add(t.Examples != "", "examples")
 	add(len(t.Run) > 0, "run")
 	add(len(t.Result) > 0, "result")
-	add(len(t.Policy.Run) > 0 || len(t.Policy.Result) > 0, "policy")
+	add(t.Policy != nil && (len(t.Policy.Run) > 0 || len(t.Policy.Result) > 0), "policy")
 	add(len(t.Parameters) > 0, "parameters")
 	add(len(t.Options) > 0, "options")
 	add(len(t.Questions) > 0, "questions")

@@ -62,7 +62,7 @@ type ToolPartial struct {
 	Examples    partial.Value[string]              `toml:"examples" doc:"Examples of use, for the model."`
 	Run         partial.List[RunRule]              `toml:"run" strata:"prepend" doc:"What happens when the model calls the tool: a mode (ask, unattended, edit, skip), or rules tried in order, the first that holds deciding ({ arg = \"/path\", prefix = \"src/\", mode = \"unattended\" }); an implicit { mode = \"ask\" } ends them. A plain array goes before the lower layers' rules; a mode alone replaces them."`
 	Result      partial.List[ResultRule]           `toml:"result" strata:"prepend" doc:"What happens with the result before the model sees it: a mode (unattended, ask, edit, skip), or rules, as run."`
-	Policy      PolicyPartial                      `toml:"policy" doc:"JP's namespace of the run and result policies (RFD D25): policy.run and policy.result, which take the place of run and result where both are set."`
+	Policy      partial.Nested[PolicyPartial]      `toml:"policy" doc:"JP's namespace of the run and result policies (RFD D25): policy.run and policy.result, which take the place of run and result where both are set."`
 	Parameters  partial.Map[ParameterPartial]      `toml:"parameters" doc:"Overrides of the discovered input schema, by parameter name."`
 	Options     partial.Map[partial.Any]           `toml:"options" doc:"Free-form settings passed to the tool when it runs."`
 	Questions   partial.Map[QuestionPartial]       `toml:"questions" doc:"Questions the tool may ask, by id, and fixed answers."`

@@ -509,6 +509,15 @@ type Policy struct {
 	Result ResultRules `toml:"result"`
 }
 
+// policy returns the tool's policy namespace; the zero Policy where it has
+// none.
+func (t Tool) policy() Policy {
+	if t.Policy == nil {
+		return Policy{}
+	}
+	return *t.Policy
+}
+
 // PolicyPartial is the partial twin of [Policy].
 type PolicyPartial struct {
 	Run    partial.List[RunRule]    `toml:"run" strata:"prepend" doc:"The run policy: a mode (ask, unattended, edit, skip), or rules tried in order, the first that holds deciding ({ arg = \"/path\", prefix = \"src/\", mode = \"unattended\" }); an implicit { mode = \"ask\" } ends them. A plain array goes before the lower layers' rules. Set here, tools.<name>.run is ignored."`
@@ -519,13 +528,13 @@ type PolicyPartial struct {
 // at: its own policy.run, else its own run, else those of the [EveryTool]
 // entry; nil when none is set (the call is asked: the implicit rule).
 func (t EffectiveTool) RunRules() (RunRules, partial.Path) {
-	return pick(t.Name, t.Tool.Policy.Run, t.Tool.Run, t.Inherited.Policy.Run, t.Inherited.Run, "run")
+	return pick(t.Name, t.Tool.policy().Run, t.Tool.Run, t.Inherited.policy().Run, t.Inherited.Run, "run")
 }
 
 // ResultRules returns the tool's result policy and the key path it is
 // written at, as [EffectiveTool.RunRules].
 func (t EffectiveTool) ResultRules() (ResultRules, partial.Path) {
-	return pick(t.Name, t.Tool.Policy.Result, t.Tool.Result, t.Inherited.Policy.Result, t.Inherited.Result, "result")
+	return pick(t.Name, t.Tool.policy().Result, t.Tool.Result, t.Inherited.policy().Result, t.Inherited.Result, "result")
 }
 
 // Inherits reports whether path, a key path RunRules or ResultRules
@@ -579,8 +588,8 @@ func validatePolicy(t Tool, p partial.Path) diag.Errors {
 	var errs diag.Errors
 	errs = append(errs, checkList(t.Run, p, "run")...)
 	errs = append(errs, checkList(t.Result, p, "result")...)
-	errs = append(errs, checkList(t.Policy.Run, p, "policy", "run")...)
-	errs = append(errs, checkList(t.Policy.Result, p, "policy", "result")...)
+	errs = append(errs, checkList(t.policy().Run, p, "policy", "run")...)
+	errs = append(errs, checkList(t.policy().Result, p, "policy", "result")...)
 	return errs
 }
 

@@ -20,8 +20,8 @@ type (
 	}
 	oldList struct {
 		Base       Base
-		Head, Tail []string
 		Dedup      bool
+		Head, Tail []string
 	}
 	oldMap struct {
 		Reset   bool

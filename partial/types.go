@@ -97,9 +97,9 @@ func (b Base) String() string {
 type List[T any] struct {
 	_     shape.ListMark
 	Base  Base
+	Dedup bool
 	Head  []T
 	Tail  []T
-	Dedup bool
 }
 
 // Append returns a list layer that appends items.

@@ -135,13 +135,25 @@ func (s Set) Clamp(c config.Config, environ []string) (config.Config, []Clamp) {
 		}
 		run := s.allowed(name, func(t Tools) ([]string, bool) { return strs(t.Run), t.Run != nil }, "run")
 		result := s.allowed(name, func(t Tools) ([]string, bool) { return strs(t.Result), t.Result != nil }, "result")
+		// The policy namespace is clamped in a copy: the pointer may be
+		// shared with what the config was finalized from.
+		var pol, inheritedPol config.Policy
+		if t.Policy != nil {
+			pol = *t.Policy
+		}
+		if inherited.Policy != nil {
+			inheritedPol = *inherited.Policy
+		}
 		var changed bool
 		var cs []Clamp
-		t.Run, t.Policy.Run, changed, cs = clampPair(name, "run", t.Run, t.Policy.Run, inherited.Run, inherited.Policy.Run, run, runOrder)
+		t.Run, pol.Run, changed, cs = clampPair(name, "run", t.Run, pol.Run, inherited.Run, inheritedPol.Run, run, runOrder)
 		out = append(out, cs...)
 		var changedR bool
-		t.Result, t.Policy.Result, changedR, cs = clampPair(name, "result", t.Result, t.Policy.Result, inherited.Result, inherited.Policy.Result, result, resultOrder)
+		t.Result, pol.Result, changedR, cs = clampPair(name, "result", t.Result, pol.Result, inherited.Result, inheritedPol.Result, result, resultOrder)
 		out = append(out, cs...)
+		if (changed || changedR) && (t.Policy != nil || len(pol.Run) > 0 || len(pol.Result) > 0) {
+			t.Policy = &pol
+		}
 		if had || changed || changedR {
 			c.Tools[name] = t
 		}

@@ -53,7 +53,7 @@ func drawConfig(t *rapid.T) config.Config {
 		tool.Run = drawRules[config.RunMode](t, name+" run", runModes)
 		tool.Result = drawRules[config.ResultMode](t, name+" result", resultModes)
 		if rapid.Bool().Draw(t, name+" policy") {
-			tool.Policy.Run = drawRules[config.RunMode](t, name+" policy.run", runModes)
+			tool.Policy = &config.Policy{Run: drawRules[config.RunMode](t, name+" policy.run", runModes)}
 		}
 		if rapid.Bool().Draw(t, name+" parameter") {
 			tool.Parameters = map[string]config.Parameter{"n": drawParameter(t, name+" n")}

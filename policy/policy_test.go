@@ -58,6 +58,25 @@ func TestClampModes(t *testing.T) {
 	}
 }
 
+// TestClampKeepsPolicyNamespace: a tool's policy namespace is clamped in
+// a copy; the config given, whose tools may share it with the defaults
+// they were finalized from, keeps its own.
+func TestClampKeepsPolicyNamespace(t *testing.T) {
+	c := config.Default()
+	pol := &config.Policy{Run: config.Always(config.RunUnattended)}
+	c.Tools = config.Tools{"grep": {Policy: pol}}
+	got, clamps := policy.Set{parse(t, soc2)}.Clamp(c, nil)
+	if m, _ := got.Tools["grep"].Policy.Run.Fixed(); m != config.RunAsk {
+		t.Errorf("tools.grep.policy.run = %v, want ask", got.Tools["grep"].Policy.Run)
+	}
+	if len(clamps) != 1 || clamps[0].Key.String() != "tools.grep.policy.run.0" {
+		t.Errorf("clamps = %v, want tools.grep.policy.run.0", clamps)
+	}
+	if m, _ := pol.Run.Fixed(); m != config.RunUnattended || c.Tools["grep"].Policy != pol {
+		t.Errorf("the config given was changed: tools.grep.policy.run = %v", c.Tools["grep"].Policy.Run)
+	}
+}
+
 // TestClampImplicit: where ask is not allowed, the implicit rule after a
 // list is written out as the nearest mode allowed.
 func TestClampImplicit(t *testing.T) {

@@ -128,10 +128,16 @@ func rulesText(c config.Config, path partial.Path) string {
 			add(r.String(), r.At, r.IsCatchAll())
 		}
 	case "policy.run":
+		if t.Policy == nil {
+			break
+		}
 		for _, r := range t.Policy.Run {
 			add(r.String(), r.At, r.IsCatchAll())
 		}
 	case "policy.result":
+		if t.Policy == nil {
+			break
+		}
 		for _, r := range t.Policy.Result {
 			add(r.String(), r.At, r.IsCatchAll())
 		}

@@ -42,10 +42,7 @@ func AllUnsetTool() config.ToolPartial {
 		Examples:    UnsetValue[string](),
 		Run:         partial.List[config.RunRule]{Base: partial.BaseDefault},
 		Result:      partial.List[config.ResultRule]{Base: partial.BaseDefault},
-		Policy: config.PolicyPartial{
-			Run:    partial.List[config.RunRule]{Base: partial.BaseDefault},
-			Result: partial.List[config.ResultRule]{Base: partial.BaseDefault},
-		},
+		Policy:      partial.Nested[config.PolicyPartial]{State: partial.Unset},
 		Parameters: partial.Map[config.ParameterPartial]{Reset: true},
 		Options:    partial.Map[partial.Any]{Reset: true},
 		Questions:  partial.Map[config.QuestionPartial]{Reset: true},
