@@ -43,12 +43,12 @@ func AllUnsetTool() config.ToolPartial {
 		Run:         partial.List[config.RunRule]{Base: partial.BaseDefault},
 		Result:      partial.List[config.ResultRule]{Base: partial.BaseDefault},
 		Policy:      partial.Nested[config.PolicyPartial]{State: partial.Unset},
-		Parameters: partial.Map[config.ParameterPartial]{Reset: true},
-		Options:    partial.Map[partial.Any]{Reset: true},
-		Questions:  partial.Map[config.QuestionPartial]{Reset: true},
-		Env:        partial.Map[partial.Value[string]]{Reset: true},
-		EnvVars:    partial.List[string]{Base: partial.BaseDefault},
-		Load:       UnsetValue[config.LoadMode](),
+		Parameters:  partial.Map[config.ParameterPartial]{Reset: true},
+		Options:     partial.Map[partial.Any]{Reset: true},
+		Questions:   partial.Map[config.QuestionPartial]{Reset: true},
+		Env:         partial.Map[partial.Value[string]]{Reset: true},
+		EnvVars:     partial.List[string]{Base: partial.BaseDefault},
+		Load:        UnsetValue[config.LoadMode](),
 
 		DiscoverTimeoutSec: UnsetValue[float64](),
 	}
