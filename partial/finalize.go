@@ -37,7 +37,9 @@ type Defaulter interface {
 // Value[T] holds T or *T, List[T] holds []T, Map[V] holds map[string]R',
 // Nested[P'] holds *R', Any holds any, and partial structs hold structs.
 // Empty lists and maps finalize to nil. The result may share leaf values
-// with p and defaults.
+// with p and defaults, and a list whose items all come from p's Tail, or
+// all from the defaults, shares them: change a list's items only in a copy
+// of it (an append copies).
 func Finalize[P, R any](p *P, defaults R) (R, error) {
 	var zero R
 	pt, rt, err := pair(reflect.TypeFor[P](), reflect.TypeFor[R]())
@@ -322,6 +324,18 @@ func finalize(out, p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape
 			out.Set(reflect.Zero(rt.Go))
 			return
 		}
+		dedup := p.Field(pt.At.Dedup).Bool()
+		if n == tail.Len() && !dedup && tail.Type().Elem() == rt.Go.Elem() {
+			// The layer's items alone: shared, not copied (a catalog's
+			// run rules would be kept twice), capped so that an append
+			// copies. Convert keeps the array: []Rule to Rules, say.
+			out.Set(tail.Slice3(0, n, n).Convert(rt.Go))
+			return
+		}
+		if n == base.Len() && !dedup {
+			out.Set(base.Slice3(0, n, n)) // the defaults' items alone
+			return
+		}
 		// Copied item by item: AppendSlice allocates a slice header for
 		// each call.
 		s := reflect.MakeSlice(rt.Go, n, n)
@@ -332,7 +346,7 @@ func finalize(out, p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape
 				i++
 			}
 		}
-		if p.Field(pt.At.Dedup).Bool() {
+		if dedup {
 			s = shape.DedupSlice(s, rt.Elem)
 		}
 		out.Set(s)

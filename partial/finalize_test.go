@@ -978,3 +978,39 @@ func TestFinalizeHostModel(t *testing.T) {
 		})
 	}
 }
+
+// TestFinalizeSharesATailAlone: a list whose items are all the layer's
+// Tail is the layer's items, not a copy (a catalog of many tools keeps
+// one copy of its run rules); capped, so that appending to it copies and
+// leaves the layer as it was.
+func TestFinalizeSharesATailAlone(t *testing.T) {
+	p := &config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
+		"x": {EnvVars: partial.Append("A", "B"), Run: partial.Replace(config.RunRule{Mode: config.RunSkip})},
+		"y": {EnvVars: partial.List[string]{Head: []string{"A"}, Tail: []string{"B"}}},
+		"z": {EnvVars: partial.List[string]{Dedup: true, Tail: []string{"A", "A"}}},
+	}}}
+	got, err := partial.Finalize(p, config.Default())
+	if err != nil {
+		t.Fatalf("Finalize: %v", err)
+	}
+	x := got.Tools["x"]
+	if &x.EnvVars[0] != &p.Tools.Entries["x"].EnvVars.Tail[0] || &x.Run[0] != &p.Tools.Entries["x"].Run.Tail[0] {
+		t.Errorf("x's lists are copies of the layer's Tail, not the Tail")
+	}
+	if cap(x.EnvVars) != len(x.EnvVars) {
+		t.Errorf("cap(EnvVars) = %d, want %d: an append would write into the layer", cap(x.EnvVars), len(x.EnvVars))
+	}
+	_ = append(x.EnvVars, "C")
+	if diff := cmp.Diff([]string{"A", "B"}, p.Tools.Entries["x"].EnvVars.Tail); diff != "" {
+		t.Errorf("the layer changed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"A", "B"}, got.Tools["y"].EnvVars); diff != "" {
+		t.Errorf("head and tail (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"A"}, got.Tools["z"].EnvVars); diff != "" {
+		t.Errorf("deduplicated (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"A", "A"}, p.Tools.Entries["z"].EnvVars.Tail); diff != "" {
+		t.Errorf("deduplicating changed the layer (-want +got):\n%s", diff)
+	}
+}
