@@ -355,6 +355,9 @@ type Probe struct {
 
 // Result is what Load found: the config and where every part came from.
 type Result[P, R any] struct {
+	// Config is the layers' merge applied to the defaults. A list whose
+	// items one layer alone gives shares them with that layer (see
+	// [partial.Finalize]): change a list's items in a copy of it.
 	Config R
 	// Merged is the merge of the layers that apply. It is read, not
 	// changed: an entry of a map (partial.Map: a tool, a server) that one

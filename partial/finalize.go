@@ -325,15 +325,16 @@ func finalize(out, p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape
 			return
 		}
 		dedup := p.Field(pt.At.Dedup).Bool()
-		if n == tail.Len() && !dedup && tail.Type().Elem() == rt.Go.Elem() {
-			// The layer's items alone: shared, not copied (a catalog's
-			// run rules would be kept twice), capped so that an append
-			// copies. Convert keeps the array: []Rule to Rules, say.
-			out.Set(tail.Slice3(0, n, n).Convert(rt.Go))
-			return
-		}
-		if n == base.Len() && !dedup {
-			out.Set(base.Slice3(0, n, n)) // the defaults' items alone
+		if !dedup && (n == tail.Len() && tail.Type().AssignableTo(rt.Go) || n == base.Len()) {
+			// The layer's items alone, or the defaults': shared, not
+			// copied (a catalog's run rules would be kept twice), capped
+			// so that an append copies. (Slice3 would allocate a header.)
+			if n == tail.Len() {
+				out.Set(tail)
+			} else {
+				out.Set(base)
+			}
+			out.SetCap(n)
 			return
 		}
 		// Copied item by item: AppendSlice allocates a slice header for

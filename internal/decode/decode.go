@@ -369,12 +369,18 @@ func (dec *decoder) list(n *doc.Node, v reflect.Value, t *shape.Type, strategy s
 			dec.fail(diag.CodeType, n.ValuePos(), path, "expected an array or { value = [...], strategy = ... }, found "+Describe(n), "")
 			return
 		}
-		// A scalar that stands for one item: it replaces the list.
-		items := reflect.MakeSlice(v.Field(t.At.Head).Type(), 1, 1)
-		if !dec.Leaf(n, items.Index(0), t.Elem, path) {
+		// A scalar that stands for one item: it replaces the list. The
+		// item is decoded in place (MakeSlice would allocate a header
+		// besides, for every tool of a catalog that sets run).
+		tail := v.Field(t.At.Tail)
+		tail.SetZero()
+		tail.Grow(1)
+		tail.SetLen(1)
+		if !dec.Leaf(n, tail.Index(0), t.Elem, path) {
+			tail.SetZero()
 			return
 		}
-		setList(v, t, shape.Replace, items)
+		v.Field(t.At.Base).SetUint(shape.BaseEmpty)
 	default:
 		dec.fail(diag.CodeType, n.ValuePos(), path, "expected an array or { value = [...], strategy = ... }, found "+Describe(n), "")
 		return
