@@ -523,8 +523,9 @@ func (b *builder) appendToAny(base, l reflect.Value, t *shape.Type, a *doc.Node)
 // listItem builds a change to one item of a list field: the layer holds
 // the list as base has it, with the item changed, and replaces base's.
 func (b *builder) listItem(base, l reflect.Value, t *shape.Type, i int) error {
-	items := reflect.MakeSlice(base.Field(t.At.Head).Type(), 0, base.Field(t.At.Head).Len()+base.Field(t.At.Tail).Len())
-	items = reflect.AppendSlice(reflect.AppendSlice(items, base.Field(t.At.Head)), base.Field(t.At.Tail))
+	src := base.Field(t.At.Items)
+	items := reflect.MakeSlice(src.Type(), src.Len(), src.Len())
+	reflect.Copy(items, src)
 	k, err := b.index(i, items.Len())
 	if err != nil {
 		return err
@@ -532,18 +533,14 @@ func (b *builder) listItem(base, l reflect.Value, t *shape.Type, i int) error {
 	if err := b.inside(items.Index(k), t.Elem, i+1); err != nil {
 		return err
 	}
-	nh := base.Field(t.At.Head).Len()
-	head, tail := items.Slice(0, nh), items.Slice(nh, items.Len())
 	baseKind := base.Field(t.At.Base).Uint()
 	if baseKind == shape.BaseLower {
 		baseKind = shape.BaseDefault // the layer stands for the whole list
 	}
 	l.Field(t.At.Base).SetUint(baseKind)
-	if head.Len() > 0 {
-		l.Field(t.At.Head).Set(head)
-	}
-	if tail.Len() > 0 {
-		l.Field(t.At.Tail).Set(tail)
+	if items.Len() > 0 {
+		l.Field(t.At.Items).Set(items)
+		l.Field(t.At.Before).Set(base.Field(t.At.Before))
 	}
 	l.Field(t.At.Dedup).Set(base.Field(t.At.Dedup))
 	return nil

@@ -146,7 +146,7 @@ discover:
 				MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{
 					"fs": {
 						Command:           partial.Of(secret.Plain("npx")),
-						Args:              partial.List[secret.String]{Head: secret.Plains("-y"), Dedup: true},
+						Args:              partial.List[secret.String]{Items: secret.Plains("-y"), Before: 1, Dedup: true},
 						Env:               partial.Map[partial.Value[secret.String]]{Entries: map[string]*partial.Value[secret.String]{"LOG": layertest.Ptr(partial.Of(secret.Plain("1")))}},
 						Optional:          partial.Of(true),
 						StartupTimeoutSec: partial.Of(60.0),
@@ -187,9 +187,9 @@ discover:
 					// args has no strategy tag: a plain array replaces.
 					"a": {Args: partial.Replace(secret.Plains("x", "y")...)},
 					"b": {Args: partial.Append(secret.Plain("x"))},
-					"c": {Args: partial.List[secret.String]{Head: secret.Plains("h"), Tail: secret.Plains("t"), Dedup: true}},
+					"c": {Args: partial.List[secret.String]{Items: secret.Plains("h", "t"), Before: 1, Dedup: true}},
 					// dedup is applied to the layer's own items right away.
-					"d": {Args: partial.List[secret.String]{Base: partial.BaseEmpty, Tail: secret.Plains("x", "y"), Dedup: true}},
+					"d": {Args: partial.List[secret.String]{Base: partial.BaseEmpty, Items: secret.Plains("x", "y"), Dedup: true}},
 				}},
 				Discover: config.DiscoverPartial{Dirs: partial.Replace("d")},
 			},
@@ -982,7 +982,7 @@ func TestDecodeUnsetList(t *testing.T) {
 		{
 			name: "list unset with items added",
 			src:  "unset = [\"discover.dirs\"]\n[discover]\ndirs = [\"a\"]\n",
-			want: config.Partial{Discover: config.DiscoverPartial{Dirs: partial.List[string]{Base: partial.BaseDefault, Tail: []string{"a"}}}},
+			want: config.Partial{Discover: config.DiscoverPartial{Dirs: partial.List[string]{Base: partial.BaseDefault, Items: []string{"a"}}}},
 		},
 		{
 			name: "map entry unset without a redefinition",

@@ -294,7 +294,11 @@ func (enc *encoder) entries(m reflect.Value, elem *shape.Type, path []string) *d
 
 func (enc *encoder) list(v reflect.Value, t *shape.Type, def shape.Strategy, path []string, covered bool) *doc.Node {
 	base := v.Field(t.At.Base).Uint()
-	head, tail := v.Field(t.At.Head), v.Field(t.At.Tail)
+	head, tail := shape.Head(v, t), shape.Tail(v, t)
+	if base == shape.BaseEmpty {
+		// Nothing lies between head and tail: they are one replacement.
+		head, tail = reflect.Zero(head.Type()), v.Field(t.At.Items)
+	}
 	dedup := v.Field(t.At.Dedup).Bool()
 	if base == shape.BaseDefault && !covered {
 		enc.unset(path)

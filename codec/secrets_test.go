@@ -51,7 +51,7 @@ T = "<from ${env:K}>"
 		{
 			name: "a layer",
 			v: &config.Partial{MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{
-				"s": {Args: partial.List[secret.String]{Tail: []secret.String{key}}, URL: partial.Of(secret.From("https://k.example/mcp", "https://${env:HOST}/mcp"))},
+				"s": {Args: partial.List[secret.String]{Items: []secret.String{key}}, URL: partial.Of(secret.From("https://k.example/mcp", "https://${env:HOST}/mcp"))},
 			}}},
 			want: `[mcp_servers.s]
 args = { value = ["<from ${env:K}>"], strategy = "append" }
@@ -127,7 +127,7 @@ options.o = "K"
 		t.Fatal(err)
 	}
 	want := []secret.String{secret.Plain("--key"), secret.From("K", "${env:K}")}
-	if got := p.MCPServers.Get("s").Args.Tail; !cmp.Equal(want, got) {
+	if got := p.MCPServers.Get("s").Args.Tail(); !cmp.Equal(want, got) {
 		t.Errorf("args: %v, want %v", got, want)
 	}
 	for _, at := range []string{"description", "options"} {

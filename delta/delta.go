@@ -115,8 +115,8 @@ func list(out, a, b reflect.Value, t *shape.Type) {
 		}
 		return shape.BaseLower
 	}
-	ah, at := a.Field(t.At.Head), a.Field(t.At.Tail)
-	bh, bt := b.Field(t.At.Head), b.Field(t.At.Tail)
+	ah, at := shape.Head(a, t), shape.Tail(a, t)
+	bh, bt := shape.Head(b, t), shape.Tail(b, t)
 	ad, bd := a.Field(t.At.Dedup).Bool(), b.Field(t.At.Dedup).Bool()
 	if class(ab) == class(bb) && ad == bd && equal(ah, bh, t.Elem) && equal(at, bt, t.Elem) {
 		return
@@ -128,8 +128,7 @@ func list(out, a, b reflect.Value, t *shape.Type) {
 	if ab != shape.BaseEmpty && (bd || !ad) &&
 		ah.Len() <= bh.Len() && equal(ah, bh.Slice(bh.Len()-ah.Len(), bh.Len()), t.Elem) &&
 		at.Len() <= bt.Len() && equal(at, bt.Slice(0, at.Len()), t.Elem) {
-		out.Field(t.At.Head).Set(copySlice(bh.Slice(0, bh.Len()-ah.Len())))
-		out.Field(t.At.Tail).Set(copySlice(bt.Slice(at.Len(), bt.Len())))
+		shape.SetItems(out, t, copySlice(bh.Slice(0, bh.Len()-ah.Len())), copySlice(bt.Slice(at.Len(), bt.Len())))
 		out.Field(t.At.Dedup).SetBool(bd && !ad)
 		return
 	}

@@ -276,12 +276,10 @@ func gives(v reflect.Value, t *shape.Type, path partial.Path, item string) bool 
 	if !ok || used != len(path)-1 || t.Kind != shape.List {
 		return false
 	}
-	for _, field := range []int{t.At.Head, t.At.Tail} {
-		items := v.Field(field)
-		for j := 0; j < items.Len(); j++ {
-			if text(items.Index(j).Interface()) == item {
-				return true
-			}
+	items := v.Field(t.At.Items)
+	for j := 0; j < items.Len(); j++ {
+		if text(items.Index(j).Interface()) == item {
+			return true
 		}
 	}
 	return false
@@ -301,7 +299,7 @@ func whole(v reflect.Value, t *shape.Type, at partial.Path) (string, bool, bool)
 		if shape.IsZero(v, t) {
 			break
 		}
-		head, tail := v.Field(t.At.Head), v.Field(t.At.Tail)
+		head, tail := shape.Head(v, t), shape.Tail(v, t)
 		var parts []string
 		base := false
 		switch v.Field(t.At.Base).Uint() {
@@ -309,7 +307,7 @@ func whole(v reflect.Value, t *shape.Type, at partial.Path) (string, bool, bool)
 			if x, ok := shorthand(v, t); ok {
 				return "set " + show(x), true, true // run = "ask"
 			}
-			return "replace with " + show(tail.Interface()), true, true
+			return "replace with " + show(v.Field(t.At.Items).Interface()), true, true
 		case shape.BaseDefault:
 			parts, base = append(parts, "unset"), true
 		}
@@ -370,11 +368,11 @@ func whole(v reflect.Value, t *shape.Type, at partial.Path) (string, bool, bool)
 // shorthand returns the scalar a list that replaces with one item is
 // written as, when its items have one (see partial.Shorthander).
 func shorthand(v reflect.Value, t *shape.Type) (any, bool) {
-	tail := v.Field(t.At.Tail)
-	if !t.Elem.Shorthand || tail.Len() != 1 || v.Field(t.At.Dedup).Bool() {
+	items := v.Field(t.At.Items)
+	if !t.Elem.Shorthand || items.Len() != 1 || v.Field(t.At.Dedup).Bool() {
 		return nil, false
 	}
-	return tail.Index(0).Interface().(partial.Shorthander).Shorthand()
+	return items.Index(0).Interface().(partial.Shorthander).Shorthand()
 }
 
 // anyAction says what present free-form value v (of type t) at path at does, and

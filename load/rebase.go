@@ -42,11 +42,9 @@ func rebaseValue(v reflect.Value, t *shape.Type, kind shape.PathKind, dir string
 			rebaseLeaf(v.Field(t.At.V), kind, dir)
 		}
 	case shape.List:
-		for _, i := range []int{t.At.Head, t.At.Tail} {
-			items := v.Field(i)
-			for j := 0; j < items.Len(); j++ {
-				rebaseLeaf(items.Index(j), kind, dir)
-			}
+		items := v.Field(t.At.Items)
+		for j := 0; j < items.Len(); j++ {
+			rebaseLeaf(items.Index(j), kind, dir)
 		}
 	case shape.Map:
 		entries := v.Field(t.At.Entries)

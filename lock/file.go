@@ -247,7 +247,7 @@ func entryOf(tool string, el entryLayer) (Entry, []problem) {
 
 // listOf returns the items of a list as written in one layer.
 func listOf(l partial.List[string]) []string {
-	out := append(append([]string(nil), l.Head...), l.Tail...)
+	out := slices.Clone(l.Items) // the head, then the tail
 	if len(out) == 0 {
 		return nil
 	}

@@ -37,8 +37,8 @@ type Defaulter interface {
 // Value[T] holds T or *T, List[T] holds []T, Map[V] holds map[string]R',
 // Nested[P'] holds *R', Any holds any, and partial structs hold structs.
 // Empty lists and maps finalize to nil. The result may share leaf values
-// with p and defaults, and a list whose items all come from p's Tail, or
-// all from the defaults, shares them: change a list's items only in a copy
+// with p and defaults, and a list whose items all come from p, or all
+// from the defaults, shares them: change a list's items only in a copy
 // of it (an append copies).
 func Finalize[P, R any](p *P, defaults R) (R, error) {
 	var zero R
@@ -314,23 +314,23 @@ func finalize(out, p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape
 			out.Set(p.Field(pt.At.V))
 		}
 	case shape.List:
-		head, tail := p.Field(pt.At.Head), p.Field(pt.At.Tail)
+		items, before := p.Field(pt.At.Items), int(p.Field(pt.At.Before).Int())
 		base := def
 		if p.Field(pt.At.Base).Uint() == shape.BaseEmpty {
 			base = reflect.Zero(rt.Go)
 		}
-		n := head.Len() + base.Len() + tail.Len()
+		n := items.Len() + base.Len()
 		if n == 0 {
 			out.Set(reflect.Zero(rt.Go))
 			return
 		}
 		dedup := p.Field(pt.At.Dedup).Bool()
-		if !dedup && (n == tail.Len() && tail.Type().AssignableTo(rt.Go) || n == base.Len()) {
+		if !dedup && (n == items.Len() && items.Type().AssignableTo(rt.Go) || n == base.Len()) {
 			// The layer's items alone, or the defaults': shared, not
 			// copied (a catalog's run rules would be kept twice), capped
 			// so that an append copies. (Slice3 would allocate a header.)
-			if n == tail.Len() {
-				out.Set(tail)
+			if n == items.Len() {
+				out.Set(items)
 			} else {
 				out.Set(base)
 			}
@@ -340,12 +340,17 @@ func finalize(out, p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape
 		// Copied item by item: AppendSlice allocates a slice header for
 		// each call.
 		s := reflect.MakeSlice(rt.Go, n, n)
-		i := 0
-		for _, part := range [...]reflect.Value{head, base, tail} {
-			for j := range part.Len() {
-				s.Index(i).Set(part.Index(j))
-				i++
+		for i := range n {
+			var from reflect.Value
+			switch {
+			case i < before:
+				from = items.Index(i)
+			case i < before+base.Len():
+				from = base.Index(i - before)
+			default:
+				from = items.Index(i - base.Len())
 			}
+			s.Index(i).Set(from)
 		}
 		if dedup {
 			s = shape.DedupSlice(s, rt.Elem)
@@ -573,11 +578,11 @@ func fromField(out reflect.Value, pf *shape.Field, x, def reflect.Value, rt *sha
 		items := reflect.MakeSlice(x.Type(), x.Len(), x.Len())
 		reflect.Copy(items, x)
 		if pf.Strategy == shape.Append && def.Len() > 0 && def.Len() <= x.Len() && shape.EqualLeaf(x.Slice(0, def.Len()), def, rt) {
-			out.Field(pt.At.Tail).Set(items.Slice(def.Len(), x.Len()))
+			out.Field(pt.At.Items).Set(items.Slice(def.Len(), x.Len()))
 			return
 		}
 		out.Field(pt.At.Base).SetUint(shape.BaseEmpty)
-		out.Field(pt.At.Tail).Set(items)
+		out.Field(pt.At.Items).Set(items)
 	case shape.Map:
 		entries := reflect.MakeMapWithSize(out.Field(pt.At.Entries).Type(), x.Len())
 		elem := &shape.Field{Type: pt.Elem}

@@ -768,7 +768,7 @@ func TestFromAgainstOtherDefaults(t *testing.T) {
 			x: configWith(func(c *config.Config) {
 				c.Tools["t"] = defaults.Tools["t"]
 			}),
-			want: config.Partial{Discover: config.DiscoverPartial{Dirs: partial.List[string]{Base: partial.BaseEmpty, Tail: []string{}}}},
+			want: config.Partial{Discover: config.DiscoverPartial{Dirs: partial.List[string]{Base: partial.BaseEmpty, Items: []string{}}}},
 		},
 		{
 			name: "a cleared string and a changed option",
@@ -986,22 +986,22 @@ func TestFinalizeHostModel(t *testing.T) {
 func TestFinalizeSharesATailAlone(t *testing.T) {
 	p := &config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
 		"x": {EnvVars: partial.Append("A", "B"), Run: partial.Replace(config.RunRule{Mode: config.RunSkip})},
-		"y": {EnvVars: partial.List[string]{Head: []string{"A"}, Tail: []string{"B"}}},
-		"z": {EnvVars: partial.List[string]{Dedup: true, Tail: []string{"A", "A"}}},
+		"y": {EnvVars: partial.Wrap([]string{"A"}, []string{"B"})},
+		"z": {EnvVars: partial.List[string]{Dedup: true, Items: []string{"A", "A"}}},
 	}}}
 	got, err := partial.Finalize(p, config.Default())
 	if err != nil {
 		t.Fatalf("Finalize: %v", err)
 	}
 	x := got.Tools["x"]
-	if &x.EnvVars[0] != &p.Tools.Entries["x"].EnvVars.Tail[0] || &x.Run[0] != &p.Tools.Entries["x"].Run.Tail[0] {
+	if &x.EnvVars[0] != &p.Tools.Entries["x"].EnvVars.Items[0] || &x.Run[0] != &p.Tools.Entries["x"].Run.Items[0] {
 		t.Errorf("x's lists are copies of the layer's Tail, not the Tail")
 	}
 	if cap(x.EnvVars) != len(x.EnvVars) {
 		t.Errorf("cap(EnvVars) = %d, want %d: an append would write into the layer", cap(x.EnvVars), len(x.EnvVars))
 	}
 	_ = append(x.EnvVars, "C")
-	if diff := cmp.Diff([]string{"A", "B"}, p.Tools.Entries["x"].EnvVars.Tail); diff != "" {
+	if diff := cmp.Diff([]string{"A", "B"}, p.Tools.Entries["x"].EnvVars.Items); diff != "" {
 		t.Errorf("the layer changed (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"A", "B"}, got.Tools["y"].EnvVars); diff != "" {
@@ -1010,7 +1010,7 @@ func TestFinalizeSharesATailAlone(t *testing.T) {
 	if diff := cmp.Diff([]string{"A"}, got.Tools["z"].EnvVars); diff != "" {
 		t.Errorf("deduplicated (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"A", "A"}, p.Tools.Entries["z"].EnvVars.Tail); diff != "" {
+	if diff := cmp.Diff([]string{"A", "A"}, p.Tools.Entries["z"].EnvVars.Items); diff != "" {
 		t.Errorf("deduplicating changed the layer (-want +got):\n%s", diff)
 	}
 }

@@ -19,9 +19,10 @@ type (
 		State State
 	}
 	oldList struct {
-		Base       Base
-		Dedup      bool
-		Head, Tail []string
+		Base   Base
+		Dedup  bool
+		Before int32
+		Items  []string
 	}
 	oldMap struct {
 		Reset   bool
@@ -74,7 +75,7 @@ func TestMarksCostNothing(t *testing.T) {
 	}
 	for _, tt := range []struct{ a, b any }{
 		{Of("a"), Value[string]{V: "a", State: Present}},
-		{Append("x"), List[string]{Tail: []string{"x"}}},
+		{Append("x"), List[string]{Items: []string{"x"}}},
 		{Map[Value[string]]{Entries: map[string]*Value[string]{"k": {V: "v", State: Present}}}, func() (m Map[Value[string]]) { m.Set("k", Of("v")); return }()},
 		{NestedOf(Of("x")), Nested[Value[string]]{State: Present, V: &Value[string]{V: "x", State: Present}}},
 		{AnyOf(map[string]any{"a": 1}), AnyOf(map[string]any{"a": int64(1)})},
@@ -95,7 +96,7 @@ func TestMarksCostNothing(t *testing.T) {
 		fields []string
 	}{
 		{reflect.TypeFor[Value[int]](), shape.Value, []string{"V", "State"}},
-		{reflect.TypeFor[List[int]](), shape.List, []string{"Base", "Head", "Tail", "Dedup"}},
+		{reflect.TypeFor[List[int]](), shape.List, []string{"Base", "Before", "Items", "Dedup"}},
 		{reflect.TypeFor[Map[Any]](), shape.Map, []string{"Reset", "Entries"}},
 		{reflect.TypeFor[Nested[Value[int]]](), shape.Nested, []string{"State", "V"}},
 		{reflect.TypeFor[Any](), shape.Any, []string{"State", "V", "Table", "Head", "Tail", "Base", "Fill"}},

@@ -83,9 +83,10 @@ func (b Base) String() string {
 	}
 }
 
-// List is a list field. The items a layer gives are placed before (Head)
-// and after (Tail) what it starts from (Base). With Dedup, the finished
-// list keeps only the first occurrence of each item.
+// List is a list field. The items a layer gives are placed before (its
+// [List.Head]) and after (its [List.Tail]) what it starts from (Base).
+// With Dedup, the finished list keeps only the first occurrence of each
+// item.
 //
 // In a file, a plain array uses the field's default strategy: the
 // `strata:"append"` or `strata:"prepend"` struct tag, replace when there is
@@ -93,23 +94,46 @@ func (b Base) String() string {
 // "replace", dedup = true } chooses one; { prepend = [...], append = [...] }
 // does both, as a merged layer may need.
 //
+// The items are one slice, Before of them the head: a tool's partial has
+// several lists, most of them absent, each 32 bytes where a head and a
+// tail would be 56. Build one with [Append], [Prepend], [Replace] or
+// [Wrap].
+//
 // The zero List is absent.
 type List[T any] struct {
 	_     shape.ListMark
 	Base  Base
 	Dedup bool
-	Head  []T
-	Tail  []T
+	// Before is how many of Items go before what the list starts from;
+	// the rest go after it.
+	Before int32
+	// Items are the layer's items: its head, then its tail.
+	Items []T
 }
 
+// Head returns the items placed before what the list starts from:
+// Items[:Before], capped so that an append copies.
+func (l List[T]) Head() []T { return l.Items[:l.Before:l.Before] }
+
+// Tail returns the items placed after what the list starts from:
+// Items[Before:].
+func (l List[T]) Tail() []T { return l.Items[l.Before:] }
+
 // Append returns a list layer that appends items.
-func Append[T any](items ...T) List[T] { return List[T]{Tail: items} }
+func Append[T any](items ...T) List[T] { return List[T]{Items: items} }
 
 // Prepend returns a list layer that prepends items.
-func Prepend[T any](items ...T) List[T] { return List[T]{Head: items} }
+func Prepend[T any](items ...T) List[T] { return List[T]{Items: items, Before: int32(len(items))} }
 
 // Replace returns a list layer that replaces the list with items.
-func Replace[T any](items ...T) List[T] { return List[T]{Base: BaseEmpty, Tail: items} }
+func Replace[T any](items ...T) List[T] { return List[T]{Base: BaseEmpty, Items: items} }
+
+// Wrap returns a list layer that puts head before the lower layers' items
+// and tail after them.
+func Wrap[T any](head, tail []T) List[T] {
+	items := make([]T, 0, len(head)+len(tail))
+	return List[T]{Items: append(append(items, head...), tail...), Before: int32(len(head))}
+}
 
 // Map is a table of named entries, such as the tools or the MCP servers.
 // Across layers, entries with the same name merge. An entry whose pointer

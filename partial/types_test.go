@@ -64,9 +64,9 @@ func TestListConstructors(t *testing.T) {
 		got  partial.List[int]
 		want partial.List[int]
 	}{
-		{"append", partial.Append(1, 2), partial.List[int]{Tail: []int{1, 2}}},
-		{"prepend", partial.Prepend(1), partial.List[int]{Head: []int{1}}},
-		{"replace", partial.Replace(3), partial.List[int]{Base: partial.BaseEmpty, Tail: []int{3}}},
+		{"append", partial.Append(1, 2), partial.List[int]{Items: []int{1, 2}}},
+		{"prepend", partial.Prepend(1), partial.List[int]{Items: []int{1}, Before: 1}},
+		{"replace", partial.Replace(3), partial.List[int]{Base: partial.BaseEmpty, Items: []int{3}}},
 		{"replace with nothing", partial.Replace[int](), partial.List[int]{Base: partial.BaseEmpty}},
 	}
 	for _, tt := range tests {

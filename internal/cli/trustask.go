@@ -117,7 +117,7 @@ func startsOf(p *config.Partial, dir string) []string {
 		}
 		c, _ := s.Command.Get()
 		// What a variable gave shows as its reference (secret.Texts).
-		args := secret.Texts(append(append([]secret.String{}, s.Args.Head...), s.Args.Tail...))
+		args := secret.Texts(s.Args.Items)
 		items = append(items, fmt.Sprintf("the MCP server %s: %s", name, program(config.Command{Program: c.String(), Args: args})))
 	}
 	for _, name := range p.Tools.Keys() {
@@ -125,7 +125,7 @@ func startsOf(p *config.Partial, dir string) []string {
 			items = append(items, fmt.Sprintf("the tool %s: %s", name, program(c)))
 		}
 	}
-	for _, d := range append(append([]string{}, p.Discover.Dirs.Head...), p.Discover.Dirs.Tail...) {
+	for _, d := range p.Discover.Dirs.Items {
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(dir, d)
 		}

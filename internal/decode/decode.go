@@ -293,7 +293,7 @@ func (dec *decoder) list(n *doc.Node, v reflect.Value, t *shape.Type, strategy s
 	var dedup bool
 	switch n.Kind {
 	case doc.Array:
-		items, ok := dec.items(n, v.Field(t.At.Head).Type(), t.Elem, path)
+		items, ok := dec.items(n, v.Field(t.At.Items).Type(), t.Elem, path)
 		if !ok {
 			return
 		}
@@ -338,7 +338,7 @@ func (dec *decoder) list(n *doc.Node, v reflect.Value, t *shape.Type, strategy s
 			}
 			st = s
 		}
-		lt := v.Field(t.At.Head).Type()
+		lt := v.Field(t.At.Items).Type()
 		if value != nil {
 			items, ok := dec.items(value, lt, t.Elem, append(path, "value"))
 			if !ok {
@@ -346,19 +346,23 @@ func (dec *decoder) list(n *doc.Node, v reflect.Value, t *shape.Type, strategy s
 			}
 			setList(v, t, st, items)
 		}
+		head, tail := reflect.Zero(lt), reflect.Zero(lt)
 		if prepend != nil {
 			items, ok := dec.items(prepend, lt, t.Elem, append(path, "prepend"))
 			if !ok {
 				return
 			}
-			v.Field(t.At.Head).Set(items)
+			head = items
 		}
 		if appendN != nil {
 			items, ok := dec.items(appendN, lt, t.Elem, append(path, "append"))
 			if !ok {
 				return
 			}
-			v.Field(t.At.Tail).Set(items)
+			tail = items
+		}
+		if prepend != nil || appendN != nil {
+			shape.SetItems(v, t, head, tail)
 		}
 		if value == nil && prepend == nil && appendN == nil && !dedup {
 			dec.fail(diag.CodeType, n.ValuePos(), path, "expected an array or { value = [...], strategy = ... }, found an empty table", "")
@@ -372,7 +376,7 @@ func (dec *decoder) list(n *doc.Node, v reflect.Value, t *shape.Type, strategy s
 		// A scalar that stands for one item: it replaces the list. The
 		// item is decoded in place (MakeSlice would allocate a header
 		// besides, for every tool of a catalog that sets run).
-		tail := v.Field(t.At.Tail)
+		tail := v.Field(t.At.Items)
 		tail.SetZero()
 		tail.Grow(1)
 		tail.SetLen(1)
@@ -415,14 +419,13 @@ func (dec *decoder) strategy(n *doc.Node, path []string) (shape.Strategy, bool) 
 }
 
 func setList(v reflect.Value, t *shape.Type, s shape.Strategy, items reflect.Value) {
+	v.Field(t.At.Items).Set(items)
 	switch s {
-	case shape.Append:
-		v.Field(t.At.Tail).Set(items)
 	case shape.Prepend:
-		v.Field(t.At.Head).Set(items)
+		v.Field(t.At.Before).SetInt(int64(items.Len()))
+	case shape.Append:
 	default:
 		v.Field(t.At.Base).SetUint(shape.BaseEmpty)
-		v.Field(t.At.Tail).Set(items)
 	}
 }
 

@@ -81,10 +81,12 @@ func (g *gen) partial(v reflect.Value, t *shape.Type, depth int) {
 		}
 		base := uint64(g.pick("list base", 3))
 		v.Field(t.At.Base).SetUint(base)
-		v.Field(t.At.Tail).Set(g.slice(v.Field(t.At.Tail).Type(), t.Elem, depth))
+		lt := v.Field(t.At.Items).Type()
+		tail, head := g.slice(lt, t.Elem, depth), reflect.Zero(lt)
 		if base != shape.BaseEmpty {
-			v.Field(t.At.Head).Set(g.slice(v.Field(t.At.Head).Type(), t.Elem, depth))
+			head = g.slice(lt, t.Elem, depth)
 		}
+		shape.SetItems(v, t, head, tail)
 		if g.pick("dedup", 4) == 0 {
 			v.Field(t.At.Dedup).SetBool(true)
 			shape.DedupList(v, t)

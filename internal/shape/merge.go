@@ -113,19 +113,21 @@ func mergeList(dst, src reflect.Value, t *Type) {
 		CloneInto(dst, src, t)
 		return
 	}
-	head, tail := dst.Field(t.At.Head), dst.Field(t.At.Tail)
-	if dst.Field(t.At.Base).Uint() == BaseEmpty {
-		// Nothing lies between head and tail, so a prepend goes in front of
-		// the tail: a replaced list keeps one run of items.
-		head = tail
-	}
-	if sh := src.Field(t.At.Head); sh.Len() > 0 {
-		h := reflect.MakeSlice(head.Type(), 0, sh.Len()+head.Len())
-		head.Set(reflect.AppendSlice(reflect.AppendSlice(h, sh), head))
-	}
-	if st := src.Field(t.At.Tail); st.Len() > 0 {
-		tl := reflect.MakeSlice(tail.Type(), 0, st.Len()+tail.Len())
-		tail.Set(reflect.AppendSlice(reflect.AppendSlice(tl, tail), st))
+	if src.Field(t.At.Items).Len() > 0 {
+		// src's head goes before dst's items, its tail after them. Where
+		// dst's base is empty nothing lies between dst's head and tail, so
+		// src's head goes in front of dst's tail: a replaced list keeps
+		// one run of items.
+		dh, dt, sh, st := Head(dst, t), Tail(dst, t), Head(src, t), Tail(src, t)
+		items := dst.Field(t.At.Items)
+		s := reflect.MakeSlice(items.Type(), 0, items.Len()+src.Field(t.At.Items).Len())
+		if dst.Field(t.At.Base).Uint() == BaseEmpty {
+			s = reflect.AppendSlice(reflect.AppendSlice(reflect.AppendSlice(reflect.AppendSlice(s, dh), sh), dt), st)
+		} else {
+			s = reflect.AppendSlice(reflect.AppendSlice(reflect.AppendSlice(reflect.AppendSlice(s, sh), dh), dt), st)
+			dst.Field(t.At.Before).SetInt(int64(sh.Len() + dh.Len()))
+		}
+		items.Set(s)
 	}
 	if src.Field(t.At.Dedup).Bool() || dst.Field(t.At.Dedup).Bool() {
 		dst.Field(t.At.Dedup).SetBool(true)

@@ -19,8 +19,8 @@ func IsZero(v reflect.Value, t *Type) bool {
 	case Value:
 		return v.Field(t.At.State).Uint() == StateAbsent
 	case List:
-		return v.Field(t.At.Base).Uint() == BaseLower && v.Field(t.At.Head).Len() == 0 &&
-			v.Field(t.At.Tail).Len() == 0 && !v.Field(t.At.Dedup).Bool()
+		return v.Field(t.At.Base).Uint() == BaseLower && v.Field(t.At.Items).Len() == 0 &&
+			!v.Field(t.At.Dedup).Bool()
 	case Map:
 		return !v.Field(t.At.Reset).Bool() && v.Field(t.At.Entries).Len() == 0
 	case Nested:
@@ -126,12 +126,10 @@ func CloneInto(dst, src reflect.Value, t *Type) {
 		}
 	case List:
 		dst.Set(src)
-		for _, i := range [...]int{t.At.Head, t.At.Tail} {
-			if s := src.Field(i); s.Len() > 0 {
-				c := reflect.MakeSlice(s.Type(), s.Len(), s.Len())
-				reflect.Copy(c, s)
-				dst.Field(i).Set(c)
-			}
+		if s := src.Field(t.At.Items); s.Len() > 0 {
+			c := reflect.MakeSlice(s.Type(), s.Len(), s.Len())
+			reflect.Copy(c, s)
+			dst.Field(t.At.Items).Set(c)
 		}
 	case Map:
 		dst.Field(t.At.Reset).Set(src.Field(t.At.Reset))
@@ -196,8 +194,8 @@ func Equal(a, b reflect.Value, t *Type) bool {
 	case List:
 		return a.Field(t.At.Base).Uint() == b.Field(t.At.Base).Uint() &&
 			a.Field(t.At.Dedup).Bool() == b.Field(t.At.Dedup).Bool() &&
-			equalSlice(a.Field(t.At.Head), b.Field(t.At.Head), t.Elem) &&
-			equalSlice(a.Field(t.At.Tail), b.Field(t.At.Tail), t.Elem)
+			a.Field(t.At.Before).Int() == b.Field(t.At.Before).Int() &&
+			equalSlice(a.Field(t.At.Items), b.Field(t.At.Items), t.Elem)
 	case Map:
 		if a.Field(t.At.Reset).Bool() != b.Field(t.At.Reset).Bool() {
 			return false
@@ -318,9 +316,7 @@ func EqualLeaf(a, b reflect.Value, t *Type) bool {
 // DedupList drops repeated items from the head and the tail of list v,
 // keeping the first of each.
 func DedupList(v reflect.Value, t *Type) {
-	for _, i := range [...]int{t.At.Head, t.At.Tail} {
-		v.Field(i).Set(DedupSlice(v.Field(i), t.Elem))
-	}
+	SetItems(v, t, DedupSlice(Head(v, t), t.Elem), DedupSlice(Tail(v, t), t.Elem))
 }
 
 // DedupSlice returns s without repeated items, keeping the first of each.

@@ -54,7 +54,7 @@ func (k Kind) IsPartial() bool { return k >= Struct && k <= Any }
 // its kind.
 type (
 	ValueMark  struct{} // partial.Value[T]: fields V and State
-	ListMark   struct{} // partial.List[T]: Base, Head, Tail and Dedup
+	ListMark   struct{} // partial.List[T]: Base, Before, Items and Dedup
 	MapMark    struct{} // partial.Map[V]: Reset and Entries
 	NestedMark struct{} // partial.Nested[P]: State and V
 	AnyMark    struct{} // partial.Any: State, V, Table, Head, Tail, Base and Fill
@@ -72,14 +72,14 @@ var marks = map[reflect.Type]Kind{
 // Fields are the indexes of the fields of a leaf type (see the marks),
 // read by name once per type; -1 for a field its kind does not have.
 type Fields struct {
-	V, State, Base, Head, Tail, Dedup, Reset, Entries, Table, Fill int
+	V, State, Base, Head, Tail, Dedup, Reset, Entries, Table, Fill, Before, Items int
 }
 
 // fieldNames are the fields of each leaf kind, by name, and where
 // [Fields] keeps each index.
 var fieldNames = map[Kind][]string{
 	Value:  {"V", "State"},
-	List:   {"Base", "Head", "Tail", "Dedup"},
+	List:   {"Base", "Before", "Items", "Dedup"},
 	Map:    {"Reset", "Entries"},
 	Nested: {"State", "V"},
 	Any:    {"State", "V", "Table", "Head", "Tail", "Base", "Fill"},
@@ -87,9 +87,10 @@ var fieldNames = map[Kind][]string{
 
 // read finds the fields of leaf type t, of kind k, by name.
 func (f *Fields) read(t reflect.Type, k Kind) error {
-	*f = Fields{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
+	*f = Fields{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
 	at := map[string]*int{"V": &f.V, "State": &f.State, "Base": &f.Base, "Head": &f.Head, "Tail": &f.Tail,
-		"Dedup": &f.Dedup, "Reset": &f.Reset, "Entries": &f.Entries, "Table": &f.Table, "Fill": &f.Fill}
+		"Dedup": &f.Dedup, "Reset": &f.Reset, "Entries": &f.Entries, "Table": &f.Table, "Fill": &f.Fill,
+		"Before": &f.Before, "Items": &f.Items}
 	for _, name := range fieldNames[k] {
 		sf, ok := t.FieldByName(name)
 		if !ok || len(sf.Index) != 1 {
@@ -403,7 +404,7 @@ func (b *builder) fill(s *Type, t reflect.Type) error {
 		case Value:
 			return b.elem(s, t.Field(s.At.V).Type)
 		case List:
-			return b.elem(s, t.Field(s.At.Head).Type.Elem())
+			return b.elem(s, t.Field(s.At.Items).Type.Elem())
 		case Map:
 			return b.elem(s, t.Field(s.At.Entries).Type.Elem().Elem())
 		case Nested:
