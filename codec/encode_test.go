@@ -808,3 +808,19 @@ tool_timeout_sec = 60.0
 		})
 	}
 }
+
+// TestEncodeReplacedListWithHead: a list that replaces the lower layers'
+// and has a head (as a layer built in Go may) is written as one
+// replacement, head first: nothing lies between head and tail.
+func TestEncodeReplacedListWithHead(t *testing.T) {
+	p := config.Partial{MCPServers: partial.Map[config.MCPServerPartial]{Entries: map[string]*config.MCPServerPartial{
+		"s": {Args: partial.List[secret.String]{Base: partial.BaseEmpty, Items: secret.Plains("h", "t"), Before: 1}},
+	}}}
+	got, err := codec.Encode(&p, partial.TOML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff("[mcp_servers.s]\nargs = [\"h\", \"t\"]\n", string(got)); diff != "" {
+		t.Errorf("Encode mismatch (-want +got):\n%s", diff)
+	}
+}
