@@ -92,6 +92,7 @@ var valueTypes = map[string]reflect.Type{
 	"config.Matcher":             reflect.TypeFor[config.Matcher](),
 	"config.Position":            reflect.TypeFor[config.Position](),
 	"config.Clamped":             reflect.TypeFor[config.Clamped](),
+	"config.Examples":            reflect.TypeFor[config.Examples](),
 	"config.Bounded":             reflect.TypeFor[config.Bounded](),
 	"policy.Policy":              reflect.TypeFor[policy.Policy](),
 	"policy.Set":                 reflect.TypeFor[policy.Set](),

@@ -43,11 +43,9 @@ type Rule[M Mode] struct {
 	Mode M `toml:"mode"`
 	// Reason says why, for people: it is in every decision the rule makes.
 	Reason string `toml:"reason"`
-	// Matches are arguments of calls that this rule decides, and
-	// NotMatches arguments its condition does not hold for (Codex's
-	// match and not_match): each is checked when the tool resolves.
-	Matches    []map[string]any `toml:"match"`
-	NotMatches []map[string]any `toml:"not_match"`
+	// Examples are the rule's examples, nil for none (most rules: a
+	// pointer keeps a rule in 128 bytes).
+	Examples *Examples `toml:"-"`
 	// At is where the rule was written; zero for a rule made in Go (the
 	// defaults'). It takes no part in what the rule is ([Rule.Equal]).
 	At Position `toml:"-"`
@@ -164,7 +162,33 @@ func (r Rule[M]) IsCatchAll() bool { return r.Arg == "" && r.Match.IsZero() }
 // written.
 func (r Rule[M]) Equal(o Rule[M]) bool {
 	return r.Arg == o.Arg && r.Match.Op == o.Match.Op && rules.Equal(r.Match.Value, o.Match.Value) && r.Mode == o.Mode && r.Reason == o.Reason &&
-		equalExamples(r.Matches, o.Matches) && equalExamples(r.NotMatches, o.NotMatches)
+		equalExamples(r.Matches(), o.Matches()) && equalExamples(r.NotMatches(), o.NotMatches())
+}
+
+// Examples are arguments of calls that a rule decides (Match), and
+// arguments its condition does not hold for (NotMatch): Codex's match and
+// not_match, each checked when the tool resolves.
+type Examples struct {
+	Match    []map[string]any `toml:"match"`
+	NotMatch []map[string]any `toml:"not_match"`
+}
+
+// Matches returns the arguments of calls that r decides (its match
+// examples).
+func (r Rule[M]) Matches() []map[string]any {
+	if r.Examples == nil {
+		return nil
+	}
+	return r.Examples.Match
+}
+
+// NotMatches returns the arguments its condition does not hold for (its
+// not_match examples).
+func (r Rule[M]) NotMatches() []map[string]any {
+	if r.Examples == nil {
+		return nil
+	}
+	return r.Examples.NotMatch
 }
 
 func equalExamples(a, b []map[string]any) bool {
@@ -175,7 +199,7 @@ func equalExamples(a, b []map[string]any) bool {
 // which a list of this one rule is written as (see
 // [partial.Shorthander]).
 func (r Rule[M]) Shorthand() (any, bool) {
-	if !r.IsCatchAll() || r.Reason != "" || len(r.Matches) > 0 || len(r.NotMatches) > 0 {
+	if !r.IsCatchAll() || r.Reason != "" || len(r.Matches()) > 0 || len(r.NotMatches()) > 0 {
 		return nil, false
 	}
 	return string(r.Mode), true
@@ -204,7 +228,7 @@ type ruleTable struct {
 
 // table returns the table form of r.
 func (r Rule[M]) table() ruleTable {
-	t := ruleTable{Arg: r.Arg, Mode: string(r.Mode), Reason: r.Reason, Match: examples(r.Matches), NotMatch: examples(r.NotMatches)}
+	t := ruleTable{Arg: r.Arg, Mode: string(r.Mode), Reason: r.Reason, Match: examples(r.Matches()), NotMatch: examples(r.NotMatches())}
 	v := &r.Match.Value
 	switch r.Match.Op {
 	case "prefix":
@@ -265,11 +289,11 @@ func (r Rule[M]) String() string {
 	if r.Reason != "" {
 		add("reason", r.Reason)
 	}
-	if len(r.Matches) > 0 {
-		add("match", r.Matches)
+	if ex := r.Matches(); len(ex) > 0 {
+		add("match", ex)
 	}
-	if len(r.NotMatches) > 0 {
-		add("not_match", r.NotMatches)
+	if ex := r.NotMatches(); len(ex) > 0 {
+		add("not_match", ex)
 	}
 	return "{ " + strings.Join(parts, ", ") + " }"
 }
@@ -398,10 +422,13 @@ func (r *Rule[M]) readTable(t map[string]any, values []string) error {
 			if err != nil {
 				return err
 			}
+			if out.Examples == nil {
+				out.Examples = new(Examples)
+			}
 			if k == "match" {
-				out.Matches = ex
+				out.Examples.Match = ex
 			} else {
-				out.NotMatches = ex
+				out.Examples.NotMatch = ex
 			}
 		case rules.IsOp(k):
 			if _, err := rules.Compile(k, x, false); err != nil {
@@ -431,7 +458,7 @@ func (r *Rule[M]) readTable(t map[string]any, values []string) error {
 		return &diag.Error{Code: diag.CodeInvalid, Path: partial.Path{"arg"}, Msg: "arg needs a matcher to test it with", Hint: "add one of " + strings.Join(rules.Ops, ", ") + "; or remove arg for a rule that holds for every call"}
 	case out.Arg == "" && !out.Match.IsZero():
 		return &diag.Error{Code: diag.CodeInvalid, Path: partial.Path{ops[0]}, Msg: ops[0] + " needs the argument it tests", Hint: `add arg = "/<parameter>", the JSON Pointer of the argument`}
-	case out.IsCatchAll() && len(out.NotMatches) > 0:
+	case out.IsCatchAll() && len(out.NotMatches()) > 0:
 		return &diag.Error{Code: diag.CodeExample, Path: partial.Path{"not_match"}, Msg: "a rule without a condition holds for every call: no call can fail to match it", Hint: "remove not_match, or give the rule a condition"}
 	}
 	*r = out

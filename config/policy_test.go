@@ -47,7 +47,7 @@ func TestRulesRead(t *testing.T) {
 		}},
 		{"examples", `run = [{ arg = "/path", prefix = "src/", mode = "unattended", match = [{ path = "src/a" }], not_match = [{ path = "b", n = 1 }] }]`, config.RunRules{
 			{Arg: "/path", Match: config.Matcher{Op: "prefix", Value: "src/"}, Mode: config.RunUnattended,
-				Matches: []map[string]any{{"path": "src/a"}}, NotMatches: []map[string]any{{"path": "b", "n": int64(1)}}, At: config.Position{Source: "c.toml", Line: 2, Column: 8}},
+				Examples: &config.Examples{Match: []map[string]any{{"path": "src/a"}}, NotMatch: []map[string]any{{"path": "b", "n": int64(1)}}}, At: config.Position{Source: "c.toml", Line: 2, Column: 8}},
 		}},
 	}
 	for _, tt := range tests {

@@ -342,7 +342,7 @@ func examples[M config.Mode](b *builder, name string, rs RuleList[M], defaults b
 	}
 	for i := range rs.Rules {
 		r := &rs.Rules[i]
-		for j, ex := range r.Matches {
+		for j, ex := range r.Matches() {
 			d := rs.Decide(ex)
 			if d.Rule == r {
 				continue
@@ -358,7 +358,7 @@ func examples[M config.Mode](b *builder, name string, rs RuleList[M], defaults b
 			}
 			fail(r, r.Key.Append("match", strconv.Itoa(j)), fmt.Sprintf("the example %s is not decided by this rule: %s", jsonText(ex), by))
 		}
-		for j, ex := range r.NotMatches {
+		for j, ex := range r.NotMatches() {
 			if r.Holds(ex) {
 				fail(r, r.Key.Append("not_match", strconv.Itoa(j)), fmt.Sprintf("the example %s is one this rule's condition (%s %s) holds for", jsonText(ex), r.Arg, r.Match))
 			}

@@ -77,7 +77,7 @@ var runRules = []any{
 	config.RunRule{Mode: config.RunAsk},
 	config.RunRule{Mode: config.RunSkip, Reason: "nothing runs here"},
 	config.RunRule{Arg: "/path", Match: config.Matcher{Op: "prefix", Value: "src/"}, Mode: config.RunUnattended,
-		Matches: []map[string]any{{"path": "src/a.rs"}}, NotMatches: []map[string]any{{"path": "src-old/a.rs"}}},
+		Examples: &config.Examples{Match: []map[string]any{{"path": "src/a.rs"}}, NotMatch: []map[string]any{{"path": "src-old/a.rs"}}}},
 	config.RunRule{Arg: "/path", Match: config.Matcher{Op: "prefix", Value: ".env"}, Mode: config.RunSkip, Reason: "secrets", At: config.Position{Source: "a.toml", Line: 3, Column: 5}},
 	config.RunRule{Arg: "/patterns/paths", Match: config.Matcher{Op: "glob", Value: "**/*.lock"}, Mode: config.RunAsk},
 	config.RunRule{Arg: "/replace_using_regex", Match: config.Matcher{Op: "const", Value: false}, Mode: config.RunEdit},
