@@ -104,8 +104,8 @@ type List[T any] struct {
 	_     shape.ListMark
 	Base  Base
 	Dedup bool
-	// Before is how many of Items go before what the list starts from;
-	// the rest go after it.
+	// Before is how many of Items go before what the list starts from
+	// (at most len(Items)); the rest go after it.
 	Before int32
 	// Items are the layer's items: its head, then its tail.
 	Items []T
