@@ -29,7 +29,13 @@ import (
 // the floor, floortoml (go-toml/v2 decoding the same bytes into typed
 // structs, as BenchmarkLoad/floor-gotoml), untimed: floor-maxRSS-MB is its
 // largest resident set, x-floor-maxRSS the ratio of the two largest, and
-// x-floor the ratio of the times in the same iterations. The programs are
+// x-floor the ratio of the times in the same iterations. For the small
+// tools, each iteration also runs both programs loading no file
+// (strata config --sources of the empty setup, confighostload and
+// floortoml without arguments), untimed: x-floor-added is what the load
+// adds to the largest resident set over that, against what it adds to
+// the floor's, leaving out what each program costs before it reads a
+// file (the CLI's 34 MB binary and its initialisation). The programs are
 // built with cgo off, as the README installs strata (and as the other
 // whole-process benchmarks build it): with cgo, libc and its loader add
 // about 1.5 MB to every resident set, and to strata's only (the floor
@@ -72,11 +78,12 @@ func BenchmarkLoadProcess(b *testing.B) {
 		args   []string
 		floor  []string // the floor's files
 		minOut int      // bytes the command prints at least
+		empty  []string // the same program loading no file, or nil
 	}
 	runs := []run{
-		{"strata-merge", append([]string{bins[self], "merge"}, paths...), paths, 500_000},
-		{"strata-config", append([]string{bins[self]}, config...), paths, 100},
-		{"koanf", append([]string{bins[koanf]}, paths...), paths, 1},
+		{"strata-merge", append([]string{bins[self], "merge"}, paths...), paths, 500_000, nil},
+		{"strata-config", append([]string{bins[self]}, config...), paths, 100, nil},
+		{"koanf", append([]string{bins[koanf]}, paths...), paths, 1, nil},
 	}
 	for _, n := range []int{1_000, 10_000, 50_000} {
 		small, err := SmallLayers("testdata", n)
@@ -90,18 +97,23 @@ func BenchmarkLoadProcess(b *testing.B) {
 			}
 			args = append(args, "--cfg", small[i])
 		}
-		runs = append(runs, run{fmt.Sprintf("strata-config-%dk-small", n/1000), args, small, 100})
+		runs = append(runs, run{fmt.Sprintf("strata-config-%dk-small", n/1000), args, small, 100, []string{bins[self], "config", "--sources"}})
 		// The same load in a host that links the config core alone.
-		runs = append(runs, run{fmt.Sprintf("confighost-%dk-small", n/1000), append([]string{bins[host]}, small...), small, 10})
+		runs = append(runs, run{fmt.Sprintf("confighost-%dk-small", n/1000), append([]string{bins[host]}, small...), small, 10, []string{bins[host]}})
 	}
 	for _, c := range runs {
 		b.Run(c.name, func(b *testing.B) {
-			var most, floorMost int
+			var most, floorMost, emptyMost, floorEmptyMost int
 			var took, floorTook time.Duration
 			for b.Loop() {
 				rss, d := runRSS(b, c.args, environ, work, c.minOut)
 				b.StopTimer()
 				frss, fd := runRSS(b, append([]string{bins[floor]}, c.floor...), environ, work, 1)
+				if c.empty != nil {
+					erss, _ := runRSS(b, c.empty, environ, work, 1)
+					ferss, _ := runRSS(b, []string{bins[floor]}, environ, work, 1)
+					emptyMost, floorEmptyMost = max(emptyMost, erss), max(floorEmptyMost, ferss)
+				}
 				b.StartTimer()
 				most, floorMost = max(most, rss), max(floorMost, frss)
 				took, floorTook = took+d, floorTook+fd
@@ -110,6 +122,12 @@ func BenchmarkLoadProcess(b *testing.B) {
 			b.ReportMetric(float64(floorMost)/1024, "floor-maxRSS-MB")
 			b.ReportMetric(float64(most)/float64(floorMost), "x-floor-maxRSS")
 			b.ReportMetric(float64(took)/float64(floorTook), "x-floor")
+			if c.empty != nil {
+				// What the load adds to each program's resident set over
+				// the same program loading no file: the CLI's larger
+				// binary and its initialisation left out.
+				b.ReportMetric(float64(most-emptyMost)/float64(floorMost-floorEmptyMost), "x-floor-added")
+			}
 		})
 	}
 }
