@@ -37,9 +37,9 @@ type Defaulter interface {
 // Value[T] holds T or *T, List[T] holds []T, Map[V] holds map[string]R',
 // Nested[P'] holds *R', Any holds any, and partial structs hold structs.
 // Empty lists and maps finalize to nil. The result may share leaf values
-// with p and defaults, and a list whose items all come from p, or all
-// from the defaults, shares them: change a list's items only in a copy
-// of it (an append copies).
+// with p and defaults, and a list whose items all come from p shares
+// them with p: change a list's items only in a copy of it (an append
+// copies).
 func Finalize[P, R any](p *P, defaults R) (R, error) {
 	var zero R
 	pt, rt, err := pair(reflect.TypeFor[P](), reflect.TypeFor[R]())
@@ -325,15 +325,11 @@ func finalize(out, p reflect.Value, pt *shape.Type, def reflect.Value, rt *shape
 			return
 		}
 		dedup := p.Field(pt.At.Dedup).Bool()
-		if !dedup && (n == items.Len() && items.Type().AssignableTo(rt.Go) || n == base.Len()) {
-			// The layer's items alone, or the defaults': shared, not
-			// copied (a catalog's run rules would be kept twice), capped
-			// so that an append copies. (Slice3 would allocate a header.)
-			if n == items.Len() {
-				out.Set(items)
-			} else {
-				out.Set(base)
-			}
+		if !dedup && n == items.Len() && items.Type().AssignableTo(rt.Go) {
+			// The layer's items alone: shared, not copied (a catalog's
+			// run rules would be kept twice), capped so that an append
+			// copies. (Slice3 would allocate a header.)
+			out.Set(items)
 			out.SetCap(n)
 			return
 		}
