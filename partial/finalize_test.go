@@ -979,11 +979,12 @@ func TestFinalizeHostModel(t *testing.T) {
 	}
 }
 
-// TestFinalizeSharesATailAlone: a list whose items are all the layer's
-// Tail is the layer's items, not a copy (a catalog of many tools keeps
+// TestFinalizeSharesALayersItems: a list whose items all come from the
+// layer is the layer's items, not a copy (a catalog of many tools keeps
 // one copy of its run rules); capped, so that appending to it copies and
-// leaves the layer as it was.
-func TestFinalizeSharesATailAlone(t *testing.T) {
+// leaves the layer as it was. A list with the defaults' items, or
+// deduplicated, is a list of its own.
+func TestFinalizeSharesALayersItems(t *testing.T) {
 	p := &config.Partial{Tools: partial.Map[config.ToolPartial]{Entries: map[string]*config.ToolPartial{
 		"x": {EnvVars: partial.Append("A", "B"), Run: partial.Replace(config.RunRule{Mode: config.RunSkip})},
 		"y": {EnvVars: partial.Wrap([]string{"A"}, []string{"B"})},
@@ -995,7 +996,7 @@ func TestFinalizeSharesATailAlone(t *testing.T) {
 	}
 	x := got.Tools["x"]
 	if &x.EnvVars[0] != &p.Tools.Entries["x"].EnvVars.Items[0] || &x.Run[0] != &p.Tools.Entries["x"].Run.Items[0] {
-		t.Errorf("x's lists are copies of the layer's Tail, not the Tail")
+		t.Errorf("x's lists are copies of the layer's items, not the items")
 	}
 	if cap(x.EnvVars) != len(x.EnvVars) {
 		t.Errorf("cap(EnvVars) = %d, want %d: an append would write into the layer", cap(x.EnvVars), len(x.EnvVars))
@@ -1012,5 +1013,15 @@ func TestFinalizeSharesATailAlone(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"A", "A"}, p.Tools.Entries["z"].EnvVars.Items); diff != "" {
 		t.Errorf("deduplicating changed the layer (-want +got):\n%s", diff)
+	}
+
+	defaults := config.Default()
+	defaults.Discover.Dirs = []string{"d"}
+	got, err = partial.Finalize(&config.Partial{}, defaults)
+	if err != nil {
+		t.Fatalf("Finalize: %v", err)
+	}
+	if &got.Discover.Dirs[0] == &defaults.Discover.Dirs[0] {
+		t.Errorf("the defaults' list is shared: a host that changed its config's would change its next load's defaults")
 	}
 }
