@@ -175,3 +175,28 @@ run = [{ arg = "/path", prefix = "src/gen/", mode = "skip", reason = "generated"
 	// tools.edit.run.1 user.toml:3:8: { arg = "/path", prefix = "src/", mode = "unattended" }
 	// tools.edit.run.2 user.toml:3:65: ask
 }
+
+// A rule's examples (Codex's match and not_match) are checked when the
+// tool resolves; Matches and NotMatches read them, nil where the rule has
+// none.
+func ExampleRule_Matches() {
+	var p config.Partial
+	if err := codec.Decode("user.toml", []byte(`
+[tools.edit]
+run = [{ arg = "/path", prefix = "src/", mode = "unattended", match = [{ path = "src/a.go" }], not_match = [{ path = "doc/a.md" }] }]
+`), partial.TOML, &p); err != nil {
+		fmt.Println(err)
+		return
+	}
+	cfg, err := config.Finalize(&p)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r := cfg.Tools["edit"].Run[0]
+	fmt.Println(r.Matches(), r.NotMatches())
+	fmt.Println(cfg.Tools[config.EveryTool].Run[0].Matches() == nil)
+	// Output:
+	// [map[path:src/a.go]] [map[path:doc/a.md]]
+	// true
+}

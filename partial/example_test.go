@@ -5,6 +5,7 @@ import (
 
 	"github.com/strata-config/strata/codec"
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/merge"
 	"github.com/strata-config/strata/partial"
 )
 
@@ -80,4 +81,20 @@ run = "unattended"
 	// source = "local"
 	// command = "rg --json"
 	// run = "unattended"
+}
+
+// A list layer wraps what the layers below give: Wrap puts its head
+// before their items and its tail after them, and Head and Tail read the
+// two back.
+func ExampleWrap() {
+	var low, high config.Partial
+	low.Discover.Dirs = partial.Replace("b")
+	high.Discover.Dirs = partial.Wrap([]string{"a"}, []string{"c"})
+	fmt.Println(high.Discover.Dirs.Head(), high.Discover.Dirs.Tail())
+
+	cfg, _ := partial.Finalize(merge.Layers(&low, &high), config.Default())
+	fmt.Println(cfg.Discover.Dirs)
+	// Output:
+	// [a] [c]
+	// [a b c]
 }
