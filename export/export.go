@@ -413,6 +413,11 @@ type mcpTool struct {
 // its summary and description joined into the description.
 func MCPToolJSON(d resolve.Definition) json.RawMessage {
 	if len(d.Upstream) > 0 {
+		if name, ok := jsonv.StringMember(d.Upstream, "name"); ok && name == d.Name {
+			// Under its server's name: the upstream JSON itself, shared
+			// (a server's 10,000 tools, served, are not held twice).
+			return d.Upstream
+		}
 		if v, err := jsonv.Parse(d.Upstream); err == nil && v.Kind() == jsonv.Object {
 			v.Set("name", jsonv.MustOf(d.Name))
 			return json.RawMessage(v.JSON())

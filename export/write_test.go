@@ -173,3 +173,32 @@ func hex8(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:4])
 }
+
+// TestMCPToolJSONUpstream: a tool the config changes nothing of is its
+// upstream JSON, shared rather than copied where it keeps its server's
+// name, and that JSON with the name replaced where it is served under
+// another.
+func TestMCPToolJSONUpstream(t *testing.T) {
+	const listed = `{"_meta":{"k":1},"name":"read","inputSchema":{"type":"object"},"icons":[]}`
+	tests := []struct {
+		name, tool, upstream, want string
+		shared                     bool
+	}{
+		{"same name", "read", listed, listed, true},
+		{"same name, escaped", "a<b", `{"name":"a\u003cb","inputSchema":{"type":"object"}}`, `{"name":"a\u003cb","inputSchema":{"type":"object"}}`, true},
+		{"renamed", "fs__read", listed, `{"_meta":{"k":1},"name":"fs__read","inputSchema":{"type":"object"},"icons":[]}`, false},
+		{"name not a string", "read", `{"name":1,"inputSchema":{"type":"object"}}`, `{"name":"read","inputSchema":{"type":"object"}}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := resolve.Definition{Name: tt.tool, InputSchema: resolve.MustSchema(`{"type":"object"}`), Upstream: json.RawMessage(tt.upstream)}
+			got := MCPToolJSON(d)
+			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+				t.Errorf("MCPToolJSON (-want +got):\n%s", diff)
+			}
+			if shared := &got[0] == &d.Upstream[0]; shared != tt.shared {
+				t.Errorf("shares the upstream JSON: %v, want %v", shared, tt.shared)
+			}
+		})
+	}
+}

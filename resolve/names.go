@@ -51,10 +51,10 @@ type joiner struct {
 // owners are the joiners that have one name, an executable first, then
 // by server.
 type owners struct {
-	local   bool              // an executable of a discovery directory
-	servers []string          // MCP servers that expose it, sorted
-	tools   map[string]string // each server's name for its tool
-	down    []string          // of the servers, those that failed
+	local   bool     // an executable of a discovery directory
+	servers []string // MCP servers that expose it, sorted
+	tools   []string // each server's name for its tool, as servers
+	down    []string // of the servers, those that failed
 }
 
 func (o *owners) add(j joiner, down bool) {
@@ -62,11 +62,8 @@ func (o *owners) add(j joiner, down bool) {
 		o.local = true
 		return
 	}
-	if o.tools == nil {
-		o.tools = map[string]string{}
-	}
 	o.servers = append(o.servers, j.server)
-	o.tools[j.server] = j.tool
+	o.tools = append(o.tools, j.tool)
 	if down {
 		o.down = append(o.down, j.server)
 	}
@@ -78,11 +75,14 @@ func (o owners) joiners(name string) []joiner {
 	if o.local {
 		out = append(out, joiner{tool: name})
 	}
-	for _, s := range o.servers {
-		out = append(out, joiner{server: s, tool: o.tools[s]})
+	for i, s := range o.servers {
+		out = append(out, joiner{server: s, tool: o.tools[i]})
 	}
 	return out
 }
+
+// first returns the first server and its name for the tool.
+func (o owners) first() (server, tool string) { return o.servers[0], o.tools[0] }
 
 func (o owners) count() int {
 	n := len(o.servers)
@@ -472,8 +472,7 @@ func (b *builder) warnShared() {
 		default:
 			given = "none of them gets the name: they are " + andList(quals, "and")
 		}
-		first := o.servers[0]
-		entry := fmt.Sprintf("[%s] source = %q", b.key(partial.Path{"tools", names[0]}.String()), sourceOf(first, o.tools[first]))
+		entry := fmt.Sprintf("[%s] source = %q", b.key(partial.Path{"tools", names[0]}.String()), sourceOf(o.first()))
 		var hint string
 		switch {
 		case o.local:

@@ -115,7 +115,13 @@ func BuildAt(c config.Config, f Found, mount partial.Path) (*Catalog, error) {
 		b.described[name] = d
 	}
 	b.index()
-	var tools []Definition
+	// Room for every tool that may join: a catalog of a large server's
+	// tools is thousands of definitions, each some 500 bytes.
+	most := len(c.Tools) + len(b.described)
+	for _, tools := range f.Servers {
+		most += len(tools)
+	}
+	tools := make([]Definition, 0, most)
 	for _, name := range c.Tools.Names() {
 		t, _ := c.Tools.Effective(name)
 		if !t.Enabled() {
@@ -150,7 +156,7 @@ func BuildAt(c config.Config, f Found, mount partial.Path) (*Catalog, error) {
 			tools = append(tools, d)
 		}
 	}
-	tools = append(tools, b.exposed()...)
+	tools = b.exposed(tools)
 	b.warnShared()
 	cat := newCatalog(tools)
 	cat.Warnings = append(append(diag.Errors(nil), f.Warnings...), b.warnings...)
@@ -230,17 +236,17 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 		case o.count() == 1 && len(o.down) == 1:
 			return Definition{}, false // its server failed: reported
 		case o.count() == 1 && !o.local:
-			server := o.servers[0]
+			server, tool := o.first()
 			src = config.Source{Kind: config.SourceMCP, Server: server}
 			if u := slices.DeleteFunc(b.unsureOf(name), func(s string) bool { return s == server || !b.mayName(s, name) }); len(u) > 0 {
 				// Never silent: the settings go to the one tool that has
 				// the name now, and a server that never listed its tools
 				// may have one of this name too.
 				b.warnings = append(b.warnings, &diag.Error{Code: diag.CodeNameCollision, Severity: diag.SeverityWarning, Source: "skipped", Path: path,
-					Msg:  fmt.Sprintf("applied to the tool %s of the MCP server %s, while %s, which did not answer and has never listed its tools, may have a tool of this name too", o.tools[server], server, serversText(u)),
+					Msg:  fmt.Sprintf("applied to the tool %s of the MCP server %s, while %s, which did not answer and has never listed its tools, may have a tool of this name too", tool, server, serversText(u)),
 					Hint: "if these settings are for another server's tool, say which: " + fmt.Sprintf("source = %q", sourceOf(u[0], name))})
 			}
-			if tool := o.tools[server]; tool != name {
+			if tool != name {
 				src.Tool = tool
 			}
 		case o.count() == 0:
@@ -395,10 +401,9 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 	return d, true
 }
 
-// exposed returns the definitions of the tools servers expose on their own
-// that the config does not name.
-func (b *builder) exposed() []Definition {
-	var out []Definition
+// exposed appends to out the definitions of the tools servers expose on
+// their own that the config does not name.
+func (b *builder) exposed(out []Definition) []Definition {
 	for _, server := range slices.Sorted(maps.Keys(b.f.Servers)) {
 		tools := b.f.Servers[server]
 		srv, configured := b.c.MCPServers[server]

@@ -49,6 +49,7 @@ func (p *decoderParser) value(depth int) (*Value, error) {
 		if t == '[' {
 			v.kind = Array
 		}
+		var texts []string
 		for p.dec.More() {
 			if v.kind == Object {
 				start := p.next()
@@ -61,7 +62,11 @@ func (p *decoderParser) value(depth int) (*Value, error) {
 					return nil, fmt.Errorf("key %q appears twice in an object", k)
 				}
 				v.keys = append(v.keys, k)
-				v.keyText = append(v.keyText, bytes.Clone(p.data[start:p.dec.InputOffset()]))
+				text := string(p.data[start:p.dec.InputOffset()])
+				if text == `"`+k+`"` && plainKey(k) {
+					text = ""
+				}
+				texts = append(texts, text)
 			}
 			e, err := p.value(depth + 1)
 			if err != nil {
@@ -72,16 +77,17 @@ func (p *decoderParser) value(depth int) (*Value, error) {
 		if _, err := p.dec.Token(); err != nil {
 			return nil, err
 		}
+		v.texts = keyTexts(texts)
 		return v, nil
 	case nil:
-		return &Value{kind: Null, raw: []byte("null")}, nil
+		return &Value{kind: Null, raw: "null"}, nil
 	case bool:
-		return &Value{kind: Bool, raw: []byte(fmt.Sprint(t))}, nil
+		return &Value{kind: Bool, raw: fmt.Sprint(t)}, nil
 	case json.Number:
-		return &Value{kind: Number, raw: []byte(t)}, nil
+		return &Value{kind: Number, raw: string(t)}, nil
 	case string:
 		end := int(p.dec.InputOffset())
-		return &Value{kind: String, raw: bytes.Clone(p.data[start:end])}, nil
+		return &Value{kind: String, raw: string(p.data[start:end])}, nil
 	}
 	return nil, fmt.Errorf("unexpected token %v", tok)
 }

@@ -8,6 +8,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/big"
+	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -30,12 +32,41 @@ const (
 
 // Value is a JSON value. Objects keep their keys in order; scalars keep
 // their text.
+//
+// A Value is 80 bytes: a server's listing of 10,000 tools is some 170,000
+// of them. An object keeps the exact text of its keys only where one is not
+// its key in quotes (see [plainKey]); nearly none is.
 type Value struct {
-	kind    Kind
-	raw     []byte // the exact text of a scalar
-	keys    []string
-	keyText [][]byte // the exact text of each key, nil for keys set later
-	items   []*Value // object values (parallel to keys) or array elements
+	raw   string   // the exact text of a scalar
+	keys  []string // an object's keys
+	items []*Value // an object's values (parallel to keys) or an array's elements
+	// texts, when not nil, holds the exact text of each key of an object
+	// whose keys are not all plain (see plainKey); "" for a plain one, or
+	// one set later.
+	texts *[]string
+	kind  Kind
+}
+
+// plainKey reports whether key is written as itself in quotes: it is
+// valid UTF-8 and holds nothing JSON or encoding/json escapes (a control
+// character, a quote, a backslash, U+2028, U+2029). A key read whose text
+// in quotes is plain is that text, so it is written back exactly.
+func plainKey(key string) bool {
+	for _, r := range key {
+		if r < 0x20 || r == '"' || r == '\\' || r == '\u2028' || r == '\u2029' || r == utf8.RuneError {
+			return false
+		}
+	}
+	return true
+}
+
+// keyText returns the exact text of the i-th key of object v, or "" where
+// it is written from the key (see [Value.write]).
+func (v *Value) keyText(i int) string {
+	if v.texts == nil {
+		return ""
+	}
+	return (*v.texts)[i]
 }
 
 // Of converts a Go value (as encoding/json marshals it) to a Value, with
@@ -104,7 +135,9 @@ func (v *Value) Set(key string, x *Value) {
 		}
 	}
 	v.keys = append(v.keys, key)
-	v.keyText = append(v.keyText, nil)
+	if v.texts != nil {
+		*v.texts = append(*v.texts, "")
+	}
 	v.items = append(v.items, x)
 }
 
@@ -113,7 +146,10 @@ func (v *Value) Delete(key string) {
 	for i, k := range v.keys {
 		if k == key {
 			v.keys = append(v.keys[:i], v.keys[i+1:]...)
-			v.keyText = append(v.keyText[:i], v.keyText[i+1:]...)
+			if v.texts != nil {
+				t := append((*v.texts)[:i], (*v.texts)[i+1:]...)
+				v.texts = &t
+			}
 			v.items = append(v.items[:i], v.items[i+1:]...)
 			return
 		}
@@ -140,9 +176,9 @@ func (v *Value) Str() (string, bool) {
 // unquote returns the text of raw, a valid JSON string, decoded as
 // json.Unmarshal decodes it: invalid UTF-8, and an escaped surrogate that
 // is not half of a pair, become U+FFFD.
-func unquote(raw []byte) string {
-	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return string(inner)
+func unquote(raw string) string {
+	if inner := raw[1 : len(raw)-1]; strings.IndexByte(inner, '\\') < 0 && utf8.ValidString(inner) {
+		return inner
 	}
 	b, _ := jsontext.AppendUnquote(nil, raw) // the error says what was replaced
 	return string(b)
@@ -179,7 +215,11 @@ func (v *Value) Clone() *Value {
 	if v == nil {
 		return nil
 	}
-	c := &Value{kind: v.kind, raw: v.raw, keys: append([]string(nil), v.keys...), keyText: append([][]byte(nil), v.keyText...)}
+	c := &Value{kind: v.kind, raw: v.raw, keys: append([]string(nil), v.keys...)}
+	if v.texts != nil {
+		t := slices.Clone(*v.texts)
+		c.texts = &t
+	}
 	for _, it := range v.items {
 		c.items = append(c.items, it.Clone())
 	}
@@ -226,9 +266,14 @@ func (v *Value) write(b *bytes.Buffer) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			if v.keyText[i] != nil {
-				b.Write(v.keyText[i])
-			} else {
+			switch t := v.keyText(i); {
+			case t != "":
+				b.WriteString(t)
+			case plainKey(k):
+				b.WriteByte('"')
+				b.WriteString(k)
+				b.WriteByte('"')
+			default:
 				writeString(b, k)
 			}
 			b.WriteByte(':')
@@ -245,7 +290,7 @@ func (v *Value) write(b *bytes.Buffer) {
 		}
 		b.WriteByte(']')
 	default:
-		b.Write(v.raw)
+		b.WriteString(v.raw)
 	}
 }
 
@@ -297,16 +342,16 @@ func Equal(a, b *Value) bool {
 		}
 		return true
 	case String:
-		return bytes.Equal(a.raw, b.raw) || unquote(a.raw) == unquote(b.raw)
+		return a.raw == b.raw || unquote(a.raw) == unquote(b.raw)
 	case Number:
-		if bytes.Equal(a.raw, b.raw) {
+		if a.raw == b.raw {
 			return true
 		}
-		x, okx := new(big.Rat).SetString(string(a.raw))
-		y, oky := new(big.Rat).SetString(string(b.raw))
+		x, okx := new(big.Rat).SetString(a.raw)
+		y, oky := new(big.Rat).SetString(b.raw)
 		return okx && oky && x.Cmp(y) == 0
 	}
-	return bytes.Equal(a.raw, b.raw) // true, false, null
+	return a.raw == b.raw // true, false, null
 }
 
 // sameMembers reports whether the objects a and b, of as many keys, have

@@ -71,7 +71,7 @@ func FuzzRoundTrip(f *testing.F) {
 func FuzzKey(f *testing.F) {
 	for _, s := range []string{
 		`a`, ``, `\u0061`, `\ud83d\ude00`, `\ud800`, `\udc00\ud800`, `\ud800\ud800\udc00`, `\ud800\u0041`,
-		"\xff\xfe", "caf\xc3\xa9", "\xed\xa0\x80", `\"\\\/\b\f\n\r\t`, "\x7f", `\u00`, `\x`, "\x01",
+		"\xff\xfe", "caf\xc3\xa9", "\xed\xa0\x80", "line\u2028sep\u2029", "\xef\xbf\xbd", `\"\\\/\b\f\n\r\t`, "\x7f", `\u00`, `\x`, "\x01",
 	} {
 		f.Add(s)
 	}
@@ -94,8 +94,11 @@ func FuzzKey(f *testing.F) {
 		if _, ok := m[v.Keys()[0]]; !ok {
 			t.Fatalf("Parse(%q): key %q, json.Unmarshal has %v", doc, v.Keys()[0], m)
 		}
-		if got, want := string(v.keyText[0]), `"`+s+`"`; got != want {
-			t.Fatalf("key text %q, want %q", got, want)
+		if got, want := v.String(), `{"`+s+`":0}`; got != want {
+			t.Fatalf("written as %q, want %q", got, want)
+		}
+		if text := v.keyText(0); (text == "") != plainKey(s) {
+			t.Fatalf("key text %q kept, for a key that is plain: %v", text, plainKey(s))
 		}
 		// The same text as a string value.
 		a := MustParse(`["` + s + `"]`)
@@ -167,14 +170,14 @@ func diffValues(a, b *Value, path string) string {
 	switch {
 	case a.kind != b.kind:
 		return fmt.Sprintf("%s: kind %d, want %d", path, a.kind, b.kind)
-	case !bytes.Equal(a.raw, b.raw):
+	case a.raw != b.raw:
 		return fmt.Sprintf("%s: text %q, want %q", path, a.raw, b.raw)
-	case len(a.keys) != len(b.keys) || len(a.keyText) != len(b.keyText) || len(a.items) != len(b.items):
-		return fmt.Sprintf("%s: %d keys, %d key texts, %d items; want %d, %d, %d", path, len(a.keys), len(a.keyText), len(a.items), len(b.keys), len(b.keyText), len(b.items))
+	case len(a.keys) != len(b.keys) || (a.texts == nil) != (b.texts == nil) || len(a.items) != len(b.items):
+		return fmt.Sprintf("%s: %d keys, key texts %v, %d items; want %d, %v, %d", path, len(a.keys), a.texts != nil, len(a.items), len(b.keys), b.texts != nil, len(b.items))
 	}
 	for i := range a.keys {
-		if a.keys[i] != b.keys[i] || !bytes.Equal(a.keyText[i], b.keyText[i]) {
-			return fmt.Sprintf("%s: key %q (text %q), want %q (text %q)", path, a.keys[i], a.keyText[i], b.keys[i], b.keyText[i])
+		if a.keys[i] != b.keys[i] || a.keyText(i) != b.keyText(i) {
+			return fmt.Sprintf("%s: key %q (text %q), want %q (text %q)", path, a.keys[i], a.keyText(i), b.keys[i], b.keyText(i))
 		}
 	}
 	for i := range a.items {
@@ -513,5 +516,56 @@ func TestOptionsOf(t *testing.T) {
 	}
 	if _, err := (Options{MaxDepth: 19}).Of(deep); err == nil || !strings.Contains(err.Error(), "JSON nests deeper than 19 levels, the limit") {
 		t.Errorf("past the limit: %v", err)
+	}
+}
+
+func TestStringMember(t *testing.T) {
+	tests := []struct {
+		name, data, key, want string
+		ok                    bool
+	}{
+		{"first", `{"name":"read","x":1}`, "name", "read", true},
+		{"after others", `{"a":{"name":"inner"},"b":[1,{"c":2}],"name":"read"}`, "name", "read", true},
+		{"escaped", `{"name":"a\u003cb\n"}`, "name", "a<b\n", true},
+		{"whitespace", " { \"name\" : \"read\" } ", "name", "read", true},
+		{"missing", `{"a":"name"}`, "name", "", false},
+		{"not a string", `{"name":null}`, "name", "", false},
+		{"not an object", `["name","read"]`, "name", "", false},
+		{"nested only", `{"a":{"name":"read"}}`, "name", "", false},
+		{"broken before", `{"a":tru,"name":"read"}`, "name", "", false},
+		{"empty", ``, "name", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := StringMember([]byte(tt.data), tt.key)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("StringMember(%s, %q) = %q, %v; want %q, %v", tt.data, tt.key, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func TestMember(t *testing.T) {
+	tests := []struct {
+		name, data, key, want string
+		ok                    bool
+	}{
+		{"object", `{"name":"read","inputSchema":{"type":"object","properties":{}},"x":1}`, "inputSchema", `{"type":"object","properties":{}}`, true},
+		{"as written", `{"inputSchema" : { "type" : "object" } }`, "inputSchema", `{ "type" : "object" }`, true},
+		{"last", `{"a":[1,2],"b":null}`, "b", `null`, true},
+		{"missing", `{"a":[1,2]}`, "b", ``, false},
+		{"broken value", `{"b":[1,}`, "b", ``, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := []byte(tt.data)
+			got, ok := Member(data, tt.key)
+			if string(got) != tt.want || ok != tt.ok {
+				t.Fatalf("Member(%s, %q) = %s, %v; want %s, %v", tt.data, tt.key, got, ok, tt.want, tt.ok)
+			}
+			if ok && (cap(got) != len(got) || &got[0] != &data[bytes.Index(data, got)]) {
+				t.Errorf("Member returned a copy, or a slice with room after it (cap %d, len %d): want a slice of data", cap(got), len(got))
+			}
+		})
 	}
 }

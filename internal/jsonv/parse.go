@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -68,7 +68,7 @@ func parse(data []byte, maxDepth int) (*Value, error) {
 	dec.Reset(bytes.NewBuffer(data), tokenizerOptions)
 	p := parser{dec: dec, data: data, str: unsafe.String(unsafe.SliceData(data), len(data)), maxDepth: maxDepth}
 	s := scratchPool.Get().(*scratch)
-	p.keys, p.keyText, p.items = s.keys[:0], s.keyText[:0], s.items[:0]
+	p.keys, p.texts, p.items = s.keys[:0], s.texts[:0], s.items[:0]
 	defer func() {
 		dec.Reset(bytes.NewBuffer(nil)) // keep nothing of data alive through the pool
 		decoders.Put(dec)
@@ -77,9 +77,9 @@ func parse(data []byte, maxDepth int) (*Value, error) {
 		}
 		// Keep no Value of this parse alive through the pool.
 		clear(p.keys[:cap(p.keys)])
-		clear(p.keyText[:cap(p.keyText)])
+		clear(p.texts[:cap(p.texts)])
 		clear(p.items[:cap(p.items)])
-		s.keys, s.keyText, s.items = p.keys, p.keyText, p.items
+		s.keys, s.texts, s.items = p.keys, p.texts, p.items
 		scratchPool.Put(s)
 	}()
 	v, err := p.value(0)
@@ -94,9 +94,9 @@ func parse(data []byte, maxDepth int) (*Value, error) {
 
 // scratch is the parser's stacks, kept from one parse to the next.
 type scratch struct {
-	keys    []string
-	keyText [][]byte
-	items   []*Value
+	keys  []string
+	texts []string
+	items []*Value
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -111,19 +111,19 @@ type parser struct {
 	maxDepth int
 
 	// The keys and values of the objects and arrays being read, innermost
-	// last; each container moves its part into the arenas when it ends.
-	keys    []string
-	keyText [][]byte
-	items   []*Value
+	// last, and the exact text of each key that is not plain ("" for the
+	// others); each container moves its part into the arenas when it ends.
+	keys  []string
+	texts []string
+	items []*Value
 
 	// Arenas the Values and the containers' slices are carved from, to
 	// spare an allocation for each. Slices carved from them have no spare
 	// capacity, so appending to one (Set, Append) moves it elsewhere rather
 	// than writing over its neighbour's part.
-	vals         []Value
-	keyArena     []string
-	keyTextArena [][]byte
-	itemArena    []*Value
+	vals      []Value
+	keyArena  []string
+	itemArena []*Value
 	// How many Values, keys and items have been carved so far.
 	nVals, nKeys, nItems int
 }
@@ -169,29 +169,36 @@ func (p *parser) carveItems(s []*Value) []*Value {
 	return c
 }
 
-// carveKeys returns copies of s and t with no spare capacity.
-func (p *parser) carveKeys(s []string, t [][]byte) ([]string, [][]byte) {
+// carveKeys returns a copy of s with no spare capacity.
+func (p *parser) carveKeys(s []string) []string {
 	n := len(s)
 	if len(p.keyArena) < n {
-		size := p.chunk(p.nKeys, n)
-		p.keyArena = make([]string, size)
-		p.keyTextArena = make([][]byte, size)
+		p.keyArena = make([]string, p.chunk(p.nKeys, n))
 	}
 	p.nKeys += n
 	ks := p.keyArena[:n:n]
 	p.keyArena = p.keyArena[n:]
-	kt := p.keyTextArena[:n:n]
-	p.keyTextArena = p.keyTextArena[n:]
 	copy(ks, s)
-	copy(kt, t)
-	return ks, kt
+	return ks
 }
 
-// token returns where the text the tokenizer just read, raw, starts in
-// data, and that text as a slice of data with no spare capacity.
-func (p *parser) token(raw []byte) (int, []byte) {
+// keyTexts returns the texts of an object's keys, t, to keep: nil when
+// every key is plain (nearly always), else a copy.
+func keyTexts(t []string) *[]string {
+	for _, x := range t {
+		if x != "" {
+			c := slices.Clone(t)
+			return &c
+		}
+	}
+	return nil
+}
+
+// text returns the text the tokenizer just read, raw, as a string sharing
+// data's memory.
+func (p *parser) text(raw []byte) string {
 	end := int(p.dec.InputOffset())
-	return end - len(raw), p.data[end-len(raw) : end : end]
+	return p.str[end-len(raw) : end]
 }
 
 // value reads the next value, depth keys and indexes deep.
@@ -220,7 +227,7 @@ func (p *parser) value(depth int) (*Value, error) {
 		k = Null
 	}
 	v := p.newValue(k)
-	_, v.raw = p.token(raw)
+	v.raw = p.text(raw)
 	return v, nil
 }
 
@@ -244,9 +251,13 @@ func (p *parser) object(depth int) (*Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		start, text := p.token(raw)
-		p.keys = append(p.keys, p.key(start, text))
-		p.keyText = append(p.keyText, text)
+		text := p.text(raw)
+		key := unquote(text) // nearly always a slice of text: see unquote
+		if plainKey(key) && key == text[1:len(text)-1] {
+			text = "" // written back as it is
+		}
+		p.keys = append(p.keys, key)
+		p.texts = append(p.texts, text)
 		e, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err
@@ -257,9 +268,9 @@ func (p *parser) object(depth int) (*Value, error) {
 		return nil, err
 	}
 	if len(p.keys) > base {
-		v.keys, v.keyText = p.carveKeys(p.keys[base:], p.keyText[base:])
+		v.keys, v.texts = p.carveKeys(p.keys[base:]), keyTexts(p.texts[base:])
 		v.items = p.carveItems(p.items[itemBase:])
-		p.keys, p.keyText, p.items = p.keys[:base], p.keyText[:base], p.items[:itemBase]
+		p.keys, p.texts, p.items = p.keys[:base], p.texts[:base], p.items[:itemBase]
 	}
 	return v, nil
 }
@@ -285,16 +296,6 @@ func (p *parser) array(depth int) (*Value, error) {
 		p.items = p.items[:base]
 	}
 	return v, nil
-}
-
-// key returns the key whose text, a valid JSON string, is text, at start
-// in data, decoded as json.Unmarshal decodes it. Keys without escapes and
-// of valid UTF-8, nearly all of them, are slices of p.str.
-func (p *parser) key(start int, text []byte) string {
-	if inner := text[1 : len(text)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return p.str[start+1 : start+len(text)-1]
-	}
-	return unquote(text)
 }
 
 // next returns the offset where the next token starts.
@@ -337,4 +338,51 @@ func (p *parser) wrap(err error) error {
 // errorf returns an error at offset off.
 func (p *parser) errorf(off int, format string, args ...any) error {
 	return fmt.Errorf("offset %d: %s", off, fmt.Sprintf(format, args...))
+}
+
+// StringMember returns the string that the member key of the JSON object
+// data holds, and whether data is an object whose member key is a string
+// (see [Member]).
+func StringMember(data []byte, key string) (string, bool) {
+	v, ok := Member(data, key)
+	if !ok || v[0] != '"' {
+		return "", false
+	}
+	return unquote(string(v)), true
+}
+
+// Member returns the text of the member key of the JSON object data, as a
+// slice of data with no spare capacity, and whether data is an object
+// that has it, read without a problem up to it. It reads no more of data
+// than it must, and makes no Values: a tool's name, or its input schema,
+// in its JSON, say.
+func Member(data []byte, key string) ([]byte, bool) {
+	dec := decoders.Get().(*jsontext.Decoder)
+	dec.Reset(bytes.NewBuffer(data), tokenizerOptions)
+	defer func() {
+		dec.Reset(bytes.NewBuffer(nil))
+		decoders.Put(dec)
+	}()
+	if t, err := dec.ReadToken(); err != nil || t.Kind() != '{' {
+		return nil, false
+	}
+	for dec.PeekKind() == '"' {
+		k, err := dec.ReadToken()
+		if err != nil {
+			return nil, false
+		}
+		if k.String() != key {
+			if dec.SkipValue() != nil {
+				return nil, false
+			}
+			continue
+		}
+		v, err := dec.ReadValue()
+		if err != nil {
+			return nil, false
+		}
+		end := int(dec.InputOffset())
+		return data[end-len(v) : end : end], true
+	}
+	return nil, false
 }
