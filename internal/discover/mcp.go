@@ -26,7 +26,6 @@ import (
 	"github.com/strata-config/strata/internal/cache"
 	"github.com/strata-config/strata/internal/command"
 	"github.com/strata-config/strata/internal/exe"
-	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/launcher"
 	"github.com/strata-config/strata/internal/limits"
 	"github.com/strata-config/strata/internal/mcpclient"
@@ -533,29 +532,18 @@ func (s *session) toolsOf(server string, a upstream.Answer) map[string]resolve.D
 		case n < 0:
 			continue
 		}
-		d := resolve.Discovered{Name: t.Name, Title: t.Title, Description: t.Description}
-		if t.Raw != nil {
-			d.Upstream = json.RawMessage(t.Raw.JSON())
-		}
-		// The schemas and annotations are slices of the upstream JSON,
-		// where there is one: a server's tools are held once.
-		member := func(key string, v *jsonv.Value) []byte {
-			if b, ok := jsonv.Member(d.Upstream, key); ok {
-				return b
-			}
-			return v.JSON()
-		}
+		// The tool's texts as the server listed it, shared (see
+		// mcpclient.ToolOf): a server's tools are held once.
+		d := resolve.Discovered{Name: t.Name, Title: t.Title, Description: t.Description, Upstream: t.Raw}
 		if t.InputSchema != nil {
-			d.InputSchema, _ = resolve.ParseSchema(member("inputSchema", t.InputSchema)) // the text of a value is JSON
+			d.InputSchema, _ = resolve.ParseSchema(t.InputSchema) // JSON the tokenizer read
 		} else {
 			d.InputSchema = resolve.MustSchema(`{"type":"object"}`)
 		}
 		if t.OutputSchema != nil {
-			d.OutputSchema, _ = resolve.ParseSchema(member("outputSchema", t.OutputSchema))
+			d.OutputSchema, _ = resolve.ParseSchema(t.OutputSchema)
 		}
-		if t.Annotations != nil {
-			d.Annotations = json.RawMessage(member("annotations", t.Annotations))
-		}
+		d.Annotations = t.Annotations
 		out[t.Name] = d
 	}
 	s.refused(server, a)

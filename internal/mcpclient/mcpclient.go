@@ -612,18 +612,47 @@ func (s *Session) Close() error {
 	return err
 }
 
-// Tool is a tool as the server lists it, schemas byte for byte.
+// Tool is a tool as the server lists it, schemas byte for byte: its JSON
+// texts are compact, keys and scalars as the server wrote them. They are
+// read, not changed.
 type Tool struct {
-	Name         string       `json:"name"`
-	Title        string       `json:"title,omitempty"`
-	Description  string       `json:"description,omitempty"`
-	InputSchema  *jsonv.Value `json:"inputSchema"`
-	OutputSchema *jsonv.Value `json:"outputSchema,omitempty"`
-	Annotations  *jsonv.Value `json:"annotations,omitempty"`
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  json.RawMessage `json:"annotations,omitempty"`
 	// Raw is the tool as the server listed it, every key of it (_meta,
 	// icons, execution, annotations it does not know), to pass on as it
-	// is.
-	Raw *jsonv.Value `json:"raw,omitempty"`
+	// is; nil for a tool the SDK decoded (a transport that hides the raw
+	// listing).
+	Raw json.RawMessage `json:"raw,omitempty"`
+}
+
+// ToolOf returns the tool whose JSON object is v, which has its name (see
+// [Tool]): its texts are v's compact text, kept whole as its Raw unless
+// decoded (what the SDK decoded), and its schemas and annotations are
+// slices of it. A server's listing is held so as text, once: 10,000 tools
+// are about 3 MB so, and some 30 MB as Values.
+func ToolOf(v *jsonv.Value, decoded bool) Tool {
+	raw := json.RawMessage(v.JSON())
+	name, _ := v.Get("name").Str()
+	title, _ := v.Get("title").Str()
+	desc, _ := v.Get("description").Str()
+	// Copies, not slices of what v read, which is left to the collector.
+	t := Tool{Name: strings.Clone(name), Title: strings.Clone(title), Description: strings.Clone(desc)}
+	for _, m := range [...]struct {
+		key string
+		to  *json.RawMessage
+	}{{"inputSchema", &t.InputSchema}, {"outputSchema", &t.OutputSchema}, {"annotations", &t.Annotations}} {
+		if b, ok := jsonv.Member(raw, m.key); ok {
+			*m.to = b
+		}
+	}
+	if !decoded {
+		t.Raw = raw
+	}
+	return t
 }
 
 // Budget bounds one server's tool list, all its pages together: how many
@@ -731,9 +760,7 @@ func pageTools(out []Tool, read int64, raw []byte, b Budget, sdk map[string]bool
 		}
 		name, _ := v.Get("name").Str()
 		if name != "" && (sdk[name] || !bytes.Contains(t, headerAnnotation)) { // the SDK drops these too
-			title, _ := v.Get("title").Str()
-			desc, _ := v.Get("description").Str()
-			out = append(out, Tool{Name: name, Title: title, Description: desc, InputSchema: v.Get("inputSchema"), OutputSchema: v.Get("outputSchema"), Annotations: v.Get("annotations"), Raw: v})
+			out = append(out, ToolOf(v, false))
 		}
 		return true
 	}, func(key string, v json.RawMessage) {
@@ -760,15 +787,20 @@ func fallbackTools(out []Tool, res *mcp.ListToolsResult, b Budget) ([]Tool, *Cut
 			return out, &Cut{Kept: len(out), By: "tools", Bound: int64(b.Tools)}, nil
 		}
 		tool := Tool{Name: t.Name, Title: t.Title, Description: t.Description}
-		var err error
-		if tool.InputSchema, err = jsonv.Of(t.InputSchema); err != nil {
+		v, err := jsonv.Of(t.InputSchema)
+		if err != nil {
 			return nil, nil, err
 		}
+		tool.InputSchema = v.JSON()
 		if t.OutputSchema != nil {
-			tool.OutputSchema, _ = jsonv.Of(t.OutputSchema)
+			if v, err := jsonv.Of(t.OutputSchema); err == nil {
+				tool.OutputSchema = v.JSON()
+			}
 		}
 		if t.Annotations != nil {
-			tool.Annotations, _ = jsonv.Of(t.Annotations)
+			if v, err := jsonv.Of(t.Annotations); err == nil {
+				tool.Annotations = v.JSON()
+			}
 		}
 		out = append(out, tool)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/strata-config/strata/internal/jsonv"
 	"github.com/strata-config/strata/internal/procs"
 	"github.com/strata-config/strata/internal/proctest"
 	"github.com/strata-config/strata/internal/testbin"
@@ -158,15 +159,7 @@ func flatten(tools []Tool) []flatTool {
 	var out []flatTool
 	for _, t := range tools {
 		f := flatTool{Name: t.Name, Title: t.Title, Description: t.Description}
-		if t.InputSchema != nil {
-			f.Input = t.InputSchema.String()
-		}
-		if t.OutputSchema != nil {
-			f.Output = t.OutputSchema.String()
-		}
-		if t.Annotations != nil {
-			f.Annotations = t.Annotations.String()
-		}
+		f.Input, f.Output, f.Annotations = string(t.InputSchema), string(t.OutputSchema), string(t.Annotations)
 		out = append(out, f)
 	}
 	return out
@@ -1028,4 +1021,33 @@ func rawArgs(t *testing.T, args map[string]any) json.RawMessage {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestToolOf: a listed tool is its compact text, whole, with its schemas
+// and annotations as slices of it (held once); a tool the SDK decoded
+// keeps no whole text.
+func TestToolOf(t *testing.T) {
+	const listed = `{ "name": "read", "title": "Read", "description": "Reads\u0021",
+		"inputSchema": {"type": "object", "properties": {"p": {"type": "string"}}},
+		"annotations": {"readOnlyHint": true}, "_meta": {"k": 1e0} }`
+	v := jsonv.MustParse(listed)
+	for _, decoded := range []bool{false, true} {
+		got := ToolOf(v, decoded)
+		want := Tool{Name: "read", Title: "Read", Description: "Reads!",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"p":{"type":"string"}}}`),
+			Annotations: json.RawMessage(`{"readOnlyHint":true}`)}
+		if !decoded {
+			want.Raw = json.RawMessage(`{"name":"read","title":"Read","description":"Reads\u0021","inputSchema":{"type":"object","properties":{"p":{"type":"string"}}},"annotations":{"readOnlyHint":true},"_meta":{"k":1e0}}`)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("ToolOf(decoded %v) (-want +got):\n%s", decoded, diff)
+		}
+		if !decoded {
+			for _, part := range []json.RawMessage{got.InputSchema, got.Annotations} {
+				if i := bytes.Index(got.Raw, part); i < 0 || &got.Raw[i] != &part[0] {
+					t.Errorf("%s is a copy, not a slice of the tool's text", part)
+				}
+			}
+		}
+	}
 }

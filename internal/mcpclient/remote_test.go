@@ -408,7 +408,7 @@ func TestDialEverything(t *testing.T) {
 				}
 			}
 			for _, tool := range tools {
-				if tool.Name == "get-sum" && !strings.Contains(tool.InputSchema.String(), `"a"`) {
+				if tool.Name == "get-sum" && !strings.Contains(string(tool.InputSchema), `"a"`) {
 					t.Errorf("get-sum's schema lost its properties: %s", tool.InputSchema)
 				}
 			}

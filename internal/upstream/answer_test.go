@@ -15,15 +15,8 @@ import (
 	"github.com/strata-config/strata/internal/upstream"
 )
 
-// listed is a tool as a server lists it, with its fields taken from its
-// raw JSON, as mcpclient does.
-func listed(raw string) mcpclient.Tool {
-	v := jsonv.MustParse(raw)
-	name, _ := v.Get("name").Str()
-	title, _ := v.Get("title").Str()
-	desc, _ := v.Get("description").Str()
-	return mcpclient.Tool{Name: name, Title: title, Description: desc, InputSchema: v.Get("inputSchema"), OutputSchema: v.Get("outputSchema"), Annotations: v.Get("annotations"), Raw: v}
-}
+// listed is a tool as a server lists it, as mcpclient keeps it.
+func listed(raw string) mcpclient.Tool { return mcpclient.ToolOf(jsonv.MustParse(raw), false) }
 
 // answer is an answer of the tools listed as raw.
 func answer(raws ...string) upstream.Answer {
@@ -89,7 +82,7 @@ func TestSameTools(t *testing.T) {
 // tool written once, byte for byte as listed; an answer of tools the SDK
 // decoded (no raw JSON) reads back without raw JSON.
 func TestAnswerKept(t *testing.T) {
-	decoded := upstream.Answer{Tools: []mcpclient.Tool{{Name: "c", Description: "C.", InputSchema: jsonv.MustParse(`{"type":"object"}`)}}}
+	decoded := upstream.Answer{Tools: []mcpclient.Tool{{Name: "c", Description: "C.", InputSchema: json.RawMessage(`{"type":"object"}`)}}}
 	withCut := answer(toolA)
 	withCut.Identity = &mcpclient.Identity{ServerID: "id", ToolsCount: 1, ProtocolVersion: "2025-11-25"}
 	withCut.Cut = &mcpclient.Cut{Kept: 1, Bytes: 200, By: "bytes", Bound: 300}
@@ -109,8 +102,8 @@ func TestAnswerKept(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, tool := range tt.a.Tools {
-				if tool.Raw != nil && strings.Count(string(b), tool.Raw.String()) != 1 {
-					t.Errorf("the tool %s is written %d times, want once:\n%s", tool.Name, strings.Count(string(b), tool.Raw.String()), b)
+				if tool.Raw != nil && strings.Count(string(b), string(tool.Raw)) != 1 {
+					t.Errorf("the tool %s is written %d times, want once:\n%s", tool.Name, strings.Count(string(b), string(tool.Raw)), b)
 				}
 			}
 			if err := c.Put(key, b); err != nil {
@@ -128,9 +121,9 @@ func TestAnswerKept(t *testing.T) {
 				for _, tool := range a.Tools {
 					raw := "none"
 					if tool.Raw != nil {
-						raw = tool.Raw.String()
+						raw = string(tool.Raw)
 					}
-					s = append(s, tool.Name+" "+tool.Title+" "+tool.Description+" "+tool.InputSchema.String()+" raw:"+raw)
+					s = append(s, tool.Name+" "+tool.Title+" "+tool.Description+" "+string(tool.InputSchema)+" raw:"+raw)
 				}
 				id, _ := json.Marshal(a.Identity)
 				cut, _ := json.Marshal(a.Cut)

@@ -235,14 +235,9 @@ type live struct {
 	err   error
 
 	mu sync.Mutex // serializes listings (the session reads one at a time)
-	// listed are its tools, as last listed, in the cache's form
-	// ([Answer.MarshalJSON]): a server's listing is kept as the bytes it
-	// came in, not as values, while the server runs (10,000 tools are
-	// about 3 MB so, and 50 MB as values); it is read again when asked for.
-	listed []byte
-	// first is the listing the server started with, as values, for the
-	// one who started it (Tools, Call), until taken.
-	first *Answer
+	// last is its last listing: the tools as texts, as the server listed
+	// them (see mcpclient.ToolOf), read and never changed.
+	last Answer
 	// called says a call went to the server: it gets the grace of a
 	// server that may have work to finish when it stops. A server that
 	// only listed its tools (a one-shot strata resolve) is idle: it is
@@ -251,26 +246,13 @@ type live struct {
 }
 
 // keep keeps a as the server's last listing.
-func (l *live) keep(a Answer) {
-	l.first = nil
-	b, err := json.Marshal(a)
-	if err != nil {
-		b = nil // read back as no listing: listed again when asked
-	}
-	l.listed = b
-}
+func (l *live) keep(a Answer) { l.last = a }
 
-// answer returns the server's last listing: the one it started with,
-// when not taken yet, else read again.
+// answer returns the server's last listing, its tools in a slice of their
+// own (their texts are shared, and read only).
 func (l *live) answer() Answer {
-	if a := l.first; a != nil {
-		l.first = nil
-		return *a
-	}
-	var a Answer
-	if l.listed != nil && a.UnmarshalJSON(l.listed) != nil {
-		return Answer{}
-	}
+	a := l.last
+	a.Tools = slices.Clone(a.Tools)
 	return a
 }
 
@@ -675,7 +657,6 @@ func (p *Servers) start(id string, l *live, relay *mcpclient.Relay, known func()
 		var a Answer
 		a, _, l.err = list(ctx, l.sess, l.spec, known())
 		l.keep(a)
-		l.first = &a
 		if l.err != nil {
 			_ = l.sess.Close()
 			l.sess = nil

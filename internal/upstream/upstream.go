@@ -5,6 +5,7 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -153,16 +154,27 @@ func Cached(c *cache.Cache, s Server) *Answer {
 // raw listing), its fields as an MCP tool.
 type answerJSON struct {
 	ServerInfo *mcp.Implementation `json:"serverInfo,omitempty"`
-	Tools      []*jsonv.Value      `json:"tools"`
+	Tools      []json.RawMessage   `json:"tools"`
 	Decoded    bool                `json:"decoded,omitempty"`
 	Identity   *mcpclient.Identity `json:"identity,omitempty"`
 	Cut        *mcpclient.Cut      `json:"cut,omitempty"`
 }
 
+// decodedTool is a tool the SDK decoded, as an answer keeps it: its
+// fields as an MCP tool.
+type decodedTool struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema"` // null where there is none
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  json.RawMessage `json:"annotations,omitempty"`
+}
+
 // MarshalJSON writes the answer as the cache keeps it: each tool once,
 // as the server listed it (see [Answer.UnmarshalJSON]).
 func (a Answer) MarshalJSON() ([]byte, error) {
-	f := answerJSON{ServerInfo: a.ServerInfo, Tools: make([]*jsonv.Value, len(a.Tools)), Identity: a.Identity, Cut: a.Cut}
+	f := answerJSON{ServerInfo: a.ServerInfo, Tools: make([]json.RawMessage, len(a.Tools)), Identity: a.Identity, Cut: a.Cut}
 	for _, t := range a.Tools {
 		if t.Raw == nil {
 			f.Decoded = true
@@ -173,37 +185,17 @@ func (a Answer) MarshalJSON() ([]byte, error) {
 			f.Tools[i] = t.Raw
 			continue
 		}
-		v := jsonv.NewObject()
-		v.Set("name", jsonv.MustOf(t.Name))
-		if t.Title != "" {
-			v.Set("title", jsonv.MustOf(t.Title))
+		b, err := json.Marshal(decodedTool{t.Name, t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations})
+		if err != nil {
+			return nil, err
 		}
-		if t.Description != "" {
-			v.Set("description", jsonv.MustOf(t.Description))
-		}
-		v.Set("inputSchema", orNull(t.InputSchema))
-		if t.OutputSchema != nil {
-			v.Set("outputSchema", t.OutputSchema)
-		}
-		if t.Annotations != nil {
-			v.Set("annotations", t.Annotations)
-		}
-		f.Tools[i] = v
+		f.Tools[i] = b
 	}
 	return json.Marshal(f)
 }
 
-// orNull is v, or JSON null for nil.
-func orNull(v *jsonv.Value) *jsonv.Value {
-	if v == nil {
-		return jsonv.MustParse("null")
-	}
-	return v
-}
-
 // UnmarshalJSON reads what [Answer.MarshalJSON] wrote, in one pass of the
-// JSON tokenizer: a tool's fields are members of its raw value, not
-// copies of them.
+// JSON tokenizer: each tool is kept as its text (see [mcpclient.ToolOf]).
 func (a *Answer) UnmarshalJSON(b []byte) error {
 	v, err := jsonv.Parse(b)
 	if err != nil {
@@ -233,17 +225,10 @@ func (a *Answer) UnmarshalJSON(b []byte) error {
 		if t.Kind() != jsonv.Object {
 			return errors.New("a tool is not a JSON object")
 		}
-		name, ok := t.Get("name").Str()
-		if !ok || name == "" {
+		if name, ok := t.Get("name").Str(); !ok || name == "" {
 			return errors.New("a tool has no name")
 		}
-		title, _ := t.Get("title").Str()
-		desc, _ := t.Get("description").Str()
-		tool := mcpclient.Tool{Name: name, Title: title, Description: desc, InputSchema: t.Get("inputSchema"), OutputSchema: t.Get("outputSchema"), Annotations: t.Get("annotations")}
-		if !decoded {
-			tool.Raw = t
-		}
-		out.Tools = append(out.Tools, tool)
+		out.Tools = append(out.Tools, mcpclient.ToolOf(t, decoded))
 	}
 	*a = out
 	return nil
@@ -251,7 +236,7 @@ func (a *Answer) UnmarshalJSON(b []byte) error {
 
 // SameTools reports whether a and b list the same tools of the same
 // server, whatever identity each was given with. They are compared as
-// values (see [jsonv.Equal]): nothing is written or read again.
+// JSON values (see [jsonv.Equal]), texts written the same way as bytes.
 func SameTools(a, b Answer) bool {
 	if len(a.Tools) != len(b.Tools) || (a.Cut == nil) != (b.Cut == nil) || a.Cut != nil && *a.Cut != *b.Cut {
 		return false
@@ -262,19 +247,33 @@ func SameTools(a, b Answer) bool {
 	if a.ServerInfo != nil {
 		ia, err1 := json.Marshal(a.ServerInfo)
 		ib, err2 := json.Marshal(b.ServerInfo)
-		if err1 != nil || err2 != nil || !jsonv.Equal(jsonv.MustParse(string(ia)), jsonv.MustParse(string(ib))) {
+		if err1 != nil || err2 != nil || !sameJSON(ia, ib) {
 			return false
 		}
 	}
 	for i := range a.Tools {
 		x, y := &a.Tools[i], &b.Tools[i]
 		if x.Name != y.Name || x.Title != y.Title || x.Description != y.Description ||
-			!jsonv.Equal(x.InputSchema, y.InputSchema) || !jsonv.Equal(x.OutputSchema, y.OutputSchema) ||
-			!jsonv.Equal(x.Annotations, y.Annotations) || !jsonv.Equal(x.Raw, y.Raw) {
+			!sameJSON(x.InputSchema, y.InputSchema) || !sameJSON(x.OutputSchema, y.OutputSchema) ||
+			!sameJSON(x.Annotations, y.Annotations) || !sameJSON(x.Raw, y.Raw) {
 			return false
 		}
 	}
 	return true
+}
+
+// sameJSON reports whether a and b, JSON texts or nil, are the same JSON
+// value (see [jsonv.Equal]); the same bytes are, without reading them.
+func sameJSON(a, b []byte) bool {
+	switch {
+	case a == nil || b == nil:
+		return a == nil && b == nil
+	case bytes.Equal(a, b):
+		return true
+	}
+	x, err1 := jsonv.Parse(a)
+	y, err2 := jsonv.Parse(b)
+	return err1 == nil && err2 == nil && jsonv.Equal(x, y)
 }
 
 // EnvNames returns the names of the variables the server's process
