@@ -830,7 +830,9 @@ func (s *session) describeAnswer(t task, answer []byte) {
 		skip(fmt.Sprintf("it also describes a tool named %s; %s is used", name, prev.Path))
 		return
 	}
-	s.found.Described[name] = resolve.Described{Discovered: resolve.Discovered{Name: name, Description: description, InputSchema: schemaOf(schema)}, Path: t.program}
+	// Copies of the texts (Str shares the answer's memory), so that the
+	// answer, its schema written anew, is not held.
+	s.found.Described[name] = resolve.Described{Discovered: resolve.Discovered{Name: strings.Clone(name), Description: strings.Clone(description), InputSchema: schemaOf(schema)}, Path: t.program}
 }
 
 func contains(list []string, s string) bool {

@@ -165,7 +165,9 @@ func NewArray(items ...*Value) *Value { return &Value{kind: Array, items: items}
 // Append adds an element to array v.
 func (v *Value) Append(x *Value) { v.items = append(v.items, x) }
 
-// Str returns the text of string v, and whether v is a string.
+// Str returns the text of string v, and whether v is a string. Nearly
+// always (no escape, valid UTF-8) it shares the memory of the text v was
+// parsed from: strings.Clone what is kept while that text is not.
 func (v *Value) Str() (string, bool) {
 	if v == nil || v.kind != String {
 		return "", false
