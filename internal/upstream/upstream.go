@@ -160,17 +160,6 @@ type answerJSON struct {
 	Cut        *mcpclient.Cut      `json:"cut,omitempty"`
 }
 
-// decodedTool is a tool the SDK decoded, as an answer keeps it: its
-// fields as an MCP tool.
-type decodedTool struct {
-	Name         string          `json:"name"`
-	Title        string          `json:"title,omitempty"`
-	Description  string          `json:"description,omitempty"`
-	InputSchema  json.RawMessage `json:"inputSchema"` // null where there is none
-	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	Annotations  json.RawMessage `json:"annotations,omitempty"`
-}
-
 // MarshalJSON writes the answer as the cache keeps it: each tool once,
 // as the server listed it (see [Answer.UnmarshalJSON]).
 func (a Answer) MarshalJSON() ([]byte, error) {
@@ -185,7 +174,8 @@ func (a Answer) MarshalJSON() ([]byte, error) {
 			f.Tools[i] = t.Raw
 			continue
 		}
-		b, err := json.Marshal(decodedTool{t.Name, t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations})
+		t.Raw = nil // its fields as an MCP tool: inputSchema null where there is none
+		b, err := json.Marshal(t)
 		if err != nil {
 			return nil, err
 		}
