@@ -619,7 +619,7 @@ type Tool struct {
 	Name         string          `json:"name"`
 	Title        string          `json:"title,omitempty"`
 	Description  string          `json:"description,omitempty"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
+	InputSchema  json.RawMessage `json:"inputSchema,omitempty"` // nil where the server gave none
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
 	// Raw is the tool as the server listed it, every key of it (_meta,

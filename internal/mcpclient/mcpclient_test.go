@@ -1051,3 +1051,47 @@ func TestToolOf(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPageTools: whatever a server answers to tools/list, reading the page
+// fails or keeps tools that have names, whose texts are compact JSON and
+// whose schemas and annotations are slices of their text.
+func FuzzPageTools(f *testing.F) {
+	f.Add([]byte(`{"tools":[{"name":"a","inputSchema":{"type":"object"},"outputSchema":{},"annotations":{"readOnlyHint":true}}],"nextCursor":"x"}`))
+	f.Add([]byte(`{"_meta":{},"tools":[{"name":"a","inputSchema":{"type":"object","properties":{"h":{"type":"string","x-mcp-header":"H"}}}},{"name":""},{"name":"b", "title" : "B\u00e9"}]}`))
+	f.Add([]byte(`{"tools":null}`))
+	f.Add([]byte(`{"tools":[{"name":"a","name":"b"}]}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		out, _, _, err := pageTools(nil, 0, raw, Budget{Tools: 5, Bytes: 1 << 16}, nil)
+		if err != nil {
+			return
+		}
+		if len(out) > 5 {
+			t.Fatalf("%d tools kept, past the budget's 5", len(out))
+		}
+		for _, tool := range out {
+			var compact bytes.Buffer
+			if tool.Name == "" || json.Compact(&compact, tool.Raw) != nil || !bytes.Equal(compact.Bytes(), tool.Raw) {
+				t.Fatalf("tool %q: its text is not compact JSON: %s", tool.Name, tool.Raw)
+			}
+			for _, part := range []json.RawMessage{tool.InputSchema, tool.OutputSchema, tool.Annotations} {
+				if part == nil {
+					continue
+				}
+				if !json.Valid(part) || !sliceOf(tool.Raw, part) {
+					t.Fatalf("tool %q: %s is not a JSON slice of its text %s", tool.Name, part, tool.Raw)
+				}
+			}
+		}
+	})
+}
+
+// sliceOf reports whether part is a slice of whole, not a copy of a part
+// of it.
+func sliceOf(whole, part []byte) bool {
+	for i := range len(whole) - len(part) + 1 {
+		if &whole[i] == &part[0] {
+			return bytes.Equal(whole[i:i+len(part)], part)
+		}
+	}
+	return false
+}

@@ -155,3 +155,34 @@ func TestAnswerFieldsKept(t *testing.T) {
 		t.Errorf("a tool's fields (-kept +declared):\n%s", diff)
 	}
 }
+
+// FuzzAnswer: whatever a cache file holds, reading it as an answer fails
+// or gives an answer that is written and read back as the same tools.
+func FuzzAnswer(f *testing.F) {
+	for _, a := range []upstream.Answer{answer(toolA, toolB), {Tools: []mcpclient.Tool{{Name: "c", InputSchema: json.RawMessage(`{"type":"object"}`)}}}} {
+		b, err := a.MarshalJSON()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"tools":[{"name":"a","inputSchema":null,"annotations":{"x":"<&>"}}],"decoded":true}`))
+	f.Add([]byte(`{"tools":[{"name":"\u0061\ud800","x":{"name":"b"}}],"cut":{"kept":1}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var a upstream.Answer
+		if a.UnmarshalJSON(b) != nil {
+			return
+		}
+		out, err := a.MarshalJSON()
+		if err != nil {
+			t.Fatalf("writing what was read: %v", err)
+		}
+		var back upstream.Answer
+		if err := back.UnmarshalJSON(out); err != nil {
+			t.Fatalf("reading back %s: %v", out, err)
+		}
+		if !upstream.SameTools(a, back) {
+			t.Fatalf("read back other tools:\n%s\nfrom\n%s", out, b)
+		}
+	})
+}

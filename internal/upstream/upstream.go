@@ -174,7 +174,7 @@ func (a Answer) MarshalJSON() ([]byte, error) {
 			f.Tools[i] = t.Raw
 			continue
 		}
-		t.Raw = nil // its fields as an MCP tool: inputSchema null where there is none
+		t.Raw = nil // its fields as an MCP tool, as it read them: none left out, none added
 		b, err := json.Marshal(t)
 		if err != nil {
 			return nil, err
