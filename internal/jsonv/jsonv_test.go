@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/strata-config/strata/internal/limits"
 )
 
@@ -215,6 +217,27 @@ func TestEdit(t *testing.T) {
 	}
 	if s, ok := v.Get("type").Str(); !ok || s != "object" {
 		t.Errorf("Str = %q, %v", s, ok)
+	}
+}
+
+// TestEditKeyTexts: keys read with escapes keep their text through edits
+// of the object; keys set later are written escaped where JSON needs it.
+func TestEditKeyTexts(t *testing.T) {
+	v := MustParse(`{"\u0061":1,"b":2,"c\"d":3,"line ":4}`)
+	v.Set("q\"<\n", MustOf(5))
+	v.Set("plain", MustOf(6))
+	v.Delete("b")
+	c := v.Clone()
+	c.Delete("a")
+	want := `{"\u0061":1,"c\"d":3,"line ":4,"q\"<\n":5,"plain":6}`
+	if got := v.String(); got != want {
+		t.Errorf("edited\n got %s\nwant %s", got, want)
+	}
+	if got, want := c.String(), `{"c\"d":3,"line ":4,"q\"<\n":5,"plain":6}`; got != want {
+		t.Errorf("the clone, edited\n got %s\nwant %s", got, want)
+	}
+	if diff := cmp.Diff([]string{"a", `c"d`, "line\u2028", "q\"<\n", "plain"}, v.Keys()); diff != "" {
+		t.Errorf("keys (-want +got):\n%s", diff)
 	}
 }
 
