@@ -2,6 +2,7 @@ package resolve_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -160,4 +161,39 @@ func exportedText(t *testing.T, f export.Dialect, b []byte, tool string) string 
 	}
 	t.Fatalf("%s exports no %s", f, tool)
 	return ""
+}
+
+// TestCatalogRoom: a catalog keeps room for the tools that may join it,
+// not for every tool its servers list: a server of 1,000 tools that
+// exposes two gives a catalog of two with little room beside them, and
+// one that exposes all, room for all.
+func TestCatalogRoom(t *testing.T) {
+	tools := map[string]resolve.Discovered{}
+	for i := range 1000 {
+		name := fmt.Sprintf("t%d", i)
+		tools[name] = resolve.Discovered{Name: name, InputSchema: resolve.MustSchema(`{"type":"object"}`)}
+	}
+	found := resolve.Found{Servers: map[string]map[string]resolve.Discovered{"big": tools}}
+	for _, tt := range []struct {
+		name, expose string
+		n, most      int
+	}{
+		{"two exposed", `["t1", "t2"]`, 2, 16},
+		{"none exposed", `"none"`, 0, 16},
+		{"all exposed", `"all"`, 1000, 1016},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := layerConfig("[mcp_servers.big]\ncommand = \"x\"\nexpose = " + tt.expose + "\n")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := resolve.Build(cfg, found)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Tools) != tt.n || cap(c.Tools) > tt.most {
+				t.Errorf("%d tools in room for %d, want %d in room for at most %d", len(c.Tools), cap(c.Tools), tt.n, tt.most)
+			}
+		})
+	}
 }

@@ -115,11 +115,18 @@ func BuildAt(c config.Config, f Found, mount partial.Path) (*Catalog, error) {
 		b.described[name] = d
 	}
 	b.index()
-	// Room for every tool that may join: a catalog of a large server's
-	// tools is thousands of definitions, each some 500 bytes.
+	// Room for every tool that may join, and little more: a catalog of a
+	// large server's tools is thousands of definitions, each some 500
+	// bytes, and the catalog keeps the room.
 	most := len(c.Tools) + len(b.described)
-	for _, tools := range f.Servers {
-		most += len(tools)
+	for server, tools := range f.Servers {
+		switch srv, ok := c.MCPServers[server]; {
+		case !ok || !srv.IsEnabled() || srv.Expose.None:
+		case srv.Expose.All():
+			most += len(tools)
+		default:
+			most += min(len(tools), len(srv.Expose.Tools))
+		}
 	}
 	tools := make([]Definition, 0, most)
 	for _, name := range c.Tools.Names() {
