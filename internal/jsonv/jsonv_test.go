@@ -29,6 +29,13 @@ func FuzzRoundTrip(f *testing.F) {
 		if (err == nil) != want {
 			t.Fatalf("Parse(%q): error %v, want success %v (json.Valid %v)", b, err, want, json.Valid(b))
 		}
+		// Compact accepts what Parse accepts, refuses with Parse's
+		// problem, and gives the text Parse's value writes.
+		if c, cerr := Compact(b); fmt.Sprint(cerr) != fmt.Sprint(err) {
+			t.Fatalf("Compact(%q): error %v, Parse's %v", b, cerr, err)
+		} else if err == nil && !bytes.Equal(c, v.JSON()) {
+			t.Fatalf("Compact(%q) = %s, Parse's value writes %s", b, c, v.JSON())
+		}
 		if err != nil {
 			if msg := err.Error(); !strings.HasPrefix(msg, "offset ") || strings.Contains(msg, "\n") {
 				t.Fatalf("Parse(%q): error %q, want one line starting with the offset", b, msg)
@@ -513,16 +520,28 @@ func TestOptionsMaxDepth(t *testing.T) {
 		{"past a lowered limit", 3, `{"a":[[[1]]]}`, "offset 8: JSON nests deeper than 3 levels, the limit"},
 		{"a raised limit", 2000, strings.Repeat("[", 1500) + strings.Repeat("]", 1500), ""},
 		{"far past the default", 0, strings.Repeat(`{"a":`, 1_000_000) + "1" + strings.Repeat("}", 1_000_000), "offset 5005: JSON nests deeper than 1,000 levels, the limit"},
+		{"an empty object past the limit", 2, `[[[{}]]]`, "offset 3: JSON nests deeper than 2 levels, the limit"},
+		{"a key at the limit", 2, `[{"a":1}]`, ""},
+		{"past the tokenizer's nesting", 20_000, strings.Repeat("[", 10_001) + strings.Repeat("]", 10_001), "offset 10000: JSON nests deeper than 10,000 levels, the JSON tokenizer's limit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Options{MaxDepth: tt.max}.Parse([]byte(tt.in))
+			o := Options{MaxDepth: tt.max}
+			_, err := o.Parse([]byte(tt.in))
 			got := ""
 			if err != nil {
 				got = err.Error()
 			}
 			if got != tt.want {
 				t.Errorf("error %q, want %q", got, tt.want)
+			}
+			// Compact holds to the same limit, with the same problem.
+			want := tt.want
+			if want == "" {
+				want = fmt.Sprint(nil)
+			}
+			if _, err := o.Compact([]byte(tt.in)); fmt.Sprint(err) != want {
+				t.Errorf("Compact: error %v, want %q", err, tt.want)
 			}
 		})
 	}
@@ -582,11 +601,11 @@ func TestMember(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			data := []byte(tt.data)
-			got, ok := Member(data, tt.key)
-			if string(got) != tt.want || ok != tt.ok {
+			got := Member(data, tt.key)
+			if ok := got != nil; string(got) != tt.want || ok != tt.ok {
 				t.Fatalf("Member(%s, %q) = %s, %v; want %s, %v", tt.data, tt.key, got, ok, tt.want, tt.ok)
 			}
-			if ok && (cap(got) != len(got) || &got[0] != &data[bytes.Index(data, got)]) {
+			if got != nil && (cap(got) != len(got) || &got[0] != &data[bytes.Index(data, got)]) {
 				t.Errorf("Member returned a copy, or a slice with room after it (cap %d, len %d): want a slice of data", cap(got), len(got))
 			}
 		})

@@ -2,6 +2,7 @@ package jsonv
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -342,21 +343,31 @@ func (p *parser) errorf(off int, format string, args ...any) error {
 
 // StringMember returns the string that the member key of the JSON object
 // data holds, and whether data is an object whose member key is a string
-// (see [Member]).
+// (see [Members]).
 func StringMember(data []byte, key string) (string, bool) {
-	v, ok := Member(data, key)
-	if !ok || v[0] != '"' {
-		return "", false
-	}
-	return unquote(string(v)), true
+	return Text(Member(data, key))
 }
 
-// Member returns the text of the member key of the JSON object data, as a
-// slice of data with no spare capacity, and whether data is an object
-// that has it, read without a problem up to it. It reads no more of data
-// than it must, and makes no Values: a tool's name, or its input schema,
-// in its JSON, say.
-func Member(data []byte, key string) ([]byte, bool) {
+// Text returns the string whose JSON text is raw, and whether raw is a
+// string's text.
+func Text(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	return unquote(string(raw)), true
+}
+
+// Member returns the text of the member key of the JSON object data, or
+// nil (see [Members]).
+func Member(data []byte, key string) []byte { return Members(data, key)[0] }
+
+// Members returns the text of each member of the JSON object data that
+// keys name, in their order, each a slice of data with no spare capacity,
+// or nil for one data does not have before its end or a problem. It reads
+// no more of data than it must, and makes no Values: a tool's name, or
+// its input schema, in its JSON, say.
+func Members(data []byte, keys ...string) [][]byte {
+	out := make([][]byte, len(keys))
 	dec := decoders.Get().(*jsontext.Decoder)
 	dec.Reset(bytes.NewBuffer(data), tokenizerOptions)
 	defer func() {
@@ -364,25 +375,84 @@ func Member(data []byte, key string) ([]byte, bool) {
 		decoders.Put(dec)
 	}()
 	if t, err := dec.ReadToken(); err != nil || t.Kind() != '{' {
-		return nil, false
+		return out
 	}
-	for dec.PeekKind() == '"' {
+	for left := len(keys); left > 0 && dec.PeekKind() == '"'; {
 		k, err := dec.ReadToken()
 		if err != nil {
-			return nil, false
+			return out
 		}
-		if k.String() != key {
+		i := slices.Index(keys, k.String())
+		if i < 0 || out[i] != nil {
 			if dec.SkipValue() != nil {
-				return nil, false
+				return out
 			}
 			continue
 		}
 		v, err := dec.ReadValue()
 		if err != nil {
-			return nil, false
+			return out
 		}
 		end := int(dec.InputOffset())
-		return data[end-len(v) : end : end], true
+		out[i] = data[end-len(v) : end : end]
+		left--
 	}
-	return nil, false
+	return out
+}
+
+// Compact returns data, one JSON value, without its insignificant
+// whitespace, with the default [Options].
+func Compact(data []byte) ([]byte, error) { return Options{}.Compact(data) }
+
+// Compact returns data, one JSON value, without its insignificant
+// whitespace: the text [Parse](data).JSON() gives, in memory of its own,
+// for what Parse accepts (and Parse's problem for the rest), without
+// making Values.
+func (o Options) Compact(data []byte) ([]byte, error) {
+	if !accepts(data, limits.Or(o.MaxDepth, limits.Depth)) {
+		_, err := o.Parse(data) // says what is wrong, where
+		if err == nil {
+			err = errors.New("the JSON tokenizer refused it") // Parse accepts what accepts accepts
+		}
+		return nil, err
+	}
+	b := writeBuffers.Get().(*bytes.Buffer)
+	b.Reset()
+	if err := json.Compact(b, data); err != nil {
+		return nil, err
+	}
+	out := bytes.Clone(b.Bytes())
+	if b.Cap() <= maxScratch {
+		writeBuffers.Put(b)
+	}
+	return out, nil
+}
+
+// accepts reports whether Parse accepts data, within maxDepth, by reading
+// its tokens alone.
+func accepts(data []byte, maxDepth int) bool {
+	dec := decoders.Get().(*jsontext.Decoder)
+	dec.Reset(bytes.NewBuffer(data), tokenizerOptions)
+	defer func() {
+		dec.Reset(bytes.NewBuffer(nil))
+		decoders.Put(dec)
+	}()
+	for {
+		switch kind := dec.PeekKind(); {
+		case kind == 0:
+			return false // a problem, or no value
+		case kind == '}' || kind == ']':
+		case dec.StackDepth() > maxDepth:
+			return false // a value (or a key, whose value would be) too deep
+		case (kind == '{' || kind == '[') && dec.StackDepth() >= tokenizerNesting:
+			return false
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			return false
+		}
+		if dec.StackDepth() == 0 {
+			_, err := dec.ReadToken()
+			return err == io.EOF
+		}
+	}
 }

@@ -629,26 +629,17 @@ type Tool struct {
 	Raw json.RawMessage `json:"raw,omitempty"`
 }
 
-// ToolOf returns the tool whose JSON object is v, which has its name (see
-// [Tool]): its texts are v's compact text, kept whole as its Raw unless
-// decoded (what the SDK decoded), and its schemas and annotations are
-// slices of it. A server's listing is held so as text, once: 10,000 tools
-// are about 3 MB so, and some 30 MB as Values.
-func ToolOf(v *jsonv.Value, decoded bool) Tool {
-	raw := json.RawMessage(v.JSON())
-	name, _ := v.Get("name").Str()
-	title, _ := v.Get("title").Str()
-	desc, _ := v.Get("description").Str()
-	// Copies, not slices of what v read, which is left to the collector.
-	t := Tool{Name: strings.Clone(name), Title: strings.Clone(title), Description: strings.Clone(desc)}
-	for _, m := range [...]struct {
-		key string
-		to  *json.RawMessage
-	}{{"inputSchema", &t.InputSchema}, {"outputSchema", &t.OutputSchema}, {"annotations", &t.Annotations}} {
-		if b, ok := jsonv.Member(raw, m.key); ok {
-			*m.to = b
-		}
-	}
+// ToolOf returns the tool whose JSON object, compact, is raw, which has
+// its name (see [Tool]): raw is its Raw unless decoded (what the SDK
+// decoded), and its schemas and annotations are slices of raw. A
+// server's listing is held so as text, once: 10,000 tools are about 3 MB
+// so, and some 30 MB as jsonv Values.
+func ToolOf(raw json.RawMessage, decoded bool) Tool {
+	m := jsonv.Members(raw, "name", "title", "description", "inputSchema", "outputSchema", "annotations")
+	name, _ := jsonv.Text(m[0])
+	title, _ := jsonv.Text(m[1])
+	desc, _ := jsonv.Text(m[2])
+	t := Tool{Name: name, Title: title, Description: desc, InputSchema: m[3], OutputSchema: m[4], Annotations: m[5]}
 	if !decoded {
 		t.Raw = raw
 	}
@@ -753,14 +744,13 @@ func pageTools(out []Tool, read int64, raw []byte, b Budget, sdk map[string]bool
 			return false
 		}
 		read += int64(len(t))
-		v, err := jsonv.Parse(t)
+		raw, err := jsonv.Compact(t) // what jsonv.Parse accepts, as it writes it
 		if err != nil {
 			perr = fmt.Errorf("tools/list: a tool after %d: %w", len(out), err)
 			return false
 		}
-		name, _ := v.Get("name").Str()
-		if name != "" && (sdk[name] || !bytes.Contains(t, headerAnnotation)) { // the SDK drops these too
-			out = append(out, ToolOf(v, false))
+		if tool := ToolOf(raw, false); tool.Name != "" && (sdk[tool.Name] || !bytes.Contains(t, headerAnnotation)) { // the SDK drops these too
+			out = append(out, tool)
 		}
 		return true
 	}, func(key string, v json.RawMessage) {

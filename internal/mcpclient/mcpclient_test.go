@@ -1032,7 +1032,7 @@ func TestToolOf(t *testing.T) {
 		"annotations": {"readOnlyHint": true}, "_meta": {"k": 1e0} }`
 	v := jsonv.MustParse(listed)
 	for _, decoded := range []bool{false, true} {
-		got := ToolOf(v, decoded)
+		got := ToolOf(v.JSON(), decoded)
 		want := Tool{Name: "read", Title: "Read", Description: "Reads!",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"p":{"type":"string"}}}`),
 			Annotations: json.RawMessage(`{"readOnlyHint":true}`)}

@@ -16,7 +16,7 @@ import (
 )
 
 // listed is a tool as a server lists it, as mcpclient keeps it.
-func listed(raw string) mcpclient.Tool { return mcpclient.ToolOf(jsonv.MustParse(raw), false) }
+func listed(raw string) mcpclient.Tool { return mcpclient.ToolOf(jsonv.MustParse(raw).JSON(), false) }
 
 // answer is an answer of the tools listed as raw.
 func answer(raws ...string) upstream.Answer {

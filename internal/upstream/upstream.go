@@ -218,7 +218,7 @@ func (a *Answer) UnmarshalJSON(b []byte) error {
 		if name, ok := t.Get("name").Str(); !ok || name == "" {
 			return errors.New("a tool has no name")
 		}
-		out.Tools = append(out.Tools, mcpclient.ToolOf(t, decoded))
+		out.Tools = append(out.Tools, mcpclient.ToolOf(t.JSON(), decoded))
 	}
 	*a = out
 	return nil
