@@ -65,14 +65,12 @@ var tokenizerOptions = jsontext.AllowInvalidUTF8(true)
 // memory, so nothing may change data afterwards. Those slices have no
 // spare capacity, and nothing in this package writes through them.
 func parse(data []byte, maxDepth int) (*Value, error) {
-	dec := decoders.Get().(*jsontext.Decoder)
-	dec.Reset(bytes.NewBuffer(data), tokenizerOptions)
+	dec := decoder(data)
 	p := parser{dec: dec, data: data, str: unsafe.String(unsafe.SliceData(data), len(data)), maxDepth: maxDepth}
 	s := scratchPool.Get().(*scratch)
 	p.keys, p.texts, p.items = s.keys[:0], s.texts[:0], s.items[:0]
 	defer func() {
-		dec.Reset(bytes.NewBuffer(nil)) // keep nothing of data alive through the pool
-		decoders.Put(dec)
+		release(dec)
 		if cap(p.keys)+cap(p.items) > maxScratch {
 			return // let a rare huge one go
 		}
@@ -368,12 +366,8 @@ func Member(data []byte, key string) []byte { return Members(data, key)[0] }
 // its input schema, in its JSON, say.
 func Members(data []byte, keys ...string) [][]byte {
 	out := make([][]byte, len(keys))
-	dec := decoders.Get().(*jsontext.Decoder)
-	dec.Reset(bytes.NewBuffer(data), tokenizerOptions)
-	defer func() {
-		dec.Reset(bytes.NewBuffer(nil))
-		decoders.Put(dec)
-	}()
+	dec := decoder(data)
+	defer release(dec)
 	if t, err := dec.ReadToken(); err != nil || t.Kind() != '{' {
 		return out
 	}
@@ -400,6 +394,21 @@ func Members(data []byte, keys ...string) [][]byte {
 	return out
 }
 
+// decoder returns a tokenizer of data from the pool; release gives it
+// back.
+func decoder(data []byte) *jsontext.Decoder {
+	dec := decoders.Get().(*jsontext.Decoder)
+	dec.Reset(bytes.NewBuffer(data), tokenizerOptions)
+	return dec
+}
+
+// release gives dec back to the pool, keeping nothing of its data alive
+// through it.
+func release(dec *jsontext.Decoder) {
+	dec.Reset(bytes.NewBuffer(nil))
+	decoders.Put(dec)
+}
+
 // Compact returns data, one JSON value, without its insignificant
 // whitespace, with the default [Options].
 func Compact(data []byte) ([]byte, error) { return Options{}.Compact(data) }
@@ -412,7 +421,7 @@ func (o Options) Compact(data []byte) ([]byte, error) {
 	if !accepts(data, limits.Or(o.MaxDepth, limits.Depth)) {
 		_, err := o.Parse(data) // says what is wrong, where
 		if err == nil {
-			err = errors.New("the JSON tokenizer refused it") // Parse accepts what accepts accepts
+			err = errors.New("the JSON tokenizer refused it") // not met: what accepts refuses, Parse refuses
 		}
 		return nil, err
 	}
@@ -431,12 +440,8 @@ func (o Options) Compact(data []byte) ([]byte, error) {
 // accepts reports whether Parse accepts data, within maxDepth, by reading
 // its tokens alone.
 func accepts(data []byte, maxDepth int) bool {
-	dec := decoders.Get().(*jsontext.Decoder)
-	dec.Reset(bytes.NewBuffer(data), tokenizerOptions)
-	defer func() {
-		dec.Reset(bytes.NewBuffer(nil))
-		decoders.Put(dec)
-	}()
+	dec := decoder(data)
+	defer release(dec)
 	for {
 		switch kind := dec.PeekKind(); {
 		case kind == 0:
