@@ -611,3 +611,35 @@ func TestMember(t *testing.T) {
 		})
 	}
 }
+
+func TestElements(t *testing.T) {
+	tests := []struct {
+		name, data string
+		want       []string
+		ok         bool
+	}{
+		{"objects", `[{"name":"a"},{"name":"b","x":[1,2]}]`, []string{`{"name":"a"}`, `{"name":"b","x":[1,2]}`}, true},
+		{"as written", ` [ 1 , "x" ] `, []string{`1`, `"x"`}, true},
+		{"empty", `[]`, nil, true},
+		{"not an array", `{"a":1}`, nil, false},
+		{"null", `null`, nil, false},
+		{"broken", `[1,}`, nil, false},
+		{"data after it", `[1] 2`, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := []byte(tt.data)
+			items, ok := Elements(data)
+			var got []string
+			for _, it := range items {
+				got = append(got, string(it))
+				if cap(it) != len(it) || &it[0] != &data[bytes.Index(data, it)] {
+					t.Errorf("%s is a copy, or has room after it: want a slice of data", it)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" || ok != tt.ok {
+				t.Errorf("Elements(%s): ok %v, want %v; (-want +got):\n%s", tt.data, ok, tt.ok, diff)
+			}
+		})
+	}
+}

@@ -2,7 +2,6 @@ package jsonv
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -409,6 +408,33 @@ func release(dec *jsontext.Decoder) {
 	decoders.Put(dec)
 }
 
+// Elements returns the text of each element of the JSON array data, each
+// a slice of data with no spare capacity, and whether data is an array
+// read to its end without a problem. It makes no Values.
+func Elements(data []byte) ([][]byte, bool) {
+	dec := decoder(data)
+	defer release(dec)
+	if t, err := dec.ReadToken(); err != nil || t.Kind() != '[' {
+		return nil, false
+	}
+	var out [][]byte
+	for dec.PeekKind() != ']' {
+		v, err := dec.ReadValue()
+		if err != nil {
+			return nil, false
+		}
+		end := int(dec.InputOffset())
+		out = append(out, data[end-len(v):end:end])
+	}
+	if _, err := dec.ReadToken(); err != nil { // ]
+		return nil, false
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return nil, false // something after the array
+	}
+	return out, true
+}
+
 // Compact returns data, one JSON value, without its insignificant
 // whitespace, with the default [Options].
 func Compact(data []byte) ([]byte, error) { return Options{}.Compact(data) }
@@ -416,48 +442,90 @@ func Compact(data []byte) ([]byte, error) { return Options{}.Compact(data) }
 // Compact returns data, one JSON value, without its insignificant
 // whitespace: the text [Parse](data).JSON() gives, in memory of its own,
 // for what Parse accepts (and Parse's problem for the rest), without
-// making Values.
+// making Values: each token as the tokenizer read it, in one pass.
 func (o Options) Compact(data []byte) ([]byte, error) {
-	if !accepts(data, limits.Or(o.MaxDepth, limits.Depth)) {
+	out, ok := compact(make([]byte, 0, len(data)), data, limits.Or(o.MaxDepth, limits.Depth)) // no longer than data
+	if !ok {
 		_, err := o.Parse(data) // says what is wrong, where
 		if err == nil {
-			err = errors.New("the JSON tokenizer refused it") // not met: what accepts refuses, Parse refuses
+			err = errors.New("the JSON tokenizer refused it") // not met: what compact refuses, Parse refuses
 		}
 		return nil, err
 	}
-	b := writeBuffers.Get().(*bytes.Buffer)
-	b.Reset()
-	if err := json.Compact(b, data); err != nil {
-		return nil, err
-	}
-	out := bytes.Clone(b.Bytes())
-	if b.Cap() <= maxScratch {
-		writeBuffers.Put(b)
+	if cap(out)-len(out) > len(out)/8 {
+		out = bytes.Clone(out) // data had much whitespace: keep only the text
 	}
 	return out, nil
 }
 
-// accepts reports whether Parse accepts data, within maxDepth, by reading
-// its tokens alone.
-func accepts(data []byte, maxDepth int) bool {
+// compact appends to out the tokens of data, one JSON value, with the
+// commas and colons between them and nothing else, and reports whether
+// Parse accepts data within maxDepth.
+func compact(out, data []byte, maxDepth int) ([]byte, bool) {
 	dec := decoder(data)
 	defer release(dec)
+	// For each open object or array, innermost last: whether it is an
+	// object whose next token is a name, and whether it has a member or
+	// element yet.
+	type level struct{ object, name, some bool }
+	var open []level
 	for {
-		switch kind := dec.PeekKind(); {
+		kind := dec.PeekKind()
+		switch {
 		case kind == 0:
-			return false // a problem, or no value
+			return nil, false // a problem, or no value
 		case kind == '}' || kind == ']':
+			if _, err := dec.ReadToken(); err != nil {
+				return nil, false
+			}
+			out = append(out, byte(kind))
+			open = open[:len(open)-1]
 		case dec.StackDepth() > maxDepth:
-			return false // a value (or a key, whose value would be) too deep
-		case (kind == '{' || kind == '[') && dec.StackDepth() >= tokenizerNesting:
-			return false
+			return nil, false // a value (or a name, whose value would be) too deep
+		default:
+			if n := len(open); n > 0 {
+				top := &open[n-1]
+				if top.some && (!top.object || top.name) {
+					out = append(out, ',')
+				}
+				if top.object && top.name {
+					name, err := dec.ReadValue()
+					if err != nil {
+						return nil, false
+					}
+					out = append(append(out, name...), ':')
+					top.name = false
+					continue
+				}
+			}
+			switch kind {
+			case '{', '[':
+				if dec.StackDepth() >= tokenizerNesting {
+					return nil, false
+				}
+				if _, err := dec.ReadToken(); err != nil {
+					return nil, false
+				}
+				out = append(out, byte(kind))
+				open = append(open, level{object: kind == '{', name: kind == '{'})
+				continue // its value ends with its last token
+			default:
+				v, err := dec.ReadValue()
+				if err != nil {
+					return nil, false
+				}
+				out = append(out, v...)
+			}
 		}
-		if _, err := dec.ReadToken(); err != nil {
-			return false
+		// A value ended: its container has some, and an object's next
+		// token is a name.
+		if n := len(open); n > 0 {
+			open[n-1].some, open[n-1].name = true, open[n-1].object
+			continue
 		}
 		if dec.StackDepth() == 0 {
 			_, err := dec.ReadToken()
-			return err == io.EOF
+			return out, err == io.EOF
 		}
 	}
 }

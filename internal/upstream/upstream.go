@@ -184,41 +184,42 @@ func (a Answer) MarshalJSON() ([]byte, error) {
 	return json.Marshal(f)
 }
 
-// UnmarshalJSON reads what [Answer.MarshalJSON] wrote, in one pass of the
-// JSON tokenizer: each tool is kept as its text (see [mcpclient.ToolOf]).
+// UnmarshalJSON reads what [Answer.MarshalJSON] wrote, with the checks
+// of jsonv.Parse, into text: the tools are slices of one compact copy of
+// b (see [mcpclient.ToolOf]), and no jsonv Values are made.
 func (a *Answer) UnmarshalJSON(b []byte) error {
-	v, err := jsonv.Parse(b)
+	c, err := jsonv.Compact(b)
 	if err != nil {
 		return err
 	}
-	if v.Kind() != jsonv.Object {
+	if c[0] != '{' {
 		return errors.New("an answer is not a JSON object")
 	}
 	var out Answer
-	for key, x := range map[string]any{"serverInfo": &out.ServerInfo, "identity": &out.Identity, "cut": &out.Cut} {
-		if m := v.Get(key); m != nil {
-			if err := json.Unmarshal(m.JSON(), x); err != nil {
-				return fmt.Errorf("%s: %w", key, err)
+	keys := []string{"serverInfo", "identity", "cut", "decoded", "tools"}
+	m := jsonv.Members(c, keys...)
+	for i, x := range []any{&out.ServerInfo, &out.Identity, &out.Cut} {
+		if m[i] != nil {
+			if err := json.Unmarshal(m[i], x); err != nil {
+				return fmt.Errorf("%s: %w", keys[i], err)
 			}
 		}
 	}
-	decoded := false
-	if d := v.Get("decoded"); d != nil {
-		decoded = d.String() == "true"
-	}
-	tools := v.Get("tools")
-	if tools == nil || tools.Kind() != jsonv.Array {
+	decoded := string(m[3]) == "true"
+	tools, ok := jsonv.Elements(m[4])
+	if !ok {
 		return errors.New("an answer has no tools array")
 	}
-	out.Tools = make([]mcpclient.Tool, 0, len(tools.Items()))
-	for _, t := range tools.Items() {
-		if t.Kind() != jsonv.Object {
+	out.Tools = make([]mcpclient.Tool, 0, len(tools))
+	for _, t := range tools {
+		if t[0] != '{' {
 			return errors.New("a tool is not a JSON object")
 		}
-		if name, ok := t.Get("name").Str(); !ok || name == "" {
+		tool := mcpclient.ToolOf(t, decoded)
+		if tool.Name == "" {
 			return errors.New("a tool has no name")
 		}
-		out.Tools = append(out.Tools, mcpclient.ToolOf(t.JSON(), decoded))
+		out.Tools = append(out.Tools, tool)
 	}
 	*a = out
 	return nil
