@@ -1,8 +1,10 @@
 package resolve_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -195,5 +197,58 @@ func TestCatalogRoom(t *testing.T) {
 				t.Errorf("%d tools in room for %d, want %d in room for at most %d", len(c.Tools), cap(c.Tools), tt.n, tt.most)
 			}
 		})
+	}
+}
+
+// TestBuildLeavesListedTexts: a listed tool's texts are one buffer that
+// discovery, the catalog and serve share (see mcpclient.ToolOf); resolving
+// it with overrides of every kind, under another name, and exporting it in
+// every dialect leaves that buffer as it was read.
+func TestBuildLeavesListedTexts(t *testing.T) {
+	listed := []byte(`{"name":"read","description":"Read a file.","inputSchema":{"type":"object","properties":{"path":{"type":"string","description":"A path."},"n":{"type":"integer","maximum":100},"mode":{"type":"string","enum":["a","b","c"]}},"required":["path"]},"annotations":{"readOnlyHint":true},"_meta":{"k":1}}`)
+	was := bytes.Clone(listed)
+	slice := func(key string) []byte {
+		i := bytes.Index(listed, []byte(`"`+key+`":`)) + len(key) + 3
+		d := json.NewDecoder(bytes.NewReader(listed[i:]))
+		var raw json.RawMessage
+		if err := d.Decode(&raw); err != nil {
+			t.Fatal(err)
+		}
+		return listed[i : i+len(raw) : i+len(raw)]
+	}
+	schema, err := resolve.ParseSchema(slice("inputSchema"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := resolve.Found{Servers: map[string]map[string]resolve.Discovered{"fs": {"read": {Name: "read", Description: "Read a file.",
+		InputSchema: schema, Annotations: slice("annotations"), Upstream: listed}}}}
+	for _, tt := range []struct{ layer, tool, has string }{
+		{"", "read", `"maximum":100`},
+		{"[tools.read]\ndescription = \"Read. {{description}}\"\n[tools.read.parameters.path]\ndescription = \"Where.\"\n[tools.read.parameters.n]\nmaximum = 10\nrequired = true\n[tools.read.parameters.mode]\nenum = [\"a\"]\n", "read", `"maximum":10}`},
+		{"[tools.fs_read]\nsource = \"mcp.fs.read\"\n", "fs_read", `"maximum":100`},
+		{"[tools.fs_read]\nsource = \"mcp.fs.read\"\n[tools.fs_read.parameters.path]\npattern = \"^src/\"\n", "fs_read", `"pattern":"^src/"`},
+	} {
+		layer := tt.layer
+		cfg, err := layerConfig("[mcp_servers.fs]\ncommand = \"x\"\n" + layer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := resolve.Build(cfg, found)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, ok := c.Tool(tt.tool)
+		if !ok || !strings.Contains(d.InputSchema.String(), tt.has) {
+			t.Fatalf("with the layer %q, %s's schema %s, want it with %s", layer, tt.tool, d.InputSchema, tt.has)
+		}
+		export.MCPToolJSON(d)
+		for _, f := range []export.Dialect{export.OpenAI, export.Anthropic, export.MCP, export.Strata} {
+			if _, _, err := export.Marshal(c, f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(listed, was) {
+			t.Fatalf("with the layer %q, the listed text became\n%s\nwas\n%s", layer, listed, was)
+		}
 	}
 }
