@@ -62,14 +62,7 @@ func TestDescriptionOverrides(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := layerConfig(tt.layer)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := resolve.Build(cfg, found)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := built(t, tt.layer, found)
 			d, ok := c.Tool(tt.tool)
 			if !ok {
 				t.Fatalf("no tool %s", tt.tool)
@@ -185,14 +178,7 @@ func TestCatalogRoom(t *testing.T) {
 		{"all exposed", `"all"`, 1000, 1016},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := layerConfig("[mcp_servers.big]\ncommand = \"x\"\nexpose = " + tt.expose + "\n")
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := resolve.Build(cfg, found)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := built(t, "[mcp_servers.big]\ncommand = \"x\"\nexpose = "+tt.expose+"\n", found)
 			if len(c.Tools) != tt.n || cap(c.Tools) > tt.most {
 				t.Errorf("%d tools in room for %d, want %d in room for at most %d", len(c.Tools), cap(c.Tools), tt.n, tt.most)
 			}
@@ -229,14 +215,7 @@ func TestBuildLeavesListedTexts(t *testing.T) {
 		{"[tools.fs_read]\nsource = \"mcp.fs.read\"\n[tools.fs_read.parameters.path]\npattern = \"^src/\"\n", "fs_read", `"pattern":"^src/"`},
 	} {
 		layer := tt.layer
-		cfg, err := layerConfig("[mcp_servers.fs]\ncommand = \"x\"\n" + layer)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := resolve.Build(cfg, found)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := built(t, "[mcp_servers.fs]\ncommand = \"x\"\n"+layer, found)
 		d, ok := c.Tool(tt.tool)
 		if !ok || !strings.Contains(d.InputSchema.String(), tt.has) {
 			t.Fatalf("with the layer %q, %s's schema %s, want it with %s", layer, tt.tool, d.InputSchema, tt.has)
@@ -251,4 +230,19 @@ func TestBuildLeavesListedTexts(t *testing.T) {
 			t.Fatalf("with the layer %q, the listed text became\n%s\nwas\n%s", layer, listed, was)
 		}
 	}
+}
+
+// built is the catalog of the tools found under the config of the layer
+// text, which resolves without a problem.
+func built(t *testing.T, layer string, found resolve.Found) *resolve.Catalog {
+	t.Helper()
+	cfg, err := layerConfig(layer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := resolve.Build(cfg, found)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
