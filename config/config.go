@@ -603,7 +603,7 @@ func (t Tool) setKeys() []string {
 	add(t.Examples != "", "examples")
 	add(len(t.Run) > 0, "run")
 	add(len(t.Result) > 0, "result")
-	add(t.Policy != nil && (len(t.Policy.Run) > 0 || len(t.Policy.Result) > 0), "policy")
+	add(len(t.Policy.Get().Run) > 0 || len(t.Policy.Get().Result) > 0, "policy")
 	add(len(t.Parameters) > 0, "parameters")
 	add(len(t.Options) > 0, "options")
 	add(len(t.Questions) > 0, "questions")

@@ -536,13 +536,13 @@ type Policy struct {
 	Result ResultRules `toml:"result"`
 }
 
-// policy returns the tool's policy namespace; the zero Policy where it has
-// none.
-func (t Tool) policy() Policy {
-	if t.Policy == nil {
+// Get returns the policy namespace p points to, the zero one for nil (a
+// tool that sets no policy.run or policy.result): a copy to read or change.
+func (p *Policy) Get() Policy {
+	if p == nil {
 		return Policy{}
 	}
-	return *t.Policy
+	return *p
 }
 
 // PolicyPartial is the partial twin of [Policy].
@@ -555,13 +555,13 @@ type PolicyPartial struct {
 // at: its own policy.run, else its own run, else those of the [EveryTool]
 // entry; nil when none is set (the call is asked: the implicit rule).
 func (t EffectiveTool) RunRules() (RunRules, partial.Path) {
-	return pick(t.Name, t.Tool.policy().Run, t.Tool.Run, t.Inherited.policy().Run, t.Inherited.Run, "run")
+	return pick(t.Name, t.Tool.Policy.Get().Run, t.Tool.Run, t.Inherited.Policy.Get().Run, t.Inherited.Run, "run")
 }
 
 // ResultRules returns the tool's result policy and the key path it is
 // written at, as [EffectiveTool.RunRules].
 func (t EffectiveTool) ResultRules() (ResultRules, partial.Path) {
-	return pick(t.Name, t.Tool.policy().Result, t.Tool.Result, t.Inherited.policy().Result, t.Inherited.Result, "result")
+	return pick(t.Name, t.Tool.Policy.Get().Result, t.Tool.Result, t.Inherited.Policy.Get().Result, t.Inherited.Result, "result")
 }
 
 // Inherits reports whether path, a key path RunRules or ResultRules
@@ -615,8 +615,8 @@ func validatePolicy(t Tool, p partial.Path) diag.Errors {
 	var errs diag.Errors
 	errs = append(errs, checkList(t.Run, p, "run")...)
 	errs = append(errs, checkList(t.Result, p, "result")...)
-	errs = append(errs, checkList(t.policy().Run, p, "policy", "run")...)
-	errs = append(errs, checkList(t.policy().Result, p, "policy", "result")...)
+	errs = append(errs, checkList(t.Policy.Get().Run, p, "policy", "run")...)
+	errs = append(errs, checkList(t.Policy.Get().Result, p, "policy", "result")...)
 	return errs
 }
 

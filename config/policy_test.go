@@ -264,3 +264,18 @@ func FuzzRule(f *testing.F) {
 		}
 	})
 }
+
+// TestPolicyGet: a tool without a policy namespace reads as the zero one,
+// and what Get returns is a copy: changing it leaves the tool's as it was.
+func TestPolicyGet(t *testing.T) {
+	var none *config.Policy
+	if diff := cmp.Diff(config.Policy{}, none.Get()); diff != "" {
+		t.Errorf("nil policy (-want +got):\n%s", diff)
+	}
+	p := &config.Policy{Run: config.Always(config.RunAsk)}
+	got := p.Get()
+	got.Run = nil
+	if len(p.Run) != 1 {
+		t.Errorf("changing the copy changed the tool's policy: %v", p.Run)
+	}
+}

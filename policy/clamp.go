@@ -137,13 +137,7 @@ func (s Set) Clamp(c config.Config, environ []string) (config.Config, []Clamp) {
 		result := s.allowed(name, func(t Tools) ([]string, bool) { return strs(t.Result), t.Result != nil }, "result")
 		// The policy namespace is clamped in a copy: the pointer may be
 		// shared with what the config was finalized from.
-		var pol, inheritedPol config.Policy
-		if t.Policy != nil {
-			pol = *t.Policy
-		}
-		if inherited.Policy != nil {
-			inheritedPol = *inherited.Policy
-		}
+		pol, inheritedPol := t.Policy.Get(), inherited.Policy.Get()
 		var changed bool
 		var cs []Clamp
 		t.Run, pol.Run, changed, cs = clampPair(name, "run", t.Run, pol.Run, inherited.Run, inheritedPol.Run, run, runOrder)

@@ -191,10 +191,9 @@ func (b *builder) policyOf(t config.EffectiveTool, schema Schema, params map[str
 		name string
 		t    config.Tool
 	}{{t.Name, t.Tool}, {config.EveryTool, t.Inherited}} {
-		if pol := entry.t.Policy; pol != nil {
-			b.ignored(entry.name, len(pol.Run) > 0, written(entry.t.Run), "run")
-			b.ignored(entry.name, len(pol.Result) > 0, written(entry.t.Result), "result")
-		}
+		pol := entry.t.Policy.Get()
+		b.ignored(entry.name, len(pol.Run) > 0, written(entry.t.Run), "run")
+		b.ignored(entry.name, len(pol.Result) > 0, written(entry.t.Result), "result")
 	}
 	return p, len(b.errs) == before
 }

@@ -128,17 +128,11 @@ func rulesText(c config.Config, path partial.Path) string {
 			add(r.String(), r.At, r.IsCatchAll())
 		}
 	case "policy.run":
-		if t.Policy == nil {
-			break
-		}
-		for _, r := range t.Policy.Run {
+		for _, r := range t.Policy.Get().Run {
 			add(r.String(), r.At, r.IsCatchAll())
 		}
 	case "policy.result":
-		if t.Policy == nil {
-			break
-		}
-		for _, r := range t.Policy.Result {
+		for _, r := range t.Policy.Get().Result {
 			add(r.String(), r.At, r.IsCatchAll())
 		}
 	default:
