@@ -26,7 +26,7 @@ func (w *Workspace[P, R]) clamp(ctx context.Context) error {
 	for i, f := range w.s.policies {
 		files[i] = policy.File{Path: f.path, Optional: f.optional}
 	}
-	set, err := policy.ReadAll(ctx, files, w.s.policySources, w.root)
+	set, err := policy.ReadAll(ctx, files, w.s.policySources, w.view.area)
 	if err != nil {
 		return err
 	}

@@ -128,8 +128,11 @@ type loadedView struct {
 	// untrustedRoot is the root of what nobody trusted (see
 	// load.Result.UntrustedRoot).
 	untrustedRoot string
-	warnings      diag.Errors // the problems that did not fail loading
-	layers        []layerInfo // every layer, lowest first
+	// area is the root of what the workspace may write, trusted or not
+	// (see load.Result.Area).
+	area     string
+	warnings diag.Errors // the problems that did not fail loading
+	layers   []layerInfo // every layer, lowest first
 }
 
 // layerInfo is what the engine reads of a layer.
@@ -142,7 +145,7 @@ type layerInfo struct {
 
 // viewOf is the engine's view of res.
 func viewOf[P, R any](res *load.Result[P, R]) loadedView {
-	v := loadedView{explain: res.Explain, locate: res.Locate, ReadFile: res.ReadFile, watch: res.Watch, root: res.Root, untrustedRoot: res.UntrustedRoot(), warnings: res.Warnings}
+	v := loadedView{explain: res.Explain, locate: res.Locate, ReadFile: res.ReadFile, watch: res.Watch, root: res.Root, untrustedRoot: res.UntrustedRoot(), area: res.Area(), warnings: res.Warnings}
 	for _, l := range res.Layers {
 		v.layers = append(v.layers, layerInfo{Kind: l.Kind, Name: l.Name, Client: l.Client, Doc: l.Doc, Dropped: l.Dropped})
 	}

@@ -129,6 +129,14 @@ func (g *gate) read(ctx context.Context, path, abs string, max int64, what strin
 // by Load.
 func (r *Result[P, R]) UntrustedRoot() string { return r.gate.ws.Root() }
 
+// Area returns the root of what the workspace may write, trusted or not:
+// the workspace root, or outside one the root of the repository Dir is
+// in ([RepositoryRoot]), else Dir; "" when that is the home directory,
+// an ancestor of it or /, which are no workspace's (a user working there
+// is among their own files). A file that lies in it is the workspace's,
+// whichever layer named it; a policy file may not (see package policy).
+func (r *Result[P, R]) Area() string { return r.gate.area.Root() }
+
 // ReadFile reads a file for the workspace r loaded, as Load read each of
 // its own: through the one place that decides what a file is by where it
 // lies. While nobody trusts the workspace, a file that lies in it

@@ -161,8 +161,10 @@ var fileKeys = map[string][]string{
 
 // FromFile reads the policy file at path. A file that does not exist gives
 // nil and no error when optional is set (the system path); otherwise it is
-// an error. workspace is the workspace root (or the working directory
-// outside one): a policy file inside it is refused, whoever named it,
+// an error. workspace is the root of what the workspace may write
+// ([load.Result.Area]: the workspace root, or outside one the repository
+// around the working directory, else that directory; "" in the home
+// directory, above it and in /): a policy file inside it is refused, whoever named it,
 // for a policy is trusted by where it comes from and a workspace is not
 // such a place.
 func FromFile(ctx context.Context, path, workspace string, optional bool) (*Policy, error) {
@@ -405,8 +407,8 @@ type File struct {
 
 // ReadAll reads the policy files, then the sources (a koanf provider
 // made a [load.HostSource] by package koanflayer; its Kind and Above are
-// not used), and returns every problem at once. workspace is the
-// workspace root (outside one, the working directory), where no policy
+// not used), and returns every problem at once. workspace is the root
+// of what the workspace may write ([load.Result.Area]), where no policy
 // file may lie.
 func ReadAll(ctx context.Context, files []File, sources []load.HostSource, workspace string) (Set, error) {
 	var set Set

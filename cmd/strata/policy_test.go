@@ -421,3 +421,58 @@ func TestPolicyLayerServe(t *testing.T) {
 		t.Errorf("a refused call changed src/a.txt: %q", read(t, root, "src/a.txt"))
 	}
 }
+
+// TestPolicyPlaces: a policy file is refused where a workspace could
+// write it (the workspace, outside one the repository around the working
+// directory, from whichever of its directories strata runs), and nowhere
+// else: strata works in / (a container's usual working directory), and
+// a user in their home directory, which is no workspace, keeps policies
+// of their own there.
+func TestPolicyPlaces(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	for _, p := range []string{filepath.Join(home, "strata"), filepath.Join(dir, "repo", ".git"), filepath.Join(dir, "repo", "src")} {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const text = "reason = \"the organisation's\"\ndeny_tools = [\"nothing_here\"]\n"
+	mine, theirs := filepath.Join(home, "org.toml"), filepath.Join(dir, "repo", "policy.toml")
+	for _, p := range []string{mine, theirs} {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, "cache"), "STRATA_CONFIG_HOME=" + filepath.Join(home, "strata")}
+	tests := []struct {
+		name    string
+		dir     string   // where strata runs
+		args    []string // after the command
+		refused string   // the workspace the refusal names, or "" for none
+	}{
+		{name: "in /", dir: "/"},
+		{name: "in /, a policy of the user's", dir: "/", args: []string{"--policy", mine}},
+		{name: "in the home directory, a policy of the user's", dir: home, args: []string{"--policy", mine}},
+		{name: "in a repository, a policy in it", dir: filepath.Join(dir, "repo"), args: []string{"--policy", theirs}, refused: filepath.Join(dir, "repo")},
+		{name: "below a repository's root, a policy at the root", dir: filepath.Join(dir, "repo", "src"), args: []string{"--policy", theirs}, refused: filepath.Join(dir, "repo")},
+		{name: "in a repository, a policy of the user's", dir: filepath.Join(dir, "repo", "src"), args: []string{"--policy", mine}},
+	}
+	for _, tt := range tests {
+		for _, command := range []string{"config", "resolve"} {
+			t.Run(tt.name+"/"+command, func(t *testing.T) {
+				t.Parallel()
+				_, stderr, code := strataIn(t, tt.dir, environ, append([]string{command}, tt.args...)...)
+				if tt.refused == "" {
+					if code != 0 || strings.Contains(stderr, "policy") {
+						t.Errorf("strata %s in %s: exit %d; want 0 and no word of a policy:\n%s", command, tt.dir, code, stderr)
+					}
+					return
+				}
+				if want := "a policy file inside the workspace (" + tt.refused + ")"; code != 1 || !strings.Contains(stderr, want) {
+					t.Errorf("strata %s in %s: exit %d; want 1 and %q:\n%s", command, tt.dir, code, want, stderr)
+				}
+			})
+		}
+	}
+}

@@ -80,7 +80,7 @@ func (c *configCmd) Run(e *env) error {
 // those --policy names), as a workspace opened with them is: each clamp
 // is a warning of res, or with --strict an error.
 func (f OpenFlags) clamp(e *env, res *load.Result[config.Partial, config.Config]) ([]policy.Clamp, error) {
-	set, err := policy.ReadAll(e.Ctx, f.policies(), nil, cmp.Or(res.Root, res.Dir))
+	set, err := policy.ReadAll(e.Ctx, f.policies(), nil, res.Area())
 	if err != nil {
 		return nil, err
 	}
