@@ -407,10 +407,10 @@ type mcpTool struct {
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
 }
 
-// MCPToolJSON returns the tool d as MCP's tools/list gives it, as JSON: the
-// upstream tool as its server listed it, every key kept, when the config
-// changed nothing of it but its name; otherwise the tool strata resolved,
-// its summary and description joined into the description.
+// MCPToolJSON returns the tool d as MCP's tools/list gives it, as JSON: a
+// server's tool as its server listed it, every key kept, with what the
+// config changes of it ([resolve.Definition].Upstream) and the name of d;
+// any other tool as strata resolved it.
 func MCPToolJSON(d resolve.Definition) json.RawMessage {
 	if len(d.Upstream) > 0 {
 		if name, ok := jsonv.StringMember(d.Upstream, "name"); ok && name == d.Name {

@@ -63,10 +63,11 @@ type Definition struct {
 	// (see [Catalog.Select]).
 	Load config.LoadMode `json:"load,omitempty"`
 	// Upstream is the MCP tool as its server listed it, every key of it
-	// (_meta, icons, execution, annotations strata does not know), when the
-	// config changes nothing of what a model sees but perhaps the name:
-	// exports and serve pass it on as it is, with the name of the
-	// definition. Nil otherwise.
+	// (_meta, icons, execution, annotations strata does not know), with
+	// the description and input schema the config gives where it changes
+	// them (the listed text itself where it changes neither): exports and
+	// serve pass it on so, with the name of the definition. Nil for a tool
+	// of no MCP server.
 	Upstream json.RawMessage `json:"-"`
 	// Exec says how the tool runs; it is not part of what a model sees.
 	Exec Exec `json:"-"`

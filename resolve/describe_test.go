@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -111,6 +112,66 @@ func TestUntouchedUpstream(t *testing.T) {
 	d, _ := c.Tool("read_text_file")
 	if got := string(export.MCPToolJSON(d)); got != listed {
 		t.Errorf("MCP export\n got %s\nwant %s", got, listed)
+	}
+}
+
+// TestOverriddenUpstream: where the config changes what a model sees of a
+// server's tool (its summary, description or parameters), the MCP export
+// is the tool as its server listed it with those changes, every other key
+// kept (_meta, icons, execution, keys strata does not know): an override
+// does not lose what the server said of the tool, nor make a lock see a
+// change nobody made.
+func TestOverriddenUpstream(t *testing.T) {
+	const listed = `{"name":"write_file","description":"Write a file.","inputSchema":{"type":"object","properties":{"path":{"type":"string"}}},"execution":{"taskSupport":"forbidden"},"_meta":{"k":1},"icons":[{"src":"https://example.com/i.png"}],"x-own":true}`
+	found := resolve.Found{Servers: map[string]map[string]resolve.Discovered{"fs": {"write_file": {Name: "write_file",
+		Description: "Write a file.", InputSchema: resolve.MustSchema(`{"type":"object","properties":{"path":{"type":"string"}}}`), Upstream: json.RawMessage(listed)}}}}
+	kept := map[string]string{"execution": `{"taskSupport":"forbidden"}`, "_meta": `{"k":1}`, "icons": `[{"src":"https://example.com/i.png"}]`, "x-own": `true`}
+	tests := []struct {
+		name        string
+		layer       string
+		description string
+		schema      string
+	}{
+		{"description", "[tools.write_file]\ndescription = \"Write a file. {{description}}\"\n", "Write a file. Write a file.", `{"type":"object","properties":{"path":{"type":"string"}}}`},
+		{"summary", "[tools.write_file]\nsummary = \"Writes.\"\n", "Writes.", `{"type":"object","properties":{"path":{"type":"string"}}}`},
+		{"a parameter's bound", "[tools.write_file.parameters.path]\nmax_length = 100\n", "Write a file.", `{"type":"object","properties":{"path":{"type":"string","maxLength":100}}}`},
+		{"a path parameter", "[tools.write_file.parameters.path]\ntype = \"path\"\n", "Write a file.", `{"type":"object","properties":{"path":{"type":"string"}}}`},
+		{"renamed", "mcp_servers.fs.expose = \"none\"\n[tools.fs_write]\nsource = \"mcp.fs.write_file\"\ndescription = \"Writes.\"\n", "Writes.", `{"type":"object","properties":{"path":{"type":"string"}}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := layerConfig("mcp_servers.fs.command = \"x\"\n" + tt.layer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := resolve.Build(cfg, found)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Tools) != 1 {
+				t.Fatalf("%d tools, want 1", len(c.Tools))
+			}
+			d := c.Tools[0]
+			var got map[string]json.RawMessage
+			if err := json.Unmarshal(export.MCPToolJSON(d), &got); err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{"name": strconv.Quote(d.Name), "description": strconv.Quote(tt.description), "inputSchema": tt.schema}
+			for k, v := range kept {
+				want[k] = v
+			}
+			gotText := map[string]string{}
+			for k, v := range got {
+				var b bytes.Buffer
+				if err := json.Compact(&b, v); err != nil {
+					t.Fatal(err)
+				}
+				gotText[k] = b.String()
+			}
+			if diff := cmp.Diff(want, gotText); diff != "" {
+				t.Errorf("MCP export (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -13,6 +13,7 @@
 package resolve
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -405,7 +406,33 @@ func (b *builder) definition(name string, t config.EffectiveTool) (Definition, b
 	}
 	d.Policy, d.Run, d.Result = pol, pol.Run.Config(), pol.Result.Config()
 	d.Exec = exec
+	if len(d.Upstream) == 0 && len(base.Upstream) > 0 {
+		d.Upstream = changedUpstream(base.Upstream, d)
+	}
 	return d, true
+}
+
+// changedUpstream returns the MCP tool listed, as its server listed it,
+// with the description and input schema d gives in place of its own:
+// what the config changes of the tool, every other key kept (_meta,
+// icons, execution, keys strata does not know). It is nil where the
+// listed text is not an object (discovery gives none such).
+func changedUpstream(listed json.RawMessage, d Definition) json.RawMessage {
+	v, err := jsonv.Parse(listed)
+	if err != nil || v.Kind() != jsonv.Object {
+		return nil
+	}
+	if d.Description != "" {
+		v.Set("description", jsonv.MustOf(d.Description))
+	} else {
+		v.Delete("description")
+	}
+	schema, err := jsonv.Parse(d.InputSchema.JSON())
+	if err != nil {
+		return nil
+	}
+	v.Set("inputSchema", schema)
+	return json.RawMessage(v.JSON())
 }
 
 // exposed appends to out the definitions of the tools servers expose on

@@ -205,6 +205,37 @@ changed greet (discover.dirs): description
 	}
 }
 
+// TestLockOverrideKeepsServerKeys: a config that changes what a model
+// sees of a server's tool (its description, a parameter's bound) changes
+// that in the lock's eyes and nothing else: the keys the server gave the
+// tool besides (execution, _meta) are kept, not reported as removed.
+func TestLockOverrideKeepsServerKeys(t *testing.T) {
+	w := newLockWorkspace(t)
+	writeFile(t, w.fetchFile, `{"name":"fetch","description":"Fetch a URL.","inputSchema":{"type":"object","properties":{"url":{"type":"string"}}},"execution":{"taskSupport":"forbidden"},"_meta":{"k":1}}`)
+	if r := w.strata(t, "lock"); r.code != 0 {
+		t.Fatalf("strata lock:\n%s", r)
+	}
+	cfg := filepath.Join(w.root, ".strata", "config.toml")
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, layer, changed string }{
+		{"description", "\n[tools.fetch]\ndescription = \"{{description}} Politely.\"\n", "description"},
+		{"a parameter's bound", "\n[tools.fetch.parameters.url]\nmax_length = 2000\n", "inputSchema"},
+	} {
+		b = append(b, tt.layer...)
+		writeFile(t, cfg, string(b))
+		d := w.strata(t, "lock", "--diff")
+		if head := "changed fetch (mcp_servers.up): " + tt.changed + "\n"; d.code != 1 || !strings.HasPrefix(d.stdout, head) || strings.Contains(d.stdout, "execution") || strings.Contains(d.stdout, "_meta") {
+			t.Errorf("%s: lock --diff: exit %d, want 1 and only %q changed:\n%s", tt.name, d.code, tt.changed, d)
+		}
+		if r := w.strata(t, "lock"); r.code != 0 || !strings.Contains(r.stdout, "(changed fetch)") {
+			t.Errorf("%s: strata lock accepting the change:\n%s", tt.name, r)
+		}
+	}
+}
+
 // TestLockNewAndRemovedTools: a new tool of a locked server is held back;
 // a removed one is reported; a tool of a server the lock does not name
 // is not held.
