@@ -11,21 +11,6 @@ import (
 	"github.com/strata-config/strata/partial"
 )
 
-// startupSet reports whether a layer sets the startup_timeout_sec of the
-// MCP server name (a layer that a later --cfg NONE dropped does not).
-func (w *engine) startupSet(name string) bool {
-	ex, err := w.view.explain(w.s.Mount.Append("mcp_servers", name, "startup_timeout_sec").String())
-	if err != nil {
-		return true
-	}
-	for _, s := range ex.Steps {
-		if !s.Dropped {
-			return true
-		}
-	}
-	return false
-}
-
 // serverSetting says what to write to give key of the MCP server name
 // the value, for the file that configures the server (the layer that
 // set its command or url last):

@@ -424,7 +424,7 @@ func (w *engine) resolver() *discover.Resolver {
 		MaxDepth: w.s.Limits.WithDefaults().Depth, Untrusted: w.untrusted(),
 		Budget:   mcpclient.Budget{Tools: w.s.Limits.ServerTools, Bytes: w.s.Limits.ServerListing},
 		Progress: w.s.progress, SignIns: w.signIns(),
-		StartupSet: w.startupSet, Setting: w.serverSetting,
+		Setting: w.serverSetting,
 	}
 	if w.s.cacheDir != "" {
 		r.Cache = &cache.Cache{Dir: w.s.cacheDir}

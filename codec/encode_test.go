@@ -683,7 +683,7 @@ func TestEncodeResolvedConfig(t *testing.T) {
 		Parameters: map[string]config.Parameter{"p": {Required: layertest.Ptr(false), Enum: []any{"a"}}},
 		Options:    map[string]any{"n": int64(2)},
 	}
-	withTools.MCPServers = config.MCPServers{"fs": {Command: secret.Plain("npx"), StartupTimeoutSec: 10, ToolTimeoutSec: 60}}
+	withTools.MCPServers = config.MCPServers{"fs": {Command: secret.Plain("npx"), ToolTimeoutSec: 60}}
 	tests := []struct {
 		name string
 		c    config.Config
@@ -739,7 +739,6 @@ n = 2
 
 [mcp_servers.fs]
 command = "npx"
-startup_timeout_sec = 10.0
 tool_timeout_sec = 60.0
 `,
 			json: `{
@@ -771,7 +770,6 @@ tool_timeout_sec = 60.0
   "mcp_servers": {
     "fs": {
       "command": "npx",
-      "startup_timeout_sec": 10.0,
       "tool_timeout_sec": 60.0
     }
   }

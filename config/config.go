@@ -195,8 +195,14 @@ type MCPServer struct {
 	OAuth *OAuth `toml:"oauth"`
 	// Enabled is false for a server that is configured but not used; nil
 	// means true. See [MCPServer.IsEnabled].
-	Enabled           *bool   `toml:"enabled"`
-	Optional          bool    `toml:"optional"`
+	Enabled  *bool `toml:"enabled"`
+	Optional bool  `toml:"optional"`
+	// StartupTimeoutSec is the seconds to wait for the server to start;
+	// 0 (no layer sets it) is the default of its launch:
+	// [DefaultStartupTimeoutSec], or for a launcher that installs what it
+	// runs [LauncherStartupTimeoutSec], [InstallStartupTimeoutSec] when it
+	// installs first. It is left 0 rather than given one of them, so that
+	// a config printed and read back keeps the launch's default.
 	StartupTimeoutSec float64 `toml:"startup_timeout_sec"`
 	ToolTimeoutSec    float64 `toml:"tool_timeout_sec"`
 	Expose            Expose  `toml:"expose"`
@@ -286,7 +292,7 @@ func (s MCPServer) IsEnabled() bool { return s.Enabled == nil || *s.Enabled }
 func (s MCPServer) IsRemote() bool { return !s.URL.Empty() }
 
 // Default timeouts of an MCP server. A server whose startup_timeout_sec
-// no layer sets is given DefaultStartupTimeoutSec, or, when its command is
+// no layer sets (0) waits DefaultStartupTimeoutSec, or, when its command is
 // a launcher that installs the package it runs (npx, npm exec, bunx, pnpm
 // dlx, yarn dlx, uvx, uv tool run, pipx run, docker run, podman run),
 // LauncherStartupTimeoutSec, and InstallStartupTimeoutSec when the launch
@@ -301,12 +307,13 @@ const (
 	DefaultToolTimeoutSec     = 60
 )
 
-// SetDefaults gives a new server the default timeouts. (Its Expose is
-// the zero one, the default: a configured server gives all its tools, as
-// in Claude Code, Codex, Cursor and VS Code, unless expose, enabled_tools
-// or disabled_tools narrow it.)
+// SetDefaults gives a new server the default tool timeout; its startup
+// timeout stays 0, the default of its launch (see
+// [DefaultStartupTimeoutSec]). (Its Expose is the zero one, the default:
+// a configured server gives all its tools, as in Claude Code, Codex,
+// Cursor and VS Code, unless expose, enabled_tools or disabled_tools
+// narrow it.)
 func (s *MCPServer) SetDefaults() {
-	s.StartupTimeoutSec = DefaultStartupTimeoutSec
 	s.ToolTimeoutSec = DefaultToolTimeoutSec
 }
 

@@ -225,7 +225,7 @@ func TestDefault(t *testing.T) {
 	}
 	var s config.MCPServer
 	s.SetDefaults()
-	if diff := cmp.Diff(config.MCPServer{StartupTimeoutSec: 10, ToolTimeoutSec: 60}, s); diff != "" {
+	if diff := cmp.Diff(config.MCPServer{ToolTimeoutSec: 60}, s); diff != "" {
 		t.Errorf("SetDefaults mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -419,13 +419,13 @@ func TestValidate(t *testing.T) {
 			},
 		},
 		{
-			name: "servers need a command and positive timeouts",
-			c:    config.Config{MCPServers: config.MCPServers{"b": {}, "a": {Command: secret.Plain("x"), StartupTimeoutSec: 1, ToolTimeoutSec: 0}}},
+			name: "servers need a command and positive timeouts, a startup timeout of 0 its launch's",
+			c:    config.Config{MCPServers: config.MCPServers{"b": {}, "a": {Command: secret.Plain("x"), StartupTimeoutSec: 1, ToolTimeoutSec: 0}, "c": {Command: secret.Plain("x"), StartupTimeoutSec: -1, ToolTimeoutSec: 1}}},
 			want: []string{
 				"mcp_servers.a.tool_timeout_sec: must be positive, found 0",
 				`mcp_servers.b: an MCP server needs a command (a program started over stdio) or a url (a remote server); write command = "npx" and its args, or url = "https://example.com/mcp"`,
-				"mcp_servers.b.startup_timeout_sec: must be positive, found 0",
 				"mcp_servers.b.tool_timeout_sec: must be positive, found 0",
+				"mcp_servers.c.startup_timeout_sec: must be positive, found -1; leave it out for the default of the server's launch (10 seconds, 60 for a launcher such as npx, 300 while it installs)",
 			},
 		},
 		{

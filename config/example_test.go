@@ -74,10 +74,12 @@ args = ["-y", "@modelcontextprotocol/server-filesystem", "."]
 	grep, _ := cfg.Tools.Effective("grep")
 	fmt.Println(grep.Tool.Source, grep.Tool.Command.Program, grep.Run(), grep.Tool.Options["max_results"])
 	fs := cfg.MCPServers["fs"]
+	// No layer sets its startup timeout: 0, its launch's default (npx: 60
+	// seconds, 300 when it installs first).
 	fmt.Println(fs.Command, fs.StartupTimeoutSec, fs.ToolTimeoutSec)
 	// Output:
 	// local rg ask 50
-	// npx 10 60
+	// npx 0 60
 }
 
 // Finalize reports what the types alone cannot check, every problem at

@@ -84,8 +84,8 @@ func (s MCPServer) validate(p partial.Path) diag.Errors {
 	if e := checkToolNames(s.ToolNames, p.Append("tool_names")); e != nil {
 		errs = append(errs, e)
 	}
-	if s.StartupTimeoutSec <= 0 {
-		add("startup_timeout_sec", fmt.Sprintf("must be positive, found %v", s.StartupTimeoutSec), "")
+	if s.StartupTimeoutSec < 0 {
+		add("startup_timeout_sec", fmt.Sprintf("must be positive, found %v", s.StartupTimeoutSec), "leave it out for the default of the server's launch (10 seconds, 60 for a launcher such as npx, 300 while it installs)")
 	}
 	if s.ToolTimeoutSec <= 0 {
 		add("tool_timeout_sec", fmt.Sprintf("must be positive, found %v", s.ToolTimeoutSec), "")

@@ -69,12 +69,12 @@ expose = "none"
 		},
 		"remote": {
 			URL: secret.Plain("https://example.com/mcp"), Headers: map[string]secret.String{"X-Team": secret.Plain("a")}, BearerTokenEnvVar: "EXAMPLE_TOKEN",
-			StartupTimeoutSec: 10, ToolTimeoutSec: 60,
+			ToolTimeoutSec: 60,
 		},
-		"off":   {URL: secret.Plain("https://example.com/off"), Enabled: ptr(false), EnabledTools: config.ToolNames{}, StartupTimeoutSec: 10, ToolTimeoutSec: 60},
-		"lan":   {URL: secret.Plain("http://10.1.2.3:8080/mcp"), AllowHTTP: true, StartupTimeoutSec: 10, ToolTimeoutSec: 60},
-		"here":  {URL: secret.Plain("http://localhost:3000/mcp"), StartupTimeoutSec: 10, ToolTimeoutSec: 60},
-		"quiet": {Command: secret.Plain("quiet-server"), StartupTimeoutSec: 10, ToolTimeoutSec: 60, Expose: config.Expose{None: true}},
+		"off":   {URL: secret.Plain("https://example.com/off"), Enabled: ptr(false), EnabledTools: config.ToolNames{}, ToolTimeoutSec: 60},
+		"lan":   {URL: secret.Plain("http://10.1.2.3:8080/mcp"), AllowHTTP: true, ToolTimeoutSec: 60},
+		"here":  {URL: secret.Plain("http://localhost:3000/mcp"), ToolTimeoutSec: 60},
+		"quiet": {Command: secret.Plain("quiet-server"), ToolTimeoutSec: 60, Expose: config.Expose{None: true}},
 	}
 	if diff := cmp.Diff(want, c.MCPServers); diff != "" {
 		t.Errorf("servers (-want +got):\n%s", diff)

@@ -81,12 +81,12 @@ func errorLines(errs []*diag.Error) []string {
 
 // remote returns a remote server as an import makes it.
 func remote(url string, headers map[string]secret.String) config.MCPServer {
-	return config.MCPServer{URL: secret.Plain(url), Headers: headers, StartupTimeoutSec: 10, ToolTimeoutSec: 60, Expose: config.Expose{}}
+	return config.MCPServer{URL: secret.Plain(url), Headers: headers, ToolTimeoutSec: 60, Expose: config.Expose{}}
 }
 
 // stdio returns a started server as an import makes it.
 func stdio(command string, args ...string) config.MCPServer {
-	return config.MCPServer{Command: secret.Plain(command), Args: secret.Plains(args...), StartupTimeoutSec: 10, ToolTimeoutSec: 60, Expose: config.Expose{}}
+	return config.MCPServer{Command: secret.Plain(command), Args: secret.Plains(args...), ToolTimeoutSec: 60, Expose: config.Expose{}}
 }
 
 // revealed compares secrets by their values and what they came from,

@@ -138,7 +138,7 @@ func TestFinalize(t *testing.T) {
 			name:  "an unset timeout of a new server is the server default",
 			layer: "unset = [\"mcp_servers.fs.startup_timeout_sec\"]\n[mcp_servers.fs]\ncommand = \"npx\"\ntool_timeout_sec = 5\n",
 			want: configWith(func(c *config.Config) {
-				c.MCPServers = config.MCPServers{"fs": {Command: secret.Plain("npx"), StartupTimeoutSec: 10, ToolTimeoutSec: 5}}
+				c.MCPServers = config.MCPServers{"fs": {Command: secret.Plain("npx"), ToolTimeoutSec: 5}}
 			}),
 		},
 		{
@@ -421,9 +421,10 @@ func TestFinalizeValidation(t *testing.T) {
 		},
 		{
 			name:  "MCP server timeouts must be positive",
-			layer: "[mcp_servers.fs]\ncommand = \"npx\"\nstartup_timeout_sec = 0\ntool_timeout_sec = -1.5\n",
+			layer: "[mcp_servers.fs]\ncommand = \"npx\"\nstartup_timeout_sec = -2\ntool_timeout_sec = -1.5\n",
 			want: []layertest.Problem{
-				{Err: "mcp_servers.fs.startup_timeout_sec: must be positive, found 0", Path: partial.Path{"mcp_servers", "fs", "startup_timeout_sec"}},
+				{Err: "mcp_servers.fs.startup_timeout_sec: must be positive, found -2; leave it out for the default of the server's launch (10 seconds, 60 for a launcher such as npx, 300 while it installs)", Path: partial.Path{"mcp_servers", "fs", "startup_timeout_sec"},
+					Hint: "leave it out for the default of the server's launch (10 seconds, 60 for a launcher such as npx, 300 while it installs)"},
 				{Err: "mcp_servers.fs.tool_timeout_sec: must be positive, found -1.5", Path: partial.Path{"mcp_servers", "fs", "tool_timeout_sec"}},
 			},
 		},

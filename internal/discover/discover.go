@@ -121,11 +121,6 @@ type Resolver struct {
 	// tools) as it starts, with what names it for the user; done is
 	// called once it has answered or failed.
 	Progress func(what string) (done func())
-	// StartupSet reports whether a layer set the startup_timeout_sec of
-	// the MCP server name; nil means every server's was, and is used as
-	// it is. A server whose timeout no layer set is given one by its
-	// launch (see [config.LauncherStartupTimeoutSec]).
-	StartupSet func(name string) bool
 	// Setting says how to give key of the MCP server name the value in
 	// the file that configures the server, for the fixes messages name;
 	// nil says "under [mcp_servers.<name>]".

@@ -286,7 +286,7 @@ func (r *Resolver) Server(name string, srv config.MCPServer, dir, root string) u
 			_, _, known = r.Cache.Entry(*spec.Key)
 		}
 		spec.Installs = l.WillInstall(known)
-		if r.StartupSet != nil && !r.StartupSet(name) {
+		if srv.StartupTimeoutSec == 0 { // no layer set it: its launch's
 			spec.Startup = seconds(config.LauncherStartupTimeoutSec, 0)
 			if spec.Installs {
 				spec.Startup = seconds(config.InstallStartupTimeoutSec, 0)

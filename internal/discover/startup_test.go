@@ -32,9 +32,8 @@ func TestServerStartup(t *testing.T) {
 	// uvx and docker need not be installed: a name not found in PATH is
 	// its own launcher all the same.
 	r := &discover.Resolver{
-		Environ:    []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")},
-		StartupSet: func(name string) bool { return name == "set" },
-		Cache:      &cache.Cache{Dir: t.TempDir()},
+		Environ: []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")},
+		Cache:   &cache.Cache{Dir: t.TempDir()},
 	}
 	type want struct {
 		Startup  time.Duration
@@ -47,11 +46,11 @@ func TestServerStartup(t *testing.T) {
 		timeout       float64
 		want          want
 	}{
-		{"program", "node", []string{"server.js"}, 10, want{10 * time.Second, "", false}},
-		{"npx, installed", "npx", []string{"-y", "@x/installed"}, 10, want{time.Minute, "npx", false}},
-		{"npx, to install", "npx", []string{"-y", "@x/other"}, 10, want{5 * time.Minute, "npx", true}},
-		{"uvx, never listed", "uvx", []string{"mcp-server-git"}, 10, want{5 * time.Minute, "uvx", true}},
-		{"docker run --pull never", "docker", []string{"run", "--pull", "never", "-i", "img"}, 10, want{time.Minute, "docker run", false}},
+		{"program", "node", []string{"server.js"}, 0, want{10 * time.Second, "", false}},
+		{"npx, installed", "npx", []string{"-y", "@x/installed"}, 0, want{time.Minute, "npx", false}},
+		{"npx, to install", "npx", []string{"-y", "@x/other"}, 0, want{5 * time.Minute, "npx", true}},
+		{"uvx, never listed", "uvx", []string{"mcp-server-git"}, 0, want{5 * time.Minute, "uvx", true}},
+		{"docker run --pull never", "docker", []string{"run", "--pull", "never", "-i", "img"}, 0, want{time.Minute, "docker run", false}},
 		{"set", "npx", []string{"-y", "@x/other"}, 2, want{2 * time.Second, "npx", true}},
 	} {
 		srv := config.MCPServer{Command: secret.Plain(c.command), Args: secret.Plains(c.args...)}
