@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -115,18 +114,48 @@ func (w *engine) listingAs(caps mcpclient.Capabilities) (lw *engine, done func()
 	}
 	servers := &upstream.Servers{}
 	servers.Serve(upstream.Client{Capabilities: caps})
-	lw = &engine{s: w.s, view: w.view, reopen: w.reopen, model: w.model, trusted: w.trusted, root: w.root, dir: w.dir, list: w.list, environ: w.environ, servers: servers, owned: true}
+	lw = &engine{s: w.s, view: w.view, reopen: w.reopen, model: w.model, clamps: w.clamps, trusted: w.trusted, root: w.root, dir: w.dir, list: w.list, environ: w.environ, servers: servers, owned: true}
 	return lw, func() { _ = servers.Close() }
 }
 
-// unlisted reports whether the source of a lock entry did not list its
-// tools in this resolution (a server that did not start, a launch that no
-// longer matches its pin): its error says so.
-func (w *engine) unlisted(e lock.Entry) bool {
+// unlisted reports whether the source of a lock entry gave no tools in
+// this resolution (see [engine.whyUnlisted]).
+func (w *engine) unlisted(e lock.Entry) bool { return w.whyUnlisted(e) != "" }
+
+// whyUnlisted says why the source of a lock entry gave no tools in this
+// resolution, as a [lock.Change]'s Why, or "" when it did (a locked tool
+// not among them is gone). A source that did not list its tools (a
+// server that did not start, a launch that no longer matches its pin)
+// has its own error; a server left out whole, that a policy does not let
+// start or that the config does not enable, is named with why (the
+// policy's constraint, where it is, its reason): its tools are left out
+// for now, not gone.
+func (w *engine) whyUnlisted(e lock.Entry) string {
+	key := e.Source
 	if e.Source == lock.DiscoverDirs {
-		return w.found.Failed[partial.Path{"tools", e.Name}.String()]
+		key = partial.Path{"tools", e.Name}.String()
 	}
-	return w.found.Failed[e.Source]
+	if w.found.Failed[key] {
+		return lock.NotListed
+	}
+	name, ok := strings.CutPrefix(e.Source, "mcp_servers.")
+	if !ok {
+		return ""
+	}
+	name = unquote(name)
+	if srv, has := w.model.MCPServers[name]; !has || srv.IsEnabled() {
+		return ""
+	}
+	for _, c := range w.clamps {
+		if server, ok := leftOut(c); ok && server == name {
+			why := "is left out by the policy " + c.Policy.String() + " at " + c.At()
+			if c.Reason != "" {
+				why += " (" + c.Reason + ")"
+			}
+			return why
+		}
+	}
+	return "is not enabled (enabled = false)"
 }
 
 // readLock reads the lock at path, nil when there is none, through the
@@ -189,9 +218,10 @@ func (w *engine) lockTarget(user bool) (string, error) {
 // applyLock applies the lock to full, the catalog as it resolved: it
 // returns the catalog with the tools the lock holds back left out (under
 // hold), the state, the warnings to add to the catalog's (one per held
-// or removed tool) and the lock's problems. Under hold, a lock that
-// cannot be read, or names tools of sources the config does not have,
-// fails: nothing it locks can be checked.
+// or removed tool, one per source that gave no tools) and the lock's
+// problems. Under hold, a lock that cannot be read, or names tools of
+// sources the config does not have, fails: nothing it locks can be
+// checked.
 func (w *engine) applyLock(ctx context.Context, full *resolve.Catalog) (*resolve.Catalog, LockState, diag.Errors, error) {
 	st := LockState{Policy: w.model.Lock.Policy.Or()}
 	if st.Policy == config.LockOff {
@@ -232,7 +262,7 @@ func (w *engine) applyLock(ctx context.Context, full *resolve.Catalog) (*resolve
 	if err := w.unknownSources(f, full); err != nil {
 		return w.lockFailed(full, st, warnings, err)
 	}
-	st.Changes = lock.Unlist(lock.Verify(full, f), w.unlisted)
+	st.Changes = lock.UnlistWhy(lock.Verify(full, f), w.whyUnlisted)
 	if !covers(w.servers.Declared()) {
 		// The servers were listed as a client that declares less than
 		// the lock's listing did: a locked tool they offer only to a
@@ -248,16 +278,12 @@ func (w *engine) applyLock(ctx context.Context, full *resolve.Catalog) (*resolve
 		// The cause first, once: the tools it holds back follow.
 		warnings = append(warnings, o)
 	}
-	// What did not list its tools is an error of its own, said first:
-	// here, one line a source says what follows from it for the lock.
-	unlisted := map[string]int{}
-	for _, c := range st.Changes {
-		if c.Kind == lock.Unlisted {
-			unlisted[c.Locked.Source]++
-		}
-	}
-	for _, src := range slices.Sorted(maps.Keys(unlisted)) {
-		warnings = append(warnings, &diag.Error{Code: diag.CodeLeftOut, Severity: diag.SeverityWarning, Source: f.Path, Msg: lock.UnlistedLine(src, unlisted[src])})
+	// What gave no tools is said first, on its own (a server's error, a
+	// policy's or the config's warning): here, one line a source says
+	// why and what follows from it for the lock. Its tools are not gone:
+	// no advice to write the lock again, which would drop them.
+	for _, line := range lock.UnlistedLines(st.Changes) {
+		warnings = append(warnings, &diag.Error{Code: diag.CodeLeftOut, Severity: diag.SeverityWarning, Source: f.Path, Msg: line})
 	}
 	for _, c := range st.Changes {
 		switch {

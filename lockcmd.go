@@ -88,8 +88,9 @@ func (w *engine) WriteLock(ctx context.Context, user bool) (LockWrite, error) {
 // LockDiff returns the changes from the lock that applies (or that
 // WriteLock would write, for user) to the catalog as WriteLock lists it
 // now, held tools included, and the lock's path. The locked tools of a
-// source that did not list its tools are [lock.Unlisted]; the error says
-// why.
+// source that gave no tools are [lock.Unlisted], with why: a server that
+// did not list its tools (the error says why), or one left out whole by a
+// policy or the config.
 func (w *engine) LockDiff(ctx context.Context, user bool) (string, []lock.Change, error) {
 	path, err := w.lockTarget(user)
 	if err != nil {
@@ -105,5 +106,5 @@ func (w *engine) LockDiff(ctx context.Context, user bool) (string, []lock.Change
 	if rerr != nil {
 		return path, nil, rerr
 	}
-	return path, lock.Unlist(lock.Verify(full, f), lw.unlisted), err
+	return path, lock.UnlistWhy(lock.Verify(full, f), lw.whyUnlisted), err
 }

@@ -144,10 +144,10 @@ func (w *engine) deniedDecision(name string) *call.Decision {
 // makes the name, or the lock holds the tool from that server.
 func (w *engine) leftOutServer(name string) (deniedTool, bool) {
 	for _, c := range w.clamps {
-		if len(c.Key) < 2 || c.Key[len(c.Key)-2] != "mcp_servers" || c.To != "left out" {
+		server, ok := leftOut(c)
+		if !ok {
 			continue
 		}
-		server := c.Key[len(c.Key)-1]
 		def := resolve.Definition{Name: name, Source: "mcp." + server}
 		def.Exec.Server = server
 		t := deniedTool{def: def, why: c}
@@ -164,4 +164,13 @@ func (w *engine) leftOutServer(name string) (deniedTool, bool) {
 		}
 	}
 	return deniedTool{}, false
+}
+
+// leftOut returns the server a clamp leaves out, mcp_servers.<server>
+// under the host's mount; false for a clamp of anything else.
+func leftOut(c policy.Clamp) (server string, ok bool) {
+	if len(c.Key) < 2 || c.Key[len(c.Key)-2] != "mcp_servers" || c.To != "left out" {
+		return "", false
+	}
+	return c.Key[len(c.Key)-1], true
 }

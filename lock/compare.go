@@ -26,10 +26,13 @@ const (
 	// Removed: a locked tool that is no longer in the catalog.
 	Removed ChangeKind = "removed"
 	// Unlisted: a locked tool that is not in the catalog because its
-	// source did not list its tools (a server that did not start, a launch
-	// that no longer matches its pin): it was not compared, and the
-	// source's own error says why. [Compare] gives Removed; a host that
-	// knows which sources failed makes it Unlisted (see [Unlist]).
+	// source gave no tools this run: it did not list them (a server that
+	// did not start, a launch that no longer matches its pin), or it was
+	// left out whole (a server a policy does not let start, or that the
+	// config does not enable). It was not compared, and is not gone: the
+	// change's Why says why. [Compare] gives Removed; a host that knows
+	// which sources gave no tools makes it Unlisted (see [Unlist] and
+	// [UnlistWhy]).
 	Unlisted ChangeKind = "unlisted"
 )
 
@@ -46,6 +49,22 @@ type Change struct {
 	// Locked is the entry of the lock (nil for Added and Unlocked); Now
 	// that of the catalog (nil for Removed).
 	Locked, Now *Entry
+	// Why says, of an Unlisted change, why its source gave no tools, as
+	// the words after the source's key: [NotListed] ("did not list its
+	// tools"), "is not enabled (enabled = false)". "" is NotListed.
+	Why string
+}
+
+// NotListed is the Why of an Unlisted change whose source did not list
+// its tools: its own error says why.
+const NotListed = "did not list its tools"
+
+// why is the Why of an Unlisted change.
+func (c Change) why() string {
+	if c.Why == "" {
+		return NotListed
+	}
+	return c.Why
 }
 
 // Held reports whether the change holds the tool back: it is changed, or
@@ -62,7 +81,7 @@ func (c Change) String() string {
 	case Unlocked:
 		return fmt.Sprintf("%s is not in the lock, nor is its source (%s)", c.Tool, c.Now.Source)
 	case Unlisted:
-		return fmt.Sprintf("%s is locked, and its source (%s) did not list its tools", c.Tool, c.Locked.Source)
+		return fmt.Sprintf("%s is locked, and its source (%s) %s", c.Tool, c.Locked.Source, c.why())
 	}
 	return fmt.Sprintf("%s is locked but no longer in the catalog", c.Tool)
 }
@@ -71,30 +90,64 @@ func (c Change) String() string {
 // reports as of a source that did not list its tools, and returns
 // changes.
 func Unlist(changes []Change, failed func(Entry) bool) []Change {
+	return UnlistWhy(changes, func(e Entry) string {
+		if failed(e) {
+			return NotListed
+		}
+		return ""
+	})
+}
+
+// UnlistWhy makes Unlisted each Removed change for whose locked entry
+// why says why its source gave no tools ("" for a source that did: the
+// tool is gone), with that Why, and returns changes.
+func UnlistWhy(changes []Change, why func(Entry) string) []Change {
 	for i, c := range changes {
-		if c.Kind == Removed && failed(*c.Locked) {
-			changes[i].Kind = Unlisted
+		if c.Kind != Removed {
+			continue
+		}
+		if w := why(*c.Locked); w != "" {
+			changes[i].Kind, changes[i].Why = Unlisted, w
 		}
 	}
 	return changes
 }
 
 // unlisted returns the sources of the Unlisted changes, sorted, each
-// with the number of its tools.
-func unlisted(changes []Change) ([]string, map[string]int) {
-	n := map[string]int{}
+// with the number of its tools and why it gave none.
+func unlisted(changes []Change) (sources []string, n map[string]int, why map[string]string) {
+	n, why = map[string]int{}, map[string]string{}
 	for _, c := range changes {
 		if c.Kind == Unlisted {
 			n[c.Locked.Source]++
+			why[c.Locked.Source] = c.why()
 		}
 	}
-	return slices.Sorted(maps.Keys(n)), n
+	return slices.Sorted(maps.Keys(n)), n, why
+}
+
+// UnlistedLines are the lines that say, one a source, why the sources
+// of the Unlisted changes gave no tools and how many of their locked
+// tools were not compared (see [NotComparedLine]), sorted by source.
+func UnlistedLines(changes []Change) []string {
+	sources, n, why := unlisted(changes)
+	out := make([]string, len(sources))
+	for i, src := range sources {
+		out[i] = NotComparedLine(src, why[src], n[src])
+	}
+	return out
 }
 
 // UnlistedLine says, in one line, that source did not list its tools
 // and that its n locked tools were not compared.
 func UnlistedLine(source string, n int) string {
-	return source + " did not list its tools: " + notCompared(n)
+	return NotComparedLine(source, NotListed, n)
+}
+
+// NotComparedLine says, in one line, why source gave no tools (a
+// change's Why) and that its n locked tools were not compared.
+func NotComparedLine(source, why string, n int) string {
+	return source + " " + why + ": " + notCompared(n)
 }
 
 func notCompared(n int) string {

@@ -143,9 +143,9 @@ func Diff(changes []Change) string {
 	var b strings.Builder
 	// What was not compared first, one line a source: the rest is
 	// compared against a catalog without its tools.
-	sources, n := unlisted(changes)
+	sources, n, why := unlisted(changes)
 	for _, src := range sources {
-		fmt.Fprintf(&b, "unlisted %s: %s: it did not list its tools\n", src, notCompared(n[src]))
+		fmt.Fprintf(&b, "unlisted %s: %s: it %s\n", src, notCompared(n[src]), why[src])
 	}
 	for _, c := range changes {
 		switch c.Kind {

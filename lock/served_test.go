@@ -203,3 +203,51 @@ func TestUnlisted(t *testing.T) {
 		t.Errorf("UnlistedLine = %q, want %q", got, want)
 	}
 }
+
+// TestUnlistWhy: the locked tools of a source that gave no tools for a
+// reason the host names are Unlisted with it, which their String, the
+// one line a source and Diff say; a tool of a source that gave tools is
+// still Removed.
+func TestUnlistWhy(t *testing.T) {
+	schema := `{"type":"object"}`
+	of := func(server, name string) resolve.Definition {
+		d := def(name, "A tool.", schema)
+		d.Exec = resolve.Exec{Kind: resolve.ExecMCP, Server: server, Tool: name, Key: "mcp_servers." + server}
+		return d
+	}
+	locked := Entries(&resolve.Catalog{Tools: []resolve.Definition{of("gh", "issue"), of("gh", "pr"), of("off", "x"), of("down", "y"), def("gone", "Gone.", schema)}})
+	why := map[string]string{
+		"mcp_servers.gh":   "is left out by the policy servers.allow at /etc/strata/policy.toml:4:11 (reviewed servers only)",
+		"mcp_servers.off":  "is not enabled (enabled = false)",
+		"mcp_servers.down": NotListed,
+	}
+	changes := UnlistWhy(Compare(locked, nil), func(e Entry) string { return why[e.Source] })
+	var got []string
+	for _, c := range changes {
+		got = append(got, string(c.Kind)+": "+c.String())
+	}
+	want := []string{
+		"removed: gone is locked but no longer in the catalog",
+		"unlisted: issue is locked, and its source (mcp_servers.gh) is left out by the policy servers.allow at /etc/strata/policy.toml:4:11 (reviewed servers only)",
+		"unlisted: pr is locked, and its source (mcp_servers.gh) is left out by the policy servers.allow at /etc/strata/policy.toml:4:11 (reviewed servers only)",
+		"unlisted: x is locked, and its source (mcp_servers.off) is not enabled (enabled = false)",
+		"unlisted: y is locked, and its source (mcp_servers.down) did not list its tools",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("changes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{
+		"mcp_servers.down did not list its tools: its locked tool was not compared",
+		"mcp_servers.gh is left out by the policy servers.allow at /etc/strata/policy.toml:4:11 (reviewed servers only): its 2 locked tools were not compared",
+		"mcp_servers.off is not enabled (enabled = false): its locked tool was not compared",
+	}, UnlistedLines(changes)); diff != "" {
+		t.Errorf("UnlistedLines (-want +got):\n%s", diff)
+	}
+	wantDiff := "unlisted mcp_servers.down: its locked tool was not compared: it did not list its tools\n" +
+		"unlisted mcp_servers.gh: its 2 locked tools were not compared: it is left out by the policy servers.allow at /etc/strata/policy.toml:4:11 (reviewed servers only)\n" +
+		"unlisted mcp_servers.off: its locked tool was not compared: it is not enabled (enabled = false)\n" +
+		"removed gone (mcp_servers.fs)\n"
+	if got := Diff(changes); got != wantDiff {
+		t.Errorf("Diff:\n%s\nwant:\n%s", got, wantDiff)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -349,6 +350,115 @@ func TestLockServerDown(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			golden(t, tc.name, w.strata(t, tc.args...))
+		})
+	}
+}
+
+// TestLockServerLeftOut: a locked server that gives no tools this run,
+// for whatever reason the config or a policy has (an organisation
+// policy's servers.allow or servers.deny, enabled = false, an optional
+// server that did not start), is one warning, for the server, that says
+// why and how many of its locked tools were not compared, with no advice
+// to write the lock again (that would drop tools only left out for now);
+// lock --diff says the same in its one line a source. A tool its server's
+// listing no longer has keeps its own warning and that advice.
+func TestLockServerLeftOut(t *testing.T) {
+	policies := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		// policy, when not "", is a policy file's text; config edits the
+		// workspace's config.
+		policy string
+		config func(w *lockWorkspace, s string) string
+		// why is what the warning says of the server; gone, the tools
+		// whose warning advises strata lock.
+		why  string
+		gone []string
+	}{
+		{
+			name:   "lock-left-out-policy-allow",
+			policy: "[servers]\nreason = \"only the servers security reviewed\"\n\n[[servers.allow]]\ncommand = %q\nargs = [\"-echo\"]\n",
+			why:    "mcp_servers.up is left out by the policy servers.allow at <policies>/lock-left-out-policy-allow.toml:4:11 (only the servers security reviewed): its 2 locked tools were not compared",
+		},
+		{
+			name:   "lock-left-out-policy-deny",
+			policy: "[[servers.deny]]\ncommand = %q\nargs = [\"-tool\", \"<root>/fetch.json\", \"-tool\", \"<root>/other.json\"]\nreason = \"it fetches from anywhere\"\n",
+			why:    "mcp_servers.up is left out by the policy servers.deny.0 at <policies>/lock-left-out-policy-deny.toml:1:11 (it fetches from anywhere): its 2 locked tools were not compared",
+		},
+		{
+			name: "lock-left-out-disabled",
+			config: func(w *lockWorkspace, s string) string {
+				return strings.Replace(s, "expose = \"all\"\n", "expose = \"all\"\nenabled = false\n", 1)
+			},
+			why: "mcp_servers.up is not enabled (enabled = false): its 2 locked tools were not compared",
+		},
+		{
+			name: "lock-left-out-optional-down",
+			config: func(w *lockWorkspace, s string) string {
+				return strings.Replace(s, "args = [", "optional = true\nargs = [\"-fail-if\", \""+w.fetchFile+"\", ", 1)
+			},
+			why: "mcp_servers.up did not list its tools: its 2 locked tools were not compared",
+		},
+		{
+			name: "lock-left-out-tool-gone",
+			config: func(w *lockWorkspace, s string) string {
+				return strings.Replace(s, ", \"-tool\", \""+filepath.Join(w.root, "other.json")+"\"", "", 1)
+			},
+			gone: []string{"other"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newLockWorkspace(t)
+			if r := w.strata(t, "lock"); r.code != 0 {
+				t.Fatalf("strata lock:\n%s", r)
+			}
+			var args []string
+			if tc.policy != "" {
+				path := filepath.Join(policies, tc.name+".toml")
+				writeFile(t, path, strings.ReplaceAll(fmt.Sprintf(tc.policy, mcpfake), "<root>", w.root))
+				args = []string{"--policy", path}
+			}
+			if tc.config != nil {
+				cfg := filepath.Join(w.root, ".strata", "config.toml")
+				b, err := os.ReadFile(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				writeFile(t, cfg, tc.config(w, string(b)))
+			}
+			portable := func(r result) result {
+				r = w.portable(r)
+				for _, s := range []*string{&r.stdout, &r.stderr} {
+					*s = strings.ReplaceAll(*s, policies, "<policies>")
+				}
+				return r
+			}
+			r := portable(w.strata(t, append([]string{"resolve", "--export", "openai", "--partial"}, args...)...))
+			d := portable(w.strata(t, append([]string{"lock", "--diff"}, args...)...))
+			if tc.why != "" {
+				if want := "strata: warning: <root>/.strata/strata.lock: " + tc.why + "\n"; strings.Count(r.stderr, want) != 1 {
+					t.Errorf("resolve does not warn once %q:\n%s", want, r)
+				}
+				if n := strings.Count(r.stderr, "were not compared"); n != 1 {
+					t.Errorf("%d warnings that tools were not compared, want 1:\n%s", n, r)
+				}
+				_, why, _ := strings.Cut(tc.why, "mcp_servers.up ")
+				why, _, _ = strings.Cut(why, ": its 2")
+				if want := "unlisted mcp_servers.up: its 2 locked tools were not compared: it " + why + "\n"; !strings.HasPrefix(d.stdout, want) {
+					t.Errorf("lock --diff does not begin %q:\n%s", want, d)
+				}
+			}
+			for _, bad := range []string{"no longer in the catalog", "write the lock again", "removed "} {
+				if n := strings.Count(r.stderr+d.stdout, bad); n != len(tc.gone) {
+					t.Errorf("%d times %q, want %d:\n%s\n%s", n, bad, len(tc.gone), r, d)
+				}
+			}
+			for _, tool := range tc.gone {
+				if want := "tools." + tool + ": " + tool + " is locked but no longer in the catalog; write the lock again with strata lock"; !strings.Contains(r.stderr, want) {
+					t.Errorf("resolve does not say %q:\n%s", want, r)
+				}
+			}
+			golden(t, tc.name, r)
 		})
 	}
 }
