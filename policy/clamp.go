@@ -55,6 +55,11 @@ func (c Clamp) At() string {
 func (c Clamp) Problem(strict bool) *diag.Error {
 	msg := fmt.Sprintf("%s: %s", c.Key, c.Detail)
 	hint := "the policy " + c.Policy.String() + " (" + c.At() + ") decides this; change your config to fit it"
+	if n := len(c.Policy); n > 0 && c.Policy[n-1] == "sha256" {
+		// No config fits a digest: the program changed, or the policy is
+		// out of date.
+		hint = "the policy " + c.Policy.String() + " (" + c.At() + ") decides this; if the program's change is expected (an update), the policy needs its new digest"
+	}
 	if c.Reason != "" {
 		msg += " (" + c.Reason + ")"
 	}
@@ -81,6 +86,15 @@ type Identity struct {
 // compare identities.
 func (id Identity) Equal(o Identity) bool {
 	return id.Program == o.Program && slices.Equal(id.Args, o.Args) && id.URL == o.URL
+}
+
+// digest is the SHA-256 of id's program, "sha256:<hex>"; "" when it
+// cannot be read.
+func (id Identity) digest() string {
+	if id.sum == nil {
+		return ""
+	}
+	return id.sum()
 }
 
 // look finds a policy's command as the server's is found.
@@ -366,12 +380,32 @@ func (s Set) admits(srv config.MCPServer, id Identity) (Clamp, bool) {
 		if p.Servers.Allow == nil {
 			continue
 		}
-		if !slices.ContainsFunc(p.Servers.Allow, func(l Launch) bool { return l.matches(id) }) {
-			key := partial.Path{"servers", "allow"}
-			line, col := p.locate(key)
-			return Clamp{From: "enabled", To: "left out", Policy: key, Source: p.Source, Line: line, Column: col,
-				Reason: p.reason(p.Servers.Reason), Detail: "left out: its launch (" + launch + ") is not in the policy's allow list, which names servers by program, arguments and digest, or URL origin, never by their key"}, false
+		if slices.ContainsFunc(p.Servers.Allow, func(l Launch) bool { return l.matches(id) }) {
+			continue
 		}
+		// An entry that names its program and arguments, but not the
+		// program's digest, is the one to tell of.
+		if i := slices.IndexFunc(p.Servers.Allow, func(l Launch) bool { return l.SHA256 != "" && l.launches(id) }); i >= 0 {
+			l := p.Servers.Allow[i]
+			key := partial.Path{"servers", "allow", strconv.Itoa(i), "sha256"}
+			line, col := p.locate(key)
+			policy := l.SHA256
+			if d, ok := digestOf(l.SHA256); ok {
+				policy = d
+			}
+			detail := "left out: its launch (" + launch + ") is in the policy's allow list but for its digest: the program " + id.Program
+			if sum := id.digest(); sum != "" {
+				detail += " is " + sum + ", not the policy's " + policy
+			} else {
+				detail += " cannot be read to compare it with the policy's " + policy
+			}
+			return Clamp{From: "enabled", To: "left out", Policy: key, Source: p.Source, Line: line, Column: col,
+				Reason: p.reason(cmpOr(l.Reason, p.Servers.Reason)), Detail: detail}, false
+		}
+		key := partial.Path{"servers", "allow"}
+		line, col := p.locate(key)
+		return Clamp{From: "enabled", To: "left out", Policy: key, Source: p.Source, Line: line, Column: col,
+			Reason: p.reason(p.Servers.Reason), Detail: "left out: its launch (" + launch + ") is not in the policy's allow list, which names servers by program, arguments and digest, or URL origin, never by their key"}, false
 	}
 	return Clamp{}, true
 }

@@ -28,7 +28,7 @@
 //	[[servers.allow]]                    # a server starts only if it is one of these
 //	command = "npx"                      # found in PATH as the server's command is
 //	args = ["-y", "@modelcontextprotocol/server-filesystem", "."]
-//	sha256 = "…"                         # optional: the program's content
+//	sha256 = "…"                         # optional: the program's content: 64 hexadecimal digits, alone or after sha256:
 //
 //	[[servers.deny]]
 //	url = "https://mcp.example.com"      # a remote server, by its origin
@@ -50,6 +50,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kballard/go-shellquote"
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/strata-config/strata/codec"
@@ -122,6 +123,11 @@ type Servers struct {
 // in PATH as a server's command is), its arguments, exactly, and the
 // SHA-256 of the program's content when set; or a remote server's URL,
 // by its origin (scheme, host and port).
+//
+// SHA256 is 64 hexadecimal digits, in either case, alone or after
+// "sha256:" as strata trust --pin writes a digest; a policy read ([Parse],
+// [FromMap]) holds it as a pin does, "sha256:" and the digits in lower
+// case, and refuses anything else.
 type Launch struct {
 	Command string   `toml:"command" json:"command"`
 	Args    []string `toml:"args" json:"args"`
@@ -136,7 +142,9 @@ func (l Launch) String() string {
 		return l.URL
 	}
 	s := strings.Join(append([]string{l.Command}, l.Args...), " ")
-	if l.SHA256 != "" {
+	if d, ok := digestOf(l.SHA256); ok {
+		s += " (" + d + ")"
+	} else if l.SHA256 != "" {
 		s += " (sha256 " + l.SHA256 + ")"
 	}
 	return s
@@ -281,7 +289,8 @@ func tomlError(name string, err error) error {
 }
 
 // check reports what a policy cannot mean: a launch that names neither
-// a program nor a URL, or both; a URL that does not parse.
+// a program nor a URL, or both; a URL that does not parse; a digest that
+// is none. It writes each launch's digest as a pin does ([digestOf]).
 func (p *Policy) check() error {
 	var errs diag.Errors
 	for _, name := range slices.Sorted(maps.Keys(p.Tools)) {
@@ -340,6 +349,13 @@ func (p *Policy) check() error {
 				if u, err := url.Parse(l.URL); err != nil || u.Host == "" {
 					errs = append(errs, p.problem(path.Append("url"), "not a URL with a host: "+l.URL, "write its origin: https://mcp.example.com"))
 				}
+			case l.SHA256 != "":
+				if d, ok := digestOf(l.SHA256); ok {
+					list.ls[i].SHA256 = d
+				} else {
+					errs = append(errs, p.problem(path.Append("sha256"), fmt.Sprintf("%q is not a SHA-256 digest: 64 hexadecimal digits, alone or after sha256:", l.SHA256),
+						`write the SHA-256 of the program's content, as 64 hexadecimal digits: sha256sum "$(command -v `+shellquote.Join(l.Command)+`)" prints them`))
+				}
 			}
 		}
 	}
@@ -392,10 +408,35 @@ func (l Launch) matches(id Identity) bool {
 		b, errB := url.Parse(id.URL)
 		return errA == nil && errB == nil && origin.Of(a) == origin.Of(b)
 	}
-	if id.Program == "" || id.Program != id.look(l.Command) || !slices.Equal(l.Args, id.Args) {
-		return false
+	return l.launches(id) && (l.SHA256 == "" || l.digestIs(id.digest()))
+}
+
+// launches reports whether l names the program and the arguments of id,
+// whatever the program's digest.
+func (l Launch) launches(id Identity) bool {
+	return l.URL == "" && id.URL == "" && id.Program != "" && id.Program == id.look(l.Command) && slices.Equal(l.Args, id.Args)
+}
+
+// digestIs reports whether l's digest is sum, "sha256:<hex>" as
+// [exe.Sum] writes it ("" when the program could not be read).
+func (l Launch) digestIs(sum string) bool {
+	d, ok := digestOf(l.SHA256)
+	return ok && sum != "" && d == sum
+}
+
+// digestOf is d, the SHA-256 of a program's content as a policy takes it
+// (64 hexadecimal digits, in either case, alone or after "sha256:"),
+// written as a pin writes it: "sha256:" and the digits in lower case. ok
+// is false when d is no such digest.
+func digestOf(d string) (_ string, ok bool) {
+	const prefix = "sha256:"
+	if len(d) >= len(prefix) && strings.EqualFold(d[:len(prefix)], prefix) {
+		d = d[len(prefix):]
 	}
-	return l.SHA256 == "" || strings.TrimPrefix(l.SHA256, "sha256:") == strings.TrimPrefix(id.sum(), "sha256:")
+	if len(d) != 64 || strings.Trim(d, "0123456789abcdefABCDEF") != "" {
+		return "", false
+	}
+	return prefix + strings.ToLower(d), true
 }
 
 // File names a policy file; one that is Optional may be missing (the

@@ -2,6 +2,8 @@ package policy_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-config/strata/config"
+	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/policy"
 	"github.com/strata-config/strata/secret"
 )
@@ -248,5 +251,109 @@ func TestReadmePolicies(t *testing.T) {
 		if _, err := policy.Parse(fmt.Sprintf("README.md policy %d", i+1), b[1]); err != nil {
 			t.Errorf("%v", err)
 		}
+	}
+}
+
+// TestParseDigest: a launch's sha256 is 64 hexadecimal digits, in either
+// case, alone or after "sha256:" as a pin writes it; it reads as a pin
+// writes it. Anything else fails the policy at its key, with how to
+// compute the digest: the README's placeholder too, which once loaded and
+// then matched no program.
+func TestParseDigest(t *testing.T) {
+	const hexDigits = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	hint := `write the SHA-256 of the program's content, as 64 hexadecimal digits: sha256sum "$(command -v npx)" prints them`
+	// A key inside an array of tables is placed at the array's header, as
+	// the package places a url there.
+	problem := func(list, value string) *diag.Error {
+		return &diag.Error{Code: diag.CodeInvalid, Source: "policy.toml", Line: 1, Column: 11, Path: []string{"servers", list, "0", "sha256"},
+			Msg: fmt.Sprintf("%q is not a SHA-256 digest: 64 hexadecimal digits, alone or after sha256:", value), Hint: hint}
+	}
+	for _, c := range []struct {
+		name, list, sha256 string
+		want               string      // the digest read
+		wantErr            *diag.Error // or the problem
+	}{
+		{name: "lower case", list: "allow", sha256: hexDigits, want: "sha256:" + hexDigits},
+		{name: "upper case", list: "allow", sha256: strings.ToUpper(hexDigits), want: "sha256:" + hexDigits},
+		{name: "as a pin writes it", list: "allow", sha256: "sha256:" + hexDigits, want: "sha256:" + hexDigits},
+		{name: "as a pin writes it, upper case", list: "allow", sha256: "SHA256:" + strings.ToUpper(hexDigits), want: "sha256:" + hexDigits},
+		{name: "in a deny list", list: "deny", sha256: strings.ToUpper(hexDigits), want: "sha256:" + hexDigits},
+		{name: "the README's placeholder", list: "allow", sha256: "…", wantErr: problem("allow", "…")},
+		{name: "not hexadecimal", list: "allow", sha256: "nothex", wantErr: problem("allow", "nothex")},
+		{name: "63 digits", list: "allow", sha256: hexDigits[1:], wantErr: problem("allow", hexDigits[1:])},
+		{name: "65 digits", list: "allow", sha256: hexDigits + "0", wantErr: problem("allow", hexDigits+"0")},
+		{name: "a letter past f", list: "allow", sha256: hexDigits[1:] + "g", wantErr: problem("allow", hexDigits[1:]+"g")},
+		{name: "a prefix and too few digits", list: "allow", sha256: "sha256:" + hexDigits[:8], wantErr: problem("allow", "sha256:"+hexDigits[:8])},
+		{name: "another hash's prefix", list: "allow", sha256: "sha512:" + hexDigits, wantErr: problem("allow", "sha512:"+hexDigits)},
+		{name: "a bad one in a deny list", list: "deny", sha256: "nothex", wantErr: problem("deny", "nothex")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			text := fmt.Sprintf("[[servers.%s]]\ncommand = \"npx\"\nargs = [\"-y\", \"@modelcontextprotocol/server-filesystem\", \".\"]\nsha256 = %q\n", c.list, c.sha256)
+			p, err := policy.Parse("policy.toml", []byte(text))
+			if c.wantErr != nil {
+				if diff := cmp.Diff(diag.Errors{c.wantErr}, err); diff != "" {
+					t.Errorf("Parse's problem (-want +got):\n%s", diff)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := append(p.Servers.Allow, p.Servers.Deny...)[0].SHA256
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("the digest read (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// A source that is no file (a koanf provider) has the same check,
+	// without a position.
+	_, err := policy.FromMap("policy etcd", map[string]any{"servers": map[string]any{"allow": []any{map[string]any{"command": "npx", "sha256": "nothex"}}}})
+	want := diag.Errors{&diag.Error{Code: diag.CodeInvalid, Source: "policy etcd", Path: []string{"servers", "allow", "0", "sha256"},
+		Msg: `"nothex" is not a SHA-256 digest: 64 hexadecimal digits, alone or after sha256:`, Hint: hint}}
+	if diff := cmp.Diff(want, err); diff != "" {
+		t.Errorf("FromMap's problem (-want +got):\n%s", diff)
+	}
+}
+
+// TestClampServerDigest: a server whose launch an allow entry names but
+// for the program's digest is left out, and the reason says that the
+// program's digest is not the policy's; the digest as a pin writes it,
+// or in upper case, admits it as the bare one does.
+func TestClampServerDigest(t *testing.T) {
+	program := filepath.Join(t.TempDir(), "server")
+	if err := os.WriteFile(program, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte("#!/bin/sh\nexit 0\n"))
+	digest := hex.EncodeToString(sum[:])
+	other := strings.Repeat("0", 64)
+	for _, c := range []struct {
+		name, policy string
+		args         []string
+		want         []string // the details of what is left out
+	}{
+		{name: "its digest", policy: digest, args: []string{"-v"}},
+		{name: "its digest in upper case", policy: strings.ToUpper(digest), args: []string{"-v"}},
+		{name: "its digest as a pin writes it", policy: "sha256:" + digest, args: []string{"-v"}},
+		{name: "another digest", policy: other, args: []string{"-v"},
+			want: []string{"mcp_servers.s servers.allow.0.sha256 at policy.toml:1:11: left out: its launch (" + program + " -v) is in the policy's allow list but for its digest: the program " + program + " is sha256:" + digest + ", not the policy's sha256:" + other}},
+		{name: "another digest and other arguments", policy: other, args: []string{"-w"},
+			want: []string{"mcp_servers.s servers.allow at policy.toml:1:11: left out: its launch (" + program + " -w) is not in the policy's allow list, which names servers by program, arguments and digest, or URL origin, never by their key"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := parse(t, fmt.Sprintf("[[servers.allow]]\ncommand = %q\nargs = [\"-v\"]\nsha256 = %q\n", program, c.policy))
+			cfg := config.Config{MCPServers: config.MCPServers{"s": {Command: secret.Plain(program), Args: secret.Plains(c.args...)}}}
+			got, clamps := policy.Set{p}.Clamp(cfg, os.Environ())
+			var details []string
+			for _, cl := range clamps {
+				details = append(details, cl.Key.String()+" "+cl.Policy.String()+" at "+cl.At()+": "+cl.Detail)
+			}
+			if diff := cmp.Diff(c.want, details); diff != "" {
+				t.Errorf("clamps (-want +got):\n%s", diff)
+			}
+			if got.MCPServers["s"].IsEnabled() != (len(c.want) == 0) {
+				t.Errorf("enabled = %v, want %v", got.MCPServers["s"].IsEnabled(), len(c.want) == 0)
+			}
+		})
 	}
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -474,5 +476,65 @@ func TestPolicyPlaces(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestPolicyDigest: a launch's sha256 in a policy that is no SHA-256
+// digest (the README's placeholder, copied) fails where the policy is
+// read, at its key, with how to compute the digest, where it once loaded
+// and left the server out as if its launch were not in the allow list; a
+// server whose program's digest is not the policy's is left out, saying
+// so; the digest in upper case, or as strata trust --pin writes digests,
+// admits it.
+func TestPolicyDigest(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	home, project := filepath.Join(dir, "home"), filepath.Join(dir, "project")
+	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "STRATA_CONFIG_HOME=" + filepath.Join(home, "strata")}
+	for name, text := range map[string]string{
+		filepath.Join(home, "strata", "config.toml"): fmt.Sprintf("[mcp_servers.fs]\ncommand = %q\nargs = [\"-tools\", \"2\"]\n", mcpfake),
+		filepath.Join(project, "README.md"):          "# A project\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	program, err := os.ReadFile(mcpfake)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(program)
+	digest, other := hex.EncodeToString(sum[:]), strings.Repeat("0", 64)
+	for i, c := range []struct {
+		name, sha256 string
+		wantCode     int
+		wantStderr   string
+	}{
+		{name: "the README's placeholder", sha256: "…", wantCode: 1,
+			wantStderr: `strata: <policy>:1:11: servers.allow.0.sha256: "…" is not a SHA-256 digest: 64 hexadecimal digits, alone or after sha256:; write the SHA-256 of the program's content, as 64 hexadecimal digits: sha256sum "$(command -v <mcpfake>)" prints them` + "\n"},
+		{name: "not hexadecimal", sha256: "nothex", wantCode: 1,
+			wantStderr: `strata: <policy>:1:11: servers.allow.0.sha256: "nothex" is not a SHA-256 digest: 64 hexadecimal digits, alone or after sha256:; write the SHA-256 of the program's content, as 64 hexadecimal digits: sha256sum "$(command -v <mcpfake>)" prints them` + "\n"},
+		{name: "another program's digest", sha256: other,
+			wantStderr: "strata: warning: <policy>:1:11: servers.allow.0.sha256: mcp_servers.fs: left out: its launch (<mcpfake> -tools 2) is in the policy's allow list but for its digest: the program <mcpfake> is sha256:<digest>, not the policy's sha256:" + other +
+				"; the policy servers.allow.0.sha256 (<policy>:1:11) decides this; if the program's change is expected (an update), the policy needs its new digest\n"},
+		{name: "its digest", sha256: digest},
+		{name: "its digest in upper case", sha256: strings.ToUpper(digest)},
+		{name: "its digest as a pin writes it", sha256: "sha256:" + digest},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			policy := filepath.Join(dir, fmt.Sprintf("policy%d.toml", i))
+			text := fmt.Sprintf("[[servers.allow]]\ncommand = %q\nargs = [\"-tools\", \"2\"]\nsha256 = %q\n", mcpfake, c.sha256)
+			if err := os.WriteFile(policy, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, stderr, code := strataIn(t, project, environ, "config", "--policy", policy)
+			stderr = strings.NewReplacer(policy, "<policy>", mcpfake, "<mcpfake>", digest, "<digest>").Replace(stderr)
+			if diff := cmp.Diff(result{code: c.wantCode, stderr: c.wantStderr}, result{code: code, stderr: stderr}, cmp.AllowUnexported(result{})); diff != "" {
+				t.Errorf("strata config --policy (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
