@@ -12,6 +12,7 @@ import (
 	"github.com/strata-config/strata/internal/untrusted"
 	"github.com/strata-config/strata/internal/upstream"
 	"github.com/strata-config/strata/resolve"
+	"github.com/strata-config/strata/trust"
 )
 
 // ServerCheck is what [Workspace.CheckServers] found of one MCP server.
@@ -61,12 +62,13 @@ func (w *engine) CheckServers(ctx context.Context) []ServerCheck {
 }
 
 // serverError is the failure err of the server name, whose fix is fix:
-// what happened, without the fix where the server's error named it.
+// what happened, without the fix where the server's error named it (the
+// fix is its hint, and perhaps more: the credentials it was not given).
 func serverError(name string, err error, fix string) *resolve.ServerError {
 	se := &resolve.ServerError{Server: name, Msg: err.Error(), Fix: fix, Stderr: mcpclient.StderrOf(err), Err: err}
 	if ue := (*upstream.Error)(nil); errors.As(err, &ue) {
 		se.Stderr = ue.ServerStderr()
-		if ue.Hint == fix {
+		if ue.Hint != "" && strings.HasPrefix(fix, ue.Hint) {
 			se.Msg = ue.Msg
 		}
 	}
@@ -77,7 +79,9 @@ func serverError(name string, err error, fix string) *resolve.ServerError {
 // with the environment of the host environ: the fix the failure names
 // itself, where it has one (what to delete of a copy an install left
 // broken, the setting to raise in the file that configures the server),
-// else what to check, where the server is configured.
+// for a launch that differs from its pin what resolve says of it (check
+// what changed, and pin it again), else what to check, where the server
+// is configured.
 func fixOf(key string, spec upstream.Server, err error, environ []string) string {
 	var refused *untrusted.Refused
 	var ue *upstream.Error
@@ -93,6 +97,8 @@ func fixOf(key string, spec upstream.Server, err error, environ []string) string
 	switch {
 	case errors.As(err, &refused):
 		return "trust the workspace (strata trust), or point " + key + " outside it"
+	case errors.Is(err, trust.ErrChanged):
+		return trust.RepinHint(key)
 	case errors.As(err, &ue) && ue.Hint != "":
 		if start := (*mcpclient.StartError)(nil); errors.As(err, &start) {
 			// It exited during its start: perhaps for want of a variable.

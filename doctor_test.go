@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-config/strata/trust"
 )
 
 // TestDoctor: strata doctor starts each server, lists and times it, and
@@ -81,5 +83,59 @@ enabled = false
 	}
 	if !strings.HasPrefix(string(out), "no MCP server to check: ") {
 		t.Errorf("strata doctor said:\n%s", out)
+	}
+}
+
+// TestDoctorFixOnce: a server's check says what went wrong in its
+// error and what to do in its fix, without the fix in both: a server
+// that exits during its start, told of the host's credentials it was not
+// given, and a launch that no longer matches its pin, whose fix is to
+// check what changed and pin it again (not "run its command by hand").
+func TestDoctorFixOnce(t *testing.T) {
+	s := newSetup(t, map[string]string{"home/strata/config.toml": `
+[mcp_servers.down]
+command = "MCPFAKE"
+args = ["-crash-after-init"]
+
+[mcp_servers.pinned]
+command = "MCPFAKE"
+args = ["-tools", "2"]
+`})
+	s.environ = append(s.environ, "GITHUB_TOKEN=ghp-1")
+	if err := s.store.Update(func(l *trust.List) error { l.AddWorkspace(s.repo); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	launch, err := s.open(t).Launch(context.Background(), "mcp_servers.pinned")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pin, err := launch.Pin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.store.Update(func(l *trust.List) error { l.Pins = map[string]trust.Pin{"mcp_servers.pinned": pin}; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.repo, ".strata", "config.toml"), []byte("[mcp_servers.pinned]\nargs = [\"-tools\", \"3\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type check struct{ Name, Msg, Fix string }
+	var got []check
+	for _, c := range s.open(t).CheckServers(context.Background()) {
+		if c.Err == nil {
+			t.Fatalf("%s did not fail", c.Name)
+		}
+		got = append(got, check{c.Name, c.Err.Msg, c.Fix})
+	}
+	config := filepath.Join(s.dir, "home/strata/config.toml")
+	want := []check{
+		{"down", "cannot start " + mcpfake + " -crash-after-init: exited during its start (exit status 3)",
+			"check command and args under [mcp_servers.down] in " + config + "; run that command line yourself to see it fail; " +
+				`it gets only the base environment and the variables mcp_servers.down.env_vars names, not GITHUB_TOKEN: name those it needs there, or write env_vars = ["*"] to give it all of yours`},
+		{"pinned", "cannot start " + mcpfake + " -tools 3: the launch differs from the one pinned: its arguments differ: argument 2 changed",
+			"check what changed; if the change is yours, pin mcp_servers.pinned again"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("checks (-want +got):\n%s", diff)
 	}
 }

@@ -207,6 +207,14 @@ func (p Pin) Check(l Launch) error {
 	return &diag.Error{Code: diag.CodePinChanged, Msg: "the launch differs from the one pinned: " + strings.Join(changed, "; "), Err: ErrChanged}
 }
 
+// RepinHint is the fix of a launch, configured at key (mcp_servers.fs,
+// tools.x), that differs from its pin ([ErrChanged]): check what changed,
+// and pin it again if the change is the user's. strata's command names its
+// own way to pin instead (strata trust --pin).
+func RepinHint(key string) string {
+	return "check what changed; if the change is yours, pin " + key + " again"
+}
+
 // argsDiffer says which arguments differ, by position, or "".
 func argsDiffer(pinned, now []string) string {
 	if len(pinned) != len(now) {

@@ -7,6 +7,7 @@ import (
 	"github.com/strata-config/strata/diag"
 	"github.com/strata-config/strata/internal/mcpclient"
 	"github.com/strata-config/strata/internal/termtext"
+	"github.com/strata-config/strata/partial"
 )
 
 // Run runs strata doctor: every enabled MCP server of the config is
@@ -38,7 +39,10 @@ func (c *doctorCmd) Run(e *env) error {
 			if text := mcpclient.StderrText(r.Err.Stderr); text != "" {
 				problem += "; " + text
 			}
-			fmt.Fprintf(e.Stdout, "FAIL %s (%v): %s\n     fix: %s\n", termtext.Line(r.Name), r.Duration.Round(time.Millisecond), termtext.Line(problem), termtext.Line(r.Fix))
+			// The fix as resolve words it for the same failure (a launch
+			// that differs from its pin: strata trust --pin again).
+			fix := repin(&diag.Error{Path: partial.Path{"mcp_servers", r.Name}, Hint: r.Fix, Err: r.Err}).Hint
+			fmt.Fprintf(e.Stdout, "FAIL %s (%v): %s\n     fix: %s\n", termtext.Line(r.Name), r.Duration.Round(time.Millisecond), termtext.Line(problem), termtext.Line(fix))
 		} else {
 			fmt.Fprintf(e.Stdout, "ok   %s: %s in %v\n", termtext.Line(r.Name), diag.Counted(r.Tools, "tool"), r.Duration.Round(time.Millisecond))
 		}

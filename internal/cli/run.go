@@ -281,7 +281,8 @@ func withStderr(e *diag.Error) *diag.Error {
 }
 
 // repin names the fix of a launch that differs from its pin: strata trust
-// --pin, once the user has checked what changed.
+// --pin, once the user has checked what changed. Every problem printed
+// (line) and doctor's fix of a server take it from here.
 func repin(e *diag.Error) *diag.Error {
 	if len(e.Path) == 0 || !errors.Is(e, trust.ErrChanged) {
 		return e

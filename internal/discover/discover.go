@@ -528,7 +528,7 @@ func (s *session) describePin(c config.Config, program string) (partial.Path, er
 
 // pinError reports a launch that differs from its pin.
 func pinError(path partial.Path, err error) *diag.Error {
-	return &diag.Error{Code: diag.CodePinChanged, Path: path, Msg: "not run: " + err.Error(), Hint: "check what changed; if the change is yours, pin " + path.String() + " again", Err: err}
+	return &diag.Error{Code: diag.CodePinChanged, Path: path, Msg: "not run: " + err.Error(), Hint: trust.RepinHint(path.String()), Err: err}
 }
 
 // expand makes a discovery directory absolute: ~ is the home directory,
