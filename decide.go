@@ -3,6 +3,7 @@ package strata
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,8 +24,10 @@ import (
 // pin of its launch. A tool the lock holds back, one the run's tool set
 // leaves out, one a policy's tool list leaves out and one that is not
 // enabled have a decision too; so has a
-// name no tool has (with the closest name). strata call --dry-run prints
-// it; strata serve gives the same record with each result.
+// name no tool has (with the closest name), and a tool of the config
+// that did not resolve (the decision says why, and the error is finding
+// it). strata call --dry-run prints it; strata serve gives the same
+// record with each result.
 func (w *engine) Decide(ctx context.Context, name string, args json.RawMessage) (*call.Decision, error) {
 	r, err := w.Runner(ctx, name)
 	if r == nil {
@@ -58,7 +61,14 @@ func (w *engine) Decide(ctx context.Context, name string, args json.RawMessage) 
 		return &call.Decision{Tool: name, Outcome: call.VerdictLeftOut, Code: diag.CodeLeftOut, Reasons: []call.Reason{},
 			Message: name + " is not enabled; set enable = true for it"}, nil
 	}
-	return r.Decide(ctx, name, args) // unknown, with the closest name
+	d, derr := r.Decide(ctx, name, args) // unknown, with the closest name
+	if _, configured := w.model.Tools[name]; configured && err != nil && d != nil && d.Outcome == call.VerdictUnknown {
+		// The config has the tool, and finding it failed: that is why
+		// (the error says it, and is returned with the decision).
+		d.Message = name + " did not resolve: " + err.Error()
+		return d, errors.Join(err, derr)
+	}
+	return d, derr
 }
 
 // admit adds to a call's decision what the workspace knows of the tool

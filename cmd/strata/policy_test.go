@@ -538,3 +538,24 @@ func TestPolicyDigest(t *testing.T) {
 		})
 	}
 }
+
+// TestDryRunSaysWhy: a configured tool that did not resolve is unknown
+// to strata call --dry-run as to strata call, and both say why: the
+// tool's own problem, on stderr and in the decision's message.
+func TestDryRunSaysWhy(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "STRATA_CONFIG_HOME=" + filepath.Join(dir, "strata"), "XDG_CACHE_HOME=" + filepath.Join(dir, "cache")}
+	const why = "tools.broken.command: cannot get the tool's schema"
+	stdout, stderr, code := strataIn(t, dir, environ, "call", "--dry-run", "--cfg", "tools.broken.command=false", "broken", "{}")
+	var d struct{ Outcome, Message string }
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+		t.Fatalf("--dry-run printed no decision: %v\n%s\n%s", err, stdout, stderr)
+	}
+	if code != 8 || d.Outcome != "unknown" || !strings.Contains(d.Message, why) || !strings.Contains(stderr, why) {
+		t.Errorf("--dry-run of a tool that did not resolve: exit %d, decision %+v, stderr:\n%s\nwant exit 8, unknown, and %q in the message and on stderr", code, d, stderr, why)
+	}
+	if _, stderr, code := strataIn(t, dir, environ, "call", "--cfg", "tools.broken.command=false", "broken", "{}"); code != 1 || !strings.Contains(stderr, why) {
+		t.Errorf("call of a tool that did not resolve: exit %d, stderr:\n%s\nwant 1 and %q", code, stderr, why)
+	}
+}
