@@ -207,3 +207,30 @@ func TestServeTrustReloads(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedUntrustedFails: a file named with --cfg that does not apply
+// (it lies in a repository nobody trusted) fails the run, and is said as
+// the error that fails it, never as a warning: with --partial and with
+// strata config --check as well as without.
+func TestNamedUntrustedFails(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	repo := filepath.Join(dir, "repo")
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".mcp.json"), []byte(`{"mcpServers":{"x":{"command":"/bin/echo"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(dir, "home"), "STRATA_CONFIG_HOME=" + filepath.Join(dir, "home", "strata"), "XDG_CACHE_HOME=" + filepath.Join(dir, "cache")}
+	const said = "strata: .: layers not applied: untrusted, outside any workspace (.mcp.json)"
+	for _, args := range [][]string{{"resolve"}, {"resolve", "--partial"}, {"config", "--check"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			_, stderr, code := strataIn(t, repo, environ, append(args, "--cfg", ".mcp.json")...)
+			if code != 1 || !strings.Contains(stderr, said) || strings.Contains(stderr, "warning: .: layers not applied") {
+				t.Errorf("exit %d, stderr:\n%s\nwant 1 and the error %q, not a warning", code, stderr, said)
+			}
+		})
+	}
+}

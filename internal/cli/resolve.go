@@ -62,7 +62,12 @@ func open(e *env, f OpenFlags, opts ...strata.Option) (*strataWorkspace, error) 
 		w.Close()
 		return nil, named
 	}
-	warn(e, append(named, others...))
+	if len(named) > 0 {
+		// --partial: the run goes on, and fails at its end; what fails it
+		// is said as the error it is.
+		report(e.Stderr, named)
+	}
+	warn(e, others)
 	return w, nil
 }
 
