@@ -41,7 +41,7 @@ func (c *doctorCmd) Run(e *env) error {
 			}
 			// The fix as resolve words it for the same failure (a launch
 			// that differs from its pin: strata trust --pin again).
-			fix := repin(&diag.Error{Path: partial.Path{"mcp_servers", r.Name}, Hint: r.Fix, Err: r.Err}).Hint
+			fix := repin(&diag.Error{Code: diag.CodeServer, Path: partial.Path{"mcp_servers", r.Name}, Hint: r.Fix, Err: r.Err}).Hint
 			fmt.Fprintf(e.Stdout, "FAIL %s (%v): %s\n     fix: %s\n", termtext.Line(r.Name), r.Duration.Round(time.Millisecond), termtext.Line(problem), termtext.Line(fix))
 		} else {
 			fmt.Fprintf(e.Stdout, "ok   %s: %s in %v\n", termtext.Line(r.Name), diag.Counted(r.Tools, "tool"), r.Duration.Round(time.Millisecond))
