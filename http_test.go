@@ -405,3 +405,44 @@ run = "unattended"
 		})
 	}
 }
+
+// TestHealthListsEveryServer: /health gives the state of every server
+// the gateway serves, one it has not started yet too (its tools came
+// from the cache: it starts at its first call) as stopped, and running
+// once a call started it; a server the config does not enable is not
+// served, and not listed.
+func TestHealthListsEveryServer(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, map[string]string{"home/strata/config.toml": `
+[mcp_servers.fake]
+command = "MCPFAKE"
+args = ["-echo"]
+expose = "all"
+
+[mcp_servers.off]
+command = "MCPFAKE"
+enabled = false
+
+[tools.'*']
+run = "unattended"
+`})
+	// A first gateway lists the server's tools into the cache, as a
+	// gateway does.
+	t.Run("first", func(t *testing.T) {
+		if got, want := s.serveHTTP(t).get(t, "/health"), `{"status":"ok","servers":[{"server":"fake","state":"running"}]}`+"\n"; got != want {
+			t.Errorf("/health of the first gateway:\n%s\nwant\n%s", got, want)
+		}
+	})
+	h := s.serveHTTP(t)
+	if got, want := h.get(t, "/health"), `{"status":"ok","servers":[{"server":"fake","state":"stopped"}]}`+"\n"; got != want {
+		t.Errorf("/health before any call:\n%s\nwant\n%s", got, want)
+	}
+	cs := h.connect(t, "2025-11-25", nil)
+	defer cs.Close()
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := h.get(t, "/health"), `{"status":"ok","servers":[{"server":"fake","state":"running"}]}`+"\n"; got != want {
+		t.Errorf("/health after a call:\n%s\nwant\n%s", got, want)
+	}
+}

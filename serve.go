@@ -38,7 +38,7 @@ import (
 // is enough for).
 func (w *engine) Serve(ctx context.Context, in io.Reader, out io.Writer, warn func(error)) error {
 	var clientSet clientToolset
-	srv := w.mcpServer(warn, &clientSet)
+	srv, _ := w.mcpServer(warn, &clientSet)
 	// The MCP servers relay for the client: they are declared its
 	// sampling and elicitation capabilities (and resolved again with
 	// them, since a server may list other tools), and their log messages,
@@ -68,7 +68,7 @@ func (w *engine) watchSources(ctx context.Context, srv *mcpserver.Server, warn f
 
 // mcpServer is the server of the workspace's catalog, resolved again
 // when a watched file changes or an MCP server's tools do.
-func (w *engine) mcpServer(warn func(error), clientSet *clientToolset) *mcpserver.Server {
+func (w *engine) mcpServer(warn func(error), clientSet *clientToolset) (*mcpserver.Server, func() *engine) {
 	report := func(err error) {
 		if warn != nil && err != nil {
 			warn(err)
@@ -149,7 +149,11 @@ func (w *engine) mcpServer(warn func(error), clientSet *clientToolset) *mcpserve
 	// the catalog; its resources updated go to the clients subscribed.
 	w.servers.OnOffersChange = func(string) { srv.Invalidate() }
 	w.servers.OnUpdated = srv.ResourceUpdated
-	return srv
+	return srv, func() *engine {
+		latestMu.Lock()
+		defer latestMu.Unlock()
+		return latest
+	}
 }
 
 // unserved says why tool, which the catalog does not have, is not served
@@ -239,20 +243,30 @@ func (w *engine) downHas(name, tool string) toolOfDown {
 	return mayHaveTool
 }
 
+// served returns the names of the MCP servers the workspace serves: those
+// enabled whose launch is not refused, as [engine.offers] takes them.
+func (w *engine) served() []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(w.model.MCPServers)) {
+		if !w.model.MCPServers[name].IsEnabled() {
+			continue
+		}
+		if spec, _ := w.server(name); spec.Refused() != nil {
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
 // offers are the resources, resource templates and prompts of the
 // workspace's MCP servers that are enabled (and may start), as strata
 // serve offers them (see [upstream.Aggregate]); nil when it has none.
 // warn is told what leaves something out.
 func (w *engine) offers(warn func(error)) *upstream.Aggregate {
 	var specs []upstream.Server
-	for _, name := range slices.Sorted(maps.Keys(w.model.MCPServers)) {
-		if !w.model.MCPServers[name].IsEnabled() {
-			continue
-		}
-		spec, _ := w.server(name)
-		if spec.Refused() != nil {
-			continue // the catalog's warnings say why
-		}
+	for _, name := range w.served() {
+		spec, _ := w.server(name) // not refused: the catalog's warnings say why one is
 		specs = append(specs, spec)
 	}
 	if len(specs) == 0 {
@@ -282,7 +296,7 @@ func (w *engine) ServeHTTP(ctx context.Context, ln net.Listener, opts serve.HTTP
 	// A server's roots/list during a call goes to the client of the call;
 	// outside calls, it is answered with an error (whose roots would they
 	// be?).
-	srv := w.mcpServer(warn, &clientToolset{}) // one catalog: the run's tool set
+	srv, latest := w.mcpServer(warn, &clientToolset{}) // one catalog: the run's tool set
 	// Their log messages outside calls go to every client that set a
 	// level they reach.
 	w.servers.Serve(upstream.Client{Capabilities: relayed(), Log: srv.Log})
@@ -299,6 +313,7 @@ func (w *engine) ServeHTTP(ctx context.Context, ln net.Listener, opts serve.HTTP
 	}
 	health := func() []gateway.Health {
 		var out []gateway.Health
+		known := map[string]bool{}
 		for _, st := range w.servers.States() {
 			h := gateway.Health{Server: st.Name, State: st.State, FailedStarts: st.Failures}
 			if st.Err != nil {
@@ -308,6 +323,14 @@ func (w *engine) ServeHTTP(ctx context.Context, ln net.Listener, opts serve.HTTP
 				h.Retry = st.Retry.UTC().Format(time.RFC3339)
 			}
 			out = append(out, h)
+			known[st.Name] = true
+		}
+		// The servers served that have not started (their tools came
+		// from the cache): stopped, started at their first call.
+		for _, name := range latest().served() {
+			if !known[name] {
+				out = append(out, gateway.Health{Server: name, State: "stopped"})
+			}
 		}
 		slices.SortFunc(out, func(a, b gateway.Health) int { return strings.Compare(a.Server, b.Server) })
 		return out
