@@ -80,6 +80,10 @@ type LockWrite struct {
 	Tools []lock.Entry
 	// Changes are those from the lock before, which writing accepted.
 	Changes []lock.Change
+	// Kept are the tools of the lock before whose server was left out
+	// whole (by a policy, or enabled = false): not gone, they are kept in
+	// the lock as they were locked ([lock.Unlisted], with why).
+	Kept []lock.Change
 }
 
 // relayed are the client capabilities strata serve relays for its

@@ -2,6 +2,7 @@ package strata
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/strata-config/strata/diag"
@@ -40,7 +41,9 @@ func (w *engine) resolved() bool {
 // offered, and as a client of none, to mark the tools offered only to the
 // first ([lock.Entry].NeedsCapabilities). It refuses while some tools do
 // not resolve (their errors come first): a lock without them would hold
-// them back once they do.
+// them back once they do. The locked tools of a server left out whole (by
+// a policy, or enabled = false) are kept as they were locked
+// ([LockWrite].Kept).
 func (w *engine) WriteLock(ctx context.Context, user bool) (LockWrite, error) {
 	path, err := w.lockTarget(user)
 	if err != nil {
@@ -78,6 +81,23 @@ func (w *engine) WriteLock(ctx context.Context, user bool) (LockWrite, error) {
 	if f, rerr := w.readLock(ctx, path); rerr == nil && f != nil {
 		before = f.Tools
 	}
+	// The tools of a server left out whole (a policy, enabled = false)
+	// are not gone: they are kept as they were locked, and compared once
+	// it is back.
+	have := map[string]bool{}
+	for _, e := range out.Tools {
+		have[e.Name] = true
+	}
+	for _, e := range before {
+		if have[e.Name] {
+			continue
+		}
+		if why := lw.whyUnlisted(e); why != "" && why != lock.NotListed {
+			out.Tools = append(out.Tools, e)
+			out.Kept = append(out.Kept, lock.Change{Kind: lock.Unlisted, Tool: e.Name, Locked: &e, Why: why})
+		}
+	}
+	slices.SortFunc(out.Tools, func(a, b lock.Entry) int { return strings.Compare(a.Name, b.Name) })
 	if err := lock.WriteFile(path, out.Tools); err != nil {
 		return LockWrite{}, err
 	}

@@ -150,6 +150,23 @@ func NotComparedLine(source, why string, n int) string {
 	return source + " " + why + ": " + notCompared(n)
 }
 
+// KeptLines are the lines that say, one a source, why the sources of
+// the Unlisted changes gave no tools and that their locked tools are
+// kept as they were locked (writing the lock keeps those of a server
+// left out whole), sorted by source.
+func KeptLines(changes []Change) []string {
+	sources, n, why := unlisted(changes)
+	out := make([]string, len(sources))
+	for i, src := range sources {
+		kept := fmt.Sprintf("its %d locked tools are kept as they were locked", n[src])
+		if n[src] == 1 {
+			kept = "its locked tool is kept as it was locked"
+		}
+		out[i] = src + " " + why[src] + ": " + kept
+	}
+	return out
+}
+
 func notCompared(n int) string {
 	if n == 1 {
 		return "its locked tool was not compared"

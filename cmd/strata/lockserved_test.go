@@ -374,23 +374,29 @@ func TestLockServerLeftOut(t *testing.T) {
 		// whose warning advises strata lock.
 		why  string
 		gone []string
+		// kept: strata lock keeps the server's locked tools as they were
+		// locked, and says so.
+		kept bool
 	}{
 		{
 			name:   "lock-left-out-policy-allow",
 			policy: "[servers]\nreason = \"only the servers security reviewed\"\n\n[[servers.allow]]\ncommand = %q\nargs = [\"-echo\"]\n",
 			why:    "mcp_servers.up is left out by the policy servers.allow at <policies>/lock-left-out-policy-allow.toml:4:11 (only the servers security reviewed): its 2 locked tools were not compared",
+			kept:   true,
 		},
 		{
 			name:   "lock-left-out-policy-deny",
 			policy: "[[servers.deny]]\ncommand = %q\nargs = [\"-tool\", \"<root>/fetch.json\", \"-tool\", \"<root>/other.json\"]\nreason = \"it fetches from anywhere\"\n",
 			why:    "mcp_servers.up is left out by the policy servers.deny.0 at <policies>/lock-left-out-policy-deny.toml:1:11 (it fetches from anywhere): its 2 locked tools were not compared",
+			kept:   true,
 		},
 		{
 			name: "lock-left-out-disabled",
 			config: func(w *lockWorkspace, s string) string {
 				return strings.Replace(s, "expose = \"all\"\n", "expose = \"all\"\nenabled = false\n", 1)
 			},
-			why: "mcp_servers.up is not enabled (enabled = false): its 2 locked tools were not compared",
+			why:  "mcp_servers.up is not enabled (enabled = false): its 2 locked tools were not compared",
+			kept: true,
 		},
 		{
 			name: "lock-left-out-optional-down",
@@ -459,6 +465,20 @@ func TestLockServerLeftOut(t *testing.T) {
 				}
 			}
 			golden(t, tc.name, r)
+			if !tc.kept {
+				return
+			}
+			// strata lock keeps the server's tools, as they were locked:
+			// the next resolve says again that they were not compared,
+			// nothing of new or removed tools.
+			l := portable(w.strata(t, append([]string{"lock"}, args...)...))
+			keptLine := strings.Replace(tc.why, "its 2 locked tools were not compared", "its 2 locked tools are kept as they were locked", 1) + "\n"
+			if l.code != 0 || l.stdout != "locked 3 tools in <root>/.strata/strata.lock\n"+keptLine {
+				t.Errorf("strata lock: exit %d, stdout %q, want 0 and %q", l.code, l.stdout, "locked 3 tools in <root>/.strata/strata.lock\n"+keptLine)
+			}
+			if again := portable(w.strata(t, append([]string{"resolve", "--export", "openai", "--partial"}, args...)...)); again.stderr != r.stderr {
+				t.Errorf("resolve after strata lock (-before +after):\n%s", cmp.Diff(r.stderr, again.stderr))
+			}
 		})
 	}
 }

@@ -45,8 +45,15 @@ func (c *lockCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(e.Stdout, "locked %s in %s%s\n", diag.Counted(len(wrote.Tools), "tool"), rel(wrote.Path), accepted(wrote.Changes))
-	return err
+	if _, err := fmt.Fprintf(e.Stdout, "locked %s in %s%s\n", diag.Counted(len(wrote.Tools), "tool"), rel(wrote.Path), accepted(wrote.Changes)); err != nil {
+		return err
+	}
+	for _, line := range lock.KeptLines(wrote.Kept) {
+		if _, err := fmt.Fprintf(e.Stdout, "%s\n", termtext.Line(line)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // accepted says what writing the lock accepted.
