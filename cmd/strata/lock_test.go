@@ -91,6 +91,17 @@ func (w *lockWorkspace) describe(t *testing.T, description string) {
 	writeFile(t, filepath.Join(w.root, "tools", "greet"), "#!/bin/sh\nif [ \"$1\" = --describe ]; then\n  cat <<'EOF'\n"+string(d)+"\nEOF\n  exit 0\nfi\necho hello\n")
 }
 
+// editConfig rewrites the workspace's config with edit.
+func (w *lockWorkspace) editConfig(t *testing.T, edit func(string) string) {
+	t.Helper()
+	cfg := filepath.Join(w.root, ".strata", "config.toml")
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, cfg, edit(string(b)))
+}
+
 // fetch makes the server's tool fetch describe itself with description.
 func (w *lockWorkspace) fetch(t *testing.T, description string) {
 	t.Helper()
@@ -215,17 +226,11 @@ func TestLockOverrideKeepsServerKeys(t *testing.T) {
 	if r := w.strata(t, "lock"); r.code != 0 {
 		t.Fatalf("strata lock:\n%s", r)
 	}
-	cfg := filepath.Join(w.root, ".strata", "config.toml")
-	b, err := os.ReadFile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, tt := range []struct{ name, layer, changed string }{
 		{"description", "\n[tools.fetch]\ndescription = \"{{description}} Politely.\"\n", "description"},
 		{"a parameter's bound", "\n[tools.fetch.parameters.url]\nmax_length = 2000\n", "inputSchema"},
 	} {
-		b = append(b, tt.layer...)
-		writeFile(t, cfg, string(b))
+		w.editConfig(t, func(s string) string { return s + tt.layer })
 		d := w.strata(t, "lock", "--diff")
 		if head := "changed fetch (mcp_servers.up): " + tt.changed + "\n"; d.code != 1 || !strings.HasPrefix(d.stdout, head) || strings.Contains(d.stdout, "execution") || strings.Contains(d.stdout, "_meta") {
 			t.Errorf("%s: lock --diff: exit %d, want 1 and only %q changed:\n%s", tt.name, d.code, tt.changed, d)
@@ -246,12 +251,11 @@ func TestLockNewAndRemovedTools(t *testing.T) {
 	}
 	extra := filepath.Join(w.root, "extra.json")
 	writeFile(t, extra, `{"name":"extra","description":"New.","inputSchema":{"type":"object"}}`)
-	cfg := filepath.Join(w.root, ".strata", "config.toml")
-	b, _ := os.ReadFile(cfg)
 	// other is gone, extra is new; the server new is not locked.
-	s := strings.Replace(string(b), `"-tool", "`+filepath.Join(w.root, "other.json")+`"`, `"-tool", "`+extra+`"`, 1)
-	s += "\n[mcp_servers.new]\ncommand = \"" + mcpfake + "\"\nargs = [\"-tools\", \"1\"]\nexpose = \"all\"\n"
-	writeFile(t, cfg, s)
+	w.editConfig(t, func(s string) string {
+		s = strings.Replace(s, `"-tool", "`+filepath.Join(w.root, "other.json")+`"`, `"-tool", "`+extra+`"`, 1)
+		return s + "\n[mcp_servers.new]\ncommand = \"" + mcpfake + "\"\nargs = [\"-tools\", \"1\"]\nexpose = \"all\"\n"
+	})
 	r := w.strata(t, "resolve")
 	if diff := cmp.Diff([]string{"fetch", "greet", "tool_000"}, names(t, r)); diff != "" {
 		t.Errorf("resolve (-want +got):\n%s\n%s", diff, r.stderr)

@@ -334,12 +334,7 @@ func TestLockServerDown(t *testing.T) {
 	if r := w.strata(t, "lock"); r.code != 0 {
 		t.Fatalf("strata lock:\n%s", r)
 	}
-	cfg := filepath.Join(w.root, ".strata", "config.toml")
-	b, err := os.ReadFile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, cfg, strings.Replace(string(b), `args = [`, `args = ["-stderr", "started", `, 1))
+	w.editConfig(t, func(s string) string { return strings.Replace(s, `args = [`, `args = ["-stderr", "started", `, 1) })
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -425,12 +420,7 @@ func TestLockServerLeftOut(t *testing.T) {
 				args = []string{"--policy", path}
 			}
 			if tc.config != nil {
-				cfg := filepath.Join(w.root, ".strata", "config.toml")
-				b, err := os.ReadFile(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				writeFile(t, cfg, tc.config(w, string(b)))
+				w.editConfig(t, func(s string) string { return tc.config(w, s) })
 			}
 			portable := func(r result) result {
 				r = w.portable(r)
