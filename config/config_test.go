@@ -484,12 +484,14 @@ func TestValidate(t *testing.T) {
 				"b": {URL: secret.Plain("example.com/mcp"), StartupTimeoutSec: 1, ToolTimeoutSec: 1},
 				"c": {URL: secret.Plain("https:///mcp"), StartupTimeoutSec: 1, ToolTimeoutSec: 1},
 				"d": {URL: secret.Plain("http://[::1"), StartupTimeoutSec: 1, ToolTimeoutSec: 1},
+				"e": {URL: secret.Plain("https://:8443/mcp"), StartupTimeoutSec: 1, ToolTimeoutSec: 1},
 			}},
 			want: []string{
 				`mcp_servers.a.url: expected an http:// or https:// URL, found "ftp://example.com/mcp"; write url = "https://example.com/mcp"`,
 				`mcp_servers.b.url: expected an http:// or https:// URL, found "example.com/mcp"; write url = "https://example.com/mcp"`,
 				`mcp_servers.c.url: the URL "https:///mcp" has no host; write url = "https://example.com/mcp"`,
 				`mcp_servers.d.url: not a URL: "http://[::1"; write url = "https://example.com/mcp"`,
+				`mcp_servers.e.url: the URL "https://:8443/mcp" has no host; write url = "https://example.com/mcp"`,
 			},
 		},
 		{

@@ -218,7 +218,7 @@ func checkURL(s secret.String) string {
 		return fmt.Sprintf("not a URL: %q", raw)
 	case u.Scheme != "http" && u.Scheme != "https":
 		return fmt.Sprintf("expected an http:// or https:// URL, found %q", raw)
-	case u.Host == "":
+	case u.Hostname() == "": // a port alone (https://:8443) is no host
 		return fmt.Sprintf("the URL %q has no host", raw)
 	}
 	return ""

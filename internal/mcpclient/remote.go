@@ -118,7 +118,7 @@ func (r Remote) secrets() []secret.String {
 func dialRemote(ctx context.Context, r Remote, startup time.Duration) (*Session, error) {
 	endpoint := r.URL.Reveal()
 	u, err := url.Parse(endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 		return nil, fmt.Errorf("not an http:// or https:// URL: %q", r.URL)
 	}
 	if err := checkOrigin(r); err != nil {

@@ -154,7 +154,8 @@ func ResourceOf(u secret.String) (string, error) {
 // of one server share its tokens; two servers of one origin do not.
 func Resource(raw string) (string, error) {
 	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		// A port alone (http://:80) is no host either.
 		return "", fmt.Errorf("not an http:// or https:// URL: %q", raw)
 	}
 	u.Scheme = strings.ToLower(u.Scheme)

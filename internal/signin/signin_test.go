@@ -79,8 +79,10 @@ func TestResource(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Resource("ftp://example.com"); err == nil {
-		t.Error("an ftp URL is a resource")
+	for _, bad := range []string{"ftp://example.com", "http://:80/mcp", "https://:443", "https://:8443/mcp", "https:///mcp"} {
+		if got, err := Resource(bad); err == nil {
+			t.Errorf("Resource(%q) = %q; want an error: no http(s) URL with a host", bad, got)
+		}
 	}
 }
 
