@@ -2,17 +2,19 @@
 // processes (fixtures/jptools, fixtures/mcpfake, the strata command).
 //
 // The programs go to a directory kept between test runs, one per checkout
-// of the module (under the system's temporary directory), so that go
-// build, finding a program up to date there, does not link it again: the
-// packages whose tests run the same fixture share one build, and a second
-// run of the tests builds nothing.
+// of the module (under the system's temporary directory): the packages
+// whose tests run the same fixture share one program, which a build that
+// gives the same program leaves as it is (see [Build]).
 package testbin
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path"
@@ -20,6 +22,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/strata-config/strata/internal/filelock"
 )
 
 // The fixture packages.
@@ -32,8 +36,13 @@ const (
 const Strata = "github.com/strata-config/strata/cmd/strata"
 
 // Build builds the packages, in one go build, and returns each program's
-// path by package. go build relinks a program only when it is out of date,
-// and replaces it by renaming, so that tests running at once can share it.
+// path by package. A program the same as the one built before is left as
+// it is, the same file: go build -o writes every program again (a new
+// file, a new time), and the tests of the packages that run at once share
+// the programs, so that one package's build would replace a program under
+// another's tests, which strata then takes for another program (its cache
+// keys name the file's identity and time). A program that changed
+// replaces the one before by renaming.
 func Build(pkgs ...string) (map[string]string, error) {
 	return build("", nil, pkgs)
 }
@@ -55,21 +64,86 @@ func build(sub string, env, pkgs []string) (map[string]string, error) {
 			return nil, err
 		}
 	}
-	args := append([]string{"build", "-o", dir + string(filepath.Separator)}, pkgs...)
+	// Built apart, then put in place one process at a time.
+	tmp, err := os.MkdirTemp(dir, ".build-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	args := append([]string{"build", "-o", tmp + string(filepath.Separator)}, pkgs...)
 	cmd := exec.Command("go", args...)
 	cmd.Env = append(os.Environ(), env...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("building %s: %v\n%s", strings.Join(pkgs, " "), err, b)
 	}
+	unlock, err := filelock.Lock(filepath.Join(dir, ".lock"))
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	out := map[string]string{}
 	for _, pkg := range pkgs {
 		name := path.Base(pkg)
 		if runtime.GOOS == "windows" {
 			name += ".exe"
 		}
-		out[pkg] = filepath.Join(dir, name)
+		built, dst := filepath.Join(tmp, name), filepath.Join(dir, name)
+		if same, err := sameContent(built, dst); err != nil {
+			return nil, err
+		} else if !same {
+			if err := os.Rename(built, dst); err != nil {
+				return nil, err
+			}
+		}
+		out[pkg] = dst
 	}
 	return out, nil
+}
+
+// sameContent reports whether the files a and b hold the same bytes; false
+// when b does not exist.
+func sameContent(a, b string) (bool, error) {
+	fb, err := os.Open(b)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	defer fb.Close()
+	fa, err := os.Open(a)
+	if err != nil {
+		return false, err
+	}
+	defer fa.Close()
+	ia, err := fa.Stat()
+	if err != nil {
+		return false, err
+	}
+	ib, err := fb.Stat()
+	if err != nil {
+		return false, err
+	}
+	if ia.Size() != ib.Size() {
+		return false, nil
+	}
+	const chunk = 1 << 20
+	ba, bb := make([]byte, chunk), make([]byte, chunk)
+	for {
+		na, erra := io.ReadFull(fa, ba)
+		nb, errb := io.ReadFull(fb, bb)
+		if na != nb || !bytes.Equal(ba[:na], bb[:nb]) {
+			return false, nil
+		}
+		if erra == io.EOF || erra == io.ErrUnexpectedEOF {
+			return errb == io.EOF || errb == io.ErrUnexpectedEOF, nil
+		}
+		if erra != nil {
+			return false, erra
+		}
+		if errb != nil {
+			return false, errb
+		}
+	}
 }
 
 // Dir returns the directory the programs of this checkout of the module
