@@ -51,7 +51,7 @@ var opens = map[string]string{
 
 // skipped are the directories whose code is not strata's running code:
 // test support, benchmarks' programs, example programs, npm's packages.
-var skipped = []string{"node_modules", "testdata", ".git", "fixtures", "bench", "proctest"}
+var skipped = []string{"node_modules", "testdata", ".git", "fixtures", "bench", "proctest", "testbin"}
 
 // TestEveryReadPassesTheGate holds the rule "where a file lies decides
 // what it is" to one place: every call in the module's code that opens a
