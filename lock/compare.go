@@ -128,43 +128,37 @@ func unlisted(changes []Change) (sources []string, n map[string]int, why map[str
 
 // UnlistedLines are the lines that say, one a source, why the sources
 // of the Unlisted changes gave no tools and how many of their locked
-// tools were not compared (see [NotComparedLine]), sorted by source.
-func UnlistedLines(changes []Change) []string {
-	sources, n, why := unlisted(changes)
-	out := make([]string, len(sources))
-	for i, src := range sources {
-		out[i] = NotComparedLine(src, why[src], n[src])
-	}
-	return out
-}
+// tools were not compared, sorted by source.
+func UnlistedLines(changes []Change) []string { return sourceLines(changes, notCompared) }
 
 // UnlistedLine says, in one line, that source did not list its tools
 // and that its n locked tools were not compared.
 func UnlistedLine(source string, n int) string {
-	return NotComparedLine(source, NotListed, n)
-}
-
-// NotComparedLine says, in one line, why source gave no tools (a
-// change's Why) and that its n locked tools were not compared.
-func NotComparedLine(source, why string, n int) string {
-	return source + " " + why + ": " + notCompared(n)
+	return source + " " + NotListed + ": " + notCompared(n)
 }
 
 // KeptLines are the lines that say, one a source, why the sources of
 // the Unlisted changes gave no tools and that their locked tools are
 // kept as they were locked (writing the lock keeps those of a server
 // left out whole), sorted by source.
-func KeptLines(changes []Change) []string {
+func KeptLines(changes []Change) []string { return sourceLines(changes, kept) }
+
+// sourceLines says, one line a source of the Unlisted changes, why it
+// gave no tools, then what follows for its n locked tools.
+func sourceLines(changes []Change, follows func(n int) string) []string {
 	sources, n, why := unlisted(changes)
 	out := make([]string, len(sources))
 	for i, src := range sources {
-		kept := fmt.Sprintf("its %d locked tools are kept as they were locked", n[src])
-		if n[src] == 1 {
-			kept = "its locked tool is kept as it was locked"
-		}
-		out[i] = src + " " + why[src] + ": " + kept
+		out[i] = src + " " + why[src] + ": " + follows(n[src])
 	}
 	return out
+}
+
+func kept(n int) string {
+	if n == 1 {
+		return "its locked tool is kept as it was locked"
+	}
+	return fmt.Sprintf("its %d locked tools are kept as they were locked", n)
 }
 
 func notCompared(n int) string {
