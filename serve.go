@@ -243,18 +243,18 @@ func (w *engine) downHas(name, tool string) toolOfDown {
 	return mayHaveTool
 }
 
-// served returns the names of the MCP servers the workspace serves: those
-// enabled whose launch is not refused, as [engine.offers] takes them.
-func (w *engine) served() []string {
-	var out []string
+// served returns the MCP servers the workspace serves, by name: those
+// enabled whose launch is not refused (the catalog's warnings say why
+// one is).
+func (w *engine) served() []upstream.Server {
+	var out []upstream.Server
 	for _, name := range slices.Sorted(maps.Keys(w.model.MCPServers)) {
 		if !w.model.MCPServers[name].IsEnabled() {
 			continue
 		}
-		if spec, _ := w.server(name); spec.Refused() != nil {
-			continue
+		if spec, _ := w.server(name); spec.Refused() == nil {
+			out = append(out, spec)
 		}
-		out = append(out, name)
 	}
 	return out
 }
@@ -264,11 +264,7 @@ func (w *engine) served() []string {
 // serve offers them (see [upstream.Aggregate]); nil when it has none.
 // warn is told what leaves something out.
 func (w *engine) offers(warn func(error)) *upstream.Aggregate {
-	var specs []upstream.Server
-	for _, name := range w.served() {
-		spec, _ := w.server(name) // not refused: the catalog's warnings say why one is
-		specs = append(specs, spec)
-	}
+	specs := w.served()
 	if len(specs) == 0 {
 		return nil
 	}
@@ -327,9 +323,9 @@ func (w *engine) ServeHTTP(ctx context.Context, ln net.Listener, opts serve.HTTP
 		}
 		// The servers served that have not started (their tools came
 		// from the cache): stopped, started at their first call.
-		for _, name := range latest().served() {
-			if !known[name] {
-				out = append(out, gateway.Health{Server: name, State: "stopped"})
+		for _, spec := range latest().served() {
+			if !known[spec.Name] {
+				out = append(out, gateway.Health{Server: spec.Name, State: "stopped"})
 			}
 		}
 		slices.SortFunc(out, func(a, b gateway.Health) int { return strings.Compare(a.Server, b.Server) })
