@@ -13,8 +13,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path"
@@ -88,9 +86,7 @@ func build(sub string, env, pkgs []string) (map[string]string, error) {
 			name += ".exe"
 		}
 		built, dst := filepath.Join(tmp, name), filepath.Join(dir, name)
-		if same, err := sameContent(built, dst); err != nil {
-			return nil, err
-		} else if !same {
+		if !sameContent(built, dst) {
 			if err := os.Rename(built, dst); err != nil {
 				return nil, err
 			}
@@ -100,50 +96,12 @@ func build(sub string, env, pkgs []string) (map[string]string, error) {
 	return out, nil
 }
 
-// sameContent reports whether the files a and b hold the same bytes; false
-// when b does not exist.
-func sameContent(a, b string) (bool, error) {
-	fb, err := os.Open(b)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	} else if err != nil {
-		return false, err
-	}
-	defer fb.Close()
-	fa, err := os.Open(a)
-	if err != nil {
-		return false, err
-	}
-	defer fa.Close()
-	ia, err := fa.Stat()
-	if err != nil {
-		return false, err
-	}
-	ib, err := fb.Stat()
-	if err != nil {
-		return false, err
-	}
-	if ia.Size() != ib.Size() {
-		return false, nil
-	}
-	const chunk = 1 << 20
-	ba, bb := make([]byte, chunk), make([]byte, chunk)
-	for {
-		na, erra := io.ReadFull(fa, ba)
-		nb, errb := io.ReadFull(fb, bb)
-		if na != nb || !bytes.Equal(ba[:na], bb[:nb]) {
-			return false, nil
-		}
-		if erra == io.EOF || erra == io.ErrUnexpectedEOF {
-			return errb == io.EOF || errb == io.ErrUnexpectedEOF, nil
-		}
-		if erra != nil {
-			return false, erra
-		}
-		if errb != nil {
-			return false, errb
-		}
-	}
+// sameContent reports whether the files a and b can be read and hold the
+// same bytes.
+func sameContent(a, b string) bool {
+	x, errx := os.ReadFile(a)
+	y, erry := os.ReadFile(b)
+	return errx == nil && erry == nil && bytes.Equal(x, y)
 }
 
 // Dir returns the directory the programs of this checkout of the module
